@@ -1,0 +1,204 @@
+import { displayPrefix, generateCredential, hashCredential, parseCredential } from '@svc/credentials';
+import type { KeyLevel } from '@svc/policy';
+import { DEFAULT_KEY_LEVEL } from '@svc/policy';
+import type { StoreContext } from './context.ts';
+import { invalidate, newId, num } from './context.ts';
+import { AccountError } from './errors.ts';
+import { K } from './keys.ts';
+import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
+
+/** Personal key lifetime (spec "Lifetimes and constants"): 30 days. */
+export const USER_KEY_TTL_SECONDS = 2_592_000;
+/** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
+const RECORD_GRACE_SECONDS = 7 * 86_400;
+
+export interface IssuedKey {
+  id: string;
+  /** The clear key: returned once, never stored. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export interface NewKey {
+  kind: ApiKeyKind;
+  name: string;
+  level?: KeyLevel;
+  project?: string;
+  workspace?: string;
+  userId?: string;
+  botId?: string;
+  clientId?: string;
+  expiresInSeconds?: number;
+}
+
+/** API keys of every kind, stored under the keyed hash of their value. */
+export class ApiKeyStore {
+  private readonly ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.ctx = ctx;
+  }
+
+  hash(value: string): string {
+    return hashCredential(value, this.ctx.pepper);
+  }
+
+  async issue(input: NewKey): Promise<IssuedKey> {
+    if (input.expiresInSeconds !== undefined && !(Number.isInteger(input.expiresInSeconds) && input.expiresInSeconds > 0)) {
+      throw new AccountError('invalid', 'the expiry must be a positive number of seconds');
+    }
+    const key = generateCredential(input.kind);
+    const hash = this.hash(key);
+    const now = this.ctx.now();
+    const record: ApiKeyRecord = {
+      id: newId('key'),
+      kind: input.kind,
+      hash,
+      prefix: displayPrefix(key),
+      name: input.name,
+      level: input.kind === 'project_key' || input.kind === 'legacy_project_key' || input.kind === 'legacy_team_key' ? (input.level ?? DEFAULT_KEY_LEVEL) : '',
+      project: input.project ?? '',
+      workspace: input.workspace ?? '',
+      userId: input.userId ?? '',
+      botId: input.botId ?? '',
+      clientId: input.clientId ?? '',
+      createdAt: now,
+      expiresAt: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
+      revoked: false,
+      lastUsedAt: null,
+    };
+    const pipeline = this.ctx.redis.multi();
+    pipeline.hset(K.apiKey(hash), serialize(record));
+    pipeline.set(K.apiKeyById(record.id), hash);
+    if (input.expiresInSeconds) {
+      pipeline.expire(K.apiKey(hash), input.expiresInSeconds + RECORD_GRACE_SECONDS);
+      pipeline.expire(K.apiKeyById(record.id), input.expiresInSeconds + RECORD_GRACE_SECONDS);
+    }
+    await pipeline.exec();
+    if (record.project) await this.ctx.redis.sadd(K.projectKeys(record.project), record.id);
+    if (record.userId) await this.ctx.redis.sadd(K.userKeys(record.userId), record.id);
+    return { id: record.id, key, record };
+  }
+
+  /** A project key (svc-) of a level; default EDITOR as the spec says. */
+  async createProjectKey(input: { project: string; level?: KeyLevel; name: string; expiresInSeconds?: number; workspace: string }): Promise<IssuedKey> {
+    return this.issue({ kind: 'project_key', ...input });
+  }
+
+  /**
+   * A personal key (svc-user-) valid 30 days. With a clientId, the previous personal keys the user
+   * got from that client are revoked first (spec "Device flow", rule 3).
+   */
+  async createUserKey(input: { userId: string; clientId?: string; name?: string; expiresInSeconds?: number }): Promise<IssuedKey> {
+    if (input.clientId) await this.revokeUserKeys(input.userId, input.clientId);
+    return this.issue({
+      kind: 'user_key',
+      name: input.name ?? 'personal key',
+      userId: input.userId,
+      ...(input.clientId ? { clientId: input.clientId } : {}),
+      expiresInSeconds: input.expiresInSeconds ?? USER_KEY_TTL_SECONDS,
+    });
+  }
+
+  async revokeUserKeys(userId: string, clientId: string): Promise<number> {
+    let n = 0;
+    for (const id of await this.ctx.redis.smembers(K.userKeys(userId))) {
+      const rec = await this.getById(id);
+      if (rec && rec.clientId === clientId && !rec.revoked) {
+        await this.revoke(id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const h = await this.ctx.redis.hgetall(K.apiKey(hash));
+    return h['id'] ? deserialize(h) : null;
+  }
+
+  async getById(id: string): Promise<ApiKeyRecord | null> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    return hash ? this.findByHash(hash) : null;
+  }
+
+  /** The live record of a clear key value: null when malformed, unknown, revoked or expired. */
+  async verify(value: string): Promise<ApiKeyRecord | null> {
+    if (!parseCredential(value)) return null;
+    const rec = await this.findByHash(this.hash(value));
+    if (!rec || rec.revoked || (rec.expiresAt !== null && rec.expiresAt <= this.ctx.now())) return null;
+    return rec;
+  }
+
+  /** Revokes a key; every gateway refuses it within a second (pub/sub invalidation). */
+  async revoke(id: string): Promise<ApiKeyRecord> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) throw new AccountError('not_found', `no key ${id}`);
+    await this.ctx.redis.hset(K.apiKey(hash), 'revoked', '1');
+    await invalidate(this.ctx, `key:${hash}`);
+    const rec = await this.findByHash(hash);
+    if (!rec) throw new AccountError('not_found', `no key ${id}`);
+    return rec;
+  }
+
+  async setLevel(id: string, level: KeyLevel): Promise<void> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) throw new AccountError('not_found', `no key ${id}`);
+    await this.ctx.redis.hset(K.apiKey(hash), 'level', level);
+    await invalidate(this.ctx, `key:${hash}`);
+  }
+
+  async listForProject(project: string): Promise<ApiKeyRecord[]> {
+    const ids = await this.ctx.redis.smembers(K.projectKeys(project));
+    const recs = await Promise.all(ids.map((id) => this.getById(id)));
+    return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Records last use for many keys at once (the gateway batches these off the request path). */
+  async touch(lastUsed: ReadonlyMap<string, number>): Promise<void> {
+    if (lastUsed.size === 0) return;
+    const pipeline = this.ctx.redis.pipeline();
+    for (const [hash, at] of lastUsed) pipeline.hset(K.apiKey(hash), 'lastUsedAt', String(at));
+    await pipeline.exec();
+  }
+}
+
+function serialize(r: ApiKeyRecord): Record<string, string> {
+  return {
+    id: r.id,
+    kind: r.kind,
+    hash: r.hash,
+    prefix: r.prefix,
+    name: r.name,
+    level: r.level,
+    project: r.project,
+    workspace: r.workspace,
+    userId: r.userId,
+    botId: r.botId,
+    clientId: r.clientId,
+    createdAt: String(r.createdAt),
+    expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
+    revoked: r.revoked ? '1' : '0',
+    lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
+  };
+}
+
+function deserialize(h: Record<string, string>): ApiKeyRecord {
+  return {
+    id: h['id'] ?? '',
+    kind: (h['kind'] ?? 'project_key') as ApiKeyKind,
+    hash: h['hash'] ?? '',
+    prefix: h['prefix'] ?? '',
+    name: h['name'] ?? '',
+    level: (h['level'] ?? '') as KeyLevel | '',
+    project: h['project'] ?? '',
+    workspace: h['workspace'] ?? '',
+    userId: h['userId'] ?? '',
+    botId: h['botId'] ?? '',
+    clientId: h['clientId'] ?? '',
+    createdAt: Number(h['createdAt']),
+    expiresAt: num(h['expiresAt']),
+    revoked: h['revoked'] === '1',
+    lastUsedAt: num(h['lastUsedAt']),
+  };
+}

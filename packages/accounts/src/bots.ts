@@ -1,0 +1,57 @@
+import type { KeyLevel } from '@svc/policy';
+import { isKeyLevel } from '@svc/policy';
+import type { ApiKeyStore, IssuedKey } from './api-keys.ts';
+import type { StoreContext } from './context.ts';
+import { invalidate, newId } from './context.ts';
+import { AccountError } from './errors.ts';
+import { K } from './keys.ts';
+import type { Bot } from './types.ts';
+import type { WorkspaceStore } from './workspaces.ts';
+
+/** Service accounts (bot/CI): a svc-bot- key with explicit per-project grants. */
+export class BotStore {
+  private readonly ctx: StoreContext;
+  private readonly keys: ApiKeyStore;
+  private readonly workspaces: WorkspaceStore;
+
+  constructor(ctx: StoreContext, keys: ApiKeyStore, workspaces: WorkspaceStore) {
+    this.ctx = ctx;
+    this.keys = keys;
+    this.workspaces = workspaces;
+  }
+
+  async create(input: { workspace: string; name: string }): Promise<{ bot: Bot; key: IssuedKey }> {
+    await this.workspaces.require(input.workspace);
+    const id = newId('bot');
+    const key = await this.keys.issue({ kind: 'bot_key', name: input.name, workspace: input.workspace, botId: id });
+    const bot: Bot = { id, workspace: input.workspace, name: input.name, keyId: key.id, createdAt: this.ctx.now(), grants: {} };
+    await this.ctx.redis.hset(K.bot(id), { id, workspace: bot.workspace, name: bot.name, keyId: bot.keyId, createdAt: String(bot.createdAt) });
+    await this.ctx.redis.sadd(K.workspaceBots(input.workspace), id);
+    return { bot, key };
+  }
+
+  async get(id: string): Promise<Bot | null> {
+    const [h, grants] = await Promise.all([this.ctx.redis.hgetall(K.bot(id)), this.ctx.redis.hgetall(K.botGrants(id))]);
+    if (!h['id']) return null;
+    const g: Record<string, KeyLevel> = {};
+    for (const [p, l] of Object.entries(grants)) if (isKeyLevel(l)) g[p] = l;
+    return { id: h['id'], workspace: h['workspace'] ?? '', name: h['name'] ?? '', keyId: h['keyId'] ?? '', createdAt: Number(h['createdAt']), grants: g };
+  }
+
+  /** Grants a bot a level on a project of its own workspace. */
+  async grant(id: string, project: string, level: KeyLevel): Promise<void> {
+    const bot = await this.get(id);
+    if (!bot) throw new AccountError('not_found', `no service account ${id}`);
+    const p = await this.workspaces.requireProject(project);
+    if (p.workspace !== bot.workspace) {
+      throw new AccountError('invalid', `project ${project} belongs to workspace ${p.workspace}, not to the service account's workspace ${bot.workspace}`);
+    }
+    await this.ctx.redis.hset(K.botGrants(id), project, level);
+    await invalidate(this.ctx, `bot:${id}`);
+  }
+
+  async grantOf(id: string, project: string): Promise<KeyLevel | null> {
+    const level = await this.ctx.redis.hget(K.botGrants(id), project);
+    return isKeyLevel(level) ? level : null;
+  }
+}

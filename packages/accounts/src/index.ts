@@ -1,0 +1,42 @@
+/** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests. */
+import { AccessRequestStore } from './access-requests.ts';
+import { ApiKeyStore } from './api-keys.ts';
+import { BotStore } from './bots.ts';
+import type { StoreContext } from './context.ts';
+import type { Redis } from './redis.ts';
+import { UserStore } from './users.ts';
+import { WorkspaceStore } from './workspaces.ts';
+
+export * from './types.ts';
+export * from './errors.ts';
+export * from './keys.ts';
+export * from './redis.ts';
+export { USER_KEY_TTL_SECONDS, type IssuedKey } from './api-keys.ts';
+export { MAX_REASON_LENGTH } from './access-requests.ts';
+export type { ApiKeyStore, BotStore, UserStore, WorkspaceStore, AccessRequestStore };
+
+export interface Accounts {
+  users: UserStore;
+  workspaces: WorkspaceStore;
+  keys: ApiKeyStore;
+  bots: BotStore;
+  accessRequests: AccessRequestStore;
+}
+
+export interface AccountsOptions {
+  pepper: string;
+  /** bcrypt cost factor; 10 unless set (BCRYPT_COST). */
+  bcryptCost?: number;
+  now?: () => number;
+}
+
+/** The account stores over one Redis connection. */
+export function createAccounts(redis: Redis, options: AccountsOptions): Accounts {
+  const ctx: StoreContext = { redis, pepper: options.pepper, bcryptCost: options.bcryptCost ?? 10, now: options.now ?? Date.now };
+  const workspaces = new WorkspaceStore(ctx);
+  const users = new UserStore(ctx, workspaces);
+  const keys = new ApiKeyStore(ctx);
+  const bots = new BotStore(ctx, keys, workspaces);
+  const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
+  return { users, workspaces, keys, bots, accessRequests };
+}

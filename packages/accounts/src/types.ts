@@ -1,0 +1,84 @@
+import type { CredentialKind } from '@svc/credentials';
+import type { KeyLevel, Plan, Role } from '@svc/policy';
+
+export interface User {
+  id: string;
+  email: string;
+  /** Slug of the user's personal workspace. */
+  workspace: string;
+  createdAt: number;
+}
+
+export interface Workspace {
+  slug: string;
+  plan: Plan;
+  agents: boolean;
+  owner: string;
+  createdAt: number;
+}
+
+export interface Project {
+  slug: string;
+  name: string;
+  workspace: string;
+  createdAt: number;
+}
+
+export type ApiKeyKind = Extract<CredentialKind, 'project_key' | 'bot_key' | 'user_key' | 'legacy_project_key' | 'legacy_team_key'>;
+
+/** A stored API key (never its clear value: `hash` is the keyed hash it is stored under). */
+export interface ApiKeyRecord {
+  id: string;
+  kind: ApiKeyKind;
+  hash: string;
+  /** Short display form, e.g. `svc-Ab3x…`. */
+  prefix: string;
+  name: string;
+  /** Project keys: their level. Other kinds: empty. */
+  level: KeyLevel | '';
+  project: string;
+  workspace: string;
+  userId: string;
+  botId: string;
+  /** OAuth client that issued a personal key (svc-cli). */
+  clientId: string;
+  createdAt: number;
+  /** Unix ms, or null for keys that do not expire. */
+  expiresAt: number | null;
+  revoked: boolean;
+  lastUsedAt: number | null;
+}
+
+export interface Bot {
+  id: string;
+  workspace: string;
+  name: string;
+  keyId: string;
+  createdAt: number;
+  grants: Record<string, KeyLevel>;
+}
+
+export type AccessRequestStatus = 'pending' | 'approved' | 'denied';
+
+/** Who asked: a user (personal key or OAuth token), a project key, or a service account. */
+export interface Requester {
+  type: 'user' | 'key' | 'bot';
+  id: string;
+  label: string;
+}
+
+export interface AccessRequest {
+  id: string;
+  project: string;
+  requested_level: KeyLevel;
+  reason: string;
+  status: AccessRequestStatus;
+  requester: Requester;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export interface ProjectAccess {
+  project: Project;
+  role: Role;
+}

@@ -1,0 +1,59 @@
+import bcrypt from 'bcrypt';
+import type { StoreContext } from './context.ts';
+import { newId } from './context.ts';
+import { AccountError, EMAIL_PATTERN } from './errors.ts';
+import { K } from './keys.ts';
+import type { User } from './types.ts';
+import type { WorkspaceStore } from './workspaces.ts';
+
+const MIN_PASSWORD = 8;
+const MAX_PASSWORD = 72; // bcrypt reads no further than 72 bytes
+
+/** Users: email and bcrypt password; each owns a personal workspace created with it. */
+export class UserStore {
+  private readonly ctx: StoreContext;
+  private readonly workspaces: WorkspaceStore;
+
+  constructor(ctx: StoreContext, workspaces: WorkspaceStore) {
+    this.ctx = ctx;
+    this.workspaces = workspaces;
+  }
+
+  /** Creates a user and their personal workspace (FREE); refuses a taken email. */
+  async create(input: { email: string; password: string }): Promise<User> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL_PATTERN.test(email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
+    if (input.password.length < MIN_PASSWORD) throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
+    if (Buffer.byteLength(input.password) > MAX_PASSWORD) throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
+    const id = newId('user');
+    const claimed = await this.ctx.redis.set(K.userByEmail(email), id, 'NX');
+    if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);
+    const passwordHash = await bcrypt.hash(input.password, this.ctx.bcryptCost);
+    const workspace = await this.workspaces.createPersonal(id, email);
+    const createdAt = this.ctx.now();
+    await this.ctx.redis.hset(K.user(id), { id, email, passwordHash, workspace, createdAt: String(createdAt) });
+    return { id, email, workspace, createdAt };
+  }
+
+  async get(id: string): Promise<User | null> {
+    const h = await this.ctx.redis.hgetall(K.user(id));
+    if (!h['id']) return null;
+    return { id: h['id'], email: h['email'] ?? '', workspace: h['workspace'] ?? '', createdAt: Number(h['createdAt']) };
+  }
+
+  async findByEmail(email: string): Promise<User | null> {
+    const id = await this.ctx.redis.get(K.userByEmail(email.trim()));
+    return id ? this.get(id) : null;
+  }
+
+  /** The user when the password matches; null otherwise (same cost whether or not the user exists). */
+  async verifyPassword(email: string, password: string): Promise<User | null> {
+    const id = await this.ctx.redis.get(K.userByEmail(email.trim()));
+    const hash = id ? await this.ctx.redis.hget(K.user(id), 'passwordHash') : null;
+    // Compare against a fixed hash when the user is unknown, so timing does not reveal emails.
+    const ok = await bcrypt.compare(password.slice(0, 200), hash ?? DUMMY_HASH);
+    return ok && id ? this.get(id) : null;
+  }
+}
+
+const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.YW7lQ9l0Tt3bq5Qy5bY4.1T3xk5e';

@@ -1,0 +1,133 @@
+import type { Plan, Role } from '@svc/policy';
+import { agentsByDefault, isRole } from '@svc/policy';
+import type { StoreContext } from './context.ts';
+import { invalidate } from './context.ts';
+import { AccountError, assertSlug } from './errors.ts';
+import { K } from './keys.ts';
+import type { Project, ProjectAccess, Workspace } from './types.ts';
+
+/** Workspaces (teams), their projects, and users' roles on those projects. */
+export class WorkspaceStore {
+  private readonly ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.ctx = ctx;
+  }
+
+  /** Creates a workspace; refuses a taken slug. */
+  async create(input: { slug: string; owner: string; plan?: Plan; agents?: boolean }): Promise<Workspace> {
+    assertSlug('workspace', input.slug);
+    const plan = input.plan ?? 'FREE';
+    const ws: Workspace = { slug: input.slug, plan, agents: input.agents ?? agentsByDefault(plan), owner: input.owner, createdAt: this.ctx.now() };
+    const created = await this.ctx.redis.hsetnx(K.workspace(ws.slug), 'slug', ws.slug);
+    if (!created) throw new AccountError('conflict', `workspace ${ws.slug} already exists`);
+    await this.ctx.redis.hset(K.workspace(ws.slug), { plan, agents: ws.agents ? '1' : '0', owner: ws.owner, createdAt: String(ws.createdAt) });
+    await this.ctx.redis.sadd(K.userWorkspaces(ws.owner), ws.slug);
+    return ws;
+  }
+
+  /** The personal workspace of a new user, named after the email's local part (made unique). */
+  async createPersonal(userId: string, email: string): Promise<string> {
+    const base = (email.split('@')[0] ?? 'user').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'user';
+    const stem = base.length < 2 ? `${base}-ws` : base;
+    for (let n = 1; n < 1000; n++) {
+      const slug = n === 1 ? stem : `${stem}-${n}`;
+      try {
+        await this.create({ slug, owner: userId });
+        return slug;
+      } catch (err) {
+        if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+      }
+    }
+    throw new AccountError('conflict', `no free workspace slug for ${email}`);
+  }
+
+  async get(slug: string): Promise<Workspace | null> {
+    const h = await this.ctx.redis.hgetall(K.workspace(slug));
+    if (!h['slug']) return null;
+    return { slug: h['slug'], plan: (h['plan'] ?? 'FREE') as Plan, agents: h['agents'] === '1', owner: h['owner'] ?? '', createdAt: Number(h['createdAt']) };
+  }
+
+  async require(slug: string): Promise<Workspace> {
+    const ws = await this.get(slug);
+    if (!ws) throw new AccountError('not_found', `no workspace ${slug}`);
+    return ws;
+  }
+
+  /** Changes a workspace's plan (and Agents entitlement); takes effect on every gateway at once. */
+  async setPlan(slug: string, plan: Plan, agents?: boolean): Promise<Workspace> {
+    const ws = await this.require(slug);
+    const next = agents ?? (ws.plan === plan ? ws.agents : agentsByDefault(plan));
+    await this.ctx.redis.hset(K.workspace(slug), { plan, agents: next ? '1' : '0' });
+    await invalidate(this.ctx, `workspace:${slug}`);
+    return { ...ws, plan, agents: next };
+  }
+
+  async createProject(input: { slug: string; workspace: string; name?: string }): Promise<Project> {
+    assertSlug('project', input.slug);
+    await this.require(input.workspace);
+    const created = await this.ctx.redis.hsetnx(K.project(input.slug), 'slug', input.slug);
+    if (!created) throw new AccountError('conflict', `project ${input.slug} already exists`);
+    const project: Project = { slug: input.slug, name: input.name ?? input.slug, workspace: input.workspace, createdAt: this.ctx.now() };
+    await this.ctx.redis.hset(K.project(project.slug), { name: project.name, workspace: project.workspace, createdAt: String(project.createdAt) });
+    await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
+    return project;
+  }
+
+  async getProject(slug: string): Promise<Project | null> {
+    const h = await this.ctx.redis.hgetall(K.project(slug));
+    if (!h['slug']) return null;
+    return { slug: h['slug'], name: h['name'] ?? h['slug'], workspace: h['workspace'] ?? '', createdAt: Number(h['createdAt']) };
+  }
+
+  async requireProject(slug: string): Promise<Project> {
+    const p = await this.getProject(slug);
+    if (!p) throw new AccountError('not_found', `no project ${slug}`);
+    return p;
+  }
+
+  async projectsOf(workspace: string): Promise<string[]> {
+    return (await this.ctx.redis.smembers(K.workspaceProjects(workspace))).sort();
+  }
+
+  /** Sets a user's role on a project (NONE removes it). */
+  async setRole(project: string, userId: string, role: Role): Promise<void> {
+    await this.requireProject(project);
+    if (role === 'NONE') {
+      await this.ctx.redis.hdel(K.projectRoles(project), userId);
+      await this.ctx.redis.srem(K.userProjects(userId), project);
+    } else {
+      await this.ctx.redis.hset(K.projectRoles(project), userId, role);
+      await this.ctx.redis.sadd(K.userProjects(userId), project);
+    }
+    await invalidate(this.ctx, `user:${userId}`);
+  }
+
+  /** A user's role on a project: ADMIN for the owner of its workspace, else the role set, else NONE. */
+  async roleOf(userId: string, project: Project): Promise<Role> {
+    const [owner, role] = await Promise.all([
+      this.ctx.redis.hget(K.workspace(project.workspace), 'owner'),
+      this.ctx.redis.hget(K.projectRoles(project.slug), userId),
+    ]);
+    if (owner === userId) return 'ADMIN';
+    return isRole(role) ? role : 'NONE';
+  }
+
+  /** Every project a user can access (role above NONE), with the role. */
+  async accessibleProjects(userId: string): Promise<ProjectAccess[]> {
+    const owned = await this.ctx.redis.smembers(K.userWorkspaces(userId));
+    const slugs = new Set(await this.ctx.redis.smembers(K.userProjects(userId)));
+    for (const ws of owned) {
+      const w = await this.get(ws);
+      if (w?.owner === userId) for (const p of await this.projectsOf(ws)) slugs.add(p);
+    }
+    const out: ProjectAccess[] = [];
+    for (const slug of [...slugs].sort()) {
+      const project = await this.getProject(slug);
+      if (!project) continue;
+      const role = await this.roleOf(userId, project);
+      if (role !== 'NONE') out.push({ project, role });
+    }
+    return out;
+  }
+}

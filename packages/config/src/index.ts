@@ -1,0 +1,137 @@
+/**
+ * Configuration, validated once at start-up into a typed object (STYLE "Data and configuration").
+ * loadConfig() throws a ConfigError naming the variable on any bad value, and refuses the published
+ * development secrets when NODE_ENV=production. Every variable is listed in the README.
+ */
+import { Ajv, type JSONSchemaType } from 'ajv';
+
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  authUrl: string;
+  baseUrl: string;
+  /** Port override for whichever service reads it (PORT); else each listens on its URL's port. */
+  port: number | null;
+  redisUrl: string;
+  /** Server-side pepper of the keyed hash under which credentials are stored. */
+  keyPepper: string;
+  /** Keys signing the auth-service's cookies (comma-separated COOKIE_KEYS). */
+  cookieKeys: string[];
+  logLevel: 'error' | 'warn' | 'info' | 'http' | 'debug';
+  rateLimitProfile: 'current' | 'earlier';
+  rateLimitScale: number;
+  legacyCredentials: boolean;
+  /** Origins allowed on the MCP endpoints besides the service's own (comma-separated). */
+  allowedOrigins: string[];
+  maxBodyBytes: number;
+  /** Backstop lifetime of the gateway's verified-credential cache. */
+  authCacheTtlMs: number;
+  /** Hosts whose Client ID Metadata Documents the auth-service may fetch ('*' any https host). */
+  cimdAllowedHosts: string[];
+  /** Lets the auth-service run behind a TLS-terminating proxy (secure cookies, X-Forwarded-*). */
+  trustProxy: boolean;
+}
+
+export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
+export const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Raw = Record<string, string | undefined>;
+
+interface EnvShape {
+  NODE_ENV: 'development' | 'test' | 'production';
+  AUTH_URL: string;
+  BASE_URL: string;
+  PORT?: number;
+  REDIS_URL: string;
+  KEY_PEPPER: string;
+  COOKIE_KEYS: string;
+  LOG_LEVEL: Config['logLevel'];
+  RATE_LIMIT_PROFILE: Config['rateLimitProfile'];
+  RATE_LIMIT_SCALE: number;
+  LEGACY_CREDENTIALS: 'on' | 'off';
+  ALLOWED_ORIGINS: string;
+  MAX_BODY_BYTES: number;
+  AUTH_CACHE_TTL_MS: number;
+  CIMD_ALLOWED_HOSTS: string;
+  TRUST_PROXY: 'on' | 'off';
+}
+
+const URL_PATTERN = '^https?://[^/\\s]+$';
+
+const schema: JSONSchemaType<EnvShape> = {
+  type: 'object',
+  properties: {
+    NODE_ENV: { type: 'string', enum: ['development', 'test', 'production'], default: 'development' },
+    AUTH_URL: { type: 'string', pattern: URL_PATTERN, default: 'http://localhost:4000' },
+    BASE_URL: { type: 'string', pattern: URL_PATTERN, default: 'http://localhost:3000' },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, nullable: true },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' },
+    KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
+    COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
+    LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },
+    RATE_LIMIT_PROFILE: { type: 'string', enum: ['current', 'earlier'], default: 'current' },
+    RATE_LIMIT_SCALE: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+    LEGACY_CREDENTIALS: { type: 'string', enum: ['on', 'off'], default: 'on' },
+    ALLOWED_ORIGINS: { type: 'string', default: '' },
+    MAX_BODY_BYTES: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024, default: 512 * 1024 },
+    AUTH_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60_000, default: 5_000 },
+    CIMD_ALLOWED_HOSTS: { type: 'string', default: '*' },
+    TRUST_PROXY: { type: 'string', enum: ['on', 'off'], default: 'off' },
+  },
+  required: [],
+  additionalProperties: true,
+};
+
+const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
+
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+/** Reads and validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Raw = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value.trim();
+  }
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
+      return `${name} ${e.message ?? 'is invalid'}${'allowedValues' in e.params ? ` (${(e.params['allowedValues'] as string[]).join(', ')})` : ''}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const c = raw as unknown as EnvShape;
+  if (c.NODE_ENV === 'production') {
+    if (c.KEY_PEPPER === DEV_KEY_PEPPER) throw new ConfigError('KEY_PEPPER must be set to a secret of at least 32 characters in production');
+    if (c.COOKIE_KEYS.includes(DEV_COOKIE_KEY)) throw new ConfigError('COOKIE_KEYS must be set to secrets of at least 32 characters in production');
+  }
+  const stripSlash = (u: string) => u.replace(/\/+$/, '');
+  return {
+    nodeEnv: c.NODE_ENV,
+    authUrl: stripSlash(new URL(c.AUTH_URL).origin),
+    baseUrl: stripSlash(new URL(c.BASE_URL).origin),
+    port: c.PORT ?? null,
+    redisUrl: c.REDIS_URL,
+    keyPepper: c.KEY_PEPPER,
+    cookieKeys: list(c.COOKIE_KEYS),
+    logLevel: c.LOG_LEVEL,
+    rateLimitProfile: c.RATE_LIMIT_PROFILE,
+    rateLimitScale: c.RATE_LIMIT_SCALE,
+    legacyCredentials: c.LEGACY_CREDENTIALS === 'on',
+    allowedOrigins: list(c.ALLOWED_ORIGINS),
+    maxBodyBytes: c.MAX_BODY_BYTES,
+    authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
+    cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
+    trustProxy: c.TRUST_PROXY === 'on',
+  };
+}
+
+/** The port a service listens on: PORT, else the port of its public URL. */
+export function listenPort(config: Config, url: string): number {
+  if (config.port !== null) return config.port;
+  const u = new URL(url);
+  return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}

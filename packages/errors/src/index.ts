@@ -1,0 +1,111 @@
+/**
+ * The error catalogue (spec "Errors"; product-decisions "Errors"). Every refusal the services
+ * send is an SvcError of one of these codes; toJsonRpcError() and toRestError() are the only places
+ * that turn one into a body. The public message never holds internal detail: that goes in
+ * `detail`, which is logged with the request id and never sent.
+ */
+export type ErrorCode =
+  | 'missing_authentication'
+  | 'invalid_api_key'
+  | 'invalid_token'
+  | 'rate_limited'
+  | 'quota_exhausted'
+  | 'access_denied'
+  | 'method_not_allowed'
+  | 'not_found'
+  | 'invalid_request'
+  | 'parse_error'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'not_acceptable'
+  | 'forbidden_origin'
+  | 'unsupported_protocol_version'
+  | 'service_unavailable'
+  | 'internal_error';
+
+interface CatalogueEntry {
+  status: number;
+  message: string;
+  remedy: string;
+  /** JSON-RPC error code used on the MCP endpoints. */
+  rpc: number;
+}
+
+export const ERROR_CATALOGUE = {
+  missing_authentication: { status: 401, message: 'Missing authentication', remedy: 'Send the X-API-Key header (or Authorization: Bearer with an OAuth access token).', rpc: -32001 },
+  invalid_api_key: { status: 401, message: 'Invalid API key', remedy: 'The key is unknown, revoked or expired: create a new key in the dashboard.', rpc: -32001 },
+  invalid_token: { status: 401, message: 'Invalid OAuth token', remedy: 'Refresh the access token with the refresh_token, or sign in again; user-key flows return a reusable key.', rpc: -32001 },
+  rate_limited: { status: 429, message: 'Rate limit exceeded', remedy: 'Wait until the window resets (Retry-After) and retry with backoff.', rpc: -32029 },
+  quota_exhausted: { status: 429, message: 'Monthly query limit reached', remedy: "Wait for the reset at 00:00 UTC on the first of next month, or upgrade the workspace's plan.", rpc: -32029 },
+  access_denied: { status: 403, message: 'Access denied', remedy: "Call svc_request_access to ask the project's admins for a higher level.", rpc: -32003 },
+  method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -32000 },
+  not_found: { status: 404, message: 'Not found', remedy: 'Check the project or team slug in the URL.', rpc: -32004 },
+  invalid_request: { status: 400, message: 'Invalid request', remedy: 'Send a single JSON-RPC 2.0 request object.', rpc: -32600 },
+  parse_error: { status: 400, message: 'Parse error', remedy: 'Send a well-formed JSON body.', rpc: -32700 },
+  payload_too_large: { status: 413, message: 'Request body too large', remedy: 'Send a smaller body.', rpc: -32600 },
+  unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -32600 },
+  not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -32600 },
+  forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -32000 },
+  unsupported_protocol_version: { status: 400, message: 'Unsupported MCP-Protocol-Version', remedy: 'Use a supported MCP protocol version.', rpc: -32600 },
+  service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -32000 },
+  internal_error: { status: 500, message: 'Internal error', remedy: 'Retry; if it persists, report the request id.', rpc: -32603 },
+} as const satisfies Record<ErrorCode, CatalogueEntry>;
+
+export interface SvcErrorOptions {
+  /** Replaces the catalogue message (for errors whose message names the problem, e.g. parse errors). */
+  message?: string;
+  remedy?: string;
+  /** Internal detail: logged, never sent. */
+  detail?: string;
+  headers?: Record<string, string>;
+  /** Extra public fields for error.data. */
+  data?: Record<string, unknown>;
+}
+
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly remedy: string;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string>;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, options: SvcErrorOptions = {}) {
+    const entry: CatalogueEntry = ERROR_CATALOGUE[code];
+    super(options.message ?? entry.message);
+    this.name = 'SvcError';
+    this.code = code;
+    this.status = entry.status;
+    this.remedy = options.remedy ?? entry.remedy;
+    this.detail = options.detail;
+    this.headers = options.headers ?? {};
+    this.data = options.data ?? {};
+  }
+
+  get rpcCode(): number {
+    return ERROR_CATALOGUE[this.code].rpc;
+  }
+}
+
+/** Anything thrown, as an SvcError: unknown errors become internal_error with their text as detail. */
+export function asSvcError(err: unknown): SvcError {
+  if (err instanceof SvcError) return err;
+  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new SvcError('internal_error', { detail });
+}
+
+export type JsonRpcId = string | number | null;
+
+/** The JSON-RPC 2.0 error response for an error on an MCP endpoint. */
+export function toJsonRpcError(err: SvcError, id: JsonRpcId) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: { code: err.rpcCode, message: err.message, data: { code: err.code, remedy: err.remedy, ...err.data } },
+  };
+}
+
+/** The REST error body: {"error": {"code", "message", "remedy"}}. */
+export function toRestError(err: SvcError) {
+  return { error: { code: err.code, message: err.message, remedy: err.remedy, ...err.data } };
+}

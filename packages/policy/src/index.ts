@@ -1,0 +1,3 @@
+export * from './plans.ts';
+export * from './levels.ts';
+export * from './tools.ts';

@@ -1,0 +1,53 @@
+/** Plans and their limits (spec "Rate limits per plan"; product-decisions "Rate limits and quotas"). */
+export const PLANS = ['FREE', 'SOLO', 'PRO', 'TEAM', 'ENTERPRISE'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface PlanLimits {
+  requestsPerMinute: number;
+  /** Monthly tools/call count; null means unlimited. */
+  monthlyQueries: number | null;
+  /** Fair use: the quota is never enforced, only flagged when exceeded. */
+  fairUse: boolean;
+}
+
+export type RateLimitProfile = 'current' | 'earlier';
+
+const CURRENT: Record<Plan, PlanLimits> = {
+  FREE: { requestsPerMinute: 30, monthlyQueries: 1_000, fairUse: false },
+  SOLO: { requestsPerMinute: 80, monthlyQueries: 5_000, fairUse: false },
+  PRO: { requestsPerMinute: 120, monthlyQueries: 25_000, fairUse: false },
+  TEAM: { requestsPerMinute: 300, monthlyQueries: 100_000, fairUse: false },
+  ENTERPRISE: { requestsPerMinute: 2_000, monthlyQueries: 500_000, fairUse: true },
+};
+
+// The spec's earlier set names no SOLO values; SOLO keeps its current ones there.
+const EARLIER: Record<Plan, PlanLimits> = {
+  FREE: { requestsPerMinute: 10, monthlyQueries: 100, fairUse: false },
+  SOLO: CURRENT.SOLO,
+  PRO: { requestsPerMinute: 60, monthlyQueries: 5_000, fairUse: false },
+  TEAM: { requestsPerMinute: 100, monthlyQueries: 20_000, fairUse: false },
+  ENTERPRISE: { requestsPerMinute: 1_000, monthlyQueries: null, fairUse: true },
+};
+
+/** Limits of a plan under a profile, each multiplied by `scale` (RATE_LIMIT_SCALE). */
+export function planLimits(plan: Plan, profile: RateLimitProfile = 'current', scale = 1): PlanLimits {
+  const base = (profile === 'earlier' ? EARLIER : CURRENT)[plan];
+  return {
+    requestsPerMinute: base.requestsPerMinute * scale,
+    monthlyQueries: base.monthlyQueries === null ? null : base.monthlyQueries * scale,
+    fairUse: base.fairUse,
+  };
+}
+
+export function isPlan(value: unknown): value is Plan {
+  return typeof value === 'string' && (PLANS as readonly string[]).includes(value);
+}
+
+export function planAtLeast(plan: Plan, needed: Plan): boolean {
+  return PLANS.indexOf(plan) >= PLANS.indexOf(needed);
+}
+
+/** Agents entitlement default: on for TEAM and ENTERPRISE (product-decisions "Accounts"). */
+export function agentsByDefault(plan: Plan): boolean {
+  return plan === 'TEAM' || plan === 'ENTERPRISE';
+}

@@ -1,0 +1,106 @@
+/**
+ * Test fixtures: a private redis-server on a free port (removed after), free ports, and a place
+ * for test output. No mocks of our own storage: tests run against this real Redis.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export interface RedisFixture {
+  url: string;
+  port: number;
+  /** A client for the test's own checks (closed by stop()). */
+  client: Redis;
+  flush(): Promise<void>;
+  /** Stops the server (the data is gone); restart() brings up an empty one on the same port. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function waitForPing(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {});
+  try {
+    for (let i = 0; i < 100; i++) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${log()}`);
+      try {
+        await probe.connect();
+        await probe.ping();
+        return;
+      } catch {
+        probe.disconnect();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    throw new Error(`redis-server did not answer on port ${port}: ${log()}`);
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Starts a private redis-server (needs redis-server on PATH: scripts/setup.sh installs it). */
+export async function startRedis(): Promise<RedisFixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
+  const port = await freePort();
+  let child: ChildProcess;
+  let output = '';
+  const launch = async () => {
+    output = '';
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.on('error', (err) => {
+      output += `\n${err.message} (is redis-server installed? scripts/setup.sh installs it)`;
+    });
+    child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2000)));
+    child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2000)));
+    await waitForPing(port, child, () => output);
+  };
+  const kill = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  await launch();
+  const client = new Redis({ port, host: '127.0.0.1' });
+  client.on('error', () => {});
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    client,
+    flush: async () => {
+      await client.flushall();
+    },
+    kill,
+    restart: launch,
+    stop: async () => {
+      client.disconnect();
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A directory under test-output/ at the workspace root, for screenshots and reports. */
+export async function outputDir(...parts: string[]): Promise<string> {
+  const dir = resolve(import.meta.dirname, '../../..', 'test-output', ...parts);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
