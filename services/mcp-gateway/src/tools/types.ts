@@ -27,6 +27,8 @@ export interface ToolCaller {
   /** Safe to show: an email, a key name with its prefix, a bot name. */
   label: string;
   role: Role;
+  /** A service account key (svc-bot-, or a legacy rlm_team_ key on the team endpoint). */
+  serviceAccount: boolean;
   plan: Plan;
   agents: boolean;
   surface: Surface;

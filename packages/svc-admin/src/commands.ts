@@ -1,0 +1,147 @@
+/**
+ * The svc-admin commands (product-decisions "Operator interface"). Each takes parsed options and
+ * the account stores and returns the one JSON object it prints with --json.
+ */
+import type { Accounts } from '@svc/accounts';
+import { AccountError } from '@svc/accounts';
+import { isKeyLevel, isPlan, isRole } from '@svc/policy';
+
+export type Options = Record<string, string | boolean | undefined>;
+export type Command = (accounts: Accounts, o: Options) => Promise<Record<string, unknown>>;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function req(o: Options, name: string): string {
+  const v = o[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function plan(o: Options) {
+  const p = req(o, 'plan').toUpperCase();
+  if (!isPlan(p)) throw new UsageError(`--plan must be one of FREE, SOLO, PRO, TEAM, ENTERPRISE (got ${p})`);
+  return p;
+}
+
+function level(o: Options) {
+  const l = req(o, 'level').toUpperCase();
+  if (!isKeyLevel(l)) throw new UsageError(`--level must be VIEWER, EDITOR or ADMIN (got ${l})`);
+  return l;
+}
+
+async function userId(accounts: Accounts, email: string): Promise<string> {
+  const u = await accounts.users.findByEmail(email);
+  if (!u) throw new AccountError('not_found', `no user with email ${email}`);
+  return u.id;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const COMMANDS: Record<string, Command> = {
+  'user create': async (a, o) => {
+    const u = await a.users.create({ email: req(o, 'email'), password: req(o, 'password') });
+    return { id: u.id, email: u.email, workspace: u.workspace };
+  },
+  'workspace create': async (a, o) => {
+    const ws = await a.workspaces.create({ slug: req(o, 'slug'), owner: await userId(a, req(o, 'owner')), plan: plan(o) });
+    return { slug: ws.slug, plan: ws.plan };
+  },
+  'workspace set-plan': async (a, o) => {
+    const agents = o['agents'];
+    if (agents !== undefined && agents !== 'on' && agents !== 'off') throw new UsageError('--agents must be on or off');
+    const ws = await a.workspaces.setPlan(req(o, 'slug'), plan(o), agents === undefined ? undefined : agents === 'on');
+    return { slug: ws.slug, plan: ws.plan, agents: ws.agents };
+  },
+  'project create': async (a, o) => {
+    const p = await a.workspaces.createProject({ slug: req(o, 'slug'), workspace: req(o, 'workspace') });
+    return { slug: p.slug, workspace: p.workspace };
+  },
+  'member set': async (a, o) => {
+    const role = req(o, 'role').toUpperCase();
+    if (!isRole(role)) throw new UsageError('--role must be NONE, VIEWER, EDITOR or ADMIN');
+    await a.workspaces.setRole(req(o, 'project'), await userId(a, req(o, 'email')), role);
+    return { project: req(o, 'project'), email: req(o, 'email').toLowerCase(), role };
+  },
+  'key create': async (a, o) => {
+    const project = await a.workspaces.requireProject(req(o, 'project'));
+    const expires = o['expires-in'];
+    let expiresInSeconds: number | undefined;
+    if (expires !== undefined) {
+      expiresInSeconds = Number(expires);
+      if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) throw new UsageError('--expires-in must be a positive whole number of seconds');
+    }
+    const k = await a.keys.createProjectKey({ project: project.slug, workspace: project.workspace, level: level(o), name: req(o, 'name'), ...(expiresInSeconds ? { expiresInSeconds } : {}) });
+    return { id: k.id, key: k.key, level: k.record.level, expires_at: iso(k.record.expiresAt) };
+  },
+  'key list': async (a, o) => {
+    await a.workspaces.requireProject(req(o, 'project'));
+    const keys = await a.keys.listForProject(req(o, 'project'));
+    return {
+      keys: keys.map((k) => ({ id: k.id, name: k.name, level: k.level, prefix: k.prefix, expires_at: iso(k.expiresAt), last_used_at: iso(k.lastUsedAt), revoked: k.revoked })),
+    };
+  },
+  'key revoke': async (a, o) => {
+    const k = await a.keys.revoke(req(o, 'id'));
+    return { id: k.id, revoked: true };
+  },
+  'user-key create': async (a, o) => {
+    const k = await a.keys.createUserKey({ userId: await userId(a, req(o, 'email')) });
+    return { key: k.key, expires_at: iso(k.record.expiresAt) };
+  },
+  'bot create': async (a, o) => {
+    const { bot, key } = await a.bots.create({ workspace: req(o, 'workspace'), name: req(o, 'name') });
+    return { id: bot.id, key: key.key };
+  },
+  'bot grant': async (a, o) => {
+    const l = level(o);
+    await a.bots.grant(req(o, 'id'), req(o, 'project'), l);
+    return { id: req(o, 'id'), project: req(o, 'project'), level: l };
+  },
+  'access-request list': async (a, o) => {
+    await a.workspaces.requireProject(req(o, 'project'));
+    return { requests: await a.accessRequests.list(req(o, 'project')) };
+  },
+  'access-request approve': async (a, o) => {
+    const r = await a.accessRequests.decide(req(o, 'id'), true);
+    return { id: r.id, status: r.status };
+  },
+  'access-request deny': async (a, o) => {
+    const r = await a.accessRequests.decide(req(o, 'id'), false);
+    return { id: r.id, status: r.status };
+  },
+  'legacy-key create': async (a, o) => {
+    if (typeof o['project'] === 'string') {
+      const p = await a.workspaces.requireProject(o['project']);
+      const k = await a.keys.issue({ kind: 'legacy_project_key', name: 'legacy project key', project: p.slug, workspace: p.workspace });
+      return { key: k.key };
+    }
+    if (typeof o['team'] === 'string') {
+      const ws = await a.workspaces.require(o['team']);
+      const k = await a.keys.issue({ kind: 'legacy_team_key', name: 'legacy team key', workspace: ws.slug });
+      return { key: k.key };
+    }
+    throw new UsageError('legacy-key create needs --project S or --team W');
+  },
+};
+
+export const USAGE = `Usage: svc-admin <command> [options] [--json]
+
+  user create --email E --password P
+  workspace create --slug S --owner E --plan PLAN
+  workspace set-plan --slug S --plan PLAN [--agents on|off]
+  project create --slug S --workspace W
+  member set --project S --email E --role NONE|VIEWER|EDITOR|ADMIN
+  key create --project S --level L --name N [--expires-in SECONDS]
+  key list --project S
+  key revoke --id ID
+  user-key create --email E
+  bot create --workspace W --name N
+  bot grant --id ID --project S --level L
+  access-request list --project S
+  access-request approve --id ID | deny --id ID
+  legacy-key create --project S | --team W
+
+Reads REDIS_URL (default redis://127.0.0.1:6379) and KEY_PEPPER. With --json, prints exactly one
+JSON object on stdout; errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;

@@ -1,0 +1,59 @@
+/** svc-admin: administers accounts from a shell (product-decisions "Operator interface"). */
+import { parseArgs } from 'node:util';
+import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
+import { ConfigError, loadConfig } from '@svc/config';
+import { COMMANDS, USAGE, UsageError } from './commands.ts';
+
+const STRING_OPTIONS = ['email', 'password', 'slug', 'owner', 'plan', 'agents', 'workspace', 'project', 'role', 'level', 'name', 'expires-in', 'id', 'team'];
+
+async function main(argv: string[]): Promise<number> {
+  const options = Object.fromEntries(STRING_OPTIONS.map((n) => [n, { type: 'string' as const }]));
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: false,
+    allowPositionals: true,
+    options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const json = values['json'] === true;
+  const name = positionals.slice(0, 2).join(' ');
+  const fail = (code: string, message: string) => {
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    process.stderr.write(`svc-admin: ${message}\n`);
+    return 1;
+  };
+  if (values['help'] || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 && !values['help'] ? 1 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) return fail('usage', `unknown command "${name}"\n${USAGE}`);
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) return fail('config', err.message);
+    throw err;
+  }
+  const redis = connectRedis(config.redisUrl, { name: 'svc-admin' });
+  try {
+    await waitReady(redis, 5_000);
+    const out = await command(createAccounts(redis, { pepper: config.keyPepper }), values as Record<string, string | boolean | undefined>);
+    process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${formatHuman(out)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) return fail('usage', err.message);
+    if (err instanceof AccountError) return fail(err.code, err.message);
+    if (err instanceof Error && /not reachable/.test(err.message)) return fail('redis_unavailable', `cannot reach Redis at ${config.redisUrl}`);
+    throw err;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function formatHuman(out: Record<string, unknown>): string {
+  return Object.entries(out)
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v, null, 2) : String(v)}`)
+    .join('\n');
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,45 @@
+/** The authentication step: the presented credential, through the cache, to a caller or an error. */
+import type { IncomingHttpHeaders } from 'node:http';
+import { hashCredential } from '@svc/credentials';
+import { SvcError } from '@svc/errors';
+import type { ResolvedCaller, Target } from './caller.ts';
+import { credentialFrom } from './credentials-from-request.ts';
+import type { Resolver } from './resolve-credential.ts';
+import type { ResolutionCache } from './resolution-cache.ts';
+
+export interface AuthenticateDeps {
+  resolve: Resolver;
+  cache: ResolutionCache;
+  pepper: string;
+  onCache?: (hit: boolean) => void;
+  now?: () => number;
+}
+
+export type Authenticate = (headers: IncomingHttpHeaders, target: Target) => Promise<ResolvedCaller>;
+
+/** Throws missing_authentication, invalid_api_key, invalid_token, not_found or service_unavailable. */
+export function createAuthenticate(deps: AuthenticateDeps): Authenticate {
+  const now = deps.now ?? Date.now;
+  return async (headers, target) => {
+    const presented = credentialFrom(headers);
+    if (!presented || presented.value === '') throw new SvcError('missing_authentication');
+    const cacheKey = `${hashCredential(presented.value, deps.pepper)}|${target.kind}:${target.slug}`;
+    let resolution = deps.cache.get(cacheKey);
+    deps.onCache?.(resolution !== undefined);
+    if (!resolution) {
+      const generation = deps.cache.currentGeneration;
+      try {
+        resolution = await deps.resolve(presented.value, target);
+      } catch (err) {
+        throw new SvcError('service_unavailable', { message: 'Service temporarily unavailable: the credential store cannot be reached', detail: String(err) });
+      }
+      deps.cache.set(cacheKey, resolution, generation);
+    }
+    if (!resolution.ok) throw resolution.error;
+    const { caller } = resolution;
+    if (caller.expiresAt !== null && caller.expiresAt <= now()) {
+      throw new SvcError(caller.keyHash ? 'invalid_api_key' : 'invalid_token', { detail: 'expired' });
+    }
+    return caller;
+  };
+}

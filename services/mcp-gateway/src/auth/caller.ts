@@ -1,0 +1,30 @@
+/** What authentication resolves a credential to, for one endpoint. */
+import type { Plan, Role, Surface } from '@svc/policy';
+
+/** The endpoint a request addresses. */
+export type Target = { kind: 'project'; slug: string } | { kind: 'team'; slug: string };
+
+export interface ResolvedCaller {
+  type: 'user' | 'key' | 'bot';
+  id: string;
+  label: string;
+  role: Role;
+  serviceAccount: boolean;
+  /** Project slug (project endpoint) or null (team endpoint). */
+  project: string | null;
+  /** Plan holder: the workspace owning the project, or the team. */
+  workspace: string;
+  plan: Plan;
+  agents: boolean;
+  grantedProjects: string[];
+  /** A legacy credential (rlm_pk_, rlm_team_): responses carry a Deprecation header. */
+  legacy: boolean;
+  /** Surface implied by the credential (OAuth client svc-companion); the header overrides. */
+  defaultSurface: Surface;
+  /** Per-credential session id (key id or OAuth grant id). */
+  session: string;
+  /** Stored key hash, for last-used bookkeeping; empty for OAuth tokens. */
+  keyHash: string;
+  /** Unix ms after which the cached resolution must not be used. */
+  expiresAt: number | null;
+}

@@ -1,0 +1,22 @@
+/**
+ * The seam between the gateway and the auth-service's OAuth tokens. The auth-service owns the
+ * token records (oidc-provider adapter in the shared Redis); the gateway only asks whether an
+ * `svc_at_` value is a live access token and what it is bound to.
+ */
+export interface OAuthTokenInfo {
+  /** Account id of the user the token acts for (`user_...`). */
+  userId: string;
+  /** OAuth client the token was issued to (svc-mcp, svc-companion, create-svc, or a registered one). */
+  clientId: string;
+  /** Project slug of the resource the token is bound to (`{base_url}/mcp/<slug>`). */
+  project: string;
+  /** Grant id: revoking the grant revokes the token. Used as the session id of the caller. */
+  grantId: string;
+  /** Unix ms. */
+  expiresAt: number;
+}
+
+export interface OAuthTokenVerifier {
+  /** The token's binding when it is a live, unrevoked access token; null otherwise. */
+  verify(token: string): Promise<OAuthTokenInfo | null>;
+}

@@ -1,0 +1,119 @@
+/**
+ * Turns a presented credential into the caller it stands for at one endpoint, or the error of the
+ * spec's table. Malformed values (bad prefix, length or checksum) are refused before Redis.
+ */
+import type { Accounts, ApiKeyRecord, Project } from '@svc/accounts';
+import type { ParsedCredential } from '@svc/credentials';
+import { claimedKind, parseCredential } from '@svc/credentials';
+import { SvcError } from '@svc/errors';
+import type { Role } from '@svc/policy';
+import type { ResolvedCaller, Target } from './caller.ts';
+import type { OAuthTokenVerifier } from './oauth-types.ts';
+import type { Resolution } from './resolution-cache.ts';
+
+export interface ResolverDeps {
+  accounts: Accounts;
+  oauth: OAuthTokenVerifier | null;
+  legacyCredentials: boolean;
+  now?: () => number;
+}
+
+const invalidKey = (detail: string, remedy?: string) => ({ ok: false as const, error: new SvcError('invalid_api_key', { detail, ...(remedy ? { remedy } : {}) }) });
+const invalidToken = (detail: string) => ({ ok: false as const, error: new SvcError('invalid_token', { detail }) });
+const notFound = (what: string) => ({ ok: false as const, error: new SvcError('not_found', { message: `Not found: ${what}` }) });
+
+export function createResolver(deps: ResolverDeps) {
+  const now = deps.now ?? Date.now;
+
+  async function projectContext(project: Project) {
+    const ws = await deps.accounts.workspaces.get(project.workspace);
+    return { workspace: project.workspace, plan: ws?.plan ?? 'FREE', agents: ws?.agents ?? false } as const;
+  }
+
+  async function fromOAuth(value: string, target: Target): Promise<Resolution> {
+    if (!deps.oauth) return invalidToken('OAuth tokens are not verified by this gateway');
+    const info = await deps.oauth.verify(value);
+    if (!info) return invalidToken('unknown, expired or revoked access token');
+    if (target.kind !== 'project' || info.project !== target.slug) return invalidToken(`token bound to project ${info.project}`);
+    const project = await deps.accounts.workspaces.getProject(target.slug);
+    const user = await deps.accounts.users.get(info.userId);
+    if (!project || !user) return invalidToken('the token names a project or user that no longer exists');
+    const role = await deps.accounts.workspaces.roleOf(user.id, project);
+    return ok({
+      type: 'user', id: user.id, label: user.email, role, serviceAccount: false, project: project.slug,
+      ...(await projectContext(project)), grantedProjects: [], legacy: false,
+      defaultSurface: info.clientId === 'svc-companion' ? 'companion' : 'hosted',
+      session: info.grantId, keyHash: '', expiresAt: info.expiresAt,
+    });
+  }
+
+  async function fromKey(parsed: ParsedCredential, rec: ApiKeyRecord, target: Target): Promise<Resolution> {
+    const base = { legacy: parsed.legacy, defaultSurface: 'hosted' as const, session: rec.id, keyHash: rec.hash, expiresAt: rec.expiresAt };
+    if (target.kind === 'team') {
+      if ((rec.kind !== 'bot_key' && rec.kind !== 'legacy_team_key') || rec.workspace !== target.slug) {
+        return invalidKey(`${rec.kind} ${rec.id} used on team ${target.slug}`, 'The team endpoint takes a service account key of that team.');
+      }
+      const ws = await deps.accounts.workspaces.get(target.slug);
+      if (!ws) return notFound(`team ${target.slug}`);
+      const granted = rec.kind === 'bot_key'
+        ? Object.keys((await deps.accounts.bots.get(rec.botId))?.grants ?? {})
+        : await deps.accounts.workspaces.projectsOf(ws.slug);
+      return ok({ ...base, type: rec.kind === 'bot_key' ? 'bot' : 'key', id: rec.kind === 'bot_key' ? rec.botId : rec.id, label: `${rec.name} (${rec.prefix})`, role: 'NONE', serviceAccount: true, project: null, workspace: ws.slug, plan: ws.plan, agents: ws.agents, grantedProjects: granted.sort() });
+    }
+    const project = await deps.accounts.workspaces.getProject(target.slug);
+    let role: Role;
+    let type: ResolvedCaller['type'] = 'key';
+    let id = rec.id;
+    let label = `${rec.name} (${rec.prefix})`;
+    switch (rec.kind) {
+      case 'project_key':
+      case 'legacy_project_key':
+        if (!project || rec.project !== project.slug) return invalidKey(`key ${rec.id} of project ${rec.project} used on ${target.slug}`, 'Use a key created for this project.');
+        role = rec.level || 'EDITOR';
+        break;
+      case 'legacy_team_key':
+        if (!project || project.workspace !== rec.workspace) return invalidKey(`team key of ${rec.workspace} used on ${target.slug}`, 'Use a key of the team that owns this project.');
+        role = rec.level || 'EDITOR';
+        break;
+      case 'bot_key': {
+        if (!project || project.workspace !== rec.workspace) return invalidKey(`service account of ${rec.workspace} used on ${target.slug}`, 'Use a service account of the workspace that owns this project.');
+        role = (await deps.accounts.bots.grantOf(rec.botId, project.slug)) ?? 'NONE';
+        type = 'bot';
+        id = rec.botId;
+        break;
+      }
+      case 'user_key': {
+        if (!project) return notFound(`project ${target.slug}`);
+        const user = await deps.accounts.users.get(rec.userId);
+        if (!user) return invalidKey(`user ${rec.userId} of key ${rec.id} is gone`);
+        role = await deps.accounts.workspaces.roleOf(user.id, project);
+        type = 'user';
+        id = user.id;
+        label = user.email;
+        break;
+      }
+    }
+    return ok({ ...base, type, id, label, role, serviceAccount: type === 'bot', project: project.slug, ...(await projectContext(project)), grantedProjects: [] });
+  }
+
+  /** The caller a credential value stands for at `target`. */
+  return async function resolve(value: string, target: Target): Promise<Resolution> {
+    const parsed = parseCredential(value);
+    if (!parsed) {
+      const kind = claimedKind(value);
+      return kind === 'access_token' || kind === 'refresh_token' ? invalidToken('malformed token') : invalidKey('malformed key');
+    }
+    if (parsed.kind === 'refresh_token') return invalidToken('a refresh token is not an access token');
+    if (parsed.kind === 'access_token') return fromOAuth(value, target);
+    if (parsed.legacy && !deps.legacyCredentials) return invalidKey('legacy credentials are turned off', 'Legacy rlm_ keys are no longer accepted: create a new svc- key.');
+    const rec = await deps.accounts.keys.findByHash(deps.accounts.keys.hash(value));
+    if (!rec) return invalidKey('unknown key');
+    if (rec.revoked) return invalidKey(`key ${rec.id} is revoked`);
+    if (rec.expiresAt !== null && rec.expiresAt <= now()) return invalidKey(`key ${rec.id} expired`);
+    return fromKey(parsed, rec, target);
+  };
+}
+
+const ok = (caller: ResolvedCaller): Resolution => ({ ok: true, caller });
+
+export type Resolver = ReturnType<typeof createResolver>;

@@ -1,0 +1,32 @@
+/** Writing responses on the raw node:http path (the MCP and REST hot path). */
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcId, SvcError } from '@svc/errors';
+import { toJsonRpcError, toRestError } from '@svc/errors';
+
+export type Headers = Record<string, string | number>;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(payload),
+    'Cache-Control': 'no-store',
+  });
+  res.end(payload);
+}
+
+export function sendEmpty(res: ServerResponse, status: number, headers: Headers = {}): void {
+  res.writeHead(status, headers);
+  res.end();
+}
+
+/** An error on an MCP endpoint: the real HTTP status with a JSON-RPC error body. */
+export function sendRpcError(res: ServerResponse, err: SvcError, id: JsonRpcId, headers: Headers = {}): void {
+  sendJson(res, err.status, toJsonRpcError(err, id), { ...headers, ...err.headers });
+}
+
+/** An error on a REST endpoint: {"error": {code, message, remedy}}. */
+export function sendRestError(res: ServerResponse, err: SvcError, headers: Headers = {}): void {
+  sendJson(res, err.status, toRestError(err), { ...headers, ...err.headers });
+}

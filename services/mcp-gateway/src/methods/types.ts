@@ -1,0 +1,16 @@
+import type { CallerContext } from '@svc/policy';
+import type { ResolvedCaller } from '../auth/caller.ts';
+import type { PreparedCall } from './prepare-call.ts';
+import type { ToolCaller } from '../tools/types.ts';
+
+/** What a JSON-RPC method handler gets besides its params. */
+export interface RpcContext {
+  caller: ResolvedCaller;
+  toolCaller: ToolCaller;
+  policy: CallerContext;
+  requestId: string;
+  /** tools/call only: the tool, arguments and policy decision, settled before rate limiting. */
+  prepared: PreparedCall | null;
+}
+
+export type MethodHandler = (params: Record<string, unknown>, ctx: RpcContext) => Promise<unknown>;

@@ -1,0 +1,66 @@
+/** startGateway(): the gateway on its port, with its Redis connections; used by main.ts and tests. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from '@svc/accounts';
+import { connectRedis, createAccounts } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import { listenPort } from '@svc/config';
+import type { Logger } from '@svc/logger';
+import { createLogger } from '@svc/logger';
+import { createGateway } from './app.ts';
+import { createOAuthTokenVerifier } from './auth/oauth-token-verifier.ts';
+
+export interface StartGatewayOptions {
+  config: Config;
+  logger?: Logger;
+  /** A client to use instead of connecting to config.redisUrl (it is not closed by close()). */
+  redis?: Redis;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  gateway: ReturnType<typeof createGateway>;
+  close(): Promise<void>;
+}
+
+export async function startGateway(opts: StartGatewayOptions): Promise<RunningGateway> {
+  const { config } = opts;
+  const logger = opts.logger ?? createLogger({ service: 'mcp-gateway', level: config.logLevel });
+  const ownRedis = !opts.redis;
+  const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, name: 'mcp-gateway' });
+  const subscriber = connectRedis(config.redisUrl, { name: 'mcp-gateway-invalidation' });
+  const accounts = createAccounts(redis, { pepper: config.keyPepper });
+  const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl });
+  const gateway = createGateway({ config, redis, accounts, logger, oauth });
+  redis.on('ready', () => logger.info('redis ready'));
+  redis.on('end', () => logger.warn('redis connection ended'));
+  await gateway.start(subscriber);
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, gateway.handler);
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(listenPort(config, config.baseUrl), ok);
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info('mcp-gateway listening', { port, baseUrl: config.baseUrl });
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    gateway,
+    async close() {
+      await new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      });
+      await gateway.stop();
+      subscriber.disconnect();
+      if (ownRedis) redis.disconnect();
+    },
+  };
+}

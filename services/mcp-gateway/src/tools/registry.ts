@@ -1,0 +1,78 @@
+/**
+ * The tools this gateway can call, each joined to its policy row and its compiled argument
+ * validator. A definition without a policy row is refused at start-up: the policy table is the one
+ * place that decides who may call what.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { CallerContext, ToolPolicy } from '@svc/policy';
+import { evaluate, toolPolicy } from '@svc/policy';
+import type { ToolDefinition } from './types.ts';
+
+export interface RegisteredTool {
+  def: ToolDefinition;
+  policy: ToolPolicy;
+  validate: ValidateFunction;
+}
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  private readonly listCache = new Map<string, ListedTool[]>();
+
+  constructor(defs: ToolDefinition[]) {
+    const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false });
+    for (const def of defs) {
+      const policy = toolPolicy(def.name);
+      if (!policy) throw new Error(`tool ${def.name} has no row in the policy table`);
+      this.tools.set(def.name, { def, policy, validate: ajv.compile(def.inputSchema) });
+    }
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  all(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+
+  /** What tools/list shows this caller: only what it may call here. */
+  listFor(caller: CallerContext): ListedTool[] {
+    const key = `${caller.role}|${caller.serviceAccount}|${caller.plan}|${caller.agents}|${caller.surface}|${caller.endpoint}`;
+    let listed = this.listCache.get(key);
+    if (!listed) {
+      listed = this.all()
+        .filter((t) => evaluate(t.policy, caller).allowed)
+        .map(({ def }) => ({
+          name: def.name,
+          title: def.title,
+          description: def.description,
+          inputSchema: def.inputSchema,
+          ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
+          ...(def.annotations ? { annotations: def.annotations } : {}),
+        }));
+      this.listCache.set(key, listed);
+    }
+    return listed;
+  }
+}
+
+/** One readable sentence from ajv's errors for the arguments object. */
+export function describeArgumentErrors(validate: ValidateFunction): string {
+  return (validate.errors ?? [])
+    .map((e) => {
+      const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
+      if (e.keyword === 'additionalProperties') return `${at === 'arguments' ? '' : `${at}: `}unknown argument "${String(e.params['additionalProperty'])}"`;
+      if (e.keyword === 'required') return `missing required argument "${String(e.params['missingProperty'])}"`;
+      return `${at} ${e.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,47 @@
+/** svc_request_access (spec "Tool: svc_request_access"): ask a project's admins for a level. */
+import { MAX_REASON_LENGTH } from '@svc/accounts';
+import type { KeyLevel } from '@svc/policy';
+import { roleAtLeast } from '@svc/policy';
+import type { ToolDeps } from './index.ts';
+import type { ToolDefinition } from './types.ts';
+import { ToolFailure, text } from './types.ts';
+
+type Args = {
+  requested_level: KeyLevel;
+  reason: string;
+};
+
+export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefinition<Args> {
+  return {
+    name: 'svc_request_access',
+    title: 'Request access',
+    description:
+      "Ask the project's admins for an access level (VIEWER, EDITOR or ADMIN) on this project, with a reason. Use it when a tool is refused because your level is too low, or when you have no role on the project.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        requested_level: { type: 'string', enum: ['VIEWER', 'EDITOR', 'ADMIN'], description: 'The access level you need' },
+        reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_LENGTH, description: 'Why you need it (shown to the admins)' },
+      },
+      required: ['requested_level', 'reason'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    async call(args, caller) {
+      if (!caller.project) throw new ToolFailure('svc_request_access works on a project endpoint (/mcp/<project_slug>)');
+      if (roleAtLeast(caller.role, args.requested_level)) {
+        return text(`You already have ${caller.role} on project ${caller.project}; no request was created.`, { status: 'unchanged', role: caller.role });
+      }
+      const req = await deps.accounts.accessRequests.create({
+        project: caller.project,
+        requester: { type: caller.type, id: caller.id, label: caller.label },
+        requestedLevel: args.requested_level,
+        reason: args.reason.trim(),
+      });
+      return text(
+        `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. The project's admins review it in the dashboard; your current level is ${caller.role}.`,
+        { id: req.id, project: req.project, requested_level: req.requested_level, status: req.status, current_level: caller.role },
+      );
+    },
+  };
+}
