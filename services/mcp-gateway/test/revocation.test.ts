@@ -1,0 +1,65 @@
+/** Revocation and plan changes reach every replica within one second (Redis pub/sub). */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { INVALIDATION_CHANNEL } from '@svc/accounts';
+import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
+
+let f: GatewayFixture;
+before(async () => {
+  f = await startFixture({ AUTH_CACHE_TTL_MS: '60000' });
+});
+after(() => f.close());
+
+async function refusedWithin(url: string, path: string, key: string, ms: number): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const res = await post(url, path, rpc('ping'), { 'X-API-Key': key });
+    if (res.status === 401) return Date.now() - start;
+    if (Date.now() - start > ms) assert.fail(`still accepted after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('a key revoked through one replica is refused by another within one second', async () => {
+  const replica = await f.startReplica();
+  const s = await seed(f.accounts);
+  // Both replicas have the key cached (cache lifetime here is 60 s, so only pub/sub can clear it).
+  assert.equal((await post(f.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key })).status, 200);
+  assert.equal((await post(replica.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key })).status, 200);
+  await f.accounts.keys.revoke(s.keyId);
+  const took = await refusedWithin(replica.url, `/mcp/${s.project}`, s.key, 1000);
+  assert.ok(took < 1000, `refused after ${took} ms`);
+  const res = await post(f.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key });
+  assert.equal(res.body.error.message, 'Invalid API key');
+});
+
+test('a plan change applies at once on every replica', async () => {
+  const replica = await f.startReplica();
+  const s = await seed(f.accounts, { plan: 'FREE' });
+  const before = await post(replica.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key });
+  assert.equal(before.headers.get('x-ratelimit-limit'), '30');
+  await f.accounts.workspaces.setPlan(s.workspace, 'TEAM');
+  await new Promise((r) => setTimeout(r, 200));
+  const after = await post(replica.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key });
+  assert.equal(after.headers.get('x-ratelimit-limit'), '300');
+});
+
+test('a role change applies at once to personal keys', async () => {
+  const owner = await seed(f.accounts);
+  const other = await f.accounts.users.create({ email: `member-${Date.now()}@example.com`, password: 'correct horse battery' });
+  const personal = await f.accounts.keys.createUserKey({ userId: other.id });
+  const list = async () => (await post(f.url, `/mcp/${owner.project}`, call('svc_help'), { 'X-API-Key': personal.key })).body.result.structuredContent.role;
+  assert.equal(await list(), 'NONE');
+  await f.accounts.workspaces.setRole(owner.project, other.id, 'VIEWER');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(await list(), 'VIEWER');
+});
+
+test('the cache is emptied on any invalidation message and when the subscription reconnects', async () => {
+  const s = await seed(f.accounts);
+  await post(f.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key });
+  assert.ok(f.gw.gateway.cache.size > 0);
+  await f.redis.client.publish(INVALIDATION_CHANNEL, 'anything');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(f.gw.gateway.cache.size, 0);
+});

@@ -1,0 +1,108 @@
+/**
+ * Gateway test fixture: a private redis-server, the gateway on a free port, the account stores,
+ * and helpers to seed accounts and speak JSON-RPC over real HTTP.
+ */
+import type { Accounts } from '@svc/accounts';
+import { connectRedis, createAccounts } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
+import type { Plan, KeyLevel } from '@svc/policy';
+import type { RedisFixture } from '@svc/testkit';
+import { freePort, startRedis } from '@svc/testkit';
+import { startGateway, type RunningGateway } from '../src/server.ts';
+
+export interface GatewayFixture {
+  redis: RedisFixture;
+  accounts: Accounts;
+  config: Config;
+  gw: RunningGateway;
+  url: string;
+  /** A second gateway on the same Redis (another replica). */
+  startReplica(): Promise<RunningGateway>;
+  close(): Promise<void>;
+}
+
+export function testConfig(redisUrl: string, port: number, env: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', REDIS_URL: redisUrl, BASE_URL: `http://127.0.0.1:${port}`, AUTH_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'error', ...env });
+}
+
+export async function startFixture(env: Record<string, string> = {}): Promise<GatewayFixture> {
+  const redis = await startRedis();
+  const port = await freePort();
+  const config = testConfig(redis.url, port, env);
+  const logger = createLogger({ service: 'mcp-gateway', level: 'error', silent: true });
+  const gw = await startGateway({ config, logger });
+  const client = connectRedis(redis.url, { name: 'test-accounts' });
+  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  const replicas: RunningGateway[] = [];
+  return {
+    redis,
+    accounts,
+    config,
+    gw,
+    url: `http://127.0.0.1:${port}`,
+    async startReplica() {
+      const p = await freePort();
+      const r = await startGateway({ config: { ...config, port: p }, logger });
+      replicas.push(r);
+      return r;
+    },
+    async close() {
+      for (const r of replicas) await r.close();
+      await gw.close();
+      client.disconnect();
+      await redis.stop();
+    },
+  };
+}
+
+let seq = 0;
+
+export interface Seeded {
+  userId: string;
+  email: string;
+  workspace: string;
+  project: string;
+  key: string;
+  keyId: string;
+}
+
+/** A user with a workspace on `plan`, a project, and a project key of `level`. */
+export async function seed(accounts: Accounts, opts: { plan?: Plan; level?: KeyLevel; agents?: boolean } = {}): Promise<Seeded> {
+  const n = ++seq;
+  const email = `user${n}-${Date.now()}@example.com`;
+  const user = await accounts.users.create({ email, password: 'correct horse battery' });
+  if (opts.plan || opts.agents !== undefined) await accounts.workspaces.setPlan(user.workspace, opts.plan ?? 'FREE', opts.agents);
+  const project = `proj-${n}-${Math.random().toString(36).slice(2, 8)}`;
+  await accounts.workspaces.createProject({ slug: project, workspace: user.workspace });
+  const k = await accounts.keys.createProjectKey({ project, workspace: user.workspace, level: opts.level ?? 'EDITOR', name: 'test' });
+  return { userId: user.id, email, workspace: user.workspace, project, key: k.key, keyId: k.id };
+}
+
+export interface RpcResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** POSTs a body (object or raw string) to a path of the gateway. */
+export async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<RpcResponse> {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export const rpc = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+export const call = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) => rpc('tools/call', { name, arguments: args }, id);
