@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig } from '../src/index.ts';
+
+test('defaults are the local ones', () => {
+  const c = loadConfig({});
+  assert.equal(c.authUrl, 'http://localhost:4000');
+  assert.equal(c.baseUrl, 'http://localhost:3000');
+  assert.equal(c.redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(listenPort(c, c.baseUrl), 3000);
+  assert.equal(listenPort({ ...c, port: 0 }, c.baseUrl), 0);
+});
+
+test('a bad value names its variable', () => {
+  assert.throws(() => loadConfig({ RATE_LIMIT_SCALE: 'lots' }), (e: Error) => e instanceof ConfigError && /RATE_LIMIT_SCALE/.test(e.message));
+  assert.throws(() => loadConfig({ BASE_URL: 'localhost:3000' }), /BASE_URL/);
+  assert.throws(() => loadConfig({ RATE_LIMIT_PROFILE: 'later' }), /RATE_LIMIT_PROFILE.*current, earlier/);
+  assert.throws(() => loadConfig({ KEY_PEPPER: 'short' }), /KEY_PEPPER/);
+});
+
+test('production refuses the published development secrets', () => {
+  assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /KEY_PEPPER must be set/);
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'k'.repeat(40) }), /COOKIE_KEYS must be set/);
+  const c = loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'k'.repeat(40), COOKIE_KEYS: 'c'.repeat(40) });
+  assert.notEqual(c.keyPepper, DEV_KEY_PEPPER);
+});
