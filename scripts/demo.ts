@@ -7,12 +7,22 @@ export const DEMO_PASSWORD = 'demo-password-change-me';
 export const DEMO_PROJECT = 'demo';
 
 export async function seedDemo(accounts: Accounts, config: Config, say: (line: string) => void): Promise<void> {
-  const user = (await accounts.users.findByEmail(DEMO_EMAIL)) ?? (await accounts.users.create({ email: DEMO_EMAIL, password: DEMO_PASSWORD }));
+  const user =
+    (await accounts.users.findByEmail(DEMO_EMAIL)) ?? (await accounts.users.create({ email: DEMO_EMAIL, password: DEMO_PASSWORD }));
   await accounts.workspaces.setPlan(user.workspace, 'PRO');
-  const project = (await accounts.workspaces.getProject(DEMO_PROJECT)) ?? (await accounts.workspaces.createProject({ slug: DEMO_PROJECT, workspace: user.workspace }));
+  const project =
+    (await accounts.workspaces.getProject(DEMO_PROJECT)) ??
+    (await accounts.workspaces.createProject({ slug: DEMO_PROJECT, workspace: user.workspace }));
   const keys: Record<string, string> = {};
   for (const level of ['VIEWER', 'EDITOR', 'ADMIN'] as const) {
-    keys[level] = (await accounts.keys.createProjectKey({ project: project.slug, workspace: project.workspace, level, name: `demo ${level.toLowerCase()}` })).key;
+    keys[level] = (
+      await accounts.keys.createProjectKey({
+        project: project.slug,
+        workspace: project.workspace,
+        level,
+        name: `demo ${level.toLowerCase()}`,
+      })
+    ).key;
   }
   const personal = await accounts.keys.createUserKey({ userId: user.id });
   const { bot, key: botKey } = await accounts.bots.create({ workspace: user.workspace, name: 'demo ci bot' });

@@ -65,9 +65,12 @@ if (!env['REDIS_URL'] && !(await portOpen(6379))) {
   const dir = resolve(root, '.data/redis');
   mkdirSync(dir, { recursive: true });
   say('no REDIS_URL and nothing on 6379: starting a private redis-server (data in .data/redis)');
-  run('redis-server', 'redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], env).on('error', () => {
-    say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL');
-  });
+  run('redis-server', 'redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], env).on(
+    'error',
+    () => {
+      say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL');
+    },
+  );
 }
 
 let config;

@@ -34,7 +34,10 @@ after(async () => {
 });
 
 async function project(level: 'VIEWER' | 'EDITOR' | 'ADMIN' = 'VIEWER') {
-  const user = await accounts.users.create({ email: `sdk-${Math.random().toString(36).slice(2)}@example.com`, password: 'correct horse battery' });
+  const user = await accounts.users.create({
+    email: `sdk-${Math.random().toString(36).slice(2)}@example.com`,
+    password: 'correct horse battery',
+  });
   const slug = `sdk-${Math.random().toString(36).slice(2, 10)}`;
   await accounts.workspaces.createProject({ slug, workspace: user.workspace });
   const key = await accounts.keys.createProjectKey({ project: slug, workspace: user.workspace, level, name: 'sdk' });
@@ -73,7 +76,10 @@ test('the SDK client with a key sent as a bearer token', async () => {
   const p = await project();
   const client = await connect(p.slug, { Authorization: `Bearer ${p.key}` });
   try {
-    const res = await client.callTool({ name: 'svc_request_access', arguments: { requested_level: 'EDITOR', reason: 'to upload the runbook' } });
+    const res = await client.callTool({
+      name: 'svc_request_access',
+      arguments: { requested_level: 'EDITOR', reason: 'to upload the runbook' },
+    });
     assert.match((res.content as { text: string }[])[0]!.text, /pending/);
     const list = await accounts.accessRequests.list(p.slug);
     assert.equal(list.length, 1);

@@ -56,7 +56,10 @@ export class ApiKeyStore {
       hash,
       prefix: displayPrefix(key),
       name: input.name,
-      level: input.kind === 'project_key' || input.kind === 'legacy_project_key' || input.kind === 'legacy_team_key' ? (input.level ?? DEFAULT_KEY_LEVEL) : '',
+      level:
+        input.kind === 'project_key' || input.kind === 'legacy_project_key' || input.kind === 'legacy_team_key'
+          ? (input.level ?? DEFAULT_KEY_LEVEL)
+          : '',
       project: input.project ?? '',
       workspace: input.workspace ?? '',
       userId: input.userId ?? '',
@@ -81,7 +84,13 @@ export class ApiKeyStore {
   }
 
   /** A project key (svc-) of a level; default EDITOR as the spec says. */
-  async createProjectKey(input: { project: string; level?: KeyLevel; name: string; expiresInSeconds?: number; workspace: string }): Promise<IssuedKey> {
+  async createProjectKey(input: {
+    project: string;
+    level?: KeyLevel;
+    name: string;
+    expiresInSeconds?: number;
+    workspace: string;
+  }): Promise<IssuedKey> {
     return this.issue({ kind: 'project_key', ...input });
   }
 

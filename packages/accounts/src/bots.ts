@@ -25,7 +25,13 @@ export class BotStore {
     const id = newId('bot');
     const key = await this.keys.issue({ kind: 'bot_key', name: input.name, workspace: input.workspace, botId: id });
     const bot: Bot = { id, workspace: input.workspace, name: input.name, keyId: key.id, createdAt: this.ctx.now(), grants: {} };
-    await this.ctx.redis.hset(K.bot(id), { id, workspace: bot.workspace, name: bot.name, keyId: bot.keyId, createdAt: String(bot.createdAt) });
+    await this.ctx.redis.hset(K.bot(id), {
+      id,
+      workspace: bot.workspace,
+      name: bot.name,
+      keyId: bot.keyId,
+      createdAt: String(bot.createdAt),
+    });
     await this.ctx.redis.sadd(K.workspaceBots(input.workspace), id);
     return { bot, key };
   }
@@ -35,7 +41,14 @@ export class BotStore {
     if (!h['id']) return null;
     const g: Record<string, KeyLevel> = {};
     for (const [p, l] of Object.entries(grants)) if (isKeyLevel(l)) g[p] = l;
-    return { id: h['id'], workspace: h['workspace'] ?? '', name: h['name'] ?? '', keyId: h['keyId'] ?? '', createdAt: Number(h['createdAt']), grants: g };
+    return {
+      id: h['id'],
+      workspace: h['workspace'] ?? '',
+      name: h['name'] ?? '',
+      keyId: h['keyId'] ?? '',
+      createdAt: Number(h['createdAt']),
+      grants: g,
+    };
   }
 
   /** Grants a bot a level on a project of its own workspace. */
@@ -44,7 +57,10 @@ export class BotStore {
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
     const p = await this.workspaces.requireProject(project);
     if (p.workspace !== bot.workspace) {
-      throw new AccountError('invalid', `project ${project} belongs to workspace ${p.workspace}, not to the service account's workspace ${bot.workspace}`);
+      throw new AccountError(
+        'invalid',
+        `project ${project} belongs to workspace ${p.workspace}, not to the service account's workspace ${bot.workspace}`,
+      );
     }
     await this.ctx.redis.hset(K.botGrants(id), project, level);
     await invalidate(this.ctx, `bot:${id}`);

@@ -9,6 +9,8 @@ export interface RedisConnectOptions {
    * is better than a request that hangs until Redis returns).
    */
   failFast?: boolean;
+  /** Batch the commands issued in one event-loop tick into one write (request paths under load). */
+  autoPipelining?: boolean;
   name?: string;
 }
 
@@ -21,6 +23,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     maxRetriesPerRequest: options.failFast ? 0 : 3,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
     reconnectOnError: () => false,
+    enableAutoPipelining: options.autoPipelining ?? false,
   };
   const redis = new Redis(url, opts);
   // ioredis emits 'error' on every failed reconnect; the owner logs state changes itself.

@@ -23,8 +23,10 @@ export class UserStore {
   async create(input: { email: string; password: string }): Promise<User> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL_PATTERN.test(email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
-    if (input.password.length < MIN_PASSWORD) throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
-    if (Buffer.byteLength(input.password) > MAX_PASSWORD) throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
+    if (input.password.length < MIN_PASSWORD)
+      throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
+    if (Buffer.byteLength(input.password) > MAX_PASSWORD)
+      throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
     const id = newId('user');
     const claimed = await this.ctx.redis.set(K.userByEmail(email), id, 'NX');
     if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);

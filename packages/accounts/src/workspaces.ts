@@ -18,17 +18,33 @@ export class WorkspaceStore {
   async create(input: { slug: string; owner: string; plan?: Plan; agents?: boolean }): Promise<Workspace> {
     assertSlug('workspace', input.slug);
     const plan = input.plan ?? 'FREE';
-    const ws: Workspace = { slug: input.slug, plan, agents: input.agents ?? agentsByDefault(plan), owner: input.owner, createdAt: this.ctx.now() };
+    const ws: Workspace = {
+      slug: input.slug,
+      plan,
+      agents: input.agents ?? agentsByDefault(plan),
+      owner: input.owner,
+      createdAt: this.ctx.now(),
+    };
     const created = await this.ctx.redis.hsetnx(K.workspace(ws.slug), 'slug', ws.slug);
     if (!created) throw new AccountError('conflict', `workspace ${ws.slug} already exists`);
-    await this.ctx.redis.hset(K.workspace(ws.slug), { plan, agents: ws.agents ? '1' : '0', owner: ws.owner, createdAt: String(ws.createdAt) });
+    await this.ctx.redis.hset(K.workspace(ws.slug), {
+      plan,
+      agents: ws.agents ? '1' : '0',
+      owner: ws.owner,
+      createdAt: String(ws.createdAt),
+    });
     await this.ctx.redis.sadd(K.userWorkspaces(ws.owner), ws.slug);
     return ws;
   }
 
   /** The personal workspace of a new user, named after the email's local part (made unique). */
   async createPersonal(userId: string, email: string): Promise<string> {
-    const base = (email.split('@')[0] ?? 'user').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'user';
+    const base =
+      (email.split('@')[0] ?? 'user')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 40) || 'user';
     const stem = base.length < 2 ? `${base}-ws` : base;
     for (let n = 1; n < 1000; n++) {
       const slug = n === 1 ? stem : `${stem}-${n}`;
@@ -45,7 +61,13 @@ export class WorkspaceStore {
   async get(slug: string): Promise<Workspace | null> {
     const h = await this.ctx.redis.hgetall(K.workspace(slug));
     if (!h['slug']) return null;
-    return { slug: h['slug'], plan: (h['plan'] ?? 'FREE') as Plan, agents: h['agents'] === '1', owner: h['owner'] ?? '', createdAt: Number(h['createdAt']) };
+    return {
+      slug: h['slug'],
+      plan: (h['plan'] ?? 'FREE') as Plan,
+      agents: h['agents'] === '1',
+      owner: h['owner'] ?? '',
+      createdAt: Number(h['createdAt']),
+    };
   }
 
   async require(slug: string): Promise<Workspace> {
@@ -69,7 +91,11 @@ export class WorkspaceStore {
     const created = await this.ctx.redis.hsetnx(K.project(input.slug), 'slug', input.slug);
     if (!created) throw new AccountError('conflict', `project ${input.slug} already exists`);
     const project: Project = { slug: input.slug, name: input.name ?? input.slug, workspace: input.workspace, createdAt: this.ctx.now() };
-    await this.ctx.redis.hset(K.project(project.slug), { name: project.name, workspace: project.workspace, createdAt: String(project.createdAt) });
+    await this.ctx.redis.hset(K.project(project.slug), {
+      name: project.name,
+      workspace: project.workspace,
+      createdAt: String(project.createdAt),
+    });
     await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
     return project;
   }

@@ -87,7 +87,11 @@ const schema: JSONSchemaType<EnvShape> = {
 
 const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
 
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Reads and validates the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Raw = process.env): Config {
@@ -105,8 +109,10 @@ export function loadConfig(env: Raw = process.env): Config {
   }
   const c = raw as unknown as EnvShape;
   if (c.NODE_ENV === 'production') {
-    if (c.KEY_PEPPER === DEV_KEY_PEPPER) throw new ConfigError('KEY_PEPPER must be set to a secret of at least 32 characters in production');
-    if (c.COOKIE_KEYS.includes(DEV_COOKIE_KEY)) throw new ConfigError('COOKIE_KEYS must be set to secrets of at least 32 characters in production');
+    if (c.KEY_PEPPER === DEV_KEY_PEPPER)
+      throw new ConfigError('KEY_PEPPER must be set to a secret of at least 32 characters in production');
+    if (c.COOKIE_KEYS.includes(DEV_COOKIE_KEY))
+      throw new ConfigError('COOKIE_KEYS must be set to secrets of at least 32 characters in production');
   }
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {

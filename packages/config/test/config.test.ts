@@ -12,7 +12,10 @@ test('defaults are the local ones', () => {
 });
 
 test('a bad value names its variable', () => {
-  assert.throws(() => loadConfig({ RATE_LIMIT_SCALE: 'lots' }), (e: Error) => e instanceof ConfigError && /RATE_LIMIT_SCALE/.test(e.message));
+  assert.throws(
+    () => loadConfig({ RATE_LIMIT_SCALE: 'lots' }),
+    (e: Error) => e instanceof ConfigError && /RATE_LIMIT_SCALE/.test(e.message),
+  );
   assert.throws(() => loadConfig({ BASE_URL: 'localhost:3000' }), /BASE_URL/);
   assert.throws(() => loadConfig({ RATE_LIMIT_PROFILE: 'later' }), /RATE_LIMIT_PROFILE.*current, earlier/);
   assert.throws(() => loadConfig({ KEY_PEPPER: 'short' }), /KEY_PEPPER/);

@@ -9,13 +9,7 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 export type CredentialKind =
-  | 'project_key'
-  | 'bot_key'
-  | 'user_key'
-  | 'access_token'
-  | 'refresh_token'
-  | 'legacy_project_key'
-  | 'legacy_team_key';
+  'project_key' | 'bot_key' | 'user_key' | 'access_token' | 'refresh_token' | 'legacy_project_key' | 'legacy_team_key';
 
 /** Prefix of each kind; parse() tries them longest first. */
 export const CREDENTIAL_PREFIXES = {
@@ -28,9 +22,7 @@ export const CREDENTIAL_PREFIXES = {
   legacy_project_key: 'rlm_pk_',
 } as const satisfies Record<CredentialKind, string>;
 
-const BY_LENGTH = (Object.entries(CREDENTIAL_PREFIXES) as [CredentialKind, string][]).sort(
-  (a, b) => b[1].length - a[1].length,
-);
+const BY_LENGTH = (Object.entries(CREDENTIAL_PREFIXES) as [CredentialKind, string][]).sort((a, b) => b[1].length - a[1].length);
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 22;

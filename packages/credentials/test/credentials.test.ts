@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CREDENTIAL_PREFIXES, displayPrefix, generateCredential, hashCredential, parseCredential, type CredentialKind } from '../src/index.ts';
+import {
+  CREDENTIAL_PREFIXES,
+  displayPrefix,
+  generateCredential,
+  hashCredential,
+  parseCredential,
+  type CredentialKind,
+} from '../src/index.ts';
 
 const kinds = Object.keys(CREDENTIAL_PREFIXES) as CredentialKind[];
 

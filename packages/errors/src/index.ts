@@ -32,12 +32,42 @@ interface CatalogueEntry {
 }
 
 export const ERROR_CATALOGUE = {
-  missing_authentication: { status: 401, message: 'Missing authentication', remedy: 'Send the X-API-Key header (or Authorization: Bearer with an OAuth access token).', rpc: -32001 },
-  invalid_api_key: { status: 401, message: 'Invalid API key', remedy: 'The key is unknown, revoked or expired: create a new key in the dashboard.', rpc: -32001 },
-  invalid_token: { status: 401, message: 'Invalid OAuth token', remedy: 'Refresh the access token with the refresh_token, or sign in again; user-key flows return a reusable key.', rpc: -32001 },
-  rate_limited: { status: 429, message: 'Rate limit exceeded', remedy: 'Wait until the window resets (Retry-After) and retry with backoff.', rpc: -32029 },
-  quota_exhausted: { status: 429, message: 'Monthly query limit reached', remedy: "Wait for the reset at 00:00 UTC on the first of next month, or upgrade the workspace's plan.", rpc: -32029 },
-  access_denied: { status: 403, message: 'Access denied', remedy: "Call svc_request_access to ask the project's admins for a higher level.", rpc: -32003 },
+  missing_authentication: {
+    status: 401,
+    message: 'Missing authentication',
+    remedy: 'Send the X-API-Key header (or Authorization: Bearer with an OAuth access token).',
+    rpc: -32001,
+  },
+  invalid_api_key: {
+    status: 401,
+    message: 'Invalid API key',
+    remedy: 'The key is unknown, revoked or expired: create a new key in the dashboard.',
+    rpc: -32001,
+  },
+  invalid_token: {
+    status: 401,
+    message: 'Invalid OAuth token',
+    remedy: 'Refresh the access token with the refresh_token, or sign in again; user-key flows return a reusable key.',
+    rpc: -32001,
+  },
+  rate_limited: {
+    status: 429,
+    message: 'Rate limit exceeded',
+    remedy: 'Wait until the window resets (Retry-After) and retry with backoff.',
+    rpc: -32029,
+  },
+  quota_exhausted: {
+    status: 429,
+    message: 'Monthly query limit reached',
+    remedy: "Wait for the reset at 00:00 UTC on the first of next month, or upgrade the workspace's plan.",
+    rpc: -32029,
+  },
+  access_denied: {
+    status: 403,
+    message: 'Access denied',
+    remedy: "Call svc_request_access to ask the project's admins for a higher level.",
+    rpc: -32003,
+  },
   method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -32000 },
   not_found: { status: 404, message: 'Not found', remedy: 'Check the project or team slug in the URL.', rpc: -32004 },
   invalid_request: { status: 400, message: 'Invalid request', remedy: 'Send a single JSON-RPC 2.0 request object.', rpc: -32600 },
@@ -46,7 +76,12 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -32600 },
   not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -32600 },
   forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -32000 },
-  unsupported_protocol_version: { status: 400, message: 'Unsupported MCP-Protocol-Version', remedy: 'Use a supported MCP protocol version.', rpc: -32600 },
+  unsupported_protocol_version: {
+    status: 400,
+    message: 'Unsupported MCP-Protocol-Version',
+    remedy: 'Use a supported MCP protocol version.',
+    rpc: -32600,
+  },
   service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -32000 },
   internal_error: { status: 500, message: 'Internal error', remedy: 'Retry; if it persists, report the request id.', rpc: -32603 },
 } as const satisfies Record<ErrorCode, CatalogueEntry>;

@@ -9,7 +9,15 @@ test('no credential of any kind reaches the log output', async () => {
   let out = '';
   stream.on('data', (d: Buffer) => (out += d.toString()));
   const logger = createLogger({ service: 't', stream });
-  const kinds: CredentialKind[] = ['project_key', 'bot_key', 'user_key', 'access_token', 'refresh_token', 'legacy_project_key', 'legacy_team_key'];
+  const kinds: CredentialKind[] = [
+    'project_key',
+    'bot_key',
+    'user_key',
+    'access_token',
+    'refresh_token',
+    'legacy_project_key',
+    'legacy_team_key',
+  ];
   const secrets = kinds.map((k) => generateCredential(k));
   for (const s of secrets) {
     logger.info(`got ${s}`, { header: `Bearer ${s}`, nested: { list: [s] }, password: 'hunter22', err: new Error(`bad key ${s}`) });

@@ -4,20 +4,50 @@ import { test } from 'node:test';
 import type { CallerContext, Plan, Role, Surface } from '../src/index.ts';
 import { PLANS, TOOL_POLICIES, evaluate, planLimits, toolPolicy } from '../src/index.ts';
 
-const ctx = (o: Partial<CallerContext>): CallerContext => ({ role: 'ADMIN', serviceAccount: false, plan: 'ENTERPRISE', agents: true, surface: 'orchestrator', endpoint: 'project', ...o });
-const allowed = (tool: string, o: Partial<CallerContext>, args?: Record<string, unknown>) => evaluate(toolPolicy(tool)!, ctx(o), args).allowed;
+const ctx = (o: Partial<CallerContext>): CallerContext => ({
+  role: 'ADMIN',
+  serviceAccount: false,
+  plan: 'ENTERPRISE',
+  agents: true,
+  surface: 'orchestrator',
+  endpoint: 'project',
+  ...o,
+});
+const allowed = (tool: string, o: Partial<CallerContext>, args?: Record<string, unknown>) =>
+  evaluate(toolPolicy(tool)!, ctx(o), args).allowed;
 
 test('the table has exactly the tools of product-decisions.md', () => {
   assert.deepEqual(TOOL_POLICIES.map((p) => p.name).sort(), [
-    'svc_ask', 'svc_claim', 'svc_context_query', 'svc_help', 'svc_htask_create', 'svc_inject', 'svc_multi_project_query',
-    'svc_recall', 'svc_remember', 'svc_request_access', 'svc_search', 'svc_swarm_create', 'svc_upload_document',
+    'svc_ask',
+    'svc_claim',
+    'svc_context_query',
+    'svc_help',
+    'svc_htask_create',
+    'svc_inject',
+    'svc_multi_project_query',
+    'svc_recall',
+    'svc_remember',
+    'svc_request_access',
+    'svc_search',
+    'svc_swarm_create',
+    'svc_upload_document',
   ]);
 });
 
 test('minimum levels', () => {
   const expect: Record<string, Role> = {
-    svc_help: 'NONE', svc_request_access: 'NONE', svc_context_query: 'VIEWER', svc_ask: 'VIEWER', svc_search: 'VIEWER', svc_recall: 'VIEWER',
-    svc_inject: 'EDITOR', svc_upload_document: 'EDITOR', svc_remember: 'EDITOR', svc_swarm_create: 'ADMIN', svc_claim: 'ADMIN', svc_htask_create: 'ADMIN',
+    svc_help: 'NONE',
+    svc_request_access: 'NONE',
+    svc_context_query: 'VIEWER',
+    svc_ask: 'VIEWER',
+    svc_search: 'VIEWER',
+    svc_recall: 'VIEWER',
+    svc_inject: 'EDITOR',
+    svc_upload_document: 'EDITOR',
+    svc_remember: 'EDITOR',
+    svc_swarm_create: 'ADMIN',
+    svc_claim: 'ADMIN',
+    svc_htask_create: 'ADMIN',
   };
   const roles: Role[] = ['NONE', 'VIEWER', 'EDITOR', 'ADMIN'];
   for (const [tool, min] of Object.entries(expect)) {
@@ -29,8 +59,18 @@ test('minimum levels', () => {
 
 test('minimum plans', () => {
   const expect: Record<string, Plan> = {
-    svc_help: 'FREE', svc_request_access: 'FREE', svc_context_query: 'FREE', svc_ask: 'FREE', svc_search: 'FREE', svc_recall: 'PRO',
-    svc_inject: 'FREE', svc_upload_document: 'FREE', svc_remember: 'PRO', svc_swarm_create: 'TEAM', svc_claim: 'TEAM', svc_htask_create: 'TEAM',
+    svc_help: 'FREE',
+    svc_request_access: 'FREE',
+    svc_context_query: 'FREE',
+    svc_ask: 'FREE',
+    svc_search: 'FREE',
+    svc_recall: 'PRO',
+    svc_inject: 'FREE',
+    svc_upload_document: 'FREE',
+    svc_remember: 'PRO',
+    svc_swarm_create: 'TEAM',
+    svc_claim: 'TEAM',
+    svc_htask_create: 'TEAM',
   };
   for (const [tool, min] of Object.entries(expect)) {
     for (const plan of PLANS) assert.equal(allowed(tool, { plan }), PLANS.indexOf(plan) >= PLANS.indexOf(min), `${tool} on ${plan}`);
@@ -74,7 +114,13 @@ test('not a query: svc_help and svc_request_access; every other tool counts', ()
 test('plan limits: the current set, the earlier set, the scale', () => {
   assert.deepEqual(
     PLANS.map((p) => [planLimits(p).requestsPerMinute, planLimits(p).monthlyQueries]),
-    [[30, 1000], [80, 5000], [120, 25000], [300, 100000], [2000, 500000]],
+    [
+      [30, 1000],
+      [80, 5000],
+      [120, 25000],
+      [300, 100000],
+      [2000, 500000],
+    ],
   );
   assert.deepEqual(planLimits('FREE', 'earlier'), { requestsPerMinute: 10, monthlyQueries: 100, fairUse: false });
   assert.equal(planLimits('ENTERPRISE', 'earlier').monthlyQueries, null);

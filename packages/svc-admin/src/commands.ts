@@ -70,16 +70,31 @@ export const COMMANDS: Record<string, Command> = {
     let expiresInSeconds: number | undefined;
     if (expires !== undefined) {
       expiresInSeconds = Number(expires);
-      if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) throw new UsageError('--expires-in must be a positive whole number of seconds');
+      if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0)
+        throw new UsageError('--expires-in must be a positive whole number of seconds');
     }
-    const k = await a.keys.createProjectKey({ project: project.slug, workspace: project.workspace, level: level(o), name: req(o, 'name'), ...(expiresInSeconds ? { expiresInSeconds } : {}) });
+    const k = await a.keys.createProjectKey({
+      project: project.slug,
+      workspace: project.workspace,
+      level: level(o),
+      name: req(o, 'name'),
+      ...(expiresInSeconds ? { expiresInSeconds } : {}),
+    });
     return { id: k.id, key: k.key, level: k.record.level, expires_at: iso(k.record.expiresAt) };
   },
   'key list': async (a, o) => {
     await a.workspaces.requireProject(req(o, 'project'));
     const keys = await a.keys.listForProject(req(o, 'project'));
     return {
-      keys: keys.map((k) => ({ id: k.id, name: k.name, level: k.level, prefix: k.prefix, expires_at: iso(k.expiresAt), last_used_at: iso(k.lastUsedAt), revoked: k.revoked })),
+      keys: keys.map((k) => ({
+        id: k.id,
+        name: k.name,
+        level: k.level,
+        prefix: k.prefix,
+        expires_at: iso(k.expiresAt),
+        last_used_at: iso(k.lastUsedAt),
+        revoked: k.revoked,
+      })),
     };
   },
   'key revoke': async (a, o) => {

@@ -4,7 +4,22 @@ import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/acco
 import { ConfigError, loadConfig } from '@svc/config';
 import { COMMANDS, USAGE, UsageError } from './commands.ts';
 
-const STRING_OPTIONS = ['email', 'password', 'slug', 'owner', 'plan', 'agents', 'workspace', 'project', 'role', 'level', 'name', 'expires-in', 'id', 'team'];
+const STRING_OPTIONS = [
+  'email',
+  'password',
+  'slug',
+  'owner',
+  'plan',
+  'agents',
+  'workspace',
+  'project',
+  'role',
+  'level',
+  'name',
+  'expires-in',
+  'id',
+  'team',
+];
 
 async function main(argv: string[]): Promise<number> {
   const options = Object.fromEntries(STRING_OPTIONS.map((n) => [n, { type: 'string' as const }]));
@@ -43,7 +58,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return fail('usage', err.message);
     if (err instanceof AccountError) return fail(err.code, err.message);
-    if (err instanceof Error && /not reachable/.test(err.message)) return fail('redis_unavailable', `cannot reach Redis at ${config.redisUrl}`);
+    if (err instanceof Error && /not reachable/.test(err.message))
+      return fail('redis_unavailable', `cannot reach Redis at ${config.redisUrl}`);
     throw err;
   } finally {
     redis.disconnect();

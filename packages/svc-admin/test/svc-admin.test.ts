@@ -16,7 +16,10 @@ before(async () => {
 after(() => redis.stop());
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], { cwd: root, env: { ...process.env, REDIS_URL: redis.url } });
+  const { stdout } = await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], {
+    cwd: root,
+    env: { ...process.env, REDIS_URL: redis.url },
+  });
   const lines = stdout.trim().split('\n');
   assert.equal(lines.length, 1, `exactly one line: ${stdout}`);
   return JSON.parse(lines[0]!);
@@ -24,7 +27,10 @@ async function admin(...args: string[]): Promise<any> {
 
 async function adminFails(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], { cwd: root, env: { ...process.env, REDIS_URL: redis.url } });
+    await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], {
+      cwd: root,
+      env: { ...process.env, REDIS_URL: redis.url },
+    });
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return e;
@@ -37,11 +43,22 @@ test('every command of the operator interface, as product-decisions.md lists it'
   assert.deepEqual(Object.keys(u).sort(), ['email', 'id', 'workspace']);
   assert.equal(u.email, 'owner@example.com');
   assert.match(u.id, /^user_/);
-  assert.deepEqual(await admin('workspace', 'create', '--slug', 'team-a', '--owner', 'owner@example.com', '--plan', 'TEAM'), { slug: 'team-a', plan: 'TEAM' });
-  assert.deepEqual(await admin('workspace', 'set-plan', '--slug', 'team-a', '--plan', 'PRO', '--agents', 'on'), { slug: 'team-a', plan: 'PRO', agents: true });
+  assert.deepEqual(await admin('workspace', 'create', '--slug', 'team-a', '--owner', 'owner@example.com', '--plan', 'TEAM'), {
+    slug: 'team-a',
+    plan: 'TEAM',
+  });
+  assert.deepEqual(await admin('workspace', 'set-plan', '--slug', 'team-a', '--plan', 'PRO', '--agents', 'on'), {
+    slug: 'team-a',
+    plan: 'PRO',
+    agents: true,
+  });
   assert.deepEqual(await admin('project', 'create', '--slug', 'docs', '--workspace', 'team-a'), { slug: 'docs', workspace: 'team-a' });
   await admin('user', 'create', '--email', 'member@example.com', '--password', 'correct horse battery staple');
-  assert.deepEqual(await admin('member', 'set', '--project', 'docs', '--email', 'member@example.com', '--role', 'VIEWER'), { project: 'docs', email: 'member@example.com', role: 'VIEWER' });
+  assert.deepEqual(await admin('member', 'set', '--project', 'docs', '--email', 'member@example.com', '--role', 'VIEWER'), {
+    project: 'docs',
+    email: 'member@example.com',
+    role: 'VIEWER',
+  });
   const k = await admin('key', 'create', '--project', 'docs', '--level', 'VIEWER', '--name', 'ci', '--expires-in', '3600');
   assert.deepEqual(Object.keys(k).sort(), ['expires_at', 'id', 'key', 'level']);
   assert.match(k.key, /^svc-[0-9A-Za-z]{28}$/);
@@ -56,7 +73,11 @@ test('every command of the operator interface, as product-decisions.md lists it'
   assert.ok(Math.abs(Date.parse(uk.expires_at) - Date.now() - 30 * 86400_000) < 60_000);
   const bot = await admin('bot', 'create', '--workspace', 'team-a', '--name', 'ci-bot');
   assert.match(bot.key, /^svc-bot-/);
-  assert.deepEqual(await admin('bot', 'grant', '--id', bot.id, '--project', 'docs', '--level', 'VIEWER'), { id: bot.id, project: 'docs', level: 'VIEWER' });
+  assert.deepEqual(await admin('bot', 'grant', '--id', bot.id, '--project', 'docs', '--level', 'VIEWER'), {
+    id: bot.id,
+    project: 'docs',
+    level: 'VIEWER',
+  });
   assert.deepEqual(await admin('access-request', 'list', '--project', 'docs'), { requests: [] });
   assert.match((await admin('legacy-key', 'create', '--project', 'docs')).key, /^rlm_pk_/);
   assert.match((await admin('legacy-key', 'create', '--team', 'team-a')).key, /^rlm_team_/);

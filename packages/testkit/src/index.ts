@@ -62,9 +62,13 @@ export async function startRedis(): Promise<RedisFixture> {
   let output = '';
   const launch = async () => {
     output = '';
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.on('error', (err) => {
       output += `\n${err.message} (is redis-server installed? scripts/setup.sh installs it)`;
     });

@@ -47,10 +47,17 @@ const REST_ROUTE = /^\/api\/v1\/(projects|teams)\/([^/?#]+)\/tools\/([^/?#]+)\/?
 export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
   const metrics = createMetrics();
+  countCommands(deps.redis, () => metrics.redisCommands.inc());
   const cache = new ResolutionCache(config.authCacheTtlMs);
+  const [cacheHit, cacheMiss] = [metrics.authCache.labels('hit'), metrics.authCache.labels('miss')];
   const lastUsed = new LastUsedRecorder(deps.accounts, logger);
   const resolve = createResolver({ accounts: deps.accounts, oauth: deps.oauth, legacyCredentials: config.legacyCredentials });
-  const authenticate = createAuthenticate({ resolve, cache, pepper: config.keyPepper, onCache: (hit) => metrics.authCache.inc({ result: hit ? 'hit' : 'miss' }) });
+  const authenticate = createAuthenticate({
+    resolve,
+    cache,
+    pepper: config.keyPepper,
+    onCache: (hit) => (hit ? cacheHit : cacheMiss).inc(),
+  });
   const authenticateAndRecord: typeof authenticate = async (headers, target) => {
     const caller = await authenticate(headers, target);
     if (caller.keyHash) lastUsed.record(caller.keyHash);
@@ -65,12 +72,31 @@ export function createGateway(deps: GatewayDeps) {
   });
   const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger });
   const registry = new ToolRegistry(tools);
-  const origins = createOriginPolicy({ baseUrl: config.baseUrl, authUrl: config.authUrl, extra: config.allowedOrigins, production: config.nodeEnv === 'production' });
+  const origins = createOriginPolicy({
+    baseUrl: config.baseUrl,
+    authUrl: config.authUrl,
+    extra: config.allowedOrigins,
+    production: config.nodeEnv === 'production',
+  });
   const call = toolsCall({ logger, onCall: (tool, outcome) => metrics.toolCalls.inc({ tool, outcome }) });
-  const common = { authenticate: authenticateAndRecord, admit, registry, logger, maxBodyBytes: config.maxBodyBytes, legacyNames: config.legacyCredentials, originAllowed: origins.allowed, corsHeaders: origins.corsHeaders };
+  const common = {
+    authenticate: authenticateAndRecord,
+    admit,
+    registry,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    legacyNames: config.legacyCredentials,
+    originAllowed: origins.allowed,
+    corsHeaders: origins.corsHeaders,
+  };
   const mcp = createMcpHandler({
     ...common,
-    methods: { initialize: initialize({ version: deps.version ?? '0.1.0' }), ping: ping(), 'tools/list': toolsList({ registry }), 'tools/call': call },
+    methods: {
+      initialize: initialize({ version: deps.version ?? '0.1.0' }),
+      ping: ping(),
+      'tools/list': toolsList({ registry }),
+      'tools/call': call,
+    },
     challenge: (target, err) => challenge(config.baseUrl, target, err),
   });
   const rest = createRestHandler({ ...common, toolsCall: call });
@@ -93,7 +119,9 @@ export function createGateway(deps: GatewayDeps) {
       if (req.method === 'POST') return void track(res, 'mcp', mcp(req, res, target, randomUUID()));
       if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
       // Stateless Streamable HTTP: no SSE stream (GET) and no sessions to end (DELETE).
-      const err = new SvcError('method_not_allowed', { remedy: 'The MCP endpoint takes POST (Streamable HTTP, JSON responses); GET and DELETE are not offered.' });
+      const err = new SvcError('method_not_allowed', {
+        remedy: 'The MCP endpoint takes POST (Streamable HTTP, JSON responses); GET and DELETE are not offered.',
+      });
       return void sendRpcError(res, err, null, { Allow: 'POST, OPTIONS', ...origins.corsHeaders(req) });
     }
     const restMatch = url.startsWith('/api/v1/') ? REST_ROUTE.exec(url) : null;
@@ -131,6 +159,15 @@ export function createGateway(deps: GatewayDeps) {
   };
 }
 
+/** Counts every command the request path sends to Redis (the benchmark reads it: round trips per request). */
+function countCommands(redis: Redis, onCommand: () => void): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    onCommand();
+    return send(...args);
+  }) as Redis['sendCommand'];
+}
+
 function decodeSlug(s: string | undefined): string {
   try {
     return decodeURIComponent(s ?? '');
@@ -142,8 +179,10 @@ function decodeSlug(s: string | undefined): string {
 /** RFC 6750 §3 / RFC 9728 §5.1: the 401 challenge points at the resource's metadata. */
 function challenge(baseUrl: string, target: Target, err: SvcError): string {
   const parts = ['Bearer realm="svc"'];
-  if (target.kind === 'project') parts.push(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`);
-  if (err.code === 'invalid_token' || err.code === 'invalid_api_key') parts.push(`error="invalid_token", error_description="${err.message}"`);
+  if (target.kind === 'project')
+    parts.push(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`);
+  if (err.code === 'invalid_token' || err.code === 'invalid_api_key')
+    parts.push(`error="invalid_token", error_description="${err.message}"`);
   return parts.join(', ');
 }
 

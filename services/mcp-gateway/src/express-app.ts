@@ -52,14 +52,17 @@ export function createExpressApp(deps: ExpressDeps) {
   app.get('/.well-known/oauth-protected-resource/mcp/:slug', (req, res) => {
     const slug = req.params.slug;
     if (!SLUG.test(slug)) throw new SvcError('not_found', { message: `Not found: no MCP endpoint /mcp/${slug.slice(0, 80)}` });
-    res.set(PUBLIC_CORS).set('Cache-Control', 'public, max-age=300').json({
-      resource: `${deps.baseUrl}/mcp/${slug}`,
-      authorization_servers: [deps.authUrl],
-      scopes_supported: ['mcp'],
-      bearer_methods_supported: ['header'],
-      resource_name: `svc project ${slug}`,
-      resource_documentation: `${deps.baseUrl}/api/v1/openapi.json`,
-    });
+    res
+      .set(PUBLIC_CORS)
+      .set('Cache-Control', 'public, max-age=300')
+      .json({
+        resource: `${deps.baseUrl}/mcp/${slug}`,
+        authorization_servers: [deps.authUrl],
+        scopes_supported: ['mcp'],
+        bearer_methods_supported: ['header'],
+        resource_name: `svc project ${slug}`,
+        resource_documentation: `${deps.baseUrl}/api/v1/openapi.json`,
+      });
   });
 
   app.get('/api/v1/openapi.json', (_req, res) => {
@@ -75,7 +78,12 @@ export function createExpressApp(deps: ExpressDeps) {
   });
 
   app.use((req, _res, next) => {
-    next(new SvcError('not_found', { message: `Not found: ${req.method} ${req.path.slice(0, 200)}`, remedy: 'MCP: POST /mcp/<project_slug>. REST: see /api/v1/openapi.json.' }));
+    next(
+      new SvcError('not_found', {
+        message: `Not found: ${req.method} ${req.path.slice(0, 200)}`,
+        remedy: 'MCP: POST /mcp/<project_slug>. REST: see /api/v1/openapi.json.',
+      }),
+    );
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -31,10 +31,12 @@ export function createOriginPolicy(opts: { baseUrl: string; authUrl: string; ext
   };
 }
 
-const EXPOSED = 'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Deprecation';
+const EXPOSED =
+  'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Deprecation';
 
 export const PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Accept, Authorization, X-API-Key, MCP-Protocol-Version, Mcp-Session-Id, X-Svc-Surface, Last-Event-ID',
+  'Access-Control-Allow-Headers':
+    'Content-Type, Accept, Authorization, X-API-Key, MCP-Protocol-Version, Mcp-Session-Id, X-Svc-Surface, Last-Event-ID',
   'Access-Control-Max-Age': '600',
 };

@@ -11,7 +11,8 @@ before(async () => {
 });
 after(() => f.close());
 
-const send = (body: unknown, headers: Record<string, string> = {}) => post(f.url, `/mcp/${s.project}`, body, { 'X-API-Key': s.key, ...headers });
+const send = (body: unknown, headers: Record<string, string> = {}) =>
+  post(f.url, `/mcp/${s.project}`, body, { 'X-API-Key': s.key, ...headers });
 
 test('invalid JSON: -32700, HTTP 400, id null', async () => {
   const res = await send('{"jsonrpc":"2.0","id":9,"method":');
@@ -132,7 +133,10 @@ test('unknown paths: a JSON 404; preflight: CORS headers', async () => {
   const res = await fetch(`${f.url}/nope`);
   assert.equal(res.status, 404);
   assert.equal((await res.json()).error.code, 'not_found');
-  const pre = await fetch(`${f.url}/mcp/${s.project}`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' } });
+  const pre = await fetch(`${f.url}/mcp/${s.project}`, {
+    method: 'OPTIONS',
+    headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' },
+  });
   assert.equal(pre.status, 204);
   assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization/);
 });

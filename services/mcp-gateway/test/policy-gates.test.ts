@@ -23,7 +23,10 @@ interface Cred {
 }
 
 async function credentials(plan: Plan, agents: boolean): Promise<Cred[]> {
-  const owner = await f.accounts.users.create({ email: `gates-${plan}-${agents}-${Date.now()}@example.com`, password: 'correct horse battery' });
+  const owner = await f.accounts.users.create({
+    email: `gates-${plan}-${agents}-${Date.now()}@example.com`,
+    password: 'correct horse battery',
+  });
   await f.accounts.workspaces.setPlan(owner.workspace, plan, agents);
   const project = `g-${plan.toLowerCase()}-${agents ? 'a' : 'n'}-${Math.random().toString(36).slice(2, 7)}`;
   await f.accounts.workspaces.createProject({ slug: project, workspace: owner.workspace });
@@ -47,13 +50,23 @@ test('tools/list and tools/call agree with the policy table for every level, pla
         for (const surface of SURFACES as readonly Surface[]) {
           const headers = { 'X-API-Key': cred.key, 'X-Svc-Surface': surface };
           const ctx = { role: cred.role, serviceAccount: false, plan, agents, surface, endpoint: 'project' as const };
-          const listed = (await post(f.url, `/mcp/${cred.project}`, rpc('tools/list'), headers)).body.result.tools.map((t: { name: string }) => t.name);
+          const listed = (await post(f.url, `/mcp/${cred.project}`, rpc('tools/list'), headers)).body.result.tools.map(
+            (t: { name: string }) => t.name,
+          );
           for (const t of tools) {
             const want = evaluate(t.policy, ctx).allowed;
-            assert.equal(listed.includes(t.def.name), want, `tools/list ${t.def.name} for ${cred.role}/${plan}/${surface}/agents=${agents}`);
+            assert.equal(
+              listed.includes(t.def.name),
+              want,
+              `tools/list ${t.def.name} for ${cred.role}/${plan}/${surface}/agents=${agents}`,
+            );
             const res = await post(f.url, `/mcp/${cred.project}`, call(t.def.name, {}), headers);
             const denied = res.body.error?.data?.code === 'access_denied';
-            assert.equal(denied, !want, `tools/call ${t.def.name} for ${cred.role}/${plan}/${surface}/agents=${agents}: ${res.text.slice(0, 300)}`);
+            assert.equal(
+              denied,
+              !want,
+              `tools/call ${t.def.name} for ${cred.role}/${plan}/${surface}/agents=${agents}: ${res.text.slice(0, 300)}`,
+            );
             if (denied) {
               assert.equal(res.status, 200, 'a policy refusal is a JSON-RPC error with HTTP 200');
               assert.ok(['level', 'plan', 'surface', 'entitlement', 'endpoint'].includes(res.body.error.data.gate));
@@ -74,7 +87,14 @@ test('svc_help names the gate that keeps each other tool out', async () => {
   const help = res.body.result.structuredContent;
   for (const u of help.unavailable) assert.match(u.reason, /needs|only available/);
   const names = [...help.available, ...help.unavailable].map((t: { name: string }) => t.name).sort();
-  assert.deepEqual(names, f.gw.gateway.registry.all().map((t) => t.def.name).filter((n) => n !== 'svc_multi_project_query').sort());
+  assert.deepEqual(
+    names,
+    f.gw.gateway.registry
+      .all()
+      .map((t) => t.def.name)
+      .filter((n) => n !== 'svc_multi_project_query')
+      .sort(),
+  );
 });
 
 test('a legacy rlm_ tool name calls the svc_ tool, with a Deprecation header', async () => {
@@ -89,7 +109,12 @@ test('a legacy rlm_ tool name calls the svc_ tool, with a Deprecation header', a
 
 test('legacy keys: rlm_pk_ acts as a project key, rlm_team_ as a team key, both deprecated', async () => {
   const [viewer] = await credentials('TEAM', true);
-  const pk = await f.accounts.keys.issue({ kind: 'legacy_project_key', name: 'old', project: viewer!.project, workspace: viewer!.workspace });
+  const pk = await f.accounts.keys.issue({
+    kind: 'legacy_project_key',
+    name: 'old',
+    project: viewer!.project,
+    workspace: viewer!.workspace,
+  });
   let res = await post(f.url, `/mcp/${viewer!.project}`, call('svc_help'), { 'X-API-Key': pk.key });
   assert.equal(res.status, 200);
   assert.ok(res.headers.get('deprecation'));
@@ -104,7 +129,12 @@ test('legacy keys: rlm_pk_ acts as a project key, rlm_team_ as a team key, both 
 test('svc_request_access from role NONE creates a request that approval grants', async () => {
   const creds = await credentials('FREE', false);
   const none = creds.find((c) => c.role === 'NONE')!;
-  let res = await post(f.url, `/mcp/${none.project}`, call('svc_request_access', { requested_level: 'VIEWER', reason: 'read the runbooks' }), { 'X-API-Key': none.key });
+  let res = await post(
+    f.url,
+    `/mcp/${none.project}`,
+    call('svc_request_access', { requested_level: 'VIEWER', reason: 'read the runbooks' }),
+    { 'X-API-Key': none.key },
+  );
   assert.equal(res.status, 200);
   const id = res.body.result.structuredContent.id;
   const [req] = await f.accounts.accessRequests.list(none.project);
@@ -117,7 +147,9 @@ test('svc_request_access from role NONE creates a request that approval grants',
   assert.equal(res.body.result.structuredContent.role, 'VIEWER');
   // A project key asking for more: approval raises the key's level.
   const viewer = creds.find((c) => c.role === 'VIEWER')!;
-  res = await post(f.url, `/mcp/${viewer.project}`, call('svc_request_access', { requested_level: 'EDITOR', reason: 'upload docs' }), { 'X-API-Key': viewer.key });
+  res = await post(f.url, `/mcp/${viewer.project}`, call('svc_request_access', { requested_level: 'EDITOR', reason: 'upload docs' }), {
+    'X-API-Key': viewer.key,
+  });
   await f.accounts.accessRequests.decide(res.body.result.structuredContent.id, true);
   await new Promise((r) => setTimeout(r, 100));
   res = await post(f.url, `/mcp/${viewer.project}`, call('svc_help'), { 'X-API-Key': viewer.key });

@@ -81,14 +81,18 @@ test('a rejected request consumes neither counter', async () => {
 test('tools/call counts one monthly query; svc_help, svc_request_access and other methods do not', async () => {
   const s = await seed(f.accounts, { plan: 'PRO', level: 'VIEWER' });
   await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': s.key });
-  await post(f.url, `/mcp/${s.project}`, call('svc_request_access', { requested_level: 'EDITOR', reason: 'write docs' }), { 'X-API-Key': s.key });
+  await post(f.url, `/mcp/${s.project}`, call('svc_request_access', { requested_level: 'EDITOR', reason: 'write docs' }), {
+    'X-API-Key': s.key,
+  });
   await post(f.url, `/mcp/${s.project}`, rpc('tools/list'), { 'X-API-Key': s.key });
   assert.equal(await f.redis.client.get(K.rateMonth(s.workspace, month())), null);
 });
 
 test('an exhausted monthly quota answers 429 "Monthly query limit reached" until the 1st, 00:00 UTC', async () => {
   const s = await seed(f.accounts, { plan: 'FREE', level: 'VIEWER' });
-  const counting = [...f.gw.gateway.registry.all()].find((t) => t.policy.countsAsQuery && t.policy.level === 'VIEWER' && t.policy.plan === 'FREE');
+  const counting = [...f.gw.gateway.registry.all()].find(
+    (t) => t.policy.countsAsQuery && t.policy.level === 'VIEWER' && t.policy.plan === 'FREE',
+  );
   if (!counting) {
     // Until a counting tool is registered, exercise the limiter directly through the Lua script.
     const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
@@ -137,7 +141,14 @@ function spawnGateway(port: number): Promise<ChildProcess> {
   const root = resolve(import.meta.dirname, '../../..');
   const child = spawn(resolve(root, 'scripts/node'), ['services/mcp-gateway/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', REDIS_URL: f.redis.url, BASE_URL: `http://127.0.0.1:${port}`, AUTH_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      REDIS_URL: f.redis.url,
+      BASE_URL: `http://127.0.0.1:${port}`,
+      AUTH_URL: 'http://127.0.0.1:1',
+      LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((ok, fail) => {
@@ -161,7 +172,9 @@ test('two gateway processes sharing one Redis admit exactly the limit together',
   try {
     await roomInWindow(15_000);
     const s = await seed(f.accounts, { plan: 'FREE' });
-    const requests = Array.from({ length: 60 }, (_, i) => post(`http://127.0.0.1:${i % 2 ? p1 : p2}`, `/mcp/${s.project}`, rpc('ping', undefined, i), { 'X-API-Key': s.key }));
+    const requests = Array.from({ length: 60 }, (_, i) =>
+      post(`http://127.0.0.1:${i % 2 ? p1 : p2}`, `/mcp/${s.project}`, rpc('ping', undefined, i), { 'X-API-Key': s.key }),
+    );
     const statuses = (await Promise.all(requests)).map((r) => r.status);
     assert.equal(statuses.filter((c) => c === 200).length, 30);
     assert.equal(statuses.filter((c) => c === 429).length, 30);

@@ -48,7 +48,8 @@ test('a role change applies at once to personal keys', async () => {
   const owner = await seed(f.accounts);
   const other = await f.accounts.users.create({ email: `member-${Date.now()}@example.com`, password: 'correct horse battery' });
   const personal = await f.accounts.keys.createUserKey({ userId: other.id });
-  const list = async () => (await post(f.url, `/mcp/${owner.project}`, call('svc_help'), { 'X-API-Key': personal.key })).body.result.structuredContent.role;
+  const list = async () =>
+    (await post(f.url, `/mcp/${owner.project}`, call('svc_help'), { 'X-API-Key': personal.key })).body.result.structuredContent.role;
   assert.equal(await list(), 'NONE');
   await f.accounts.workspaces.setRole(owner.project, other.id, 'VIEWER');
   await new Promise((r) => setTimeout(r, 200));

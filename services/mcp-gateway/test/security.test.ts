@@ -28,7 +28,12 @@ interface Endpoint {
 }
 
 const endpoints: Endpoint[] = [
-  { name: 'MCP initialize', path: () => `/mcp/${a.project}`, body: rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } }), rest: false },
+  {
+    name: 'MCP initialize',
+    path: () => `/mcp/${a.project}`,
+    body: rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } }),
+    rest: false,
+  },
   { name: 'MCP ping', path: () => `/mcp/${a.project}`, body: rpc('ping'), rest: false },
   { name: 'MCP tools/list', path: () => `/mcp/${a.project}`, body: rpc('tools/list'), rest: false },
   { name: 'MCP tools/call', path: () => `/mcp/${a.project}`, body: call('svc_help'), rest: false },
@@ -59,19 +64,30 @@ for (const ep of endpoints) {
 
     test('missing credentials', () => expect401({}, 'Missing authentication', 'missing_authentication'));
     test('empty X-API-Key header', () => expect401({ 'X-API-Key': '' }, 'Missing authentication', 'missing_authentication'));
-    test('malformed key (bad checksum)', () => expect401({ 'X-API-Key': 'svc-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'Invalid API key', 'invalid_api_key'));
+    test('malformed key (bad checksum)', () =>
+      expect401({ 'X-API-Key': 'svc-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'Invalid API key', 'invalid_api_key'));
     test('garbage bearer', () => expect401({ Authorization: 'Bearer not-a-credential' }, 'Invalid API key', 'invalid_api_key'));
-    test('unknown key of a valid shape', () => expect401({ 'X-API-Key': generateCredential('project_key') }, 'Invalid API key', 'invalid_api_key'));
-    test('unknown OAuth access token', () => expect401({ Authorization: `Bearer ${generateCredential('access_token')}` }, 'Invalid OAuth token', 'invalid_token'));
-    test('malformed OAuth token', () => expect401({ Authorization: 'Bearer svc_at_notarealtoken' }, 'Invalid OAuth token', 'invalid_token'));
-    test('refresh token used as a bearer (wrong type)', () => expect401({ Authorization: `Bearer ${generateCredential('refresh_token')}` }, 'Invalid OAuth token', 'invalid_token'));
+    test('unknown key of a valid shape', () =>
+      expect401({ 'X-API-Key': generateCredential('project_key') }, 'Invalid API key', 'invalid_api_key'));
+    test('unknown OAuth access token', () =>
+      expect401({ Authorization: `Bearer ${generateCredential('access_token')}` }, 'Invalid OAuth token', 'invalid_token'));
+    test('malformed OAuth token', () =>
+      expect401({ Authorization: 'Bearer svc_at_notarealtoken' }, 'Invalid OAuth token', 'invalid_token'));
+    test('refresh token used as a bearer (wrong type)', () =>
+      expect401({ Authorization: `Bearer ${generateCredential('refresh_token')}` }, 'Invalid OAuth token', 'invalid_token'));
     test('revoked key', async () => {
       const k = await f.accounts.keys.createProjectKey({ project: a.project, workspace: a.workspace, level: 'ADMIN', name: 'r' });
       await f.accounts.keys.revoke(k.id);
       await expect401({ 'X-API-Key': k.key }, 'Invalid API key', 'invalid_api_key');
     });
     test('expired key', async () => {
-      const k = await f.accounts.keys.createProjectKey({ project: a.project, workspace: a.workspace, level: 'ADMIN', name: 'x', expiresInSeconds: 1 });
+      const k = await f.accounts.keys.createProjectKey({
+        project: a.project,
+        workspace: a.workspace,
+        level: 'ADMIN',
+        name: 'x',
+        expiresInSeconds: 1,
+      });
       await new Promise((r) => setTimeout(r, 1100));
       await expect401({ 'X-API-Key': k.key }, 'Invalid API key', 'invalid_api_key');
     });

@@ -24,7 +24,14 @@ export interface GatewayFixture {
 }
 
 export function testConfig(redisUrl: string, port: number, env: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', REDIS_URL: redisUrl, BASE_URL: `http://127.0.0.1:${port}`, AUTH_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'error', ...env });
+  return loadConfig({
+    NODE_ENV: 'test',
+    REDIS_URL: redisUrl,
+    BASE_URL: `http://127.0.0.1:${port}`,
+    AUTH_URL: 'http://127.0.0.1:1',
+    LOG_LEVEL: 'error',
+    ...env,
+  });
 }
 
 export async function startFixture(env: Record<string, string> = {}): Promise<GatewayFixture> {
@@ -95,7 +102,7 @@ export async function post(url: string, path: string, body: unknown, headers: Re
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
@@ -104,5 +111,11 @@ export async function post(url: string, path: string, body: unknown, headers: Re
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
-export const rpc = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-export const call = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) => rpc('tools/call', { name, arguments: args }, id);
+export const rpc = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
+export const call = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) =>
+  rpc('tools/call', { name, arguments: args }, id);

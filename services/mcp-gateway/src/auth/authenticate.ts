@@ -31,7 +31,10 @@ export function createAuthenticate(deps: AuthenticateDeps): Authenticate {
       try {
         resolution = await deps.resolve(presented.value, target);
       } catch (err) {
-        throw new SvcError('service_unavailable', { message: 'Service temporarily unavailable: the credential store cannot be reached', detail: String(err) });
+        throw new SvcError('service_unavailable', {
+          message: 'Service temporarily unavailable: the credential store cannot be reached',
+          detail: String(err),
+        });
       }
       deps.cache.set(cacheKey, resolution, generation);
     }

@@ -18,7 +18,10 @@ export interface ResolverDeps {
   now?: () => number;
 }
 
-const invalidKey = (detail: string, remedy?: string) => ({ ok: false as const, error: new SvcError('invalid_api_key', { detail, ...(remedy ? { remedy } : {}) }) });
+const invalidKey = (detail: string, remedy?: string) => ({
+  ok: false as const,
+  error: new SvcError('invalid_api_key', { detail, ...(remedy ? { remedy } : {}) }),
+});
 const invalidToken = (detail: string) => ({ ok: false as const, error: new SvcError('invalid_token', { detail }) });
 const notFound = (what: string) => ({ ok: false as const, error: new SvcError('not_found', { message: `Not found: ${what}` }) });
 
@@ -40,10 +43,19 @@ export function createResolver(deps: ResolverDeps) {
     if (!project || !user) return invalidToken('the token names a project or user that no longer exists');
     const role = await deps.accounts.workspaces.roleOf(user.id, project);
     return ok({
-      type: 'user', id: user.id, label: user.email, role, serviceAccount: false, project: project.slug,
-      ...(await projectContext(project)), grantedProjects: [], legacy: false,
+      type: 'user',
+      id: user.id,
+      label: user.email,
+      role,
+      serviceAccount: false,
+      project: project.slug,
+      ...(await projectContext(project)),
+      grantedProjects: [],
+      legacy: false,
       defaultSurface: info.clientId === 'svc-companion' ? 'companion' : 'hosted',
-      session: info.grantId, keyHash: '', expiresAt: info.expiresAt,
+      session: info.grantId,
+      keyHash: '',
+      expiresAt: info.expiresAt,
     });
   }
 
@@ -51,14 +63,30 @@ export function createResolver(deps: ResolverDeps) {
     const base = { legacy: parsed.legacy, defaultSurface: 'hosted' as const, session: rec.id, keyHash: rec.hash, expiresAt: rec.expiresAt };
     if (target.kind === 'team') {
       if ((rec.kind !== 'bot_key' && rec.kind !== 'legacy_team_key') || rec.workspace !== target.slug) {
-        return invalidKey(`${rec.kind} ${rec.id} used on team ${target.slug}`, 'The team endpoint takes a service account key of that team.');
+        return invalidKey(
+          `${rec.kind} ${rec.id} used on team ${target.slug}`,
+          'The team endpoint takes a service account key of that team.',
+        );
       }
       const ws = await deps.accounts.workspaces.get(target.slug);
       if (!ws) return notFound(`team ${target.slug}`);
-      const granted = rec.kind === 'bot_key'
-        ? Object.keys((await deps.accounts.bots.get(rec.botId))?.grants ?? {})
-        : await deps.accounts.workspaces.projectsOf(ws.slug);
-      return ok({ ...base, type: rec.kind === 'bot_key' ? 'bot' : 'key', id: rec.kind === 'bot_key' ? rec.botId : rec.id, label: `${rec.name} (${rec.prefix})`, role: 'NONE', serviceAccount: true, project: null, workspace: ws.slug, plan: ws.plan, agents: ws.agents, grantedProjects: granted.sort() });
+      const granted =
+        rec.kind === 'bot_key'
+          ? Object.keys((await deps.accounts.bots.get(rec.botId))?.grants ?? {})
+          : await deps.accounts.workspaces.projectsOf(ws.slug);
+      return ok({
+        ...base,
+        type: rec.kind === 'bot_key' ? 'bot' : 'key',
+        id: rec.kind === 'bot_key' ? rec.botId : rec.id,
+        label: `${rec.name} (${rec.prefix})`,
+        role: 'NONE',
+        serviceAccount: true,
+        project: null,
+        workspace: ws.slug,
+        plan: ws.plan,
+        agents: ws.agents,
+        grantedProjects: granted.sort(),
+      });
     }
     const project = await deps.accounts.workspaces.getProject(target.slug);
     let role: Role;
@@ -68,15 +96,21 @@ export function createResolver(deps: ResolverDeps) {
     switch (rec.kind) {
       case 'project_key':
       case 'legacy_project_key':
-        if (!project || rec.project !== project.slug) return invalidKey(`key ${rec.id} of project ${rec.project} used on ${target.slug}`, 'Use a key created for this project.');
+        if (!project || rec.project !== project.slug)
+          return invalidKey(`key ${rec.id} of project ${rec.project} used on ${target.slug}`, 'Use a key created for this project.');
         role = rec.level || 'EDITOR';
         break;
       case 'legacy_team_key':
-        if (!project || project.workspace !== rec.workspace) return invalidKey(`team key of ${rec.workspace} used on ${target.slug}`, 'Use a key of the team that owns this project.');
+        if (!project || project.workspace !== rec.workspace)
+          return invalidKey(`team key of ${rec.workspace} used on ${target.slug}`, 'Use a key of the team that owns this project.');
         role = rec.level || 'EDITOR';
         break;
       case 'bot_key': {
-        if (!project || project.workspace !== rec.workspace) return invalidKey(`service account of ${rec.workspace} used on ${target.slug}`, 'Use a service account of the workspace that owns this project.');
+        if (!project || project.workspace !== rec.workspace)
+          return invalidKey(
+            `service account of ${rec.workspace} used on ${target.slug}`,
+            'Use a service account of the workspace that owns this project.',
+          );
         role = (await deps.accounts.bots.grantOf(rec.botId, project.slug)) ?? 'NONE';
         type = 'bot';
         id = rec.botId;
@@ -93,7 +127,17 @@ export function createResolver(deps: ResolverDeps) {
         break;
       }
     }
-    return ok({ ...base, type, id, label, role, serviceAccount: type === 'bot', project: project.slug, ...(await projectContext(project)), grantedProjects: [] });
+    return ok({
+      ...base,
+      type,
+      id,
+      label,
+      role,
+      serviceAccount: type === 'bot',
+      project: project.slug,
+      ...(await projectContext(project)),
+      grantedProjects: [],
+    });
   }
 
   /** The caller a credential value stands for at `target`. */
@@ -105,7 +149,8 @@ export function createResolver(deps: ResolverDeps) {
     }
     if (parsed.kind === 'refresh_token') return invalidToken('a refresh token is not an access token');
     if (parsed.kind === 'access_token') return fromOAuth(value, target);
-    if (parsed.legacy && !deps.legacyCredentials) return invalidKey('legacy credentials are turned off', 'Legacy rlm_ keys are no longer accepted: create a new svc- key.');
+    if (parsed.legacy && !deps.legacyCredentials)
+      return invalidKey('legacy credentials are turned off', 'Legacy rlm_ keys are no longer accepted: create a new svc- key.');
     const rec = await deps.accounts.keys.findByHash(deps.accounts.keys.hash(value));
     if (!rec) return invalidKey('unknown key');
     if (rec.revoked) return invalidKey(`key ${rec.id} is revoked`);

@@ -20,7 +20,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', (err) => reject(new SvcError('invalid_request', { message: 'The request body could not be read', detail: err.message })));
+    req.on('error', (err) =>
+      reject(new SvcError('invalid_request', { message: 'The request body could not be read', detail: err.message })),
+    );
   });
 }
 

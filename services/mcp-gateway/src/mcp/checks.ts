@@ -27,7 +27,9 @@ export function checkProtocolVersion(headers: IncomingHttpHeaders): void {
 export function checkMediaTypes(headers: IncomingHttpHeaders): void {
   const type = headers['content-type'];
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
-    throw new SvcError('unsupported_media_type', { message: `Unsupported Media Type: send Content-Type: application/json${type ? ` (got ${type.slice(0, 80)})` : ''}` });
+    throw new SvcError('unsupported_media_type', {
+      message: `Unsupported Media Type: send Content-Type: application/json${type ? ` (got ${type.slice(0, 80)})` : ''}`,
+    });
   }
   const accept = headers.accept;
   if (accept && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
@@ -41,7 +43,9 @@ export function surfaceOf(headers: IncomingHttpHeaders, fallback: Surface): Surf
   if (s === undefined) return fallback;
   const v = String(s).trim().toLowerCase();
   if (!isSurface(v)) {
-    throw new SvcError('invalid_request', { message: `Invalid X-Svc-Surface: ${String(s).slice(0, 40)}; use hosted, companion or orchestrator` });
+    throw new SvcError('invalid_request', {
+      message: `Invalid X-Svc-Surface: ${String(s).slice(0, 40)}; use hosted, companion or orchestrator`,
+    });
   }
   return v;
 }

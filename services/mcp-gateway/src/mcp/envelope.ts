@@ -36,15 +36,28 @@ export function idOf(body: unknown): JsonRpcId {
 /** The request, or invalid_request naming what is wrong. */
 export function asRequest(body: unknown): JsonRpcRequest {
   if (Array.isArray(body)) {
-    throw new SvcError('invalid_request', { message: 'Invalid Request: batches (JSON arrays) are not supported; send one request object per POST' });
+    throw new SvcError('invalid_request', {
+      message: 'Invalid Request: batches (JSON arrays) are not supported; send one request object per POST',
+    });
   }
   if (body === null || typeof body !== 'object') {
     throw new SvcError('invalid_request', { message: 'Invalid Request: the body must be a JSON-RPC 2.0 request object' });
   }
   if (!validate(body)) {
     const e = validate.errors?.[0];
-    const where = e?.instancePath ? e.instancePath.slice(1) : e?.params && 'additionalProperty' in e.params ? String(e.params['additionalProperty']) : (e?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const what = e?.keyword === 'additionalProperties' ? 'is not a JSON-RPC member' : e?.keyword === 'required' ? 'is required' : e?.keyword === 'const' ? 'must be "2.0"' : (e?.message ?? 'is invalid');
+    const where = e?.instancePath
+      ? e.instancePath.slice(1)
+      : e?.params && 'additionalProperty' in e.params
+        ? String(e.params['additionalProperty'])
+        : (e?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const what =
+      e?.keyword === 'additionalProperties'
+        ? 'is not a JSON-RPC member'
+        : e?.keyword === 'required'
+          ? 'is required'
+          : e?.keyword === 'const'
+            ? 'must be "2.0"'
+            : (e?.message ?? 'is invalid');
     throw new SvcError('invalid_request', { message: `Invalid Request: ${where ?? 'the request'} ${what}` });
   }
   return body;

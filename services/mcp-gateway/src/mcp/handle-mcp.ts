@@ -56,11 +56,20 @@ export function createMcpHandler(deps: McpDeps) {
         body = JSON.parse(raw);
         id = idOf(body);
       } catch (err) {
-        parseError = new SvcError('parse_error', { message: `Parse error: the body is not valid JSON (${err instanceof Error ? err.message : 'unreadable'})` });
+        parseError = new SvcError('parse_error', {
+          message: `Parse error: the body is not valid JSON (${err instanceof Error ? err.message : 'unreadable'})`,
+        });
       }
       const caller = await deps.authenticate(req.headers, target);
       const surface = surfaceOf(req.headers, caller.defaultSurface);
-      const policy: CallerContext = { role: caller.role, serviceAccount: caller.serviceAccount, plan: caller.plan, agents: caller.agents, surface, endpoint: target.kind };
+      const policy: CallerContext = {
+        role: caller.role,
+        serviceAccount: caller.serviceAccount,
+        plan: caller.plan,
+        agents: caller.agents,
+        surface,
+        endpoint: target.kind,
+      };
       let request = null;
       let envelopeError: SvcError | null = parseError;
       if (!envelopeError) {
@@ -86,7 +95,12 @@ export function createMcpHandler(deps: McpDeps) {
       sendJson(res, 200, { jsonrpc: '2.0', id: request.id, result }, headers);
     } catch (err) {
       if (err instanceof RpcError) {
-        sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } }, headers);
+        sendJson(
+          res,
+          200,
+          { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } },
+          headers,
+        );
         return;
       }
       const e = asSvcError(err);

@@ -16,7 +16,12 @@ export interface PreparedCall {
   countsAsQuery: boolean;
 }
 
-export function prepareCall(registry: ToolRegistry, params: Record<string, unknown>, policy: CallerContext, legacyNames: boolean): PreparedCall {
+export function prepareCall(
+  registry: ToolRegistry,
+  params: Record<string, unknown>,
+  policy: CallerContext,
+  legacyNames: boolean,
+): PreparedCall {
   const raw = typeof params['name'] === 'string' ? params['name'] : '';
   const legacyName = legacyNames && raw.startsWith('rlm_');
   const name = legacyName ? `svc_${raw.slice(4)}` : raw;

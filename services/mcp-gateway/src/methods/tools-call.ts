@@ -24,7 +24,8 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
     const prepared = ctx.prepared;
     if (typeof params['name'] !== 'string' || !prepared) throw new RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string');
     const { tool, decision } = prepared;
-    if (!tool || !decision) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${prepared.name}. Call tools/list or svc_help for the tools available here.`);
+    if (!tool || !decision)
+      throw new RpcError(INVALID_PARAMS, `Unknown tool: ${prepared.name}. Call tools/list or svc_help for the tools available here.`);
     if (!decision.allowed) {
       deps.onCall?.(tool.def.name, 'denied');
       throw new RpcError(ACCESS_DENIED, `Access denied: ${describeRefusal(tool.def.name, decision)}`, {
@@ -32,7 +33,10 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
         gate: decision.gate,
         needed: decision.needed,
         have: decision.have,
-        remedy: decision.gate === 'level' ? `Call svc_request_access with requested_level ${decision.needed} and a reason.` : 'Call svc_help to see what is available here and why.',
+        remedy:
+          decision.gate === 'level'
+            ? `Call svc_request_access with requested_level ${decision.needed} and a reason.`
+            : 'Call svc_help to see what is available here and why.',
       });
     }
     const args = prepared.args;
@@ -56,7 +60,11 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
       if (err instanceof SvcError) throw err;
       deps.onCall?.(tool.def.name, 'failed');
       deps.logger.error('tool failed', { tool: tool.def.name, requestId: ctx.requestId, err });
-      if (isRedisUnavailable(err)) throw new SvcError('service_unavailable', { message: 'Service temporarily unavailable: storage cannot be reached', detail: String(err) });
+      if (isRedisUnavailable(err))
+        throw new SvcError('service_unavailable', {
+          message: 'Service temporarily unavailable: storage cannot be reached',
+          detail: String(err),
+        });
       return failure(`${tool.def.name} failed unexpectedly; the failure is logged under request id ${ctx.requestId}.`);
     }
   };

@@ -20,13 +20,20 @@ export function createAdmit(deps: AdmitDeps): Admit {
     try {
       decision = await deps.limiter(caller.workspace, caller.plan, countsAsQuery);
     } catch (err) {
-      throw new SvcError('service_unavailable', { message: 'Service temporarily unavailable: the rate limiter cannot reach its store', detail: String(err) });
+      throw new SvcError('service_unavailable', {
+        message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
+        detail: String(err),
+      });
     }
     const headers = rateLimitHeaders(decision);
     if (caller.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
     if (decision.overFairUse) {
       deps.onFairUseExceeded?.(caller.workspace);
-      deps.logger.warn('fair-use monthly query figure exceeded', { workspace: caller.workspace, used: decision.monthlyUsed, figure: decision.monthlyLimit });
+      deps.logger.warn('fair-use monthly query figure exceeded', {
+        workspace: caller.workspace,
+        used: decision.monthlyUsed,
+        figure: decision.monthlyLimit,
+      });
     }
     if (decision.outcome === 'allowed') return headers;
     deps.onRejected?.(decision.outcome);

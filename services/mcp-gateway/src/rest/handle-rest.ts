@@ -35,7 +35,13 @@ export interface RestDeps {
 }
 
 export function createRestHandler(deps: RestDeps) {
-  return async function handleRest(req: IncomingMessage, res: ServerResponse, target: Target, toolName: string, requestId: string): Promise<void> {
+  return async function handleRest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    toolName: string,
+    requestId: string,
+  ): Promise<void> {
     let headers: Headers = { ...deps.corsHeaders(req), 'X-Request-Id': requestId };
     try {
       checkOrigin(req.headers, deps.originAllowed);
@@ -46,37 +52,61 @@ export function createRestHandler(deps: RestDeps) {
       try {
         args = raw.trim() === '' ? {} : JSON.parse(raw);
       } catch {
-        parseError = new SvcError('parse_error', { message: 'Parse error: the body is not valid JSON', remedy: 'Send the tool arguments as a JSON object.' });
+        parseError = new SvcError('parse_error', {
+          message: 'Parse error: the body is not valid JSON',
+          remedy: 'Send the tool arguments as a JSON object.',
+        });
       }
       const caller = await deps.authenticate(req.headers, target);
       const surface = surfaceOf(req.headers, caller.defaultSurface);
-      const policy: CallerContext = { role: caller.role, serviceAccount: caller.serviceAccount, plan: caller.plan, agents: caller.agents, surface, endpoint: target.kind };
+      const policy: CallerContext = {
+        role: caller.role,
+        serviceAccount: caller.serviceAccount,
+        plan: caller.plan,
+        agents: caller.agents,
+        surface,
+        endpoint: target.kind,
+      };
       const prepared = prepareCall(deps.registry, { name: toolName, arguments: args }, policy, deps.legacyNames);
       headers = { ...headers, ...(await deps.admit(caller, prepared.countsAsQuery)) };
       if (parseError) throw parseError;
-      if (!prepared.tool) throw new SvcError('not_found', { message: `Unknown tool: ${toolName.slice(0, 100)}`, remedy: 'GET /api/v1/openapi.json lists the tools.' });
+      if (!prepared.tool)
+        throw new SvcError('not_found', {
+          message: `Unknown tool: ${toolName.slice(0, 100)}`,
+          remedy: 'GET /api/v1/openapi.json lists the tools.',
+        });
       if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-        throw new SvcError('invalid_request', { message: 'Invalid request: the body must be a JSON object of tool arguments', remedy: 'Send the arguments as a JSON object.' });
+        throw new SvcError('invalid_request', {
+          message: 'Invalid request: the body must be a JSON object of tool arguments',
+          remedy: 'Send the arguments as a JSON object.',
+        });
       }
       if (prepared.decision?.allowed && !prepared.tool.validate(args)) {
-        throw new SvcError('invalid_request', { message: `Invalid arguments for ${prepared.tool.def.name}: ${describeArgumentErrors(prepared.tool.validate)}`, remedy: 'Fix the arguments; the OpenAPI document gives their schema.' });
+        throw new SvcError('invalid_request', {
+          message: `Invalid arguments for ${prepared.tool.def.name}: ${describeArgumentErrors(prepared.tool.validate)}`,
+          remedy: 'Fix the arguments; the OpenAPI document gives their schema.',
+        });
       }
-      const result = await deps.toolsCall({ name: toolName, arguments: args }, {
-        caller,
-        toolCaller: toolCaller(caller, surface, req),
-        policy,
-        requestId,
-        prepared,
-      });
+      const result = await deps.toolsCall(
+        { name: toolName, arguments: args },
+        {
+          caller,
+          toolCaller: toolCaller(caller, surface, req),
+          policy,
+          requestId,
+          prepared,
+        },
+      );
       sendJson(res, 200, result, headers);
     } catch (err) {
       let e: SvcError;
       if (err instanceof RpcError) {
         const data = err.data ?? {};
         const remedy = typeof data['remedy'] === 'string' ? data['remedy'] : 'Call svc_help to see what is available here and why.';
-        e = err.code === ACCESS_DENIED
-          ? new SvcError('access_denied', { message: err.message, remedy, data: { gate: data['gate'], needed: data['needed'] } })
-          : new SvcError('invalid_request', { message: err.message });
+        e =
+          err.code === ACCESS_DENIED
+            ? new SvcError('access_denied', { message: err.message, remedy, data: { gate: data['gate'], needed: data['needed'] } })
+            : new SvcError('invalid_request', { message: err.message });
       } else e = asSvcError(err);
       if (e.status >= 500) deps.logger.error('rest request failed', { requestId, code: e.code, detail: e.detail });
       const extra: Headers = e.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="svc"' } : {};

@@ -70,7 +70,8 @@ export function describeArgumentErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .map((e) => {
       const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
-      if (e.keyword === 'additionalProperties') return `${at === 'arguments' ? '' : `${at}: `}unknown argument "${String(e.params['additionalProperty'])}"`;
+      if (e.keyword === 'additionalProperties')
+        return `${at === 'arguments' ? '' : `${at}: `}unknown argument "${String(e.params['additionalProperty'])}"`;
       if (e.keyword === 'required') return `missing required argument "${String(e.params['missingProperty'])}"`;
       return `${at} ${e.message ?? 'is invalid'}`;
     })

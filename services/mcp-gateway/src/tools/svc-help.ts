@@ -8,38 +8,64 @@ import type { ToolCaller, ToolDefinition } from './types.ts';
 import { text } from './types.ts';
 
 export function callerContext(c: ToolCaller): CallerContext {
-  return { role: c.role, serviceAccount: c.serviceAccount, plan: c.plan, agents: c.agents, surface: c.surface, endpoint: c.project === null ? 'team' : 'project' };
+  return {
+    role: c.role,
+    serviceAccount: c.serviceAccount,
+    plan: c.plan,
+    agents: c.agents,
+    surface: c.surface,
+    endpoint: c.project === null ? 'team' : 'project',
+  };
+}
+
+interface HelpLists {
+  available: { name: string; summary: string }[];
+  unavailable: { name: string; reason: string; remedy: string }[];
 }
 
 export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition<Record<string, never>> {
+  // The lists depend only on the policy context; the tool set is fixed once the gateway is built.
+  const cache = new Map<string, HelpLists>();
+  const describe = (ctx: CallerContext): HelpLists => {
+    const handled = new Set(tools().map((t) => t.name));
+    const available: HelpLists['available'] = [];
+    const unavailable: HelpLists['unavailable'] = [];
+    for (const policy of TOOL_POLICIES) {
+      if (!handled.has(policy.name)) continue;
+      const d = evaluate(policy, ctx);
+      if (d.allowed) {
+        const gated = policy.argumentPlans?.filter((g) => !evaluate(policy, ctx, { [g.argument]: g.values[0] }).allowed) ?? [];
+        const note = gated.map((g) => ` (${g.argument} ${g.values.join('/')} needs ${g.plan})`).join('');
+        available.push({ name: policy.name, summary: policy.summary + note });
+      } else {
+        const remedy =
+          d.gate === 'level'
+            ? 'call svc_request_access'
+            : d.gate === 'plan'
+              ? `upgrade the workspace to ${d.needed}`
+              : d.gate === 'surface'
+                ? `connect with X-Svc-Surface: ${policy.surfaces[0]}`
+                : d.gate === 'entitlement'
+                  ? 'ask for the Agents entitlement'
+                  : 'use the other endpoint';
+        unavailable.push({ name: policy.name, reason: describeRefusal(policy.name, d), remedy });
+      }
+    }
+    return { available, unavailable };
+  };
   return {
     name: 'svc_help',
     title: 'Help',
-    description: 'Lists the tools you can call here and, for every other tool, what keeps it out (access level, plan, surface or entitlement) and how to get it.',
+    description:
+      'Lists the tools you can call here and, for every other tool, what keeps it out (access level, plan, surface or entitlement) and how to get it.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     async call(_args, caller) {
       const ctx = callerContext(caller);
-      const handled = new Map(tools().map((t) => [t.name, t]));
-      const available: { name: string; summary: string }[] = [];
-      const unavailable: { name: string; reason: string; remedy: string }[] = [];
-      for (const policy of TOOL_POLICIES) {
-        if (!handled.has(policy.name)) continue;
-        const d = evaluate(policy, ctx);
-        if (d.allowed) {
-          const gated = policy.argumentPlans?.filter((g) => !evaluate(policy, ctx, { [g.argument]: g.values[0] }).allowed) ?? [];
-          const note = gated.map((g) => ` (${g.argument} ${g.values.join('/')} needs ${g.plan})`).join('');
-          available.push({ name: policy.name, summary: policy.summary + note });
-        } else {
-          const remedy =
-            d.gate === 'level' ? 'call svc_request_access'
-            : d.gate === 'plan' ? `upgrade the workspace to ${d.needed}`
-            : d.gate === 'surface' ? `connect with X-Svc-Surface: ${policy.surfaces[0]}`
-            : d.gate === 'entitlement' ? 'ask for the Agents entitlement'
-            : 'use the other endpoint';
-          unavailable.push({ name: policy.name, reason: describeRefusal(policy.name, d), remedy });
-        }
-      }
+      const key = `${ctx.role}|${ctx.serviceAccount}|${ctx.plan}|${ctx.agents}|${ctx.surface}|${ctx.endpoint}`;
+      let lists = cache.get(key);
+      if (!lists) cache.set(key, (lists = describe(ctx)));
+      const { available, unavailable } = lists;
       const where = caller.project ? `project ${caller.project}` : `team ${caller.workspace}`;
       const lines = [
         `svc on ${where}: you are ${caller.label} with ${caller.serviceAccount ? 'a service account' : `role ${caller.role}`}, plan ${caller.plan}, surface ${caller.surface}.`,

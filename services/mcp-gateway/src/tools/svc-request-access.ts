@@ -30,7 +30,10 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefiniti
     async call(args, caller) {
       if (!caller.project) throw new ToolFailure('svc_request_access works on a project endpoint (/mcp/<project_slug>)');
       if (roleAtLeast(caller.role, args.requested_level)) {
-        return text(`You already have ${caller.role} on project ${caller.project}; no request was created.`, { status: 'unchanged', role: caller.role });
+        return text(`You already have ${caller.role} on project ${caller.project}; no request was created.`, {
+          status: 'unchanged',
+          role: caller.role,
+        });
       }
       const req = await deps.accounts.accessRequests.create({
         project: caller.project,

@@ -1,0 +1,118 @@
+/**
+ * `pnpm bench`: the gateway's hot path against a bare node:http baseline, measured in the same
+ * run on the same machine. Both servers run as child processes; autocannon (the load generator)
+ * runs here. Prints requests/s, p50/p99 latency, the ratio gateway / bare, and Redis commands per
+ * request read from the gateway's own counter. See docs/benchmarks.md.
+ *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { connectRedis, createAccounts } from '@svc/accounts';
+import { loadConfig } from '@svc/config';
+import { freePort, startRedis } from '@svc/testkit';
+
+const root = resolve(import.meta.dirname, '..');
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
+const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+
+function child(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function waitHttp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(name: string, url: string, body: string, headers: Record<string, string>, duration = seconds): Promise<Row> {
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    connections,
+    duration,
+    pipelining: 1,
+  });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+async function redisCommands(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^svc_gateway_redis_commands_total (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+const redis = await startRedis();
+const [gwPort, barePort] = [await freePort(), await freePort()];
+const base = `http://127.0.0.1:${gwPort}`;
+const env = {
+  NODE_ENV: 'test',
+  REDIS_URL: redis.url,
+  BASE_URL: base,
+  AUTH_URL: 'http://127.0.0.1:1',
+  RATE_LIMIT_SCALE: '1000000',
+  LOG_LEVEL: 'warn',
+  AUTH_CACHE_TTL_MS: '60000',
+};
+const config = loadConfig(env);
+const client = connectRedis(redis.url);
+const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+const user = await accounts.users.create({ email: 'bench@example.com', password: 'correct horse battery' });
+await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
+await accounts.workspaces.createProject({ slug: 'bench', workspace: user.workspace });
+const key = (await accounts.keys.createProjectKey({ project: 'bench', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
+
+const gw = child(
+  [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), 'services/mcp-gateway/src/main.ts'],
+  env,
+);
+await waitHttp(`${base}/healthz`);
+const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } });
+const sample = await (
+  await fetch(`${base}/mcp/bench`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': key } })
+).text();
+const bare = child(['bench/bare-server.ts', String(sample.length), String(barePort)], {});
+await waitHttp(`http://127.0.0.1:${barePort}/`);
+
+process.stdout.write(`warming up (2 s each); measuring ${seconds} s each with ${connections} connections\n`);
+await load('warm', `http://127.0.0.1:${barePort}/`, body, {}, 2);
+await load('warm', `${base}/mcp/bench`, body, { 'x-api-key': key }, 2);
+const bareRow = await load('bare node:http (same body size)', `http://127.0.0.1:${barePort}/`, body, {});
+const before = await redisCommands(base);
+const gwRow = await load('gateway tools/call svc_help (cached key, limits on)', `${base}/mcp/bench`, body, { 'x-api-key': key });
+const after = await redisCommands(base);
+const total = gwRow.rps * seconds;
+const perRequest = (after - before) / total;
+
+const rows = [bareRow, gwRow];
+process.stdout.write(
+  `\n${'case'.padEnd(56)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)}\n`,
+);
+for (const r of rows)
+  process.stdout.write(
+    `${r.name.padEnd(56)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)}\n`,
+  );
+process.stdout.write(`\nratio gateway / bare: ${(gwRow.rps / bareRow.rps).toFixed(2)} (target >= 0.35)\n`);
+process.stdout.write(`Redis commands per request: ${perRequest.toFixed(2)} (target 1)\n`);
+
+gw.kill('SIGTERM');
+bare.kill('SIGTERM');
+client.disconnect();
+await redis.stop();
+process.exit(0);
