@@ -28,6 +28,7 @@ import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { createRestHandler } from './rest/handle-rest.ts';
+import { createAccountRoutes } from './rest/account-routes.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
 import { createTools } from './tools/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
@@ -100,6 +101,7 @@ export function createGateway(deps: GatewayDeps) {
     challenge: (target, err) => challenge(config.baseUrl, target, err),
   });
   const rest = createRestHandler({ ...common, toolsCall: call });
+  const accountRoutes = createAccountRoutes({ accounts: deps.accounts, admit, corsHeaders: origins.corsHeaders });
   let openApiDoc: unknown;
   const app = createExpressApp({
     redis: deps.redis,
@@ -129,6 +131,9 @@ export function createGateway(deps: GatewayDeps) {
       const target: Target = { kind: restMatch[1] === 'teams' ? 'team' : 'project', slug: decodeSlug(restMatch[2]) };
       if (req.method === 'POST') return void track(res, 'rest', rest(req, res, target, decodeSlug(restMatch[3]), randomUUID()));
       if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
+    }
+    if (req.method === 'GET' && (url === '/api/v1/me' || url === '/api/v1/projects')) {
+      return void track(res, 'rest', (url === '/api/v1/me' ? accountRoutes.me : accountRoutes.projects)(req, res));
     }
     app(req, res);
   }

@@ -1,0 +1,58 @@
+/** The REST surface: tools over REST with the same gates and headers, /me and /projects. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { post, seed, startFixture, type GatewayFixture } from './support.ts';
+
+let f: GatewayFixture;
+before(async () => {
+  f = await startFixture();
+});
+after(() => f.close());
+
+test('a tool over REST: the result, the rate-limit headers, the error shape', async () => {
+  const s = await seed(f.accounts, { level: 'VIEWER' });
+  let res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_help`, {}, { 'X-API-Key': s.key });
+  assert.equal(res.status, 200);
+  assert.match(res.body.content[0].text, /Tools you can call/);
+  assert.match(res.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/);
+  res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_help`, {});
+  assert.equal(res.status, 401);
+  assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message', 'remedy']);
+  assert.equal(res.body.error.message, 'Missing authentication');
+  res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_nope`, {}, { 'X-API-Key': s.key });
+  assert.equal(res.status, 404);
+  res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_request_access`, { requested_level: 3 }, { 'X-API-Key': s.key });
+  assert.equal(res.status, 400);
+  assert.match(res.body.error.message, /requested_level must be string/);
+  res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_help`, '{oops', { 'X-API-Key': s.key });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 'parse_error');
+  res = await post(f.url, `/api/v1/projects/${s.project}/tools/svc_help`, '[]', { 'X-API-Key': s.key });
+  assert.equal(res.status, 400);
+});
+
+test('GET /api/v1/me and /api/v1/projects for a personal key', async () => {
+  const s = await seed(f.accounts);
+  const personal = await f.accounts.keys.createUserKey({ userId: s.userId });
+  const me = await (await fetch(`${f.url}/api/v1/me`, { headers: { 'X-API-Key': personal.key } })).json();
+  assert.equal(me.user.email, s.email);
+  assert.equal(me.key.kind, 'user_key');
+  assert.ok(!JSON.stringify(me).includes(personal.key));
+  const projects = await (await fetch(`${f.url}/api/v1/projects`, { headers: { Authorization: `Bearer ${personal.key}` } })).json();
+  assert.deepEqual(projects.projects, [{ slug: s.project, workspace: s.workspace, role: 'ADMIN' }]);
+  const bad = await fetch(`${f.url}/api/v1/me`, { headers: { 'X-API-Key': 'svc-user-nope' } });
+  assert.equal(bad.status, 401);
+  assert.equal((await bad.json()).error.message, 'Invalid API key');
+});
+
+test('the protected resource metadata (RFC 9728) for a project endpoint', async () => {
+  const res = await fetch(`${f.url}/.well-known/oauth-protected-resource/mcp/some-project`);
+  assert.equal(res.status, 200);
+  const doc = await res.json();
+  assert.equal(doc.resource, `${f.url}/mcp/some-project`);
+  assert.deepEqual(doc.authorization_servers, [f.config.authUrl]);
+  assert.deepEqual(doc.bearer_methods_supported, ['header']);
+  assert.equal(res.headers.get('access-control-allow-origin'), '*');
+  assert.equal((await fetch(`${f.url}/.well-known/oauth-protected-resource`)).status, 404, 'no root document: it would name the wrong audience');
+  assert.equal((await fetch(`${f.url}/.well-known/oauth-authorization-server`)).status, 404, 'AS metadata lives on the auth host');
+});
