@@ -97,6 +97,8 @@ export class WorkspaceStore {
       createdAt: String(project.createdAt),
     });
     await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
+    // Gateways may hold a cached "no such project" for this slug.
+    await invalidate(this.ctx, `project:${project.slug}`);
     return project;
   }
 

@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonRpcId } from '@svc/errors';
 import { SvcError, asSvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
-import type { CallerContext } from '@svc/policy';
 import type { Authenticate } from '../auth/authenticate.ts';
+import { policyContext } from '../auth/policy-context.ts';
 import type { ResolvedCaller, Target } from '../auth/caller.ts';
 import { readBody } from '../http/body.ts';
 import { sendEmpty, sendJson, sendRpcError } from '../http/respond.ts';
@@ -21,7 +21,7 @@ import { LEGACY_DEPRECATION } from '../ratelimit/admit.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
 import { asRequest, idOf } from './envelope.ts';
-import { checkMediaTypes, checkOrigin, checkProtocolVersion, surfaceOf } from './checks.ts';
+import { checkMediaTypes, checkOrigin, checkProtocolVersion } from './checks.ts';
 import { METHOD_NOT_FOUND, RpcError } from './rpc-error.ts';
 
 export interface McpDeps {
@@ -61,15 +61,7 @@ export function createMcpHandler(deps: McpDeps) {
         });
       }
       const caller = await deps.authenticate(req.headers, target);
-      const surface = surfaceOf(req.headers, caller.defaultSurface);
-      const policy: CallerContext = {
-        role: caller.role,
-        serviceAccount: caller.serviceAccount,
-        plan: caller.plan,
-        agents: caller.agents,
-        surface,
-        endpoint: target.kind,
-      };
+      const { surface, policy } = policyContext(caller, req.headers, target);
       let request = null;
       let envelopeError: SvcError | null = parseError;
       if (!envelopeError) {

@@ -7,13 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcError, asSvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
-import type { CallerContext } from '@svc/policy';
 import type { Authenticate } from '../auth/authenticate.ts';
+import { policyContext } from '../auth/policy-context.ts';
 import type { Target } from '../auth/caller.ts';
 import { readBody } from '../http/body.ts';
 import type { Headers } from '../http/respond.ts';
 import { sendJson, sendRestError } from '../http/respond.ts';
-import { checkMediaTypes, checkOrigin, surfaceOf } from '../mcp/checks.ts';
+import { checkMediaTypes, checkOrigin } from '../mcp/checks.ts';
 import { toolCaller } from '../mcp/handle-mcp.ts';
 import { ACCESS_DENIED, RpcError } from '../mcp/rpc-error.ts';
 import { prepareCall } from '../methods/prepare-call.ts';
@@ -58,15 +58,7 @@ export function createRestHandler(deps: RestDeps) {
         });
       }
       const caller = await deps.authenticate(req.headers, target);
-      const surface = surfaceOf(req.headers, caller.defaultSurface);
-      const policy: CallerContext = {
-        role: caller.role,
-        serviceAccount: caller.serviceAccount,
-        plan: caller.plan,
-        agents: caller.agents,
-        surface,
-        endpoint: target.kind,
-      };
+      const { surface, policy } = policyContext(caller, req.headers, target);
       const prepared = prepareCall(deps.registry, { name: toolName, arguments: args }, policy, deps.legacyNames);
       headers = { ...headers, ...(await deps.admit(caller, prepared.countsAsQuery)) };
       if (parseError) throw parseError;

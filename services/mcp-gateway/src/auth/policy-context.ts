@@ -1,0 +1,13 @@
+/** The policy's view of an authenticated caller on this request: role, plan, surface, endpoint. */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CallerContext, Surface } from '@svc/policy';
+import { surfaceOf } from '../mcp/checks.ts';
+import type { ResolvedCaller, Target } from './caller.ts';
+
+export function policyContext(caller: ResolvedCaller, headers: IncomingHttpHeaders, target: Target): { surface: Surface; policy: CallerContext } {
+  const surface = surfaceOf(headers, caller.defaultSurface);
+  return {
+    surface,
+    policy: { role: caller.role, serviceAccount: caller.serviceAccount, plan: caller.plan, agents: caller.agents, surface, endpoint: target.kind },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The whole stack for cross-service tests: a private redis-server, the auth-service and the
+ * gateway on free ports (in this process), and the account stores to seed them.
+ */
+import type { Accounts, Redis } from '@svc/accounts';
+import { connectRedis, createAccounts } from '@svc/accounts';
+import { startAuthService } from '@svc/auth-service/server.ts';
+import type { Config } from '@svc/config';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
+import { startGateway } from '@svc/mcp-gateway/server.ts';
+import type { RedisFixture } from '@svc/testkit';
+import { freePort, startRedis } from '@svc/testkit';
+
+export interface Stack {
+  authUrl: string;
+  baseUrl: string;
+  config: Config;
+  redis: RedisFixture;
+  /** A client for the test's own checks. */
+  client: Redis;
+  accounts: Accounts;
+  close(): Promise<void>;
+}
+
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const redis = await startRedis();
+  const [authPort, gwPort] = [await freePort(), await freePort()];
+  const authUrl = `http://127.0.0.1:${authPort}`;
+  const baseUrl = `http://127.0.0.1:${gwPort}`;
+  const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redis.url, AUTH_URL: authUrl, BASE_URL: baseUrl, LOG_LEVEL: 'error', ...env });
+  const logger = createLogger({ service: 'stack', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
+  const auth = await startAuthService({ config: { ...config, port: authPort }, logger });
+  const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
+  const client = connectRedis(redis.url, { name: 'stack-test' });
+  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  return {
+    authUrl,
+    baseUrl,
+    config,
+    redis,
+    client,
+    accounts,
+    async close() {
+      await gw.close();
+      await auth.close();
+      client.disconnect();
+      await redis.stop();
+    },
+  };
+}
