@@ -80,7 +80,7 @@ try {
   say(err instanceof Error ? err.message : String(err));
   process.exit(2);
 }
-const redis = connectRedis(config.redisUrl, { name: 'svc-start' });
+const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-start' });
 try {
   await waitReady(redis, 15_000);
 } catch {

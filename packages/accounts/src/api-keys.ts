@@ -70,14 +70,12 @@ export class ApiKeyStore {
       revoked: false,
       lastUsedAt: null,
     };
-    const pipeline = this.ctx.redis.multi();
-    pipeline.hset(K.apiKey(hash), serialize(record));
-    pipeline.set(K.apiKeyById(record.id), hash);
-    if (input.expiresInSeconds) {
-      pipeline.expire(K.apiKey(hash), input.expiresInSeconds + RECORD_GRACE_SECONDS);
-      pipeline.expire(K.apiKeyById(record.id), input.expiresInSeconds + RECORD_GRACE_SECONDS);
-    }
-    await pipeline.exec();
+    // Record first, then its id index: separate commands (not MULTI), since on Redis Cluster the two
+    // keys live in different slots. A crash between them leaves a record no id points to: harmless.
+    const ttl = input.expiresInSeconds ? input.expiresInSeconds + RECORD_GRACE_SECONDS : 0;
+    await this.ctx.redis.hset(K.apiKey(hash), serialize(record));
+    if (ttl) await this.ctx.redis.expire(K.apiKey(hash), ttl);
+    await (ttl ? this.ctx.redis.set(K.apiKeyById(record.id), hash, 'EX', ttl) : this.ctx.redis.set(K.apiKeyById(record.id), hash));
     if (record.project) await this.ctx.redis.sadd(K.projectKeys(record.project), record.id);
     if (record.userId) await this.ctx.redis.sadd(K.userKeys(record.userId), record.id);
     return { id: record.id, key, record };
@@ -166,9 +164,8 @@ export class ApiKeyStore {
   /** Records last use for many keys at once (the gateway batches these off the request path). */
   async touch(lastUsed: ReadonlyMap<string, number>): Promise<void> {
     if (lastUsed.size === 0) return;
-    const pipeline = this.ctx.redis.pipeline();
-    for (const [hash, at] of lastUsed) pipeline.hset(K.apiKey(hash), 'lastUsedAt', String(at));
-    await pipeline.exec();
+    // One command per key (auto-pipelined by the client): a MULTI or pipeline would span slots on Cluster.
+    await Promise.all([...lastUsed].map(([hash, at]) => this.ctx.redis.hset(K.apiKey(hash), 'lastUsedAt', String(at))));
   }
 }
 

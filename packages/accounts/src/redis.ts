@@ -1,5 +1,5 @@
 /** Redis connections shared by the services, the admin CLI and the tests. */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis } from 'ioredis';
 
@@ -12,6 +12,8 @@ export interface RedisConnectOptions {
   /** Batch the commands issued in one event-loop tick into one write (request paths under load). */
   autoPipelining?: boolean;
   name?: string;
+  /** Treat `url` as a comma-separated list of Redis Cluster seed nodes (REDIS_CLUSTER=on). */
+  cluster?: boolean;
 }
 
 /** A client for REDIS_URL that reconnects by itself, backing off up to 2 s. */
@@ -25,6 +27,28 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     reconnectOnError: () => false,
     enableAutoPipelining: options.autoPipelining ?? false,
   };
+  if (options.cluster) {
+    const nodes = url.split(',').map((u) => {
+      const parsed = new URL(u.trim());
+      return { host: parsed.hostname, port: Number(parsed.port || 6379) };
+    });
+    const first = new URL(url.split(',')[0]!.trim());
+    const cluster = new Cluster(nodes, {
+      enableOfflineQueue: opts.enableOfflineQueue ?? true,
+      enableAutoPipelining: opts.enableAutoPipelining ?? false,
+      clusterRetryStrategy: opts.retryStrategy,
+      redisOptions: {
+        connectionName: opts.connectionName,
+        maxRetriesPerRequest: opts.maxRetriesPerRequest ?? null,
+        ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+        ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+        ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
+      },
+    });
+    cluster.on('error', () => {});
+    // Cluster speaks the same command API; the stores only use commands both offer.
+    return cluster as unknown as Redis;
+  }
   const redis = new Redis(url, opts);
   // ioredis emits 'error' on every failed reconnect; the owner logs state changes itself.
   redis.on('error', () => {});

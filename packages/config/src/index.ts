@@ -12,6 +12,8 @@ export interface Config {
   /** Port override for whichever service reads it (PORT); else each listens on its URL's port. */
   port: number | null;
   redisUrl: string;
+  /** REDIS_URL lists Redis Cluster seed nodes (comma-separated). */
+  redisCluster: boolean;
   /** Server-side pepper of the keyed hash under which credentials are stored. */
   keyPepper: string;
   /** Keys signing the auth-service's cookies (comma-separated COOKIE_KEYS). */
@@ -46,6 +48,7 @@ interface EnvShape {
   BASE_URL: string;
   PORT?: number;
   REDIS_URL: string;
+  REDIS_CLUSTER: 'on' | 'off';
   KEY_PEPPER: string;
   COOKIE_KEYS: string;
   LOG_LEVEL: Config['logLevel'];
@@ -68,7 +71,8 @@ const schema: JSONSchemaType<EnvShape> = {
     AUTH_URL: { type: 'string', pattern: URL_PATTERN, default: 'http://localhost:4000' },
     BASE_URL: { type: 'string', pattern: URL_PATTERN, default: 'http://localhost:3000' },
     PORT: { type: 'integer', minimum: 0, maximum: 65535, nullable: true },
-    REDIS_URL: { type: 'string', pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$', default: 'redis://127.0.0.1:6379' },
+    REDIS_CLUSTER: { type: 'string', enum: ['on', 'off'], default: 'off' },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },
@@ -121,6 +125,7 @@ export function loadConfig(env: Raw = process.env): Config {
     baseUrl: stripSlash(new URL(c.BASE_URL).origin),
     port: c.PORT ?? null,
     redisUrl: c.REDIS_URL,
+    redisCluster: c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','),
     keyPepper: c.KEY_PEPPER,
     cookieKeys: list(c.COOKIE_KEYS),
     logLevel: c.LOG_LEVEL,

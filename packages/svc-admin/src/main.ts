@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) return fail('config', err.message);
     throw err;
   }
-  const redis = connectRedis(config.redisUrl, { name: 'svc-admin' });
+  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-admin' });
   try {
     await waitReady(redis, 5_000);
     const out = await command(createAccounts(redis, { pepper: config.keyPepper }), values as Record<string, string | boolean | undefined>);

@@ -108,3 +108,49 @@ export async function outputDir(...parts: string[]): Promise<string> {
   await mkdir(dir, { recursive: true });
   return dir;
 }
+
+export interface RedisClusterFixture {
+  /** Comma-separated seed URLs, as REDIS_URL takes them with REDIS_CLUSTER=on. */
+  url: string;
+  ports: number[];
+  stop(): Promise<void>;
+}
+
+/** A private 3-master Redis Cluster (no replicas) on free ports; needs redis-server and redis-cli. */
+export async function startRedisCluster(): Promise<RedisClusterFixture> {
+  const base = await mkdtemp(join(tmpdir(), 'svc-cluster-'));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const children: ChildProcess[] = [];
+  for (const port of ports) {
+    const dir = join(base, String(port));
+    await mkdir(dir, { recursive: true });
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    children.push(child);
+    await waitForPing(port, child, () => `cluster node ${port}`);
+  }
+  await new Promise<void>((ok, fail) => {
+    const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    create.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    create.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    create.on('exit', (code) => (code === 0 ? ok() : fail(new Error(`redis-cli --cluster create failed: ${out.slice(-500)}`))));
+  });
+  const probe = new Redis({ port: ports[0], host: '127.0.0.1' });
+  try {
+    for (let i = 0; i < 100; i++) {
+      const info = await probe.cluster('INFO');
+      if (String(info).includes('cluster_state:ok')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    probe.disconnect();
+  }
+  return {
+    url: ports.map((p) => `redis://127.0.0.1:${p}`).join(','),
+    ports,
+    async stop() {
+      await Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => (c.once('exit', r), c.kill('SIGKILL'))))));
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
