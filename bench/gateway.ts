@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { connectRedis, createAccounts } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
 import { freePort, startRedis } from '@svc/testkit';
+import { benchSearchCorpus } from './search.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
@@ -77,6 +78,10 @@ const user = await accounts.users.create({ email: 'bench@example.com', password:
 await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
 await accounts.workspaces.createProject({ slug: 'bench', workspace: user.workspace });
 const key = (await accounts.keys.createProjectKey({ project: 'bench', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
+await accounts.workspaces.createProject({ slug: 'bench-search', workspace: user.workspace });
+const corpus = await benchSearchCorpus(client, 'bench-search');
+const searchKey = (await accounts.keys.createProjectKey({ project: 'bench-search', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
+const searchBody = (mode: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_search', arguments: { ...corpus.args, mode } } });
 
 const gw = child(
   [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), 'services/mcp-gateway/src/main.ts'],
@@ -99,8 +104,12 @@ const gwRow = await load('gateway tools/call svc_help (cached key, limits on)', 
 const after = await redisCommands(base);
 const total = gwRow.rps * seconds;
 const perRequest = (after - before) / total;
-
 const rows = [bareRow, gwRow];
+for (const mode of ['keyword', 'hybrid']) {
+  await load('warm', `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }, 1);
+  rows.push(await load(`gateway svc_search ${mode} (${corpus.sections} sections)`, `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }));
+}
+
 process.stdout.write(
   `\n${'case'.padEnd(56)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)}\n`,
 );
@@ -108,7 +117,8 @@ for (const r of rows)
   process.stdout.write(
     `${r.name.padEnd(56)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)}\n`,
   );
-process.stdout.write(`\nratio gateway / bare: ${(gwRow.rps / bareRow.rps).toFixed(2)} (target >= 0.35)\n`);
+process.stdout.write(`\nratio gateway svc_help / bare: ${(gwRow.rps / bareRow.rps).toFixed(2)} (target >= 0.35)\n`);
+for (const r of rows.slice(2)) process.stdout.write(`ratio ${r.name} / bare: ${(r.rps / bareRow.rps).toFixed(3)}\n`);
 process.stdout.write(`Redis commands per request: ${perRequest.toFixed(2)} (target 1)\n`);
 
 gw.kill('SIGTERM');

@@ -29,6 +29,8 @@ export interface Config {
   authCacheTtlMs: number;
   /** Hosts whose Client ID Metadata Documents the auth-service may fetch ('*' any https host). */
   cimdAllowedHosts: string[];
+  /** OpenAI-compatible embeddings endpoint for semantic search; null: the built-in local embedder. */
+  embeddings: { url: string; apiKey: string | null; model: string } | null;
   /** Lets the auth-service run behind a TLS-terminating proxy (secure cookies, X-Forwarded-*). */
   trustProxy: boolean;
 }
@@ -60,6 +62,9 @@ interface EnvShape {
   AUTH_CACHE_TTL_MS: number;
   CIMD_ALLOWED_HOSTS: string;
   TRUST_PROXY: 'on' | 'off';
+  EMBEDDINGS_URL?: string;
+  EMBEDDINGS_API_KEY?: string;
+  EMBEDDINGS_MODEL: string;
 }
 
 const URL_PATTERN = '^https?://[^/\\s]+$';
@@ -84,6 +89,9 @@ const schema: JSONSchemaType<EnvShape> = {
     AUTH_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60_000, default: 5_000 },
     CIMD_ALLOWED_HOSTS: { type: 'string', default: '*' },
     TRUST_PROXY: { type: 'string', enum: ['on', 'off'], default: 'off' },
+    EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
+    EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
+    EMBEDDINGS_MODEL: { type: 'string', minLength: 1, default: 'text-embedding-3-small' },
   },
   required: [],
   additionalProperties: true,
@@ -137,6 +145,7 @@ export function loadConfig(env: Raw = process.env): Config {
     authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
     trustProxy: c.TRUST_PROXY === 'on',
+    embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
   };
 }
 

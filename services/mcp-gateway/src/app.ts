@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
+import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import { createAuthenticate } from './auth/authenticate.ts';
 import type { Target } from './auth/caller.ts';
@@ -71,7 +72,8 @@ export function createGateway(deps: GatewayDeps) {
     onRejected: (reason) => metrics.rejected.inc({ reason }),
     onFairUseExceeded: (workspace) => metrics.fairUse.inc({ workspace }),
   });
-  const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger });
+  const embedder = config.embeddings ? createEmbedder({ url: config.embeddings.url, model: config.embeddings.model, ...(config.embeddings.apiKey ? { apiKey: config.embeddings.apiKey } : {}) }) : undefined;
+  const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger, ...(embedder ? { embedder } : {}) });
   const registry = new ToolRegistry(tools);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,

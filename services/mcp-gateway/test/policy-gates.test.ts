@@ -92,7 +92,6 @@ test('svc_help names the gate that keeps each other tool out', async () => {
     f.gw.gateway.registry
       .all()
       .map((t) => t.def.name)
-      .filter((n) => n !== 'svc_multi_project_query')
       .sort(),
   );
 });

@@ -1,6 +1,112 @@
-/** Placeholder until the knowledge-tools work provides the generator (see docs/knowledge-tools.md). */
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the same ToolDefinitions (and so the
+ * same JSON Schemas) that tools/list publishes and ajv enforces: one path per tool at
+ * POST /api/v1/projects/{slug}/tools/{tool}, and the team form for svc_multi_project_query.
+ * Who may call what is the policy table's business (svc_help explains it); the document lists every tool.
+ */
 import type { ToolDefinition } from '../tools/types.ts';
 
+/** Tools served on the team endpoint (the policy table's "team endpoint" row). */
+const TEAM_TOOLS = new Set(['svc_multi_project_query']);
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'Malformed request (bad JSON, body not an object, oversized body) or arguments that fail the schema.',
+  '401': 'Missing authentication, Invalid API key or Invalid OAuth token.',
+  '403': 'Refused by the tool policy (access level, plan, surface or entitlement); the remedy says what is needed.',
+  '404': 'Unknown tool or project.',
+  '429': 'Rate limit exceeded, or Monthly query limit reached (see Retry-After).',
+};
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for the plan.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets.', schema: { type: 'integer' } },
+};
+
+function operation(tool: ToolDefinition, scope: 'project' | 'team') {
+  const errors = Object.fromEntries(
+    Object.entries(ERROR_STATUSES).map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
+  return {
+    operationId: scope === 'team' ? `${tool.name}_team` : tool.name,
+    summary: tool.title,
+    description: tool.description,
+    tags: [scope === 'team' ? 'team tools' : 'project tools'],
+    parameters: [{ $ref: scope === 'team' ? '#/components/parameters/team' : '#/components/parameters/slug' }],
+    requestBody: { required: true, content: { 'application/json': { schema: tool.inputSchema } } },
+    responses: {
+      '200': {
+        description: 'The tool result. isError true: a failure the caller should correct (argument values, a lease held by another).',
+        headers: RATE_HEADERS,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolResult' } } },
+      },
+      ...errors,
+    },
+    ...(tool.annotations?.readOnlyHint ? { 'x-read-only': true } : {}),
+  };
+}
+
 export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string }): object {
-  return { openapi: '3.1.0', info: { title: 'svc', version: '0.1.0' }, servers: [{ url: opts.baseUrl }], paths: {}, 'x-tools': tools.map((t) => t.name) };
+  const paths: Record<string, unknown> = {};
+  for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (TEAM_TOOLS.has(tool.name)) paths[`/api/v1/teams/{team}/tools/${tool.name}`] = { post: operation(tool, 'team') };
+    else paths[`/api/v1/projects/{slug}/tools/${tool.name}`] = { post: operation(tool, 'project') };
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'svc REST API',
+      version: '1',
+      description:
+        'The tools of the MCP endpoint over REST, with the same credentials, policy, rate limits and quota. ' +
+        'The body of each request is the tool arguments object.',
+    },
+    servers: [{ url: opts.baseUrl }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Project key (svc-), service account key (svc-bot-) or personal key (svc-user-).' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'OAuth access token (svc_at_) or an API key.' },
+      },
+      parameters: {
+        slug: { name: 'slug', in: 'path', required: true, description: 'Project slug.', schema: { type: 'string' } },
+        team: { name: 'team', in: 'path', required: true, description: 'Team (workspace) slug.', schema: { type: 'string' } },
+      },
+      schemas: {
+        ToolResult: {
+          type: 'object',
+          required: ['content'],
+          properties: {
+            content: {
+              type: 'array',
+              description: 'Text for a model to read; the best match first.',
+              items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+            },
+            structuredContent: { type: 'object', description: 'The same result as data.' },
+            isError: { type: 'boolean', description: 'A failure the caller should correct.' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: { type: 'string', description: 'Machine code, e.g. missing_authentication, invalid_api_key, rate_limited, access_denied.' },
+                message: { type: 'string', description: 'Human message, e.g. "Invalid API key".' },
+                remedy: { type: 'string', description: 'What to do about it.' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
 }

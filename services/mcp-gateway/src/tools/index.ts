@@ -1,5 +1,6 @@
 /** Every tool the gateway has a handler for; a tool of the policy table without one is not listed. */
 import type { Accounts, Redis } from '@svc/accounts';
+import type { Embedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import { knowledgeTools } from './knowledge.ts';
 import { svcHelp } from './svc-help.ts';
@@ -10,6 +11,8 @@ export interface ToolDeps {
   redis: Redis;
   accounts: Accounts;
   logger: Logger;
+  /** Semantic search's embedder (EMBEDDINGS_URL); absent, the built-in local one. */
+  embedder?: Embedder;
 }
 
 export function createTools(deps: ToolDeps): ToolDefinition[] {

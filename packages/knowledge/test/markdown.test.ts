@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MAX_SECTION_CHARS, splitMarkdown } from '../src/markdown.ts';
+import { stem, terms } from '../src/text.ts';
+
+test('splits by ATX and setext headings and keeps the heading path', () => {
+  const doc = 'Intro text.\n\n# Tokens\n\n## Refresh\n\nRotate refresh tokens.\n\nSetext\n------\n\nBody.\n\n# Keys\nKey text.';
+  const s = splitMarkdown(doc, 'auth.md');
+  assert.deepEqual(
+    s.map((x) => [x.heading, x.path.join('/'), x.level]),
+    [
+      ['auth.md', '', 0],
+      ['Refresh', 'Tokens/Refresh', 2],
+      ['Setext', 'Tokens/Setext', 2],
+      ['Keys', 'Keys', 1],
+    ],
+  );
+  assert.match(s[1]?.text ?? '', /Rotate refresh tokens/);
+});
+
+test('ignores headings inside fenced code', () => {
+  const s = splitMarkdown('# Real\n\n```sh\n# not a heading\n```\n\nafter', 'x.md');
+  assert.equal(s.length, 1);
+  assert.match(s[0]?.text ?? '', /# not a heading/);
+});
+
+test('cuts long sections into parts at paragraph boundaries', () => {
+  const para = 'word '.repeat(400).trim();
+  const s = splitMarkdown(`# Long\n\n${[para, para, para, para].join('\n\n')}`, 'x.md');
+  assert.ok(s.length >= 2);
+  assert.ok(s.every((x) => x.text.length <= MAX_SECTION_CHARS));
+  assert.equal(s[1]?.heading, 'Long (part 2)');
+});
+
+test('plain text without headings is one section named after the document', () => {
+  const s = splitMarkdown('just some notes', 'notes.txt');
+  assert.deepEqual(s.map((x) => x.heading), ['notes.txt']);
+});
+
+test('stemming joins word forms', () => {
+  assert.equal(stem('rotated'), stem('rotation'));
+  assert.equal(stem('authorize'), stem('authorization'));
+  assert.deepEqual(terms('How often should keys be rotated?'), ['often', 'key', 'rotat']);
+});

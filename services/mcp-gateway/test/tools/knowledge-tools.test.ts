@@ -1,0 +1,198 @@
+/** Each knowledge tool's behaviour and invalid arguments, isolation between projects, and lease concurrency. */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, test } from 'node:test';
+import { startRedis, type RedisFixture } from '@svc/testkit';
+import { caller, harness, textOf } from './tool-harness.ts';
+
+let redis: RedisFixture;
+let h: ReturnType<typeof harness>;
+const A = caller('proj-a');
+const B = caller('proj-b');
+const DOC = '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
+
+before(async () => {
+  redis = await startRedis();
+  h = harness(redis.client);
+});
+beforeEach(() => redis.flush());
+after(() => redis.stop());
+
+test('every tool schema is closed and describes each argument', () => {
+  for (const t of h.registry.all()) {
+    const s = t.def.inputSchema as { additionalProperties: boolean; properties: Record<string, { description?: string }> };
+    assert.equal(s.additionalProperties, false, t.def.name);
+    for (const [k, p] of Object.entries(s.properties)) assert.ok(p.description, `${t.def.name}.${k}`);
+  }
+});
+
+test('svc_upload_document stores sections, replaces on re-upload, and refuses bad input', async () => {
+  const r = await h.call('svc_upload_document', { name: 'ops.md', content: DOC }, A);
+  assert.equal(r.isError, undefined);
+  assert.deepEqual(r.structuredContent?.['headings'], ['Rotation', 'Quotas']);
+  const again = await h.call('svc_upload_document', { name: 'ops.md', content: '# Only\n\none section' }, A);
+  assert.equal(again.structuredContent?.['replaced'], true);
+  assert.match(textOf(await h.call('svc_search', { query: 'pelican' }, A)), /No section matches/);
+  const big = await h.call('svc_upload_document', { name: 'big.md', content: 'x'.repeat(200_001) }, A);
+  assert.equal(big.isError, true);
+  assert.match(textOf(big), /content must NOT have more than 200000 characters/);
+  assert.equal((await h.call('svc_upload_document', { name: 'x.md' }, A)).isError, true);
+  assert.match(textOf(await h.call('svc_upload_document', { name: 'x.md', content: 'a', extra: 1 }, A)), /unknown argument "extra"/);
+  assert.equal((await h.call('svc_upload_document', { name: 'x.md', content: '   \n' }, A)).isError, true);
+});
+
+test('svc_search puts the best section first in content[0], in each mode', async () => {
+  await h.call('svc_upload_document', { name: 'ops.md', content: DOC }, A);
+  assert.match((await h.call('svc_search', { query: 'pelican quota', mode: 'keyword' }, A)).content[0]?.text ?? '', /pelican/);
+  const hy = await h.call('svc_search', { query: 'how often should keys be rotated', mode: 'hybrid' }, A);
+  assert.match(hy.content[0]?.text ?? '', /ninety/);
+  const results = hy.structuredContent?.['results'] as { document: string; heading: string }[];
+  assert.deepEqual([results[0]?.document, results[0]?.heading], ['ops.md', 'Rotation']);
+  assert.match(textOf(await h.call('svc_search', { query: 'x', mode: 'fuzzy' }, A)), /mode must be equal to one of the allowed values/);
+  assert.equal((await h.call('svc_search', { query: '' }, A)).isError, true);
+  assert.equal((await h.call('svc_search', { query: 'x', limit: 51 }, A)).isError, true);
+});
+
+test('svc_context_query fits the budget, best first, session context first', async () => {
+  const long = Array.from({ length: 8 }, (_, i) => `# Part ${i}\n\n${'pelican facts and quota details. '.repeat(30 + i)}`).join('\n\n');
+  await h.call('svc_upload_document', { name: 'long.md', content: long }, A);
+  await h.call('svc_inject', { text: 'The user works on the pelican migration.' }, A);
+  const r = await h.call('svc_context_query', { query: 'pelican quota', max_tokens: 1000 }, A);
+  const s = r.structuredContent as { used_tokens: number; sections: unknown[]; session_context: string[] };
+  assert.ok(s.used_tokens <= 1000 && s.sections.length >= 1, JSON.stringify(s));
+  assert.equal(s.session_context.length, 1);
+  assert.ok(textOf(r).startsWith('[session context] The user works on the pelican migration.'));
+  assert.ok(textOf(r).length / 4 <= 1000 + 50);
+  // Another session (another MCP session id) does not see it.
+  const other = await h.call('svc_context_query', { query: 'pelican' }, { ...A, sessionId: 'other' });
+  assert.deepEqual((other.structuredContent as { session_context: string[] }).session_context, []);
+  assert.equal((await h.call('svc_context_query', { query: 'x', max_tokens: 10 }, A)).isError, true);
+});
+
+test('svc_inject honours its TTL', async () => {
+  await h.call('svc_inject', { text: 'short lived', ttl_seconds: 1 }, A);
+  await new Promise((r) => setTimeout(r, 1100));
+  const r = await h.call('svc_context_query', { query: 'anything' }, A);
+  assert.deepEqual((r.structuredContent as { session_context: string[] }).session_context, []);
+  assert.equal((await h.call('svc_inject', { text: 'x', ttl_seconds: 0 }, A)).isError, true);
+});
+
+test('svc_ask returns passages with citations', async () => {
+  await h.call('svc_upload_document', { name: 'ops.md', content: DOC }, A);
+  const r = await h.call('svc_ask', { query: 'when does the pelican quota reset?' }, A);
+  assert.match(textOf(r), /^\[1\] The monthly quota of the pelican plan resets on the first day\./);
+  assert.match(textOf(r), /Sources:\n\[1\] ops\.md › Quotas/);
+  const none = await h.call('svc_ask', { query: 'zeppelin' }, A);
+  assert.deepEqual(none.structuredContent?.['passages'], []);
+});
+
+test('svc_remember and svc_recall: typed memories, type filter, expiry', async () => {
+  await h.call('svc_remember', { text: 'We chose Redis Cluster for the quota counters.', type: 'decision' }, A);
+  await h.call('svc_remember', { text: 'Redis latency is under a millisecond here.', type: 'fact' }, A);
+  await h.call('svc_remember', { text: 'Redis gone soon', type: 'fact', ttl_seconds: 1 }, A);
+  const all = await h.call('svc_recall', { query: 'redis' }, A);
+  assert.equal((all.structuredContent?.['memories'] as unknown[]).length, 3);
+  const decisions = await h.call('svc_recall', { query: 'redis', type: 'decision' }, A);
+  assert.match(textOf(decisions), /Redis Cluster/);
+  assert.equal((decisions.structuredContent?.['memories'] as unknown[]).length, 1);
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.equal(((await h.call('svc_recall', { query: 'redis' }, A)).structuredContent?.['memories'] as unknown[]).length, 2);
+  assert.equal((await h.call('svc_remember', { text: 'x', type: 'gossip' }, A)).isError, true);
+});
+
+test('svc_swarm_create and svc_claim: claim, held, renew, release by the holder only', async () => {
+  const s = await h.call('svc_swarm_create', { name: 'builders', description: 'build agents' }, A);
+  const id = s.structuredContent?.['id'] as string;
+  assert.equal((await h.call('svc_swarm_create', { name: 'builders' }, A)).structuredContent?.['created'], false);
+  const one = await h.call('svc_claim', { swarm: 'builders', resource: 'src/a.ts', agent: 'one' }, A);
+  assert.equal(one.structuredContent?.['outcome'], 'acquired');
+  const two = await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two' }, A);
+  assert.equal(two.isError, true);
+  assert.equal(two.structuredContent?.['outcome'], 'held');
+  assert.match(textOf(two), /held by one \(key of proj-a\) until \d{4}-/);
+  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two', action: 'release' }, A)).structuredContent?.['outcome'], 'held');
+  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'renew', lease_seconds: 60 }, A)).structuredContent?.['outcome'], 'renewed');
+  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'release' }, A)).structuredContent?.['outcome'], 'released');
+  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two' }, A)).structuredContent?.['outcome'], 'acquired');
+  assert.equal((await h.call('svc_claim', { swarm: 'nope', resource: 'r' }, A)).isError, true);
+  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'r', lease_seconds: 0 }, A)).isError, true);
+  assert.equal((await h.call('svc_swarm_create', { name: '../x' }, A)).isError, true);
+});
+
+test('a lease expires by itself', async () => {
+  await h.call('svc_swarm_create', { name: 's' }, A);
+  await h.call('svc_claim', { swarm: 's', resource: 'r', agent: 'one', lease_seconds: 1 }, A);
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.equal((await h.call('svc_claim', { swarm: 's', resource: 'r', agent: 'two' }, A)).structuredContent?.['outcome'], 'acquired');
+});
+
+test('concurrency: 50 parallel claims of one resource yield exactly one holder', async () => {
+  await h.call('svc_swarm_create', { name: 'race' }, A);
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => h.call('svc_claim', { swarm: 'race', resource: 'the-file', agent: `agent-${i}` }, { ...A, sessionId: `s${i}` })),
+  );
+  const winners = results.filter((r) => r.structuredContent?.['outcome'] === 'acquired');
+  assert.equal(winners.length, 1);
+  const holder = winners[0]?.structuredContent?.['holder'];
+  for (const r of results.filter((x) => x !== winners[0])) assert.equal(r.structuredContent?.['holder'], holder);
+});
+
+test('svc_htask_create: a hierarchy of at most four levels, listed with children', async () => {
+  const root = await h.call('svc_htask_create', { title: 'Release 2.0' }, A);
+  let parent = (root.structuredContent?.['task'] as { id: string }).id;
+  for (const title of ['Backend', 'Quota service', 'Counter script']) {
+    const r = await h.call('svc_htask_create', { title, parent }, A);
+    parent = (r.structuredContent?.['task'] as { id: string; level: number }).id;
+  }
+  const sib = await h.call('svc_htask_create', { title: 'Docs', parent: (root.structuredContent?.['task'] as { id: string }).id }, A);
+  assert.match(textOf(sib), /- Release 2\.0 .*\n  - Backend .*\n    - Quota service .*\n      - Counter script .*\n  - Docs .*<- new/);
+  const deep = await h.call('svc_htask_create', { title: 'Too deep', parent }, A);
+  assert.equal(deep.isError, true);
+  assert.match(textOf(deep), /level 4, the deepest allowed/);
+  assert.equal((await h.call('svc_htask_create', { title: 'x', parent: 'task_nope' }, A)).isError, true);
+  assert.equal((await h.call('svc_htask_create', { title: '' }, A)).isError, true);
+});
+
+test('isolation: project B never reads or writes project A data, whatever ids it sends', async () => {
+  await h.call('svc_upload_document', { name: 'ops.md', content: DOC }, A);
+  await h.call('svc_remember', { text: 'pelican secret memory', type: 'fact' }, A);
+  const swarm = (await h.call('svc_swarm_create', { name: 'a-swarm' }, A)).structuredContent?.['id'] as string;
+  await h.call('svc_claim', { swarm, resource: 'r', agent: 'x' }, A);
+  const task = ((await h.call('svc_htask_create', { title: 'A task' }, A)).structuredContent?.['task'] as { id: string }).id;
+  await h.call('svc_inject', { text: 'pelican session' }, { ...B, sessionId: A.sessionId });
+
+  for (const mode of ['keyword', 'semantic', 'hybrid']) assert.doesNotMatch(textOf(await h.call('svc_search', { query: 'pelican quota', mode }, B)), /pelican plan/);
+  assert.doesNotMatch(textOf(await h.call('svc_ask', { query: 'pelican quota' }, B)), /pelican plan/);
+  assert.doesNotMatch(textOf(await h.call('svc_context_query', { query: 'pelican quota' }, A)), /pelican session/);
+  assert.equal((await h.call('svc_recall', { query: 'pelican' }, B)).structuredContent?.['memories'] instanceof Array, true);
+  assert.deepEqual((await h.call('svc_recall', { query: 'pelican' }, B)).structuredContent?.['memories'], []);
+  assert.equal((await h.call('svc_claim', { swarm, resource: 'r', action: 'release', agent: 'x' }, B)).isError, true);
+  assert.equal((await h.call('svc_claim', { swarm: 'a-swarm', resource: 'r' }, B)).isError, true);
+  assert.equal((await h.call('svc_htask_create', { title: 'child', parent: task }, B)).isError, true);
+  // B's upload of the same name leaves A's document alone.
+  await h.call('svc_upload_document', { name: 'ops.md', content: '# B\n\nbee' }, B);
+  assert.match((await h.call('svc_search', { query: 'pelican' }, A)).content[0]?.text ?? '', /pelican/);
+  // Every key written is under one project's hash tag.
+  const keys = await redis.client.keys('*');
+  assert.ok(keys.length > 0 && keys.every((k) => /^svc:kb:\{proj-[ab]\}:/.test(k)), keys.join(' '));
+});
+
+test('svc_multi_project_query searches only the granted projects, labelled by project', async () => {
+  for (const [p, word] of [
+    ['t1', 'alpha'],
+    ['t2', 'alpha beta'],
+    ['t3', 'alpha secret'],
+  ] as const)
+    await h.call('svc_upload_document', { name: `${p}.md`, content: `# ${p}\n\n${word} text` }, caller(p));
+  const bot = caller(null, { type: 'bot', serviceAccount: true, grantedProjects: ['t1', 't2'] });
+  const r = await h.call('svc_multi_project_query', { query: 'alpha' }, bot);
+  const res = r.structuredContent?.['results'] as { project: string }[];
+  assert.deepEqual([...new Set(res.map((x) => x.project))].sort(), ['t1', 't2']);
+  assert.match(r.content[0]?.text ?? '', /^\[t[12]\] /);
+  assert.doesNotMatch(textOf(r), /secret/);
+  const none = await h.call('svc_multi_project_query', { query: 'alpha' }, { ...bot, grantedProjects: [] });
+  assert.match(textOf(none), /no project grant/);
+});
+
+test('project tools refuse a caller without a project', async () => {
+  assert.equal((await h.call('svc_search', { query: 'x' }, caller(null))).isError, true);
+});
