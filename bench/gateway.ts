@@ -80,8 +80,11 @@ await accounts.workspaces.createProject({ slug: 'bench', workspace: user.workspa
 const key = (await accounts.keys.createProjectKey({ project: 'bench', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
 await accounts.workspaces.createProject({ slug: 'bench-search', workspace: user.workspace });
 const corpus = await benchSearchCorpus(client, 'bench-search');
-const searchKey = (await accounts.keys.createProjectKey({ project: 'bench-search', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
-const searchBody = (mode: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_search', arguments: { ...corpus.args, mode } } });
+const searchKey = (
+  await accounts.keys.createProjectKey({ project: 'bench-search', workspace: user.workspace, level: 'VIEWER', name: 'bench' })
+).key;
+const searchBody = (mode: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_search', arguments: { ...corpus.args, mode } } });
 
 const gw = child(
   [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), 'services/mcp-gateway/src/main.ts'],
@@ -107,7 +110,11 @@ const perRequest = (after - before) / total;
 const rows = [bareRow, gwRow];
 for (const mode of ['keyword', 'hybrid']) {
   await load('warm', `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }, 1);
-  rows.push(await load(`gateway svc_search ${mode} (${corpus.sections} sections)`, `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }));
+  rows.push(
+    await load(`gateway svc_search ${mode} (${corpus.sections} sections)`, `${base}/mcp/bench-search`, searchBody(mode), {
+      'x-api-key': searchKey,
+    }),
+  );
 }
 
 process.stdout.write(

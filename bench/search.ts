@@ -46,7 +46,8 @@ export async function benchSearchCorpus(redis: Redis, project = 'bench-search'):
   let sections = 0;
   for (let d = 0; d < 50; d++) {
     const parts: string[] = [];
-    for (let s = 0; s < 20; s++) parts.push(`# ${word()} ${word()} ${d}.${s}\n\n${Array.from({ length: 6 + Math.floor(rand() * 8) }, sentence).join(' ')}`);
+    for (let s = 0; s < 20; s++)
+      parts.push(`# ${word()} ${word()} ${d}.${s}\n\n${Array.from({ length: 6 + Math.floor(rand() * 8) }, sentence).join(' ')}`);
     const r = await uploadDocument(redis, knowledge.embedder, project, { name: `doc-${d}.md`, content: parts.join('\n\n') });
     sections += r.headings.length;
   }

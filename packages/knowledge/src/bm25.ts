@@ -44,7 +44,10 @@ export function scoreBm25(index: Bm25Index, query: string, limit: number): { doc
       scores.set(doc, (scores.get(doc) ?? 0) + s);
     }
   }
-  return top([...scores].map(([doc, score]) => ({ doc, score })), limit);
+  return top(
+    [...scores].map(([doc, score]) => ({ doc, score })),
+    limit,
+  );
 }
 
 /** Inverse document frequency of a term in the index (as scored above); unseen terms get the highest. */

@@ -53,7 +53,10 @@ export async function injectContext(
     expiresAt: new Date(expires).toISOString(),
   };
   const key = kbKeys(project).context(sessionHash(sessionId));
-  const [ok, n] = (await runScript(redis, INJECT, [key], [now, expires, JSON.stringify(entry), CONTEXT_LIMITS.entriesPerSession])) as [number, number];
+  const [ok, n] = (await runScript(redis, INJECT, [key], [now, expires, JSON.stringify(entry), CONTEXT_LIMITS.entriesPerSession])) as [
+    number,
+    number,
+  ];
   return ok ? { entry, entries: n } : { full: n };
 }
 

@@ -87,7 +87,9 @@ export async function uploadDocument(
   onEmbedFailure?: (err: unknown) => void,
 ): Promise<UploadResult> {
   if (input.content.length > LIMITS.documentChars)
-    throw new LimitError(`The document is ${input.content.length} characters; the limit is ${LIMITS.documentChars}. Split it into several documents.`);
+    throw new LimitError(
+      `The document is ${input.content.length} characters; the limit is ${LIMITS.documentChars}. Split it into several documents.`,
+    );
   const k = kbKeys(project);
   const split = splitMarkdown(input.content, input.name);
   const docId = randomBytes(6).toString('base64url');
@@ -121,7 +123,13 @@ export async function uploadDocument(
   // A random version, not a counter: after a flush or a failover a counter could repeat an old value and
   // leave replicas trusting a stale cached index.
   const version = randomBytes(9).toString('base64url');
-  const args: string[] = [input.name, JSON.stringify(record), String(LIMITS.sectionsPerProject), String(LIMITS.documentsPerProject), version];
+  const args: string[] = [
+    input.name,
+    JSON.stringify(record),
+    String(LIMITS.sectionsPerProject),
+    String(LIMITS.documentsPerProject),
+    version,
+  ];
   for (const s of sections) args.push(s.id, JSON.stringify(s));
   const [status, n] = (await runScript(redis, UPLOAD, [k.docs, k.sections, k.version], args)) as [string, number];
   if (status === 'docs')

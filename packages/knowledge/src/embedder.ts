@@ -136,7 +136,8 @@ function remoteEmbedder(o: EmbedderOptions & { url: string }): Embedder {
           throw new EmbedderError(`embeddings endpoint unreachable: ${err instanceof Error ? err.name : 'error'}`);
         }
         const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-        if (data.length !== Math.min(64, texts.length - i)) throw new EmbedderError('embeddings endpoint returned a different number of vectors');
+        if (data.length !== Math.min(64, texts.length - i))
+          throw new EmbedderError('embeddings endpoint returned a different number of vectors');
         for (const d of data) out.push(normalise(Float32Array.from(d.embedding ?? [])));
       }
       return out;

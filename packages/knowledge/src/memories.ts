@@ -50,10 +50,12 @@ export async function remember(
     expiresAt: expires ? new Date(expires).toISOString() : null,
   };
   const k = kbKeys(project);
-  const [ok, n] = (await runScript(redis, REMEMBER, [k.memories, k.memoryExpiry], [now, expires ?? '+inf', memory.id, JSON.stringify(memory), MEMORY_LIMITS.perProject])) as [
-    number,
-    number,
-  ];
+  const [ok, n] = (await runScript(
+    redis,
+    REMEMBER,
+    [k.memories, k.memoryExpiry],
+    [now, expires ?? '+inf', memory.id, JSON.stringify(memory), MEMORY_LIMITS.perProject],
+  )) as [number, number];
   return ok ? { memory } : { full: n };
 }
 

@@ -88,9 +88,7 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
 
   async function semanticRanks(idx: ProjectIndex, query: string, limit: number) {
     if (idx.sections.length === 0) return [];
-    const q = embedder.embedQuery
-      ? embedder.embedQuery(query, (stem) => idfOf(idx.bm25, stem))
-      : (await embedder.embed([query]))[0];
+    const q = embedder.embedQuery ? embedder.embedQuery(query, (stem) => idfOf(idx.bm25, stem)) : (await embedder.embed([query]))[0];
     if (!q) return [];
     const scored: { doc: number; score: number }[] = [];
     idx.sections.forEach((s, doc) => {

@@ -58,10 +58,12 @@ export async function createSwarm(
     createdAt: new Date().toISOString(),
   };
   const k = kbKeys(project);
-  const [status, json] = (await runScript(redis, CREATE, [k.swarmNames, k.swarms], [swarm.name, swarm.id, JSON.stringify(swarm), SWARM_LIMITS.perProject])) as [
-    string,
-    string,
-  ];
+  const [status, json] = (await runScript(
+    redis,
+    CREATE,
+    [k.swarmNames, k.swarms],
+    [swarm.name, swarm.id, JSON.stringify(swarm), SWARM_LIMITS.perProject],
+  )) as [string, string];
   if (status === 'full') return { full: true };
   return { swarm: JSON.parse(json) as Swarm, created: status === 'created' };
 }
@@ -104,11 +106,12 @@ export async function lease(
   const resourceHash = createHash('sha256').update(input.resource).digest('base64url').slice(0, 22);
   const key = kbKeys(project).lease(input.swarmId, resourceHash);
   const value: LeaseHolder = { holder: input.holder, label: input.label, claimedAt: new Date().toISOString() };
-  const [outcome, json, pttl] = (await runScript(redis, LEASE, [key], [input.action, input.holder, JSON.stringify(value), input.leaseSeconds * 1000])) as [
-    LeaseOutcome,
-    string,
-    number,
-  ];
+  const [outcome, json, pttl] = (await runScript(
+    redis,
+    LEASE,
+    [key],
+    [input.action, input.holder, JSON.stringify(value), input.leaseSeconds * 1000],
+  )) as [LeaseOutcome, string, number];
   const current = json ? (JSON.parse(json) as LeaseHolder) : null;
   return {
     outcome,

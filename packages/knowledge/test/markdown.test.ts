@@ -34,7 +34,10 @@ test('cuts long sections into parts at paragraph boundaries', () => {
 
 test('plain text without headings is one section named after the document', () => {
   const s = splitMarkdown('just some notes', 'notes.txt');
-  assert.deepEqual(s.map((x) => x.heading), ['notes.txt']);
+  assert.deepEqual(
+    s.map((x) => x.heading),
+    ['notes.txt'],
+  );
 });
 
 test('stemming joins word forms', () => {

@@ -26,14 +26,16 @@ for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
     const misses: string[] = [];
     for (const q of QUERIES) {
       const hits = await k.search.search('rfc', q.query, mode, 3);
-      if (hits[0]?.heading !== q.expected) misses.push(`"${q.query}" -> ${hits.map((h) => h.heading).join(' | ')} (expected ${q.expected})`);
+      if (hits[0]?.heading !== q.expected)
+        misses.push(`"${q.query}" -> ${hits.map((h) => h.heading).join(' | ')} (expected ${q.expected})`);
     }
     assert.deepEqual(misses, []);
   });
 }
 
 test('the acceptance example: keyword finds pelican, hybrid finds the rotation section', async () => {
-  const doc = '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
+  const doc =
+    '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
   await uploadDocument(redis.client, k.embedder, 'ops', { name: 'ops.md', content: doc });
   assert.match((await k.search.search('ops', 'pelican quota', 'keyword', 5))[0]?.text ?? '', /pelican/);
   assert.match((await k.search.search('ops', 'how often should keys be rotated', 'hybrid', 5))[0]?.text ?? '', /ninety/);
@@ -60,7 +62,11 @@ test('a project reads only its own sections', async () => {
 test('an embedder that fails leaves keyword search working and vectors are filled in later', async () => {
   let down = true;
   const local = k.embedder;
-  const flaky = { id: local.id, minSimilarity: 0.05, embed: async (t: string[]) => (down ? Promise.reject(new Error('down')) : local.embed(t)) };
+  const flaky = {
+    id: local.id,
+    minSimilarity: 0.05,
+    embed: async (t: string[]) => (down ? Promise.reject(new Error('down')) : local.embed(t)),
+  };
   const kk = createKnowledge(redis.client, { embedder: flaky });
   await uploadDocument(redis.client, flaky, 'flaky', { name: 'f.md', content: '# Ferry\n\nThe ferry leaves at noon.' });
   assert.equal((await kk.search.search('flaky', 'ferry', 'keyword', 5)).length, 1);

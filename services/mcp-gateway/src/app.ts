@@ -72,7 +72,13 @@ export function createGateway(deps: GatewayDeps) {
     onRejected: (reason) => metrics.rejected.inc({ reason }),
     onFairUseExceeded: (workspace) => metrics.fairUse.inc({ workspace }),
   });
-  const embedder = config.embeddings ? createEmbedder({ url: config.embeddings.url, model: config.embeddings.model, ...(config.embeddings.apiKey ? { apiKey: config.embeddings.apiKey } : {}) }) : undefined;
+  const embedder = config.embeddings
+    ? createEmbedder({
+        url: config.embeddings.url,
+        model: config.embeddings.model,
+        ...(config.embeddings.apiKey ? { apiKey: config.embeddings.apiKey } : {}),
+      })
+    : undefined;
   const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger, ...(embedder ? { embedder } : {}) });
   const registry = new ToolRegistry(tools);
   const origins = createOriginPolicy({

@@ -28,7 +28,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const { config } = opts;
   const logger = opts.logger ?? createLogger({ service: 'mcp-gateway', level: config.logLevel });
   const ownRedis = !opts.redis;
-  const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
+  const redis =
+    opts.redis ??
+    connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
   const subscriber = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'mcp-gateway-invalidation' });
   const accounts = createAccounts(redis, { pepper: config.keyPepper });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl });

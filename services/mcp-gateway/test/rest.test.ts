@@ -53,6 +53,10 @@ test('the protected resource metadata (RFC 9728) for a project endpoint', async 
   assert.deepEqual(doc.authorization_servers, [f.config.authUrl]);
   assert.deepEqual(doc.bearer_methods_supported, ['header']);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
-  assert.equal((await fetch(`${f.url}/.well-known/oauth-protected-resource`)).status, 404, 'no root document: it would name the wrong audience');
+  assert.equal(
+    (await fetch(`${f.url}/.well-known/oauth-protected-resource`)).status,
+    404,
+    'no root document: it would name the wrong audience',
+  );
   assert.equal((await fetch(`${f.url}/.well-known/oauth-authorization-server`)).status, 404, 'AS metadata lives on the auth host');
 });

@@ -4,10 +4,21 @@ import type { CallerContext, Surface } from '@svc/policy';
 import { surfaceOf } from '../mcp/checks.ts';
 import type { ResolvedCaller, Target } from './caller.ts';
 
-export function policyContext(caller: ResolvedCaller, headers: IncomingHttpHeaders, target: Target): { surface: Surface; policy: CallerContext } {
+export function policyContext(
+  caller: ResolvedCaller,
+  headers: IncomingHttpHeaders,
+  target: Target,
+): { surface: Surface; policy: CallerContext } {
   const surface = surfaceOf(headers, caller.defaultSurface);
   return {
     surface,
-    policy: { role: caller.role, serviceAccount: caller.serviceAccount, plan: caller.plan, agents: caller.agents, surface, endpoint: target.kind },
+    policy: {
+      role: caller.role,
+      serviceAccount: caller.serviceAccount,
+      plan: caller.plan,
+      agents: caller.agents,
+      surface,
+      endpoint: target.kind,
+    },
   };
 }

@@ -34,13 +34,19 @@ export function createAccountRoutes(deps: AccountRoutesDeps) {
     if (!presented || !presented.value) throw new SvcError('missing_authentication');
     const parsed = parseCredential(presented.value);
     if (parsed?.kind === 'access_token' || parsed?.kind === 'refresh_token') {
-      throw new SvcError('invalid_token', { message: 'Invalid OAuth token', remedy: 'OAuth access tokens are bound to one project: call /mcp/<project_slug> with them.' });
+      throw new SvcError('invalid_token', {
+        message: 'Invalid OAuth token',
+        remedy: 'OAuth access tokens are bound to one project: call /mcp/<project_slug> with them.',
+      });
     }
     let record: ApiKeyRecord | null;
     try {
       record = await deps.accounts.keys.verify(presented.value);
     } catch (err) {
-      throw new SvcError('service_unavailable', { message: 'Service temporarily unavailable: the credential store cannot be reached', detail: String(err) });
+      throw new SvcError('service_unavailable', {
+        message: 'Service temporarily unavailable: the credential store cannot be reached',
+        detail: String(err),
+      });
     }
     if (!record) throw new SvcError('invalid_api_key');
     let workspace = record.workspace;
@@ -52,14 +58,22 @@ export function createAccountRoutes(deps: AccountRoutesDeps) {
   async function projectsOf(id: Identity) {
     const r = id.record;
     if (r.kind === 'user_key') {
-      return (await deps.accounts.workspaces.accessibleProjects(r.userId)).map((a) => ({ slug: a.project.slug, workspace: a.project.workspace, role: a.role }));
+      return (await deps.accounts.workspaces.accessibleProjects(r.userId)).map((a) => ({
+        slug: a.project.slug,
+        workspace: a.project.workspace,
+        role: a.role,
+      }));
     }
     if (r.kind === 'bot_key') {
       const bot = await deps.accounts.bots.get(r.botId);
       return Object.entries(bot?.grants ?? {}).map(([slug, role]) => ({ slug, workspace: r.workspace, role }));
     }
     if (r.kind === 'legacy_team_key') {
-      return (await deps.accounts.workspaces.projectsOf(r.workspace)).map((slug) => ({ slug, workspace: r.workspace, role: r.level || 'EDITOR' }));
+      return (await deps.accounts.workspaces.projectsOf(r.workspace)).map((slug) => ({
+        slug,
+        workspace: r.workspace,
+        role: r.level || 'EDITOR',
+      }));
     }
     return [{ slug: r.project, workspace: r.workspace, role: r.level || 'EDITOR' }];
   }

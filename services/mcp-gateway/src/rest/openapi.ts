@@ -70,7 +70,12 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
     paths,
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Project key (svc-), service account key (svc-bot-) or personal key (svc-user-).' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'Project key (svc-), service account key (svc-bot-) or personal key (svc-user-).',
+        },
         Bearer: { type: 'http', scheme: 'bearer', description: 'OAuth access token (svc_at_) or an API key.' },
       },
       parameters: {
@@ -99,7 +104,10 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
               type: 'object',
               required: ['code', 'message'],
               properties: {
-                code: { type: 'string', description: 'Machine code, e.g. missing_authentication, invalid_api_key, rate_limited, access_denied.' },
+                code: {
+                  type: 'string',
+                  description: 'Machine code, e.g. missing_authentication, invalid_api_key, rate_limited, access_denied.',
+                },
                 message: { type: 'string', description: 'Human message, e.g. "Invalid API key".' },
                 remedy: { type: 'string', description: 'What to do about it.' },
               },

@@ -36,10 +36,13 @@ export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const hits = await knowledge.search.search(project, args.query, 'keyword', SECTIONS);
       const passages = bestPassages(args.query, hits, args.limit ?? 3);
       if (passages.length === 0)
-        return text(`No passage in this project's documents answers "${args.query}". Rephrase, or upload documents with svc_upload_document.`, {
-          query: args.query,
-          passages: [],
-        });
+        return text(
+          `No passage in this project's documents answers "${args.query}". Rephrase, or upload documents with svc_upload_document.`,
+          {
+            query: args.query,
+            passages: [],
+          },
+        );
       const body = passages.map((p, i) => `[${i + 1}] ${p.text}`).join('\n\n');
       const sources = passages.map((p, i) => `[${i + 1}] ${where(p)} (section ${p.sectionId})`).join('\n');
       return text(`${body}\n\nSources:\n${sources}`, {

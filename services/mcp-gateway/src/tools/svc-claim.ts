@@ -41,9 +41,25 @@ export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       properties: {
         swarm: { type: 'string', minLength: 1, maxLength: 100, description: 'Swarm id or name (from svc_swarm_create).' },
         resource: { type: 'string', minLength: 1, maxLength: 512, description: 'What to lease, e.g. a file path or task id.' },
-        action: { type: 'string', enum: ['claim', 'renew', 'release', 'status'], default: 'claim', description: 'claim (or renew if you hold it), renew, release or status.' },
-        lease_seconds: { type: 'integer', minimum: 1, maximum: 86_400, default: 300, description: 'Lease length for claim and renew (1-86400 seconds).' },
-        agent: { type: 'string', minLength: 1, maxLength: 128, description: 'Your agent name; agents sharing one credential must each give their own.' },
+        action: {
+          type: 'string',
+          enum: ['claim', 'renew', 'release', 'status'],
+          default: 'claim',
+          description: 'claim (or renew if you hold it), renew, release or status.',
+        },
+        lease_seconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 86_400,
+          default: 300,
+          description: 'Lease length for claim and renew (1-86400 seconds).',
+        },
+        agent: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: 'Your agent name; agents sharing one credential must each give their own.',
+        },
       },
     },
     annotations: { readOnlyHint: false, idempotentHint: false },
@@ -69,7 +85,11 @@ export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       };
       // A lease held by another, or one no longer held, is for the model to act on (ToolResult's isError).
       const isError = r.outcome === 'held' && args.action !== 'status' ? true : r.outcome === 'not_held';
-      return { content: [{ type: 'text', text: SAY[r.outcome](args.resource, r.lease) }], structuredContent: structured, ...(isError ? { isError } : {}) };
+      return {
+        content: [{ type: 'text', text: SAY[r.outcome](args.resource, r.lease) }],
+        structuredContent: structured,
+        ...(isError ? { isError } : {}),
+      };
     },
   };
 }

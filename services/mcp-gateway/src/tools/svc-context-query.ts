@@ -31,8 +31,18 @@ export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       required: ['query'],
       properties: {
         query: QUERY,
-        max_tokens: { type: 'integer', minimum: 100, maximum: 100_000, default: 4000, description: 'Token budget for the returned text (estimated as characters / 4).' },
-        include_session_context: { type: 'boolean', default: true, description: 'Put the context injected for this session (svc_inject) first.' },
+        max_tokens: {
+          type: 'integer',
+          minimum: 100,
+          maximum: 100_000,
+          default: 4000,
+          description: 'Token budget for the returned text (estimated as characters / 4).',
+        },
+        include_session_context: {
+          type: 'boolean',
+          default: true,
+          description: 'Put the context injected for this session (svc_inject) first.',
+        },
       },
     },
     annotations: { readOnlyHint: true, idempotentHint: true },
@@ -67,7 +77,15 @@ export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         }
         used += estimateTokens(block);
         blocks.push(block);
-        sections.push({ document: h.doc, heading: h.heading, path: h.path, section_id: h.id, score: round(h.score), tokens: estimateTokens(block), truncated });
+        sections.push({
+          document: h.doc,
+          heading: h.heading,
+          path: h.path,
+          section_id: h.id,
+          score: round(h.score),
+          tokens: estimateTokens(block),
+          truncated,
+        });
       }
       const summary =
         sections.length === 0 && blocks.length === 0

@@ -35,7 +35,12 @@ export function svcHtaskCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       properties: {
         title: { type: 'string', minLength: 1, maxLength: 200, description: 'Short title of the task.' },
         description: { type: 'string', maxLength: 5000, description: 'What is to be done.' },
-        parent: { type: 'string', minLength: 1, maxLength: 64, description: 'Id of the parent task (from an earlier svc_htask_create); omit for a top-level task.' },
+        parent: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: 'Id of the parent task (from an earlier svc_htask_create); omit for a top-level task.',
+        },
       },
     },
     annotations: { readOnlyHint: false, idempotentHint: false },
@@ -45,14 +50,24 @@ export function svcHtaskCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       if ('error' in r) {
         if (r.error === 'no_parent') throw new ToolFailure(`No task "${args.parent}" in this project.`);
         if (r.error === 'too_deep')
-          throw new ToolFailure(`Task "${args.parent}" is at level ${TASK_LIMITS.maxDepth}, the deepest allowed; attach the new task to a task higher up.`);
+          throw new ToolFailure(
+            `Task "${args.parent}" is at level ${TASK_LIMITS.maxDepth}, the deepest allowed; attach the new task to a task higher up.`,
+          );
         throw new ToolFailure(`The project holds ${TASK_LIMITS.perProject} tasks, the limit.`);
       }
       const task = r.task;
       const tree = await taskTree(knowledge.redis, project, task.ancestors[0] ?? task.id);
       const lines = tree ? render(tree, 0, task.id) : [];
       return text(`Created task "${task.title}" (${task.id}) at level ${task.level}.\n\n${lines.join('\n')}`, {
-        task: { id: task.id, title: task.title, description: task.description, parent: task.parent, level: task.level, status: task.status, created_at: task.createdAt },
+        task: {
+          id: task.id,
+          title: task.title,
+          description: task.description,
+          parent: task.parent,
+          level: task.level,
+          status: task.status,
+          created_at: task.createdAt,
+        },
         tree: tree ? json(tree) : null,
       });
     },

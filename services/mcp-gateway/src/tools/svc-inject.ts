@@ -32,7 +32,9 @@ export function svcInject(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const project = projectOf(caller);
       const r = await injectContext(knowledge.redis, project, caller.sessionId, args.text, args.ttl_seconds);
       if ('full' in r)
-        throw new ToolFailure(`This session already holds ${r.full} context entries, the limit; wait for some to expire or start a new session.`);
+        throw new ToolFailure(
+          `This session already holds ${r.full} context entries, the limit; wait for some to expire or start a new session.`,
+        );
       return text(`Added to this session's context until ${r.entry.expiresAt} (${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} now).`, {
         id: r.entry.id,
         expires_at: r.entry.expiresAt,

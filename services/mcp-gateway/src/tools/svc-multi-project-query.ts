@@ -27,7 +27,12 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Ar
       required: ['query'],
       properties: {
         query: QUERY,
-        mode: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'], default: 'hybrid', description: 'keyword (BM25), semantic (embeddings) or hybrid (both, fused).' },
+        mode: {
+          type: 'string',
+          enum: ['keyword', 'semantic', 'hybrid'],
+          default: 'hybrid',
+          description: 'keyword (BM25), semantic (embeddings) or hybrid (both, fused).',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 20, default: 3, description: 'Sections per project (1-20).' },
       },
     },
@@ -35,7 +40,10 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Ar
     async call(args, caller) {
       const projects = [...new Set(caller.grantedProjects)].sort();
       const per = await Promise.all(
-        projects.map(async (project) => ({ project, hits: await knowledge.search.search(project, args.query, args.mode ?? 'hybrid', args.limit ?? 3) })),
+        projects.map(async (project) => ({
+          project,
+          hits: await knowledge.search.search(project, args.query, args.mode ?? 'hybrid', args.limit ?? 3),
+        })),
       );
       // Best first across projects: each project's first hit, by score within one mode.
       const ordered = per.filter((p) => p.hits.length).sort((a, b) => (b.hits[0]?.score ?? 0) - (a.hits[0]?.score ?? 0));
@@ -46,7 +54,8 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Ar
         results: ordered.flatMap((p) => p.hits.map((h, i) => ({ project: p.project, ...hitJson(h, i + 1) }))),
       };
       if (!projects.length) return text('This service account has no project grant in this team.', structured);
-      if (!ordered.length) return text(`No section matches "${args.query}" in ${projects.length} project(s): ${projects.join(', ')}.`, structured);
+      if (!ordered.length)
+        return text(`No section matches "${args.query}" in ${projects.length} project(s): ${projects.join(', ')}.`, structured);
       const blocks = ordered.flatMap((p) => p.hits.map((h) => `[${p.project}] ${where(h)}\n\n${h.text}`));
       return { content: blocks.map((b) => ({ type: 'text' as const, text: b })), structuredContent: structured };
     },

@@ -40,8 +40,12 @@ export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         expires_at: m.expiresAt,
         score: round(score),
       }));
-      if (found.length === 0) return text(`No memory matches "${args.query}"${args.type ? ` among type ${args.type}` : ''}.`, { query: args.query, memories });
-      return text(found.map(({ memory: m }, i) => `[${i + 1}] (${m.type}, ${m.createdAt.slice(0, 10)}) ${m.text}`).join('\n'), { query: args.query, memories });
+      if (found.length === 0)
+        return text(`No memory matches "${args.query}"${args.type ? ` among type ${args.type}` : ''}.`, { query: args.query, memories });
+      return text(found.map(({ memory: m }, i) => `[${i + 1}] (${m.type}, ${m.createdAt.slice(0, 10)}) ${m.text}`).join('\n'), {
+        query: args.query,
+        memories,
+      });
     },
   };
 }

@@ -16,21 +16,32 @@ export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition<Args> {
   return {
     name: 'svc_remember',
     title: 'Remember',
-    description: 'Stores a memory for everyone working on this project, with a type (fact, decision, learning, preference, note); svc_recall finds it again.',
+    description:
+      'Stores a memory for everyone working on this project, with a type (fact, decision, learning, preference, note); svc_recall finds it again.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
       required: ['text'],
       properties: {
         text: { type: 'string', minLength: 1, maxLength: 10_000, description: 'What to remember (at most 10,000 characters).' },
-        type: { type: 'string', enum: [...MEMORY_TYPES], default: 'note', description: 'Kind of memory: fact, decision, learning, preference or note.' },
+        type: {
+          type: 'string',
+          enum: [...MEMORY_TYPES],
+          default: 'note',
+          description: 'Kind of memory: fact, decision, learning, preference or note.',
+        },
         ttl_seconds: TTL(MEMORY_LIMITS.maxTtlSeconds, 'the memory'),
       },
     },
     annotations: { readOnlyHint: false, idempotentHint: false },
     async call(args, caller) {
       const project = projectOf(caller);
-      const r = await remember(knowledge.redis, project, { text: args.text, type: args.type ?? 'note', ttlSeconds: args.ttl_seconds, createdBy: caller.label });
+      const r = await remember(knowledge.redis, project, {
+        text: args.text,
+        type: args.type ?? 'note',
+        ttlSeconds: args.ttl_seconds,
+        createdBy: caller.label,
+      });
       if ('full' in r) throw new ToolFailure(`The project holds ${r.full} memories, the limit; let some expire before adding more.`);
       const m = r.memory;
       return text(`Remembered (${m.type}, ${m.id})${m.expiresAt ? ` until ${m.expiresAt}` : ''}.`, {

@@ -27,7 +27,12 @@ export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       properties: {
         query: QUERY,
         // The plan needed for semantic and hybrid is in the policy table (argumentPlans), not here.
-        mode: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'], default: 'keyword', description: 'keyword (BM25), semantic (embeddings) or hybrid (both, fused).' },
+        mode: {
+          type: 'string',
+          enum: ['keyword', 'semantic', 'hybrid'],
+          default: 'keyword',
+          description: 'keyword (BM25), semantic (embeddings) or hybrid (both, fused).',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 5, description: 'How many sections to return (1-50).' },
       },
     },
@@ -38,13 +43,19 @@ export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       try {
         hits = await knowledge.search.search(project, args.query, args.mode ?? 'keyword', args.limit ?? 5);
       } catch (err) {
-        if (err instanceof EmbedderError) throw new ToolFailure(`Semantic ranking is unavailable right now (${err.message}); mode "keyword" still works.`);
+        if (err instanceof EmbedderError)
+          throw new ToolFailure(`Semantic ranking is unavailable right now (${err.message}); mode "keyword" still works.`);
         throw err;
       }
       const results = hits.map((h, i) => hitJson(h, i + 1));
       if (hits.length === 0)
         return {
-          content: [{ type: 'text', text: `No section matches "${args.query}" (${args.mode} search). Upload documents with svc_upload_document, or rephrase.` }],
+          content: [
+            {
+              type: 'text',
+              text: `No section matches "${args.query}" (${args.mode} search). Upload documents with svc_upload_document, or rephrase.`,
+            },
+          ],
           structuredContent: { query: args.query, mode: args.mode, results },
         };
       // One content block per hit, best first, so content[0] is the best section itself.

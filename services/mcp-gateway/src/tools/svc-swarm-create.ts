@@ -23,7 +23,13 @@ export function svcSwarmCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       additionalProperties: false,
       required: ['name'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._-]*$', description: 'Swarm name, unique in the project (letters, digits, space, ".", "_", "-").' },
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9 ._-]*$',
+          description: 'Swarm name, unique in the project (letters, digits, space, ".", "_", "-").',
+        },
         description: { type: 'string', maxLength: 2000, description: 'What the swarm works on.' },
       },
     },
@@ -33,14 +39,17 @@ export function svcSwarmCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const r = await createSwarm(knowledge.redis, project, { name: args.name, description: args.description, createdBy: caller.label });
       if ('full' in r) throw new ToolFailure('The project holds the maximum number of swarms (1,000).');
       const s = r.swarm;
-      return text(`${r.created ? 'Created' : 'Exists already:'} swarm "${s.name}" (${s.id}). Claim resources with svc_claim using swarm "${s.id}".`, {
-        id: s.id,
-        name: s.name,
-        description: s.description,
-        created: r.created,
-        created_by: s.createdBy,
-        created_at: s.createdAt,
-      });
+      return text(
+        `${r.created ? 'Created' : 'Exists already:'} swarm "${s.name}" (${s.id}). Claim resources with svc_claim using swarm "${s.id}".`,
+        {
+          id: s.id,
+          name: s.name,
+          description: s.description,
+          created: r.created,
+          created_by: s.createdBy,
+          created_at: s.createdAt,
+        },
+      );
     },
   };
 }

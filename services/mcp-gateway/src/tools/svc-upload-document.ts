@@ -24,9 +24,24 @@ export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition<Args>
       additionalProperties: false,
       required: ['name', 'content'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$', description: 'Document name, unique in the project (e.g. "runbook.md").' },
-        content: { type: 'string', minLength: 1, maxLength: LIMITS.documentChars, description: `The document as text or Markdown (at most ${LIMITS.documentChars} characters).` },
-        path: { type: 'string', maxLength: 500, description: 'Optional origin of the document (a repository path or URL), kept for citations.' },
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          pattern: '^[^\\u0000-\\u001f]+$',
+          description: 'Document name, unique in the project (e.g. "runbook.md").',
+        },
+        content: {
+          type: 'string',
+          minLength: 1,
+          maxLength: LIMITS.documentChars,
+          description: `The document as text or Markdown (at most ${LIMITS.documentChars} characters).`,
+        },
+        path: {
+          type: 'string',
+          maxLength: 500,
+          description: 'Optional origin of the document (a repository path or URL), kept for citations.',
+        },
       },
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -42,15 +57,18 @@ export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition<Args>
       const { document, replaced, headings } = result;
       if (headings.length === 0) throw new ToolFailure('The document has no text to index.');
       const shown = headings.slice(0, 20).join(', ') + (headings.length > 20 ? `, … (${headings.length - 20} more)` : '');
-      return text(`${replaced ? 'Replaced' : 'Stored'} "${document.name}": ${headings.length} section${headings.length === 1 ? '' : 's'} (${shown}).`, {
-        name: document.name,
-        path: document.path,
-        replaced,
-        sections: headings.length,
-        headings,
-        characters: document.chars,
-        uploaded_at: document.uploadedAt,
-      });
+      return text(
+        `${replaced ? 'Replaced' : 'Stored'} "${document.name}": ${headings.length} section${headings.length === 1 ? '' : 's'} (${shown}).`,
+        {
+          name: document.name,
+          path: document.path,
+          replaced,
+          sections: headings.length,
+          headings,
+          characters: document.chars,
+          uploaded_at: document.uploadedAt,
+        },
+      );
     },
   };
 }

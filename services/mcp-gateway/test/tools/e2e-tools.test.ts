@@ -6,11 +6,13 @@ import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from
 let fx: GatewayFixture;
 let pro: Seeded;
 let other: Seeded;
-const DOC = '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
+const DOC =
+  '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
 
 const mcp = (s: { project: string; key: string }, name: string, args: Record<string, unknown>, headers: Record<string, string> = {}) =>
   post(fx.url, `/mcp/${s.project}`, call(name, args), { 'X-API-Key': s.key, ...headers });
-const rest = (s: { project: string; key: string }, name: string, args: unknown) => post(fx.url, `/api/v1/projects/${s.project}/tools/${name}`, args, { 'X-API-Key': s.key });
+const rest = (s: { project: string; key: string }, name: string, args: unknown) =>
+  post(fx.url, `/api/v1/projects/${s.project}/tools/${name}`, args, { 'X-API-Key': s.key });
 
 before(async () => {
   fx = await startFixture();
@@ -60,7 +62,12 @@ test('policy gates: VIEWER cannot upload; FREE cannot search semantically; memor
   const agents = await seed(fx.accounts, { plan: 'PRO', level: 'EDITOR', agents: true });
   const hosted = await mcp(agents, 'svc_remember', { text: 'x', type: 'fact' });
   assert.ok(hosted.body.error, hosted.text);
-  const companion = await mcp(agents, 'svc_remember', { text: 'we use ninety day rotation', type: 'decision' }, { 'X-Svc-Surface': 'companion' });
+  const companion = await mcp(
+    agents,
+    'svc_remember',
+    { text: 'we use ninety day rotation', type: 'decision' },
+    { 'X-Svc-Surface': 'companion' },
+  );
   assert.equal(companion.body.result?.isError, undefined, companion.text);
   const recalled = await mcp(agents, 'svc_recall', { query: 'rotation' });
   assert.match(recalled.body.result.content[0].text, /ninety day rotation/);
@@ -79,7 +86,9 @@ test('swarms and leases over MCP on a TEAM plan with an ADMIN key', async () => 
   const team = await seed(fx.accounts, { plan: 'TEAM', level: 'ADMIN' });
   const sw = await mcp(team, 'svc_swarm_create', { name: 'crew' });
   assert.equal(sw.body.result.structuredContent.created, true, sw.text);
-  const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => mcp(team, 'svc_claim', { swarm: 'crew', resource: 'r', agent: `a${i}` })));
+  const claims = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => mcp(team, 'svc_claim', { swarm: 'crew', resource: 'r', agent: `a${i}` })),
+  );
   assert.equal(claims.filter((c) => c.body.result?.structuredContent?.outcome === 'acquired').length, 1);
   const task = await mcp(team, 'svc_htask_create', { title: 'top' }, { 'X-Svc-Surface': 'orchestrator' });
   assert.equal(task.body.result.structuredContent.task.level, 1, task.text);
@@ -94,11 +103,18 @@ test('team endpoint: a service account searches only its granted projects', asyn
   await mcp({ project: p2, key: k2.key }, 'svc_upload_document', { name: 'b.md', content: '# Beta\n\nheron secret notes' });
   const { bot, key } = await fx.accounts.bots.create({ workspace: owner.workspace, name: 'ci' });
   await fx.accounts.bots.grant(bot.id, owner.project, 'VIEWER');
-  const r = await post(fx.url, `/mcp/team/${owner.workspace}`, call('svc_multi_project_query', { query: 'heron notes' }), { 'X-API-Key': key.key });
+  const r = await post(fx.url, `/mcp/team/${owner.workspace}`, call('svc_multi_project_query', { query: 'heron notes' }), {
+    'X-API-Key': key.key,
+  });
   assert.ok(r.body.result, r.text);
   assert.match(r.body.result.content[0].text, new RegExp(`^\\[${owner.project}\\]`));
   assert.doesNotMatch(JSON.stringify(r.body), /secret/);
-  const viaRest = await post(fx.url, `/api/v1/teams/${owner.workspace}/tools/svc_multi_project_query`, { query: 'heron' }, { 'X-API-Key': key.key });
+  const viaRest = await post(
+    fx.url,
+    `/api/v1/teams/${owner.workspace}/tools/svc_multi_project_query`,
+    { query: 'heron' },
+    { 'X-API-Key': key.key },
+  );
   assert.equal(viaRest.status, 200, viaRest.text);
   assert.doesNotMatch(viaRest.text, /secret/);
 });

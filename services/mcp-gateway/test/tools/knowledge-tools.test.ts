@@ -8,7 +8,8 @@ let redis: RedisFixture;
 let h: ReturnType<typeof harness>;
 const A = caller('proj-a');
 const B = caller('proj-b');
-const DOC = '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
+const DOC =
+  '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
 
 before(async () => {
   redis = await startRedis();
@@ -109,10 +110,23 @@ test('svc_swarm_create and svc_claim: claim, held, renew, release by the holder 
   assert.equal(two.isError, true);
   assert.equal(two.structuredContent?.['outcome'], 'held');
   assert.match(textOf(two), /held by one \(key of proj-a\) until \d{4}-/);
-  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two', action: 'release' }, A)).structuredContent?.['outcome'], 'held');
-  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'renew', lease_seconds: 60 }, A)).structuredContent?.['outcome'], 'renewed');
-  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'release' }, A)).structuredContent?.['outcome'], 'released');
-  assert.equal((await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two' }, A)).structuredContent?.['outcome'], 'acquired');
+  assert.equal(
+    (await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two', action: 'release' }, A)).structuredContent?.['outcome'],
+    'held',
+  );
+  assert.equal(
+    (await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'renew', lease_seconds: 60 }, A))
+      .structuredContent?.['outcome'],
+    'renewed',
+  );
+  assert.equal(
+    (await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'one', action: 'release' }, A)).structuredContent?.['outcome'],
+    'released',
+  );
+  assert.equal(
+    (await h.call('svc_claim', { swarm: id, resource: 'src/a.ts', agent: 'two' }, A)).structuredContent?.['outcome'],
+    'acquired',
+  );
   assert.equal((await h.call('svc_claim', { swarm: 'nope', resource: 'r' }, A)).isError, true);
   assert.equal((await h.call('svc_claim', { swarm: id, resource: 'r', lease_seconds: 0 }, A)).isError, true);
   assert.equal((await h.call('svc_swarm_create', { name: '../x' }, A)).isError, true);
@@ -128,7 +142,9 @@ test('a lease expires by itself', async () => {
 test('concurrency: 50 parallel claims of one resource yield exactly one holder', async () => {
   await h.call('svc_swarm_create', { name: 'race' }, A);
   const results = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => h.call('svc_claim', { swarm: 'race', resource: 'the-file', agent: `agent-${i}` }, { ...A, sessionId: `s${i}` })),
+    Array.from({ length: 50 }, (_, i) =>
+      h.call('svc_claim', { swarm: 'race', resource: 'the-file', agent: `agent-${i}` }, { ...A, sessionId: `s${i}` }),
+    ),
   );
   const winners = results.filter((r) => r.structuredContent?.['outcome'] === 'acquired');
   assert.equal(winners.length, 1);
@@ -144,7 +160,7 @@ test('svc_htask_create: a hierarchy of at most four levels, listed with children
     parent = (r.structuredContent?.['task'] as { id: string; level: number }).id;
   }
   const sib = await h.call('svc_htask_create', { title: 'Docs', parent: (root.structuredContent?.['task'] as { id: string }).id }, A);
-  assert.match(textOf(sib), /- Release 2\.0 .*\n  - Backend .*\n    - Quota service .*\n      - Counter script .*\n  - Docs .*<- new/);
+  assert.match(textOf(sib), /- Release 2\.0 .*\n {2}- Backend .*\n {4}- Quota service .*\n {6}- Counter script .*\n {2}- Docs .*<- new/);
   const deep = await h.call('svc_htask_create', { title: 'Too deep', parent }, A);
   assert.equal(deep.isError, true);
   assert.match(textOf(deep), /level 4, the deepest allowed/);
@@ -160,7 +176,8 @@ test('isolation: project B never reads or writes project A data, whatever ids it
   const task = ((await h.call('svc_htask_create', { title: 'A task' }, A)).structuredContent?.['task'] as { id: string }).id;
   await h.call('svc_inject', { text: 'pelican session' }, { ...B, sessionId: A.sessionId });
 
-  for (const mode of ['keyword', 'semantic', 'hybrid']) assert.doesNotMatch(textOf(await h.call('svc_search', { query: 'pelican quota', mode }, B)), /pelican plan/);
+  for (const mode of ['keyword', 'semantic', 'hybrid'])
+    assert.doesNotMatch(textOf(await h.call('svc_search', { query: 'pelican quota', mode }, B)), /pelican plan/);
   assert.doesNotMatch(textOf(await h.call('svc_ask', { query: 'pelican quota' }, B)), /pelican plan/);
   assert.doesNotMatch(textOf(await h.call('svc_context_query', { query: 'pelican quota' }, A)), /pelican session/);
   assert.equal((await h.call('svc_recall', { query: 'pelican' }, B)).structuredContent?.['memories'] instanceof Array, true);

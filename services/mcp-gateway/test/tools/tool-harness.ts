@@ -59,7 +59,11 @@ export function harness(redis: Redis) {
     const tool = registry.get(name);
     if (!tool) throw new Error(`no tool ${name}`);
     const copy = structuredClone(args);
-    if (!tool.validate(copy)) return { content: [{ type: 'text', text: `Invalid arguments for ${name}: ${describeArgumentErrors(tool.validate)}` }], isError: true };
+    if (!tool.validate(copy))
+      return {
+        content: [{ type: 'text', text: `Invalid arguments for ${name}: ${describeArgumentErrors(tool.validate)}` }],
+        isError: true,
+      };
     try {
       return await tool.def.call(copy, who);
     } catch (err) {
