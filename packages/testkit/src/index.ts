@@ -124,12 +124,35 @@ export async function startRedisCluster(): Promise<RedisClusterFixture> {
   for (const port of ports) {
     const dir = join(base, String(port));
     await mkdir(dir, { recursive: true });
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, 'nodes.conf'),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
     children.push(child);
     await waitForPing(port, child, () => `cluster node ${port}`);
   }
   await new Promise<void>((ok, fail) => {
-    const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const create = spawn(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     create.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     create.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,0 +1,131 @@
+/**
+ * createApp(deps): the auth host `{auth_url}` as an Express 5 app with oidc-provider mounted last
+ * (since oidc-provider 9 every route under its mount ends the request). Our steps in front of it
+ * are small and named (STYLE "A request is a pipeline of small named steps").
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Accounts, Redis } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import type { Logger } from '@svc/logger';
+import type { JWKS } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import { mountHealth } from './http/health.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
+import { createWebSessions } from './http/web-session.ts';
+import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
+import { oauthFormBody } from './oauth/body.ts';
+import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope.ts';
+import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
+import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
+import { registrationPolicy } from './oauth/registration-policy.ts';
+import { interactionPages } from './pages/interaction.ts';
+import { esc, page } from './pages/layout.ts';
+import { signIn } from './pages/sign-in.ts';
+import { signOut } from './pages/sign-out.ts';
+import { signUp } from './pages/sign-up.ts';
+import { ROUTES } from './provider/configuration.ts';
+import { createProvider } from './provider/create-provider.ts';
+
+export interface AppDeps {
+  config: Config;
+  redis: Redis;
+  accounts: Accounts;
+  logger: Logger;
+  jwks: JWKS;
+  /** Brute-force limits (tests lower them). */
+  limits?: ThrottleLimits;
+  metrics?: Metrics;
+}
+
+export interface AuthApp {
+  app: express.Express;
+  provider: Provider;
+  metrics: Metrics;
+}
+
+/** Paths whose bodies oidc-provider reads as forms and that also accept JSON. */
+const FORM_PATHS = [
+  ROUTES.token,
+  ROUTES.device_authorization,
+  ROUTES.introspection,
+  ROUTES.revocation,
+  ROUTES.pushed_authorization_request,
+];
+const PAGE_FORMS = ['/signin', '/signup', '/signout', '/interaction/:uid/consent', '/interaction/:uid/abort', ROUTES.code_verification];
+
+export function createApp(deps: AppDeps): AuthApp {
+  const { config, redis, accounts, logger } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:') });
+  const throttle = createThrottle(redis);
+  const provider = createProvider({
+    config,
+    redis,
+    accounts,
+    logger,
+    metrics,
+    jwks: deps.jwks,
+    webUserOf: (ctx) => web.userOf({ headers: { cookie: ctx.get('cookie') } } as Request),
+  });
+  const pageDeps = { accounts, web, throttle, limits, logger };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(function countRequests(req, res, next) {
+    res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
+    next();
+  });
+  app.use(function securityHeaders(req, res, next) {
+    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) {
+      res.set({ 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    }
+    next();
+  });
+  mountHealth(app, { redis, metrics });
+
+  // product-decisions "Hosts and processes": the device grant is also accepted here.
+  app.use(function deviceTokenAlias(req, _res, next) {
+    if (req.path === '/api/oauth/device/token') req.url = ROUTES.token + req.url.slice('/api/oauth/device/token'.length);
+    next();
+  });
+  app.post(FORM_PATHS, oauthFormBody);
+  app.post(ROUTES.device_authorization, autoProvisionCheck({ redis }), defaultDeviceScope);
+  app.get(ROUTES.authorization, defaultAuthorizeScope);
+  app.post(ROUTES.token, devicePollThrottle({ redis }));
+  app.post(ROUTES.registration, registrationPolicy);
+
+  app.post(PAGE_FORMS, express.urlencoded({ extended: false, limit: '16kb' }));
+  app.post(ROUTES.code_verification, codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp }));
+  const signin = signIn(pageDeps);
+  const signup = signUp(pageDeps);
+  const signout = signOut({ ...pageDeps, redis });
+  const interaction = interactionPages({ provider, accounts, web, config });
+  app.get('/signin', signin.get);
+  app.post('/signin', signin.post);
+  app.get('/signup', signup.get);
+  app.post('/signup', signup.post);
+  app.get('/signout', signout.get);
+  app.post('/signout', signout.post);
+  app.get('/interaction/:uid', interaction.get);
+  app.post('/interaction/:uid/consent', interaction.consent);
+  app.post('/interaction/:uid/abort', interaction.abort);
+  app.get('/', async (req, res) => {
+    const userId = await web.userOf(req);
+    const user = userId ? await accounts.users.get(userId) : null;
+    const who = user
+      ? `<p>Signed in as <strong>${esc(user.email)}</strong>.</p><nav><a href="/device">Enter a device code</a> · <a href="/signout">Sign out</a></nav>`
+      : '<nav><a href="/signin">Sign in</a> · <a href="/signup">Create an account</a> · <a href="/device">Enter a device code</a></nav>';
+    res.type('html').send(page('svc account', who));
+  });
+
+  app.use(function pageErrors(err: unknown, req: Request, res: Response, _next: NextFunction) {
+    logger.error('request failed', { path: req.path, err });
+    if (res.headersSent) return;
+    res.status(500).type('html').send(page('Something went wrong', '<p class="error" role="alert">Something went wrong. Try again.</p>'));
+  });
+  app.use(provider.callback());
+  return { app, provider, metrics };
+}

@@ -1,0 +1,28 @@
+/**
+ * Pre-step of the device authorization endpoint. Spec "Device flow" rule 5 and the endpoint table:
+ * `auto_provision` is accepted only with the client profile create-svc, and rejected for
+ * unregistered client IDs (invalid_client) and for every other profile (invalid_request).
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Redis } from '@svc/accounts';
+import { isProfile } from '../provider/clients.ts';
+import { OK } from '../provider/redis-keys.ts';
+import { oauthParams } from './body.ts';
+import { sendOAuthError } from './oauth-error.ts';
+
+export function autoProvisionCheck(deps: { redis: Redis }) {
+  return async function checkAutoProvision(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const params = oauthParams(res);
+    if (!params.has('auto_provision')) return next();
+    const clientId = params.get('client_id') ?? '';
+    const registered = isProfile(clientId) || (clientId.length < 300 && (await deps.redis.exists(OK.model('Client', clientId))) === 1);
+    if (!registered) return sendOAuthError(res, 'invalid_client', 'client not found: auto_provision needs a registered client');
+    if (clientId !== 'create-svc') {
+      return sendOAuthError(res, 'invalid_request', 'auto_provision is accepted only with client_id create-svc');
+    }
+    if (!['true', 'false'].includes(params.get('auto_provision') ?? '')) {
+      return sendOAuthError(res, 'invalid_request', 'auto_provision must be a boolean');
+    }
+    next();
+  };
+}

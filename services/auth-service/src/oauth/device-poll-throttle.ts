@@ -1,0 +1,42 @@
+/**
+ * RFC 8628 §3.5 polling rate for the device grant, which oidc-provider leaves to us (it never
+ * throws SlowDown). A poll sooner than the current interval after the previous one answers
+ * `slow_down` and adds 5 seconds to the interval of that device code. Only polls by the client the
+ * code was issued to count: another client's request gets the provider's `invalid_grant`.
+ */
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Redis } from '@svc/accounts';
+import { DEVICE_GRANT } from '../provider/clients.ts';
+import { OK } from '../provider/redis-keys.ts';
+import { oauthParams } from './body.ts';
+import { POLL_INTERVAL_SECONDS } from './device-authorization-response.ts';
+import { sendOAuthError } from './oauth-error.ts';
+import { TTL } from '../provider/configuration.ts';
+
+export function devicePollThrottle(deps: { redis: Redis; now?: () => number }) {
+  const now = deps.now ?? Date.now;
+  return async function throttleDevicePolls(_req: Request, res: Response, next: NextFunction): Promise<void> {
+    const params = oauthParams(res);
+    const deviceCode = params.get('device_code');
+    if (params.get('grant_type') !== DEVICE_GRANT || !deviceCode || deviceCode.length > 200) return next();
+    const h = await deps.redis.hgetall(OK.model('DeviceCode', deviceCode));
+    if (!h['payload'] || h['consumed']) return next();
+    const code = JSON.parse(h['payload']) as { clientId?: string; accountId?: string; error?: string };
+    // Approved or denied codes answer at once; a foreign client is refused by the provider.
+    if (code.clientId !== params.get('client_id') || code.accountId || code.error) return next();
+    const key = OK.poll(createHash('sha256').update(deviceCode).digest('hex'));
+    const state = await deps.redis.hgetall(key);
+    const last = Number(state['last'] ?? 0);
+    let interval = Number(state['interval'] ?? POLL_INTERVAL_SECONDS);
+    const t = now();
+    const tooSoon = last > 0 && t - last < interval * 1000;
+    if (tooSoon) interval += 5;
+    await deps.redis.hset(key, { last: String(t), interval: String(interval) });
+    await deps.redis.expire(key, TTL.DeviceCode);
+    if (tooSoon) {
+      return sendOAuthError(res, 'slow_down', `polling too often: wait at least ${interval} seconds between requests`, { interval });
+    }
+    next();
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Post-step of the token endpoint (oidc-provider docs "Pre- and post-middlewares"): shapes the
+ * response per client profile (spec "Token response, project-scoped" and "Token response,
+ * personal user key").
+ * - svc-cli: the OAuth tokens just issued are destroyed and a personal `svc-user-` key valid 30
+ *   days is returned instead; it replaces the user's previous svc-cli key (spec "Device flow" 3).
+ * - project-bound tokens: `project_slug` and `mcp_endpoint` from the token's audience; create-svc
+ *   with auto_provision also gets a project API key (`api_key`).
+ */
+import type { Accounts } from '@svc/accounts';
+import { USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { isProfile } from '../provider/clients.ts';
+import { projectOfResource } from '../provider/resource.ts';
+
+export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logger: Logger }) {
+  return async function shapeTokenResponse(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+    await next();
+    if (ctx.oidc?.route !== 'token' || ctx.status !== 200) return;
+    const body = ctx.body as Record<string, unknown> | undefined;
+    const { AccessToken: at, RefreshToken: rt, DeviceCode: dc, Grant: grant, Client: client } = ctx.oidc.entities;
+    if (!body || !at || !client) return;
+    const params = (ctx.oidc.body ?? {}) as Record<string, unknown>;
+
+    if (client.clientId === 'svc-cli') {
+      // No OAuth token of svc-cli may outlive this response: the key is the credential.
+      await at.destroy();
+      if (rt) await rt.destroy();
+      if (grant) await grant.destroy();
+      const user = await deps.accounts.users.get(at.accountId);
+      if (!user) throw new Error(`account ${at.accountId} vanished during the exchange`);
+      const version = typeof params['client_version'] === 'string' ? params['client_version'].slice(0, 40) : '';
+      const issued = await deps.accounts.keys.createUserKey({
+        userId: user.id,
+        clientId: 'svc-cli',
+        name: version ? `svc-cli ${version}` : 'svc-cli',
+      });
+      deps.logger.info('personal key issued', { userId: user.id, keyId: issued.id, clientVersion: version || null });
+      const expiresAt = issued.record.expiresAt ?? Date.now() + USER_KEY_TTL_SECONDS * 1000;
+      ctx.body = {
+        access_token: issued.key,
+        token_type: 'Bearer',
+        key_type: 'user',
+        expires_in: USER_KEY_TTL_SECONDS,
+        expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        user: { id: user.id, email: user.email },
+        server_url: deps.baseUrl,
+      };
+      return;
+    }
+
+    const slug = projectOfResource(deps.baseUrl, at.aud);
+    if (!slug) return;
+    const out: Record<string, unknown> = { ...body, project_slug: slug, mcp_endpoint: `${deps.baseUrl}/mcp/${slug}` };
+    // The device profiles' `openid` is only the vehicle of the approval (default-scope.ts).
+    if (isProfile(client.clientId)) delete out['id_token'];
+    const autoProvision = String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
+    if (client.clientId === 'create-svc' && dc && autoProvision) {
+      const project = await deps.accounts.workspaces.requireProject(slug);
+      const issued = await deps.accounts.keys.createProjectKey({ project: slug, workspace: project.workspace, name: 'create-svc' });
+      out['api_key'] = issued.key;
+      deps.logger.info('project key issued by create-svc', { project: slug, keyId: issued.id });
+    }
+    ctx.body = out;
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The pages of the device flow at `{auth_url}/device` (oidc-provider's deviceFlow page hooks).
+ * Each form carries the provider's own xsrf field (oidc-provider docs, features.deviceFlow).
+ * product-decisions "Device flow": with `?code=` the code is shown for confirmation, except for
+ * svc-cli, whose user must type the code from the terminal.
+ */
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { OK } from '../provider/redis-keys.ts';
+import type { Redis } from '@svc/accounts';
+import { errorLine, esc, page } from './layout.ts';
+
+/** oidc-provider's input normalisation (lib/helpers/user_codes.js): upper case, no non-word characters. */
+export function normalizeUserCode(input: string): string {
+  return input.toUpperCase().replace(/\W/g, '');
+}
+
+/** `WDJB4821` -> `WDJB-4821`. */
+export function displayUserCode(normalized: string): string {
+  return `${normalized.slice(0, 4)}-${normalized.slice(4)}`;
+}
+
+const ERROR_TEXT: Record<string, string> = {
+  NoCodeError: 'Enter the code shown on your device.',
+  NotFoundError: 'That code is unknown. Check it and type it again.',
+  ExpiredError: 'That code has expired. Start again on your device to get a new one.',
+  AlreadyUsedError: 'That code has already been used. Start again on your device to get a new one.',
+  AbortedError: 'The request was cancelled. Nothing was authorized.',
+};
+
+function xsrfOf(ctx: KoaContextWithOIDC): string {
+  return esc((ctx.oidc.session?.state as { secret?: string } | undefined)?.secret ?? '');
+}
+
+function inputForm(action: string, xsrf: string): string {
+  return `<form method="post" action="${esc(action)}">
+<input type="hidden" name="xsrf" value="${xsrf}"><input type="hidden" name="confirm" value="yes">
+<label for="user_code">Code</label>
+<input class="code" id="user_code" name="user_code" type="text" placeholder="XXXX-0000" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus>
+<button type="submit">Continue</button></form>`;
+}
+
+function confirmForm(action: string, xsrf: string, code: string): string {
+  return `<p>Check that this code matches the one on your device:</p>
+<p class="code-shown" aria-label="code">${esc(code)}</p>
+<form method="post" action="${esc(action)}">
+<input type="hidden" name="xsrf" value="${xsrf}"><input type="hidden" name="user_code" value="${esc(code)}">
+<button type="submit" name="confirm" value="yes">Yes, continue</button>
+<button type="submit" class="secondary" name="abort" value="yes">Cancel</button></form>`;
+}
+
+export function createDevicePages(deps: { redis: Redis }) {
+  async function clientOfCode(normalized: string): Promise<string | null> {
+    if (!/^[A-Z0-9]{8}$/.test(normalized)) return null;
+    const id = await deps.redis.get(OK.userCode(normalized));
+    const payload = id ? await deps.redis.hget(OK.model('DeviceCode', id), 'payload') : null;
+    return payload ? ((JSON.parse(payload) as { clientId?: string }).clientId ?? null) : null;
+  }
+
+  return {
+    async userCodeInputSource(ctx: KoaContextWithOIDC, _form: string, _out: unknown, err?: Error): Promise<void> {
+      const action = ctx.oidc.urlFor('code_verification');
+      const given = typeof ctx.query['code'] === 'string' ? normalizeUserCode(ctx.query['code']) : '';
+      const clientId = !err && given ? await clientOfCode(given) : null;
+      if (clientId && clientId !== 'svc-cli') {
+        ctx.body = page('Confirm your device', confirmForm(action, xsrfOf(ctx), displayUserCode(given)));
+        return;
+      }
+      const message = err ? (ERROR_TEXT[err.name] ?? 'Something went wrong. Try again.') : undefined;
+      const hint =
+        clientId === 'svc-cli'
+          ? '<p>Type the code shown in your terminal. It is not filled in for you, so that only the person at that terminal can approve it.</p>'
+          : '<p>Enter the code shown on your device or in your terminal.</p>';
+      ctx.body = page('Connect a device', `${errorLine(message)}${hint}${inputForm(action, xsrfOf(ctx))}`);
+    },
+
+    async userCodeConfirmSource(ctx: KoaContextWithOIDC, _form: string, _client: unknown, _info: unknown, userCode: string): Promise<void> {
+      ctx.body = page('Confirm your device', confirmForm(ctx.oidc.urlFor('code_verification'), xsrfOf(ctx), userCode));
+    },
+
+    async successSource(ctx: KoaContextWithOIDC): Promise<void> {
+      const name = ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? 'your device';
+      ctx.body = page(
+        'Device connected',
+        `<p role="status">You approved <strong>${esc(name)}</strong>. You can close this page and return to your device.</p>`,
+      );
+    },
+  };
+}

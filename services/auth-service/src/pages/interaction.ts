@@ -1,0 +1,169 @@
+/**
+ * The interaction pages oidc-provider sends the browser to (`/interaction/:uid`, where its
+ * interaction cookie is scoped). Login is handed to our sign-in pages and finished from our
+ * session; consent renders the page of the client's profile and records the Grant, with the
+ * chosen project as its resource (RFC 8707; oidc-provider docs: the consent step adds resource
+ * scopes to the Grant, and is where project membership is checked).
+ */
+import type { Request, Response } from 'express';
+import type { Accounts, User } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import type Provider from 'oidc-provider';
+import { projectOfResource, resourceFor } from '../provider/resource.ts';
+import type { WebSessions } from '../http/web-session.ts';
+import { ensurePersonalProject, existingPersonalProject } from './personal-project.ts';
+import {
+  personalKeyConsent,
+  projectApprovalConsent,
+  projectSelectionConsent,
+  provisionConsent,
+  refusalPage,
+  type ConsentView,
+} from './consent-views.ts';
+
+export interface InteractionDeps {
+  provider: Provider;
+  accounts: Accounts;
+  web: WebSessions;
+  config: Config;
+}
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+type Kind = 'personal' | 'provision' | 'approve' | 'select';
+
+function kindOf(details: Details): Kind {
+  const params = details.params as Record<string, unknown>;
+  if (params['client_id'] === 'svc-cli') return 'personal';
+  if (params['client_id'] === 'create-svc' && String(params['auto_provision']) === 'true') return 'provision';
+  return typeof params['resource'] === 'string' ? 'approve' : 'select';
+}
+
+export function interactionPages(deps: InteractionDeps) {
+  const { provider, accounts } = deps;
+
+  async function load(req: Request, res: Response): Promise<{ details: Details; user: User | null } | null> {
+    let details: Details;
+    try {
+      details = await provider.interactionDetails(req, res);
+    } catch {
+      res
+        .status(400)
+        .type('html')
+        .send(refusalPage('Request expired', 'This sign-in request has expired or was already finished. Start again on your device.'));
+      return null;
+    }
+    const userId = await deps.web.userOf(req);
+    return { details, user: userId ? await accounts.users.get(userId) : null };
+  }
+
+  async function render(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
+    const clientId = String(details.params['client_id']);
+    const client = await provider.Client.find(clientId);
+    const v: ConsentView = {
+      uid: details.uid,
+      csrf: deps.web.csrfToken(req, res),
+      clientName: client?.clientName ?? clientId,
+      email: user.email,
+      error,
+    };
+    const status = error ? 400 : 200;
+    switch (kindOf(details)) {
+      case 'personal':
+        return void res.status(status).type('html').send(personalKeyConsent(v));
+      case 'provision':
+        return void res
+          .status(status)
+          .type('html')
+          .send(provisionConsent(v, user.workspace, await existingPersonalProject(accounts, user)));
+      case 'approve': {
+        const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
+        const project = slug ? await accounts.workspaces.getProject(slug) : null;
+        const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
+        if (!project || role === 'NONE') {
+          return void res
+            .status(403)
+            .type('html')
+            .send(refusalPage('No access', `${user.email} has no access to project ${slug ?? ''}.`));
+        }
+        return void res.status(status).type('html').send(projectApprovalConsent(v, { project, role }));
+      }
+      case 'select':
+        return void res
+          .status(status)
+          .type('html')
+          .send(projectSelectionConsent(v, await accounts.workspaces.accessibleProjects(user.id)));
+    }
+  }
+
+  return {
+    async get(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      const { details, user } = loaded;
+      const back = `/interaction/${details.uid}`;
+      if (!user) return void res.redirect(303, `/signin?return=${encodeURIComponent(back)}`);
+      if (details.prompt.name === 'login') {
+        await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
+        return;
+      }
+      if (details.session?.accountId !== user.id) return void res.redirect(303, `/signin?return=${encodeURIComponent(back)}`);
+      await render(req, res, details, user);
+    },
+
+    async consent(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      const { details, user } = loaded;
+      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req)) {
+        return void res
+          .status(403)
+          .type('html')
+          .send(refusalPage('Not approved', 'The form expired or you were signed out. Start again on your device.'));
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      let resource: string | undefined;
+      switch (kindOf(details)) {
+        case 'personal':
+          if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes') {
+            return render(req, res, details, user, 'Tick both boxes to create the key.');
+          }
+          break;
+        case 'provision':
+          resource = resourceFor(deps.config.baseUrl, await ensurePersonalProject(accounts, user));
+          break;
+        case 'approve':
+        case 'select': {
+          const slug =
+            typeof details.params['resource'] === 'string'
+              ? projectOfResource(deps.config.baseUrl, details.params['resource'])
+              : String(body['project'] ?? '');
+          const project = slug ? await accounts.workspaces.getProject(slug) : null;
+          if (!project || (await accounts.workspaces.roleOf(user.id, project)) === 'NONE') {
+            return render(req, res, details, user, 'Choose a project you have access to.');
+          }
+          resource = resourceFor(deps.config.baseUrl, project.slug);
+        }
+      }
+      const grant = new provider.Grant({ accountId: user.id, clientId: String(details.params['client_id']) });
+      const prompt = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
+      if (prompt.missingOIDCScope?.length) grant.addOIDCScope(prompt.missingOIDCScope.join(' '));
+      if (prompt.missingOIDCClaims?.length) grant.addOIDCClaims(prompt.missingOIDCClaims);
+      if (resource) grant.addResourceScope(resource, 'mcp');
+      const grantId = await grant.save();
+      await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
+    },
+
+    async abort(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      if (!deps.web.csrfValid(req))
+        return void res.status(403).type('html').send(refusalPage('Not cancelled', 'The form expired. Start again.'));
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'the person declined the request' },
+        { mergeWithLastSubmission: false },
+      );
+    },
+  };
+}

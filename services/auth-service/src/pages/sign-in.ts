@@ -1,0 +1,81 @@
+/**
+ * GET/POST /signin: email and password (product-decisions "Accounts"). Failures are throttled per
+ * IP and per account (issue 3, "Sign-in protections"); the form carries a CSRF token.
+ */
+import type { Request, Response } from 'express';
+import type { Accounts } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
+import type { WebSessions } from '../http/web-session.ts';
+import { csrfField } from '../http/web-session.ts';
+import { errorLine, esc, page } from './layout.ts';
+import { safeReturn } from './return-to.ts';
+
+export interface PageDeps {
+  accounts: Accounts;
+  web: WebSessions;
+  throttle: Throttle;
+  limits: ThrottleLimits;
+  logger: Logger;
+}
+
+function signInForm(csrf: string, returnTo: string, email = '', error?: string): string {
+  return `${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
+<input type="hidden" name="return" value="${esc(returnTo)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>
+<nav>No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
+}
+
+export function tooMany(res: Response, seconds: number): void {
+  res
+    .status(429)
+    .set('Retry-After', String(seconds))
+    .type('html')
+    .send(
+      page('Too many attempts', `<p class="error" role="alert">Too many attempts. Try again in ${Math.ceil(seconds / 60)} minute(s).</p>`),
+    );
+}
+
+export function signIn(deps: PageDeps) {
+  return {
+    async get(req: Request, res: Response): Promise<void> {
+      const returnTo = safeReturn(req.query['return']);
+      res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo)));
+    },
+    async post(req: Request, res: Response): Promise<void> {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const returnTo = safeReturn(body['return']);
+      const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
+      const password = typeof body['password'] === 'string' ? body['password'] : '';
+      if (!deps.web.csrfValid(req)) {
+        res
+          .status(403)
+          .type('html')
+          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.')));
+        return;
+      }
+      const ip = req.ip ?? 'unknown';
+      const wait = Math.max(
+        await deps.throttle.blockedFor('signin-ip', ip, deps.limits.signInPerIp),
+        await deps.throttle.blockedFor('signin-account', email, deps.limits.signInPerAccount),
+      );
+      if (wait > 0) return tooMany(res, wait);
+      const user = email && password ? await deps.accounts.users.verifyPassword(email, password) : null;
+      if (!user) {
+        await deps.throttle.fail('signin-ip', ip, deps.limits.signInPerIp);
+        if (email) await deps.throttle.fail('signin-account', email, deps.limits.signInPerAccount);
+        deps.logger.info('sign-in refused', { ip });
+        res
+          .status(401)
+          .type('html')
+          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.')));
+        return;
+      }
+      await deps.throttle.reset('signin-account', email);
+      await deps.web.start(res, user.id);
+      res.redirect(303, returnTo);
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * GET/POST /signout: ends our session and the provider's browser session (its `_session`
+ * cookies), so the next approval asks who is there. POST only, with CSRF: a link cannot sign
+ * anyone out.
+ */
+import type { Request, Response } from 'express';
+import type { Redis } from '@svc/accounts';
+import { csrfField, readCookie } from '../http/web-session.ts';
+import { OK } from '../provider/redis-keys.ts';
+import { page } from './layout.ts';
+import type { PageDeps } from './sign-in.ts';
+
+const PROVIDER_COOKIES = ['_session', '_session.sig', '_session.legacy', '_session.legacy.sig'];
+
+export function signOut(deps: PageDeps & { redis: Redis }) {
+  return {
+    async get(req: Request, res: Response): Promise<void> {
+      const csrf = deps.web.csrfToken(req, res);
+      res
+        .type('html')
+        .send(page('Sign out', `<form method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>`));
+    },
+    async post(req: Request, res: Response): Promise<void> {
+      if (!deps.web.csrfValid(req)) {
+        res
+          .status(403)
+          .type('html')
+          .send(page('Sign out', '<p class="error" role="alert">The form expired. <a href="/signout">Try again</a>.</p>'));
+        return;
+      }
+      await deps.web.end(req, res);
+      const providerSession = readCookie(req, '_session');
+      if (providerSession && providerSession.length < 200) await deps.redis.del(OK.model('Session', providerSession));
+      for (const name of PROVIDER_COOKIES) res.clearCookie(name, { path: '/' });
+      res.type('html').send(page('Signed out', '<p role="status">You are signed out.</p><nav><a href="/signin">Sign in again</a></nav>'));
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * GET/POST /signup: a free account with its personal workspace (product-decisions "Accounts";
+ * spec "Device flow" rule 4: a new user can sign up on the way). Attempts are throttled per IP.
+ */
+import type { Request, Response } from 'express';
+import { AccountError } from '@svc/accounts';
+import { csrfField } from '../http/web-session.ts';
+import { errorLine, esc, page } from './layout.ts';
+import { safeReturn } from './return-to.ts';
+import type { PageDeps } from './sign-in.ts';
+import { tooMany } from './sign-in.ts';
+
+function signUpForm(csrf: string, returnTo: string, email = '', error?: string): string {
+  return `${errorLine(error)}<form method="post" action="/signup">${csrfField(csrf)}
+<input type="hidden" name="return" value="${esc(returnTo)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
+<label for="password">Password (at least 8 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<p class="muted">You get a free account and a personal workspace.</p>
+<button type="submit">Create account</button></form>
+<nav>Already have an account? <a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`;
+}
+
+export function signUp(deps: PageDeps) {
+  return {
+    async get(req: Request, res: Response): Promise<void> {
+      res.type('html').send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), safeReturn(req.query['return']))));
+    },
+    async post(req: Request, res: Response): Promise<void> {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const returnTo = safeReturn(body['return']);
+      const email = typeof body['email'] === 'string' ? body['email'].trim().slice(0, 320) : '';
+      const password = typeof body['password'] === 'string' ? body['password'] : '';
+      const again = (error: string, status: number) =>
+        res
+          .status(status)
+          .type('html')
+          .send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), returnTo, email, error)));
+      if (!deps.web.csrfValid(req)) return void again('The form expired. Try again.', 403);
+      const ip = req.ip ?? 'unknown';
+      const wait = await deps.throttle.blockedFor('signup-ip', ip, deps.limits.signInPerIp);
+      if (wait > 0) return tooMany(res, wait);
+      await deps.throttle.fail('signup-ip', ip, deps.limits.signInPerIp);
+      try {
+        const user = await deps.accounts.users.create({ email, password });
+        deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });
+        await deps.web.start(res, user.id);
+        res.redirect(303, returnTo);
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        again(err.code === 'conflict' ? 'An account with this email already exists. Sign in instead.' : err.message, 400);
+      }
+    },
+  };
+}

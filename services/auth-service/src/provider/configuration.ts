@@ -1,0 +1,140 @@
+/**
+ * oidc-provider 9.13 configuration (pinned; see docs/auth-service.md "oidc-provider overrides").
+ * Every option that changes library behaviour is covered by services/auth-service/test.
+ */
+import type { Accounts } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { page, esc } from '../pages/layout.ts';
+import type { createDevicePages } from '../pages/device-pages.ts';
+import { staticClients } from './clients.ts';
+import { createInteractionPolicy } from './interaction-policy.ts';
+import { projectOfResource } from './resource.ts';
+
+export const TTL = {
+  /** spec "Lifetimes and constants": 24 hours. */
+  AccessToken: 86_400,
+  RefreshToken: 30 * 86_400,
+  /** Outlives its tokens: introspection refuses tokens whose Grant is gone. */
+  Grant: 31 * 86_400,
+  /** spec "Device authorization response": 1800 in the current form. */
+  DeviceCode: 1_800,
+  AuthorizationCode: 120,
+  Interaction: 3_600,
+  Session: 14 * 86_400,
+} as const;
+
+export const ROUTES = {
+  authorization: '/api/oauth/authorize',
+  token: '/api/oauth/token',
+  device_authorization: '/api/oauth/device/code',
+  code_verification: '/device',
+  registration: '/api/oauth/register',
+  revocation: '/api/oauth/revoke',
+  introspection: '/api/oauth/introspect',
+  jwks: '/api/oauth/jwks',
+  userinfo: '/api/oauth/userinfo',
+  end_session: '/api/oauth/end-session',
+  pushed_authorization_request: '/api/oauth/par',
+} as const;
+
+export interface ConfigurationDeps {
+  config: Config;
+  accounts: Accounts;
+  jwks: JWKS;
+  adapter: Configuration['adapter'];
+  devicePages: ReturnType<typeof createDevicePages>;
+  webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+}
+
+export function buildConfiguration(deps: ConfigurationDeps): Configuration {
+  const { config, accounts } = deps;
+  const cimdHosts = new Set(config.cimdAllowedHosts);
+  return {
+    adapter: deps.adapter,
+    clients: staticClients(),
+    // Our one signing key is ES256 (signing-keys.ts); the library's default would be RS256.
+    clientDefaults: {
+      id_token_signed_response_alg: 'ES256',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+    // OAuth 2.1: the authorization code flow only (no implicit or hybrid responses).
+    responseTypes: ['code', 'none'],
+    jwks: deps.jwks,
+    cookies: { keys: config.cookieKeys, long: { sameSite: 'lax', httpOnly: true }, short: { sameSite: 'lax', httpOnly: true } },
+    routes: ROUTES,
+    ttl: { ...TTL },
+    scopes: ['openid', 'offline_access', 'email'],
+    claims: { openid: ['sub'], email: ['email'] },
+    extraParams: ['auto_provision'],
+    async findAccount(_ctx, sub) {
+      const user = await accounts.users.get(sub);
+      if (!user) return undefined;
+      return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email }) };
+    },
+    interactions: {
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+      policy: createInteractionPolicy({ webUserOf: deps.webUserOf }),
+    },
+    // MCP authorization: S256 only, for every client (oidc-provider 9 supports S256 only).
+    pkce: { required: () => true },
+    // issue 3: tokens outlive the browser session that approved them.
+    expiresWithSession: async () => false,
+    // Every profile but svc-cli (a personal key, no refresh token: spec "Token response, personal
+    // user key") gets a refresh token, without having to ask for offline_access.
+    issueRefreshToken: async (_ctx, client) => client.clientId !== 'svc-cli' && client.grantTypeAllowed('refresh_token'),
+    // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant.
+    rotateRefreshToken: true,
+    // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
+    clientBasedCORS: () => true,
+    features: {
+      devInteractions: { enabled: false },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: deps.devicePages.userCodeInputSource,
+        userCodeConfirmSource: deps.devicePages.userCodeConfirmSource,
+        successSource: deps.devicePages.successSource,
+      },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      registration: { enabled: true, initialAccessToken: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        // Issue 3: a configurable allow-list of hosts whose metadata documents may be fetched.
+        allowFetch: async (_ctx, clientId) => cimdHosts.has('*') || cimdHosts.has(new URL(clientId).host),
+      },
+      resourceIndicators: {
+        enabled: true,
+        // The project chosen on the consent page, for clients that sent no resource (device flow).
+        defaultResource: async (ctx, _client, oneOf) => {
+          if (oneOf) return oneOf;
+          const chosen = (ctx.oidc.entities.Interaction?.result as { svc?: { resource?: string } } | undefined)?.svc?.resource;
+          return chosen;
+        },
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resource) => {
+          const slug = projectOfResource(config.baseUrl, resource);
+          if (!slug || !(await accounts.workspaces.getProject(slug))) {
+            throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
+          }
+          return { scope: 'mcp', audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
+        },
+      },
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = page(
+        'Something went wrong',
+        `<p class="error" role="alert">${esc(out['error_description'] ?? out['error'])}</p><p class="muted">Error: ${esc(out['error'])}</p>
+<nav><a href="/device">Enter a device code</a> · <a href="/signin">Sign in</a></nav>`,
+      );
+    },
+  };
+}

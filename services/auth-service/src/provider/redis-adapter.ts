@@ -1,0 +1,106 @@
+/**
+ * oidc-provider's storage adapter over the shared Redis (interface: oidc-provider 9
+ * `example/my_adapter.js`). One hash per model instance, a set per grant of the keys to delete
+ * on revokeByGrantId, lookup keys for user codes and session uids. No MULTI or Lua across keys,
+ * so it runs on Redis Cluster too. Every revocation, destruction or consumption of a token or
+ * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
+ * at once (product-decisions "Credentials": revocation within one second).
+ */
+import type { Redis } from '@svc/accounts';
+import { INVALIDATION_CHANNEL } from '@svc/accounts';
+import { parseCredential } from '@svc/credentials';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { OK } from './redis-keys.ts';
+
+/** Models whose records a gateway may have cached an answer about. */
+const WATCHED = new Set(['AccessToken', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
+
+/** Token kinds whose value is one of our checksummed credential formats (see create-provider.ts). */
+const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = { AccessToken: 'access_token', RefreshToken: 'refresh_token' };
+
+export interface AdapterDeps {
+  redis: Redis;
+  /** Called after a record stopped being usable (tests observe it; the gateway hears the PUBLISH). */
+  onRevoked?: (what: string) => void;
+}
+
+export function createRedisAdapter(deps: AdapterDeps) {
+  const { redis } = deps;
+
+  async function announce(what: string): Promise<void> {
+    await redis.publish(INVALIDATION_CHANNEL, `oauth:${what}`);
+    deps.onRevoked?.(what);
+  }
+
+  return class RedisAdapter implements Adapter {
+    readonly model: string;
+
+    constructor(model: string) {
+      this.model = model;
+    }
+
+    private key(id: string): string {
+      return OK.model(this.model, id);
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      await redis.hset(key, 'payload', JSON.stringify(payload));
+      if (expiresIn > 0) await redis.expire(key, expiresIn);
+      if (payload.grantId) {
+        const set = OK.grant(payload.grantId);
+        await redis.sadd(set, key);
+        // The set lives as long as its longest-lived member.
+        if (expiresIn > 0 && (await redis.ttl(set)) < expiresIn) await redis.expire(set, expiresIn);
+      }
+      if (payload.userCode) await setLookup(OK.userCode(payload.userCode), id, expiresIn);
+      if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), id, expiresIn);
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const kind = FORMATTED[this.model];
+      // A value that is not one of our token formats cannot be stored: no Redis trip.
+      if (kind && parseCredential(id)?.kind !== kind) return undefined;
+      const h = await redis.hgetall(this.key(id));
+      if (!h['payload']) return undefined;
+      const payload = JSON.parse(h['payload']) as AdapterPayload;
+      if (h['consumed']) payload.consumed = Number(h['consumed']);
+      return payload;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const id = await redis.get(OK.userCode(userCode));
+      return id ? this.find(id) : undefined;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await redis.get(OK.sessionUid(uid));
+      return id ? this.find(id) : undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      const key = this.key(id);
+      if (await redis.exists(key)) await redis.hset(key, 'consumed', String(Math.floor(Date.now() / 1000)));
+      if (WATCHED.has(this.model)) await announce(`${this.model}:${id}`);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await redis.del(this.key(id));
+      if (WATCHED.has(this.model)) await announce(this.model === 'Grant' ? id : `${this.model}:${id}`);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      const set = OK.grant(grantId);
+      const keys = await redis.smembers(set);
+      // One DEL per key: on Redis Cluster they live in different slots.
+      for (const key of keys) await redis.del(key);
+      await redis.del(set);
+      await announce(grantId);
+    }
+  };
+
+  async function setLookup(key: string, id: string, expiresIn: number): Promise<void> {
+    if (expiresIn > 0) await redis.set(key, id, 'EX', expiresIn);
+    else await redis.set(key, id);
+  }
+}

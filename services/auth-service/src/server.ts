@@ -1,0 +1,62 @@
+/** startAuthService(): the auth host on its port, with its Redis connection; used by main.ts and tests. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from '@svc/accounts';
+import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import { listenPort } from '@svc/config';
+import type { Logger } from '@svc/logger';
+import { createLogger } from '@svc/logger';
+import type Provider from 'oidc-provider';
+import { createApp } from './app.ts';
+import type { ThrottleLimits } from './http/throttle.ts';
+import { loadSigningKeys } from './provider/signing-keys.ts';
+
+export interface StartAuthServiceOptions {
+  config: Config;
+  logger?: Logger;
+  /** A client to use instead of connecting to config.redisUrl (it is not closed by close()). */
+  redis?: Redis;
+  /** Brute-force limits (tests lower them). */
+  limits?: ThrottleLimits;
+}
+
+export interface RunningAuthService {
+  url: string;
+  port: number;
+  provider: Provider;
+  close(): Promise<void>;
+}
+
+/** Starts the auth-service on listenPort(config, config.authUrl), issuer config.authUrl. */
+export async function startAuthService(opts: StartAuthServiceOptions): Promise<RunningAuthService> {
+  const { config } = opts;
+  const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel });
+  const ownRedis = !opts.redis;
+  const redis = opts.redis ?? connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'auth-service' });
+  await waitReady(redis, 15_000);
+  const accounts = createAccounts(redis, { pepper: config.keyPepper });
+  const jwks = await loadSigningKeys(redis);
+  const { app, provider } = createApp({ config, redis, accounts, logger, jwks, ...(opts.limits ? { limits: opts.limits } : {}) });
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(listenPort(config, config.authUrl), ok);
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info('auth-service listening', { port, issuer: config.authUrl });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    provider,
+    async close() {
+      await new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      });
+      if (ownRedis) redis.disconnect();
+    },
+  };
+}

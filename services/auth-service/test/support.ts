@@ -1,0 +1,72 @@
+/**
+ * Test fixture of the auth-service tests: a private redis-server, the auth-service on a free
+ * port (issuer = its own URL), the account stores, and small HTTP helpers.
+ */
+import type { Accounts, Redis } from '@svc/accounts';
+import { connectRedis, createAccounts } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
+import type { RedisFixture } from '@svc/testkit';
+import { freePort, startRedis } from '@svc/testkit';
+import type { ThrottleLimits } from '../src/http/throttle.ts';
+import { startAuthService, type RunningAuthService } from '../src/server.ts';
+
+export interface AuthFixture {
+  url: string;
+  config: Config;
+  redis: RedisFixture;
+  client: Redis;
+  accounts: Accounts;
+  service: RunningAuthService;
+  close(): Promise<void>;
+}
+
+export async function startAuth(options: { limits?: ThrottleLimits; env?: Record<string, string> } = {}): Promise<AuthFixture> {
+  const redis = await startRedis();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    REDIS_URL: redis.url,
+    AUTH_URL: url,
+    BASE_URL: 'http://127.0.0.1:3999',
+    LOG_LEVEL: 'error',
+    ...options.env,
+  });
+  const logger = createLogger({ service: 'auth-test', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
+  const service = await startAuthService({ config: { ...config, port }, logger, ...(options.limits ? { limits: options.limits } : {}) });
+  const client = connectRedis(redis.url, { name: 'auth-test' });
+  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  return {
+    url,
+    config,
+    redis,
+    client,
+    accounts,
+    service,
+    async close() {
+      await service.close();
+      client.disconnect();
+      await redis.stop();
+    },
+  };
+}
+
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
+}
+
+export async function postForm(url: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

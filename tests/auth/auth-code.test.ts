@@ -1,0 +1,174 @@
+/**
+ * Remote MCP OAuth with openid-client (spec "Remote MCP OAuth"; RFC 7591, 7636, 8707, 7009,
+ * 7662): dynamic registration, authorization code with S256 PKCE bound to one project, the
+ * person's approval in chromium, refresh rotation, reuse detection revoking the grant, revocation
+ * and introspection, and the gateway's verdict on each token within a second.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import * as oc from 'openid-client';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { parseCredential } from '@svc/credentials';
+import { createOAuthTokenVerifier } from '@svc/mcp-gateway/auth/oauth-token-verifier.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { consent, launchBrowser, shot, signInOnPage } from './browser.ts';
+import { mcpCall } from './gateway-call.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const REDIRECT = 'http://127.0.0.1:45999/callback';
+let stack: Stack;
+let browser: Browser;
+let context: BrowserContext;
+let email: string;
+let slug: string;
+let otherSlug: string;
+let config: oc.Configuration;
+
+before(async () => {
+  stack = await startStack();
+  browser = await launchBrowser();
+  context = await browser.newContext();
+  email = `code-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  slug = `code-${Math.random().toString(36).slice(2, 8)}`;
+  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  const other = await stack.accounts.users.create({ email: `x-${email}`, password: PASSWORD });
+  otherSlug = `other-${slug}`;
+  await stack.accounts.workspaces.createProject({ slug: otherSlug, workspace: other.workspace });
+  config = await oc.dynamicClientRegistration(
+    new URL(stack.authUrl),
+    { client_name: 'e2e MCP client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+    oc.None(),
+    { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] },
+  );
+});
+after(async () => {
+  await context.close();
+  await browser.close();
+  await stack.close();
+});
+
+/** The browser side of one authorization: returns the callback URL with the code. */
+async function authorize(resource: string, name: string) {
+  const verifier = oc.randomPKCECodeVerifier();
+  const state = oc.randomState();
+  const url = oc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'mcp',
+    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    resource,
+  });
+  const page = await context.newPage();
+  let callback = '';
+  await page.route(`${REDIRECT}**`, async (route) => {
+    callback = route.request().url();
+    await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
+  });
+  await page.goto(url.href);
+  if (page.url().includes('/signin')) await signInOnPage(page, email, PASSWORD, `${name}-01-signin`);
+  await consent(page, { kind: 'approve' }, `${name}-02-approve`);
+  await page.waitForURL(`${REDIRECT}**`);
+  await page.close();
+  return { callback: new URL(callback), verifier, state };
+}
+
+async function tokensFor(resource: string, name: string) {
+  const { callback, verifier, state } = await authorize(resource, name);
+  return oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource });
+}
+
+async function gatewayStatus(token: string, project = slug) {
+  return (await mcpCall(stack.baseUrl, project, token)).status;
+}
+
+test('auth code + PKCE: project-bound svc_at_/svc_rt_; gateway accepts it at that project only', async () => {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const t = await tokensFor(resource, 'auth-code');
+  assert.equal(parseCredential(t.access_token)?.kind, 'access_token');
+  assert.equal(parseCredential(String(t.refresh_token))?.kind, 'refresh_token');
+  assert.equal(t.expires_in, 86400);
+  assert.equal((t as Record<string, unknown>)['project_slug'], slug);
+  assert.equal(await gatewayStatus(t.access_token), 200);
+  assert.equal(await gatewayStatus(t.access_token, otherSlug), 401);
+  const info = await oc.tokenIntrospection(config, t.access_token);
+  assert.equal(info.active, true);
+  assert.equal(info.aud, resource);
+  // The gateway's verifier reads the same records.
+  const verifier = createOAuthTokenVerifier({ redis: stack.client, baseUrl: stack.baseUrl });
+  const v = await verifier.verify(t.access_token);
+  assert.equal(v?.project, slug);
+  assert.equal(v?.clientId, config.clientMetadata().client_id);
+  assert.equal(await verifier.verify(String(t.refresh_token)), null);
+  assert.equal(await verifier.verify('svc_at_notarealtoken'), null);
+});
+
+test('a PKCE verifier that does not match is refused; a plain challenge is refused', async () => {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const { callback, state } = await authorize(resource, 'pkce');
+  await assert.rejects(
+    oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oc.randomPKCECodeVerifier(), expectedState: state }, { resource }),
+    (err: { error?: string }) => err.error === 'invalid_grant',
+  );
+  const plain = new URL(`${stack.authUrl}/api/oauth/authorize`);
+  plain.search = new URLSearchParams({
+    client_id: config.clientMetadata().client_id,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    code_challenge: 'x'.repeat(43),
+    code_challenge_method: 'plain',
+    resource,
+  }).toString();
+  const res = await fetch(plain, { redirect: 'manual' });
+  assert.match(res.headers.get('location') ?? '', /error=invalid_request/);
+});
+
+test('a resource the user has no role on is refused at approval', async () => {
+  const page = await context.newPage();
+  const url = oc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    resource: `${stack.baseUrl}/mcp/${otherSlug}`,
+  });
+  await page.goto(url.href);
+  await page.waitForSelector('main h1');
+  assert.match((await page.textContent('main')) ?? '', /no access/i);
+  await shot(page, 'auth-code-no-access');
+  await page.close();
+});
+
+test('refresh rotates the refresh token; reusing the old one revokes the whole grant', async () => {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const t = await tokensFor(resource, 'refresh');
+  const r1 = await oc.refreshTokenGrant(config, String(t.refresh_token), { resource });
+  assert.notEqual(r1.refresh_token, t.refresh_token);
+  assert.equal(parseCredential(r1.access_token)?.kind, 'access_token');
+  assert.equal((r1 as Record<string, unknown>)['project_slug'], slug);
+  assert.equal(await gatewayStatus(r1.access_token), 200);
+  await assert.rejects(
+    oc.refreshTokenGrant(config, String(t.refresh_token), { resource }),
+    (err: { error?: string }) => err.error === 'invalid_grant',
+  );
+  await sleep(1000);
+  assert.equal(await gatewayStatus(r1.access_token), 401);
+  await assert.rejects(
+    oc.refreshTokenGrant(config, String(r1.refresh_token), { resource }),
+    (err: { error?: string }) => err.error === 'invalid_grant',
+  );
+  assert.equal((await oc.tokenIntrospection(config, r1.access_token)).active, false);
+});
+
+test('revocation: a revoked access token is refused by the gateway within a second', async () => {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const t = await tokensFor(resource, 'revoke');
+  assert.equal(await gatewayStatus(t.access_token), 200);
+  await oc.tokenRevocation(config, t.access_token);
+  await sleep(1000);
+  const after = await mcpCall(stack.baseUrl, slug, t.access_token);
+  assert.equal(after.status, 401);
+  assert.equal(after.body.error?.message, 'Invalid OAuth token');
+  assert.equal((await oc.tokenIntrospection(config, t.access_token)).active, false);
+});

@@ -1,0 +1,100 @@
+/**
+ * The person in the browser: Debian's chromium driven by playwright-core (args from
+ * shared/notes/machine.md). Helpers sign in, enter or confirm a device code, and approve the
+ * consent page of each profile, taking a screenshot of every page under
+ * test-output/screenshots/ for a reviewer.
+ */
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { outputDir } from '@svc/testkit';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  const dir = await outputDir('screenshots');
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+export async function signInOnPage(page: Page, email: string, password: string, shotName?: string): Promise<void> {
+  await page.waitForSelector('form[action="/signin"]');
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  if (shotName) await shot(page, shotName);
+  await page.click('form[action="/signin"] button[type=submit]');
+}
+
+export type Approval =
+  { kind: 'personal' } | { kind: 'select'; project: string } | { kind: 'provision' } | { kind: 'approve' } | { kind: 'deny' };
+
+/** Approves (or denies) on the consent page currently shown. */
+export async function consent(page: Page, approval: Approval, shotName: string): Promise<void> {
+  await page.waitForSelector('form[action$="/consent"], form[action$="/abort"]');
+  if (approval.kind === 'personal') {
+    await page.check('input[name=confirm_all_projects]');
+    await page.check('input[name=confirm_expiry]');
+  }
+  if (approval.kind === 'select') await page.check(`input[name=project][value="${approval.project}"]`);
+  await shot(page, shotName);
+  const form = approval.kind === 'deny' ? 'abort' : 'consent';
+  await page.click(`form[action$="/${form}"] button[type=submit]`);
+}
+
+export interface DeviceApproval {
+  verificationUri: string;
+  verificationUriComplete: string;
+  userCode: string;
+  email: string;
+  password: string;
+  approval: Approval;
+  /** Screenshot name prefix. */
+  name: string;
+  /** Type the code at the base URI (svc-cli) instead of confirming the prefilled one. */
+  typeCode: boolean;
+  /** Sign in before entering the code (else the code comes first and sign-in follows). */
+  signInFirst?: { authUrl: string };
+}
+
+/** The whole person's side of a device flow; resolves on the success page. */
+export async function approveDevice(browser: Browser, a: DeviceApproval): Promise<string> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    if (a.signInFirst) {
+      await page.goto(`${a.signInFirst.authUrl}/signin`);
+      await signInOnPage(page, a.email, a.password, `${a.name}-00-signin`);
+      await page.waitForURL(`${a.signInFirst.authUrl}/`);
+    }
+    await page.goto(a.typeCode ? a.verificationUri : a.verificationUriComplete);
+    if (a.typeCode) {
+      await page.waitForSelector('#user_code');
+      await page.fill('#user_code', a.userCode.toLowerCase().replace('-', ' '));
+      await shot(page, `${a.name}-01-enter-code`);
+      await page.click('button[type=submit]');
+    } else {
+      await page.waitForSelector('.code-shown');
+      await shot(page, `${a.name}-01-confirm-code`);
+      await page.click('button[name=confirm]');
+    }
+    if (!a.signInFirst) await signInOnPage(page, a.email, a.password, `${a.name}-02-signin`);
+    await consent(page, a.approval, `${a.name}-03-consent`);
+    await page.waitForSelector('main h1');
+    await shot(page, `${a.name}-04-done`);
+    return (await page.textContent('main')) ?? '';
+  } finally {
+    await context.close();
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The device flow of each client profile, end to end: openid-client (a client library we did not
+ * write) starts and polls, a person approves in chromium, and the credential reaches the gateway,
+ * where a tool call succeeds (spec "Device flow"; product-decisions "Device flow").
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as oc from 'openid-client';
+import type { Browser } from 'playwright-core';
+import { parseCredential } from '@svc/credentials';
+import { startStack, type Stack } from '../support/stack.ts';
+import { approveDevice, launchBrowser, type Approval } from './browser.ts';
+import { mcpCall } from './gateway-call.ts';
+
+let stack: Stack;
+let browser: Browser;
+const PASSWORD = 'correct horse battery staple';
+
+before(async () => {
+  stack = await startStack();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser.close();
+  await stack.close();
+});
+
+async function person(prefix: string) {
+  const email = `${prefix}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const slug = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  return { email, user, slug };
+}
+
+async function clientFor(clientId: string) {
+  return oc.discovery(new URL(stack.authUrl), clientId, undefined, oc.None(), { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });
+}
+
+async function deviceFlow(
+  clientId: string,
+  approval: Approval,
+  who: { email: string },
+  opts: { extra?: Record<string, string>; poll?: Record<string, string>; signInFirst?: boolean } = {},
+) {
+  const config = await clientFor(clientId);
+  const dar = await oc.initiateDeviceAuthorization(config, opts.extra ?? {});
+  const [tokens, page] = await Promise.all([
+    oc.pollDeviceAuthorizationGrant(config, dar, opts.poll ?? {}),
+    approveDevice(browser, {
+      verificationUri: dar.verification_uri,
+      verificationUriComplete: dar.verification_uri_complete ?? '',
+      userCode: dar.user_code,
+      email: who.email,
+      password: PASSWORD,
+      approval,
+      name: clientId,
+      typeCode: clientId === 'svc-cli',
+      ...(opts.signInFirst ? { signInFirst: { authUrl: stack.authUrl } } : {}),
+    }),
+  ]);
+  assert.match(page, /Device connected/);
+  return tokens as unknown as Record<string, unknown>;
+}
+
+test('svc-mcp: the person picks a project; svc_at_/svc_rt_ pair bound to it; tool call succeeds', async () => {
+  const p = await person('mcp');
+  const other = await person('other');
+  const tokens = await deviceFlow('svc-mcp', { kind: 'select', project: p.slug }, p);
+  assert.equal(parseCredential(String(tokens['access_token']))?.kind, 'access_token');
+  assert.equal(parseCredential(String(tokens['refresh_token']))?.kind, 'refresh_token');
+  assert.equal(String(tokens['token_type']).toLowerCase(), 'bearer');
+  assert.equal(tokens['expires_in'], 86400);
+  assert.equal(tokens['project_slug'], p.slug);
+  assert.equal(tokens['mcp_endpoint'], `${stack.baseUrl}/mcp/${p.slug}`);
+  assert.equal(tokens['api_key'], undefined);
+  const call = await mcpCall(stack.baseUrl, p.slug, String(tokens['access_token']));
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+  assert.ok(call.body.result);
+  // A token of project A is refused at project B.
+  const foreign = await mcpCall(stack.baseUrl, other.slug, String(tokens['access_token']));
+  assert.equal(foreign.status, 401);
+  assert.equal(foreign.body.error?.message, 'Invalid OAuth token');
+  assert.match(foreign.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+});
+
+test('svc-companion: project-scoped tokens; the gateway uses the companion surface', async () => {
+  const p = await person('comp');
+  const tokens = await deviceFlow('svc-companion', { kind: 'select', project: p.slug }, p);
+  assert.equal(tokens['project_slug'], p.slug);
+  const call = await mcpCall(stack.baseUrl, p.slug, String(tokens['access_token']));
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+});
+
+test('create-svc with auto_provision: a new person signs up on the way, gets a project and an api_key', async () => {
+  const email = `new-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const config = await clientFor('create-svc');
+  const dar = await oc.initiateDeviceAuthorization(config, { auto_provision: 'true' });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const polling = oc.pollDeviceAuthorizationGrant(config, dar);
+  const { shot, consent } = await import('./browser.ts');
+  await page.goto(dar.verification_uri_complete ?? '');
+  await page.click('button[name=confirm]');
+  await page.waitForSelector('form[action="/signin"]');
+  await page.click('a[href^="/signup"]');
+  await page.fill('#email', email);
+  await page.fill('#password', PASSWORD);
+  await shot(page, 'create-svc-02-signup');
+  await page.click('form[action="/signup"] button[type=submit]');
+  await consent(page, { kind: 'provision' }, 'create-svc-03-consent');
+  await page.waitForSelector('text=Device connected');
+  await context.close();
+  const tokens = (await polling) as unknown as Record<string, unknown>;
+  const user = await stack.accounts.users.findByEmail(email);
+  assert.ok(user);
+  const slug = String(tokens['project_slug']);
+  assert.deepEqual(await stack.accounts.workspaces.projectsOf(user.workspace), [slug]);
+  assert.equal(tokens['mcp_endpoint'], `${stack.baseUrl}/mcp/${slug}`);
+  assert.equal(parseCredential(String(tokens['api_key']))?.kind, 'project_key');
+  assert.equal(parseCredential(String(tokens['refresh_token']))?.kind, 'refresh_token');
+  const byToken = await mcpCall(stack.baseUrl, slug, String(tokens['access_token']));
+  assert.equal(byToken.status, 200, JSON.stringify(byToken.body));
+  const byKey = await mcpCall(stack.baseUrl, slug, String(tokens['api_key']));
+  assert.equal(byKey.status, 200, JSON.stringify(byKey.body));
+  // A second run reuses the personal workspace project.
+  const again = await deviceFlow('create-svc', { kind: 'provision' }, { email }, { extra: { auto_provision: 'true' } });
+  assert.equal(again['project_slug'], slug);
+});
+
+test('svc-cli: typed code, both confirmations, a 30-day personal key for every project; a new sign-in rotates it', async () => {
+  const p = await person('cli');
+  const second = await stack.accounts.workspaces.createProject({ slug: `${p.slug}-b`, workspace: p.user.workspace });
+  const before = Date.now();
+  const t = await deviceFlow('svc-cli', { kind: 'personal' }, p, { poll: { client_version: '1.4.2' }, signInFirst: true });
+  assert.equal(parseCredential(String(t['access_token']))?.kind, 'user_key');
+  assert.equal(String(t['token_type']).toLowerCase(), 'bearer');
+  assert.equal(t['key_type'], 'user');
+  assert.equal(t['expires_in'], 2592000);
+  assert.equal(t['refresh_token'], undefined);
+  assert.equal(t['project_slug'], undefined);
+  assert.equal(t['mcp_endpoint'], undefined);
+  assert.deepEqual(t['user'], { id: p.user.id, email: p.email });
+  assert.equal(t['server_url'], stack.baseUrl);
+  const expiresAt = Date.parse(String(t['expires_at']));
+  assert.ok(Math.abs(expiresAt - (before + 2592000_000)) < 60_000);
+  assert.match(String(t['expires_at']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  for (const slug of [p.slug, second.slug]) assert.equal((await mcpCall(stack.baseUrl, slug, String(t['access_token']))).status, 200);
+  // No OAuth token of svc-cli survives the exchange.
+  for (const k of await stack.client.keys('svc:oidc:AccessToken:*')) {
+    assert.notEqual(JSON.parse((await stack.client.hget(k, 'payload')) ?? '{}').clientId, 'svc-cli');
+  }
+  const record = await stack.accounts.keys.verify(String(t['access_token']));
+  assert.equal(record?.name, 'svc-cli 1.4.2');
+  const t2 = await deviceFlow('svc-cli', { kind: 'personal' }, p, { signInFirst: true });
+  assert.notEqual(t2['access_token'], t['access_token']);
+  const old = await mcpCall(stack.baseUrl, p.slug, String(t['access_token']));
+  assert.equal(old.status, 401);
+  assert.equal((await mcpCall(stack.baseUrl, p.slug, String(t2['access_token']))).status, 200);
+});
+
+test('a denied approval answers access_denied to the polling client', async () => {
+  const p = await person('deny');
+  await assert.rejects(deviceFlow('svc-mcp', { kind: 'deny' }, p), (err: Error & { error?: string }) => {
+    assert.equal(err.error, 'access_denied');
+    return true;
+  });
+});
