@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
+import { oidcRecordKey } from '@svc/accounts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { consent, launchBrowser, signInOnPage } from './browser.ts';
 
@@ -112,7 +113,10 @@ test('MCP SDK: 401 -> discovery -> DCR -> authorize -> token -> tools/call -> re
   // The access token is revoked server-side; the SDK refreshes on the 401 and carries on.
   const oldAccess = provider.saved?.access_token ?? '';
   const oldRefresh = provider.saved?.refresh_token;
-  await stack.client.del(`svc:oidc:AccessToken:${oldAccess}`);
+  // Records are keyed by the digest of the token: no Redis key spells a live token.
+  const allKeys = (await stack.client.keys('svc:oidc:*')).join('\n');
+  assert.ok(oldAccess && !allKeys.includes(oldAccess) && !allKeys.includes(oldRefresh ?? 'none'));
+  assert.equal(await stack.client.del(oidcRecordKey('AccessToken', oldAccess)), 1);
   await stack.client.publish('svc:invalidate', 'test');
   const third = await connect(provider);
   await third.client.connect(third.transport);

@@ -10,6 +10,7 @@ import { WorkspaceStore } from './workspaces.ts';
 export * from './types.ts';
 export * from './errors.ts';
 export * from './keys.ts';
+export * from './oidc-keys.ts';
 export * from './redis.ts';
 export { USER_KEY_TTL_SECONDS, type IssuedKey } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';

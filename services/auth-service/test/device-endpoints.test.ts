@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEVICE_GRANT, postForm, postJson, startAuth, type AuthFixture } from './support.ts';
+import { oidcRecordKey } from '@svc/accounts';
 
 let f: AuthFixture;
 before(async () => {
@@ -74,7 +75,7 @@ test('polling: authorization_pending, then slow_down adding 5 s, and another cli
 
 test('an expired device code answers expired_token', async () => {
   const r = await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'svc-companion' });
-  const key = `svc:oidc:DeviceCode:${String(r.body['device_code'])}`;
+  const key = oidcRecordKey('DeviceCode', String(r.body['device_code']));
   const payload = JSON.parse((await f.client.hget(key, 'payload')) ?? '{}') as Record<string, unknown>;
   await f.client.hset(key, 'payload', JSON.stringify({ ...payload, exp: Math.floor(Date.now() / 1000) - 1 }));
   const t = await poll(r.body['device_code'], 'svc-companion');
@@ -84,7 +85,7 @@ test('an expired device code answers expired_token', async () => {
 test('auto_provision: accepted for create-svc only, invalid_client for unregistered IDs', async () => {
   const ok = await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'create-svc', auto_provision: true });
   assert.equal(ok.status, 200);
-  const stored = JSON.parse((await f.client.hget(`svc:oidc:DeviceCode:${String(ok.body['device_code'])}`, 'payload')) ?? '{}');
+  const stored = JSON.parse((await f.client.hget(oidcRecordKey('DeviceCode', String(ok.body['device_code'])), 'payload')) ?? '{}');
   assert.equal(stored.params.auto_provision, 'true');
   for (const clientId of ['svc-mcp', 'svc-cli', 'svc-companion']) {
     const r = await postJson(`${f.url}/api/oauth/device/code`, { client_id: clientId, auto_provision: true });

@@ -51,8 +51,8 @@ function confirmForm(action: string, xsrf: string, code: string): string {
 export function createDevicePages(deps: { redis: Redis }) {
   async function clientOfCode(normalized: string): Promise<string | null> {
     if (!/^[A-Z0-9]{8}$/.test(normalized)) return null;
-    const id = await deps.redis.get(OK.userCode(normalized));
-    const payload = id ? await deps.redis.hget(OK.model('DeviceCode', id), 'payload') : null;
+    const digest = await deps.redis.get(OK.userCode(normalized));
+    const payload = digest ? await deps.redis.hget(OK.modelByDigest('DeviceCode', digest), 'payload') : null;
     return payload ? ((JSON.parse(payload) as { clientId?: string }).clientId ?? null) : null;
   }
 

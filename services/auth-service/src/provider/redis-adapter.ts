@@ -7,7 +7,7 @@
  * at once (product-decisions "Credentials": revocation within one second).
  */
 import type { Redis } from '@svc/accounts';
-import { INVALIDATION_CHANNEL } from '@svc/accounts';
+import { INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { OK } from './redis-keys.ts';
@@ -43,50 +43,56 @@ export function createRedisAdapter(deps: AdapterDeps) {
       return OK.model(this.model, id);
     }
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const key = this.key(id);
-      await redis.hset(key, 'payload', JSON.stringify(payload));
-      if (expiresIn > 0) await redis.expire(key, expiresIn);
-      if (payload.grantId) {
-        const set = OK.grant(payload.grantId);
-        await redis.sadd(set, key);
-        // The set lives as long as its longest-lived member.
-        if (expiresIn > 0 && (await redis.ttl(set)) < expiresIn) await redis.expire(set, expiresIn);
-      }
-      if (payload.userCode) await setLookup(OK.userCode(payload.userCode), id, expiresIn);
-      if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), id, expiresIn);
-    }
-
-    async find(id: string): Promise<AdapterPayload | undefined> {
-      const kind = FORMATTED[this.model];
-      // A value that is not one of our token formats cannot be stored: no Redis trip.
-      if (kind && parseCredential(id)?.kind !== kind) return undefined;
-      const h = await redis.hgetall(this.key(id));
+    private async read(key: string): Promise<AdapterPayload | undefined> {
+      const h = await redis.hgetall(key);
       if (!h['payload']) return undefined;
       const payload = JSON.parse(h['payload']) as AdapterPayload;
       if (h['consumed']) payload.consumed = Number(h['consumed']);
       return payload;
     }
 
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      // One key, one MULTI: a record is never left without its lifetime.
+      const write = redis.multi().hset(key, 'payload', JSON.stringify(payload));
+      if (expiresIn > 0) write.expire(key, expiresIn);
+      await write.exec();
+      if (payload.grantId) {
+        const set = OK.grant(payload.grantId);
+        await redis.sadd(set, key);
+        // The set lives as long as its longest-lived member.
+        if (expiresIn > 0 && (await redis.ttl(set)) < expiresIn) await redis.expire(set, expiresIn);
+      }
+      if (payload.userCode) await setLookup(OK.userCode(payload.userCode), oidcDigest(id), expiresIn);
+      if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), oidcDigest(id), expiresIn);
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const kind = FORMATTED[this.model];
+      // A value that is not one of our token formats cannot be stored: no Redis trip.
+      if (kind && parseCredential(id)?.kind !== kind) return undefined;
+      return this.read(this.key(id));
+    }
+
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      const id = await redis.get(OK.userCode(userCode));
-      return id ? this.find(id) : undefined;
+      const digest = await redis.get(OK.userCode(userCode));
+      return digest ? this.read(OK.modelByDigest(this.model, digest)) : undefined;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const id = await redis.get(OK.sessionUid(uid));
-      return id ? this.find(id) : undefined;
+      const digest = await redis.get(OK.sessionUid(uid));
+      return digest ? this.read(OK.modelByDigest(this.model, digest)) : undefined;
     }
 
     async consume(id: string): Promise<void> {
       const key = this.key(id);
       if (await redis.exists(key)) await redis.hset(key, 'consumed', String(Math.floor(Date.now() / 1000)));
-      if (WATCHED.has(this.model)) await announce(`${this.model}:${id}`);
+      if (WATCHED.has(this.model)) await announce(`${this.model}:${oidcDigest(id)}`);
     }
 
     async destroy(id: string): Promise<void> {
       await redis.del(this.key(id));
-      if (WATCHED.has(this.model)) await announce(this.model === 'Grant' ? id : `${this.model}:${id}`);
+      if (WATCHED.has(this.model)) await announce(this.model === 'Grant' ? id : `${this.model}:${oidcDigest(id)}`);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -1,16 +1,22 @@
 /**
  * Every Redis key the auth-service writes (docs/redis-schema.md, section "auth-service
- * (oidc-provider)"). All start with `svc:oidc:`; the gateway's OAuth verifier reads the
- * AccessToken and Grant records through these same functions.
+ * (oidc-provider)"). All start with `svc:oidc:`; record keys come from @svc/accounts, which the
+ * gateway's OAuth verifier reads them through too.
  */
-export const OIDC_PREFIX = 'svc:oidc:';
+import { oidcRecordKey, oidcRecordKeyByDigest } from '@svc/accounts';
+
+export { OIDC_PREFIX } from '@svc/accounts';
 
 export const OK = {
-  /** One oidc-provider model instance: hash {payload (JSON), consumed (epoch s)}. */
-  model: (model: string, id: string) => `svc:oidc:${model}:${id}`,
+  /** One oidc-provider model instance, keyed by the SHA-256 of its id: hash {payload, consumed}. */
+  model: oidcRecordKey,
+  /** The same record when only the digest of its id is known (lookups store digests). */
+  modelByDigest: oidcRecordKeyByDigest,
   /** Keys to delete when a grant is revoked (set). */
   grant: (grantId: string) => `svc:oidc:grant-keys:${grantId}`,
+  /** Normalised user code -> digest of the DeviceCode id. */
   userCode: (userCode: string) => `svc:oidc:user-code:${userCode}`,
+  /** Session uid -> digest of the Session id. */
   sessionUid: (uid: string) => `svc:oidc:session-uid:${uid}`,
   /** Device-flow polling state (RFC 8628 §3.5): hash {last (ms), interval (s)}. */
   poll: (deviceCodeHash: string) => `svc:oidc:poll:${deviceCodeHash}`,

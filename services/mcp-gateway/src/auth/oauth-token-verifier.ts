@@ -8,12 +8,11 @@
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
 import type { Redis } from '@svc/accounts';
-import { SLUG_PATTERN } from '@svc/accounts';
+import { oidcRecordKey, SLUG_PATTERN } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { OAuthTokenInfo, OAuthTokenVerifier } from './oauth-types.ts';
 
-/** Key names shared with services/auth-service/src/provider/redis-keys.ts. */
-const modelKey = (model: string, id: string) => `svc:oidc:${model}:${id}`;
+/** The session-uid lookup of services/auth-service/src/provider/redis-keys.ts. */
 const sessionUidKey = (uid: string) => `svc:oidc:session-uid:${uid}`;
 
 interface StoredAccessToken {
@@ -42,7 +41,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
   return {
     async verify(token: string): Promise<OAuthTokenInfo | null> {
       if (parseCredential(token)?.kind !== 'access_token') return null;
-      const h = await deps.redis.hgetall(modelKey('AccessToken', token));
+      const h = await deps.redis.hgetall(oidcRecordKey('AccessToken', token));
       if (!h['payload'] || h['consumed']) return null;
       let at: StoredAccessToken;
       try {
@@ -55,7 +54,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       if (at.jkt || at['x5t#S256']) return null;
       const project = projectOf(at.aud);
       if (!project) return null;
-      if (!(await deps.redis.exists(modelKey('Grant', at.grantId)))) return null;
+      if (!(await deps.redis.exists(oidcRecordKey('Grant', at.grantId)))) return null;
       if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(sessionUidKey(at.sessionUid))))) return null;
       return { userId: at.accountId, clientId: at.clientId, project, grantId: at.grantId, expiresAt: at.exp * 1000 };
     },
