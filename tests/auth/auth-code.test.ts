@@ -172,3 +172,29 @@ test('revocation: a revoked access token is refused by the gateway within a seco
   assert.equal(after.body.error?.message, 'Invalid OAuth token');
   assert.equal((await oc.tokenIntrospection(config, t.access_token)).active, false);
 });
+
+test('CORS: a browser-based MCP client may read discovery, call the token endpoint and see the 401 challenge', async () => {
+  const origin = 'http://localhost:6274';
+  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    const res = await fetch(`${stack.authUrl}${path}`, { headers: { origin } });
+    assert.equal(res.status, 200, path);
+    assert.ok(res.headers.get('access-control-allow-origin'), `${path} allows ${origin}`);
+  }
+  const preflight = await fetch(`${stack.authUrl}/api/oauth/token`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  assert.ok(preflight.status === 204 || preflight.status === 200, `token preflight: ${preflight.status}`);
+  assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+  const challenge = await fetch(`${stack.baseUrl}/mcp/${slug}`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  assert.equal(challenge.status, 401);
+  assert.match(challenge.headers.get('www-authenticate') ?? '', /resource_metadata="/);
+  assert.match(challenge.headers.get('access-control-expose-headers') ?? '', /www-authenticate/i);
+  const prm = await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/mcp/${slug}`, { headers: { origin } });
+  assert.equal(prm.status, 200);
+  assert.ok(prm.headers.get('access-control-allow-origin'));
+});
