@@ -11,6 +11,7 @@ import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { mountHealth } from './http/health.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
+import { providerStoreOutage, sendStoreDown, storeIsDown, storeOutageGuard } from './http/store-outage.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -85,6 +86,8 @@ export function createApp(deps: AppDeps): AuthApp {
     next();
   });
   mountHealth(app, { redis, metrics });
+  app.use(storeOutageGuard(redis));
+  provider.use(providerStoreOutage(redis));
 
   // product-decisions "Hosts and processes": the device grant is also accepted here.
   app.use(function deviceTokenAlias(req, _res, next) {
@@ -122,6 +125,11 @@ export function createApp(deps: AppDeps): AuthApp {
   });
 
   app.use(function pageErrors(err: unknown, req: Request, res: Response, _next: NextFunction) {
+    if (storeIsDown(redis)) {
+      logger.warn('request failed: Redis unreachable', { path: req.path });
+      if (!res.headersSent) sendStoreDown(req, res);
+      return;
+    }
     logger.error('request failed', { path: req.path, err });
     if (res.headersSent) return;
     res.status(500).type('html').send(page('Something went wrong', '<p class="error" role="alert">Something went wrong. Try again.</p>'));

@@ -33,7 +33,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const { config } = opts;
   const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel });
   const ownRedis = !opts.redis;
-  const redis = opts.redis ?? connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'auth-service' });
+  const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, name: 'auth-service' });
   await waitReady(redis, 15_000);
   const accounts = createAccounts(redis, { pepper: config.keyPepper });
   const jwks = await loadSigningKeys(redis);

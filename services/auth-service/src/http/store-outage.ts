@@ -1,0 +1,54 @@
+/**
+ * When the shared Redis is unreachable the auth host says so: 503 with `Retry-After` and a message
+ * naming the problem, as an OAuth error body (`temporarily_unavailable`, RFC 6749 §4.1.2.1) on the
+ * API paths and as a page elsewhere. Never a 500, and never a sign-in or an approval half done.
+ * The Redis client fails fast (no offline queue), so a request does not hang while Redis is away,
+ * and the service recovers by itself when it returns.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Redis } from '@svc/accounts';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { page } from '../pages/layout.ts';
+
+export const STORE_DOWN_MESSAGE = 'The account store is unreachable right now. Nothing was changed; try again in a few seconds.';
+const RETRY_AFTER_SECONDS = '5';
+
+/** Paths that answer without Redis (readiness reports the outage itself). */
+const WITHOUT_REDIS = new Set(['/healthz', '/readyz', '/metrics']);
+
+export function storeIsDown(redis: Redis): boolean {
+  return redis.status !== 'ready';
+}
+
+function wantsJson(path: string, accept: string | undefined): boolean {
+  return path.startsWith('/api/') || path.startsWith('/.well-known/') || !(accept ?? '').includes('text/html');
+}
+
+export function sendStoreDown(req: Request, res: Response): void {
+  res.status(503).set('Retry-After', RETRY_AFTER_SECONDS);
+  if (wantsJson(req.path, req.get('accept'))) res.json({ error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE });
+  else res.type('html').send(page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`));
+}
+
+/** Express step in front of everything that needs Redis. */
+export function storeOutageGuard(redis: Redis) {
+  return function storeOutageGuard(req: Request, res: Response, next: NextFunction): void {
+    if (WITHOUT_REDIS.has(req.path) || !storeIsDown(redis)) return next();
+    sendStoreDown(req, res);
+  };
+}
+
+/** oidc-provider middleware: a server_error caused by Redis going away mid-request becomes the 503. */
+export function providerStoreOutage(redis: Redis) {
+  return async function providerStoreOutage(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+    await next();
+    if (ctx.status !== 500 || !storeIsDown(redis)) return;
+    ctx.status = 503;
+    ctx.set('Retry-After', RETRY_AFTER_SECONDS);
+    if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
+    else {
+      ctx.type = 'html';
+      ctx.body = page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`);
+    }
+  };
+}
