@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import { approveDevice, launchBrowser, shot, signInOnPage } from './browser.ts';
 
 let stack: Stack;
 let browser: Browser;
-const PASSWORD = 'correct horse battery staple';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 before(async () => {
@@ -24,13 +23,7 @@ after(async () => {
   await stack.close();
 });
 
-async function person(prefix: string) {
-  const email = `${prefix}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
-  const slug = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
-  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
-  return { email, slug };
-}
+const person = (prefix: string) => newPerson(stack, prefix);
 
 async function deviceCode(clientId: string) {
   const res = await fetch(`${stack.authUrl}/api/oauth/device/code`, {

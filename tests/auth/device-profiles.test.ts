@@ -8,13 +8,12 @@ import { after, before, test } from 'node:test';
 import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
-import { startStack, type Stack } from '../support/stack.ts';
+import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import { approveDevice, launchBrowser, type Approval } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 let stack: Stack;
 let browser: Browser;
-const PASSWORD = 'correct horse battery staple';
 
 before(async () => {
   stack = await startStack();
@@ -25,13 +24,7 @@ after(async () => {
   await stack.close();
 });
 
-async function person(prefix: string) {
-  const email = `${prefix}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
-  const slug = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
-  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
-  return { email, user, slug };
-}
+const person = (prefix: string) => newPerson(stack, prefix);
 
 async function clientFor(clientId: string) {
   return oc.discovery(new URL(stack.authUrl), clientId, undefined, oc.None(), { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });

@@ -49,3 +49,16 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
   };
 }
+
+/** The password every test person signs in with. */
+export const PASSWORD = 'correct horse battery staple';
+
+/** A new person with a free workspace and one project of their own (ADMIN there). */
+export async function newPerson(stack: Stack, prefix: string) {
+  const tag = () => Math.random().toString(36).slice(2, 8);
+  const email = `${prefix}-${tag()}@example.com`;
+  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const slug = `${prefix}-${tag()}`;
+  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  return { email, user, slug };
+}

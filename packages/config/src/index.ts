@@ -97,6 +97,14 @@ const schema: JSONSchemaType<EnvShape> = {
   additionalProperties: true,
 };
 
+/** What a value must look like, for variables whose rule is a pattern (said instead of the regex). */
+const PATTERN_MEANS: Record<string, string> = {
+  AUTH_URL: 'an origin such as https://auth.example.com (http or https, no path)',
+  BASE_URL: 'an origin such as https://api.example.com (http or https, no path)',
+  REDIS_URL: 'a redis:// or rediss:// URL (comma-separated seed nodes for a cluster)',
+  EMBEDDINGS_URL: 'an http or https URL',
+};
+
 const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
 
 const list = (s: string) =>
@@ -115,6 +123,7 @@ export function loadConfig(env: Raw = process.env): Config {
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => {
       const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
+      if (e.keyword === 'pattern' && PATTERN_MEANS[name]) return `${name} must be ${PATTERN_MEANS[name]}`;
       return `${name} ${e.message ?? 'is invalid'}${'allowedValues' in e.params ? ` (${(e.params['allowedValues'] as string[]).join(', ')})` : ''}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
@@ -155,3 +164,4 @@ export function listenPort(config: Config, url: string): number {
   const u = new URL(url);
   return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
 }
+export { runService, type Running, type ServiceLogger } from './run-service.ts';

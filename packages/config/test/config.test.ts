@@ -17,6 +17,7 @@ test('a bad value names its variable', () => {
     (e: Error) => e instanceof ConfigError && /RATE_LIMIT_SCALE/.test(e.message),
   );
   assert.throws(() => loadConfig({ BASE_URL: 'localhost:3000' }), /BASE_URL/);
+  assert.throws(() => loadConfig({ REDIS_URL: 'localhost:6379' }), /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
   assert.throws(() => loadConfig({ RATE_LIMIT_PROFILE: 'later' }), /RATE_LIMIT_PROFILE.*current, earlier/);
   assert.throws(() => loadConfig({ KEY_PEPPER: 'short' }), /KEY_PEPPER/);
 });
