@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import * as oc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { oidcRecordKey } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { createOAuthTokenVerifier } from '@svc/mcp-gateway/auth/oauth-token-verifier.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -197,4 +198,20 @@ test('CORS: a browser-based MCP client may read discovery, call the token endpoi
   const prm = await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/mcp/${slug}`, { headers: { origin } });
   assert.equal(prm.status, 200);
   assert.ok(prm.headers.get('access-control-allow-origin'));
+});
+
+test('an expired access token is refused with "Invalid OAuth token" even while its record lingers', async () => {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const t = await tokensFor(resource, 'expired');
+  assert.equal(await gatewayStatus(t.access_token), 200);
+  const key = oidcRecordKey('AccessToken', t.access_token);
+  const payload = JSON.parse((await stack.client.hget(key, 'payload')) ?? '{}') as Record<string, unknown>;
+  assert.equal(payload['kind'], 'AccessToken');
+  await stack.client.hset(key, 'payload', JSON.stringify({ ...payload, exp: Math.floor(Date.now() / 1000) - 1 }));
+  await stack.client.publish('svc:invalidate', 'test:expired');
+  await sleep(200);
+  const after = await mcpCall(stack.baseUrl, slug, t.access_token);
+  assert.equal(after.status, 401);
+  assert.equal(after.body.error?.message, 'Invalid OAuth token');
+  assert.match(after.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
 });
