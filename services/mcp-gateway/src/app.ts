@@ -143,6 +143,7 @@ export function createGateway(deps: GatewayDeps) {
     if (req.method === 'GET' && (url === '/api/v1/me' || url === '/api/v1/projects')) {
       return void track(res, 'rest', (url === '/api/v1/me' ? accountRoutes.me : accountRoutes.projects)(req, res));
     }
+    if (req.method === 'DELETE' && url === '/api/v1/me/key') return void track(res, 'rest', accountRoutes.revokeSelf(req, res));
     app(req, res);
   }
 

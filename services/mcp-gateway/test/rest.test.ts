@@ -45,6 +45,23 @@ test('GET /api/v1/me and /api/v1/projects for a personal key', async () => {
   assert.equal((await bad.json()).error.message, 'Invalid API key');
 });
 
+test('DELETE /api/v1/me/key: a key revokes itself and is refused from then on', async () => {
+  const s = await seed(f.accounts);
+  const personal = await f.accounts.keys.createUserKey({ userId: s.userId });
+  const other = await f.accounts.keys.createUserKey({ userId: s.userId, clientId: 'other' });
+  const res = await fetch(`${f.url}/api/v1/me/key`, { method: 'DELETE', headers: { 'X-API-Key': personal.key } });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.revoked.kind, 'user_key');
+  assert.ok(!JSON.stringify(body).includes(personal.key));
+  const again = await fetch(`${f.url}/api/v1/me`, { headers: { 'X-API-Key': personal.key } });
+  assert.equal(again.status, 401);
+  assert.equal((await again.json()).error.message, 'Invalid API key');
+  // Only the presented key: the user's other keys still work.
+  assert.equal((await fetch(`${f.url}/api/v1/me`, { headers: { 'X-API-Key': other.key } })).status, 200);
+  assert.equal((await fetch(`${f.url}/api/v1/me/key`, { method: 'DELETE' })).status, 401);
+});
+
 test('the protected resource metadata (RFC 9728) for a project endpoint', async () => {
   const res = await fetch(`${f.url}/.well-known/oauth-protected-resource/mcp/some-project`);
   assert.equal(res.status, 200);

@@ -1,6 +1,7 @@
 /**
  * GET /api/v1/me and GET /api/v1/projects: who a credential is and which projects it reaches, for
- * the CLI (`svc whoami`, `svc projects`) and scripts. Any API key; counted against the requests per
+ * the CLI (`svc whoami`, `svc projects`) and scripts. DELETE /api/v1/me/key: a key revokes itself
+ * (`svc logout`; key hygiene "revoke old ones"); every replica refuses it within a second. Any API key; counted against the requests per
  * minute of the credential's own workspace (a personal key: the user's personal workspace).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -107,5 +108,9 @@ export function createAccountRoutes(deps: AccountRoutesDeps) {
   return {
     me: route(describe),
     projects: route(async (id) => ({ projects: await projectsOf(id) })),
+    revokeSelf: route(async (id) => {
+      const rec = await deps.accounts.keys.revoke(id.record.id);
+      return { revoked: { id: rec.id, kind: rec.kind, prefix: rec.prefix } };
+    }),
   };
 }
