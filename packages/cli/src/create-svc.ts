@@ -1,0 +1,134 @@
+/**
+ * create-svc: connects the project folder it runs in to svc. A person signs up or signs in and
+ * approves a project of their personal workspace in the browser (device flow, client `create-svc`
+ * with `auto_provision`); then the project key goes to `.env`, `.env` into `.gitignore`, and
+ * `.mcp.json` points MCP clients at the project, reading the key from the environment.
+ * Run again in the same folder, it reuses the project, replaces the key (revoking the old one) and
+ * adds no line twice. docs/cli.md describes it.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { displayPrefix, parseCredential } from '@svc/credentials';
+import { deviceFlow, type DeviceCode } from './device-flow.ts';
+import { CliError, EXIT } from './errors.ts';
+import { hostsOf } from './hosts.ts';
+import { requestJson } from './http.ts';
+import { KEY_VARIABLE, serverName } from './mcp-config.ts';
+import { ensureGitignore, keyInEnvFile, writeEnvFile, writeMcpJson } from './project-files.ts';
+import { run } from './run.ts';
+import { waiting } from './ui.ts';
+import { VERSION } from './version.ts';
+
+const HELP = `create-svc ${VERSION}: connect this project folder to svc
+
+Usage: create-svc [--dir PATH] [--server URL] [--auth-server URL] [--json]
+
+Opens a sign-in in your browser (create an account there if you have none) where you approve a
+project of your personal workspace. Then, in the folder:
+  .env         gets ${KEY_VARIABLE}=<project key> (mode 0600; other lines are kept)
+  .gitignore   lists .env (created if missing)
+  .mcp.json    gets an MCP server entry for the project that reads \${${KEY_VARIABLE}} from the environment
+Running it again reuses the project and replaces the key.
+
+Options:
+  --dir PATH          the project folder (default: the current directory)
+  --server URL        the gateway ({base_url}); or SVC_BASE_URL (default http://localhost:3000)
+  --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
+  --json              machine-readable output on stdout
+  -h, --help          this help`;
+
+await run(async (io, argv) => {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: 'string' },
+        server: { type: 'string' },
+        'auth-server': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.usage, 'Run "create-svc --help".');
+  }
+  if (values.help) return io.out(HELP);
+  if (values.version) return io.out(VERSION);
+  io.json = values.json === true;
+
+  const dir = resolve(values.dir ?? process.cwd());
+  if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new CliError(`${dir} is not a folder.`, EXIT.usage);
+  const hosts = await hostsOf({ server: values.server, authServer: values['auth-server'] }, io.env);
+  const previousKey = await keyInEnvFile(dir);
+
+  const token = await deviceFlow({
+    authUrl: hosts.authUrl,
+    clientId: 'create-svc',
+    codeRequest: { auto_provision: true },
+    show: (code: DeviceCode) =>
+      io.err(
+        [
+          '',
+          `  Open   ${code.verification_uri_complete ?? code.verification_uri}`,
+          `  Check that the page shows ${code.user_code}`,
+          '',
+          `Sign in (or create an account) and approve the project. The code is valid for ${Math.round(code.expires_in / 60)} minutes.`,
+          '',
+        ].join('\n'),
+      ),
+    progress: waiting(),
+  });
+  const apiKey = String(token['api_key'] ?? '');
+  const slug = String(token['project_slug'] ?? '');
+  const endpoint = String(token['mcp_endpoint'] ?? '');
+  if (parseCredential(apiKey)?.kind !== 'project_key' || !slug || !endpoint) {
+    throw new CliError('The server approved the request but sent no project key.', EXIT.failed);
+  }
+  // The folder keeps the project key only: the OAuth pair of the exchange is not needed here.
+  await revokeOAuthTokens(hosts.authUrl, token);
+
+  const env = await writeEnvFile(dir, apiKey);
+  const gitignore = await ensureGitignore(dir);
+  const mcp = await writeMcpJson(dir, endpoint, slug);
+  let previous: 'none' | 'revoked' | 'kept' = 'none';
+  if (previousKey && previousKey !== apiKey && parseCredential(previousKey)) {
+    const res = await requestJson(`${hosts.baseUrl}/api/v1/me/key`, { method: 'DELETE', headers: { 'X-API-Key': previousKey } }).catch(
+      () => null,
+    );
+    previous = res?.status === 200 ? 'revoked' : 'kept';
+  }
+
+  io.result(
+    {
+      project_slug: slug,
+      mcp_endpoint: endpoint,
+      key_prefix: displayPrefix(apiKey),
+      previous_key: previous,
+      files: { env: env.file, gitignore: { file: gitignore.file, action: gitignore.action }, mcp_json: mcp.file },
+    },
+    [
+      `Project ${slug} is ready: ${endpoint}`,
+      `  ${env.file}: ${KEY_VARIABLE}=${displayPrefix(apiKey)} (${env.created ? 'created' : 'updated'}, mode 0600)`,
+      `  ${gitignore.file}: ${gitignore.action === 'present' ? '.env already ignored' : `.env ${gitignore.action === 'created' ? 'listed (file created)' : 'added'}`}`,
+      `  ${mcp.file}: server "${serverName(slug)}" ${mcp.created ? 'written' : 'updated'}, key read from \${${KEY_VARIABLE}}`,
+      ...(previous === 'revoked' ? ['  The previous key of this folder was revoked.'] : []),
+      ...(previous === 'kept' ? ['  The previous key of this folder could not be revoked; revoke it with svc-admin.'] : []),
+      '',
+      `Load the key into your shell before starting your MCP client, e.g.: set -a; . ./.env; set +a`,
+    ],
+  );
+}, 'create-svc');
+
+async function revokeOAuthTokens(authUrl: string, token: Record<string, unknown>): Promise<void> {
+  for (const hint of ['refresh_token', 'access_token']) {
+    const value = token[hint];
+    if (typeof value !== 'string') continue;
+    await requestJson(`${authUrl}/api/oauth/revoke`, { body: { token: value, token_type_hint: hint, client_id: 'create-svc' } }).catch(
+      () => null,
+    );
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Which servers a command talks to. The gateway ({base_url}) comes from --server, SVC_BASE_URL or
+ * the local default; the auth host ({auth_url}) from --auth-server, SVC_AUTH_URL, the gateway's
+ * protected resource metadata (RFC 9728 names its authorization server) when only the gateway was
+ * given, or the local default.
+ */
+import { CliError, EXIT } from './errors.ts';
+import { requestJson } from './http.ts';
+
+export const DEFAULT_BASE_URL = 'http://localhost:3000';
+export const DEFAULT_AUTH_URL = 'http://localhost:4000';
+
+export interface Hosts {
+  baseUrl: string;
+  authUrl: string;
+}
+
+function origin(value: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`${what} is not a URL: ${value}`, EXIT.usage, 'Give an origin such as https://api.example.com.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new CliError(`${what} must be an http or https URL: ${value}`, EXIT.usage);
+  return url.origin;
+}
+
+export function baseUrlOf(flags: { server?: string | undefined }, env: NodeJS.ProcessEnv): string {
+  if (flags.server) return origin(flags.server, '--server');
+  if (env['SVC_BASE_URL']) return origin(env['SVC_BASE_URL'], 'SVC_BASE_URL');
+  return DEFAULT_BASE_URL;
+}
+
+export async function hostsOf(
+  flags: { server?: string | undefined; authServer?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Promise<Hosts> {
+  const baseUrl = baseUrlOf(flags, env);
+  if (flags.authServer) return { baseUrl, authUrl: origin(flags.authServer, '--auth-server') };
+  if (env['SVC_AUTH_URL']) return { baseUrl, authUrl: origin(env['SVC_AUTH_URL'], 'SVC_AUTH_URL') };
+  if (baseUrl === DEFAULT_BASE_URL) return { baseUrl, authUrl: DEFAULT_AUTH_URL };
+  const prm = await requestJson(`${baseUrl}/.well-known/oauth-protected-resource/mcp/svc`);
+  const servers = prm.body['authorization_servers'];
+  if (prm.status !== 200 || !Array.isArray(servers) || typeof servers[0] !== 'string') {
+    throw new CliError(`${baseUrl} did not name its authorization server.`, EXIT.usage, 'Set it with --auth-server or SVC_AUTH_URL.');
+  }
+  return { baseUrl, authUrl: origin(servers[0], 'the authorization server') };
+}

@@ -1,0 +1,73 @@
+/**
+ * JSON over HTTP for both CLIs. A server that cannot be reached becomes a CliError naming it and
+ * the variables that choose it; a refusal keeps the server's own message (the error catalogue's
+ * words on the gateway, RFC 6749 error bodies on the auth host).
+ */
+import { CliError, EXIT } from './errors.ts';
+import { VERSION } from './version.ts';
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+export async function requestJson(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<JsonResponse> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        accept: 'application/json',
+        'user-agent': `svc-cli/${VERSION}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new CliError(
+      `Cannot reach ${new URL(url).origin} (${cause}).`,
+      EXIT.unreachable,
+      'Is the service running? Choose the servers with --server, or SVC_BASE_URL and SVC_AUTH_URL.',
+    );
+  }
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  if (text) {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      body =
+        parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+    } catch {
+      body = { error: { message: `${res.status} ${res.statusText}: the server did not answer JSON` } };
+    }
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** The human sentence in an error body of either host, with its remedy when there is one. */
+export function serverMessage(res: JsonResponse): { message: string; remedy: string | undefined } {
+  const err = res.body['error'];
+  if (err && typeof err === 'object') {
+    const e = err as { message?: unknown; remedy?: unknown; data?: { remedy?: unknown } };
+    const remedy = e.remedy ?? e.data?.remedy;
+    return { message: String(e.message ?? `HTTP ${res.status}`), remedy: typeof remedy === 'string' ? remedy : undefined };
+  }
+  if (typeof err === 'string') {
+    const description = res.body['error_description'];
+    return { message: typeof description === 'string' ? `${err}: ${description}` : err, remedy: undefined };
+  }
+  return { message: `HTTP ${res.status}`, remedy: undefined };
+}
+
+/** A CliError for a refused gateway request: 401 is an authentication problem, the rest a failure. */
+export function refusal(res: JsonResponse, context: string): CliError {
+  const { message, remedy } = serverMessage(res);
+  return new CliError(`${context}: ${message}`, res.status === 401 ? EXIT.auth : EXIT.failed, remedy);
+}

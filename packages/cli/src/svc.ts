@@ -1,0 +1,293 @@
+/**
+ * svc: sign in with the device flow (a personal key for every project you can access), see who
+ * you are, list projects, call a tool, print MCP client configuration. docs/cli.md describes it.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { displayPrefix } from '@svc/credentials';
+import { deviceFlow, type DeviceCode } from './device-flow.ts';
+import { CliError, EXIT } from './errors.ts';
+import { baseUrlOf, hostsOf } from './hosts.ts';
+import { refusal, requestJson } from './http.ts';
+import { KEY_VARIABLE, mcpClientConfigs } from './mcp-config.ts';
+import { credentialOf, credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
+import { waiting } from './ui.ts';
+import { VERSION } from './version.ts';
+import { run, type Io } from './run.ts';
+import { toolArguments } from './tool-args.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL: Options = {
+  server: { type: 'string' },
+  'auth-server': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+};
+
+const SERVER_HELP = `  --server URL        the gateway ({base_url}); or SVC_BASE_URL (default http://localhost:3000)
+  --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
+  --json              machine-readable output on stdout
+  -h, --help          this help`;
+
+interface Command {
+  summary: string;
+  usage: string;
+  options: Options;
+  run(io: Io, values: Record<string, unknown>, positionals: string[]): Promise<void>;
+}
+
+const days = (ms: number) => Math.floor(ms / 86_400_000);
+
+const COMMANDS: Record<string, Command> = {
+  login: {
+    summary: 'sign in in the browser and store a personal key (30 days, every project you can access)',
+    usage: 'svc login [--server URL] [--auth-server URL] [--json]',
+    options: {},
+    async run(io, v) {
+      const hosts = await hostsOf({ server: v['server'] as string, authServer: v['auth-server'] as string }, io.env);
+      if (io.env[KEY_VARIABLE]) io.err(`Note: ${KEY_VARIABLE} is set; commands use it before the key stored by this login.`);
+      const token = await deviceFlow({
+        authUrl: hosts.authUrl,
+        clientId: 'svc-cli',
+        pollRequest: { client_version: VERSION },
+        show: (code: DeviceCode) =>
+          io.err(
+            [
+              '',
+              `  Open   ${code.verification_uri}`,
+              `  Type   ${code.user_code}`,
+              '',
+              `The code is valid for ${Math.round(code.expires_in / 60)} minutes. Type it yourself: the page does not fill it in.`,
+              '',
+            ].join('\n'),
+          ),
+        progress: waiting(),
+      });
+      const key = String(token['access_token'] ?? '');
+      const user = token['user'] as { id: string; email: string } | undefined;
+      if (!key.startsWith('svc-user-') || !user) throw new CliError('The server answered without a personal key.', EXIT.failed);
+      const file = await writeStoredKey(io.env, {
+        version: 1,
+        key,
+        expires_at: String(token['expires_at']),
+        user: { id: user.id, email: user.email },
+        base_url: typeof token['server_url'] === 'string' ? token['server_url'] : hosts.baseUrl,
+        auth_url: hosts.authUrl,
+        saved_at: new Date().toISOString(),
+      });
+      const summary = { user: user.email, key_prefix: displayPrefix(key), expires_at: token['expires_at'], credentials_file: file };
+      io.result(summary, [
+        `Signed in as ${user.email}.`,
+        `Personal key ${summary.key_prefix} saved to ${file} (mode 0600); it expires ${String(token['expires_at'])}.`,
+        'Your previous svc login key, if any, was revoked.',
+      ]);
+    },
+  },
+
+  logout: {
+    summary: 'revoke the stored key on the server and delete it',
+    usage: 'svc logout [--json]',
+    options: {},
+    async run(io) {
+      const file = credentialsFile(io.env);
+      let stored = null;
+      try {
+        stored = await readStoredKey(io.env);
+      } catch (err) {
+        // A corrupt file is removed all the same: that is what logout is for.
+        if (!(err instanceof CliError)) throw err;
+      }
+      let revoked: 'revoked' | 'already invalid' | 'not reached' | 'none' = 'none';
+      if (stored) {
+        try {
+          const res = await requestJson(`${stored.base_url}/api/v1/me/key`, { method: 'DELETE', headers: { 'X-API-Key': stored.key } });
+          revoked = res.status === 200 ? 'revoked' : res.status === 401 ? 'already invalid' : 'not reached';
+        } catch (err) {
+          if (!(err instanceof CliError)) throw err;
+          revoked = 'not reached';
+        }
+      }
+      const removed = await removeStoredKey(io.env);
+      const lines = !removed
+        ? ['Not signed in: there was no stored key.']
+        : [
+            revoked === 'revoked'
+              ? `Key ${displayPrefix(stored!.key)} revoked on the server.`
+              : revoked === 'already invalid'
+                ? 'The server no longer accepted the stored key.'
+                : revoked === 'not reached'
+                  ? `Could not reach the server to revoke the key; it stays valid until ${stored!.expires_at}.`
+                  : '',
+            `Deleted ${file}.`,
+          ].filter(Boolean);
+      io.result({ removed, revoked, credentials_file: file }, lines);
+    },
+  },
+
+  whoami: {
+    summary: 'who the current key belongs to, and when it expires',
+    usage: 'svc whoami [--json]',
+    options: {},
+    async run(io, v) {
+      const cred = await credentialOf(io.env);
+      const base =
+        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
+          ? cred.stored.base_url
+          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const res = await requestJson(`${base}/api/v1/me`, { headers: { 'X-API-Key': cred.key } });
+      if (res.status !== 200) throw refusal(res, 'whoami');
+      const me = res.body as {
+        key: { kind: string; name: string; prefix: string; expires_at: string | null };
+        user: { email: string } | null;
+        workspace: string;
+        plan: string;
+      };
+      const left = me.key.expires_at ? days(Date.parse(me.key.expires_at) - Date.now()) : null;
+      io.result({ ...me, days_left: left, source: cred.source }, [
+        me.user ? `Signed in as ${me.user.email}` : `Key of workspace ${me.workspace}`,
+        `Key:       ${me.key.prefix} (${me.key.kind}, "${me.key.name}") from ${cred.source}`,
+        `Expires:   ${me.key.expires_at ? `${me.key.expires_at} (${left} days left)` : 'never'}`,
+        `Workspace: ${me.workspace} (plan ${me.plan})`,
+      ]);
+    },
+  },
+
+  projects: {
+    summary: 'the projects the current key can reach, with its role there',
+    usage: 'svc projects [--json]',
+    options: {},
+    async run(io, v) {
+      const cred = await credentialOf(io.env);
+      const base =
+        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
+          ? cred.stored.base_url
+          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const res = await requestJson(`${base}/api/v1/projects`, { headers: { 'X-API-Key': cred.key } });
+      if (res.status !== 200) throw refusal(res, 'projects');
+      const projects = (res.body['projects'] ?? []) as { slug: string; workspace: string; role: string }[];
+      const width = Math.max(7, ...projects.map((p) => p.slug.length));
+      io.result(
+        { projects },
+        projects.length
+          ? [
+              `${'PROJECT'.padEnd(width)}  ROLE     WORKSPACE`,
+              ...projects.map((p) => `${p.slug.padEnd(width)}  ${p.role.padEnd(7)}  ${p.workspace}`),
+            ]
+          : ['No projects.'],
+      );
+    },
+  },
+
+  call: {
+    summary: 'call one tool through the gateway and print its result',
+    usage:
+      'svc call <tool> --project <slug> [--arg name=value ...] [--args JSON] [--rate-limit] [--json]\n       svc call <tool> --team <team_slug> ...',
+    options: {
+      project: { type: 'string' },
+      team: { type: 'string' },
+      arg: { type: 'string', multiple: true },
+      args: { type: 'string' },
+      'rate-limit': { type: 'boolean', default: false },
+    },
+    async run(io, v, positionals) {
+      const tool = positionals[0];
+      if (!tool) throw new CliError('Which tool? Give its name, e.g. svc call svc_help --project my-project.', EXIT.usage);
+      const project = v['project'] as string | undefined;
+      const team = v['team'] as string | undefined;
+      if (!project === !team) throw new CliError('Give exactly one of --project <slug> or --team <team_slug>.', EXIT.usage);
+      const args = toolArguments(v['args'] as string | undefined, (v['arg'] as string[] | undefined) ?? []);
+      const cred = await credentialOf(io.env);
+      const base =
+        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
+          ? cred.stored.base_url
+          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const path = project ? `projects/${encodeURIComponent(project)}` : `teams/${encodeURIComponent(team!)}`;
+      const res = await requestJson(`${base}/api/v1/${path}/tools/${encodeURIComponent(tool)}`, {
+        headers: { 'X-API-Key': cred.key },
+        body: args,
+      });
+      const rateLimit = v['rate-limit'] ? rateLimitOf(res.headers) : undefined;
+      if (rateLimit && !io.json)
+        io.err(
+          Object.entries(rateLimit)
+            .map(([k, val]) => `${k}: ${val}`)
+            .join('\n'),
+        );
+      if (res.status !== 200) throw refusal(res, tool);
+      const result = res.body as { content?: { type: string; text?: string }[]; isError?: boolean };
+      const text = (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '');
+      io.result(rateLimit ? { result, rate_limit: rateLimit } : { result }, text);
+      if (result.isError) io.fail(EXIT.failed);
+    },
+  },
+
+  'mcp-config': {
+    summary: 'print MCP client configuration for a project (the key comes from $SVC_API_KEY)',
+    usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--json]',
+    options: { project: { type: 'string' }, client: { type: 'string' } },
+    async run(io, v) {
+      const slug = v['project'] as string | undefined;
+      if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage);
+      const endpoint = `${baseUrlOf({ server: v['server'] as string }, io.env)}/mcp/${encodeURIComponent(slug)}`;
+      let configs = mcpClientConfigs(endpoint, slug);
+      if (v['client']) {
+        configs = configs.filter((c) => c.name === v['client']);
+        if (!configs.length) throw new CliError(`Unknown client "${String(v['client'])}": use claude, cursor or vscode.`, EXIT.usage);
+      }
+      io.result(
+        {
+          endpoint,
+          key_variable: KEY_VARIABLE,
+          clients: Object.fromEntries(configs.map((c) => [c.name, { file: c.file, config: c.config }])),
+        },
+        [
+          `MCP endpoint: ${endpoint} (Streamable HTTP). The key is read from $${KEY_VARIABLE}; keep it out of these files.`,
+          ...configs.flatMap((c) => ['', `# ${c.title}: ${c.file}`, JSON.stringify(c.config, null, 2)]),
+        ],
+      );
+    },
+  },
+};
+
+function rateLimitOf(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.startsWith('x-ratelimit-') || name.startsWith('ratelimit') || name === 'retry-after') out[name] = value;
+  });
+  return out;
+}
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    `svc ${VERSION}: the command-line client of svc`,
+    '',
+    'Usage: svc <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options of every command:',
+    SERVER_HELP,
+    '',
+    `Credentials: $${KEY_VARIABLE} first, then the key stored by "svc login" (in $SVC_CONFIG_DIR,`,
+    '$XDG_CONFIG_HOME/svc or ~/.config/svc). "svc <command> --help" describes one command.',
+  ].join('\n');
+}
+
+await run(async (io, argv) => {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') return io.out(mainHelp());
+  if (name === '--version' || name === 'version') return io.out(VERSION);
+  const command = COMMANDS[name];
+  if (!command) throw new CliError(`Unknown command "${name}".`, EXIT.usage, 'Run "svc --help" for the list.');
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.usage, `Usage: ${command.usage}`);
+  }
+  if (parsed.values['help']) return io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${SERVER_HELP}`);
+  io.json = parsed.values['json'] === true;
+  await command.run(io, parsed.values, parsed.positionals);
+});
