@@ -30,7 +30,8 @@ export async function requestJson(
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    const c = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message ?? (err as Error).message;
     throw new CliError(
       `Cannot reach ${new URL(url).origin} (${cause}).`,
       EXIT.unreachable,

@@ -32,6 +32,8 @@ const SERVER_HELP = `  --server URL        the gateway ({base_url}); or SVC_BASE
 interface Command {
   summary: string;
   usage: string;
+  /** Lines describing the command's own options, for --help. */
+  details?: string;
   options: Options;
   run(io: Io, values: Record<string, unknown>, positionals: string[]): Promise<void>;
 }
@@ -182,6 +184,12 @@ const COMMANDS: Record<string, Command> = {
     summary: 'call one tool through the gateway and print its result',
     usage:
       'svc call <tool> --project <slug> [--arg name=value ...] [--args JSON] [--rate-limit] [--json]\n       svc call <tool> --team <team_slug> ...',
+    details: `  --project SLUG      the project (POST {base_url}/api/v1/projects/SLUG/tools/<tool>)
+  --team SLUG         a team endpoint instead (service-account keys; svc_multi_project_query)
+  --arg NAME=VALUE    one argument; VALUE is taken as JSON when it parses (5, true, {"a":1}), else as text
+  --args JSON         all arguments as one JSON object (--arg values are applied on top)
+  --rate-limit        also print the rate-limit headers (stderr; "rate_limit" with --json)
+Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential, 4 unreachable.`,
     options: {
       project: { type: 'string' },
       team: { type: 'string' },
@@ -224,6 +232,8 @@ const COMMANDS: Record<string, Command> = {
   'mcp-config': {
     summary: 'print MCP client configuration for a project (the key comes from $SVC_API_KEY)',
     usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--json]',
+    details: `  --project SLUG      the project whose MCP endpoint to configure
+  --client NAME       only this client's snippet (claude, cursor, vscode); default all`,
     options: { project: { type: 'string' }, client: { type: 'string' } },
     async run(io, v) {
       const slug = v['project'] as string | undefined;
@@ -287,7 +297,11 @@ await run(async (io, argv) => {
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.usage, `Usage: ${command.usage}`);
   }
-  if (parsed.values['help']) return io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${SERVER_HELP}`);
+  if (parsed.values['help']) {
+    return io.out(
+      `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${command.details ? `${command.details}\n` : ''}${SERVER_HELP}`,
+    );
+  }
   io.json = parsed.values['json'] === true;
   await command.run(io, parsed.values, parsed.positionals);
 });

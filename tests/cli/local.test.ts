@@ -1,0 +1,202 @@
+/**
+ * The CLIs' own behaviour that needs no browser: config-file problems, the device-flow client's
+ * reaction to slow_down (against a small device endpoint that answers what the test needs), the
+ * project-file edits, argument parsing and host discovery.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { generateCredential } from '@svc/credentials';
+import { ensureGitignore, keyInEnvFile, writeEnvFile, writeMcpJson } from '@svc/cli/project-files.ts';
+import { toolArguments } from '@svc/cli/tool-args.ts';
+import { freePort } from '@svc/testkit';
+import { BIN, runToEnd, start, tempDir } from './support.ts';
+
+test('a corrupt credentials file gets a message naming it; logout removes it', async () => {
+  const dir = await tempDir('corrupt');
+  const env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: 'http://127.0.0.1:9' };
+  await writeFile(join(dir, 'credentials.json'), '{"version":1,"key":');
+  const r = await runToEnd(BIN.svc, ['whoami'], env);
+  assert.equal(r.code, 3);
+  assert.match(r.stderr, new RegExp(`${join(dir, 'credentials.json')} is not a valid svc credentials file \\(it is not JSON\\)`));
+  assert.match(r.stderr, /svc logout/);
+  assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  await writeFile(join(dir, 'credentials.json'), JSON.stringify({ version: 1, key: 'svc-user-short' }));
+  assert.match((await runToEnd(BIN.svc, ['projects'], env)).stderr, /fields are missing or the key is not a personal svc-user- key/);
+  const out = await runToEnd(BIN.svc, ['logout'], env);
+  assert.equal(out.code, 0, out.stderr);
+  await assert.rejects(stat(join(dir, 'credentials.json')));
+});
+
+test('an unreadable credentials file gets a clear message', async () => {
+  const dir = await tempDir('unreadable');
+  await mkdir(join(dir, 'credentials.json'));
+  const r = await runToEnd(BIN.svc, ['whoami'], { SVC_CONFIG_DIR: dir });
+  assert.equal(r.code, 3);
+  assert.match(r.stderr, /credentials\.json is not a valid svc credentials file \(it is a directory\)/);
+  if (process.getuid?.() !== 0) {
+    const other = await tempDir('mode');
+    await writeFile(join(other, 'credentials.json'), '{}', { mode: 0o000 });
+    await chmod(join(other, 'credentials.json'), 0o000);
+    const denied = await runToEnd(BIN.svc, ['whoami'], { SVC_CONFIG_DIR: other });
+    assert.match(denied.stderr, /Cannot read .*credentials\.json: permission denied/);
+  }
+});
+
+test('an unreachable server is named, with the variables that choose it', async () => {
+  const port = await freePort();
+  const r = await runToEnd(BIN.svc, ['call', 'svc_help', '--project', 'p'], {
+    SVC_API_KEY: generateCredential('project_key'),
+    SVC_BASE_URL: `http://127.0.0.1:${port}`,
+    SVC_CONFIG_DIR: await tempDir('unreachable'),
+  });
+  assert.equal(r.code, 4);
+  assert.ok(r.stderr.includes(`Cannot reach http://127.0.0.1:${port} (ECONNREFUSED)`), r.stderr);
+  assert.match(r.stderr, /SVC_BASE_URL/);
+});
+
+/** A device endpoint scripted by the test: each poll gets the next answer. */
+async function deviceEndpoint(answers: { status: number; body: Record<string, unknown> }[], interval: number) {
+  const polls: number[] = [];
+  const bodies: Record<string, unknown>[] = [];
+  const read = async (req: IncomingMessage) => {
+    let text = '';
+    for await (const chunk of req) text += String(chunk);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const server = createServer(async (req, res) => {
+    const body = await read(req);
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/api/oauth/device/code') {
+      res.end(
+        JSON.stringify({ device_code: 'dc', user_code: 'BCDF-2345', verification_uri: 'http://x/device', expires_in: 600, interval }),
+      );
+      return;
+    }
+    polls.push(Date.now());
+    bodies.push(body);
+    const next = answers.shift() ?? { status: 400, body: { error: 'authorization_pending' } };
+    res.statusCode = next.status;
+    res.end(JSON.stringify(next.body));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, polls, bodies, close: () => server.close() };
+}
+
+test('slow_down: the client adds 5 s to its interval, and sends client_version on every poll', async () => {
+  const key = generateCredential('user_key');
+  const fake = await deviceEndpoint(
+    [
+      { status: 400, body: { error: 'slow_down' } },
+      { status: 400, body: { error: 'authorization_pending' } },
+      {
+        status: 200,
+        body: {
+          access_token: key,
+          token_type: 'Bearer',
+          key_type: 'user',
+          expires_at: '2030-01-01T00:00:00Z',
+          user: { id: 'u1', email: 'a@example.com' },
+          server_url: 'http://127.0.0.1:9',
+        },
+      },
+    ],
+    1,
+  );
+  try {
+    const dir = await tempDir('slow');
+    const r = await runToEnd(BIN.svc, ['login', '--auth-server', fake.url], { SVC_CONFIG_DIR: dir, SVC_BASE_URL: 'http://127.0.0.1:9' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /poll more slowly; now every 6 s/);
+    assert.equal(fake.polls.length, 3);
+    assert.ok(fake.polls[1]! - fake.polls[0]! >= 5900, `gap after slow_down: ${fake.polls[1]! - fake.polls[0]!} ms`);
+    assert.ok(fake.polls[2]! - fake.polls[1]! >= 5900, 'the slower interval stays');
+    for (const b of fake.bodies) {
+      assert.equal(b['client_id'], 'svc-cli');
+      assert.match(String(b['client_version']), /^\d+\.\d+\.\d+$/);
+    }
+    assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key));
+    const stored = JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8')) as { key: string };
+    assert.equal(stored.key, key);
+  } finally {
+    fake.close();
+  }
+});
+
+test('a server answering an unexpected error ends the login with its words', async () => {
+  const fake = await deviceEndpoint([{ status: 400, body: { error: 'invalid_grant', error_description: 'device code unknown' } }], 1);
+  try {
+    const login = start(BIN.svc, ['login', '--auth-server', fake.url], { SVC_CONFIG_DIR: await tempDir('invalid') });
+    const r = await login.exit;
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Sign-in failed: invalid_grant: device code unknown/);
+  } finally {
+    fake.close();
+  }
+});
+
+test('.env: the key line is replaced in place, other lines kept, 0600; .gitignore and .mcp.json merge', async () => {
+  const dir = await tempDir('files');
+  await writeFile(join(dir, '.env'), 'A=1\nexport SVC_API_KEY=old\nB=2\nSVC_API_KEY=dup');
+  assert.equal(await keyInEnvFile(dir), 'old');
+  await writeEnvFile(dir, 'svc-new');
+  assert.equal(await readFile(join(dir, '.env'), 'utf8'), 'A=1\nSVC_API_KEY=svc-new\nB=2\n');
+  assert.equal((await stat(join(dir, '.env'))).mode & 0o777, 0o600);
+  assert.deepEqual(await ensureGitignore(dir), { file: join(dir, '.gitignore'), action: 'created' });
+  assert.deepEqual((await ensureGitignore(dir)).action, 'present');
+  assert.equal(await readFile(join(dir, '.gitignore'), 'utf8'), '.env\n');
+  await writeFile(join(dir, '.gitignore'), 'dist/\n/.env\n');
+  assert.equal((await ensureGitignore(dir)).action, 'present');
+  await writeFile(join(dir, '.mcp.json'), '{not json');
+  await assert.rejects(writeMcpJson(dir, 'http://h/mcp/p', 'p'), /\.mcp\.json is not valid JSON/);
+  await writeFile(join(dir, '.mcp.json'), '');
+  await writeMcpJson(dir, 'http://h/mcp/p', 'p');
+  await writeMcpJson(dir, 'http://h/mcp/p', 'p');
+  assert.deepEqual(JSON.parse(await readFile(join(dir, '.mcp.json'), 'utf8')), {
+    mcpServers: { 'svc-p': { type: 'http', url: 'http://h/mcp/p', headers: { 'X-API-Key': '${SVC_API_KEY}' } } },
+  });
+});
+
+test('tool arguments: JSON values where they parse, strings otherwise, --args first', () => {
+  assert.deepEqual(toolArguments('{"query":"a","limit":2}', ['limit=5', 'mode=hybrid', 'flag=true', 'name=a=b']), {
+    query: 'a',
+    limit: 5,
+    mode: 'hybrid',
+    flag: true,
+    name: 'a=b',
+  });
+  assert.throws(() => toolArguments('[1]', []), /--args must be a JSON object/);
+  assert.throws(() => toolArguments(undefined, ['=x']), /expected name=value/);
+});
+
+test('usage errors: unknown command, missing tool, both --project and --team; help for every command', async () => {
+  const env = { SVC_CONFIG_DIR: await tempDir('usage') };
+  const unknown = await runToEnd(BIN.svc, ['frobnicate'], env);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+  assert.equal((await runToEnd(BIN.svc, ['call', 'svc_help', '--project', 'a', '--team', 'b'], env)).code, 2);
+  for (const command of ['login', 'logout', 'whoami', 'projects', 'call', 'mcp-config']) {
+    const r = await runToEnd(BIN.svc, [command, '--help'], env);
+    assert.equal(r.code, 0, command);
+    assert.match(r.stdout, new RegExp(`Usage: svc ${command}`));
+  }
+  const cs = await runToEnd(BIN.createSvc, ['--help'], env);
+  assert.match(cs.stdout, /\.gitignore/);
+});
+
+test('mcp-config never inlines a key, even when one is set', async () => {
+  const key = generateCredential('project_key');
+  const r = await runToEnd(BIN.svc, ['mcp-config', '--project', 'demo', '--client', 'cursor', '--json'], {
+    SVC_API_KEY: key,
+    SVC_CONFIG_DIR: await tempDir('mcp'),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!r.stdout.includes(key));
+  const doc = JSON.parse(r.stdout) as {
+    clients: { cursor: { config: { mcpServers: Record<string, { headers: Record<string, string> }> } } };
+  };
+  assert.deepEqual(doc.clients.cursor.config.mcpServers['svc-demo']?.headers, { 'X-API-Key': '${env:SVC_API_KEY}' });
+});
