@@ -49,8 +49,85 @@ function operation(tool: ToolDefinition, scope: 'project' | 'team') {
   };
 }
 
+/** GET /api/v1/me, GET /api/v1/projects, DELETE /api/v1/me/key (rest/account-routes.ts). */
+function accountPaths(): Record<string, unknown> {
+  const errors = (statuses: string[]) =>
+    Object.fromEntries(
+      statuses.map((status) => [
+        status,
+        { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      ]),
+    );
+  const ok = (description: string, schema: object) => ({ description, headers: RATE_HEADERS, content: { 'application/json': { schema } } });
+  const key = {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      kind: { type: 'string', enum: ['project_key', 'bot_key', 'user_key', 'legacy_project_key', 'legacy_team_key'] },
+      name: { type: 'string' },
+      prefix: { type: 'string', description: 'Safe-to-show start of the key.' },
+      expires_at: { type: ['string', 'null'], format: 'date-time' },
+      created_at: { type: ['string', 'null'], format: 'date-time' },
+    },
+  };
+  return {
+    '/api/v1/me': {
+      get: {
+        operationId: 'me',
+        summary: 'Who the presented API key is',
+        tags: ['account'],
+        responses: {
+          '200': ok('The key, its user (personal keys), workspace and plan.', {
+            type: 'object',
+            properties: {
+              key,
+              user: { type: ['object', 'null'], properties: { id: { type: 'string' }, email: { type: 'string' } } },
+              workspace: { type: 'string' },
+              plan: { type: 'string' },
+            },
+          }),
+          ...errors(['401', '429']),
+        },
+      },
+    },
+    '/api/v1/me/key': {
+      delete: {
+        operationId: 'revokeOwnKey',
+        summary: 'Revoke the presented API key (svc logout); every replica refuses it within a second',
+        tags: ['account'],
+        responses: {
+          '200': ok('The revoked key.', { type: 'object', properties: { revoked: key } }),
+          ...errors(['401', '429']),
+        },
+      },
+    },
+    '/api/v1/projects': {
+      get: {
+        operationId: 'projects',
+        summary: 'The projects the presented API key reaches, with its role there',
+        tags: ['account'],
+        responses: {
+          '200': ok('Projects.', {
+            type: 'object',
+            properties: {
+              projects: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { slug: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' } },
+                },
+              },
+            },
+          }),
+          ...errors(['401', '429']),
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string }): object {
-  const paths: Record<string, unknown> = {};
+  const paths: Record<string, unknown> = accountPaths();
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
     if (TEAM_TOOLS.has(tool.name)) paths[`/api/v1/teams/{team}/tools/${tool.name}`] = { post: operation(tool, 'team') };
     else paths[`/api/v1/projects/{slug}/tools/${tool.name}`] = { post: operation(tool, 'project') };

@@ -1,5 +1,6 @@
 /** The knowledge tools through the running gateway: MCP and REST, policy gates, isolation, OpenAPI. */
 import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { after, before, test } from 'node:test';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from '../support.ts';
 
@@ -128,4 +129,7 @@ test('OpenAPI 3.1 document: one path per tool, schemas from the tools, error sha
   assert.ok(doc.paths['/api/v1/teams/{team}/tools/svc_multi_project_query']);
   assert.equal(doc.components.securitySchemes.ApiKey.name, 'X-API-Key');
   assert.equal(doc.components.securitySchemes.Bearer.scheme, 'bearer');
+  assert.ok(doc.paths['/api/v1/me'].get && doc.paths['/api/v1/projects'].get && doc.paths['/api/v1/me/key'].delete);
+  // A validator we did not write accepts the document (OpenAPI 3.1 schema and references).
+  await SwaggerParser.validate(structuredClone(doc));
 });
