@@ -23,6 +23,8 @@ export const TTL = {
   AuthorizationCode: 120,
   Interaction: 3_600,
   Session: 14 * 86_400,
+  /** Only OpenID clients keep an ID token (the device profiles' is dropped): one hour. */
+  IdToken: 3_600,
 } as const;
 
 export const ROUTES = {
