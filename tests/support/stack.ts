@@ -4,7 +4,7 @@
  */
 import type { Accounts, Redis } from '@svc/accounts';
 import { connectRedis, createAccounts } from '@svc/accounts';
-import { startAuthService } from '@svc/auth-service/server.ts';
+import { startAuthService, type StartAuthServiceOptions } from '@svc/auth-service/server.ts';
 import type { Config } from '@svc/config';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
@@ -23,14 +23,23 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export interface StackOptions {
+  /** The auth-service's outgoing fetch (Client ID Metadata Documents), see StartAuthServiceOptions. */
+  authFetch?: StartAuthServiceOptions['fetch'];
+}
+
+export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const redis = await startRedis();
   const [authPort, gwPort] = [await freePort(), await freePort()];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const baseUrl = `http://127.0.0.1:${gwPort}`;
   const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redis.url, AUTH_URL: authUrl, BASE_URL: baseUrl, LOG_LEVEL: 'error', ...env });
   const logger = createLogger({ service: 'stack', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
-  const auth = await startAuthService({ config: { ...config, port: authPort }, logger });
+  const auth = await startAuthService({
+    config: { ...config, port: authPort },
+    logger,
+    ...(options.authFetch ? { fetch: options.authFetch } : {}),
+  });
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
   const client = connectRedis(redis.url, { name: 'stack-test' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });

@@ -26,7 +26,7 @@ import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
 import { ROUTES } from './provider/configuration.ts';
-import { createProvider } from './provider/create-provider.ts';
+import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +37,8 @@ export interface AppDeps {
   /** Brute-force limits (tests lower them). */
   limits?: ThrottleLimits;
   metrics?: Metrics;
+  /** oidc-provider's outgoing fetch, for tests (ProviderDeps.fetch). */
+  fetch?: ProviderDeps['fetch'];
 }
 
 export interface AuthApp {
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): AuthApp {
     metrics,
     jwks: deps.jwks,
     webUserOf: (ctx) => web.userOf({ headers: { cookie: ctx.get('cookie') } } as Request),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const pageDeps = { accounts, web, throttle, limits, logger };
 

@@ -8,7 +8,7 @@ import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
 import type Provider from 'oidc-provider';
-import { createApp } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
 import type { ThrottleLimits } from './http/throttle.ts';
 import { loadSigningKeys } from './provider/signing-keys.ts';
 
@@ -19,6 +19,8 @@ export interface StartAuthServiceOptions {
   redis?: Redis;
   /** Brute-force limits (tests lower them). */
   limits?: ThrottleLimits;
+  /** oidc-provider's outgoing fetch, for tests (AppDeps.fetch). */
+  fetch?: AppDeps['fetch'];
 }
 
 export interface RunningAuthService {
@@ -37,7 +39,15 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   await waitReady(redis, 15_000);
   const accounts = createAccounts(redis, { pepper: config.keyPepper });
   const jwks = await loadSigningKeys(redis);
-  const { app, provider } = createApp({ config, redis, accounts, logger, jwks, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const { app, provider } = createApp({
+    config,
+    redis,
+    accounts,
+    logger,
+    jwks,
+    ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
   await new Promise<void>((ok, fail) => {

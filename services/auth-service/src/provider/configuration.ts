@@ -48,6 +48,11 @@ export interface ConfigurationDeps {
   adapter: Configuration['adapter'];
   devicePages: ReturnType<typeof createDevicePages>;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  /**
+   * Replaces oidc-provider's outgoing `fetch` helper (Client ID Metadata Documents). Production
+   * never sets it; tests use it to serve a document for an https host from a local server.
+   */
+  fetch?: Configuration['fetch'];
 }
 
 export function buildConfiguration(deps: ConfigurationDeps): Configuration {
@@ -91,6 +96,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     rotateRefreshToken: true,
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
     clientBasedCORS: () => true,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
     features: {
       devInteractions: { enabled: false },
       deviceFlow: {

@@ -15,7 +15,7 @@ import { deviceAuthorizationResponse } from '../oauth/device-authorization-respo
 import { tokenResponse } from '../oauth/token-response.ts';
 import { createDevicePages } from '../pages/device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { buildConfiguration } from './configuration.ts';
+import { buildConfiguration, type ConfigurationDeps } from './configuration.ts';
 import { createRedisAdapter } from './redis-adapter.ts';
 
 export interface ProviderDeps {
@@ -26,6 +26,8 @@ export interface ProviderDeps {
   metrics: Metrics;
   jwks: JWKS;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  /** See ConfigurationDeps.fetch (tests only). */
+  fetch?: ConfigurationDeps['fetch'];
 }
 
 export function createProvider(deps: ProviderDeps): Provider {
@@ -38,6 +40,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     adapter,
     devicePages: createDevicePages({ redis: deps.redis }),
     webUserOf: deps.webUserOf,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const provider = new Provider(config.authUrl, configuration);
   provider.proxy = config.trustProxy;
