@@ -14,7 +14,7 @@ import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
 import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
-import { consent, launchBrowser, shot, signInOnPage } from './browser.ts';
+import { consent, launchBrowser, signInOnPage } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 const HOST = 'cimd.example.test';
