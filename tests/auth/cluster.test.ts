@@ -1,0 +1,99 @@
+/**
+ * The OAuth side on a real 3-master Redis Cluster (REDIS_CLUSTER=on): a device flow approved in
+ * chromium, the token accepted by the gateway, then revoked and refused within a second. Every
+ * oidc-provider record, lookup and grant set lands in whatever slot its key hashes to, so this
+ * fails if the adapter or the verifier ever sends a cross-slot command.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import * as oc from 'openid-client';
+import type { Browser } from 'playwright-core';
+import { connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import { startAuthService, type RunningAuthService } from '@svc/auth-service/server.ts';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
+import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
+import { freePort, startRedisCluster, type RedisClusterFixture } from '@svc/testkit';
+import { PASSWORD } from '../support/stack.ts';
+import { approveDevice, launchBrowser } from './browser.ts';
+import { mcpCall } from './gateway-call.ts';
+
+let cluster: RedisClusterFixture;
+let auth: RunningAuthService;
+let gateway: RunningGateway;
+let client: Redis;
+let accounts: Accounts;
+let browser: Browser;
+let authUrl: string;
+let baseUrl: string;
+
+before(async () => {
+  cluster = await startRedisCluster();
+  const [authPort, gwPort] = [await freePort(), await freePort()];
+  authUrl = `http://127.0.0.1:${authPort}`;
+  baseUrl = `http://127.0.0.1:${gwPort}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    REDIS_URL: cluster.url,
+    REDIS_CLUSTER: 'on',
+    AUTH_URL: authUrl,
+    BASE_URL: baseUrl,
+    LOG_LEVEL: 'error',
+  });
+  const logger = createLogger({ service: 'cluster', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
+  auth = await startAuthService({ config: { ...config, port: authPort }, logger });
+  gateway = await startGateway({ config: { ...config, port: gwPort }, logger });
+  client = connectRedis(cluster.url, { cluster: true, name: 'cluster-test' });
+  accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser.close();
+  await gateway.close();
+  await auth.close();
+  client.disconnect();
+  await cluster.stop();
+});
+
+test('device flow, gateway call and revocation on Redis Cluster', async () => {
+  const email = `cluster-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = await accounts.users.create({ email, password: PASSWORD });
+  const slug = `cluster-${Math.random().toString(36).slice(2, 8)}`;
+  await accounts.workspaces.createProject({ slug, workspace: user.workspace });
+
+  const config = await oc.discovery(new URL(authUrl), 'svc-mcp', undefined, oc.None(), {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
+  const dar = await oc.initiateDeviceAuthorization(config, {});
+  const [tokens, page] = await Promise.all([
+    oc.pollDeviceAuthorizationGrant(config, dar),
+    approveDevice(browser, {
+      verificationUri: dar.verification_uri,
+      verificationUriComplete: dar.verification_uri_complete ?? '',
+      userCode: dar.user_code,
+      email,
+      password: PASSWORD,
+      approval: { kind: 'select', project: slug },
+      name: 'cluster',
+      typeCode: false,
+    }),
+  ]);
+  assert.match(page, /Device connected/);
+  assert.equal((await mcpCall(baseUrl, slug, tokens.access_token)).status, 200);
+
+  // Refresh rotation reads and consumes records in other slots.
+  const refreshed = await oc.refreshTokenGrant(config, String(tokens.refresh_token));
+  assert.equal((await mcpCall(baseUrl, slug, refreshed.access_token)).status, 200);
+
+  // Reusing the consumed refresh token revokes the grant: revokeByGrantId deletes keys across slots.
+  await assert.rejects(
+    oc.refreshTokenGrant(config, String(tokens.refresh_token)),
+    (err: { error?: string }) => err.error === 'invalid_grant',
+  );
+  await sleep(1000);
+  const after = await mcpCall(baseUrl, slug, refreshed.access_token);
+  assert.equal(after.status, 401);
+  assert.equal(after.body.error?.message, 'Invalid OAuth token');
+});
