@@ -131,11 +131,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'svc whoami [--json]',
     options: {},
     async run(io, v) {
-      const cred = await credentialOf(io.env);
-      const base =
-        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
-          ? cred.stored.base_url
-          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const { cred, base } = await callerOf(io, v);
       const res = await requestJson(`${base}/api/v1/me`, { headers: { 'X-API-Key': cred.key } });
       if (res.status !== 200) throw refusal(res, 'whoami');
       const me = res.body as {
@@ -159,11 +155,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'svc projects [--json]',
     options: {},
     async run(io, v) {
-      const cred = await credentialOf(io.env);
-      const base =
-        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
-          ? cred.stored.base_url
-          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const { cred, base } = await callerOf(io, v);
       const res = await requestJson(`${base}/api/v1/projects`, { headers: { 'X-API-Key': cred.key } });
       if (res.status !== 200) throw refusal(res, 'projects');
       const projects = (res.body['projects'] ?? []) as { slug: string; workspace: string; role: string }[];
@@ -204,11 +196,7 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
       const team = v['team'] as string | undefined;
       if (!project === !team) throw new CliError('Give exactly one of --project <slug> or --team <team_slug>.', EXIT.usage);
       const args = toolArguments(v['args'] as string | undefined, (v['arg'] as string[] | undefined) ?? []);
-      const cred = await credentialOf(io.env);
-      const base =
-        cred.stored && !v['server'] && !io.env['SVC_BASE_URL']
-          ? cred.stored.base_url
-          : baseUrlOf({ server: v['server'] as string }, io.env);
+      const { cred, base } = await callerOf(io, v);
       const path = project ? `projects/${encodeURIComponent(project)}` : `teams/${encodeURIComponent(team!)}`;
       const res = await requestJson(`${base}/api/v1/${path}/tools/${encodeURIComponent(tool)}`, {
         headers: { 'X-API-Key': cred.key },
@@ -258,6 +246,14 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
     },
   },
 };
+
+/** The key to present and the gateway to present it to: a stored key goes back to the server it came from, unless told otherwise. */
+async function callerOf(io: Io, v: Record<string, unknown>) {
+  const cred = await credentialOf(io.env);
+  const told = v['server'] !== undefined || io.env['SVC_BASE_URL'] !== undefined;
+  const base = cred.stored && !told ? cred.stored.base_url : baseUrlOf({ server: v['server'] as string | undefined }, io.env);
+  return { cred, base };
+}
 
 function rateLimitOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
