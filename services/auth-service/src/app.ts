@@ -133,10 +133,29 @@ export function createApp(deps: AppDeps): AuthApp {
       if (!res.headersSent) sendStoreDown(req, res);
       return;
     }
+    const clientError = requestProblem(err);
+    if (clientError) {
+      logger.info('request refused', { path: req.path, status: clientError.status, problem: clientError.text });
+      if (!res.headersSent)
+        res
+          .status(clientError.status)
+          .type('html')
+          .send(page('Request refused', `<p class="error" role="alert">${esc(clientError.text)}</p>`));
+      return;
+    }
     logger.error('request failed', { path: req.path, err });
     if (res.headersSent) return;
     res.status(500).type('html').send(page('Something went wrong', '<p class="error" role="alert">Something went wrong. Try again.</p>'));
   });
   app.use(provider.callback());
   return { app, provider, metrics };
+}
+
+/** A body the parsers refused (too large, malformed, wrong charset): the client's problem, said plainly. */
+function requestProblem(err: unknown): { status: number; text: string } | null {
+  const e = err as { status?: unknown; type?: unknown };
+  if (typeof e?.status !== 'number' || e.status < 400 || e.status > 499) return null;
+  if (e.type === 'entity.too.large') return { status: 413, text: 'The form is too large. Nothing was changed.' };
+  if (e.type === 'entity.parse.failed') return { status: 400, text: 'The form could not be read. Nothing was changed.' };
+  return { status: e.status, text: 'The request could not be processed. Nothing was changed.' };
 }

@@ -119,6 +119,22 @@ test('malformed bodies get invalid_request, never a 500', async () => {
   assert.equal(big.status, 400);
   const xml = await fetch(`${f.url}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<a/>' });
   assert.equal(xml.status, 400);
+  // The pages' forms too: a huge or undecodable form is the client's problem, said on a page.
+  for (const path of ['/signin', '/signup', '/signout']) {
+    const huge = await fetch(`${f.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${'a'.repeat(100_000)}`,
+    });
+    assert.equal(huge.status, 413, path);
+    assert.match(await huge.text(), /The form is too large\. Nothing was changed\./);
+  }
+  const charset = await fetch(`${f.url}/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=klingon' },
+    body: 'email=a',
+  });
+  assert.ok(charset.status >= 400 && charset.status < 500, `unsupported charset: ${charset.status}`);
 });
 
 test('dynamic registration: public clients with https or loopback redirect URIs only', async () => {
