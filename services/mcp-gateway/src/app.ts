@@ -17,7 +17,7 @@ import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
 import { ResolutionCache } from './auth/resolution-cache.ts';
 import { createResolver } from './auth/resolve-credential.ts';
 import { createExpressApp } from './express-app.ts';
-import { sendEmpty, sendRpcError } from './http/respond.ts';
+import { sendEmpty, sendRestError, sendRpcError } from './http/respond.ts';
 import { createMcpHandler } from './mcp/handle-mcp.ts';
 import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
@@ -44,6 +44,12 @@ export interface GatewayDeps {
 }
 
 const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
+/** The account routes of rest/account-routes.ts: path -> the one method it takes. */
+const ACCOUNT_ROUTES: Record<string, { method: string; handler: 'me' | 'projects' | 'revokeSelf' }> = {
+  '/api/v1/me': { method: 'GET', handler: 'me' },
+  '/api/v1/projects': { method: 'GET', handler: 'projects' },
+  '/api/v1/me/key': { method: 'DELETE', handler: 'revokeSelf' },
+};
 const REST_ROUTE = /^\/api\/v1\/(projects|teams)\/([^/?#]+)\/tools\/([^/?#]+)\/?(?:\?.*)?$/;
 
 export function createGateway(deps: GatewayDeps) {
@@ -140,10 +146,16 @@ export function createGateway(deps: GatewayDeps) {
       if (req.method === 'POST') return void track(res, 'rest', rest(req, res, target, decodeSlug(restMatch[3]), randomUUID()));
       if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
     }
-    if (req.method === 'GET' && (url === '/api/v1/me' || url === '/api/v1/projects')) {
-      return void track(res, 'rest', (url === '/api/v1/me' ? accountRoutes.me : accountRoutes.projects)(req, res));
+    const path = url.startsWith('/api/v1/') ? url.replace(/[?#].*$/, '').replace(/\/$/, '') : '';
+    const account = path ? ACCOUNT_ROUTES[path] : undefined;
+    if (account) {
+      if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
+      if (req.method !== account.method) {
+        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${account.method}.` });
+        return void sendRestError(res, err, { Allow: `${account.method}, OPTIONS`, ...origins.corsHeaders(req) });
+      }
+      return void track(res, 'rest', accountRoutes[account.handler](req, res));
     }
-    if (req.method === 'DELETE' && url === '/api/v1/me/key') return void track(res, 'rest', accountRoutes.revokeSelf(req, res));
     app(req, res);
   }
 

@@ -92,6 +92,9 @@ test('wrong content type 415, unacceptable Accept 406, bad protocol version 400,
   assert.equal(res.status, 415);
   res = await send(rpc('ping'), { Accept: 'text/html' });
   assert.equal(res.status, 406);
+  res = await send(rpc('ping'), { 'Content-Encoding': 'gzip' });
+  assert.equal(res.status, 415);
+  assert.match(res.body.error.message, /Content-Encoding gzip is not accepted/);
   res = await send(rpc('ping'), { 'MCP-Protocol-Version': '1999-01-01' });
   assert.equal(res.status, 400);
   assert.match(res.body.error.message, /Unsupported MCP-Protocol-Version/);

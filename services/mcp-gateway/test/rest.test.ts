@@ -62,6 +62,25 @@ test('DELETE /api/v1/me/key: a key revokes itself and is refused from then on', 
   assert.equal((await fetch(`${f.url}/api/v1/me/key`, { method: 'DELETE' })).status, 401);
 });
 
+test('account routes: a query string is ignored, another method gets 405 with Allow', async () => {
+  const s = await seed(f.accounts);
+  const personal = await f.accounts.keys.createUserKey({ userId: s.userId });
+  assert.equal((await fetch(`${f.url}/api/v1/me?verbose=1`, { headers: { 'X-API-Key': personal.key } })).status, 200);
+  assert.equal((await fetch(`${f.url}/api/v1/projects/`, { headers: { 'X-API-Key': personal.key } })).status, 200);
+  for (const [method, path, allow] of [
+    ['PUT', '/api/v1/me', 'GET'],
+    ['POST', '/api/v1/projects', 'GET'],
+    ['GET', '/api/v1/me/key', 'DELETE'],
+  ] as const) {
+    const res = await fetch(`${f.url}${path}`, { method, headers: { 'X-API-Key': personal.key } });
+    assert.equal(res.status, 405, `${method} ${path}`);
+    assert.equal(res.headers.get('allow'), `${allow}, OPTIONS`);
+    assert.equal((await res.json()).error.message, '405 Method Not Allowed');
+  }
+  // The key still works: nothing above revoked it.
+  assert.equal((await fetch(`${f.url}/api/v1/me`, { headers: { 'X-API-Key': personal.key } })).status, 200);
+});
+
 test('the protected resource metadata (RFC 9728) for a project endpoint', async () => {
   const res = await fetch(`${f.url}/.well-known/oauth-protected-resource/mcp/some-project`);
   assert.equal(res.status, 200);

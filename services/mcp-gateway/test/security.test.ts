@@ -25,6 +25,10 @@ interface Endpoint {
   path: () => string;
   body: unknown;
   rest: boolean;
+  /** Default POST. */
+  method?: 'GET' | 'DELETE';
+  /** An account route: any key of its owner works, so there is no "wrong project". */
+  account?: boolean;
 }
 
 const endpoints: Endpoint[] = [
@@ -40,7 +44,18 @@ const endpoints: Endpoint[] = [
   { name: 'MCP team tools/call', path: () => `/mcp/team/${a.workspace}`, body: call('svc_help'), rest: false },
   { name: 'REST project tool', path: () => `/api/v1/projects/${a.project}/tools/svc_help`, body: {}, rest: true },
   { name: 'REST team tool', path: () => `/api/v1/teams/${a.workspace}/tools/svc_help`, body: {}, rest: true },
+  { name: 'REST GET /api/v1/me', path: () => '/api/v1/me', body: undefined, rest: true, method: 'GET', account: true },
+  { name: 'REST GET /api/v1/projects', path: () => '/api/v1/projects', body: undefined, rest: true, method: 'GET', account: true },
+  { name: 'REST DELETE /api/v1/me/key', path: () => '/api/v1/me/key', body: undefined, rest: true, method: 'DELETE', account: true },
 ];
+
+/** One request to an endpoint of the table, with its method. */
+async function send(ep: Endpoint, headers: Record<string, string>) {
+  if (!ep.method) return post(f.url, ep.path(), ep.body, headers);
+  const res = await fetch(f.url + ep.path(), { method: ep.method, headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
+}
 
 function message(res: { body: any }, rest: boolean): string {
   return rest ? res.body?.error?.message : res.body?.error?.message;
@@ -53,7 +68,7 @@ function dataCode(res: { body: any }, rest: boolean): string {
 for (const ep of endpoints) {
   describe(`security: ${ep.name}`, () => {
     const expect401 = async (headers: Record<string, string>, msg: string, code: string) => {
-      const res = await post(f.url, ep.path(), ep.body, headers);
+      const res = await send(ep, headers);
       assert.equal(res.status, 401, res.text);
       assert.equal(message(res, ep.rest), msg);
       assert.equal(dataCode(res, ep.rest), code);
@@ -91,10 +106,15 @@ for (const ep of endpoints) {
       await new Promise((r) => setTimeout(r, 1100));
       await expect401({ 'X-API-Key': k.key }, 'Invalid API key', 'invalid_api_key');
     });
-    test("another project's key (wrong project)", () => expect401({ 'X-API-Key': b.key }, 'Invalid API key', 'invalid_api_key'));
+    if (!ep.account) {
+      test("another project's key (wrong project)", () => expect401({ 'X-API-Key': b.key }, 'Invalid API key', 'invalid_api_key'));
+    }
     test('the key sent as a bearer works like X-API-Key', async () => {
-      const key = ep.path().includes('team') ? botKey : a.key;
-      const res = await post(f.url, ep.path(), ep.body, { Authorization: `Bearer ${key}` });
+      // DELETE /me/key revokes what it is given: a key of its own.
+      const own =
+        ep.method === 'DELETE' && (await f.accounts.keys.createProjectKey({ project: a.project, workspace: a.workspace, name: 'own' }));
+      const key = own ? own.key : ep.path().includes('team') ? botKey : a.key;
+      const res = await send(ep, { Authorization: `Bearer ${key}` });
       assert.equal(res.status, 200, res.text);
     });
   });

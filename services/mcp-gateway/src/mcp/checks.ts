@@ -31,6 +31,13 @@ export function checkMediaTypes(headers: IncomingHttpHeaders): void {
       message: `Unsupported Media Type: send Content-Type: application/json${type ? ` (got ${type.slice(0, 80)})` : ''}`,
     });
   }
+  const encoding = headers['content-encoding'];
+  if (encoding && encoding.trim().toLowerCase() !== 'identity') {
+    throw new SvcError('unsupported_media_type', {
+      message: `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not accepted; send the JSON body uncompressed`,
+      remedy: 'Send the body without Content-Encoding.',
+    });
+  }
   const accept = headers.accept;
   if (accept && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
     throw new SvcError('not_acceptable', { message: 'Not Acceptable: the Accept header must include application/json' });

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, ApiKeyRecord } from '@svc/accounts';
-import { parseCredential } from '@svc/credentials';
+import { claimedKind } from '@svc/credentials';
 import { SvcError, asSvcError } from '@svc/errors';
 import type { Plan } from '@svc/policy';
 import type { ResolvedCaller } from '../auth/caller.ts';
@@ -33,8 +33,8 @@ export function createAccountRoutes(deps: AccountRoutesDeps) {
   async function identify(req: IncomingMessage): Promise<Identity> {
     const presented = credentialFrom(req.headers);
     if (!presented || !presented.value) throw new SvcError('missing_authentication');
-    const parsed = parseCredential(presented.value);
-    if (parsed?.kind === 'access_token' || parsed?.kind === 'refresh_token') {
+    const claimed = claimedKind(presented.value);
+    if (claimed === 'access_token' || claimed === 'refresh_token') {
       throw new SvcError('invalid_token', {
         message: 'Invalid OAuth token',
         remedy: 'OAuth access tokens are bound to one project: call /mcp/<project_slug> with them.',
