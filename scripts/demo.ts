@@ -30,7 +30,7 @@ export async function seedDemo(accounts: Accounts, config: Config, say: (line: s
   const lines = [
     '',
     'Demo account (keys are shown once; run `pnpm demo` again for fresh ones)',
-    `  sign in at   ${config.authUrl}/login   as ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
+    `  sign in at   ${config.authUrl}/signin   as ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
     `  workspace    ${user.workspace} (plan PRO)`,
     `  project      ${project.slug}   MCP endpoint ${config.baseUrl}/mcp/${project.slug}`,
     `  VIEWER key   ${keys['VIEWER']}`,
@@ -42,6 +42,8 @@ export async function seedDemo(accounts: Accounts, config: Config, say: (line: s
     'Try:',
     `  curl -s ${config.baseUrl}/mcp/${project.slug} -H 'Content-Type: application/json' -H "X-API-Key: ${keys['VIEWER']}" \\`,
     `    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_help","arguments":{}}}'`,
+    `  SVC_API_KEY=${keys['VIEWER']} SVC_BASE_URL=${config.baseUrl} pnpm exec svc call svc_help --project ${project.slug}`,
+    `  SVC_BASE_URL=${config.baseUrl} SVC_AUTH_URL=${config.authUrl} pnpm exec svc login   # then: pnpm exec svc whoami`,
     '',
   ];
   for (const l of lines) say(l);

@@ -97,6 +97,13 @@ test('pnpm demo prints a demo account whose keys work', async () => {
       body: '{}',
     });
     assert.equal(res.status, 200);
+    // The printed sign-in page exists, and so does the printed svc command.
+    const signIn = /sign in at\s+(\S+)/.exec(text)?.[1];
+    assert.ok(signIn, `no sign-in URL in: ${text}`);
+    const page = await fetch(signIn, { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 200, signIn);
+    assert.match(await page.text(), /<form[^>]+action="\/signin"/);
+    assert.match(text, /pnpm exec svc call svc_help --project demo/);
   } finally {
     await stopped(proc);
   }
