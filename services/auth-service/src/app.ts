@@ -20,6 +20,7 @@ import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope
 import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
 import { registrationPolicy } from './oauth/registration-policy.ts';
+import { registrationThrottle } from './oauth/registration-throttle.ts';
 import { interactionPages } from './pages/interaction.ts';
 import { esc, page } from './pages/layout.ts';
 import { signIn } from './pages/sign-in.ts';
@@ -35,7 +36,7 @@ export interface AppDeps {
   logger: Logger;
   jwks: JWKS;
   /** Brute-force limits (tests lower them). */
-  limits?: ThrottleLimits;
+  limits?: Partial<ThrottleLimits>;
   metrics?: Metrics;
   /** oidc-provider's outgoing fetch, for tests (ProviderDeps.fetch). */
   fetch?: ProviderDeps['fetch'];
@@ -60,7 +61,7 @@ const PAGE_FORMS = ['/signin', '/signup', '/signout', '/interaction/:uid/consent
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
-  const limits = deps.limits ?? DEFAULT_LIMITS;
+  const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:') });
   const throttle = createThrottle(redis);
   const provider = createProvider({
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.device_authorization, autoProvisionCheck({ redis }), defaultDeviceScope);
   app.get(ROUTES.authorization, defaultAuthorizeScope);
   app.post(ROUTES.token, devicePollThrottle({ redis }));
-  app.post(ROUTES.registration, registrationPolicy);
+  app.post(ROUTES.registration, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
 
   app.post(PAGE_FORMS, express.urlencoded({ extended: false, limit: '16kb' }));
   app.post(ROUTES.code_verification, codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp }));

@@ -18,7 +18,7 @@ export interface StartAuthServiceOptions {
   /** A client to use instead of connecting to config.redisUrl (it is not closed by close()). */
   redis?: Redis;
   /** Brute-force limits (tests lower them). */
-  limits?: ThrottleLimits;
+  limits?: Partial<ThrottleLimits>;
   /** oidc-provider's outgoing fetch, for tests (AppDeps.fetch). */
   fetch?: AppDeps['fetch'];
 }

@@ -11,6 +11,7 @@ const LIMITS = {
   signInPerIp: { limit: 6, windowSeconds: 60 },
   signInPerAccount: { limit: 3, windowSeconds: 60 },
   codeEntryPerIp: { limit: 3, windowSeconds: 60 },
+  registrationPerIp: { limit: 4, windowSeconds: 60 },
 };
 before(async () => {
   f = await startAuth({ limits: LIMITS });
@@ -100,4 +101,21 @@ test('the code entry form checks the provider xsrf token', async () => {
   const res = await post('/device', v.cookie, { xsrf: 'forged', user_code: 'BCDF-0000', confirm: 'yes' });
   assert.notEqual(res.status, 303);
   assert.match(await res.text(), /went wrong|error/i);
+});
+
+test('dynamic registration is limited per IP: 429 with Retry-After once over the window', async () => {
+  const register = () =>
+    postJson(`${f.url}/api/oauth/register`, {
+      client_name: 'flood',
+      redirect_uris: ['http://127.0.0.1:9/cb'],
+      token_endpoint_auth_method: 'none',
+    });
+  for (let i = 0; i < LIMITS.registrationPerIp.limit; i++) assert.equal((await register()).status, 201, `registration ${i + 1}`);
+  const refused = await register();
+  assert.equal(refused.status, 429);
+  assert.equal(refused.body['error'], 'temporarily_unavailable');
+  assert.match(String(refused.body['error_description']), /too many client registrations from this address; retry in \d+ s/);
+  assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  await f.client.del(...(await f.client.keys('svc:oidc:throttle:register-ip:*')));
+  assert.equal((await register()).status, 201, 'a new window admits again');
 });

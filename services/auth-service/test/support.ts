@@ -22,7 +22,7 @@ export interface AuthFixture {
   close(): Promise<void>;
 }
 
-export async function startAuth(options: { limits?: ThrottleLimits; env?: Record<string, string> } = {}): Promise<AuthFixture> {
+export async function startAuth(options: { limits?: Partial<ThrottleLimits>; env?: Record<string, string> } = {}): Promise<AuthFixture> {
   const redis = await startRedis();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -16,12 +16,15 @@ export interface ThrottleLimits {
   signInPerIp: ThrottleRule;
   signInPerAccount: ThrottleRule;
   codeEntryPerIp: ThrottleRule;
+  /** Every dynamic client registration counts (each stores a client record). */
+  registrationPerIp: ThrottleRule;
 }
 
 export const DEFAULT_LIMITS: ThrottleLimits = {
   signInPerIp: { limit: 20, windowSeconds: 900 },
   signInPerAccount: { limit: 5, windowSeconds: 900 },
   codeEntryPerIp: { limit: 10, windowSeconds: 600 },
+  registrationPerIp: { limit: 30, windowSeconds: 3600 },
 };
 
 export interface Throttle {

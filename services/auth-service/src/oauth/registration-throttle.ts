@@ -1,0 +1,27 @@
+/**
+ * Pre-step of dynamic client registration: registration is open (remote MCP clients register
+ * themselves), and each one stores a client record, so every attempt counts against a per-IP
+ * window. Over the limit: 429 with Retry-After and an OAuth error body saying when to retry.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Throttle, ThrottleRule } from '../http/throttle.ts';
+
+export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleRule }) {
+  return async function throttleRegistration(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (req.method !== 'POST') return next();
+    const ip = req.ip ?? 'unknown';
+    const wait = await deps.throttle.blockedFor('register-ip', ip, deps.rule);
+    if (wait > 0) {
+      res
+        .status(429)
+        .set('Retry-After', String(wait))
+        .json({
+          error: 'temporarily_unavailable',
+          error_description: `too many client registrations from this address; retry in ${wait} s`,
+        });
+      return;
+    }
+    await deps.throttle.fail('register-ip', ip, deps.rule);
+    next();
+  };
+}
