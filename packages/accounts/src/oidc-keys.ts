@@ -22,3 +22,8 @@ export function oidcRecordKey(model: string, id: string): string {
 export function oidcRecordKeyByDigest(model: string, digest: string): string {
   return `${OIDC_PREFIX}${model}:${digest}`;
 }
+
+/** A session uid -> the digest of its Session record id (the gateway checks a session still exists). */
+export function oidcSessionUidKey(uid: string): string {
+  return `${OIDC_PREFIX}session-uid:${uid}`;
+}

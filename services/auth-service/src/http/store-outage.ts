@@ -8,6 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { sendOAuthError } from '../oauth/oauth-error.ts';
 import { page } from '../pages/layout.ts';
 
 export const STORE_DOWN_MESSAGE = 'The account store is unreachable right now. Nothing was changed; try again in a few seconds.';
@@ -24,10 +25,12 @@ function wantsJson(path: string, accept: string | undefined): boolean {
   return path.startsWith('/api/') || path.startsWith('/.well-known/') || !(accept ?? '').includes('text/html');
 }
 
+const storeDownPage = () => page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`);
+
 export function sendStoreDown(req: Request, res: Response): void {
-  res.status(503).set('Retry-After', RETRY_AFTER_SECONDS);
-  if (wantsJson(req.path, req.get('accept'))) res.json({ error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE });
-  else res.type('html').send(page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`));
+  res.set('Retry-After', RETRY_AFTER_SECONDS);
+  if (wantsJson(req.path, req.get('accept'))) sendOAuthError(res, 'temporarily_unavailable', STORE_DOWN_MESSAGE);
+  else res.status(503).type('html').send(storeDownPage());
 }
 
 /** Express step in front of everything that needs Redis. */
@@ -48,7 +51,7 @@ export function providerStoreOutage(redis: Redis) {
     if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
     else {
       ctx.type = 'html';
-      ctx.body = page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`);
+      ctx.body = storeDownPage();
     }
   };
 }

@@ -4,9 +4,8 @@
  * `slow_down` and adds 5 seconds to the interval of that device code. Only polls by the client the
  * code was issued to count: another client's request gets the provider's `invalid_grant`.
  */
-import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from '@svc/accounts';
+import { oidcDigest, type Redis } from '@svc/accounts';
 import { DEVICE_GRANT } from '../provider/clients.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
@@ -25,15 +24,18 @@ export function devicePollThrottle(deps: { redis: Redis; now?: () => number }) {
     const code = JSON.parse(h['payload']) as { clientId?: string; accountId?: string; error?: string };
     // Approved or denied codes answer at once; a foreign client is refused by the provider.
     if (code.clientId !== params.get('client_id') || code.accountId || code.error) return next();
-    const key = OK.poll(createHash('sha256').update(deviceCode).digest('hex'));
+    const key = OK.poll(oidcDigest(deviceCode));
     const state = await deps.redis.hgetall(key);
     const last = Number(state['last'] ?? 0);
     let interval = Number(state['interval'] ?? POLL_INTERVAL_SECONDS);
     const t = now();
     const tooSoon = last > 0 && t - last < interval * 1000;
     if (tooSoon) interval += 5;
-    await deps.redis.hset(key, { last: String(t), interval: String(interval) });
-    await deps.redis.expire(key, TTL.DeviceCode);
+    await deps.redis
+      .multi()
+      .hset(key, { last: String(t), interval: String(interval) })
+      .expire(key, TTL.DeviceCode)
+      .exec();
     if (tooSoon) {
       return sendOAuthError(res, 'slow_down', `polling too often: wait at least ${interval} seconds between requests`, { interval });
     }

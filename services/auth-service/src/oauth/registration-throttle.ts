@@ -5,6 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
+import { sendOAuthError } from './oauth-error.ts';
 
 export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleRule }) {
   return async function throttleRegistration(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -12,14 +13,8 @@ export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleR
     const ip = req.ip ?? 'unknown';
     const wait = await deps.throttle.blockedFor('register-ip', ip, deps.rule);
     if (wait > 0) {
-      res
-        .status(429)
-        .set('Retry-After', String(wait))
-        .json({
-          error: 'temporarily_unavailable',
-          error_description: `too many client registrations from this address; retry in ${wait} s`,
-        });
-      return;
+      res.set('Retry-After', String(wait));
+      return sendOAuthError(res, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} s`, {}, 429);
     }
     await deps.throttle.fail('register-ip', ip, deps.rule);
     next();

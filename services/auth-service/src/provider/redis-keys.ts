@@ -3,7 +3,7 @@
  * (oidc-provider)"). All start with `svc:oidc:`; record keys come from @svc/accounts, which the
  * gateway's OAuth verifier reads them through too.
  */
-import { oidcRecordKey, oidcRecordKeyByDigest } from '@svc/accounts';
+import { oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey } from '@svc/accounts';
 
 export { OIDC_PREFIX } from '@svc/accounts';
 
@@ -17,7 +17,7 @@ export const OK = {
   /** Normalised user code -> digest of the DeviceCode id. */
   userCode: (userCode: string) => `svc:oidc:user-code:${userCode}`,
   /** Session uid -> digest of the Session id. */
-  sessionUid: (uid: string) => `svc:oidc:session-uid:${uid}`,
+  sessionUid: oidcSessionUidKey,
   /** Device-flow polling state (RFC 8628 §3.5): hash {last (ms), interval (s)}. */
   poll: (deviceCodeHash: string) => `svc:oidc:poll:${deviceCodeHash}`,
   /** Our own browser session (sign-in pages): hash {userId, createdAt}. */

@@ -8,12 +8,9 @@
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
 import type { Redis } from '@svc/accounts';
-import { oidcRecordKey, SLUG_PATTERN } from '@svc/accounts';
+import { oidcRecordKey, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { OAuthTokenInfo, OAuthTokenVerifier } from './oauth-types.ts';
-
-/** The session-uid lookup of services/auth-service/src/provider/redis-keys.ts. */
-const sessionUidKey = (uid: string) => `svc:oidc:session-uid:${uid}`;
 
 interface StoredAccessToken {
   kind?: string;
@@ -55,7 +52,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       const project = projectOf(at.aud);
       if (!project) return null;
       if (!(await deps.redis.exists(oidcRecordKey('Grant', at.grantId)))) return null;
-      if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(sessionUidKey(at.sessionUid))))) return null;
+      if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(oidcSessionUidKey(at.sessionUid))))) return null;
       return { userId: at.accountId, clientId: at.clientId, project, grantId: at.grantId, expiresAt: at.exp * 1000 };
     },
   };

@@ -1,8 +1,9 @@
 /**
  * GET /api/v1/me and GET /api/v1/projects: who a credential is and which projects it reaches, for
  * the CLI (`svc whoami`, `svc projects`) and scripts. DELETE /api/v1/me/key: a key revokes itself
- * (`svc logout`; key hygiene "revoke old ones"); every replica refuses it within a second. Any API key; counted against the requests per
- * minute of the credential's own workspace (a personal key: the user's personal workspace).
+ * (`svc logout`; key hygiene "revoke old ones"); every replica refuses it within a second.
+ * Any API key; counted against the requests per minute of the credential's own workspace (a
+ * personal key: the user's personal workspace).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, ApiKeyRecord } from '@svc/accounts';

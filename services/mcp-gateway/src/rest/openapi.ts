@@ -4,7 +4,11 @@
  * POST /api/v1/projects/{slug}/tools/{tool}, and the team form for svc_multi_project_query.
  * Who may call what is the policy table's business (svc_help explains it); the document lists every tool.
  */
+import { CREDENTIAL_PREFIXES } from '@svc/credentials';
 import type { ToolDefinition } from '../tools/types.ts';
+
+/** Every credential kind an API key can be (OAuth tokens are not API keys). */
+const API_KEY_KINDS = Object.keys(CREDENTIAL_PREFIXES).filter((kind) => !kind.endsWith('_token'));
 
 /** Tools served on the team endpoint (the policy table's "team endpoint" row). */
 const TEAM_TOOLS = new Set(['svc_multi_project_query']);
@@ -23,13 +27,17 @@ const RATE_HEADERS = {
   'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets.', schema: { type: 'integer' } },
 };
 
-function operation(tool: ToolDefinition, scope: 'project' | 'team') {
-  const errors = Object.fromEntries(
-    Object.entries(ERROR_STATUSES).map(([status, description]) => [
+/** The error responses of `statuses`, each with the REST error body. */
+function errorResponses(statuses: string[] = Object.keys(ERROR_STATUSES)) {
+  return Object.fromEntries(
+    statuses.map((status) => [
       status,
-      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     ]),
   );
+}
+
+function operation(tool: ToolDefinition, scope: 'project' | 'team') {
   return {
     operationId: scope === 'team' ? `${tool.name}_team` : tool.name,
     summary: tool.title,
@@ -43,7 +51,7 @@ function operation(tool: ToolDefinition, scope: 'project' | 'team') {
         headers: RATE_HEADERS,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolResult' } } },
       },
-      ...errors,
+      ...errorResponses(),
     },
     ...(tool.annotations?.readOnlyHint ? { 'x-read-only': true } : {}),
   };
@@ -51,19 +59,12 @@ function operation(tool: ToolDefinition, scope: 'project' | 'team') {
 
 /** GET /api/v1/me, GET /api/v1/projects, DELETE /api/v1/me/key (rest/account-routes.ts). */
 function accountPaths(): Record<string, unknown> {
-  const errors = (statuses: string[]) =>
-    Object.fromEntries(
-      statuses.map((status) => [
-        status,
-        { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      ]),
-    );
   const ok = (description: string, schema: object) => ({ description, headers: RATE_HEADERS, content: { 'application/json': { schema } } });
   const key = {
     type: 'object',
     properties: {
       id: { type: 'string' },
-      kind: { type: 'string', enum: ['project_key', 'bot_key', 'user_key', 'legacy_project_key', 'legacy_team_key'] },
+      kind: { type: 'string', enum: API_KEY_KINDS },
       name: { type: 'string' },
       prefix: { type: 'string', description: 'Safe-to-show start of the key.' },
       expires_at: { type: ['string', 'null'], format: 'date-time' },
@@ -86,7 +87,7 @@ function accountPaths(): Record<string, unknown> {
               plan: { type: 'string' },
             },
           }),
-          ...errors(['401', '429']),
+          ...errorResponses(['401', '429']),
         },
       },
     },
@@ -97,7 +98,7 @@ function accountPaths(): Record<string, unknown> {
         tags: ['account'],
         responses: {
           '200': ok('The revoked key.', { type: 'object', properties: { revoked: key } }),
-          ...errors(['401', '429']),
+          ...errorResponses(['401', '429']),
         },
       },
     },
@@ -119,7 +120,7 @@ function accountPaths(): Record<string, unknown> {
               },
             },
           }),
-          ...errors(['401', '429']),
+          ...errorResponses(['401', '429']),
         },
       },
     },
