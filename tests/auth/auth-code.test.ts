@@ -12,11 +12,11 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { createOAuthTokenVerifier } from '@svc/mcp-gateway/auth/oauth-token-verifier.ts';
-import { startStack, type Stack } from '../support/stack.ts';
-import { consent, launchBrowser, shot, signInOnPage } from './browser.ts';
+import { PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { authorizeInBrowser } from './authorize.ts';
+import { launchBrowser, shot } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:45999/callback';
 let stack: Stack;
 let browser: Browser;
@@ -51,30 +51,7 @@ after(async () => {
 });
 
 /** The browser side of one authorization: returns the callback URL with the code. */
-async function authorize(resource: string, name: string) {
-  const verifier = oc.randomPKCECodeVerifier();
-  const state = oc.randomState();
-  const url = oc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    resource,
-  });
-  const page = await context.newPage();
-  let callback = '';
-  await page.route(`${REDIRECT}**`, async (route) => {
-    callback = route.request().url();
-    await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
-  });
-  await page.goto(url.href);
-  if (page.url().includes('/signin')) await signInOnPage(page, email, PASSWORD, `${name}-01-signin`);
-  await consent(page, { kind: 'approve' }, `${name}-02-approve`);
-  await page.waitForURL(`${REDIRECT}**`);
-  await page.close();
-  return { callback: new URL(callback), verifier, state };
-}
+const authorize = (resource: string, name: string) => authorizeInBrowser(context, config, { redirect: REDIRECT, resource, email, name });
 
 async function tokensFor(resource: string, name: string) {
   const { callback, verifier, state } = await authorize(resource, name);

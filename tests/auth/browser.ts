@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { outputDir } from '@svc/testkit';
+import { startStack, type Stack } from '../support/stack.ts';
 
 const ARGS = [
   '--headless',
@@ -97,4 +98,15 @@ export async function approveDevice(browser: Browser, a: DeviceApproval): Promis
   } finally {
     await context.close();
   }
+}
+
+/** The stack and chromium, for a test file's before(); stopStackAndBrowser() for its after(). */
+export async function startStackAndBrowser(...args: Parameters<typeof startStack>): Promise<{ stack: Stack; browser: Browser }> {
+  const stack = await startStack(...args);
+  return { stack, browser: await launchBrowser() };
+}
+
+export async function stopStackAndBrowser(stack: Stack | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await stack?.close();
 }

@@ -13,8 +13,9 @@ import { after, before, test } from 'node:test';
 import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
-import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
-import { consent, launchBrowser, signInOnPage } from './browser.ts';
+import { newPerson, type Stack } from '../support/stack.ts';
+import { authorizeInBrowser } from './authorize.ts';
+import { startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 const HOST = 'cimd.example.test';
@@ -52,7 +53,7 @@ before(async () => {
   });
   await new Promise<void>((ok) => documents.listen(0, '127.0.0.1', ok));
   const local = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
-  stack = await startStack(
+  ({ stack, browser } = await startStackAndBrowser(
     { CIMD_ALLOWED_HOSTS: HOST },
     {
       authFetch: async (url, options) => {
@@ -65,12 +66,10 @@ before(async () => {
         return globalThis.fetch(`${local}${target.pathname}${target.search}`, rest);
       },
     },
-  );
-  browser = await launchBrowser();
+  ));
 });
 after(async () => {
-  await browser.close();
-  await stack.close();
+  await stopStackAndBrowser(stack, browser);
   documents.close();
 });
 
@@ -86,33 +85,20 @@ test('discovery advertises Client ID Metadata Document support', async () => {
 test('a client identified by its metadata URL: authorize (approval names it) -> token -> tools/call', async () => {
   const who = await newPerson(stack, 'cimd');
   const config = await discovered(CLIENT_ID);
-  const verifier = oc.randomPKCECodeVerifier();
-  const state = oc.randomState();
   const resource = `${stack.baseUrl}/mcp/${who.slug}`;
-  const url = oc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    resource,
-  });
   fetched = [];
   const context = await browser.newContext();
-  const page = await context.newPage();
-  let callback = '';
-  await page.route(`${REDIRECT}**`, async (route) => {
-    callback = route.request().url();
-    await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
+  const { callback, verifier, state } = await authorizeInBrowser(context, config, {
+    redirect: REDIRECT,
+    resource,
+    email: who.email,
+    name: 'cimd',
+    async onConsentPage(page) {
+      const approval = (await page.textContent('main')) ?? '';
+      assert.match(approval, /Metadata Example Client/, 'the approval page names the client from its document');
+      assert.match(approval, new RegExp(who.slug), 'and the project');
+    },
   });
-  await page.goto(url.href);
-  await signInOnPage(page, who.email, PASSWORD, 'cimd-01-signin');
-  await page.waitForSelector('form[action$="/consent"]');
-  const approval = (await page.textContent('main')) ?? '';
-  assert.match(approval, /Metadata Example Client/, 'the approval page names the client from its document');
-  assert.match(approval, new RegExp(who.slug), 'and the project');
-  await consent(page, { kind: 'approve' }, 'cimd-02-approve');
-  await page.waitForURL(`${REDIRECT}**`);
   await context.close();
   assert.ok(fetched.includes(CLIENT_ID), 'the document was fetched from its URL');
 

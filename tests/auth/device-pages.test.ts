@@ -7,21 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
-import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
-import { approveDevice, launchBrowser, shot, signInOnPage } from './browser.ts';
+import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
+import { approveDevice, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from './browser.ts';
 
 let stack: Stack;
 let browser: Browser;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser.close();
-  await stack.close();
-});
+before(async () => ({ stack, browser } = await startStackAndBrowser()));
+after(() => stopStackAndBrowser(stack, browser));
 
 const person = (prefix: string) => newPerson(stack, prefix);
 

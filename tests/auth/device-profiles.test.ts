@@ -8,21 +8,15 @@ import { after, before, test } from 'node:test';
 import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
-import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
-import { approveDevice, launchBrowser, type Approval } from './browser.ts';
+import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
+import { approveDevice, consent, shot, startStackAndBrowser, stopStackAndBrowser, type Approval } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 let stack: Stack;
 let browser: Browser;
 
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser.close();
-  await stack.close();
-});
+before(async () => ({ stack, browser } = await startStackAndBrowser()));
+after(() => stopStackAndBrowser(stack, browser));
 
 const person = (prefix: string) => newPerson(stack, prefix);
 
@@ -92,7 +86,6 @@ test('create-svc with auto_provision: a new person signs up on the way, gets a p
   const context = await browser.newContext();
   const page = await context.newPage();
   const polling = oc.pollDeviceAuthorizationGrant(config, dar);
-  const { shot, consent } = await import('./browser.ts');
   await page.goto(dar.verification_uri_complete ?? '');
   await page.click('button[name=confirm]');
   await page.waitForSelector('form[action="/signin"]');

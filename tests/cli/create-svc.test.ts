@@ -9,22 +9,16 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
-import { approveDevice, consent, launchBrowser, shot } from '../auth/browser.ts';
+import { approveDevice, consent, startStackAndBrowser, stopStackAndBrowser, shot } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
-import { PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { PASSWORD, type Stack } from '../support/stack.ts';
 import { BIN, start, tempDir } from './support.ts';
 
 let stack: Stack;
 let browser: Browser;
 
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser.close();
-  await stack.close();
-});
+before(async () => ({ stack, browser } = await startStackAndBrowser()));
+after(() => stopStackAndBrowser(stack, browser));
 
 const env = (home: string) => ({
   SVC_BASE_URL: stack.baseUrl,

@@ -10,21 +10,15 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { oidcRecordKeyByDigest } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
-import { approveDevice, launchBrowser } from '../auth/browser.ts';
-import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { approveDevice, startStackAndBrowser, stopStackAndBrowser } from '../auth/browser.ts';
+import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
 import { BIN, runToEnd, start, tempDir } from './support.ts';
 
 let stack: Stack;
 let browser: Browser;
 
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser.close();
-  await stack.close();
-});
+before(async () => ({ stack, browser } = await startStackAndBrowser()));
+after(() => stopStackAndBrowser(stack, browser));
 
 const envFor = (configDir: string): Record<string, string> => ({
   SVC_BASE_URL: stack.baseUrl,
