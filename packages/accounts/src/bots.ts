@@ -66,6 +66,25 @@ export class BotStore {
     await invalidate(this.ctx, `bot:${id}`);
   }
 
+  /** The workspace's service accounts, oldest first. */
+  async listForWorkspace(workspace: string): Promise<Bot[]> {
+    const ids = await this.ctx.redis.smembers(K.workspaceBots(workspace));
+    const bots = await Promise.all(ids.map((id) => this.get(id)));
+    return bots.filter((b): b is Bot => b !== null).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** A new key for the service account; the old one is revoked (refused everywhere within a second). */
+  async rotateKey(id: string): Promise<IssuedKey> {
+    const bot = await this.get(id);
+    if (!bot) throw new AccountError('not_found', `no service account ${id}`);
+    const key = await this.keys.issue({ kind: 'bot_key', name: bot.name, workspace: bot.workspace, botId: id });
+    await this.ctx.redis.hset(K.bot(id), 'keyId', key.id);
+    if (bot.keyId) await this.keys.revoke(bot.keyId).catch((err: unknown) => {
+      if (!(err instanceof AccountError && err.code === 'not_found')) throw err;
+    });
+    return key;
+  }
+
   async grantOf(id: string, project: string): Promise<KeyLevel | null> {
     const level = await this.ctx.redis.hget(K.botGrants(id), project);
     return isKeyLevel(level) ? level : null;

@@ -19,22 +19,29 @@ export class UserStore {
     this.workspaces = workspaces;
   }
 
-  /** Creates a user and their personal workspace (FREE); refuses a taken email. */
-  async create(input: { email: string; password: string }): Promise<User> {
+  /**
+   * Creates a user and their personal workspace (FREE); refuses a taken email. Without a password
+   * the account exists but cannot sign in until one is set (setPassword).
+   */
+  async create(input: { email: string; password?: string }): Promise<User> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL_PATTERN.test(email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
-    if (input.password.length < MIN_PASSWORD)
-      throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
-    if (Buffer.byteLength(input.password) > MAX_PASSWORD)
-      throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
+    if (input.password !== undefined) checkPassword(input.password);
     const id = newId('user');
     const claimed = await this.ctx.redis.set(K.userByEmail(email), id, 'NX');
     if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);
-    const passwordHash = await bcrypt.hash(input.password, this.ctx.bcryptCost);
+    const passwordHash = input.password === undefined ? '' : await bcrypt.hash(input.password, this.ctx.bcryptCost);
     const workspace = await this.workspaces.createPersonal(id, email);
     const createdAt = this.ctx.now();
     await this.ctx.redis.hset(K.user(id), { id, email, passwordHash, workspace, createdAt: String(createdAt) });
     return { id, email, workspace, createdAt };
+  }
+
+  /** Sets (or replaces) a user's password. */
+  async setPassword(id: string, password: string): Promise<void> {
+    checkPassword(password);
+    if (!(await this.ctx.redis.exists(K.user(id)))) throw new AccountError('not_found', `no user ${id}`);
+    await this.ctx.redis.hset(K.user(id), 'passwordHash', await bcrypt.hash(password, this.ctx.bcryptCost));
   }
 
   async get(id: string): Promise<User | null> {
@@ -53,9 +60,14 @@ export class UserStore {
     const id = await this.ctx.redis.get(K.userByEmail(email.trim()));
     const hash = id ? await this.ctx.redis.hget(K.user(id), 'passwordHash') : null;
     // Compare against a fixed hash when the user is unknown, so timing does not reveal emails.
-    const ok = await bcrypt.compare(password.slice(0, 200), hash ?? DUMMY_HASH);
-    return ok && id ? this.get(id) : null;
+    const ok = await bcrypt.compare(password.slice(0, 200), hash || DUMMY_HASH);
+    return ok && id && hash ? this.get(id) : null;
   }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD) throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
+  if (Buffer.byteLength(password) > MAX_PASSWORD) throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
 }
 
 const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.YW7lQ9l0Tt3bq5Qy5bY4.1T3xk5e';

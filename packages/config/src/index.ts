@@ -1,5 +1,5 @@
 /**
- * Configuration, validated once at start-up into a typed object (STYLE "Data and configuration").
+ * Configuration, validated once at start-up into a typed object (docs/conventions.md "Data and configuration").
  * loadConfig() throws a ConfigError naming the variable on any bad value, and refuses the published
  * development secrets when NODE_ENV=production. Every variable is listed in the README.
  */
@@ -19,6 +19,8 @@ export interface Config {
   /** Keys signing the auth-service's cookies (comma-separated COOKIE_KEYS). */
   cookieKeys: string[];
   logLevel: 'error' | 'warn' | 'info' | 'http' | 'debug';
+  /** `json` lines (for log collectors) or `text` (one readable line each, for a console). */
+  logFormat: 'json' | 'text';
   rateLimitProfile: 'current' | 'earlier';
   rateLimitScale: number;
   legacyCredentials: boolean;
@@ -54,6 +56,7 @@ interface EnvShape {
   KEY_PEPPER: string;
   COOKIE_KEYS: string;
   LOG_LEVEL: Config['logLevel'];
+  LOG_FORMAT: Config['logFormat'];
   RATE_LIMIT_PROFILE: Config['rateLimitProfile'];
   RATE_LIMIT_SCALE: number;
   LEGACY_CREDENTIALS: 'on' | 'off';
@@ -81,6 +84,7 @@ const schema: JSONSchemaType<EnvShape> = {
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },
+    LOG_FORMAT: { type: 'string', enum: ['json', 'text'], default: 'json' },
     RATE_LIMIT_PROFILE: { type: 'string', enum: ['current', 'earlier'], default: 'current' },
     RATE_LIMIT_SCALE: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
     LEGACY_CREDENTIALS: { type: 'string', enum: ['on', 'off'], default: 'on' },
@@ -146,6 +150,7 @@ export function loadConfig(env: Raw = process.env): Config {
     keyPepper: c.KEY_PEPPER,
     cookieKeys: list(c.COOKIE_KEYS),
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     rateLimitProfile: c.RATE_LIMIT_PROFILE,
     rateLimitScale: c.RATE_LIMIT_SCALE,
     legacyCredentials: c.LEGACY_CREDENTIALS === 'on',
@@ -164,4 +169,3 @@ export function listenPort(config: Config, url: string): number {
   const u = new URL(url);
   return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
 }
-export { runService, type Running, type ServiceLogger } from './run-service.ts';

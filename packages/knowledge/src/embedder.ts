@@ -25,7 +25,7 @@ export interface Embedder {
 export interface EmbedderOptions {
   /** OpenAI-compatible embeddings URL (e.g. https://api.openai.com/v1/embeddings); absent: local. */
   url?: string;
-  apiKey?: string;
+  apiKey?: string | null;
   model?: string;
   /** Local embedder dimension (default 512). */
   dimensions?: number;

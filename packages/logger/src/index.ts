@@ -42,7 +42,19 @@ export interface LoggerOptions {
   /** Extra transport (tests capture output with a stream transport). */
   stream?: NodeJS.WritableStream;
   silent?: boolean;
+  /** `json` (default): one JSON object a line. `text`: `time service level message key=value ...`. */
+  format?: 'json' | 'text';
 }
+
+/** One readable line: the time, the service, the level, the message, then the fields. */
+const textLine = winston.format.printf((info) => {
+  const { level, message, timestamp, service, ...fields } = info;
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : v instanceof Error ? v.message : JSON.stringify(v)}`)
+    .join(' ');
+  const time = typeof timestamp === 'string' ? timestamp.slice(11, 19) : '';
+  return `${time} ${String(service)} ${level}: ${String(message)}${rest ? ` ${rest}` : ''}`;
+});
 
 /** A JSON-lines logger with redaction, writing to stderr unless a stream is given. */
 export function createLogger(options: LoggerOptions): Logger {
@@ -53,7 +65,7 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level ?? 'info',
     silent: options.silent ?? false,
     defaultMeta: { service: options.service },
-    format: winston.format.combine(redaction(), winston.format.timestamp(), winston.format.json()),
+    format: winston.format.combine(redaction(), winston.format.timestamp(), options.format === 'text' ? textLine : winston.format.json()),
     transports: [transport],
   });
 }

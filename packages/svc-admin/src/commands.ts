@@ -1,5 +1,5 @@
 /**
- * The svc-admin commands (product-decisions "Operator interface"). Each takes parsed options and
+ * The svc-admin commands (docs/contract.md "Operator interface"). Each takes parsed options and
  * the account stores and returns the one JSON object it prints with --json.
  */
 import type { Accounts } from '@svc/accounts';
@@ -7,7 +7,12 @@ import { AccountError } from '@svc/accounts';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
 
 export type Options = Record<string, string | boolean | undefined>;
-export type Command = (accounts: Accounts, o: Options) => Promise<Record<string, unknown>>;
+/** What a command may ask of the person or script running it. */
+export interface CommandIo {
+  /** The password given on standard input or typed at a prompt; null when neither was possible. */
+  password(): Promise<string | null>;
+}
+export type Command = (accounts: Accounts, o: Options, io: CommandIo) => Promise<Record<string, unknown>>;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -40,9 +45,18 @@ async function userId(accounts: Accounts, email: string): Promise<string> {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const COMMANDS: Record<string, Command> = {
-  'user create': async (a, o) => {
-    const u = await a.users.create({ email: req(o, 'email'), password: req(o, 'password') });
-    return { id: u.id, email: u.email, workspace: u.workspace };
+  'user create': async (a, o, io) => {
+    const email = req(o, 'email');
+    const password = await io.password();
+    const u = await a.users.create({ email, ...(password === null ? {} : { password }) });
+    return { id: u.id, email: u.email, workspace: u.workspace, passwordSet: password !== null };
+  },
+  'user set-password': async (a, o, io) => {
+    const email = req(o, 'email');
+    const password = await io.password();
+    if (password === null) throw new UsageError('user set-password reads the password from --password-stdin or a terminal prompt');
+    await a.users.setPassword(await userId(a, email), password);
+    return { email: email.trim().toLowerCase(), passwordSet: true };
   },
   'workspace create': async (a, o) => {
     const ws = await a.workspaces.create({ slug: req(o, 'slug'), owner: await userId(a, req(o, 'owner')), plan: plan(o) });
@@ -143,7 +157,8 @@ export const COMMANDS: Record<string, Command> = {
 
 export const USAGE = `Usage: svc-admin <command> [options] [--json]
 
-  user create --email E --password P
+  user create --email E [--password-stdin]
+  user set-password --email E [--password-stdin]
   workspace create --slug S --owner E --plan PLAN
   workspace set-plan --slug S --plan PLAN [--agents on|off]
   project create --slug S --workspace W
@@ -158,5 +173,8 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W
 
+Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
+standard input; never from the command line. Without either, user create makes an account that
+cannot sign in until user set-password gives it one.
 Reads REDIS_URL (default redis://127.0.0.1:6379) and KEY_PEPPER. With --json, prints exactly one
 JSON object on stdout; errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;

@@ -1,8 +1,9 @@
-/** svc-admin: administers accounts from a shell (product-decisions "Operator interface"). */
+/** svc-admin: administers accounts from a shell (docs/contract.md "Operator interface"). */
 import { parseArgs } from 'node:util';
 import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { ConfigError, loadConfig } from '@svc/config';
 import { COMMANDS, USAGE, UsageError } from './commands.ts';
+import { passwordSource, readPassword } from './password.ts';
 
 const STRING_OPTIONS = [
   'email',
@@ -27,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
     args: argv,
     strict: false,
     allowPositionals: true,
-    options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { ...options, json: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   const json = values['json'] === true;
   const name = positionals.slice(0, 2).join(' ');
@@ -39,6 +40,13 @@ async function main(argv: string[]): Promise<number> {
   if (values['help'] || positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return positionals.length === 0 && !values['help'] ? 1 : 0;
+  }
+  if (values['password'] !== undefined) {
+    // Never used: a password on the command line is visible in `ps` and shell history.
+    process.stderr.write(
+      'svc-admin: --password on the command line is ignored (visible in ps and shell history); type it at the prompt or pipe it with --password-stdin\n',
+    );
+    delete values['password'];
   }
   const command = COMMANDS[name];
   if (!command) return fail('usage', `unknown command "${name}"\n${USAGE}`);
@@ -52,7 +60,8 @@ async function main(argv: string[]): Promise<number> {
   const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-admin' });
   try {
     await waitReady(redis, 5_000);
-    const out = await command(createAccounts(redis, { pepper: config.keyPepper }), values as Record<string, string | boolean | undefined>);
+    const io = { password: () => readPassword(passwordSource(values)) };
+    const out = await command(createAccounts(redis, { pepper: config.keyPepper }), values as Record<string, string | boolean | undefined>, io);
     process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${formatHuman(out)}\n`);
     return 0;
   } catch (err) {

@@ -4,6 +4,8 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
+import { createAccounts } from '@svc/accounts';
+import { DEV_KEY_PEPPER as DEV_PEPPER } from '@svc/config';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 
 const run = promisify(execFile);
@@ -15,11 +17,31 @@ before(async () => {
 });
 after(() => redis.stop());
 
-async function admin(...args: string[]): Promise<any> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- svc-admin's JSON output: its shape is what the assertions check
+type Output = any;
+
+async function admin(...args: string[]): Promise<Output> {
   const { stdout } = await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], {
     cwd: root,
     env: { ...process.env, REDIS_URL: redis.url },
   });
+  return oneObject(stdout);
+}
+
+/** svc-admin with `input` on standard input; its JSON object and what it wrote to stderr. */
+function adminWithInput(input: string, ...args: string[]): Promise<{ out: Output; stderr: string }> {
+  return new Promise((ok, fail) => {
+    const child = execFile(
+      resolve(root, 'scripts/node'),
+      ['packages/svc-admin/src/main.ts', ...args, '--json'],
+      { cwd: root, env: { ...process.env, REDIS_URL: redis.url } },
+      (err, stdout, stderr) => (err ? fail(new Error(`${err.message}: ${stderr}`)) : ok({ out: oneObject(stdout), stderr })),
+    );
+    child.stdin?.end(input);
+  });
+}
+
+function oneObject(stdout: string): Output {
   const lines = stdout.trim().split('\n');
   assert.equal(lines.length, 1, `exactly one line: ${stdout}`);
   return JSON.parse(lines[0]!);
@@ -38,9 +60,10 @@ async function adminFails(...args: string[]): Promise<{ code: number; stdout: st
   assert.fail('expected a failure');
 }
 
-test('every command of the operator interface, as product-decisions.md lists it', async () => {
-  const u = await admin('user', 'create', '--email', 'Owner@Example.com', '--password', 'correct horse battery staple');
-  assert.deepEqual(Object.keys(u).sort(), ['email', 'id', 'workspace']);
+test('every command of the operator interface', async () => {
+  const u = await admin('user', 'create', '--email', 'Owner@Example.com');
+  assert.deepEqual(Object.keys(u).sort(), ['email', 'id', 'passwordSet', 'workspace']);
+  assert.equal(u.passwordSet, false);
   assert.equal(u.email, 'owner@example.com');
   assert.match(u.id, /^user_/);
   assert.deepEqual(await admin('workspace', 'create', '--slug', 'team-a', '--owner', 'owner@example.com', '--plan', 'TEAM'), {
@@ -53,7 +76,7 @@ test('every command of the operator interface, as product-decisions.md lists it'
     agents: true,
   });
   assert.deepEqual(await admin('project', 'create', '--slug', 'docs', '--workspace', 'team-a'), { slug: 'docs', workspace: 'team-a' });
-  await admin('user', 'create', '--email', 'member@example.com', '--password', 'correct horse battery staple');
+  await admin('user', 'create', '--email', 'member@example.com');
   assert.deepEqual(await admin('member', 'set', '--project', 'docs', '--email', 'member@example.com', '--role', 'VIEWER'), {
     project: 'docs',
     email: 'member@example.com',
@@ -81,6 +104,28 @@ test('every command of the operator interface, as product-decisions.md lists it'
   assert.deepEqual(await admin('access-request', 'list', '--project', 'docs'), { requests: [] });
   assert.match((await admin('legacy-key', 'create', '--project', 'docs')).key, /^rlm_pk_/);
   assert.match((await admin('legacy-key', 'create', '--team', 'team-a')).key, /^rlm_team_/);
+});
+
+test('passwords come from standard input or a prompt, never from the command line', async () => {
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const piped = await adminWithInput('correct horse battery staple\n', 'user', 'create', '--email', 'piped@example.com', '--password-stdin');
+  assert.equal(piped.out.passwordSet, true);
+  assert.ok(await accounts.users.verifyPassword('piped@example.com', 'correct horse battery staple'), 'the piped password signs in');
+
+  const argv = await adminWithInput('', 'user', 'create', '--email', 'argv@example.com', '--password', 'hunter2-on-argv');
+  assert.equal(argv.out.passwordSet, false, 'the command-line value is not used');
+  assert.match(argv.stderr, /--password on the command line is ignored/);
+  assert.ok(!argv.stderr.includes('hunter2-on-argv'), 'the value is not echoed');
+  assert.equal(await accounts.users.verifyPassword('argv@example.com', 'hunter2-on-argv'), null);
+  assert.equal(await accounts.users.verifyPassword('argv@example.com', ''), null, 'an account without a password never signs in');
+
+  const set = await adminWithInput('another good password\n', 'user', 'set-password', '--email', 'argv@example.com', '--password-stdin');
+  assert.deepEqual(set.out, { email: 'argv@example.com', passwordSet: true });
+  assert.ok(await accounts.users.verifyPassword('argv@example.com', 'another good password'));
+  await assert.rejects(
+    adminWithInput('short\n', 'user', 'set-password', '--email', 'argv@example.com', '--password-stdin'),
+    /at least 8 characters/,
+  );
 });
 
 test('errors are one JSON object on stdout, a message on stderr, exit 1', async () => {

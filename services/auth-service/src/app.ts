@@ -1,7 +1,7 @@
 /**
  * createApp(deps): the auth host `{auth_url}` as an Express 5 app with oidc-provider mounted last
  * (since oidc-provider 9 every route under its mount ends the request). Our steps in front of it
- * are small and named (STYLE "A request is a pipeline of small named steps").
+ * are small and named (docs/conventions.md "Shape": a request is a pipeline of small named steps).
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
@@ -16,6 +16,7 @@ import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/thro
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
 import { oauthFormBody } from './oauth/body.ts';
+import { providerRequest } from './oauth/replay-body.ts';
 import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope.ts';
 import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
@@ -93,7 +94,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.use(storeOutageGuard(redis));
   provider.use(providerStoreOutage(redis));
 
-  // product-decisions "Hosts and processes": the device grant is also accepted here.
+  // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
   app.use(function deviceTokenAlias(req, _res, next) {
     if (req.path === '/api/oauth/device/token') req.url = ROUTES.token + req.url.slice('/api/oauth/device/token'.length);
     next();
@@ -148,7 +149,10 @@ export function createApp(deps: AppDeps): AuthApp {
     if (res.headersSent) return;
     res.status(500).type('html').send(page('Something went wrong', '<p class="error" role="alert">Something went wrong. Try again.</p>'));
   });
-  app.use(provider.callback());
+  const providerCallback = provider.callback();
+  app.use(function oidcProvider(req: Request, res: Response) {
+    void providerCallback(providerRequest(req), res);
+  });
   return { app, provider, metrics };
 }
 

@@ -33,7 +33,7 @@ export interface RunningAuthService {
 /** Starts the auth-service on listenPort(config, config.authUrl), issuer config.authUrl. */
 export async function startAuthService(opts: StartAuthServiceOptions): Promise<RunningAuthService> {
   const { config } = opts;
-  const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel });
+  const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel, format: config.logFormat });
   const ownRedis = !opts.redis;
   const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, name: 'auth-service' });
   await waitReady(redis, 15_000);

@@ -41,6 +41,8 @@ export interface GatewayDeps {
   logger: Logger;
   oauth: OAuthTokenVerifier | null;
   version?: string;
+  /** The clock of expiry checks, the resolution cache and the rate-limit windows (tests pass their own). */
+  now?: () => number;
 }
 
 const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
@@ -54,37 +56,34 @@ const REST_ROUTE = /^\/api\/v1\/(projects|teams)\/([^/?#]+)\/tools\/([^/?#]+)\/?
 
 export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
+  const now = deps.now ?? Date.now;
   const metrics = createMetrics();
   countCommands(deps.redis, () => metrics.redisCommands.inc());
-  const cache = new ResolutionCache(config.authCacheTtlMs);
+  const cache = new ResolutionCache(config.authCacheTtlMs, now);
   const [cacheHit, cacheMiss] = [metrics.authCache.labels('hit'), metrics.authCache.labels('miss')];
   const lastUsed = new LastUsedRecorder(deps.accounts, logger);
-  const resolve = createResolver({ accounts: deps.accounts, oauth: deps.oauth, legacyCredentials: config.legacyCredentials });
+  const resolve = createResolver({ accounts: deps.accounts, oauth: deps.oauth, legacyCredentials: config.legacyCredentials, now });
   const authenticate = createAuthenticate({
     resolve,
     cache,
     pepper: config.keyPepper,
     onCache: (hit) => (hit ? cacheHit : cacheMiss).inc(),
+    now,
   });
   const authenticateAndRecord: typeof authenticate = async (headers, target) => {
     const caller = await authenticate(headers, target);
     if (caller.keyHash) lastUsed.record(caller.keyHash);
     return caller;
   };
-  const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale });
+  const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now });
   const admit = createAdmit({
     limiter,
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
     onFairUseExceeded: (workspace) => metrics.fairUse.inc({ workspace }),
+    now,
   });
-  const embedder = config.embeddings
-    ? createEmbedder({
-        url: config.embeddings.url,
-        model: config.embeddings.model,
-        ...(config.embeddings.apiKey ? { apiKey: config.embeddings.apiKey } : {}),
-      })
-    : undefined;
+  const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
   const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger, ...(embedder ? { embedder } : {}) });
   const registry = new ToolRegistry(tools);
   const origins = createOriginPolicy({

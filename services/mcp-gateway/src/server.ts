@@ -15,6 +15,8 @@ export interface StartGatewayOptions {
   logger?: Logger;
   /** A client to use instead of connecting to config.redisUrl (it is not closed by close()). */
   redis?: Redis;
+  /** The clock of expiry checks and rate-limit windows; tests pass one they control (@svc/testkit testClock). */
+  now?: () => number;
 }
 
 export interface RunningGateway {
@@ -26,15 +28,16 @@ export interface RunningGateway {
 
 export async function startGateway(opts: StartGatewayOptions): Promise<RunningGateway> {
   const { config } = opts;
-  const logger = opts.logger ?? createLogger({ service: 'mcp-gateway', level: config.logLevel });
+  const logger = opts.logger ?? createLogger({ service: 'mcp-gateway', level: config.logLevel, format: config.logFormat });
   const ownRedis = !opts.redis;
   const redis =
     opts.redis ??
     connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
   const subscriber = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'mcp-gateway-invalidation' });
-  const accounts = createAccounts(redis, { pepper: config.keyPepper });
-  const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl });
-  const gateway = createGateway({ config, redis, accounts, logger, oauth });
+  const now = opts.now ?? Date.now;
+  const accounts = createAccounts(redis, { pepper: config.keyPepper, now });
+  const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
+  const gateway = createGateway({ config, redis, accounts, logger, oauth, now });
   redis.on('ready', () => logger.info('redis ready'));
   redis.on('end', () => logger.warn('redis connection ended'));
   await gateway.start(subscriber);

@@ -13,12 +13,12 @@ import { createInteractionPolicy } from './interaction-policy.ts';
 import { projectOfResource } from './resource.ts';
 
 export const TTL = {
-  /** spec "Lifetimes and constants": 24 hours. */
+  /** docs/contract.md "Lifetimes and constants": 24 hours. */
   AccessToken: 86_400,
   RefreshToken: 30 * 86_400,
   /** Outlives its tokens: introspection refuses tokens whose Grant is gone. */
   Grant: 31 * 86_400,
-  /** spec "Device authorization response": 1800 in the current form. */
+  /** docs/contract.md "Device authorization response": 1800 seconds. */
   DeviceCode: 1_800,
   AuthorizationCode: 120,
   Interaction: 3_600,
@@ -87,10 +87,10 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     },
     // MCP authorization: S256 only, for every client (oidc-provider 9 supports S256 only).
     pkce: { required: () => true },
-    // issue 3: tokens outlive the browser session that approved them.
+    // Tokens outlive the browser session that approved them (docs/auth-service.md "oidc-provider overrides").
     expiresWithSession: async () => false,
-    // Every profile but svc-cli (a personal key, no refresh token: spec "Token response, personal
-    // user key") gets a refresh token, without having to ask for offline_access.
+    // Every profile but svc-cli (a personal key, no refresh token: docs/contract.md
+    // "Personal key response") gets a refresh token, without having to ask for offline_access.
     issueRefreshToken: async (_ctx, client) => client.clientId !== 'svc-cli' && client.grantTypeAllowed('refresh_token'),
     // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant.
     rotateRefreshToken: true,
@@ -107,15 +107,18 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         userCodeConfirmSource: deps.devicePages.userCodeConfirmSource,
         successSource: deps.devicePages.successSource,
       },
-      revocation: { enabled: true },
-      introspection: { enabled: true },
+      // RFC 7009 §2.1 and RFC 7662 §2.1: a client revokes or introspects only tokens issued to it.
+      // Said explicitly rather than left to the library's default (which asks to be replaced).
+      revocation: { enabled: true, allowedPolicy: ownTokensOnly },
+      introspection: { enabled: true, allowedPolicy: ownTokensOnly },
       registration: { enabled: true, initialAccessToken: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        // Issue 3: a configurable allow-list of hosts whose metadata documents may be fetched.
+        // CIMD_ALLOWED_HOSTS (README "Configuration"): the operator's allow-list of hosts whose
+        // metadata documents may be fetched.
         allowFetch: async (_ctx, clientId) => cimdHosts.has('*') || cimdHosts.has(new URL(clientId).host),
       },
       resourceIndicators: {
@@ -145,4 +148,9 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       );
     },
   };
+}
+
+/** The allowedPolicy of revocation and introspection: only the client the token was issued to. */
+async function ownTokensOnly(_ctx: unknown, client: { clientId: string }, token: { clientId?: string }): Promise<boolean> {
+  return token.clientId === client.clientId;
 }

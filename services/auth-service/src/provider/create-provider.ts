@@ -62,9 +62,12 @@ export function createProvider(deps: ProviderDeps): Provider {
   provider.on('refresh_token.saved', () => deps.metrics.tokens.inc({ kind: 'refresh_token' }));
   provider.on('device_code.saved', () => deps.metrics.tokens.inc({ kind: 'device_code' }));
   provider.on('server_error', (_ctx, err) => logger.error('oidc-provider server error', { err }));
-  provider.on('grant.error', (_ctx, err) =>
-    logger.info('grant refused', { error: (err as { error?: string }).error, detail: err.message }),
-  );
+  provider.on('grant.error', (_ctx, err) => {
+    const error = (err as { error?: string }).error;
+    // RFC 8628 §3.5: a waiting device polls every few seconds; those answers are routine, not news.
+    const routine = error === 'authorization_pending' || error === 'slow_down';
+    logger.log(routine ? 'debug' : 'info', 'grant refused', { error, detail: err.message });
+  });
   provider.on('grant.revoked', (_ctx, grantId) => logger.info('grant revoked', { grantId }));
   return provider;
 }
