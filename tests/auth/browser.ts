@@ -1,8 +1,8 @@
 /**
- * The person in the browser: Debian's chromium driven by playwright-core (args from
- * shared/notes/machine.md). Helpers sign in, enter or confirm a device code, and approve the
- * consent page of each profile, taking a screenshot of every page under
- * test-output/screenshots/ for a reviewer.
+ * The person in the browser: Debian's chromium driven by playwright-core, with the arguments that
+ * run it headless on a server (CONTRIBUTING.md "Browser tests"). Helpers sign in, enter or
+ * confirm a device code, and approve the consent page of each profile, taking a screenshot of
+ * every page under test-output/screenshots/ for a reviewer.
  */
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';

@@ -5,7 +5,6 @@
  * fails if the adapter or the verifier ever sends a cross-slot command.
  */
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
@@ -14,7 +13,7 @@ import { startAuthService, type RunningAuthService } from '@svc/auth-service/ser
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
-import { freePort, startRedisCluster, type RedisClusterFixture } from '@svc/testkit';
+import { freePort, startRedisCluster, waitFor, type RedisClusterFixture } from '@svc/testkit';
 import { PASSWORD } from '../support/stack.ts';
 import { approveDevice, launchBrowser } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
@@ -44,6 +43,11 @@ before(async () => {
   const logger = createLogger({ service: 'cluster', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
   auth = await startAuthService({ config: { ...config, port: authPort }, logger });
   gateway = await startGateway({ config: { ...config, port: gwPort }, logger });
+  // The gateway connects to the cluster in the background (fail-fast): a first request must not race it.
+  await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).ok, {
+    timeout: 10_000,
+    message: 'the gateway to reach the cluster (/readyz)',
+  });
   client = connectRedis(cluster.url, { cluster: true, name: 'cluster-test' });
   accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
   browser = await launchBrowser();
@@ -92,8 +96,12 @@ test('device flow, gateway call and revocation on Redis Cluster', async () => {
     oc.refreshTokenGrant(config, String(tokens.refresh_token)),
     (err: { error?: string }) => err.error === 'invalid_grant',
   );
-  await sleep(1000);
-  const after = await mcpCall(baseUrl, slug, refreshed.access_token);
-  assert.equal(after.status, 401);
+  const after = await waitFor(
+    async () => {
+      const res = await mcpCall(baseUrl, slug, refreshed.access_token);
+      return res.status === 401 && res;
+    },
+    { timeout: 1000, message: 'the gateway to refuse the access token of the revoked grant' },
+  );
   assert.equal(after.body.error?.message, 'Invalid OAuth token');
 });

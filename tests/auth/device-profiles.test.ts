@@ -1,7 +1,7 @@
 /**
  * The device flow of each client profile, end to end: openid-client (a client library we did not
  * write) starts and polls, a person approves in chromium, and the credential reaches the gateway,
- * where a tool call succeeds (spec "Device flow"; product-decisions "Device flow").
+ * where a tool call succeeds (docs/contract.md "Device flow" and "Client profiles").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * The official MCP TypeScript SDK client runs the whole remote OAuth flow against the running
- * services (spec "Remote MCP OAuth"; MCP authorization): 401 with resource metadata, protected
- * resource metadata, authorization server metadata, dynamic registration, authorize (a signed-in
+ * services (docs/contract.md "Remote MCP OAuth"; MCP specification 2025-11-25, "Authorization"):
+ * 401 with resource metadata, protected resource metadata, authorization server metadata, dynamic registration, authorize (a signed-in
  * person approves in chromium), token, tools/call, and a refresh after the access token is gone.
  */
 import assert from 'node:assert/strict';

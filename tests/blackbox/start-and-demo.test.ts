@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { freePort, startRedis, type RedisFixture } from '@svc/testkit';
+import { freePort, GiveUp, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = resolve(root, 'scripts/node');
@@ -20,17 +20,13 @@ before(async () => {
 after(() => redis.stop());
 
 async function waitHealthy(url: string, proc: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) assert.fail(`stack exited: ${log()}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(`${url} not healthy: ${log()}`);
+  await waitFor(
+    async () => {
+      if (proc.exitCode !== null) throw new GiveUp(`stack exited (${proc.exitCode}): ${log()}`);
+      return (await fetch(`${url}/healthz`)).ok;
+    },
+    { timeout: 30_000, interval: 100, message: () => `${url}/healthz to answer 200: ${log()}` },
+  );
 }
 
 async function startStackProcess(args: string[]) {
@@ -46,14 +42,30 @@ async function startStackProcess(args: string[]) {
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  await waitHealthy(env.AUTH_URL, proc, () => out);
-  await waitHealthy(env.BASE_URL, proc, () => out);
+  try {
+    // What a person waits for: the ready line, printed once both services answer.
+    await waitFor(
+      () => {
+        if (proc.exitCode !== null) throw new GiveUp(`stack exited (${proc.exitCode}): ${out}`);
+        return out.includes('[svc] ready: ');
+      },
+      { timeout: 60_000, interval: 50, message: () => `the ready line: ${out}` },
+    );
+    await waitHealthy(env.AUTH_URL, proc, () => out);
+    await waitHealthy(env.BASE_URL, proc, () => out);
+  } catch (err) {
+    // Detached: its process group would outlive the test.
+    if (proc.pid !== undefined && proc.exitCode === null) process.kill(-proc.pid, 'SIGKILL');
+    throw err;
+  }
   return { proc, env, output: () => out };
 }
 
 async function stopped(proc: ChildProcess): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   proc.kill('SIGTERM');
-  return new Promise((r) => proc.once('exit', (code) => r(code)));
+  return exited;
 }
 
 test('pnpm start: both services, svc-admin, a tool call, readiness, metrics; SIGTERM stops both', async () => {
@@ -63,7 +75,7 @@ test('pnpm start: both services, svc-admin, a tool call, readiness, metrics; SIG
       const { stdout } = await promisify(execFile)(node, ['packages/svc-admin/src/main.ts', ...args, '--json'], { cwd: root, env });
       return JSON.parse(stdout);
     };
-    const u = await admin('user', 'create', '--email', 'ops@example.com', '--password', 'correct horse battery staple');
+    const u = await admin('user', 'create', '--email', 'ops@example.com');
     await admin('project', 'create', '--slug', 'bb', '--workspace', u.workspace);
     const k = await admin('key', 'create', '--project', 'bb', '--level', 'VIEWER', '--name', 'bb');
     const res = await fetch(`${env.BASE_URL}/mcp/bb`, {
@@ -83,28 +95,55 @@ test('pnpm start: both services, svc-admin, a tool call, readiness, metrics; SIG
   await assert.rejects(fetch(`${env.AUTH_URL}/healthz`), 'the auth-service stopped');
 });
 
-test('pnpm demo prints a demo account whose keys work', async () => {
-  const { proc, env, output } = await startStackProcess(['--demo']);
+const VIEWER_KEY = /VIEWER key\s+(svc-[A-Za-z0-9]+)/;
+
+async function searchRotation(baseUrl: string, key: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${baseUrl}/api/v1/projects/demo/tools/svc_search`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: JSON.stringify({ query: 'rotation' }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+test('pnpm demo prints a demo account whose keys work; run again, it replaces them', async () => {
+  const first = await startStackProcess(['--demo']);
+  let firstKey: string;
   try {
-    const text = output();
-    const viewer = /VIEWER key\s+(svc-\S+)/.exec(text)?.[1];
-    assert.ok(viewer, `no VIEWER key in: ${text}`);
+    const text = first.output();
+    firstKey = VIEWER_KEY.exec(text)?.[1] ?? assert.fail(`no VIEWER key in: ${text}`);
+    assert.ok(text.indexOf('Demo account') < text.indexOf('[svc] ready: '), 'the banner comes with the ready line');
     assert.match(text, /personal key\s+svc-user-/);
     assert.match(text, /bot key\s+svc-bot-/);
-    const res = await fetch(`${env.BASE_URL}/api/v1/projects/demo/tools/svc_help`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': viewer },
-      body: '{}',
-    });
-    assert.equal(res.status, 200);
+    const search = await searchRotation(first.env.BASE_URL, firstKey);
+    assert.equal(search.status, 200);
+    assert.match(search.text, /key-rotation\.md/, "the README's search example finds a demo document");
     // The printed sign-in page exists, and so does the printed svc command.
     const signIn = /sign in at\s+(\S+)/.exec(text)?.[1];
     assert.ok(signIn, `no sign-in URL in: ${text}`);
     const page = await fetch(signIn, { headers: { accept: 'text/html' } });
     assert.equal(page.status, 200, signIn);
     assert.match(await page.text(), /<form[^>]+action="\/signin"/);
-    assert.match(text, /pnpm exec svc call svc_help --project demo/);
+    assert.match(text, /pnpm exec svc call svc_search --project demo --arg query=rotation/);
   } finally {
-    await stopped(proc);
+    assert.equal(await stopped(first.proc), 0);
+  }
+
+  const second = await startStackProcess(['--demo']);
+  try {
+    const secondKey = VIEWER_KEY.exec(second.output())?.[1] ?? assert.fail('no VIEWER key the second time');
+    assert.notEqual(secondKey, firstKey);
+    assert.equal((await searchRotation(second.env.BASE_URL, secondKey)).status, 200);
+    assert.equal((await searchRotation(second.env.BASE_URL, firstKey)).status, 401, 'the first run’s key was revoked');
+    const docs = await fetch(`${second.env.BASE_URL}/api/v1/projects/demo/tools/svc_search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': secondKey },
+      body: JSON.stringify({ query: 'rotation', limit: 50 }),
+    });
+    const { structuredContent } = (await docs.json()) as { structuredContent: { results: { document: string; heading: string }[] } };
+    const hits = structuredContent.results.filter((r) => r.document === 'key-rotation.md' && r.heading === 'Key rotation').length;
+    assert.equal(hits, 1, 'the documents were replaced, not added a second time');
+  } finally {
+    assert.equal(await stopped(second.proc), 0);
   }
 });

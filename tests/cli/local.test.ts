@@ -4,7 +4,7 @@
  * project-file edits, argument parsing and host discovery.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ async function deviceEndpoint(answers: { status: number; body: Record<string, un
     for await (const chunk of req) text += String(chunk);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await read(req);
     res.setHeader('content-type', 'application/json');
     if (req.url === '/api/oauth/device/code') {
@@ -81,6 +81,10 @@ async function deviceEndpoint(answers: { status: number; body: Record<string, un
     const next = answers.shift() ?? { status: 400, body: { error: 'authorization_pending' } };
     res.statusCode = next.status;
     res.end(JSON.stringify(next.body));
+  };
+  // A body that is not JSON resets the connection, which the client under test reports.
+  const server = createServer((req, res) => {
+    answer(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, polls, bodies, close: () => server.close() };

@@ -3,11 +3,12 @@
  * child processes, with a private config directory, and collects what they print.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after } from 'node:test';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = { svc: join(ROOT, 'node_modules/.bin/svc'), createSvc: join(ROOT, 'node_modules/.bin/create-svc') };
 
 export interface Run {
@@ -62,6 +63,14 @@ export async function runToEnd(bin: string, args: string[], env: Record<string, 
   return start(bin, args, env, cwd).exit;
 }
 
+const tempDirs: string[] = [];
+// Every directory tempDir() made is removed once the test file is done (its bins may still be
+// writing there until their test ends).
+after(() => Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+/** A new empty directory under the system's temp dir, removed after this test file. */
 export async function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), `svc-cli-${prefix}-`));
+  const dir = await mkdtemp(join(tmpdir(), `svc-cli-${prefix}-`));
+  tempDirs.push(dir);
+  return dir;
 }

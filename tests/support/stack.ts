@@ -10,7 +10,7 @@ import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway } from '@svc/mcp-gateway/server.ts';
 import type { RedisFixture } from '@svc/testkit';
-import { freePort, startRedis } from '@svc/testkit';
+import { freePort, startRedis, waitFor } from '@svc/testkit';
 
 export interface Stack {
   authUrl: string;
@@ -41,6 +41,8 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     ...(options.authFetch ? { fetch: options.authFetch } : {}),
   });
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
+  // The gateway connects to Redis in the background (fail-fast): a first request must not race it.
+  await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).ok, { timeout: 10_000, message: 'the gateway to reach Redis (/readyz)' });
   const client = connectRedis(redis.url, { name: 'stack-test' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
   return {

@@ -10,7 +10,7 @@ import type { WorkspaceStore } from './workspaces.ts';
 
 export const MAX_REASON_LENGTH = 1000;
 
-/** Access requests (spec "Access request"): created by svc_request_access, decided by admins. */
+/** Access requests (docs/contract.md "Access requests"): created by svc_request_access, decided by admins. */
 export class AccessRequestStore {
   private readonly ctx: StoreContext;
   private readonly workspaces: WorkspaceStore;

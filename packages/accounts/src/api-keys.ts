@@ -7,7 +7,7 @@ import { AccountError } from './errors.ts';
 import { K } from './keys.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
-/** Personal key lifetime (spec "Lifetimes and constants"): 30 days. */
+/** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
 export const USER_KEY_TTL_SECONDS = 2_592_000;
 /** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
 const RECORD_GRACE_SECONDS = 7 * 86_400;
@@ -81,7 +81,7 @@ export class ApiKeyStore {
     return { id: record.id, key, record };
   }
 
-  /** A project key (svc-) of a level; default EDITOR as the spec says. */
+  /** A project key (svc-) of a level; default EDITOR (docs/contract.md "Credentials"). */
   async createProjectKey(input: {
     project: string;
     level?: KeyLevel;
@@ -94,7 +94,7 @@ export class ApiKeyStore {
 
   /**
    * A personal key (svc-user-) valid 30 days. With a clientId, the previous personal keys the user
-   * got from that client are revoked first (spec "Device flow", rule 3).
+   * got from that client are revoked first (docs/contract.md "Client profiles", rule 3).
    */
   async createUserKey(input: { userId: string; clientId?: string; name?: string; expiresInSeconds?: number }): Promise<IssuedKey> {
     if (input.clientId) await this.revokeUserKeys(input.userId, input.clientId);

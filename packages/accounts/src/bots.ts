@@ -79,9 +79,10 @@ export class BotStore {
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
     const key = await this.keys.issue({ kind: 'bot_key', name: bot.name, workspace: bot.workspace, botId: id });
     await this.ctx.redis.hset(K.bot(id), 'keyId', key.id);
-    if (bot.keyId) await this.keys.revoke(bot.keyId).catch((err: unknown) => {
-      if (!(err instanceof AccountError && err.code === 'not_found')) throw err;
-    });
+    if (bot.keyId)
+      await this.keys.revoke(bot.keyId).catch((err: unknown) => {
+        if (!(err instanceof AccountError && err.code === 'not_found')) throw err;
+      });
     return key;
   }
 

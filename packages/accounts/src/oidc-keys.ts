@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const OIDC_PREFIX = 'svc:oidc:';
+const OIDC_PREFIX = 'svc:oidc:';
 
 /** base64url SHA-256 of a record id. */
 export function oidcDigest(id: string): string {

@@ -1,5 +1,5 @@
 /**
- * The client side of the device authorization grant (RFC 8628) as the spec's profiles send it:
+ * The client side of the device authorization grant (RFC 8628; docs/contract.md "Device flow"):
  * request a code, show where to approve it, poll no faster than `interval` (plus 5 s for every
  * `slow_down`), and turn each outcome into a result or a CliError that explains it.
  */
@@ -8,7 +8,7 @@ import { CliError, EXIT } from './errors.ts';
 import { requestJson, serverMessage } from './http.ts';
 import type { Waiting } from './ui.ts';
 
-export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export interface DeviceCode {
   device_code: string;
@@ -31,7 +31,7 @@ export interface DeviceFlowOptions {
   progress: Waiting;
 }
 
-export async function requestDeviceCode(opts: DeviceFlowOptions): Promise<DeviceCode> {
+async function requestDeviceCode(opts: DeviceFlowOptions): Promise<DeviceCode> {
   const res = await requestJson(`${opts.authUrl}/api/oauth/device/code`, { body: { client_id: opts.clientId, ...opts.codeRequest } });
   const b = res.body;
   if (

@@ -7,8 +7,8 @@
 import { CliError, EXIT } from './errors.ts';
 import { requestJson } from './http.ts';
 
-export const DEFAULT_BASE_URL = 'http://localhost:3000';
-export const DEFAULT_AUTH_URL = 'http://localhost:4000';
+const DEFAULT_BASE_URL = 'http://localhost:3000';
+const DEFAULT_AUTH_URL = 'http://localhost:4000';
 
 export interface Hosts {
   baseUrl: string;

@@ -1,6 +1,6 @@
 /**
  * MCP client configuration for a project endpoint, with the key read from an environment variable
- * by the client itself: never inlined (spec "Key hygiene rules": never commit keys).
+ * by the client itself: never inlined (docs/contract.md "Key hygiene": never commit keys).
  */
 export const KEY_VARIABLE = 'SVC_API_KEY';
 

@@ -20,7 +20,7 @@ export interface StoredKey {
   saved_at: string;
 }
 
-export function configDir(env: NodeJS.ProcessEnv): string {
+function configDir(env: NodeJS.ProcessEnv): string {
   if (env['SVC_CONFIG_DIR']) return env['SVC_CONFIG_DIR'];
   return join(env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'svc');
 }

@@ -38,7 +38,7 @@ export interface Config {
 }
 
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
-export const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
+const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

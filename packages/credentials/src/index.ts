@@ -1,5 +1,5 @@
 /**
- * Credential formats of the spec ("Credentials" table) and product-decisions.md:
+ * Credential formats of docs/contract.md "Credentials":
  * `<prefix><random><checksum>`, the random part 22 base62 characters (about 131 bits), the
  * checksum 6 base62 characters of the CRC-32 of prefix and random part. Base62 has no `-` or
  * `_`, so the longest matching prefix decides the kind without ambiguity, and a mistyped or

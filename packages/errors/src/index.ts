@@ -1,5 +1,5 @@
 /**
- * The error catalogue (spec "Errors"; product-decisions "Errors"). Every refusal the services
+ * The error catalogue (docs/contract.md "Errors"). Every refusal the services
  * send is an SvcError of one of these codes; toJsonRpcError() and toRestError() are the only places
  * that turn one into a body. The public message never holds internal detail: that goes in
  * `detail`, which is logged with the request id and never sent.
@@ -31,7 +31,7 @@ interface CatalogueEntry {
   rpc: number;
 }
 
-export const ERROR_CATALOGUE = {
+const ERROR_CATALOGUE = {
   missing_authentication: {
     status: 401,
     message: 'Missing authentication',

@@ -138,8 +138,3 @@ export async function uploadDocument(
     throw new LimitError(`This upload would bring the project to ${n} sections; the limit is ${LIMITS.sectionsPerProject}.`);
   return { document: record, replaced: status === 'replaced', headings: sections.map((s) => s.heading) };
 }
-
-export async function listDocuments(redis: Redis, project: string): Promise<DocumentRecord[]> {
-  const all = await redis.hvals(kbKeys(project).docs);
-  return all.map((j) => JSON.parse(j) as DocumentRecord).sort((a, b) => a.name.localeCompare(b.name));
-}

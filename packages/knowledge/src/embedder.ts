@@ -93,7 +93,7 @@ function hash32(s: string): number {
   return h >>> 0;
 }
 
-export function normalise(v: Float32Array): Float32Array {
+function normalise(v: Float32Array): Float32Array {
   let sum = 0;
   for (const x of v) sum += x * x;
   const n = Math.sqrt(sum);

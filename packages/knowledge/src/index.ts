@@ -18,7 +18,7 @@ export * from './passages.ts';
 export * from './search.ts';
 export * from './swarms.ts';
 export * from './tasks.ts';
-export { estimateTokens, terms } from './text.ts';
+export { estimateTokens } from './text.ts';
 
 export interface KnowledgeOptions {
   /** Default: the built-in local embedder. */

@@ -29,5 +29,3 @@ export function kbKeys(project: string) {
     taskChildren: (parent: string) => `${p}:task-children:${parent}`,
   };
 }
-
-export type KbKeys = ReturnType<typeof kbKeys>;

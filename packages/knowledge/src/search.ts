@@ -121,5 +121,3 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
     },
   };
 }
-
-export type SearchIndex = ReturnType<typeof createSearchIndex>;

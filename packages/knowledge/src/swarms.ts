@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { kbKeys } from './keys.ts';
 import { runScript, script } from './lua.ts';
 
-export const SWARM_LIMITS = { perProject: 1_000 } as const;
+const SWARM_LIMITS = { perProject: 1_000 } as const;
 
 export interface Swarm {
   id: string;

@@ -33,7 +33,7 @@ for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
   });
 }
 
-test('the acceptance example: keyword finds pelican, hybrid finds the rotation section', async () => {
+test('a two-section document: keyword finds pelican, hybrid finds the rotation section', async () => {
   const doc =
     '# Rotation\n\nRotate keys every ninety days and revoke the old key.\n\n# Quotas\n\nThe monthly quota of the pelican plan resets on the first day.';
   await uploadDocument(redis.client, k.embedder, 'ops', { name: 'ops.md', content: doc });

@@ -8,7 +8,7 @@ const CREDENTIAL = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-
 const SECRET_FIELD = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|pepper|code_verifier|device_code/i;
 
 /** A string with every credential shape reduced to its prefix and four characters. */
-export function redactString(s: string): string {
+function redactString(s: string): string {
   return s.replace(CREDENTIAL, '$1$2…');
 }
 

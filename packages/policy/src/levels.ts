@@ -1,7 +1,7 @@
-/** Project roles and key access levels (spec "Access levels"; product-decisions "Accounts"). */
-export const ROLES = ['NONE', 'VIEWER', 'EDITOR', 'ADMIN'] as const;
+/** Project roles and key access levels (docs/contract.md "Access levels" and "Accounts"). */
+const ROLES = ['NONE', 'VIEWER', 'EDITOR', 'ADMIN'] as const;
 export type Role = (typeof ROLES)[number];
-export const KEY_LEVELS = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
+const KEY_LEVELS = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 export type KeyLevel = (typeof KEY_LEVELS)[number];
 export const DEFAULT_KEY_LEVEL: KeyLevel = 'EDITOR';
 
@@ -15,11 +15,6 @@ export function isKeyLevel(value: unknown): value is KeyLevel {
 
 export function roleAtLeast(role: Role, needed: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(needed);
-}
-
-/** The lower of two roles: a key's level capped by its owner's role. */
-export function minRole(a: Role, b: Role): Role {
-  return ROLES.indexOf(a) <= ROLES.indexOf(b) ? a : b;
 }
 
 export const SURFACES = ['hosted', 'companion', 'orchestrator'] as const;

@@ -1,4 +1,4 @@
-/** Plans and their limits (spec "Rate limits per plan"; product-decisions "Rate limits and quotas"). */
+/** Plans and their limits (docs/contract.md "Plans and limits"). */
 export const PLANS = ['FREE', 'SOLO', 'PRO', 'TEAM', 'ENTERPRISE'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -20,7 +20,7 @@ const CURRENT: Record<Plan, PlanLimits> = {
   ENTERPRISE: { requestsPerMinute: 2_000, monthlyQueries: 500_000, fairUse: true },
 };
 
-// The spec's earlier set names no SOLO values; SOLO keeps its current ones there.
+// The earlier set names no SOLO values; SOLO keeps its current ones there (docs/decisions.md "Rate limits").
 const EARLIER: Record<Plan, PlanLimits> = {
   FREE: { requestsPerMinute: 10, monthlyQueries: 100, fairUse: false },
   SOLO: CURRENT.SOLO,
@@ -47,7 +47,7 @@ export function planAtLeast(plan: Plan, needed: Plan): boolean {
   return PLANS.indexOf(plan) >= PLANS.indexOf(needed);
 }
 
-/** Agents entitlement default: on for TEAM and ENTERPRISE (product-decisions "Accounts"). */
+/** Agents entitlement default: on for TEAM and ENTERPRISE (docs/contract.md "Accounts"). */
 export function agentsByDefault(plan: Plan): boolean {
   return plan === 'TEAM' || plan === 'ENTERPRISE';
 }

@@ -1,5 +1,5 @@
 /**
- * The one tool policy table (product-decisions "Surfaces and the tool policy"). tools/list,
+ * The one tool policy table (docs/contract.md "Surfaces and tool policy"). tools/list,
  * tools/call, svc_help, the REST API and the docs all read it; nothing else decides who may call
  * a tool.
  */

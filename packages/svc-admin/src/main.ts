@@ -61,7 +61,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     await waitReady(redis, 5_000);
     const io = { password: () => readPassword(passwordSource(values)) };
-    const out = await command(createAccounts(redis, { pepper: config.keyPepper }), values as Record<string, string | boolean | undefined>, io);
+    const out = await command(
+      createAccounts(redis, { pepper: config.keyPepper }),
+      values as Record<string, string | boolean | undefined>,
+      io,
+    );
     process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${formatHuman(out)}\n`);
     return 0;
   } catch (err) {

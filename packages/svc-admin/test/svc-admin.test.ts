@@ -108,7 +108,14 @@ test('every command of the operator interface', async () => {
 
 test('passwords come from standard input or a prompt, never from the command line', async () => {
   const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
-  const piped = await adminWithInput('correct horse battery staple\n', 'user', 'create', '--email', 'piped@example.com', '--password-stdin');
+  const piped = await adminWithInput(
+    'correct horse battery staple\n',
+    'user',
+    'create',
+    '--email',
+    'piped@example.com',
+    '--password-stdin',
+  );
   assert.equal(piped.out.passwordSet, true);
   assert.ok(await accounts.users.verifyPassword('piped@example.com', 'correct horse battery staple'), 'the piped password signs in');
 

@@ -1,6 +1,7 @@
 /**
- * Test fixtures: a private redis-server on a free port (removed after), free ports, and a place
- * for test output. No mocks of our own storage: tests run against this real Redis.
+ * Test fixtures: a private redis-server on a free port (removed after), free ports, a place for
+ * test output, polling (waitFor, eventually) instead of fixed sleeps, and a clock tests control.
+ * No mocks of our own storage: tests run against this real Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, mkdir } from 'node:fs/promises';
@@ -8,6 +9,22 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { GiveUp, waitFor } from './wait.ts';
+
+export { eventually, GiveUp, waitFor } from './wait.ts';
+export { testClock } from './clock.ts';
+
+/**
+ * scripts/test.sh sets SVC_TEST_SUITE=unit for the unit suite: a unit test that reaches for Redis
+ * fails here, naming the rule, instead of quietly making the unit suite slow.
+ */
+function refuseInUnitSuite(what: string): void {
+  if (process.env['SVC_TEST_SUITE'] === 'unit')
+    throw new Error(
+      `${what} in the unit suite: *.unit.test.ts files are pure logic (no Redis, servers or browser). ` +
+        'Name the file *.test.ts to make it an integration test (docs/conventions.md "Tests").',
+    );
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -37,18 +54,20 @@ async function waitForPing(port: number, child: ChildProcess, log: () => string)
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => {});
   try {
-    for (let i = 0; i < 100; i++) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${log()}`);
-      try {
-        await probe.connect();
-        await probe.ping();
-        return;
-      } catch {
-        probe.disconnect();
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    throw new Error(`redis-server did not answer on port ${port}: ${log()}`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new GiveUp(`redis-server exited (${child.exitCode}): ${log()}`);
+        try {
+          await probe.connect();
+          await probe.ping();
+          return true;
+        } catch (err) {
+          probe.disconnect();
+          throw err;
+        }
+      },
+      { timeout: 10_000, interval: 50, message: () => `redis-server to answer on port ${port}: ${log()}` },
+    );
   } finally {
     probe.disconnect();
   }
@@ -56,6 +75,7 @@ async function waitForPing(port: number, child: ChildProcess, log: () => string)
 
 /** Starts a private redis-server (needs redis-server on PATH: scripts/setup.sh installs it). */
 export async function startRedis(): Promise<RedisFixture> {
+  refuseInUnitSuite('startRedis()');
   const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
   const port = await freePort();
   let child: ChildProcess;
@@ -77,12 +97,20 @@ export async function startRedis(): Promise<RedisFixture> {
     await waitForPing(port, child, () => output);
   };
   const kill = async () => {
-    if (child.exitCode !== null) return;
+    // Already gone (exited, killed by a signal) or never started (spawn failed): no 'exit' to await.
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
   };
-  await launch();
+  try {
+    await launch();
+  } catch (err) {
+    // Nothing to stop() later: remove what was made here.
+    await kill().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   const client = new Redis({ port, host: '127.0.0.1' });
   client.on('error', () => {});
   return {
@@ -118,9 +146,25 @@ export interface RedisClusterFixture {
 
 /** A private 3-master Redis Cluster (no replicas) on free ports; needs redis-server and redis-cli. */
 export async function startRedisCluster(): Promise<RedisClusterFixture> {
+  refuseInUnitSuite('startRedisCluster()');
   const base = await mkdtemp(join(tmpdir(), 'svc-cluster-'));
   const ports = [await freePort(), await freePort(), await freePort()];
   const children: ChildProcess[] = [];
+  const stop = async () => {
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null && c.pid !== undefined);
+    await Promise.all(running.map((c) => new Promise((r) => (c.once('exit', r), c.kill('SIGKILL')))));
+    await rm(base, { recursive: true, force: true });
+  };
+  try {
+    await createCluster(base, ports, children);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url: ports.map((p) => `redis://127.0.0.1:${p}`).join(','), ports, stop };
+}
+
+async function createCluster(base: string, ports: number[], children: ChildProcess[]): Promise<void> {
   for (const port of ports) {
     const dir = join(base, String(port));
     await mkdir(dir, { recursive: true });
@@ -156,24 +200,18 @@ export async function startRedisCluster(): Promise<RedisClusterFixture> {
     let out = '';
     create.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     create.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    create.on('error', (err) => fail(new Error(`redis-cli: ${err.message} (scripts/setup.sh installs redis-tools)`)));
     create.on('exit', (code) => (code === 0 ? ok() : fail(new Error(`redis-cli --cluster create failed: ${out.slice(-500)}`))));
   });
   const probe = new Redis({ port: ports[0], host: '127.0.0.1' });
+  probe.on('error', () => {});
   try {
-    for (let i = 0; i < 100; i++) {
-      const info = await probe.cluster('INFO');
-      if (String(info).includes('cluster_state:ok')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => String(await probe.cluster('INFO')).includes('cluster_state:ok'), {
+      timeout: 10_000,
+      interval: 50,
+      message: `the Redis Cluster on ports ${ports.join(', ')} to report cluster_state:ok`,
+    });
   } finally {
     probe.disconnect();
   }
-  return {
-    url: ports.map((p) => `redis://127.0.0.1:${p}`).join(','),
-    ports,
-    async stop() {
-      await Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => (c.once('exit', r), c.kill('SIGKILL'))))));
-      await rm(base, { recursive: true, force: true });
-    },
-  };
 }

@@ -1,6 +1,6 @@
 /**
- * The device authorization and token endpoints over HTTP (RFC 8628; spec "Device flow endpoints";
- * product-decisions "Device flow"): response shape, JSON and form bodies, polling errors, the
+ * The device authorization and token endpoints over HTTP (RFC 8628; docs/contract.md "Device flow"
+ * and "Device authorization response"): response shape, JSON and form bodies, polling errors, the
  * client_id rule and the auto_provision rules. Approval by a person is in tests/auth.
  */
 import assert from 'node:assert/strict';
@@ -37,7 +37,7 @@ test('authorization server metadata lives at the issuer root and names our endpo
   assert.equal((await fetch(`${f.url}/.well-known/oauth-protected-resource`)).status, 404);
 });
 
-test('device code response: spec fields, XXXX-9999 user code, 1800 s, interval 5 (JSON and form)', async () => {
+test('device code response: contract fields, XXXX-9999 user code, 1800 s, interval 5 (JSON and form)', async () => {
   const r = await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'svc-mcp' });
   assert.equal(r.status, 200);
   assert.match(String(r.body['user_code']), /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[0-9]{4}$/);

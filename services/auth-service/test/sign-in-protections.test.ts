@@ -1,6 +1,6 @@
 /**
- * Sign-in protections (issue 3): CSRF on every form, cookie attributes, brute-force throttling of
- * sign-in (per IP and per account) and of device code entry, and no open redirect after sign-in.
+ * Sign-in protections (docs/auth-service.md "Sign-in protections"): CSRF on every form, cookie
+ * attributes, brute-force throttling of sign-in (per IP and per account) and of device code entry, and no open redirect after sign-in.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@svc/testkit';
 import { providerStoreOutage, STORE_DOWN_MESSAGE } from '../src/http/store-outage.ts';
 import { postJson, startAuth, type AuthFixture } from './support.ts';
 
@@ -18,20 +18,12 @@ after(async () => {
   await f.close();
 });
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 const readyStatus = async () => (await fetch(`${f.url}/readyz`)).status;
 
 test('Redis down: 503 with a message naming the problem, never a 500; back up: works again', async () => {
   assert.equal((await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'svc-mcp' })).status, 200);
   await f.redis.kill();
-  await until(async () => (await readyStatus()) === 503, 'readiness to report the outage');
+  await waitFor(async () => (await readyStatus()) === 503, { timeout: 10_000, interval: 100, message: 'readiness to report the outage' });
 
   const code = await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'svc-mcp' });
   assert.equal(code.status, 503);
@@ -53,7 +45,7 @@ test('Redis down: 503 with a message naming the problem, never a 500; back up: w
   assert.equal((await fetch(`${f.url}/healthz`)).status, 200);
 
   await f.redis.restart();
-  await until(async () => (await readyStatus()) === 200, 'readiness after Redis returned');
+  await waitFor(async () => (await readyStatus()) === 200, { timeout: 10_000, interval: 100, message: 'readiness after Redis returned' });
   const again = await postJson(`${f.url}/api/oauth/device/code`, { client_id: 'svc-mcp' });
   assert.equal(again.status, 200);
   assert.match(String(again.body['user_code']), /^[A-Z]{4}-[0-9]{4}$/);

@@ -210,5 +210,3 @@ function challenge(baseUrl: string, target: Target, err: SvcError): string {
     parts.push(`error="invalid_token", error_description="${err.message}"`);
   return parts.join(', ');
 }
-
-export type Gateway = ReturnType<typeof createGateway>;

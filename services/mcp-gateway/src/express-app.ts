@@ -69,7 +69,7 @@ export function createExpressApp(deps: ExpressDeps) {
     res.set(PUBLIC_CORS).json(deps.openApi());
   });
 
-  // Device-flow and OAuth endpoints live on {auth_url}; a POST here is the spec's 405.
+  // Device-flow and OAuth endpoints live on {auth_url}; a POST here is the 405 of docs/contract.md "Errors".
   app.all(/^\/api\/oauth\//, (req, res) => {
     const err = new SvcError('method_not_allowed', {
       remedy: `OAuth and device-flow requests go to the authorization host: ${deps.authUrl}${req.path}`,

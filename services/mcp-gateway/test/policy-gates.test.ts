@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KeyLevel, Plan, Role, Surface } from '@svc/policy';
 import { PLANS, SURFACES, evaluate } from '@svc/policy';
+import { eventually } from '@svc/testkit';
 import { call, post, rpc, startFixture, type GatewayFixture } from './support.ts';
 
 let f: GatewayFixture;
@@ -141,16 +142,20 @@ test('svc_request_access from role NONE creates a request that approval grants',
   assert.equal(req!.status, 'pending');
   assert.equal(req!.reason, 'read the runbooks');
   await f.accounts.accessRequests.decide(id, true);
-  await new Promise((r) => setTimeout(r, 100));
-  res = await post(f.url, `/mcp/${none.project}`, call('svc_help'), { 'X-API-Key': none.key });
-  assert.equal(res.body.result.structuredContent.role, 'VIEWER');
+  const roleOf = async (c: { project: string; key: string }) =>
+    (await post(f.url, `/mcp/${c.project}`, call('svc_help'), { 'X-API-Key': c.key })).body.result.structuredContent.role;
+  await eventually(async () => assert.equal(await roleOf(none), 'VIEWER'), {
+    timeout: 1000,
+    message: 'the approved VIEWER level to apply',
+  });
   // A project key asking for more: approval raises the key's level.
   const viewer = creds.find((c) => c.role === 'VIEWER')!;
   res = await post(f.url, `/mcp/${viewer.project}`, call('svc_request_access', { requested_level: 'EDITOR', reason: 'upload docs' }), {
     'X-API-Key': viewer.key,
   });
   await f.accounts.accessRequests.decide(res.body.result.structuredContent.id, true);
-  await new Promise((r) => setTimeout(r, 100));
-  res = await post(f.url, `/mcp/${viewer.project}`, call('svc_help'), { 'X-API-Key': viewer.key });
-  assert.equal(res.body.result.structuredContent.role, 'EDITOR');
+  await eventually(async () => assert.equal(await roleOf(viewer), 'EDITOR'), {
+    timeout: 1000,
+    message: "the key's approved EDITOR level to apply",
+  });
 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connectRedis, createAccounts } from '@svc/accounts';
+import { waitFor } from '@svc/testkit';
 import { post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
 
 let f: GatewayFixture;
@@ -29,14 +30,11 @@ test('requests that need Redis get 503 while it is down, and work again when it 
   const client = connectRedis(f.redis.url);
   const again = await seed(createAccounts(client, { pepper: f.config.keyPepper, bcryptCost: 4 }));
   client.disconnect();
-  const deadline = Date.now() + 5_000;
-  let status = 0;
-  while (Date.now() < deadline) {
-    status = (await post(f.url, `/mcp/${again.project}`, rpc('ping'), { 'X-API-Key': again.key })).status;
-    if (status === 200) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.equal(status, 200, 'the gateway recovered by itself');
+  await waitFor(async () => (await post(f.url, `/mcp/${again.project}`, rpc('ping'), { 'X-API-Key': again.key })).status === 200, {
+    timeout: 5_000,
+    interval: 100,
+    message: 'the gateway to recover by itself (200 once Redis is back)',
+  });
 });
 
 test('with a valid cached credential and Redis down, the rate limiter refuses with 503 (no unlimited pass)', async () => {

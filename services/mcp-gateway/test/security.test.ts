@@ -1,19 +1,22 @@
 /**
- * The shared security suite (STYLE "Tests"): every protected endpoint and method gets the same
+ * The shared security suite (docs/conventions.md "Tests"): every protected endpoint and method gets the same
  * credential cases: missing, malformed, unknown, revoked, expired, wrong project, wrong type.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateCredential } from '@svc/credentials';
+import { testClock } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
+// Follows real time; the expired-key cases move it past the key's lifetime instead of waiting.
+const clock = testClock({ frozen: false });
 let f: GatewayFixture;
 let a: Seeded;
 let b: Seeded;
 let botKey: string;
 
 before(async () => {
-  f = await startFixture();
+  f = await startFixture({}, { now: clock.now });
   a = await seed(f.accounts, { plan: 'TEAM' });
   b = await seed(f.accounts, { plan: 'TEAM' });
   botKey = (await f.accounts.bots.create({ workspace: a.workspace, name: 'ci' })).key.key;
@@ -57,11 +60,16 @@ async function send(ep: Endpoint, headers: Record<string, string>) {
   return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
 }
 
-function message(res: { body: any }, rest: boolean): string {
+/** The error part of a JSON-RPC or REST error body. */
+interface ErrorBody {
+  error?: { message?: string; code?: string; data?: { code?: string } };
+}
+
+function message(res: { body: ErrorBody | null }, rest: boolean): string | undefined {
   return rest ? res.body?.error?.message : res.body?.error?.message;
 }
 
-function dataCode(res: { body: any }, rest: boolean): string {
+function dataCode(res: { body: ErrorBody | null }, rest: boolean): string | undefined {
   return rest ? res.body?.error?.code : res.body?.error?.data?.code;
 }
 
@@ -103,7 +111,7 @@ for (const ep of endpoints) {
         name: 'x',
         expiresInSeconds: 1,
       });
-      await new Promise((r) => setTimeout(r, 1100));
+      clock.advance(1_000);
       await expect401({ 'X-API-Key': k.key }, 'Invalid API key', 'invalid_api_key');
     });
     if (!ep.account) {

@@ -9,7 +9,7 @@ import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import type { Plan, KeyLevel } from '@svc/policy';
 import type { RedisFixture } from '@svc/testkit';
-import { freePort, startRedis } from '@svc/testkit';
+import { freePort, startRedis, waitFor } from '@svc/testkit';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 
 export interface GatewayFixture {
@@ -34,14 +34,31 @@ export function testConfig(redisUrl: string, port: number, env: Record<string, s
   });
 }
 
-export async function startFixture(env: Record<string, string> = {}): Promise<GatewayFixture> {
+/**
+ * `now`: the clock of the gateway and of the fixture's own account stores (key expiry, rate-limit
+ * windows), e.g. testClock() of @svc/testkit; the real clock when absent.
+ */
+/**
+ * Waits until the gateway at `url` reaches its Redis (/readyz): it connects in the background
+ * (fail-fast, no offline queue), so a request sent the moment it listens could get a 503.
+ */
+export async function gatewayReady(url: string): Promise<void> {
+  await waitFor(async () => (await fetch(`${url}/readyz`)).ok, {
+    timeout: 10_000,
+    message: `the gateway at ${url} to reach Redis (/readyz)`,
+  });
+}
+
+export async function startFixture(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<GatewayFixture> {
   const redis = await startRedis();
   const port = await freePort();
   const config = testConfig(redis.url, port, env);
   const logger = createLogger({ service: 'mcp-gateway', level: 'error', silent: true });
-  const gw = await startGateway({ config, logger });
+  const now = options.now ? { now: options.now } : {};
+  const gw = await startGateway({ config, logger, ...now });
+  await gatewayReady(gw.url);
   const client = connectRedis(redis.url, { name: 'test-accounts' });
-  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4, ...now });
   const replicas: RunningGateway[] = [];
   return {
     redis,
@@ -51,7 +68,8 @@ export async function startFixture(env: Record<string, string> = {}): Promise<Ga
     url: `http://127.0.0.1:${port}`,
     async startReplica() {
       const p = await freePort();
-      const r = await startGateway({ config: { ...config, port: p }, logger });
+      const r = await startGateway({ config: { ...config, port: p }, logger, ...now });
+      await gatewayReady(r.url);
       replicas.push(r);
       return r;
     },
@@ -90,6 +108,7 @@ export async function seed(accounts: Accounts, opts: { plan?: Plan; level?: KeyL
 export interface RpcResponse {
   status: number;
   headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed response body: its shape is what the assertions check
   body: any;
   text: string;
 }

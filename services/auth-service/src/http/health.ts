@@ -1,4 +1,4 @@
-/** GET /healthz (alive), /readyz (Redis reachable), /metrics (Prometheus text): product-decisions "Operator interface". */
+/** GET /healthz (alive), /readyz (Redis reachable), /metrics (Prometheus text): docs/contract.md "Operator interface". */
 import type { Express } from 'express';
 import type { Redis } from '@svc/accounts';
 import type { Metrics } from './metrics.ts';

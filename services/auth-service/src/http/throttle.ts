@@ -1,7 +1,8 @@
 /**
  * Fixed-window attempt counters in Redis for brute-force protection of sign-in and code entry
- * (issue 3, "Sign-in protections"; product-decisions "Device flow": entry attempts are rate
- * limited). Only failures are counted, so a person who gets it right is never slowed down.
+ * (docs/auth-service.md "Sign-in protections"; docs/contract.md "Device authorization response":
+ * wrong code entries are rate limited). Only failures are counted, so a person who gets it right
+ * is never slowed down.
  */
 import type { Redis } from '@svc/accounts';
 import { OK } from '../provider/redis-keys.ts';

@@ -1,15 +1,15 @@
 /**
  * The browser session of our own pages (sign-in, sign-up, consent): an opaque cookie whose
  * SHA-256 names a Redis hash. Cookies are HttpOnly, SameSite=Lax, and Secure when the auth host
- * is served over TLS (issue 3, "Sign-in protections").
+ * is served over TLS (docs/auth-service.md "Sign-in protections").
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { OK } from '../provider/redis-keys.ts';
 
-export const SESSION_COOKIE = 'svc_session';
-export const CSRF_COOKIE = 'svc_csrf';
+const SESSION_COOKIE = 'svc_session';
+const CSRF_COOKIE = 'svc_csrf';
 const SESSION_TTL_SECONDS = 14 * 86_400;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -1,6 +1,6 @@
 /**
- * Pre-step of the device authorization endpoint. Spec "Device flow" rule 5 and the endpoint table:
- * `auto_provision` is accepted only with the client profile create-svc, and rejected for
+ * Pre-step of the device authorization endpoint. docs/contract.md "Client profiles" rule 5 and the
+ * code endpoint's fields ("Device flow"): `auto_provision` is accepted only with the client profile create-svc, and rejected for
  * unregistered client IDs (invalid_client) and for every other profile (invalid_request).
  */
 import type { NextFunction, Request, Response } from 'express';

@@ -1,8 +1,8 @@
 /**
- * product-decisions "Hosts and processes": the device-flow and token endpoints take JSON (as the
- * spec shows) and form bodies (as OAuth clients send). oidc-provider parses only form bodies there
- * (lib/shared/selective_body.js; JSON declined upstream, issue #589) but supports a body consumed
- * upstream: this step reads the body once, turns a JSON object into the equivalent form body, and
+ * docs/contract.md "Hosts and endpoints": the device-flow and token endpoints take JSON and form
+ * bodies (as OAuth clients send). oidc-provider parses only form bodies there (its
+ * lib/shared/selective_body.js; JSON was declined upstream, oidc-provider issue #589) but supports
+ * a body consumed upstream: this step reads the body once, turns a JSON object into the equivalent form body, and
  * hands the form text on as `req.body`. `res.locals.oauthParams` gives our own pre-steps the values.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';

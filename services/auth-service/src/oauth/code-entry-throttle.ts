@@ -1,7 +1,7 @@
 /**
- * Pre-step of the code entry form (POST /device): product-decisions "Device flow": entry attempts
- * are rate limited. Codes that match no device authorization count as failures per IP; once over
- * the limit every entry from that IP is refused until the window ends, so the 1.6e9 codes cannot
+ * Pre-step of the code entry form (POST /device): wrong entries are rate limited
+ * (docs/contract.md "Device authorization response"). Codes that match no device authorization
+ * count as failures per IP; once over the limit every entry from that IP is refused until the window ends, so the 1.6e9 codes cannot
  * be guessed.
  */
 import type { NextFunction, Request, Response } from 'express';

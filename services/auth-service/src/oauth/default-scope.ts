@@ -1,7 +1,7 @@
 /**
  * oidc-provider grants only requested scopes, and ends an authorization that grants none with
- * access_denied (lib/actions/authorization/interactions.js). The spec's device clients send only
- * `client_id`, and MCP clients often send no scope.
+ * access_denied (lib/actions/authorization/interactions.js). Device clients (docs/contract.md
+ * "Device flow") send only `client_id`, and MCP clients often send no scope.
  * - Device flow: `openid`. The project (the resource) is chosen on the consent page, after the
  *   request; oidc-provider drops non-OpenID scopes from a request without a resource
  *   (check_resource.js filterStatics), so a resource scope could not survive until then. The
@@ -11,7 +11,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { oauthParams } from './body.ts';
 
-export const RESOURCE_SCOPE = 'mcp';
+const RESOURCE_SCOPE = 'mcp';
 
 /** POST /api/oauth/device/code (after oauthFormBody). */
 export function defaultDeviceScope(req: Request, res: Response, next: NextFunction): void {

@@ -2,18 +2,19 @@
  * Post-step of the device authorization endpoint (RFC 8628 §3.2). oidc-provider cannot make
  * letters-then-digits codes (lib/helpers/configuration.js allows one charset), so, as its notes
  * suggest, the issued DeviceCode gets our user code and is saved again; the response gains
- * `interval` (spec: 5) and a `verification_uri_complete` with the spec's `code` parameter.
+ * `interval` (5) and a `verification_uri_complete` with the `code` parameter (docs/contract.md
+ * "Device authorization response").
  */
 import { randomInt } from 'node:crypto';
 import type { Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { OK } from '../provider/redis-keys.ts';
 
-/** product-decisions "Device flow": four of these letters, a hyphen, four digits. */
-export const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
+/** docs/contract.md "Device authorization response": four of these letters, a hyphen, four digits. */
+const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
 export const POLL_INTERVAL_SECONDS = 5;
 
-export function generateUserCode(): string {
+function generateUserCode(): string {
   let letters = '';
   let digits = '';
   for (let i = 0; i < 4; i++) letters += USER_CODE_LETTERS[randomInt(USER_CODE_LETTERS.length)];

@@ -11,7 +11,7 @@ const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const GRANTS = new Set(['authorization_code', 'refresh_token']);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
 
-export function redirectUriAllowed(uri: unknown): boolean {
+function redirectUriAllowed(uri: unknown): boolean {
   if (typeof uri !== 'string') return false;
   const u = URL.parse(uri);
   if (!u || u.hash) return false;

@@ -38,6 +38,9 @@ export function providerRequest(req: Request): IncomingMessage {
   const type = headers['content-type']?.split(';')[0]?.trim();
   if (type) headers['content-type'] = `${type}; charset=utf-8`;
   replay.headers = headers;
+  // Complete, as the HTTP parser would mark it: an IncomingMessage that ends incomplete counts as
+  // aborted, and node:http then destroys the socket it shares with the original request.
+  replay.complete = true;
   replay.push(text);
   replay.push(null);
   return replay;

@@ -1,9 +1,10 @@
 /**
  * Post-step of the token endpoint (oidc-provider docs "Pre- and post-middlewares"): shapes the
- * response per client profile (spec "Token response, project-scoped" and "Token response,
- * personal user key").
+ * response per client profile (docs/contract.md "Project token response" and
+ * "Personal key response").
  * - svc-cli: the OAuth tokens just issued are destroyed and a personal `svc-user-` key valid 30
- *   days is returned instead; it replaces the user's previous svc-cli key (spec "Device flow" 3).
+ *   days is returned instead; it replaces the user's previous svc-cli key (docs/contract.md
+ *   "Client profiles" rule 3).
  * - project-bound tokens: `project_slug` and `mcp_endpoint` from the token's audience; create-svc
  *   with auto_provision also gets a project API key (`api_key`).
  */

@@ -1,4 +1,4 @@
-/** The consent page of each client profile (spec "Device flow" table; issue 3 "The pages"). */
+/** The consent page of each client profile (docs/contract.md "Client profiles" and "Device flow pages"). */
 import type { ProjectAccess } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
@@ -21,7 +21,7 @@ function frame(v: ConsentView, title: string, inner: string): string {
   );
 }
 
-/** svc-cli: both confirmations (product-decisions "Device flow"). */
+/** svc-cli: both confirmations (docs/contract.md "Client profiles" rule 2). */
 export function personalKeyConsent(v: ConsentView): string {
   return frame(
     v,

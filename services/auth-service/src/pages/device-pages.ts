@@ -1,7 +1,7 @@
 /**
  * The pages of the device flow at `{auth_url}/device` (oidc-provider's deviceFlow page hooks).
  * Each form carries the provider's own xsrf field (oidc-provider docs, features.deviceFlow).
- * product-decisions "Device flow": with `?code=` the code is shown for confirmation, except for
+ * docs/contract.md "Device flow pages": with `?code=` the code is shown for confirmation, except for
  * svc-cli, whose user must type the code from the terminal.
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -15,7 +15,7 @@ export function normalizeUserCode(input: string): string {
 }
 
 /** `WDJB4821` -> `WDJB-4821`. */
-export function displayUserCode(normalized: string): string {
+function displayUserCode(normalized: string): string {
   return `${normalized.slice(0, 4)}-${normalized.slice(4)}`;
 }
 

@@ -1,5 +1,5 @@
 /**
- * create-svc with auto_provision (spec "Device flow" rule 4): the user's personal workspace
+ * create-svc with auto_provision (docs/contract.md "Client profiles" rule 4): the user's personal workspace
  * project, reused when the workspace has one, created otherwise.
  */
 import type { Accounts, User } from '@svc/accounts';

@@ -1,6 +1,6 @@
 /**
- * GET/POST /signin: email and password (product-decisions "Accounts"). Failures are throttled per
- * IP and per account (issue 3, "Sign-in protections"); the form carries a CSRF token.
+ * GET/POST /signin: email and password (docs/contract.md "Accounts"). Failures are throttled per
+ * IP and per account (docs/auth-service.md "Sign-in protections"); the form carries a CSRF token.
  */
 import type { Request, Response } from 'express';
 import type { Accounts } from '@svc/accounts';

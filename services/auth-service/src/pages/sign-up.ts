@@ -1,6 +1,6 @@
 /**
- * GET/POST /signup: a free account with its personal workspace (product-decisions "Accounts";
- * spec "Device flow" rule 4: a new user can sign up on the way). Attempts are throttled per IP.
+ * GET/POST /signup: a free account with its personal workspace (docs/contract.md "Accounts";
+ * "Client profiles" rule 4: a new user can sign up on the way). Attempts are throttled per IP.
  */
 import type { Request, Response } from 'express';
 import { AccountError } from '@svc/accounts';

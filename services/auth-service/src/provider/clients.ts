@@ -1,5 +1,5 @@
 /**
- * The registered client profiles (spec "Device flow" table). All are public clients of the device
+ * The registered client profiles (docs/contract.md "Client profiles"). All are public clients of the device
  * grant (RFC 8628); svc-cli gets a personal key and no refresh token, the others a project-scoped
  * token pair.
  */
@@ -8,7 +8,7 @@ import type { ClientMetadata } from 'oidc-provider';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export type ProfileId = 'svc-cli' | 'create-svc' | 'svc-mcp' | 'svc-companion';
-export const PROFILES: readonly ProfileId[] = ['svc-cli', 'create-svc', 'svc-mcp', 'svc-companion'];
+const PROFILES: readonly ProfileId[] = ['svc-cli', 'create-svc', 'svc-mcp', 'svc-companion'];
 
 export function isProfile(clientId: unknown): clientId is ProfileId {
   return typeof clientId === 'string' && (PROFILES as readonly string[]).includes(clientId);

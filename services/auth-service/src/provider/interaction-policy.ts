@@ -3,8 +3,8 @@
  * - login: the browser's svc session must name the same account as the provider session, so a
  *   person who signed out (or in as someone else) is never approved as the previous user.
  * - consent: every device approval and every authorization-code request is confirmed by the
- *   person (spec "Device flow": svc-cli's two confirmations, project selection, create-svc's
- *   workspace approval; issue 3: the approval page names the client and the project).
+ *   person (docs/contract.md "Device flow pages": svc-cli's two confirmations, project selection,
+ *   create-svc's workspace approval, and an approval page naming the client and the project).
  */
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 

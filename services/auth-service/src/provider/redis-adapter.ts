@@ -4,7 +4,7 @@
  * on revokeByGrantId, lookup keys for user codes and session uids. No MULTI or Lua across keys,
  * so it runs on Redis Cluster too. Every revocation, destruction or consumption of a token or
  * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
- * at once (product-decisions "Credentials": revocation within one second).
+ * at once (docs/contract.md "Credentials": revocation within one second).
  */
 import type { Redis } from '@svc/accounts';
 import { INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';

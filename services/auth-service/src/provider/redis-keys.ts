@@ -5,8 +5,6 @@
  */
 import { oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey } from '@svc/accounts';
 
-export { OIDC_PREFIX } from '@svc/accounts';
-
 export const OK = {
   /** One oidc-provider model instance, keyed by the SHA-256 of its id: hash {payload, consumed}. */
   model: oidcRecordKey,

@@ -1,6 +1,6 @@
 /**
  * MCP resource URLs (RFC 8707 resource indicators): a token is bound to one project through its
- * audience `{base_url}/mcp/<slug>` (spec "Remote MCP OAuth" 3; MCP authorization: the resource
+ * audience `{base_url}/mcp/<slug>` (docs/contract.md "Remote MCP OAuth" 3; MCP authorization: the resource
  * must equal the canonical MCP URL exactly).
  */
 import { SLUG_PATTERN } from '@svc/accounts';

@@ -3,8 +3,8 @@
  * Redis (layout: docs/redis-schema.md, "auth-service (oidc-provider)"). A token is accepted only
  * when its record is an unexpired, unconsumed AccessToken whose Grant still exists, that is not
  * sender-constrained (DPoP / mTLS proofs are not checked here), not bound to an ended browser
- * session, and whose audience is one MCP resource `{baseUrl}/mcp/<slug>` (spec "Remote MCP OAuth" 3;
- * RFC 8707). The gateway caches answers and drops them on every `svc:invalidate` message, which the
+ * session, and whose audience is one MCP resource `{baseUrl}/mcp/<slug>` (docs/contract.md
+ * "Remote MCP OAuth" 3; RFC 8707). The gateway caches answers and drops them on every `svc:invalidate` message, which the
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
 import type { Redis } from '@svc/accounts';

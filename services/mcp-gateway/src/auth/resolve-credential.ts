@@ -1,6 +1,7 @@
 /**
- * Turns a presented credential into the caller it stands for at one endpoint, or the error of the
- * spec's table. Malformed values (bad prefix, length or checksum) are refused before Redis.
+ * Turns a presented credential into the caller it stands for at one endpoint, or the error
+ * docs/contract.md "Errors" names. Malformed values (bad prefix, length or checksum) are refused
+ * before Redis.
  */
 import type { Accounts, ApiKeyRecord, Project } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';

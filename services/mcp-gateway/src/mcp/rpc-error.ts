@@ -1,4 +1,4 @@
-/** A JSON-RPC method error: sent in the body with HTTP 200 (STYLE "Errors"). */
+/** A JSON-RPC method error: sent in the body with HTTP 200 (docs/conventions.md "Errors"). */
 export class RpcError extends Error {
   override name = 'RpcError';
   readonly code: number;

@@ -10,6 +10,8 @@ export interface AdmitDeps {
   logger: Logger;
   onRejected?: (reason: 'rate_limited' | 'quota_exhausted') => void;
   onFairUseExceeded?: (workspace: string) => void;
+  /** The clock the limiter uses, so the headers' seconds-left agree with its window. */
+  now?: () => number;
 }
 
 export type Admit = (caller: ResolvedCaller, countsAsQuery: boolean) => Promise<Record<string, string | number>>;
@@ -25,7 +27,7 @@ export function createAdmit(deps: AdmitDeps): Admit {
         detail: String(err),
       });
     }
-    const headers = rateLimitHeaders(decision);
+    const headers = rateLimitHeaders(decision, (deps.now ?? Date.now)());
     if (caller.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
     if (decision.overFairUse) {
       deps.onFairUseExceeded?.(caller.workspace);

@@ -4,11 +4,8 @@
  * POST /api/v1/projects/{slug}/tools/{tool}, and the team form for svc_multi_project_query.
  * Who may call what is the policy table's business (svc_help explains it); the document lists every tool.
  */
-import { CREDENTIAL_PREFIXES } from '@svc/credentials';
+import { API_KEY_KINDS } from '@svc/credentials';
 import type { ToolDefinition } from '../tools/types.ts';
-
-/** Every credential kind an API key can be (OAuth tokens are not API keys). */
-const API_KEY_KINDS = Object.keys(CREDENTIAL_PREFIXES).filter((kind) => !kind.endsWith('_token'));
 
 /** Tools served on the team endpoint (the policy table's "team endpoint" row). */
 const TEAM_TOOLS = new Set(['svc_multi_project_query']);
@@ -64,7 +61,7 @@ function accountPaths(): Record<string, unknown> {
     type: 'object',
     properties: {
       id: { type: 'string' },
-      kind: { type: 'string', enum: API_KEY_KINDS },
+      kind: { type: 'string', enum: [...API_KEY_KINDS] },
       name: { type: 'string' },
       prefix: { type: 'string', description: 'Safe-to-show start of the key.' },
       expires_at: { type: ['string', 'null'], format: 'date-time' },

@@ -1,7 +1,6 @@
 /** The project knowledge tools (documents, search, memory, swarms, tasks): see docs/knowledge-tools.md. */
 import type { Embedder } from '@svc/knowledge';
 import { createKnowledge } from '@svc/knowledge';
-import type { ToolDeps } from './index.ts';
 import { svcAsk } from './svc-ask.ts';
 import { svcClaim } from './svc-claim.ts';
 import { svcContextQuery } from './svc-context-query.ts';
@@ -13,7 +12,7 @@ import { svcRemember } from './svc-remember.ts';
 import { svcSearch } from './svc-search.ts';
 import { svcSwarmCreate } from './svc-swarm-create.ts';
 import { svcUploadDocument } from './svc-upload-document.ts';
-import type { ToolDefinition } from './types.ts';
+import type { ToolDefinition, ToolDeps } from './types.ts';
 
 /**
  * `embedder`: from configuration (createEmbedder({ url, apiKey, model }) of @svc/knowledge);

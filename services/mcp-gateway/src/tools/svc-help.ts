@@ -7,7 +7,7 @@ import { TOOL_POLICIES, describeRefusal, evaluate } from '@svc/policy';
 import type { ToolCaller, ToolDefinition } from './types.ts';
 import { text } from './types.ts';
 
-export function callerContext(c: ToolCaller): CallerContext {
+function callerContext(c: ToolCaller): CallerContext {
   return {
     role: c.role,
     serviceAccount: c.serviceAccount,

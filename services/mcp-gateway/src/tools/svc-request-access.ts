@@ -1,9 +1,8 @@
-/** svc_request_access (spec "Tool: svc_request_access"): ask a project's admins for a level. */
+/** svc_request_access (docs/contract.md "Access requests"): ask a project's admins for a level. */
 import { MAX_REASON_LENGTH } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { roleAtLeast } from '@svc/policy';
-import type { ToolDeps } from './index.ts';
-import type { ToolDefinition } from './types.ts';
+import type { ToolDefinition, ToolDeps } from './types.ts';
 import { ToolFailure, text } from './types.ts';
 
 type Args = {

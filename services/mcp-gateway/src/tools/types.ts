@@ -4,7 +4,19 @@
  * tools/list publishes and what ajv enforces before `call` runs, so `call` receives valid args.
  * Who may call it is decided by the policy table (@svc/policy), never here.
  */
+import type { Accounts, Redis } from '@svc/accounts';
+import type { Embedder } from '@svc/knowledge';
+import type { Logger } from '@svc/logger';
 import type { Plan, Role, Surface } from '@svc/policy';
+
+/** What the tool factories are given (createTools in ./index.ts). */
+export interface ToolDeps {
+  redis: Redis;
+  accounts: Accounts;
+  logger: Logger;
+  /** Semantic search's embedder (EMBEDDINGS_URL); absent, the built-in local one. */
+  embedder?: Embedder;
+}
 
 export interface ToolContent {
   type: 'text';

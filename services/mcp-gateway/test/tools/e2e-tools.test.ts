@@ -121,6 +121,7 @@ test('team endpoint: a service account searches only its granted projects', asyn
 });
 
 test('OpenAPI 3.1 document: one path per tool, schemas from the tools, error shape, security schemes', async () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the served document: its shape is what the assertions check
   const doc = (await (await fetch(`${fx.url}/api/v1/openapi.json`)).json()) as any;
   assert.match(doc.openapi, /^3\.1/);
   const search = doc.paths['/api/v1/projects/{slug}/tools/svc_search'].post;

@@ -1,7 +1,8 @@
 /** Each knowledge tool's behaviour and invalid arguments, isolation between projects, and lease concurrency. */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { startRedis, type RedisFixture } from '@svc/testkit';
+import { eventually, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
+import { RpcError } from '../../src/mcp/rpc-error.ts';
 import { caller, harness, textOf } from './tool-harness.ts';
 
 let redis: RedisFixture;
@@ -19,6 +20,7 @@ beforeEach(() => redis.flush());
 after(() => redis.stop());
 
 test('every tool schema is closed and describes each argument', () => {
+  assert.ok(h.registry.get('svc_help') && h.registry.get('svc_upload_document'), "the gateway's own tool list");
   for (const t of h.registry.all()) {
     const s = t.def.inputSchema as { additionalProperties: boolean; properties: Record<string, { description?: string }> };
     assert.equal(s.additionalProperties, false, t.def.name);
@@ -70,10 +72,21 @@ test('svc_context_query fits the budget, best first, session context first', asy
 });
 
 test('svc_inject honours its TTL', async () => {
+  const query = () => h.call('svc_context_query', { query: 'anything' }, A);
+  const contextIds = (r: Awaited<ReturnType<typeof query>>) => (r.structuredContent as { session_context: string[] }).session_context;
   await h.call('svc_inject', { text: 'short lived', ttl_seconds: 1 }, A);
-  await new Promise((r) => setTimeout(r, 1100));
-  const r = await h.call('svc_context_query', { query: 'anything' }, A);
-  assert.deepEqual((r.structuredContent as { session_context: string[] }).session_context, []);
+  await h.call('svc_inject', { text: 'long lived', ttl_seconds: 60 }, A);
+  assert.equal(contextIds(await query()).length, 2);
+  // Expiry happens in Redis (real time): poll until the short-lived one is gone, within a bound.
+  await eventually(
+    async () => {
+      const r = await query();
+      assert.equal(contextIds(r).length, 1);
+      assert.match(textOf(r), /long lived/);
+      assert.doesNotMatch(textOf(r), /short lived/);
+    },
+    { timeout: 5_000, interval: 100, message: 'the 1 s context to expire' },
+  );
   assert.equal((await h.call('svc_inject', { text: 'x', ttl_seconds: 0 }, A)).isError, true);
 });
 
@@ -95,8 +108,14 @@ test('svc_remember and svc_recall: typed memories, type filter, expiry', async (
   const decisions = await h.call('svc_recall', { query: 'redis', type: 'decision' }, A);
   assert.match(textOf(decisions), /Redis Cluster/);
   assert.equal((decisions.structuredContent?.['memories'] as unknown[]).length, 1);
-  await new Promise((r) => setTimeout(r, 1100));
-  assert.equal(((await h.call('svc_recall', { query: 'redis' }, A)).structuredContent?.['memories'] as unknown[]).length, 2);
+  await waitFor(
+    async () => ((await h.call('svc_recall', { query: 'redis' }, A)).structuredContent?.['memories'] as unknown[]).length === 2,
+    {
+      timeout: 5_000,
+      interval: 100,
+      message: 'the 1 s memory to expire, leaving 2',
+    },
+  );
   assert.equal((await h.call('svc_remember', { text: 'x', type: 'gossip' }, A)).isError, true);
 });
 
@@ -134,9 +153,18 @@ test('svc_swarm_create and svc_claim: claim, held, renew, release by the holder 
 
 test('a lease expires by itself', async () => {
   await h.call('svc_swarm_create', { name: 's' }, A);
-  await h.call('svc_claim', { swarm: 's', resource: 'r', agent: 'one', lease_seconds: 1 }, A);
-  await new Promise((r) => setTimeout(r, 1100));
-  assert.equal((await h.call('svc_claim', { swarm: 's', resource: 'r', agent: 'two' }, A)).structuredContent?.['outcome'], 'acquired');
+  const claim = (agent: string) => h.call('svc_claim', { swarm: 's', resource: 'r', agent }, A);
+  assert.equal(
+    (await h.call('svc_claim', { swarm: 's', resource: 'r', agent: 'one', lease_seconds: 1 }, A)).structuredContent?.['outcome'],
+    'acquired',
+  );
+  assert.equal((await claim('two')).structuredContent?.['outcome'], 'held');
+  // A held claim changes nothing, so polling with it is safe; the lease lapses in Redis (real time).
+  await waitFor(async () => (await claim('two')).structuredContent?.['outcome'] === 'acquired', {
+    timeout: 5_000,
+    interval: 100,
+    message: 'the 1 s lease to lapse so another agent acquires it',
+  });
 });
 
 test('concurrency: 50 parallel claims of one resource yield exactly one holder', async () => {
@@ -210,6 +238,21 @@ test('svc_multi_project_query searches only the granted projects, labelled by pr
   assert.match(textOf(none), /no project grant/);
 });
 
-test('project tools refuse a caller without a project', async () => {
-  assert.equal((await h.call('svc_search', { query: 'x' }, caller(null))).isError, true);
+test('project tools refuse a caller without a project: the policy on the team endpoint, the tool itself anywhere', async () => {
+  await assert.rejects(h.call('svc_search', { query: 'x' }, caller(null)), (e: RpcError) =>
+    /only available on the project endpoint/.test(e.message),
+  );
+  const r = await h.call('svc_search', { query: 'x' }, caller(null), { endpoint: 'project' });
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /This tool works on one project/);
+});
+
+test('tools/call refuses what the policy refuses, with the gate, before the tool runs', async () => {
+  const viewer = caller('proj-a', { role: 'VIEWER', plan: 'FREE', agents: false, surface: 'hosted' });
+  await assert.rejects(
+    h.call('svc_upload_document', { name: 'x.md', content: 'x' }, viewer),
+    (e: unknown) => e instanceof RpcError && (e.data as { gate?: string } | undefined)?.gate === 'level',
+  );
+  assert.deepEqual(await redis.client.keys('*'), [], 'nothing written');
+  await assert.rejects(h.call('svc_nope', {}, A), /Unknown tool: svc_nope/);
 });

@@ -1,23 +1,18 @@
 /**
- * Calls the knowledge tools as the gateway would, without HTTP: the tool's schema is enforced by
- * the registry's own ajv, then `call` runs with a caller built here. Real Redis, no mocks.
+ * Calls the tools as the gateway does, without HTTP and authentication: the gateway's own tool list
+ * (createTools), registry, policy decision (prepareCall) and tools/call handler (toolsCall), with a
+ * caller built here. Only the credential and the rate limit are left out. Real Redis, no mocks.
  */
-import { createKnowledge, type Knowledge } from '@svc/knowledge';
-import type { Redis } from 'ioredis';
-import { describeArgumentErrors, ToolRegistry } from '../../src/tools/registry.ts';
-import { svcAsk } from '../../src/tools/svc-ask.ts';
-import { svcClaim } from '../../src/tools/svc-claim.ts';
-import { svcContextQuery } from '../../src/tools/svc-context-query.ts';
-import { svcHtaskCreate } from '../../src/tools/svc-htask-create.ts';
-import { svcInject } from '../../src/tools/svc-inject.ts';
-import { svcMultiProjectQuery } from '../../src/tools/svc-multi-project-query.ts';
-import { svcRecall } from '../../src/tools/svc-recall.ts';
-import { svcRemember } from '../../src/tools/svc-remember.ts';
-import { svcSearch } from '../../src/tools/svc-search.ts';
-import { svcSwarmCreate } from '../../src/tools/svc-swarm-create.ts';
-import { svcUploadDocument } from '../../src/tools/svc-upload-document.ts';
-import type { ToolCaller, ToolDefinition, ToolResult } from '../../src/tools/types.ts';
-import { ToolFailure } from '../../src/tools/types.ts';
+import type { Redis } from '@svc/accounts';
+import { createAccounts } from '@svc/accounts';
+import { createLogger } from '@svc/logger';
+import type { CallerContext, Endpoint } from '@svc/policy';
+import type { ResolvedCaller } from '../../src/auth/caller.ts';
+import { prepareCall } from '../../src/methods/prepare-call.ts';
+import { toolsCall } from '../../src/methods/tools-call.ts';
+import { createTools } from '../../src/tools/index.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { ToolCaller, ToolResult } from '../../src/tools/types.ts';
 
 export function caller(project: string | null, over: Partial<ToolCaller> = {}): ToolCaller {
   return {
@@ -38,40 +33,47 @@ export function caller(project: string | null, over: Partial<ToolCaller> = {}): 
 }
 
 export function harness(redis: Redis) {
-  const knowledge: Knowledge = createKnowledge(redis);
-  const d = { knowledge };
-  const defs = [
-    svcUploadDocument(d),
-    svcSearch(d),
-    svcContextQuery(d),
-    svcAsk(d),
-    svcInject(d),
-    svcRemember(d),
-    svcRecall(d),
-    svcSwarmCreate(d),
-    svcClaim(d),
-    svcHtaskCreate(d),
-    svcMultiProjectQuery(d),
-  ] as unknown as ToolDefinition[];
-  const registry = new ToolRegistry(defs);
-  /** What tools/call answers: invalid arguments and ToolFailure become isError results. */
-  async function call(name: string, args: Record<string, unknown>, who: ToolCaller): Promise<ToolResult> {
-    const tool = registry.get(name);
-    if (!tool) throw new Error(`no tool ${name}`);
-    const copy = structuredClone(args);
-    if (!tool.validate(copy))
-      return {
-        content: [{ type: 'text', text: `Invalid arguments for ${name}: ${describeArgumentErrors(tool.validate)}` }],
-        isError: true,
-      };
-    try {
-      return await tool.def.call(copy, who);
-    } catch (err) {
-      if (err instanceof ToolFailure) return { content: [{ type: 'text', text: err.message }], isError: true };
-      throw err;
-    }
+  const logger = createLogger({ service: 'tool-harness', level: 'error', silent: true });
+  const accounts = createAccounts(redis, { pepper: 'tool-harness-pepper-0123456789abcdef', bcryptCost: 4 });
+  const registry = new ToolRegistry(createTools({ redis, accounts, logger }));
+  const handler = toolsCall({ logger });
+
+  /**
+   * What tools/call answers for `who`: a result (invalid arguments and tool failures are isError
+   * results), or the RpcError the gateway sends (unknown tool, refused by the policy). The endpoint
+   * is the one `who` implies (team when it has no project) unless given.
+   */
+  async function call(name: string, args: unknown, who: ToolCaller, options: { endpoint?: Endpoint } = {}): Promise<ToolResult> {
+    const policy: CallerContext = {
+      role: who.role,
+      serviceAccount: who.serviceAccount,
+      plan: who.plan,
+      agents: who.agents,
+      surface: who.surface,
+      endpoint: options.endpoint ?? (who.project === null ? 'team' : 'project'),
+    };
+    const resolved: ResolvedCaller = {
+      type: who.type,
+      id: who.id,
+      label: who.label,
+      role: who.role,
+      serviceAccount: who.serviceAccount,
+      project: who.project,
+      workspace: who.workspace,
+      plan: who.plan,
+      agents: who.agents,
+      grantedProjects: who.grantedProjects,
+      legacy: false,
+      defaultSurface: who.surface,
+      session: who.sessionId,
+      keyHash: '',
+      expiresAt: null,
+    };
+    const params = { name, arguments: structuredClone(args) };
+    const prepared = prepareCall(registry, params, policy, false);
+    return (await handler(params, { caller: resolved, toolCaller: who, policy, requestId: 'tool-harness', prepared })) as ToolResult;
   }
-  return { knowledge, registry, call };
+  return { registry, call };
 }
 
 export const textOf = (r: ToolResult) => r.content.map((c) => c.text).join('\n');

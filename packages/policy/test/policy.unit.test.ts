@@ -1,4 +1,4 @@
-/** The policy table against product-decisions.md "Surfaces and the tool policy", row by row. */
+/** The policy table against docs/contract.md "Surfaces and tool policy", row by row. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CallerContext, Plan, Role, Surface } from '../src/index.ts';
@@ -16,7 +16,7 @@ const ctx = (o: Partial<CallerContext>): CallerContext => ({
 const allowed = (tool: string, o: Partial<CallerContext>, args?: Record<string, unknown>) =>
   evaluate(toolPolicy(tool)!, ctx(o), args).allowed;
 
-test('the table has exactly the tools of product-decisions.md', () => {
+test('the table has exactly the tools of docs/contract.md', () => {
   assert.deepEqual(TOOL_POLICIES.map((p) => p.name).sort(), [
     'svc_ask',
     'svc_claim',
