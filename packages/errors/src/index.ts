@@ -15,10 +15,13 @@ export type ErrorCode =
   | 'not_found'
   | 'invalid_request'
   | 'parse_error'
+  | 'method_not_found'
+  | 'invalid_params'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'not_acceptable'
   | 'forbidden_origin'
+  | 'header_mismatch'
   | 'unsupported_protocol_version'
   | 'service_unavailable'
   | 'internal_error';
@@ -27,7 +30,11 @@ interface CatalogueEntry {
   status: number;
   message: string;
   remedy: string;
-  /** JSON-RPC error code used on the MCP endpoints. */
+  /**
+   * JSON-RPC error code on the MCP endpoints, one per error and the same in every protocol
+   * revision (docs/errors.md): JSON-RPC 2.0's own codes and MCP 2026-07-28's -32020/-32022 for what
+   * they mean; the project's own errors in -31001..-31099, outside the range JSON-RPC reserves.
+   */
   rpc: number;
 }
 
@@ -36,55 +43,73 @@ const ERROR_CATALOGUE = {
     status: 401,
     message: 'Missing authentication',
     remedy: 'Send the X-API-Key header (or Authorization: Bearer with an OAuth access token).',
-    rpc: -32001,
+    rpc: -31001,
   },
   invalid_api_key: {
     status: 401,
     message: 'Invalid API key',
-    remedy: 'The key is unknown, revoked or expired: create a new key in the dashboard.',
-    rpc: -32001,
+    remedy: 'The key is unknown, revoked or expired: get a new personal key with `svc login`, or ask a project admin for a new key.',
+    rpc: -31002,
   },
   invalid_token: {
     status: 401,
     message: 'Invalid OAuth token',
     remedy: 'Refresh the access token with the refresh_token, or sign in again; user-key flows return a reusable key.',
-    rpc: -32001,
-  },
-  rate_limited: {
-    status: 429,
-    message: 'Rate limit exceeded',
-    remedy: 'Wait until the window resets (Retry-After) and retry with backoff.',
-    rpc: -32029,
-  },
-  quota_exhausted: {
-    status: 429,
-    message: 'Monthly query limit reached',
-    remedy: "Wait for the reset at 00:00 UTC on the first of next month, or upgrade the workspace's plan.",
-    rpc: -32029,
+    rpc: -31003,
   },
   access_denied: {
     status: 403,
     message: 'Access denied',
     remedy: "Call svc_request_access to ask the project's admins for a higher level.",
-    rpc: -32003,
+    rpc: -31010,
   },
-  method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -32000 },
-  not_found: { status: 404, message: 'Not found', remedy: 'Check the project or team slug in the URL.', rpc: -32004 },
-  invalid_request: { status: 400, message: 'Invalid request', remedy: 'Send a single JSON-RPC 2.0 request object.', rpc: -32600 },
+  rate_limited: {
+    status: 429,
+    message: 'Rate limit exceeded',
+    remedy: 'Wait until the window resets (Retry-After) and retry with backoff.',
+    rpc: -31020,
+  },
+  quota_exhausted: {
+    status: 429,
+    message: 'Monthly query limit reached',
+    remedy: "Wait for the reset at 00:00 UTC on the first of next month, or upgrade the workspace's plan.",
+    rpc: -31021,
+  },
+  not_found: { status: 404, message: 'Not found', remedy: 'Check the project or team slug in the URL.', rpc: -31030 },
+  method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -31040 },
+  forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -31041 },
+  payload_too_large: { status: 413, message: 'Request body too large', remedy: 'Send a smaller body.', rpc: -31042 },
+  unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -31043 },
+  not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -31044 },
+  service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -31050 },
   parse_error: { status: 400, message: 'Parse error', remedy: 'Send a well-formed JSON body.', rpc: -32700 },
-  payload_too_large: { status: 413, message: 'Request body too large', remedy: 'Send a smaller body.', rpc: -32600 },
-  unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -32600 },
-  not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -32600 },
-  forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -32000 },
+  invalid_request: { status: 400, message: 'Invalid request', remedy: 'Send a single JSON-RPC 2.0 request object.', rpc: -32600 },
+  method_not_found: {
+    status: 404,
+    message: 'Method not found',
+    remedy: 'Call server/discover or tools/list for what is offered.',
+    rpc: -32601,
+  },
+  invalid_params: { status: 400, message: 'Invalid params', remedy: "Check the method's parameters.", rpc: -32602 },
+  internal_error: { status: 500, message: 'Internal error', remedy: 'Retry; if it persists, report the request id.', rpc: -32603 },
+  header_mismatch: {
+    status: 400,
+    message: 'Header mismatch',
+    remedy: 'Send MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name equal to the body (MCP 2026-07-28).',
+    rpc: -32020,
+  },
   unsupported_protocol_version: {
     status: 400,
-    message: 'Unsupported MCP-Protocol-Version',
-    remedy: 'Use a supported MCP protocol version.',
-    rpc: -32600,
+    message: 'Unsupported protocol version',
+    remedy: 'Use one of the versions listed in error.data.supported.',
+    rpc: -32022,
   },
-  service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -32000 },
-  internal_error: { status: 500, message: 'Internal error', remedy: 'Retry; if it persists, report the request id.', rpc: -32603 },
 } as const satisfies Record<ErrorCode, CatalogueEntry>;
+
+/** Every error's public code, HTTP status and JSON-RPC code, for the docs and the tests. */
+export const ERROR_CODES: readonly { code: ErrorCode; status: number; rpc: number; message: string }[] = Object.entries(
+  ERROR_CATALOGUE,
+).map(([code, e]) => ({ code: code as ErrorCode, status: e.status, rpc: e.rpc, message: e.message }));
 
 export interface SvcErrorOptions {
   /** Replaces the catalogue message (for errors whose message names the problem, e.g. parse errors). */
@@ -95,6 +120,11 @@ export interface SvcErrorOptions {
   headers?: Record<string, string>;
   /** Extra public fields for error.data. */
   data?: Record<string, unknown>;
+  /**
+   * On JSON-RPC endpoints, a method error answered with HTTP 200 (the request was fine, the call
+   * was refused: a policy refusal, an unknown tool). REST answers always use `status`.
+   */
+  inBody?: boolean;
 }
 
 export class SvcError extends Error {
@@ -104,6 +134,7 @@ export class SvcError extends Error {
   readonly detail: string | undefined;
   readonly headers: Record<string, string>;
   readonly data: Record<string, unknown>;
+  readonly inBody: boolean;
 
   constructor(code: ErrorCode, options: SvcErrorOptions = {}) {
     const entry: CatalogueEntry = ERROR_CATALOGUE[code];
@@ -115,6 +146,7 @@ export class SvcError extends Error {
     this.detail = options.detail;
     this.headers = options.headers ?? {};
     this.data = options.data ?? {};
+    this.inBody = options.inBody ?? false;
   }
 
   get rpcCode(): number {

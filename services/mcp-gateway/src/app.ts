@@ -18,18 +18,40 @@ import { ResolutionCache } from './auth/resolution-cache.ts';
 import { createResolver } from './auth/resolve-credential.ts';
 import { createExpressApp } from './express-app.ts';
 import { sendEmpty, sendRestError, sendRpcError } from './http/respond.ts';
-import { createMcpHandler } from './mcp/handle-mcp.ts';
+import { toolCaller } from './auth/tool-caller.ts';
+import {
+  acceptNotification,
+  dispatch,
+  parseEnvelope,
+  prepareToolCall,
+  resolveMethod,
+  selectRevision,
+  type MethodTable,
+} from './mcp/steps.ts';
+import { SERVER_INFO } from './mcp/protocol.ts';
 import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
-import { toolsCall } from './methods/tools-call.ts';
+import { serverDiscover } from './methods/server-discover.ts';
+import { runTool, toolsCall } from './methods/tools-call.ts';
 import { toolsList } from './methods/tools-list.ts';
 import { createMetrics } from './metrics.ts';
-import { createOriginPolicy, PREFLIGHT_HEADERS } from './origins.ts';
+import { createOriginPolicy, preflightHeaders } from './origins.ts';
+import { newExchange, type Protocol } from './pipeline/exchange.ts';
+import { route, type Route } from './pipeline/run.ts';
+import {
+  admit,
+  authenticate as authenticateStep,
+  checkOriginOnly,
+  checkTransport,
+  failOnParseError,
+  readJsonBody,
+  resolvePolicy,
+} from './pipeline/steps.ts';
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
+import { accountSteps } from './rest/account-steps.ts';
 import { buildOpenApi } from './rest/openapi.ts';
-import { createRestHandler } from './rest/handle-rest.ts';
-import { createAccountRoutes } from './rest/account-routes.ts';
+import { callTool, prepareRestCall } from './rest/steps.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
 import { createTools } from './tools/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
@@ -46,13 +68,15 @@ export interface GatewayDeps {
 }
 
 const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
-/** The account routes of rest/account-routes.ts: path -> the one method it takes. */
-const ACCOUNT_ROUTES: Record<string, { method: string; handler: 'me' | 'projects' | 'revokeSelf' }> = {
-  '/api/v1/me': { method: 'GET', handler: 'me' },
-  '/api/v1/projects': { method: 'GET', handler: 'projects' },
-  '/api/v1/me/key': { method: 'DELETE', handler: 'revokeSelf' },
-};
 const REST_ROUTE = /^\/api\/v1\/(projects|teams)\/([^/?#]+)\/tools\/([^/?#]+)\/?(?:\?.*)?$/;
+/** The account routes: path -> the one method each takes. */
+const ACCOUNT_ROUTES: Record<string, { method: string; route: 'me' | 'projects' | 'revokeSelf' }> = {
+  '/api/v1/me': { method: 'GET', route: 'me' },
+  '/api/v1/projects': { method: 'GET', route: 'projects' },
+  '/api/v1/me/key': { method: 'DELETE', route: 'revokeSelf' },
+};
+/** tools/list and server/discover may be kept this long by a client (MCP 2026-07-28 "Caching"). */
+const LIST_TTL_MS = 60_000;
 
 export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
@@ -76,7 +100,7 @@ export function createGateway(deps: GatewayDeps) {
     return caller;
   };
   const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now });
-  const admit = createAdmit({
+  const admitFn = createAdmit({
     limiter,
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
@@ -92,29 +116,80 @@ export function createGateway(deps: GatewayDeps) {
     extra: config.allowedOrigins,
     production: config.nodeEnv === 'production',
   });
-  const call = toolsCall({ logger, onCall: (tool, outcome) => metrics.toolCalls.inc({ tool, outcome }) });
-  const common = {
-    authenticate: authenticateAndRecord,
-    admit,
-    registry,
-    logger,
-    maxBodyBytes: config.maxBodyBytes,
-    legacyNames: config.legacyCredentials,
-    originAllowed: origins.allowed,
-    corsHeaders: origins.corsHeaders,
+  const callDeps = { logger, onCall: (tool: string, outcome: string) => metrics.toolCalls.inc({ tool, outcome }) };
+  const version = deps.version ?? '0.1.0';
+  const methods: MethodTable = {
+    modern: new Map([
+      ['server/discover', serverDiscover()],
+      ['tools/list', toolsList({ registry })],
+      ['tools/call', toolsCall(callDeps)],
+    ]),
+    legacy: new Map([
+      ['initialize', initialize({ version })],
+      ['ping', ping()],
+      ['tools/list', toolsList({ registry })],
+      ['tools/call', toolsCall(callDeps)],
+    ]),
   };
-  const mcp = createMcpHandler({
-    ...common,
-    methods: {
-      initialize: initialize({ version: deps.version ?? '0.1.0' }),
-      ping: ping(),
-      'tools/list': toolsList({ registry }),
-      'tools/call': call,
-    },
-    challenge: (target, err) => challenge(config.baseUrl, target, err),
-  });
-  const rest = createRestHandler({ ...common, toolsCall: call });
-  const accountRoutes = createAccountRoutes({ accounts: deps.accounts, admit, corsHeaders: origins.corsHeaders });
+  const account = accountSteps(deps.accounts);
+  const runDeps = { logger, challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err) };
+  const transport = checkTransport(origins.allowed);
+  const auth = authenticateStep(authenticateAndRecord);
+  const charge = admit(admitFn);
+  const body = readJsonBody(config.maxBodyBytes);
+  // The gateway's routes, each one pipeline of named steps (docs/gateway-pipeline.md).
+  const routes = {
+    mcp: route(
+      'mcp',
+      [
+        transport,
+        body,
+        auth,
+        parseEnvelope,
+        selectRevision,
+        resolveMethod(methods),
+        resolvePolicy,
+        prepareToolCall(registry, config.legacyCredentials),
+        charge,
+        acceptNotification,
+        dispatch(methods, (ex) => toolCaller(ex.caller!, ex.surface, ex.req.headers), {
+          serverInfo: { ...SERVER_INFO, version },
+          listTtlMs: LIST_TTL_MS,
+        }),
+      ],
+      runDeps,
+    ),
+    restTool: route(
+      'rest-tool',
+      [
+        transport,
+        readJsonBody(config.maxBodyBytes, { emptyIs: {} }),
+        auth,
+        failOnParseError,
+        resolvePolicy,
+        prepareRestCall(registry, config.legacyCredentials, (ex) => ex.params['tool'] ?? ''),
+        charge,
+        callTool(runTool(callDeps)),
+      ],
+      runDeps,
+    ),
+    me: route('me', [checkOriginOnly(origins.allowed), auth, charge, account.me], runDeps),
+    projects: route('projects', [checkOriginOnly(origins.allowed), auth, charge, account.projects], runDeps),
+    // Never refused for a limit: a key must always be able to revoke itself.
+    revokeSelf: route('revoke-self', [checkOriginOnly(origins.allowed), auth, account.revokeSelf], runDeps),
+  } satisfies Record<string, Route>;
+
+  function serve(
+    name: keyof typeof routes,
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    protocol: Protocol,
+    params: Record<string, string> = {},
+  ): Promise<void> {
+    const ex = newExchange(req, res, { requestId: randomUUID(), target, protocol, headers: origins.corsHeaders(req), params });
+    return routes[name](ex);
+  }
   let openApiDoc: unknown;
   const app = createExpressApp({
     redis: deps.redis,
@@ -128,11 +203,12 @@ export function createGateway(deps: GatewayDeps) {
 
   function handler(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
+    const preflight = () => sendEmpty(res, 204, { ...origins.corsHeaders(req), ...preflightHeaders(req) });
     const mcpMatch = url.startsWith('/mcp/') ? MCP_ROUTE.exec(url) : null;
     if (mcpMatch) {
       const target: Target = { kind: mcpMatch[1] ? 'team' : 'project', slug: decodeSlug(mcpMatch[2]) };
-      if (req.method === 'POST') return void track(res, 'mcp', mcp(req, res, target, randomUUID()));
-      if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
+      if (req.method === 'POST') return void track(res, 'mcp', serve('mcp', req, res, target, 'jsonrpc'));
+      if (req.method === 'OPTIONS') return preflight();
       // Stateless Streamable HTTP: no SSE stream (GET) and no sessions to end (DELETE).
       const err = new SvcError('method_not_allowed', {
         remedy: 'The MCP endpoint takes POST (Streamable HTTP, JSON responses); GET and DELETE are not offered.',
@@ -142,18 +218,19 @@ export function createGateway(deps: GatewayDeps) {
     const restMatch = url.startsWith('/api/v1/') ? REST_ROUTE.exec(url) : null;
     if (restMatch) {
       const target: Target = { kind: restMatch[1] === 'teams' ? 'team' : 'project', slug: decodeSlug(restMatch[2]) };
-      if (req.method === 'POST') return void track(res, 'rest', rest(req, res, target, decodeSlug(restMatch[3]), randomUUID()));
-      if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
+      if (req.method === 'POST')
+        return void track(res, 'rest', serve('restTool', req, res, target, 'rest', { tool: decodeSlug(restMatch[3]) }));
+      if (req.method === 'OPTIONS') return preflight();
     }
     const path = url.startsWith('/api/v1/') ? url.replace(/[?#].*$/, '').replace(/\/$/, '') : '';
-    const account = path ? ACCOUNT_ROUTES[path] : undefined;
-    if (account) {
-      if (req.method === 'OPTIONS') return sendEmpty(res, 204, { ...origins.corsHeaders(req), ...PREFLIGHT_HEADERS });
-      if (req.method !== account.method) {
-        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${account.method}.` });
-        return void sendRestError(res, err, { Allow: `${account.method}, OPTIONS`, ...origins.corsHeaders(req) });
+    const accountRoute = path ? ACCOUNT_ROUTES[path] : undefined;
+    if (accountRoute) {
+      if (req.method === 'OPTIONS') return preflight();
+      if (req.method !== accountRoute.method) {
+        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${accountRoute.method}.` });
+        return void sendRestError(res, err, { Allow: `${accountRoute.method}, OPTIONS`, ...origins.corsHeaders(req) });
       }
-      return void track(res, 'rest', accountRoutes[account.handler](req, res));
+      return void track(res, 'rest', serve(accountRoute.route, req, res, { kind: 'account', slug: '' }, 'rest'));
     }
     app(req, res);
   }
@@ -201,11 +278,17 @@ function decodeSlug(s: string | undefined): string {
   }
 }
 
-/** RFC 6750 §3 / RFC 9728 §5.1: the 401 challenge points at the resource's metadata. */
+/**
+ * RFC 6750 §3 / RFC 9728 §5.1: the 401 challenge points at the resource's metadata and names the
+ * scope to ask for (MCP 2026-07-28 authorization: `scope`, never offline_access). Every route's 401
+ * carries the same challenge; account routes have no resource metadata of their own.
+ */
 function challenge(baseUrl: string, target: Target, err: SvcError): string {
   const parts = ['Bearer realm="svc"'];
-  if (target.kind === 'project')
+  if (target.kind === 'project') {
     parts.push(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`);
+    parts.push('scope="mcp"');
+  }
   if (err.code === 'invalid_token' || err.code === 'invalid_api_key')
     parts.push(`error="invalid_token", error_description="${err.message}"`);
   return parts.join(', ');

@@ -87,7 +87,15 @@ export function createExpressApp(deps: ExpressDeps) {
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = asSvcError(err);
+    // Express's own 4xx (a path segment whose percent-encoding does not decode): the client's error.
+    const status = (err as { status?: unknown } | null)?.status;
+    const e =
+      err instanceof SvcError || typeof status !== 'number' || status < 400 || status > 499
+        ? asSvcError(err)
+        : new SvcError(status === 404 ? 'not_found' : 'invalid_request', {
+            message: `Invalid request: the path ${req.path.slice(0, 200)} could not be read`,
+            remedy: 'Check the percent-encoding of the URL.',
+          });
     if (e.status >= 500) deps.logger.error('request failed', { path: req.path, detail: e.detail });
     res.status(e.status).set(e.headers).json(toRestError(e));
   });

@@ -34,9 +34,32 @@ export function createOriginPolicy(opts: { baseUrl: string; authUrl: string; ext
 const EXPOSED =
   'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Deprecation';
 
-export const PREFLIGHT_HEADERS = {
-  'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers':
-    'Content-Type, Accept, Authorization, X-API-Key, MCP-Protocol-Version, Mcp-Session-Id, X-Svc-Surface, Last-Event-ID',
-  'Access-Control-Max-Age': '600',
-};
+const ALLOWED_REQUEST_HEADERS = new Set([
+  'content-type',
+  'accept',
+  'authorization',
+  'x-api-key',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'x-svc-surface',
+  'last-event-id',
+]);
+
+/**
+ * CORS preflight: the methods, and the request headers a browser client may send, including MCP
+ * 2026-07-28's Mcp-Method, Mcp-Name and any Mcp-Param-<Name> (named one by one, since `*` is not a
+ * wildcard for requests that carry credentials).
+ */
+export function preflightHeaders(req: IncomingMessage): Headers {
+  const asked = String(req.headers['access-control-request-headers'] ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => ALLOWED_REQUEST_HEADERS.has(h) || /^mcp-param-[a-z0-9-]{1,64}$/.test(h));
+  return {
+    'Access-Control-Allow-Methods': 'POST, OPTIONS',
+    'Access-Control-Allow-Headers': [...new Set([...ALLOWED_REQUEST_HEADERS, ...asked])].join(', '),
+    'Access-Control-Max-Age': '600',
+  };
+}

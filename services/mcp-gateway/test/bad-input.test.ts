@@ -97,7 +97,9 @@ test('wrong content type 415, unacceptable Accept 406, bad protocol version 400,
   assert.match(res.body.error.message, /Content-Encoding gzip is not accepted/);
   res = await send(rpc('ping'), { 'MCP-Protocol-Version': '1999-01-01' });
   assert.equal(res.status, 400);
-  assert.match(res.body.error.message, /Unsupported MCP-Protocol-Version/);
+  assert.match(res.body.error.message, /Unsupported protocol version/);
+  assert.equal(res.body.error.code, -32022);
+  assert.ok(res.body.error.data.supported.includes('2026-07-28'));
   res = await send(rpc('ping'), { 'MCP-Protocol-Version': '2025-06-18' });
   assert.equal(res.status, 200);
   res = await send(rpc('ping'), { Origin: 'https://evil.example' });
@@ -138,10 +140,17 @@ test('unknown paths: a JSON 404; preflight: CORS headers', async () => {
   assert.equal((await res.json()).error.code, 'not_found');
   const pre = await fetch(`${f.url}/mcp/${s.project}`, {
     method: 'OPTIONS',
-    headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' },
+    headers: {
+      Origin: 'http://localhost:6274',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type,mcp-protocol-version,mcp-method,mcp-name,mcp-param-region,x-evil',
+    },
   });
   assert.equal(pre.status, 204);
-  assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+  const allowed = (pre.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+  for (const h of ['authorization', 'x-api-key', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region'])
+    assert.ok(allowed.includes(h), `preflight allows ${h}: ${allowed.join(', ')}`);
+  assert.ok(!allowed.includes('x-evil'), 'only headers the gateway reads are allowed');
 });
 
 test('health, readiness and metrics', async () => {

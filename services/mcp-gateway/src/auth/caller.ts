@@ -1,8 +1,11 @@
 /** What authentication resolves a credential to, for one endpoint. */
 import type { Plan, Role, Surface } from '@svc/policy';
 
-/** The endpoint a request addresses. */
-export type Target = { kind: 'project'; slug: string } | { kind: 'team'; slug: string };
+/**
+ * The endpoint a request addresses: a project, a team, or the caller's own account (the account
+ * routes under /api/v1/, where a credential speaks for itself).
+ */
+export type Target = { kind: 'project'; slug: string } | { kind: 'team'; slug: string } | { kind: 'account'; slug: '' };
 
 export interface ResolvedCaller {
   type: 'user' | 'key' | 'bot';
@@ -12,9 +15,14 @@ export interface ResolvedCaller {
   serviceAccount: boolean;
   /** Project slug (project endpoint) or null (team endpoint). */
   project: string | null;
-  /** Plan holder: the workspace owning the project, or the team. */
+  /** The workspace owning the project (or the team); its plan decides the tool policy's plan gates. */
   workspace: string;
   plan: Plan;
+  /**
+   * Who pays for the request (docs/contract.md "Who pays for a request"): the project's workspace
+   * when the caller has a role there; with role NONE, the caller's own workspace.
+   */
+  payer: { workspace: string; plan: Plan };
   agents: boolean;
   grantedProjects: string[];
   /** A legacy credential (rlm_pk_, rlm_team_): responses carry a Deprecation header. */

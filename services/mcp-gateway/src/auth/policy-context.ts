@@ -18,7 +18,7 @@ export function policyContext(
       plan: caller.plan,
       agents: caller.agents,
       surface,
-      endpoint: target.kind,
+      endpoint: target.kind === 'team' ? 'team' : 'project',
     },
   };
 }

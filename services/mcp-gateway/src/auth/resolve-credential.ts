@@ -3,7 +3,8 @@
  * docs/contract.md "Errors" names. Malformed values (bad prefix, length or checksum) are refused
  * before Redis.
  */
-import type { Accounts, ApiKeyRecord, Project } from '@svc/accounts';
+import type { Accounts, ApiKeyRecord, Project, User } from '@svc/accounts';
+import { SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
@@ -29,12 +30,68 @@ const notFound = (what: string) => ({ ok: false as const, error: new SvcError('n
 export function createResolver(deps: ResolverDeps) {
   const now = deps.now ?? Date.now;
 
+  async function workspaceContext(slug: string) {
+    const ws = await deps.accounts.workspaces.get(slug);
+    return { workspace: slug, plan: ws?.plan ?? 'FREE', agents: ws?.agents ?? false } as const;
+  }
+
+  /** The project's workspace pays, and its plan gates the tools. */
   async function projectContext(project: Project) {
-    const ws = await deps.accounts.workspaces.get(project.workspace);
-    return { workspace: project.workspace, plan: ws?.plan ?? 'FREE', agents: ws?.agents ?? false } as const;
+    const ctx = await workspaceContext(project.workspace);
+    return { ...ctx, payer: { workspace: ctx.workspace, plan: ctx.plan } };
+  }
+
+  /**
+   * A person's request on a project: the project's workspace pays while they have a role there;
+   * with role NONE their own (personal) workspace does (docs/contract.md "Who pays for a request").
+   */
+  async function personContext(project: Project, user: User, role: Role) {
+    const ctx = await projectContext(project);
+    if (role !== 'NONE' || user.workspace === ctx.workspace) return ctx;
+    const own = await workspaceContext(user.workspace);
+    return { ...ctx, payer: { workspace: own.workspace, plan: own.plan } };
+  }
+
+  /** The account routes: a credential speaks for itself and its own workspace pays. */
+  async function accountCaller(
+    rec: ApiKeyRecord,
+    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'expiresAt'>,
+  ): Promise<Resolution> {
+    let workspace = rec.workspace;
+    let type: ResolvedCaller['type'] = rec.kind === 'bot_key' ? 'bot' : 'key';
+    let id = rec.kind === 'bot_key' ? rec.botId : rec.id;
+    let label = `${rec.name} (${rec.prefix})`;
+    if (rec.kind === 'user_key') {
+      const user = await deps.accounts.users.get(rec.userId);
+      if (!user) return invalidKey(`user ${rec.userId} of key ${rec.id} is gone`);
+      [workspace, type, id, label] = [user.workspace, 'user', user.id, user.email];
+    }
+    const ctx = await workspaceContext(workspace);
+    return ok({
+      ...base,
+      type,
+      id,
+      label,
+      role: 'NONE',
+      serviceAccount: type === 'bot',
+      project: null,
+      ...ctx,
+      payer: { workspace: ctx.workspace, plan: ctx.plan },
+      grantedProjects: [],
+    });
   }
 
   async function fromOAuth(value: string, target: Target): Promise<Resolution> {
+    if (target.kind === 'account') {
+      // RFC 8707 audience: a token is bound to the one MCP resource it was issued for.
+      return {
+        ok: false,
+        error: new SvcError('invalid_token', {
+          detail: 'OAuth token presented to an account route',
+          remedy: 'OAuth access tokens are bound to one project: call /mcp/<project_slug> with them, or use an API key here.',
+        }),
+      };
+    }
     if (!deps.oauth) return invalidToken('OAuth tokens are not verified by this gateway');
     const info = await deps.oauth.verify(value);
     if (!info) return invalidToken('unknown, expired or revoked access token');
@@ -50,7 +107,7 @@ export function createResolver(deps: ResolverDeps) {
       role,
       serviceAccount: false,
       project: project.slug,
-      ...(await projectContext(project)),
+      ...(await personContext(project, user, role)),
       grantedProjects: [],
       legacy: false,
       defaultSurface: info.clientId === 'svc-companion' ? 'companion' : 'hosted',
@@ -62,6 +119,7 @@ export function createResolver(deps: ResolverDeps) {
 
   async function fromKey(parsed: ParsedCredential, rec: ApiKeyRecord, target: Target): Promise<Resolution> {
     const base = { legacy: parsed.legacy, defaultSurface: 'hosted' as const, session: rec.id, keyHash: rec.hash, expiresAt: rec.expiresAt };
+    if (target.kind === 'account') return accountCaller(rec, base);
     if (target.kind === 'team') {
       if ((rec.kind !== 'bot_key' && rec.kind !== 'legacy_team_key') || rec.workspace !== target.slug) {
         return invalidKey(
@@ -86,11 +144,13 @@ export function createResolver(deps: ResolverDeps) {
         workspace: ws.slug,
         plan: ws.plan,
         agents: ws.agents,
+        payer: { workspace: ws.slug, plan: ws.plan },
         grantedProjects: granted.sort(),
       });
     }
     const project = await deps.accounts.workspaces.getProject(target.slug);
     let role: Role;
+    let user: User | null = null;
     let type: ResolvedCaller['type'] = 'key';
     let id = rec.id;
     let label = `${rec.name} (${rec.prefix})`;
@@ -119,7 +179,7 @@ export function createResolver(deps: ResolverDeps) {
       }
       case 'user_key': {
         if (!project) return notFound(`project ${target.slug}`);
-        const user = await deps.accounts.users.get(rec.userId);
+        user = await deps.accounts.users.get(rec.userId);
         if (!user) return invalidKey(`user ${rec.userId} of key ${rec.id} is gone`);
         role = await deps.accounts.workspaces.roleOf(user.id, project);
         type = 'user';
@@ -136,13 +196,16 @@ export function createResolver(deps: ResolverDeps) {
       role,
       serviceAccount: type === 'bot',
       project: project.slug,
-      ...(await projectContext(project)),
+      ...(user ? await personContext(project, user, role) : await projectContext(project)),
       grantedProjects: [],
     });
   }
 
   /** The caller a credential value stands for at `target`. */
   return async function resolve(value: string, target: Target): Promise<Resolution> {
+    // A slug is checked before any Redis key is built from it: `proj:keys` would otherwise name
+    // another key family (docs/redis-schema.md).
+    if (target.kind !== 'account' && !SLUG_PATTERN.test(target.slug)) return notFound(`${target.kind} ${target.slug.slice(0, 80)}`);
     const parsed = parseCredential(value);
     if (!parsed) {
       const kind = claimedKind(value);

@@ -3,23 +3,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { SvcError } from '@svc/errors';
 import type { Surface } from '@svc/policy';
 import { isSurface } from '@svc/policy';
-import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.ts';
 
 /** MCP 2025-11-25 "Security Warning": a present Origin that is not allowed gets 403. */
 export function checkOrigin(headers: IncomingHttpHeaders, allowed: (origin: string) => boolean): void {
   const origin = headers.origin;
   if (origin !== undefined && !allowed(origin)) {
     throw new SvcError('forbidden_origin', { message: `Origin not allowed: ${origin.slice(0, 200)}` });
-  }
-}
-
-/** An unsupported MCP-Protocol-Version header gets 400 (MCP "Protocol Version Header"). */
-export function checkProtocolVersion(headers: IncomingHttpHeaders): void {
-  const v = headers['mcp-protocol-version'];
-  if (typeof v === 'string' && !isSupportedVersion(v)) {
-    throw new SvcError('unsupported_protocol_version', {
-      message: `Unsupported MCP-Protocol-Version: ${v.slice(0, 50)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-    });
   }
 }
 

@@ -1,7 +1,26 @@
-/** MCP protocol versions this gateway speaks (MCP "Versioning"; Streamable HTTP transport). */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
-export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/**
+ * MCP protocol revisions this gateway speaks, decided per request (docs/mcp-revisions.md):
+ * - modern: 2026-07-28, stateless; every request carries its version in params._meta.
+ * - legacy: 2025-11-25, 2025-06-18 and 2025-03-26, with the initialize handshake.
+ */
+const MODERN_VERSIONS = ['2026-07-28'] as const;
+const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+/** Every version, newest first: what server/discover and UnsupportedProtocolVersion list. */
+export const SUPPORTED_PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS] as const;
+export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0];
 
-export function isSupportedVersion(v: string): boolean {
-  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
-}
+export type Era = 'modern' | 'legacy';
+
+export const isModernVersion = (v: string): boolean => (MODERN_VERSIONS as readonly string[]).includes(v);
+export const isLegacyVersion = (v: string): boolean => (LEGACY_VERSIONS as readonly string[]).includes(v);
+
+/** MCP 2026-07-28 "Request Metadata": the reserved `_meta` keys. */
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
+
+export const SERVER_INFO = { name: 'svc', title: 'svc project knowledge' } as const;
+export const INSTRUCTIONS = 'Call svc_help to see which tools you can call here and what keeps the others out.';

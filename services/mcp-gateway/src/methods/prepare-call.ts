@@ -1,18 +1,26 @@
 /**
- * The part of tools/call settled before the rate limiter: which tool (legacy `rlm_` names map to
- * `svc_`), and the policy decision, since a call the policy refuses counts as no monthly query.
+ * The part of a tool call settled before the rate limiter (docs/contract.md "Who pays for a
+ * request"): which tool (legacy `rlm_` names map to `svc_`), the policy's decision, and whether the
+ * arguments fit the tool's schema. A call refused here consumes neither counter.
  */
+import { SvcError } from '@svc/errors';
 import type { CallerContext, Decision } from '@svc/policy';
-import { evaluate } from '@svc/policy';
+import { describeRefusal, evaluate } from '@svc/policy';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.ts';
+import { describeArgumentErrors } from '../tools/registry.ts';
+
+/** Why a call is refused before it runs. */
+export type Refusal =
+  { kind: 'unknown_tool'; message: string } | { kind: 'denied'; error: SvcError } | { kind: 'invalid_arguments'; message: string };
 
 export interface PreparedCall {
   name: string;
   tool: RegisteredTool | undefined;
-  args: unknown;
+  args: Record<string, unknown>;
   decision: Decision | null;
   /** The name was a legacy rlm_ name. */
   legacyName: boolean;
+  refusal: Refusal | null;
   countsAsQuery: boolean;
 }
 
@@ -26,8 +34,39 @@ export function prepareCall(
   const legacyName = legacyNames && raw.startsWith('rlm_');
   const name = legacyName ? `svc_${raw.slice(4)}` : raw;
   const tool = registry.get(name);
-  const args = params['arguments'] ?? {};
-  const argObject = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
-  const decision = tool ? evaluate(tool.policy, policy, argObject) : null;
-  return { name: raw, tool, args, decision, legacyName, countsAsQuery: !!tool && !!decision?.allowed && tool.policy.countsAsQuery };
+  const given = params['arguments'] ?? {};
+  const args = isObject(given) ? given : {};
+  const decision = tool ? evaluate(tool.policy, policy, args) : null;
+  const prepared: PreparedCall = { name: raw, tool, args, decision, legacyName, refusal: null, countsAsQuery: false };
+  if (typeof params['name'] !== 'string') prepared.refusal = { kind: 'unknown_tool', message: 'Invalid params: "name" must be a string' };
+  else if (!tool || !decision)
+    prepared.refusal = {
+      kind: 'unknown_tool',
+      message: `Unknown tool: ${raw.slice(0, 100)}. Call tools/list or svc_help for the tools available here.`,
+    };
+  else if (decision.allowed === false) prepared.refusal = { kind: 'denied', error: denial(tool.def.name, decision) };
+  else if (!isObject(given))
+    prepared.refusal = { kind: 'invalid_arguments', message: `Invalid arguments for ${tool.def.name}: "arguments" must be an object` };
+  else if (!tool.validate(args))
+    prepared.refusal = {
+      kind: 'invalid_arguments',
+      message: `Invalid arguments for ${tool.def.name}: ${describeArgumentErrors(tool.validate)}`,
+    };
+  else prepared.countsAsQuery = tool.policy.countsAsQuery;
+  return prepared;
 }
+
+/** A policy refusal: a JSON-RPC method error on MCP (HTTP 200), 403 on REST, naming the gate. */
+function denial(tool: string, decision: Extract<Decision, { allowed: false }>): SvcError {
+  return new SvcError('access_denied', {
+    message: `Access denied: ${describeRefusal(tool, decision)}`,
+    inBody: true,
+    data: { gate: decision.gate, needed: decision.needed, have: decision.have },
+    remedy:
+      decision.gate === 'level'
+        ? `Call svc_request_access with requested_level ${decision.needed} and a reason.`
+        : 'Call svc_help to see what is available here and why.',
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -20,7 +20,7 @@ export function createAdmit(deps: AdmitDeps): Admit {
   return async (caller, countsAsQuery) => {
     let decision;
     try {
-      decision = await deps.limiter(caller.workspace, caller.plan, countsAsQuery);
+      decision = await deps.limiter(caller.payer.workspace, caller.payer.plan, countsAsQuery);
     } catch (err) {
       throw new SvcError('service_unavailable', {
         message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
@@ -28,11 +28,10 @@ export function createAdmit(deps: AdmitDeps): Admit {
       });
     }
     const headers = rateLimitHeaders(decision, (deps.now ?? Date.now)());
-    if (caller.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
     if (decision.overFairUse) {
-      deps.onFairUseExceeded?.(caller.workspace);
+      deps.onFairUseExceeded?.(caller.payer.workspace);
       deps.logger.warn('fair-use monthly query figure exceeded', {
-        workspace: caller.workspace,
+        workspace: caller.payer.workspace,
         used: decision.monthlyUsed,
         figure: decision.monthlyLimit,
       });
@@ -42,9 +41,6 @@ export function createAdmit(deps: AdmitDeps): Admit {
     throw new SvcError(decision.outcome, { headers: stringify(headers) });
   };
 }
-
-/** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
-export const LEGACY_DEPRECATION = '@1767225600';
 
 function stringify(h: Record<string, string | number>): Record<string, string> {
   const out: Record<string, string> = {};

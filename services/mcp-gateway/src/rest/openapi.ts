@@ -54,7 +54,7 @@ function operation(tool: ToolDefinition, scope: 'project' | 'team') {
   };
 }
 
-/** GET /api/v1/me, GET /api/v1/projects, DELETE /api/v1/me/key (rest/account-routes.ts). */
+/** GET /api/v1/me, GET /api/v1/projects, DELETE /api/v1/me/key (rest/account-steps.ts). */
 function accountPaths(): Record<string, unknown> {
   const ok = (description: string, schema: object) => ({ description, headers: RATE_HEADERS, content: { 'application/json': { schema } } });
   const key = {

@@ -49,8 +49,10 @@ export class ToolRegistry {
     const key = `${caller.role}|${caller.serviceAccount}|${caller.plan}|${caller.agents}|${caller.surface}|${caller.endpoint}`;
     let listed = this.listCache.get(key);
     if (!listed) {
+      // Sorted by name: a deterministic order (MCP 2026-07-28 "Listing Tools").
       listed = this.all()
         .filter((t) => evaluate(t.policy, caller).allowed)
+        .sort((a, b) => (a.def.name < b.def.name ? -1 : a.def.name > b.def.name ? 1 : 0))
         .map(({ def }) => ({
           name: def.name,
           title: def.title,

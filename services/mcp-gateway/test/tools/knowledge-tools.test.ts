@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { eventually, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
-import { RpcError } from '../../src/mcp/rpc-error.ts';
+import { SvcError } from '@svc/errors';
 import { caller, harness, textOf } from './tool-harness.ts';
 
 let redis: RedisFixture;
@@ -239,7 +239,7 @@ test('svc_multi_project_query searches only the granted projects, labelled by pr
 });
 
 test('project tools refuse a caller without a project: the policy on the team endpoint, the tool itself anywhere', async () => {
-  await assert.rejects(h.call('svc_search', { query: 'x' }, caller(null)), (e: RpcError) =>
+  await assert.rejects(h.call('svc_search', { query: 'x' }, caller(null)), (e: Error) =>
     /only available on the project endpoint/.test(e.message),
   );
   const r = await h.call('svc_search', { query: 'x' }, caller(null), { endpoint: 'project' });
@@ -251,7 +251,7 @@ test('tools/call refuses what the policy refuses, with the gate, before the tool
   const viewer = caller('proj-a', { role: 'VIEWER', plan: 'FREE', agents: false, surface: 'hosted' });
   await assert.rejects(
     h.call('svc_upload_document', { name: 'x.md', content: 'x' }, viewer),
-    (e: unknown) => e instanceof RpcError && (e.data as { gate?: string } | undefined)?.gate === 'level',
+    (e: unknown) => e instanceof SvcError && e.code === 'access_denied' && e.data['gate'] === 'level',
   );
   assert.deepEqual(await redis.client.keys('*'), [], 'nothing written');
   await assert.rejects(h.call('svc_nope', {}, A), /Unknown tool: svc_nope/);

@@ -40,7 +40,7 @@ export function harness(redis: Redis) {
 
   /**
    * What tools/call answers for `who`: a result (invalid arguments and tool failures are isError
-   * results), or the RpcError the gateway sends (unknown tool, refused by the policy). The endpoint
+   * results), or the SvcError the gateway sends (unknown tool, refused by the policy). The endpoint
    * is the one `who` implies (team when it has no project) unless given.
    */
   async function call(name: string, args: unknown, who: ToolCaller, options: { endpoint?: Endpoint } = {}): Promise<ToolResult> {
@@ -61,6 +61,7 @@ export function harness(redis: Redis) {
       project: who.project,
       workspace: who.workspace,
       plan: who.plan,
+      payer: { workspace: who.workspace, plan: who.plan },
       agents: who.agents,
       grantedProjects: who.grantedProjects,
       legacy: false,

@@ -1,0 +1,82 @@
+/**
+ * One request as it travels a gateway route (docs/gateway-pipeline.md): what the steps have learnt
+ * so far and the response headers they have settled. A step reads and fills it; the route's
+ * error writer turns whatever a step throws into the protocol's error body.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonRpcId } from '@svc/errors';
+import type { CallerContext, Surface } from '@svc/policy';
+import type { ResolvedCaller, Target } from '../auth/caller.ts';
+import type { Headers } from '../http/respond.ts';
+import type { JsonRpcRequest } from '../mcp/envelope.ts';
+import type { Era } from '../mcp/protocol.ts';
+import type { PreparedCall } from '../methods/prepare-call.ts';
+
+/** How a route answers, success and error alike. */
+export type Protocol = 'jsonrpc' | 'rest';
+
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly target: Target;
+  readonly protocol: Protocol;
+  /** Parameters the route matched in the path (the REST tool's name). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Response headers settled so far (CORS, request id, rate limit, Deprecation). */
+  headers: Headers;
+  /** The body as read (readBody). */
+  raw: string;
+  /** The parsed JSON body, or the parse error kept until the caller is known. */
+  body: unknown;
+  parseError: Error | null;
+  /** JSON-RPC: the request id once readable (error responses echo it), and the request. */
+  id: JsonRpcId;
+  rpc: JsonRpcRequest | null;
+  era: Era;
+  version: string;
+  caller: ResolvedCaller | null;
+  surface: Surface;
+  policy: CallerContext | null;
+  /** tools/call, and the REST tool route: the tool and the policy's decision. */
+  prepared: PreparedCall | null;
+  /** A legacy credential or tool name was used: the response carries a Deprecation header. */
+  legacy: boolean;
+}
+
+/** One named unit of a route. It mutates the exchange, may answer (then the route ends), or throws. */
+export type Step = (ex: Exchange) => void | Promise<void>;
+
+export function newExchange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  init: { requestId: string; target: Target; protocol: Protocol; headers: Headers; params?: Record<string, string> },
+): Exchange {
+  return {
+    req,
+    res,
+    requestId: init.requestId,
+    target: init.target,
+    protocol: init.protocol,
+    params: init.params ?? {},
+    headers: { ...init.headers, 'X-Request-Id': init.requestId },
+    raw: '',
+    body: undefined,
+    parseError: null,
+    id: null,
+    rpc: null,
+    era: 'legacy',
+    version: '',
+    caller: null,
+    surface: 'hosted',
+    policy: null,
+    prepared: null,
+    legacy: false,
+  };
+}
+
+/** The caller, once the authenticate step has run (a step before it asking is a wiring bug). */
+export function callerOf(ex: Exchange): ResolvedCaller {
+  if (!ex.caller) throw new Error('pipeline: a step needs the caller before authenticate ran');
+  return ex.caller;
+}

@@ -1,0 +1,55 @@
+/**
+ * Runs a route's steps in order and writes whatever one throws with the route's one error writer
+ * (docs/gateway-pipeline.md). Refusals are logged the same way on every route: `http` level for a
+ * client's error, `error` for ours; the 401 challenge and the Deprecation header are added here,
+ * once, for every protocol.
+ */
+import type { SvcError } from '@svc/errors';
+import { asSvcError, toJsonRpcError, toRestError } from '@svc/errors';
+import type { Logger } from '@svc/logger';
+import type { Target } from '../auth/caller.ts';
+import { sendJson } from '../http/respond.ts';
+import type { Exchange, Step } from './exchange.ts';
+
+/** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
+const LEGACY_DEPRECATION = '@1767225600';
+
+export interface RunDeps {
+  logger: Logger;
+  /** The WWW-Authenticate value of a 401 (RFC 6750 §3, RFC 9728 §5.1). */
+  challenge: (target: Target, err: SvcError) => string;
+}
+
+export type Route = (ex: Exchange) => Promise<void>;
+
+export function route(name: string, steps: readonly Step[], deps: RunDeps): Route {
+  return async (ex) => {
+    try {
+      for (const step of steps) {
+        await step(ex);
+        if (ex.res.headersSent) return;
+      }
+    } catch (err) {
+      writeError(name, ex, asSvcError(err), deps);
+    }
+  };
+}
+
+function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): void {
+  const meta = { route: name, requestId: ex.requestId, code: e.code, detail: e.detail };
+  if (e.status >= 500) deps.logger.error('request failed', meta);
+  else deps.logger.http('request refused', meta);
+  if (ex.res.headersSent) return;
+  const headers = { ...ex.headers, ...e.headers };
+  if (e.status === 401) headers['WWW-Authenticate'] = deps.challenge(ex.target, e);
+  if (ex.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
+  if (e.code === 'payload_too_large') headers['Connection'] = 'close';
+  if (ex.protocol === 'jsonrpc') sendJson(ex.res, e.inBody ? 200 : e.status, toJsonRpcError(e, ex.id), headers);
+  else sendJson(ex.res, e.status, toRestError(e), headers);
+}
+
+/** The success writer: the result with the settled headers. */
+export function respond(ex: Exchange, body: unknown, status = 200): void {
+  const headers = ex.legacy ? { ...ex.headers, Deprecation: LEGACY_DEPRECATION } : ex.headers;
+  sendJson(ex.res, status, body, headers);
+}

@@ -1,0 +1,82 @@
+/**
+ * The steps every gateway route is made of (docs/gateway-pipeline.md). Each is named after what it
+ * does; a route lists the ones it needs, in order, in app.ts's route table.
+ */
+import { SvcError } from '@svc/errors';
+import type { Authenticate } from '../auth/authenticate.ts';
+import { policyContext } from '../auth/policy-context.ts';
+import { readBody } from '../http/body.ts';
+import { checkMediaTypes, checkOrigin } from '../mcp/checks.ts';
+import { idOf } from '../mcp/envelope.ts';
+import type { Admit } from '../ratelimit/admit.ts';
+import { callerOf, type Step } from './exchange.ts';
+
+/** MCP 2025-11-25 "Security Warning" and the media types: before anything is read. */
+export function checkTransport(originAllowed: (origin: string) => boolean): Step {
+  return function checkTransportStep(ex) {
+    checkOrigin(ex.req.headers, originAllowed);
+    checkMediaTypes(ex.req.headers);
+  };
+}
+
+/** Only the origin (routes without a body). */
+export function checkOriginOnly(originAllowed: (origin: string) => boolean): Step {
+  return function checkOriginStep(ex) {
+    checkOrigin(ex.req.headers, originAllowed);
+  };
+}
+
+/** The body, up to the limit (413 past it). */
+export function readJsonBody(maxBytes: number, options: { emptyIs?: unknown } = {}): Step {
+  return async function readJsonBodyStep(ex) {
+    ex.raw = await readBody(ex.req, maxBytes);
+    if (options.emptyIs !== undefined && ex.raw.trim() === '') {
+      ex.body = options.emptyIs;
+      return;
+    }
+    try {
+      ex.body = JSON.parse(ex.raw);
+      // Error responses echo the request's id whenever the body could be read, from here on.
+      if (ex.protocol === 'jsonrpc') ex.id = idOf(ex.body);
+    } catch (err) {
+      // Kept until the caller is known: a request without credentials gets the 401 first.
+      ex.parseError = new SvcError('parse_error', {
+        message: `Parse error: the body is not valid JSON (${err instanceof Error ? err.message : 'unreadable'})`,
+        remedy: ex.protocol === 'rest' ? 'Send the tool arguments as a JSON object.' : 'Send a well-formed JSON-RPC 2.0 request object.',
+      });
+    }
+  };
+}
+
+/** The parse error kept by readJsonBody, now that the caller is known. */
+export const failOnParseError: Step = function failOnParseError(ex) {
+  if (ex.parseError) throw ex.parseError;
+};
+
+/** Who is calling (cache, then Redis): 401 for missing or refused credentials. */
+export function authenticate(auth: Authenticate): Step {
+  return async function authenticateStep(ex) {
+    ex.caller = await auth(ex.req.headers, ex.target);
+    if (ex.caller.legacy) ex.legacy = true;
+  };
+}
+
+/** The policy's view of the caller on this request: role, plan, surface (X-Svc-Surface), endpoint. */
+export const resolvePolicy: Step = function resolvePolicy(ex) {
+  const { surface, policy } = policyContext(callerOf(ex), ex.req.headers, ex.target);
+  ex.surface = surface;
+  ex.policy = policy;
+};
+
+/**
+ * The rate limit and monthly quota, charged to whoever pays for the request (docs/contract.md
+ * "Who pays for a request"): one Redis round trip. A request refused before this step consumed
+ * nothing; a tools/call counts a monthly query when its tool does.
+ */
+export function admit(admitFn: Admit): Step {
+  return async function admitStep(ex) {
+    if (ex.prepared?.refusal) return;
+    const headers = await admitFn(callerOf(ex), ex.prepared?.countsAsQuery ?? false);
+    ex.headers = { ...ex.headers, ...headers };
+  };
+}
