@@ -16,6 +16,25 @@ export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'denied' |
 export interface ToolsCallDeps {
   logger: Logger;
   onCall?: (tool: string, outcome: CallOutcome) => void;
+  /** The most one call may take before its caller gets an isError answer (default TOOL_TIME_BUDGET_MS). */
+  timeBudgetMs?: number;
+}
+
+/**
+ * A call's time budget (docs/security.md "Denial of service"): a tool waiting on a slow store or
+ * embeddings endpoint answers isError instead of holding its client. The work itself is kept
+ * linear in its input (the Markdown splitter, the search), so the event loop is never held long.
+ */
+const TOOL_TIME_BUDGET_MS = 15_000;
+
+class OverBudget extends Error {}
+
+function withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new OverBudget()), ms);
+  });
+  return Promise.race([work, budget]).finally(() => clearTimeout(timer));
 }
 
 const failure = (message: string): ToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
@@ -26,10 +45,17 @@ export function runTool(deps: ToolsCallDeps) {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
     try {
-      const result = await tool.def.call(prepared.args, ctx.toolCaller);
+      const result = await withinBudget(tool.def.call(prepared.args, ctx.toolCaller), deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS);
       deps.onCall?.(tool.def.name, result.isError ? 'tool_error' : 'ok');
       return result;
     } catch (err) {
+      if (err instanceof OverBudget) {
+        deps.onCall?.(tool.def.name, 'failed');
+        deps.logger.warn('tool over its time budget', { tool: tool.def.name, requestId: ctx.requestId });
+        return failure(
+          `${tool.def.name} took longer than ${Math.round((deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS) / 1000)} s and was abandoned; try a narrower request.`,
+        );
+      }
       if (err instanceof ToolFailure) {
         deps.onCall?.(tool.def.name, 'tool_error');
         return failure(err.message);
