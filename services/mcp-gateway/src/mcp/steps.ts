@@ -57,7 +57,7 @@ export const selectRevision: Step = function selectRevision(ex) {
   }
   if (typeof claimed !== 'string')
     throw new SvcError('invalid_params', { message: `Invalid params: _meta["${META.protocolVersion}"] must be a string` });
-  if (!isModernVersion(claimed)) throw unsupported(claimed);
+  // The header must mirror the claim before the claim itself is judged (MCP 2026-07-28 "Server Validation").
   if (headerVersion !== claimed)
     throw new SvcError('header_mismatch', {
       message:
@@ -65,6 +65,7 @@ export const selectRevision: Step = function selectRevision(ex) {
           ? 'Header mismatch: the MCP-Protocol-Version header is missing'
           : `Header mismatch: MCP-Protocol-Version ${headerVersion.slice(0, 50)} does not match _meta version ${claimed}`,
     });
+  if (!isModernVersion(claimed)) throw unsupported(claimed);
   const capabilities = (meta as Record<string, unknown>)[META.clientCapabilities];
   if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities))
     throw new SvcError('invalid_params', { message: `Invalid params: _meta["${META.clientCapabilities}"] is required (an object)` });
