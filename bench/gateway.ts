@@ -60,7 +60,7 @@ async function redisCommands(base: string): Promise<number> {
 }
 
 const redis = await startRedis();
-const [gwPort, barePort] = [await freePort(), await freePort()];
+const [gwPort, barePort, sdkPort] = [await freePort(), await freePort(), await freePort()];
 const base = `http://127.0.0.1:${gwPort}`;
 const env = {
   NODE_ENV: 'test',
@@ -97,6 +97,15 @@ const sample = await (
 ).text();
 const bare = child(['bench/bare-server.ts', String(sample.length), String(barePort)], {});
 await waitHttp(`http://127.0.0.1:${barePort}/`);
+const sdk = child(['bench/sdk-server.ts', String(sdkPort), redis.url, config.keyPepper], {});
+await waitHttp(`http://127.0.0.1:${sdkPort}/mcp`);
+const sdkUrl = `http://127.0.0.1:${sdkPort}/mcp`;
+const sdkSample = await fetch(sdkUrl, {
+  method: 'POST',
+  body,
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+});
+if (sdkSample.status !== 200) throw new Error(`the SDK baseline answered ${sdkSample.status}: ${await sdkSample.text()}`);
 
 process.stdout.write(`warming up (2 s each); measuring ${seconds} s each with ${connections} connections\n`);
 await load('warm', `http://127.0.0.1:${barePort}/`, body, {}, 2);
@@ -124,7 +133,9 @@ await load('warm', `${base}/mcp/bench`, modernBody, modernHeaders, 1);
 const modernBefore = await redisCommands(base);
 const modernRow = await load('gateway tools/call svc_help, MCP 2026-07-28', `${base}/mcp/bench`, modernBody, modernHeaders);
 const modernPerRequest = ((await redisCommands(base)) - modernBefore) / (modernRow.rps * seconds);
-const rows = [bareRow, gwRow, modernRow];
+await load('warm', sdkUrl, body, { 'x-api-key': key }, 2);
+const sdkRow = await load('MCP SDK server (Express, stateless, same key check)', sdkUrl, body, { 'x-api-key': key });
+const rows = [bareRow, gwRow, modernRow, sdkRow];
 for (const mode of ['keyword', 'hybrid']) {
   await load('warm', `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }, 1);
   rows.push(
@@ -143,13 +154,14 @@ for (const r of rows)
   );
 process.stdout.write(`\nratio gateway svc_help / bare: ${(gwRow.rps / bareRow.rps).toFixed(2)} (target >= 0.5)\n`);
 process.stdout.write(`ratio gateway svc_help 2026-07-28 / bare: ${(modernRow.rps / bareRow.rps).toFixed(2)} (target >= 0.5)\n`);
-for (const r of rows.slice(3)) process.stdout.write(`ratio ${r.name} / bare: ${(r.rps / bareRow.rps).toFixed(3)}\n`);
+process.stdout.write(`ratio gateway svc_help / SDK server: ${(gwRow.rps / sdkRow.rps).toFixed(2)} (target >= 3)\n`);
+for (const r of rows.slice(4)) process.stdout.write(`ratio ${r.name} / bare: ${(r.rps / bareRow.rps).toFixed(3)}\n`);
 process.stdout.write(
   `Redis commands per request: ${perRequest.toFixed(2)} (2025-11-25), ${modernPerRequest.toFixed(2)} (2026-07-28) (target 1)\n`,
 );
 
 // The gateway drains (flushing last-used times) before its Redis goes away.
-await Promise.all([gw, bare].map((child) => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')))));
+await Promise.all([gw, bare, sdk].map((child) => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')))));
 client.disconnect();
 await redis.stop();
 process.exit(0);
