@@ -4,7 +4,7 @@ import { DEFAULT_KEY_LEVEL } from '@svc/policy';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
-import { K } from './keys.ts';
+import { INVALIDATES, K } from './keys.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
 /** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
@@ -142,7 +142,7 @@ export class ApiKeyStore {
     const hash = await this.ctx.redis.get(K.apiKeyById(id));
     if (!hash) throw new AccountError('not_found', `no key ${id}`);
     await this.ctx.redis.hset(K.apiKey(hash), 'revoked', '1');
-    await invalidate(this.ctx, `key:${hash}`);
+    await invalidate(this.ctx, INVALIDATES.key(hash));
     const rec = await this.findByHash(hash);
     if (!rec) throw new AccountError('not_found', `no key ${id}`);
     return rec;
@@ -152,7 +152,7 @@ export class ApiKeyStore {
     const hash = await this.ctx.redis.get(K.apiKeyById(id));
     if (!hash) throw new AccountError('not_found', `no key ${id}`);
     await this.ctx.redis.hset(K.apiKey(hash), 'level', level);
-    await invalidate(this.ctx, `key:${hash}`);
+    await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
   async listForProject(project: string): Promise<ApiKeyRecord[]> {

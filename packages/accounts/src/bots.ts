@@ -4,7 +4,7 @@ import type { ApiKeyStore, IssuedKey } from './api-keys.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
-import { K } from './keys.ts';
+import { INVALIDATES, K } from './keys.ts';
 import type { Bot } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
@@ -63,7 +63,7 @@ export class BotStore {
       );
     }
     await this.ctx.redis.hset(K.botGrants(id), project, level);
-    await invalidate(this.ctx, `bot:${id}`);
+    await invalidate(this.ctx, INVALIDATES.bot(id));
   }
 
   /** The workspace's service accounts, oldest first. */

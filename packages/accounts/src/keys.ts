@@ -5,6 +5,22 @@
  */
 export const INVALIDATION_CHANNEL = 'svc:invalidate';
 
+/**
+ * The messages on INVALIDATION_CHANNEL: each names what changed, so a gateway drops only the
+ * cached answers that depended on it (docs/redis-schema.md "Invalidation"). A message of any other
+ * shape empties the whole cache.
+ */
+export const INVALIDATES = {
+  key: (hash: string) => `key:${hash}`,
+  bot: (id: string) => `bot:${id}`,
+  workspace: (slug: string) => `workspace:${slug}`,
+  project: (slug: string) => `project:${slug}`,
+  user: (id: string) => `user:${id}`,
+  /** The auth-service's: a grant (all its tokens) or one token record, by the digest of its id. */
+  oauthGrant: (grantId: string) => `oauth:${grantId}`,
+  oauthRecord: (model: string, digest: string) => `oauth:${model}:${digest}`,
+};
+
 export const K = {
   user: (id: string) => `svc:user:${id}`,
   userByEmail: (email: string) => `svc:user-email:${email.toLowerCase()}`,

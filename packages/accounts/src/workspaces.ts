@@ -3,7 +3,7 @@ import { agentsByDefault, isRole } from '@svc/policy';
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { AccountError, assertSlug } from './errors.ts';
-import { K } from './keys.ts';
+import { INVALIDATES, K } from './keys.ts';
 import type { Project, ProjectAccess, Workspace } from './types.ts';
 
 /** Workspaces (teams), their projects, and users' roles on those projects. */
@@ -81,7 +81,7 @@ export class WorkspaceStore {
     const ws = await this.require(slug);
     const next = agents ?? (ws.plan === plan ? ws.agents : agentsByDefault(plan));
     await this.ctx.redis.hset(K.workspace(slug), { plan, agents: next ? '1' : '0' });
-    await invalidate(this.ctx, `workspace:${slug}`);
+    await invalidate(this.ctx, INVALIDATES.workspace(slug));
     return { ...ws, plan, agents: next };
   }
 
@@ -98,7 +98,7 @@ export class WorkspaceStore {
     });
     await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
     // Gateways may hold a cached "no such project" for this slug.
-    await invalidate(this.ctx, `project:${project.slug}`);
+    await invalidate(this.ctx, INVALIDATES.project(project.slug));
     return project;
   }
 
@@ -128,7 +128,7 @@ export class WorkspaceStore {
       await this.ctx.redis.hset(K.projectRoles(project), userId, role);
       await this.ctx.redis.sadd(K.userProjects(userId), project);
     }
-    await invalidate(this.ctx, `user:${userId}`);
+    await invalidate(this.ctx, INVALIDATES.user(userId));
   }
 
   /** A user's role on a project: ADMIN for the owner of its workspace, else the role set, else NONE. */

@@ -7,7 +7,7 @@
  * at once (docs/contract.md "Credentials": revocation within one second).
  */
 import type { Redis } from '@svc/accounts';
-import { INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
+import { INVALIDATES, INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { OK } from './redis-keys.ts';
@@ -27,9 +27,10 @@ export interface AdapterDeps {
 export function createRedisAdapter(deps: AdapterDeps) {
   const { redis } = deps;
 
-  async function announce(what: string): Promise<void> {
-    await redis.publish(INVALIDATION_CHANNEL, `oauth:${what}`);
-    deps.onRevoked?.(what);
+  /** Tells every gateway what stopped being usable (INVALIDATES in @svc/accounts). */
+  async function announce(message: string): Promise<void> {
+    await redis.publish(INVALIDATION_CHANNEL, message);
+    deps.onRevoked?.(message.slice('oauth:'.length));
   }
 
   return class RedisAdapter implements Adapter {
@@ -87,12 +88,13 @@ export function createRedisAdapter(deps: AdapterDeps) {
     async consume(id: string): Promise<void> {
       const key = this.key(id);
       if (await redis.exists(key)) await redis.hset(key, 'consumed', String(Math.floor(Date.now() / 1000)));
-      if (WATCHED.has(this.model)) await announce(`${this.model}:${oidcDigest(id)}`);
+      if (WATCHED.has(this.model)) await announce(INVALIDATES.oauthRecord(this.model, oidcDigest(id)));
     }
 
     async destroy(id: string): Promise<void> {
       await redis.del(this.key(id));
-      if (WATCHED.has(this.model)) await announce(this.model === 'Grant' ? id : `${this.model}:${oidcDigest(id)}`);
+      if (WATCHED.has(this.model))
+        await announce(this.model === 'Grant' ? INVALIDATES.oauthGrant(id) : INVALIDATES.oauthRecord(this.model, oidcDigest(id)));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -101,7 +103,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
       // One DEL per key: on Redis Cluster they live in different slots.
       for (const key of keys) await redis.del(key);
       await redis.del(set);
-      await announce(grantId);
+      await announce(INVALIDATES.oauthGrant(grantId));
     }
   };
 

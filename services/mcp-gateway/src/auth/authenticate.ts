@@ -1,11 +1,12 @@
 /** The authentication step: the presented credential, through the cache, to a caller or an error. */
 import type { IncomingHttpHeaders } from 'node:http';
-import { hashCredential } from '@svc/credentials';
+import { oidcDigest } from '@svc/accounts';
+import { claimedKind, hashCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
 import type { ResolvedCaller, Target } from './caller.ts';
 import { credentialFrom } from './credentials-from-request.ts';
 import type { Resolver } from './resolve-credential.ts';
-import type { ResolutionCache } from './resolution-cache.ts';
+import { dependencies, type ResolutionCache } from './resolution-cache.ts';
 
 export interface AuthenticateDeps {
   resolve: Resolver;
@@ -23,7 +24,8 @@ export function createAuthenticate(deps: AuthenticateDeps): Authenticate {
   return async (headers, target) => {
     const presented = credentialFrom(headers);
     if (!presented || presented.value === '') throw new SvcError('missing_authentication');
-    const cacheKey = `${hashCredential(presented.value, deps.pepper)}|${target.kind}:${target.slug}`;
+    const hash = hashCredential(presented.value, deps.pepper);
+    const cacheKey = `${hash}|${target.kind}:${target.slug}`;
     let resolution = deps.cache.get(cacheKey);
     deps.onCache?.(resolution !== undefined);
     if (!resolution) {
@@ -36,7 +38,9 @@ export function createAuthenticate(deps: AuthenticateDeps): Authenticate {
           detail: String(err),
         });
       }
-      deps.cache.set(cacheKey, resolution, generation);
+      // An access token's record is announced by the digest of its value (the auth-service's adapter).
+      const digest = claimedKind(presented.value) === 'access_token' ? oidcDigest(presented.value) : null;
+      deps.cache.set(cacheKey, resolution, generation, dependencies(hash, digest, target, resolution));
     }
     if (!resolution.ok) throw resolution.error;
     const { caller } = resolution;
