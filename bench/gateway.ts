@@ -8,9 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { connectRedis, createAccounts } from '@svc/accounts';
-import { loadConfig } from '@svc/config';
-import { freePort, startRedis } from '@svc/testkit';
+import { freePort } from '@svc/testkit';
+import { benchStack } from './stack.ts';
 import { benchSearchCorpus } from './search.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -59,24 +58,9 @@ async function redisCommands(base: string): Promise<number> {
   return Number(/^svc_gateway_redis_commands_total (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
-const redis = await startRedis();
-const [gwPort, barePort, sdkPort] = [await freePort(), await freePort(), await freePort()];
-const base = `http://127.0.0.1:${gwPort}`;
-const env = {
-  NODE_ENV: 'test',
-  REDIS_URL: redis.url,
-  BASE_URL: base,
-  AUTH_URL: 'http://127.0.0.1:1',
-  RATE_LIMIT_SCALE: '1000000',
-  LOG_LEVEL: 'warn',
-  AUTH_CACHE_TTL_MS: '60000',
-};
-const config = loadConfig(env);
-const client = connectRedis(redis.url);
-const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
-const user = await accounts.users.create({ email: 'bench@example.com', password: 'correct horse battery' });
-await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
-await accounts.workspaces.createProject({ slug: 'bench', workspace: user.workspace });
+const { redis, base, env, config, client, accounts, workspace } = await benchStack('bench');
+const user = { workspace };
+const [barePort, sdkPort] = [await freePort(), await freePort()];
 const key = (await accounts.keys.createProjectKey({ project: 'bench', workspace: user.workspace, level: 'VIEWER', name: 'bench' })).key;
 await accounts.workspaces.createProject({ slug: 'bench-search', workspace: user.workspace });
 const corpus = await benchSearchCorpus(client, 'bench-search');

@@ -9,33 +9,17 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { connectRedis, createAccounts, INVALIDATION_CHANNEL } from '@svc/accounts';
-import { loadConfig } from '@svc/config';
-import { freePort, startRedis, waitFor } from '@svc/testkit';
+import { INVALIDATION_CHANNEL } from '@svc/accounts';
+import { waitFor } from '@svc/testkit';
+import { benchStack } from './stack.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const KEYS = Number(process.env['BENCH_KEYS'] ?? 100_000);
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 
-const redis = await startRedis();
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const env = {
-  NODE_ENV: 'test',
-  REDIS_URL: redis.url,
-  BASE_URL: base,
-  AUTH_URL: 'http://127.0.0.1:1',
-  RATE_LIMIT_SCALE: '1000000',
-  LOG_LEVEL: 'warn',
-  AUTH_CACHE_TTL_MS: '60000',
-};
-const config = loadConfig(env);
-const client = connectRedis(redis.url);
-const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
-const user = await accounts.users.create({ email: 'churn@example.com' });
-await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
-await accounts.workspaces.createProject({ slug: 'churn', workspace: user.workspace });
+const { redis, base, env, client, accounts, workspace } = await benchStack('churn');
+const user = { workspace };
 
 process.stdout.write(`creating ${KEYS} keys and ${seconds * 2 + 10} spares to revoke\n`);
 const started = Date.now();
