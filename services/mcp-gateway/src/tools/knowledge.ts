@@ -24,7 +24,7 @@ export function knowledgeTools(deps: ToolDeps & { embedder?: Embedder }): ToolDe
     onEmbedFailure: (err) => deps.logger.warn('embedder failed; semantic ranking skips unembedded sections', { err }),
   });
   const d = { knowledge };
-  const tools = [
+  return [
     svcUploadDocument(d),
     svcSearch(d),
     svcContextQuery(d),
@@ -37,6 +37,4 @@ export function knowledgeTools(deps: ToolDeps & { embedder?: Embedder }): ToolDe
     svcHtaskCreate(d),
     svcMultiProjectQuery(d),
   ];
-  // The registry stores definitions with the generic argument type; each tool's schema guarantees its own.
-  return tools as unknown as ToolDefinition[];
 }

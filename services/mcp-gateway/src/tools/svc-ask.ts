@@ -3,19 +3,14 @@ import { bestPassages } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf, QUERY, round, where } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text } from './types.ts';
-
-interface Args {
-  query: string;
-  limit: number;
-}
+import { defineTool, text } from './types.ts';
 
 /** Sections whose paragraphs compete for the answer. */
 const SECTIONS = 5;
 
-export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_ask',
     title: 'Ask the project documents',
     description:
@@ -34,7 +29,7 @@ export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition<Args> {
     async call(args, caller) {
       const project = projectOf(caller);
       const hits = await knowledge.search.search(project, args.query, 'keyword', SECTIONS);
-      const passages = bestPassages(args.query, hits, args.limit ?? 3);
+      const passages = bestPassages(args.query, hits, args.limit);
       if (passages.length === 0)
         return text(
           `No passage in this project's documents answers "${args.query}". Rephrase, or upload documents with svc_upload_document.`,
@@ -58,5 +53,5 @@ export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         })),
       });
     },
-  };
+  });
 }

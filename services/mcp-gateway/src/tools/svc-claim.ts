@@ -3,19 +3,11 @@
  * status. The holder is the caller's credential plus `agent` when given, else its session, so two
  * agents sharing one key stay distinct if they name themselves (or use their own MCP sessions).
  */
-import { findSwarm, lease, type LeaseAction, type LeaseResult } from '@svc/knowledge';
+import { findSwarm, lease, type LeaseResult } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf } from './svc-knowledge-shared.ts';
 import type { ToolDefinition, ToolResult } from './types.ts';
-import { ToolFailure } from './types.ts';
-
-interface Args {
-  swarm: string;
-  resource: string;
-  action: LeaseAction;
-  lease_seconds: number;
-  agent?: string;
-}
+import { defineTool, ToolFailure } from './types.ts';
 
 const SAY: Record<LeaseResult['outcome'], (r: string, l: LeaseResult['lease']) => string> = {
   acquired: (r, l) => `Claimed "${r}" until ${l?.expiresAt}. Renew before then with action "renew", or release it when done.`,
@@ -26,9 +18,9 @@ const SAY: Record<LeaseResult['outcome'], (r: string, l: LeaseResult['lease']) =
   free: (r) => `"${r}" is free.`,
 };
 
-export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_claim',
     title: 'Claim a resource',
     description:
@@ -71,10 +63,10 @@ export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const r = await lease(knowledge.redis, project, {
         swarmId: swarm.id,
         resource: args.resource,
-        action: args.action ?? 'claim',
+        action: args.action,
         holder: `${caller.type}:${caller.id}/${who}`,
         label: args.agent ? `${args.agent} (${caller.label})` : caller.label,
-        leaseSeconds: args.lease_seconds ?? 300,
+        leaseSeconds: args.lease_seconds,
       });
       const structured = {
         swarm: swarm.id,
@@ -91,5 +83,5 @@ export function svcClaim(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         ...(isError ? { isError } : {}),
       };
     },
-  };
+  });
 }

@@ -7,19 +7,13 @@ import { estimateTokens, readContext } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf, QUERY, round, where } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text } from './types.ts';
-
-interface Args {
-  query: string;
-  max_tokens: number;
-  include_session_context: boolean;
-}
+import { defineTool, text } from './types.ts';
 
 const CANDIDATES = 50;
 
-export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_context_query',
     title: 'Context for a query',
     description:
@@ -48,10 +42,10 @@ export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
     annotations: { readOnlyHint: true, idempotentHint: true },
     async call(args, caller) {
       const project = projectOf(caller);
-      const budget = args.max_tokens ?? 4000;
+      const budget = args.max_tokens;
       let used = 0;
       const blocks: string[] = [];
-      const session = args.include_session_context === false ? [] : await readContext(knowledge.redis, project, caller.sessionId);
+      const session = args.include_session_context ? await readContext(knowledge.redis, project, caller.sessionId) : [];
       const sessionUsed: string[] = [];
       for (const e of session) {
         const block = `[session context] ${e.text}`;
@@ -100,5 +94,5 @@ export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         sections,
       });
     },
-  };
+  });
 }

@@ -5,7 +5,7 @@
 import type { CallerContext } from '@svc/policy';
 import { TOOL_POLICIES, describeRefusal, evaluate } from '@svc/policy';
 import type { ToolCaller, ToolDefinition } from './types.ts';
-import { text } from './types.ts';
+import { defineTool, text } from './types.ts';
 
 function callerContext(c: ToolCaller): CallerContext {
   return {
@@ -23,7 +23,7 @@ interface HelpLists {
   unavailable: { name: string; reason: string; remedy: string }[];
 }
 
-export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition<Record<string, never>> {
+export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
   // The lists depend only on the policy context; the tool set is fixed once the gateway is built.
   const cache = new Map<string, HelpLists>();
   const describe = (ctx: CallerContext): HelpLists => {
@@ -53,7 +53,7 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition<Record<st
     }
     return { available, unavailable };
   };
-  return {
+  return defineTool({
     name: 'svc_help',
     title: 'Help',
     description:
@@ -83,5 +83,5 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition<Record<st
         unavailable,
       });
     },
-  };
+  });
 }

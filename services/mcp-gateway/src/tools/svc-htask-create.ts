@@ -3,13 +3,7 @@ import { createTask, TASK_LIMITS, taskTree, type TaskTree } from '@svc/knowledge
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text, ToolFailure } from './types.ts';
-
-interface Args {
-  title: string;
-  description?: string;
-  parent?: string;
-}
+import { defineTool, text, ToolFailure } from './types.ts';
 
 function render(t: TaskTree, depth = 0, created = ''): string[] {
   const line = `${'  '.repeat(depth)}- ${t.title} (${t.id}, level ${t.level})${t.id === created ? '  <- new' : ''}`;
@@ -20,9 +14,9 @@ function json(t: TaskTree): Record<string, unknown> {
   return { id: t.id, title: t.title, description: t.description, level: t.level, status: t.status, children: t.children.map(json) };
 }
 
-export function svcHtaskCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcHtaskCreate(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_htask_create',
     title: 'Create a task',
     description:
@@ -71,5 +65,5 @@ export function svcHtaskCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         tree: tree ? json(tree) : null,
       });
     },
-  };
+  });
 }

@@ -3,16 +3,11 @@ import { CONTEXT_LIMITS, injectContext } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf, TTL } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text, ToolFailure } from './types.ts';
+import { defineTool, text, ToolFailure } from './types.ts';
 
-interface Args {
-  text: string;
-  ttl_seconds?: number;
-}
-
-export function svcInject(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcInject(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_inject',
     title: 'Inject session context',
     description:
@@ -41,5 +36,5 @@ export function svcInject(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         entries: r.entries,
       });
     },
-  };
+  });
 }

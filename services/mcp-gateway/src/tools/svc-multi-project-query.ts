@@ -2,21 +2,14 @@
  * svc_multi_project_query (team endpoint): searches every project the service account is granted in
  * the team, results labelled by project. Reads only caller.grantedProjects, whatever it is sent.
  */
-import type { SearchMode } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { hitJson, QUERY, where } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text } from './types.ts';
+import { defineTool, text } from './types.ts';
 
-interface Args {
-  query: string;
-  mode: SearchMode;
-  limit: number;
-}
-
-export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_multi_project_query',
     title: 'Query several projects',
     description:
@@ -42,7 +35,7 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Ar
       const per = await Promise.all(
         projects.map(async (project) => ({
           project,
-          hits: await knowledge.search.search(project, args.query, args.mode ?? 'hybrid', args.limit ?? 3),
+          hits: await knowledge.search.search(project, args.query, args.mode, args.limit),
         })),
       );
       // Best first across projects: each project's first hit, by score within one mode.
@@ -59,5 +52,5 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition<Ar
       const blocks = ordered.flatMap((p) => p.hits.map((h) => `[${p.project}] ${where(h)}\n\n${h.text}`));
       return { content: blocks.map((b) => ({ type: 'text' as const, text: b })), structuredContent: structured };
     },
-  };
+  });
 }

@@ -1,19 +1,13 @@
 /** svc_recall: the project's memories that match a query, optionally of one type. */
-import { MEMORY_TYPES, recall, type MemoryType } from '@svc/knowledge';
+import { MEMORY_TYPES, recall } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf, QUERY, round } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text } from './types.ts';
+import { defineTool, text } from './types.ts';
 
-interface Args {
-  query: string;
-  type?: MemoryType;
-  limit: number;
-}
-
-export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_recall',
     title: 'Recall',
     description: "Finds the project's memories (stored with svc_remember) that match a query, best match first; optionally only one type.",
@@ -30,7 +24,7 @@ export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition<Args> {
     annotations: { readOnlyHint: true, idempotentHint: true },
     async call(args, caller) {
       const project = projectOf(caller);
-      const found = await recall(knowledge.redis, project, { query: args.query, type: args.type, limit: args.limit ?? 10 });
+      const found = await recall(knowledge.redis, project, { query: args.query, type: args.type, limit: args.limit });
       const memories = found.map(({ memory: m, score }) => ({
         id: m.id,
         type: m.type,
@@ -47,5 +41,5 @@ export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         memories,
       });
     },
-  };
+  });
 }

@@ -1,19 +1,13 @@
 /** svc_remember: store a typed memory of the project (fact, decision, learning, preference, note), optionally expiring. */
-import { MEMORY_LIMITS, MEMORY_TYPES, remember, type MemoryType } from '@svc/knowledge';
+import { MEMORY_LIMITS, MEMORY_TYPES, remember } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf, TTL } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text, ToolFailure } from './types.ts';
+import { defineTool, text, ToolFailure } from './types.ts';
 
-interface Args {
-  text: string;
-  type: MemoryType;
-  ttl_seconds?: number;
-}
-
-export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_remember',
     title: 'Remember',
     description:
@@ -38,7 +32,7 @@ export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const project = projectOf(caller);
       const r = await remember(knowledge.redis, project, {
         text: args.text,
-        type: args.type ?? 'note',
+        type: args.type,
         ttlSeconds: args.ttl_seconds,
         createdBy: caller.label,
       });
@@ -51,5 +45,5 @@ export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         expires_at: m.expiresAt,
       });
     },
-  };
+  });
 }

@@ -1,17 +1,11 @@
 /** svc_request_access (docs/contract.md "Access requests"): ask a project's admins for a level. */
 import { MAX_REASON_LENGTH } from '@svc/accounts';
-import type { KeyLevel } from '@svc/policy';
 import { roleAtLeast } from '@svc/policy';
 import type { ToolDefinition, ToolDeps } from './types.ts';
-import { ToolFailure, text } from './types.ts';
+import { defineTool, text, ToolFailure } from './types.ts';
 
-type Args = {
-  requested_level: KeyLevel;
-  reason: string;
-};
-
-export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefinition<Args> {
-  return {
+export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefinition {
+  return defineTool({
     name: 'svc_request_access',
     title: 'Request access',
     description:
@@ -45,5 +39,5 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefiniti
         { id: req.id, project: req.project, requested_level: req.requested_level, status: req.status, current_level: caller.role },
       );
     },
-  };
+  });
 }

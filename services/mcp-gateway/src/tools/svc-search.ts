@@ -1,20 +1,13 @@
 /** svc_search: keyword (BM25), semantic (embedder) or hybrid (reciprocal rank fusion) search of the project's sections. */
-import type { SearchMode } from '@svc/knowledge';
 import { EmbedderError } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { hitJson, projectOf, QUERY, where } from './svc-knowledge-shared.ts';
 import type { ToolDefinition, ToolResult } from './types.ts';
-import { ToolFailure } from './types.ts';
+import { defineTool, ToolFailure } from './types.ts';
 
-interface Args {
-  query: string;
-  mode: SearchMode;
-  limit: number;
-}
-
-export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_search',
     title: 'Search project documents',
     description:
@@ -41,7 +34,7 @@ export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition<Args> {
       const project = projectOf(caller);
       let hits;
       try {
-        hits = await knowledge.search.search(project, args.query, args.mode ?? 'keyword', args.limit ?? 5);
+        hits = await knowledge.search.search(project, args.query, args.mode, args.limit);
       } catch (err) {
         if (err instanceof EmbedderError)
           throw new ToolFailure(`Semantic ranking is unavailable right now (${err.message}); mode "keyword" still works.`);
@@ -64,5 +57,5 @@ export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         structuredContent: { query: args.query, mode: args.mode, results },
       };
     },
-  };
+  });
 }

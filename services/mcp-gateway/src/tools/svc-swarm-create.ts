@@ -3,16 +3,11 @@ import { createSwarm } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text, ToolFailure } from './types.ts';
+import { defineTool, text, ToolFailure } from './types.ts';
 
-interface Args {
-  name: string;
-  description?: string;
-}
-
-export function svcSwarmCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcSwarmCreate(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_swarm_create',
     title: 'Create a swarm',
     description:
@@ -51,5 +46,5 @@ export function svcSwarmCreate(deps: KnowledgeToolDeps): ToolDefinition<Args> {
         },
       );
     },
-  };
+  });
 }

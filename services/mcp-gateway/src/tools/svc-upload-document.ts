@@ -3,17 +3,11 @@ import { LIMITS, LimitError, uploadDocument } from '@svc/knowledge';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
-import { text, ToolFailure } from './types.ts';
+import { defineTool, text, ToolFailure } from './types.ts';
 
-interface Args {
-  name: string;
-  content: string;
-  path?: string;
-}
-
-export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition<Args> {
+export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition {
   const { knowledge } = deps;
-  return {
+  return defineTool({
     name: 'svc_upload_document',
     title: 'Upload a document',
     description:
@@ -70,5 +64,5 @@ export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition<Args>
         },
       );
     },
-  };
+  });
 }

@@ -8,6 +8,7 @@ import type { Accounts, Redis } from '@svc/accounts';
 import type { Embedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Plan, Role, Surface } from '@svc/policy';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 /** What the tool factories are given (createTools in ./index.ts). */
 export interface ToolDeps {
@@ -57,7 +58,8 @@ export interface ToolCaller {
   sessionId: string;
 }
 
-export interface ToolDefinition<Args = Record<string, unknown>> {
+/** A tool as the registry holds it; tools are written with defineTool, which types `call`'s args. */
+export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
@@ -65,7 +67,35 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  call(args: Args, caller: ToolCaller): Promise<ToolResult>;
+  call(args: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult>;
+}
+
+/** The JSON Schema of a tool's arguments: an object schema (fragments shared between tools are `as const`). */
+export type ArgsSchema = Extract<JSONSchema, object> & { readonly type: 'object' };
+
+/**
+ * The arguments `call` receives for a schema. ajv (useDefaults, ./registry.ts) fills every
+ * property that has a `default` before `call` runs, so those are typed as present
+ * (keepDefaultedPropertiesOptional: false, stated rather than left to the library's default).
+ */
+export type ToolArgs<S extends ArgsSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: false }>;
+
+/** A tool definition whose `call` takes `A`, the arguments its own inputSchema describes. */
+export interface TypedToolDefinition<S extends ArgsSchema, A = ToolArgs<S>> extends Omit<ToolDefinition, 'inputSchema' | 'call'> {
+  inputSchema: S;
+  call(args: A, caller: ToolCaller): Promise<ToolResult>;
+}
+
+/**
+ * Declares a tool with its schema written once: the const type parameter keeps the literal schema
+ * type, from which `call`'s argument type is derived. The schema object itself is published as is.
+ * `A` is a defaulted parameter rather than ToolArgs<S> inline: json-schema-to-ts's advice for
+ * generics, which keeps tsc from "Type instantiation is excessively deep" (TS2589).
+ */
+export function defineTool<const S extends ArgsSchema, A = ToolArgs<S>>(def: TypedToolDefinition<S, NoInfer<A>>): ToolDefinition {
+  // Only the type changes: the registry validates args against inputSchema (and fills its
+  // defaults) before `call` runs, so what `call` is given is ToolArgs<S>.
+  return def as unknown as ToolDefinition;
 }
 
 /** Thrown by a tool for a failure the caller should read as an isError result. */
