@@ -1,93 +1,187 @@
 /**
- * `pnpm bench:churn`: the verified-credential cache under many keys and key changes
- * (docs/benchmarks.md "Key churn"). 100,000 distinct project keys; the load picks one at random per
- * request (so most lookups start cold, then the working set warms); the same load is measured
- * without and with one revocation a second (of keys outside the load's set, so every answer stays
- * 200 and the difference is the invalidation's cost). Reports req/s, p99 and the cache hit rate.
- *   BENCH_KEYS (default 100000), BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50)
+ * The verified-credential cache under many keys and key changes (docs/benchmarks.md "Key churn"),
+ * run by `pnpm bench` after its other rows, or alone (`pnpm bench:churn`). 100,000 distinct project
+ * keys, all used once to warm the cache; then the same load (a key at random per request) in three
+ * phases: no invalidation, one revocation a second (a key the load was using, taken out of the load
+ * as its client would stop using it), the two alternating in halves; and the whole cache emptied
+ * every second, which is what every invalidation message did before it named what changed. Reports req/s, p50/p99, the cache hit rate
+ * (the gateway's own counters) and each phase's ratios to the quiet one.
+ *   BENCH_KEYS (default 100000), BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50)
  */
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import type { Accounts, Redis } from '@svc/accounts';
 import { INVALIDATION_CHANNEL } from '@svc/accounts';
-import { waitFor } from '@svc/testkit';
-import { benchStack } from './stack.ts';
+import { benchStack, child, stop, waitHttp } from './stack.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const KEYS = Number(process.env['BENCH_KEYS'] ?? 100_000);
-const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
-const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+export interface ChurnKeys {
+  project: string;
+  keys: string[];
+  ids: string[];
+  seconds: number;
+}
 
-const { redis, base, env, client, accounts, workspace } = await benchStack('churn');
-const user = { workspace };
+/** Creates `n` project keys through @svc/accounts, 2,000 at a time (auto-pipelined client). */
+export async function seedChurnKeys(accounts: Accounts, workspace: string, project: string, n: number): Promise<ChurnKeys> {
+  const started = Date.now();
+  await accounts.workspaces.createProject({ slug: project, workspace });
+  const keys: string[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 2000) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(2000, n - i) }, () =>
+        accounts.keys.createProjectKey({ project, workspace, level: 'VIEWER', name: 'churn' }),
+      ),
+    );
+    for (const k of batch) (keys.push(k.key), ids.push(k.id));
+  }
+  return { project, keys, ids, seconds: (Date.now() - started) / 1000 };
+}
 
-process.stdout.write(`creating ${KEYS} keys and ${seconds * 2 + 10} spares to revoke\n`);
-const started = Date.now();
-const keys: string[] = [];
-const spares: string[] = [];
-const issue = () => accounts.keys.createProjectKey({ project: 'churn', workspace: user.workspace, level: 'VIEWER', name: 'churn' });
-for (let i = 0; i < KEYS; i += 1000)
-  keys.push(...(await Promise.all(Array.from({ length: Math.min(1000, KEYS - i) }, issue))).map((k) => k.key));
-for (let i = 0; i < seconds * 2 + 10; i++) spares.push((await issue()).id);
-process.stdout.write(`  ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-
-const gw = spawn(process.execPath, ['services/mcp-gateway/src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
-await waitFor(async () => (await fetch(`${base}/readyz`)).ok, { timeout: 20_000, message: 'the gateway to be ready' });
-
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } });
-async function cacheCounts(): Promise<{ hit: number; miss: number }> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const n = (label: string) => Number(new RegExp(`^svc_gateway_auth_cache_total\\{result="${label}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { hit: n('hit'), miss: n('miss') };
+export interface ChurnRow {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  hitRate: number;
+  hits: number;
+  lookups: number;
+  non2xx: number;
+  revoked: number;
+  entries: number;
 }
 
 type Churn = 'none' | 'revoke' | 'clear-all';
-async function run(name: string, churn: Churn) {
-  const before = await cacheCounts();
-  let revoked = 0;
-  const every = () =>
-    churn === 'revoke'
-      ? void accounts.keys.revoke(spares[revoked++]!)
-      : // What every message did before targeted invalidation: empty the whole cache.
-        void client.publish(INVALIDATION_CHANNEL, 'clear-all');
-  const timer = churn === 'none' ? null : setInterval(every, 1000);
-  const r = await autocannon({
-    url: `${base}/mcp/churn`,
-    method: 'POST',
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        setupRequest: (req) => ({
-          ...req,
-          body,
-          headers: { 'content-type': 'application/json', 'x-api-key': keys[Math.floor(Math.random() * keys.length)]! },
-        }),
-      },
-    ],
-  });
-  if (timer) clearInterval(timer);
-  const after = await cacheCounts();
-  const hits = after.hit - before.hit;
-  const total = hits + after.miss - before.miss;
-  return { name, rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, hitRate: total ? hits / total : 0, revoked };
+
+export async function runKeyChurn(
+  ctx: { base: string; accounts: Accounts; client: Redis },
+  set: ChurnKeys,
+  opts: { seconds: number; connections: number },
+): Promise<{ warm: ChurnRow; quiet: ChurnRow; revoke: ChurnRow; clearAll: ChurnRow }> {
+  const url = `${ctx.base}/mcp/${set.project}`;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } });
+  // The load's key set; a revoked key leaves it (swap with the last, pop).
+  const keys = [...set.keys];
+  const ids = [...set.ids];
+  const headers = (key: string) => ({ 'content-type': 'application/json', 'x-api-key': key });
+
+  async function gauges() {
+    const text = await (await fetch(`${ctx.base}/metrics`)).text();
+    const n = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+    return {
+      hit: n(/^svc_gateway_auth_cache_total\{result="hit"\} (\d+)/m),
+      miss: n(/^svc_gateway_auth_cache_total\{result="miss"\} (\d+)/m),
+      entries: n(/^svc_gateway_auth_cache_entries (\d+)/m),
+    };
+  }
+
+  async function phase(name: string, churn: Churn, amount?: number, seconds = opts.seconds): Promise<ChurnRow> {
+    const before = await gauges();
+    let revoked = 0;
+    let next = 0;
+    const every = () => {
+      if (churn === 'clear-all') return void ctx.client.publish(INVALIDATION_CHANNEL, 'clear-all');
+      const i = Math.floor(Math.random() * keys.length);
+      const id = ids[i]!;
+      [keys[i], ids[i]] = [keys[keys.length - 1]!, ids[ids.length - 1]!];
+      keys.pop();
+      ids.pop();
+      revoked++;
+      void ctx.accounts.keys.revoke(id);
+    };
+    const timer = churn === 'none' ? null : setInterval(every, 1000);
+    const r = await autocannon({
+      url,
+      method: 'POST',
+      connections: opts.connections,
+      ...(amount ? { amount } : { duration: seconds }),
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body,
+            // The warm-up walks every key once; the phases pick one at random.
+            headers: headers(amount ? keys[next++ % keys.length]! : keys[Math.floor(Math.random() * keys.length)]!),
+          }),
+        },
+      ],
+    });
+    if (timer) clearInterval(timer);
+    const after = await gauges();
+    const hits = after.hit - before.hit;
+    const total = hits + after.miss - before.miss;
+    return {
+      name,
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      hitRate: total ? hits / total : 0,
+      hits,
+      lookups: total,
+      non2xx: r.non2xx,
+      revoked,
+      entries: after.entries,
+    };
+  }
+
+  const warm = await phase(`warm-up: each of ${keys.length} keys once`, 'none', keys.length);
+  // Quiet and revoking halves alternate, so drift over the run (GC, the last-used flush every 5 s)
+  // falls on both alike.
+  const halves: ChurnRow[] = [];
+  for (let i = 0; i < 4; i++)
+    halves.push(
+      await phase(i % 2 ? 'one revocation a second (targeted)' : 'no invalidation', i % 2 ? 'revoke' : 'none', undefined, opts.seconds / 2),
+    );
+  const quiet = combine(halves[0]!, halves[2]!);
+  const revoke = combine(halves[1]!, halves[3]!);
+  const clearAll = await phase('whole cache emptied a second (before)', 'clear-all');
+  return { warm, quiet, revoke, clearAll };
 }
 
-await run('warm-up', 'none');
-const quiet = await run('no revocations', 'none');
-const churn = await run('one revocation a second', 'revoke');
-const cliff = await run('whole cache emptied a second', 'clear-all');
-process.stdout.write(
-  `\n${'case'.padEnd(28)} ${'req/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'hit rate'.padStart(9)} ${'non-2xx'.padStart(8)} revoked\n`,
-);
-for (const r of [quiet, churn, cliff])
-  process.stdout.write(
-    `${r.name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p99).padStart(7)} ${(r.hitRate * 100).toFixed(1).padStart(8)}% ${String(r.non2xx).padStart(8)} ${r.revoked}\n`,
-  );
-process.stdout.write(`\nratio req/s with revocations / without: ${(churn.rps / quiet.rps).toFixed(2)}\n`);
-process.stdout.write(`ratio req/s emptying the whole cache each second / without: ${(cliff.rps / quiet.rps).toFixed(2)}\n`);
+/** Two halves of one phase as one row: requests/s and latencies averaged, counts added. */
+function combine(a: ChurnRow, b: ChurnRow): ChurnRow {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  return {
+    name: a.name,
+    rps: mean(a.rps, b.rps),
+    p50: mean(a.p50, b.p50),
+    p99: mean(a.p99, b.p99),
+    hitRate: (a.hits + b.hits) / (a.lookups + b.lookups || 1),
+    hits: a.hits + b.hits,
+    lookups: a.lookups + b.lookups,
+    non2xx: a.non2xx + b.non2xx,
+    revoked: a.revoked + b.revoked,
+    entries: b.entries,
+  };
+}
 
-await new Promise((done) => (gw.once('exit', done), gw.kill('SIGTERM')));
-client.disconnect();
-await redis.stop();
-process.exit(0);
+/** The churn table and its ratios to the quiet phase. */
+export function printChurn(set: ChurnKeys, r: Awaited<ReturnType<typeof runKeyChurn>>): void {
+  const out = (s: string) => process.stdout.write(s);
+  out(`\nkey churn: ${set.keys.length} keys (created in ${set.seconds.toFixed(1)} s), a key at random per request\n`);
+  out(
+    `${'phase'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'hit rate'.padStart(9)} ${'non-2xx'.padStart(8)} ${'revoked'.padStart(8)} ${'entries'.padStart(8)}\n`,
+  );
+  for (const row of [r.warm, r.quiet, r.revoke, r.clearAll])
+    out(
+      `${row.name.padEnd(42)} ${row.rps.toFixed(0).padStart(8)} ${row.p50.toFixed(1).padStart(7)} ${row.p99.toFixed(1).padStart(7)} ${(row.hitRate * 100).toFixed(2).padStart(8)}% ${String(row.non2xx).padStart(8)} ${String(row.revoked).padStart(8)} ${String(row.entries).padStart(8)}\n`,
+    );
+  const ratios = (row: ChurnRow) =>
+    `req/s ${(row.rps / r.quiet.rps).toFixed(2)}, p99 ${(row.p99 / r.quiet.p99).toFixed(2)}, hit rate ${(row.hitRate / r.quiet.hitRate).toFixed(3)}`;
+  out(`ratio one revocation a second / no invalidation: ${ratios(r.revoke)}\n`);
+  out(`ratio whole cache emptied a second / no invalidation: ${ratios(r.clearAll)}\n`);
+}
+
+if (import.meta.main) {
+  const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
+  const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+  const stack = await benchStack('bench');
+  process.stdout.write(`creating ${process.env['BENCH_KEYS'] ?? 100_000} keys\n`);
+  const set = await seedChurnKeys(stack.accounts, stack.workspace, 'churn', Number(process.env['BENCH_KEYS'] ?? 100_000));
+  const gw = child(['services/mcp-gateway/src/main.ts'], stack.env);
+  await waitHttp(`${stack.base}/healthz`);
+  printChurn(set, await runKeyChurn(stack, set, { seconds, connections }));
+  await stop(gw);
+  stack.client.disconnect();
+  await stack.redis.stop();
+  process.exit(0);
+}

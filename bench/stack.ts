@@ -1,11 +1,15 @@
 /**
  * What every benchmark starts from: a private redis-server, the gateway's environment (limits
  * scaled out of the way but still counted, a long cache backstop), the account stores, and an
- * ENTERPRISE workspace with one project.
+ * ENTERPRISE workspace with one project; and the helpers that run servers as child processes.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { connectRedis, createAccounts } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
-import { freePort, startRedis } from '@svc/testkit';
+import { freePort, startRedis, waitFor } from '@svc/testkit';
+
+const root = resolve(import.meta.dirname, '..');
 
 export async function benchStack(project: string) {
   const redis = await startRedis();
@@ -21,10 +25,35 @@ export async function benchStack(project: string) {
     AUTH_CACHE_TTL_MS: '60000',
   };
   const config = loadConfig(env);
-  const client = connectRedis(redis.url);
+  // Auto-pipelined: seeding 100,000 keys sends their commands in a few large writes.
+  const client = connectRedis(redis.url, { autoPipelining: true, name: 'bench' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
   const user = await accounts.users.create({ email: `${project}@example.com` });
   await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
   await accounts.workspaces.createProject({ slug: project, workspace: user.workspace });
   return { redis, base, env, config, client, accounts, workspace: user.workspace };
+}
+
+/** A node process running `args` from the repository root (stdout discarded, stderr shown). */
+export function child(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const c = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Drained, so a chatty child never blocks on a full pipe.
+  c.stdout?.resume();
+  return c;
+}
+
+/** Waits until `url` answers at all (any status). */
+export async function waitHttp(url: string): Promise<void> {
+  await waitFor(
+    async () => {
+      await fetch(url);
+      return true;
+    },
+    { timeout: 20_000, interval: 50, message: `${url} to come up` },
+  );
+}
+
+/** SIGTERM, then the exit (the gateway drains and flushes last-used times first). */
+export async function stop(...children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.map((c) => new Promise((done) => (c.once('exit', done), c.kill('SIGTERM')))));
 }

@@ -11,9 +11,13 @@ export interface StoreContext {
   now: () => number;
 }
 
-/** Tells every gateway replica to drop its cached verifications (docs/redis-schema.md). */
-export async function invalidate(ctx: StoreContext, what: string): Promise<void> {
-  await ctx.redis.publish(INVALIDATION_CHANNEL, what);
+/**
+ * Tells every gateway replica to drop the cached verifications that depend on what changed, one
+ * message per change (INVALIDATES; docs/redis-schema.md "Invalidation"). Called after the write,
+ * so a replica that re-reads on the message sees the new state.
+ */
+export async function invalidate(ctx: StoreContext, ...what: string[]): Promise<void> {
+  await Promise.all(what.map((message) => ctx.redis.publish(INVALIDATION_CHANNEL, message)));
 }
 
 /** A new opaque id with a type prefix, e.g. `user_3kT...`. */

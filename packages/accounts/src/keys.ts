@@ -14,7 +14,10 @@ export const INVALIDATES = {
   key: (hash: string) => `key:${hash}`,
   bot: (id: string) => `bot:${id}`,
   workspace: (slug: string) => `workspace:${slug}`,
+  /** A project was created: answers that found no such project are stale. */
   project: (slug: string) => `project:${slug}`,
+  /** The workspace's list of projects changed: a team endpoint's answer lists them. */
+  projectsOf: (workspace: string) => `projects:${workspace}`,
   user: (id: string) => `user:${id}`,
   /** The auth-service's: a grant (all its tokens) or one token record, by the digest of its id. */
   oauthGrant: (grantId: string) => `oauth:${grantId}`,

@@ -97,8 +97,9 @@ export class WorkspaceStore {
       createdAt: String(project.createdAt),
     });
     await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
-    // Gateways may hold a cached "no such project" for this slug.
-    await invalidate(this.ctx, INVALIDATES.project(project.slug));
+    // Gateways may hold a cached "no such project" for this slug, and the workspace's team
+    // endpoint answers with its list of projects.
+    await invalidate(this.ctx, INVALIDATES.project(project.slug), INVALIDATES.projectsOf(project.workspace));
     return project;
   }
 

@@ -71,12 +71,33 @@ test('a message of unknown shape, or a reconnect, empties the cache', () => {
   assert.equal(cache.size, 0);
 });
 
-test('a lookup that started before an invalidation does not store its answer', () => {
+test('a lookup that started before a message naming it does not store its answer; others do', () => {
   const cache = new ResolutionCache(60_000);
   const generation = cache.currentGeneration;
   cache.invalidate(INVALIDATES.key('h1'));
-  cache.set('a', caller(), generation, ['key:h1']);
-  assert.equal(cache.get('a'), undefined);
+  cache.invalidate(INVALIDATES.user('user_9'));
+  cache.set('a', caller(), generation, [INVALIDATES.key('h1')]);
+  assert.equal(cache.get('a'), undefined, 'read before the revocation: stale');
+  cache.set('b', caller(), generation, [INVALIDATES.key('h2')]);
+  assert.ok(cache.get('b'), 'the messages meanwhile named other things');
+  const beforeClear = cache.currentGeneration;
+  cache.invalidate('anything');
+  cache.set('c', caller(), beforeClear, [INVALIDATES.key('h3')]);
+  assert.equal(cache.get('c'), undefined, 'an unknown message may have changed anything');
+  const longAgo = cache.currentGeneration;
+  for (let i = 0; i < 300; i++) cache.invalidate(INVALIDATES.key(`other${i}`));
+  cache.set('d', caller(), longAgo, [INVALIDATES.key('h4')]);
+  assert.equal(cache.get('d'), undefined, 'more messages than remembered: not stored');
+});
+
+test("a project created in a workspace reaches its team endpoint's answers", () => {
+  const cache = new ResolutionCache(60_000);
+  const team = caller({ project: null, workspace: 'ws1', grantedProjects: ['p1'] });
+  cache.set('t', team, cache.currentGeneration, dependencies('ht', null, { kind: 'team', slug: 'ws1' }, team));
+  put(cache, 'p', caller({ keyHash: 'hp' }), 'hp');
+  cache.invalidate(INVALIDATES.projectsOf('ws1'));
+  assert.equal(cache.get('t'), undefined);
+  assert.ok(cache.get('p'), 'project endpoints do not list projects');
 });
 
 test('bounded without a cliff: the least recently used entry goes, one at a time', () => {
@@ -89,6 +110,12 @@ test('bounded without a cliff: the least recently used entry goes, one at a time
   for (const k of ['a', 'c', 'd']) assert.ok(cache.get(k), k);
   cache.invalidate(INVALIDATES.key('c'));
   assert.equal(cache.size, 2, 'the tag index follows evictions');
+  cache.invalidate(INVALIDATES.project('p1'));
+  assert.equal(cache.size, 0, 'entries sharing a tag go together');
+  for (const k of ['e', 'f', 'g']) put(cache, k, caller({ keyHash: k }), k);
+  cache.resize(1);
+  assert.equal(cache.size, 1);
+  assert.ok(cache.peek('g'), 'resizing keeps the most recently used');
 });
 
 test('the TTL is a backstop, and never outlives the credential', () => {
