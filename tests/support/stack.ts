@@ -26,6 +26,8 @@ export interface Stack {
 export interface StackOptions {
   /** The auth-service's outgoing fetch (Client ID Metadata Documents), see StartAuthServiceOptions. */
   authFetch?: StartAuthServiceOptions['fetch'];
+  /** The auth-service's brute-force limits (the fuzz suite raises them), see StartAuthServiceOptions. */
+  authLimits?: StartAuthServiceOptions['limits'];
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
@@ -39,6 +41,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     config: { ...config, port: authPort },
     logger,
     ...(options.authFetch ? { fetch: options.authFetch } : {}),
+    ...(options.authLimits ? { limits: options.authLimits } : {}),
   });
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
   // The gateway connects to Redis in the background (fail-fast): a first request must not race it.

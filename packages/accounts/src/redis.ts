@@ -14,19 +14,38 @@ export interface RedisConnectOptions {
   name?: string;
   /** Treat `url` as a comma-separated list of Redis Cluster seed nodes (REDIS_CLUSTER=on). */
   cluster?: boolean;
+  /**
+   * Milliseconds after which a command that got no reply fails with "Command timed out" (ioredis
+   * commandTimeout). A Redis that stops answering without closing the connection (paused,
+   * overloaded, a network partition) otherwise holds every request as long as it is away. The
+   * default is REQUEST_COMMAND_TIMEOUT_MS for failFast clients and none for the others (the admin
+   * CLI, subscribers).
+   */
+  commandTimeoutMs?: number;
 }
 
-/** A client for REDIS_URL that reconnects by itself, backing off up to 2 s. */
+/**
+ * Request paths' command timeout: long enough for the slowest script of a request (a search over
+ * a large project), short enough that a stalled Redis answers 503 within a few seconds.
+ */
+const REQUEST_COMMAND_TIMEOUT_MS = 2_000;
+
+/** Longest pause between reconnection attempts: a Redis that returns is used again within it. */
+const RECONNECT_MAX_MS = 1_000;
+
+/** A client for REDIS_URL that reconnects by itself, backing off up to RECONNECT_MAX_MS. */
 export function connectRedis(url: string, options: RedisConnectOptions = {}): Redis {
   const opts: RedisOptions = {
     connectionName: options.name ?? 'svc',
     lazyConnect: false,
     enableOfflineQueue: !options.failFast,
     maxRetriesPerRequest: options.failFast ? 0 : 3,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), RECONNECT_MAX_MS),
     reconnectOnError: () => false,
     enableAutoPipelining: options.autoPipelining ?? false,
   };
+  const commandTimeout = options.commandTimeoutMs ?? (options.failFast ? REQUEST_COMMAND_TIMEOUT_MS : undefined);
+  if (commandTimeout !== undefined) opts.commandTimeout = commandTimeout;
   if (options.cluster) {
     const nodes = url.split(',').map((u) => {
       const parsed = new URL(u.trim());
@@ -39,6 +58,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
       clusterRetryStrategy: opts.retryStrategy,
       redisOptions: {
         connectionName: opts.connectionName,
+        ...(commandTimeout !== undefined ? { commandTimeout } : {}),
         maxRetriesPerRequest: opts.maxRetriesPerRequest ?? null,
         ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
         ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
@@ -73,4 +93,36 @@ export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void>
     };
     redis.on('ready', onReady);
   });
+}
+
+/**
+ * True when Redis answered PING within `timeoutMs`: the readiness check (docs/contract.md
+ * "Operator interface": /readyz reports whether Redis answers). It never waits longer than
+ * `timeoutMs`, so a paused Redis makes /readyz answer 503 at once instead of hanging with it.
+ */
+export async function pingWithin(redis: Redis, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([redis.ping().then(() => true as const), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Messages and names of ioredis errors that mean "Redis did not answer", not "the command was wrong". */
+const STORE_ERROR =
+  /^(Connection is closed|Stream isn't writeable|Command timed out|connect ECONNREFUSED|read ECONNRESET|write EPIPE|Reached the max retries per request)/;
+
+/**
+ * True when `err` says the store was unreachable (closed, refused, reset, timed out), as opposed to
+ * a bug or a bad request: such failures are answered 503 with Retry-After, never 500.
+ */
+export function isStoreError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.name === 'MaxRetriesPerRequestError' || STORE_ERROR.test(err.message);
 }

@@ -3,6 +3,11 @@
  * underlines), ignoring heading-like lines inside fenced code. Each section keeps the path of
  * headings above it. A section longer than MAX_SECTION_CHARS is cut at paragraph boundaries into
  * parts, so a token budget can still take part of a long chapter.
+ *
+ * Every line is read by hand or by patterns without nested or adjacent overlapping quantifiers, so
+ * the cost is linear in the input: documents come from any EDITOR, and a pattern that backtracks
+ * (an ATX pattern of the form `(.*?)[ \t]*#*[ \t]*$` is cubic on a heading of many spaces) would
+ * stall the gateway for every tenant (docs/security.md "Denial of service").
  */
 
 export interface SplitSection {
@@ -18,7 +23,6 @@ export interface SplitSection {
 
 export const MAX_SECTION_CHARS = 3000;
 
-const ATX = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/;
 const FENCE = /^ {0,3}(```|~~~)/;
 
 export function splitMarkdown(content: string, documentName: string): SplitSection[] {
@@ -40,9 +44,9 @@ export function splitMarkdown(content: string, documentName: string): SplitSecti
     const f = FENCE.exec(line);
     if (f) fence = fence === null ? (f[1] ?? null) : fence === f[1] ? null : fence;
     if (fence === null && !f) {
-      const atx = ATX.exec(line);
-      if (atx && atx[2]) {
-        open(atx[1]?.length ?? 1, atx[2], line);
+      const atx = atxHeading(line);
+      if (atx) {
+        open(atx.level, atx.heading, line);
         continue;
       }
       // Setext: a non-blank paragraph line followed by === (level 1) or --- (level 2).
@@ -68,6 +72,34 @@ export function splitMarkdown(content: string, documentName: string): SplitSecti
       out.push({ heading: n === 0 ? s.heading : `${s.heading} (part ${n + 1})`, path: s.path, level: s.level, text: part });
   }
   return out;
+}
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * An ATX heading (CommonMark 0.31 §4.2): up to three spaces, one to six `#`, then a space or tab,
+ * the heading text, and an optional closing run of `#` preceded by a space or tab. One pass over
+ * the line; null when the line is not a heading or its text is empty.
+ */
+function atxHeading(line: string): { level: number; heading: string } | null {
+  let i = 0;
+  while (i < 3 && line[i] === ' ') i++;
+  let level = 0;
+  while (line[i + level] === '#') level++;
+  if (level < 1 || level > 6 || !isBlank(line[i + level])) return null;
+  let start = i + level;
+  let end = line.length;
+  while (start < end && isBlank(line[start])) start++;
+  while (end > start && isBlank(line[end - 1])) end--;
+  // The closing sequence counts only when a space or tab separates it from the text.
+  let hashes = end;
+  while (hashes > start && line[hashes - 1] === '#') hashes--;
+  if (hashes < end && (hashes === start || isBlank(line[hashes - 1]))) {
+    end = hashes;
+    while (end > start && isBlank(line[end - 1])) end--;
+  }
+  const heading = line.slice(start, end);
+  return heading ? { level, heading } : null;
 }
 
 /** Cuts text longer than MAX_SECTION_CHARS at blank lines (or hard, for one giant paragraph). */

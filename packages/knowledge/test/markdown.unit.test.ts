@@ -32,6 +32,35 @@ test('cuts long sections into parts at paragraph boundaries', () => {
   assert.equal(s[1]?.heading, 'Long (part 2)');
 });
 
+test('ATX headings: closing hashes, indentation and what is not a heading (CommonMark §4.2)', () => {
+  const h = (line: string) => splitMarkdown(`${line}\nbody`, 'd.md').find((s) => s.level > 0);
+  assert.deepEqual([h('## Title ##')?.heading, h('## Title ##')?.level], ['Title', 2]);
+  assert.equal(h('#  Spaced   out  #####   ')?.heading, 'Spaced   out');
+  assert.equal(h('   # Indented')?.heading, 'Indented');
+  assert.equal(h('# C#')?.heading, 'C#');
+  assert.equal(h('# #hashtag')?.heading, '#hashtag');
+  assert.equal(h('#\ttab#')?.heading, 'tab#');
+  for (const no of ['#NoSpace', '    # code', '####### seven', '# ', '# ###']) assert.equal(h(no), undefined, no);
+});
+
+// docs/security.md "Denial of service": an EDITOR's upload must not stall the gateway. The old
+// heading pattern backtracked cubically: this document (about 3 KB) took 7.8 s to split.
+test('splitting costs time linear in the input, whatever the headings hold', () => {
+  const hostile = [
+    `# a${' '.repeat(3000)}b`,
+    `# a${' \t#'.repeat(3000)}b`,
+    `## ${'#'.repeat(3000)} ${' '.repeat(3000)}#`,
+    `${'-'.repeat(3000)} x\n${'='.repeat(3000)} `,
+    `Title\n${'-'.repeat(20000)}${' '.repeat(20000)}!`,
+  ];
+  for (const doc of hostile) {
+    const start = performance.now();
+    splitMarkdown(doc.repeat(20), 'hostile.md');
+    const ms = performance.now() - start;
+    assert.ok(ms < 250, `${doc.slice(0, 20)}... took ${Math.round(ms)} ms`);
+  }
+});
+
 test('plain text without headings is one section named after the document', () => {
   const s = splitMarkdown('just some notes', 'notes.txt');
   assert.deepEqual(

@@ -56,6 +56,10 @@ export interface RedisFixture {
   flush(): Promise<void>;
   /** Stops the server (the data is gone); restart() brings up an empty one on the same port. */
   kill(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, until resume(). */
+  pause(): void;
+  /** Thaws a paused server (SIGCONT). */
+  resume(): void;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -131,6 +135,8 @@ export async function startRedis(): Promise<RedisFixture> {
       await client.flushall();
     },
     kill,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     restart: launch,
     stop: async () => {
       client.disconnect();

@@ -11,7 +11,7 @@ import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { mountHealth } from './http/health.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
-import { providerStoreOutage, sendStoreDown, storeIsDown, storeOutageGuard } from './http/store-outage.ts';
+import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -92,7 +92,6 @@ export function createApp(deps: AppDeps): AuthApp {
   });
   mountHealth(app, { redis, metrics });
   app.use(storeOutageGuard(redis));
-  provider.use(providerStoreOutage(redis));
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
   app.use(function deviceTokenAlias(req, _res, next) {
@@ -106,7 +105,9 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.registration, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
 
   app.post(PAGE_FORMS, express.urlencoded({ extended: false, limit: '16kb' }));
-  app.post(ROUTES.code_verification, codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp }));
+  const guesses = codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp });
+  app.get(ROUTES.code_verification, guesses);
+  app.post(ROUTES.code_verification, guesses);
   const signin = signIn(pageDeps);
   const signup = signUp(pageDeps);
   const signout = signOut({ ...pageDeps, redis });
@@ -130,7 +131,7 @@ export function createApp(deps: AppDeps): AuthApp {
   });
 
   app.use(function pageErrors(err: unknown, req: Request, res: Response, _next: NextFunction) {
-    if (storeIsDown(redis)) {
+    if (storeFailure(redis, err)) {
       logger.warn('request failed: Redis unreachable', { path: req.path });
       if (!res.headersSent) sendStoreDown(req, res);
       return;

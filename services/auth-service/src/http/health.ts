@@ -1,19 +1,19 @@
 /** GET /healthz (alive), /readyz (Redis reachable), /metrics (Prometheus text): docs/contract.md "Operator interface". */
 import type { Express } from 'express';
-import type { Redis } from '@svc/accounts';
+import { pingWithin, type Redis } from '@svc/accounts';
 import type { Metrics } from './metrics.ts';
+
+/** /readyz answers 503 when Redis has not answered PING within this (docs/contract.md "Operator interface"). */
+const READY_TIMEOUT_MS = 800;
 
 export function mountHealth(app: Express, deps: { redis: Redis; metrics: Metrics }): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Truthful within a second, even when Redis stalls without closing the connection (paused).
   app.get('/readyz', async (_req, res) => {
-    try {
-      await deps.redis.ping();
-      res.json({ status: 'ready', redis: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable', redis: 'unreachable' });
-    }
+    if (await pingWithin(deps.redis, READY_TIMEOUT_MS)) res.json({ status: 'ready', redis: 'ok' });
+    else res.status(503).json({ status: 'unavailable', redis: 'unreachable' });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

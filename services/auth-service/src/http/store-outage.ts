@@ -2,11 +2,13 @@
  * When the shared Redis is unreachable the auth host says so: 503 with `Retry-After` and a message
  * naming the problem, as an OAuth error body (`temporarily_unavailable`, RFC 6749 §4.1.2.1) on the
  * API paths and as a page elsewhere. Never a 500, and never a sign-in or an approval half done.
- * The Redis client fails fast (no offline queue), so a request does not hang while Redis is away,
- * and the service recovers by itself when it returns.
+ * The Redis client fails fast (no offline queue) and its commands time out (connectRedis
+ * commandTimeoutMs), so a request does not hang while Redis is away or stalled, and the service
+ * recovers by itself when it returns. A command that fails because Redis went away in the middle
+ * of a request (isStoreError) counts as the outage too, even before the client notices the loss.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from '@svc/accounts';
+import { isStoreError, type Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { sendOAuthError } from '../oauth/oauth-error.ts';
 import { page } from '../pages/layout.ts';
@@ -17,11 +19,16 @@ const RETRY_AFTER_SECONDS = '5';
 /** Paths that answer without Redis (readiness reports the outage itself). */
 const WITHOUT_REDIS = new Set(['/healthz', '/readyz', '/metrics']);
 
-export function storeIsDown(redis: Redis): boolean {
+function storeIsDown(redis: Redis): boolean {
   return redis.status !== 'ready';
 }
 
-function wantsJson(path: string, accept: string | undefined): boolean {
+/** The failure `err` of a request is the store's: it is down, or the error says it did not answer. */
+export function storeFailure(redis: Redis, err: unknown): boolean {
+  return storeIsDown(redis) || isStoreError(err);
+}
+
+export function wantsJson(path: string, accept: string | undefined): boolean {
   return path.startsWith('/api/') || path.startsWith('/.well-known/') || !(accept ?? '').includes('text/html');
 }
 
@@ -41,17 +48,13 @@ export function storeOutageGuard(redis: Redis) {
   };
 }
 
-/** oidc-provider middleware: a server_error caused by Redis going away mid-request becomes the 503. */
-export function providerStoreOutage(redis: Redis) {
-  return async function providerStoreOutage(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
-    await next();
-    if (ctx.status !== 500 || !storeIsDown(redis)) return;
-    ctx.status = 503;
-    ctx.set('Retry-After', RETRY_AFTER_SECONDS);
-    if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
-    else {
-      ctx.type = 'html';
-      ctx.body = storeDownPage();
-    }
-  };
+/** The same 503 from inside oidc-provider (a Koa context). */
+export function setStoreDown(ctx: KoaContextWithOIDC): void {
+  ctx.status = 503;
+  ctx.set('Retry-After', RETRY_AFTER_SECONDS);
+  if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
+  else {
+    ctx.type = 'html';
+    ctx.body = storeDownPage();
+  }
 }

@@ -14,11 +14,22 @@ const SESSION_TTL_SECONDS = 14 * 86_400;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Reads one cookie from the request's Cookie header (no parser dependency needed). */
+/**
+ * Reads one cookie from the request's Cookie header (no parser dependency needed). A value that is
+ * not valid percent-encoding was never set by us (our values are base64url): it is treated as
+ * absent, as a missing cookie is, rather than failing the request; the browser cannot repair its
+ * cookie jar, so refusing every page would lock it out.
+ */
 export function readCookie(req: { headers: { cookie?: string | undefined } }, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }

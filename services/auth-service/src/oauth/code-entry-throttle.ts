@@ -1,8 +1,10 @@
 /**
- * Pre-step of the code entry form (POST /device): wrong entries are rate limited
- * (docs/contract.md "Device authorization response"). Codes that match no device authorization
- * count as failures per IP; once over the limit every entry from that IP is refused until the window ends, so the 1.6e9 codes cannot
- * be guessed.
+ * Pre-step of the code entry page (`POST /device`, and `GET /device?code=`, which shows whether a
+ * code is pending just as a POST does): every code looked up is a guess, counted per source in
+ * one throttle (docs/contract.md "Device authorization response": wrong entries are rate limited).
+ * The guess is checked and counted in one Redis script before the code is looked up, and given
+ * back when the code turns out to be pending, so only unknown codes use up the budget and
+ * concurrent guesses cannot pass it. docs/security.md "User-code guessing" computes the budget.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
@@ -11,16 +13,22 @@ import { normalizeUserCode } from '../pages/device-pages.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { tooMany } from '../pages/sign-in.ts';
 
+const SCOPE = 'code-ip';
+
+/** The code a request looks up: the form's `user_code` on POST, `?code=` on GET. */
+function codeOf(req: Request): string {
+  const given = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.['user_code'] : req.query['code'];
+  return typeof given === 'string' ? normalizeUserCode(given) : '';
+}
+
 export function codeEntryThrottle(deps: { redis: Redis; throttle: Throttle; rule: ThrottleRule }) {
   return async function throttleCodeEntry(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const code = codeOf(req);
+    if (!code) return next();
     const ip = req.ip ?? 'unknown';
-    const wait = await deps.throttle.blockedFor('code-ip', ip, deps.rule);
+    const wait = await deps.throttle.attempt(SCOPE, ip, deps.rule);
     if (wait > 0) return tooMany(res, wait);
-    const given = (req.body as Record<string, unknown> | undefined)?.['user_code'];
-    if (typeof given === 'string' && given) {
-      const code = normalizeUserCode(given.slice(0, 40));
-      if (!(await deps.redis.exists(OK.userCode(code)))) await deps.throttle.fail('code-ip', ip, deps.rule);
-    }
+    if (code.length === 8 && (await deps.redis.exists(OK.userCode(code)))) await deps.throttle.refund(SCOPE, ip);
     next();
   };
 }

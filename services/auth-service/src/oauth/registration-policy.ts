@@ -2,11 +2,32 @@
  * Pre-step of dynamic client registration (RFC 7591), open to remote MCP clients: only public
  * clients (token_endpoint_auth_method `none`, the default here), only the authorization-code and
  * refresh grants, and redirect URIs that are https or http on a loopback address (RFC 8252 §7.3).
+ * Registration is open, and every client is stored: the metadata is bounded (docs/contract.md
+ * "Dynamic registration limits": at most 8 KB, a client name of at most 80 characters without
+ * control or bidirectional-override characters, never a first-party client's name). A body limit
+ * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { staticClients } from '../provider/clients.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
-const readJson = express.json({ limit: 56 * 1024, type: () => true });
+/** docs/contract.md "Dynamic registration limits". */
+const MAX_METADATA_BYTES = 8 * 1024;
+const MAX_CLIENT_NAME = 80;
+const readJson = express.json({ limit: MAX_METADATA_BYTES, type: () => true });
+/** C0 and C1 controls, and the bidirectional marks and overrides that can disguise a name. */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const UNSAFE_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => String(c.client_name).toLowerCase()));
+
+function clientNameProblem(name: unknown): string | null {
+  if (name === undefined) return null;
+  if (typeof name !== 'string') return 'client_name must be a string';
+  if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
+  if (UNSAFE_NAME.test(name)) return 'client_name may not contain control or bidirectional-override characters';
+  if (FIRST_PARTY_NAMES.has(name.trim().toLowerCase())) return 'client_name may not be the name of an svc client';
+  return null;
+}
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const GRANTS = new Set(['authorization_code', 'refresh_token']);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
@@ -22,10 +43,17 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
   if (req.method !== 'POST') return next();
   if (!req.is('application/json')) return sendOAuthError(res, 'invalid_request', 'registration takes a JSON body (RFC 7591 §3.1)');
   readJson(req, res, (err?: unknown) => {
+    if ((err as { type?: unknown } | undefined)?.type === 'entity.too.large')
+      return sendOAuthError(res, 'invalid_client_metadata', `client metadata may be at most ${MAX_METADATA_BYTES} bytes`);
     if (err) return sendOAuthError(res, 'invalid_request', 'the request body is not valid JSON');
     const body = req.body as Record<string, unknown>;
     if (body === null || typeof body !== 'object' || Array.isArray(body))
       return sendOAuthError(res, 'invalid_request', 'the JSON body must be an object');
+    // Language-tagged names (`client_name#fr`, RFC 7591 §2.2) are names too.
+    for (const [field, value] of Object.entries(body)) {
+      const nameProblem = field === 'client_name' || field.startsWith('client_name#') ? clientNameProblem(value) : null;
+      if (nameProblem) return sendOAuthError(res, 'invalid_client_metadata', nameProblem);
+    }
     body['token_endpoint_auth_method'] ??= 'none';
     if (body['token_endpoint_auth_method'] !== 'none') {
       return sendOAuthError(res, 'invalid_client_metadata', 'only public clients may register: token_endpoint_auth_method must be none');

@@ -11,12 +11,12 @@ export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleR
   return async function throttleRegistration(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (req.method !== 'POST') return next();
     const ip = req.ip ?? 'unknown';
-    const wait = await deps.throttle.blockedFor('register-ip', ip, deps.rule);
+    // Checked and counted in one step (throttle.ts): concurrent registrations cannot pass the limit.
+    const wait = await deps.throttle.attempt('register-ip', ip, deps.rule);
     if (wait > 0) {
       res.set('Retry-After', String(wait));
       return sendOAuthError(res, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} s`, {}, 429);
     }
-    await deps.throttle.fail('register-ip', ip, deps.rule);
     next();
   };
 }

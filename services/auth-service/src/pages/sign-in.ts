@@ -57,15 +57,17 @@ export function signIn(deps: PageDeps) {
         return;
       }
       const ip = req.ip ?? 'unknown';
-      const wait = Math.max(
-        await deps.throttle.blockedFor('signin-ip', ip, deps.limits.signInPerIp),
-        await deps.throttle.blockedFor('signin-account', email, deps.limits.signInPerAccount),
-      );
-      if (wait > 0) return tooMany(res, wait);
+      // Each limit is checked and counted in one step (throttle.ts); the slots are given back when
+      // the password is right, so only failures count.
+      const accountWait = email ? await deps.throttle.attempt('signin-account', email, deps.limits.signInPerAccount) : 0;
+      if (accountWait > 0) return tooMany(res, accountWait);
+      const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
+      if (ipWait > 0) {
+        if (email) await deps.throttle.refund('signin-account', email);
+        return tooMany(res, ipWait);
+      }
       const user = email && password ? await deps.accounts.users.verifyPassword(email, password) : null;
       if (!user) {
-        await deps.throttle.fail('signin-ip', ip, deps.limits.signInPerIp);
-        if (email) await deps.throttle.fail('signin-account', email, deps.limits.signInPerAccount);
         deps.logger.info('sign-in refused', { ip });
         res
           .status(401)
@@ -74,6 +76,7 @@ export function signIn(deps: PageDeps) {
         return;
       }
       await deps.throttle.reset('signin-account', email);
+      await deps.throttle.refund('signin-ip', ip);
       await deps.web.start(res, user.id);
       res.redirect(303, returnTo);
     },

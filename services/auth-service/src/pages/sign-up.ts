@@ -37,9 +37,9 @@ export function signUp(deps: PageDeps) {
           .send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), returnTo, email, error)));
       if (!deps.web.csrfValid(req)) return void again('The form expired. Try again.', 403);
       const ip = req.ip ?? 'unknown';
-      const wait = await deps.throttle.blockedFor('signup-ip', ip, deps.limits.signInPerIp);
+      // Every attempt counts, checked and counted in one step (throttle.ts).
+      const wait = await deps.throttle.attempt('signup-ip', ip, deps.limits.signInPerIp);
       if (wait > 0) return tooMany(res, wait);
-      await deps.throttle.fail('signup-ip', ip, deps.limits.signInPerIp);
       try {
         const user = await deps.accounts.users.create({ email, password });
         deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });

@@ -4,6 +4,7 @@
  */
 import type { Accounts } from '@svc/accounts';
 import type { Config } from '@svc/config';
+import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { page, esc } from '../pages/layout.ts';
@@ -48,6 +49,7 @@ export interface ConfigurationDeps {
   adapter: Configuration['adapter'];
   devicePages: ReturnType<typeof createDevicePages>;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  logger: Logger;
   /**
    * Replaces oidc-provider's outgoing `fetch` helper (Client ID Metadata Documents). Production
    * never sets it; tests use it to serve a document for an https host from a local server.
@@ -139,7 +141,10 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         },
       },
     },
+    // The provider's error pages are ours: our layout, the security headers set in front of it
+    // (app.ts), and a log line (server errors are logged by the `server_error` event).
     async renderError(ctx, out) {
+      if (ctx.status < 500) deps.logger.info('request refused', { path: ctx.path, status: ctx.status, error: out['error'] });
       ctx.type = 'html';
       ctx.body = page(
         'Something went wrong',

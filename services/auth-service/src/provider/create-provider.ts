@@ -4,7 +4,9 @@
  * - access and refresh token values are our checksummed `svc_at_` / `svc_rt_` credentials: the
  *   token models' generateTokenId (public API per the maintainer, oidc-provider #423) is wrapped,
  *   so the value, the jti and the adapter id stay one and the same;
- * - post-steps on the device authorization and token endpoints (see their files).
+ * - post-steps on the device authorization and token endpoints (see their files);
+ * - a session first created while an error is rendered is saved rather than failing (below);
+ * - with an https issuer every request counts as secure (below).
  */
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
@@ -15,7 +17,8 @@ import { deviceAuthorizationResponse } from '../oauth/device-authorization-respo
 import { tokenResponse } from '../oauth/token-response.ts';
 import { createDevicePages } from '../pages/device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { buildConfiguration, type ConfigurationDeps } from './configuration.ts';
+import { providerErrors, SERVER_ERROR } from '../http/provider-errors.ts';
+import { buildConfiguration, TTL, type ConfigurationDeps } from './configuration.ts';
 import { createRedisAdapter } from './redis-adapter.ts';
 
 export interface ProviderDeps {
@@ -40,6 +43,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     adapter,
     devicePages: createDevicePages({ redis: deps.redis }),
     webUserOf: deps.webUserOf,
+    logger,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const provider = new Provider(config.authUrl, configuration);
@@ -55,13 +59,37 @@ export function createProvider(deps: ProviderDeps): Provider {
   };
   (provider.RefreshToken.prototype as unknown as WithId).generateTokenId = () => generateCredential('refresh_token');
 
+  // oidc-provider's error handler on the device pages (lib/shared/error_handler.js) gives a new,
+  // never-saved session an xsrf secret, and ensureSessionSave (lib/helpers/initialize_app.js) then
+  // calls persist(), which throws for a session never saved: `GET /device/<x>` or `POST /device`
+  // without an earlier visit ended in Koa's plain-text 500. Such a session is saved, with the
+  // session lifetime, exactly as a first visit to /device saves one.
+  type Persisted = { exp?: unknown; persist(): Promise<unknown>; save(ttl: number): Promise<unknown> };
+  const session = provider.Session.prototype as unknown as Persisted;
+  const persist = session.persist;
+  session.persist = function svcPersist(this: Persisted) {
+    return typeof this.exp === 'number' ? persist.call(this) : this.save(TTL.Session);
+  };
+
+  // With an https issuer every request reached the pod through the TLS proxy (docs/operations.md).
+  // Koa decides ctx.secure from X-Forwarded-Proto; a request without it (a proxy that drops it, a
+  // probe) would get the provider's session cookies without Secure. The protocol is the issuer's.
+  if (config.authUrl.startsWith('https:')) {
+    Object.defineProperty(provider.request, 'protocol', { configurable: true, get: () => 'https' });
+  }
+
+  // First, so outermost: it sees whatever the post-steps below throw too.
+  provider.use(providerErrors({ redis: deps.redis, logger }));
   provider.use(deviceAuthorizationResponse({ redis: deps.redis, authUrl: config.authUrl }));
   provider.use(tokenResponse({ accounts: deps.accounts, baseUrl: config.baseUrl, logger }));
 
   provider.on('access_token.saved', () => deps.metrics.tokens.inc({ kind: 'access_token' }));
   provider.on('refresh_token.saved', () => deps.metrics.tokens.inc({ kind: 'refresh_token' }));
   provider.on('device_code.saved', () => deps.metrics.tokens.inc({ kind: 'device_code' }));
-  provider.on('server_error', (_ctx, err) => logger.error('oidc-provider server error', { err }));
+  provider.on('server_error', (ctx, err) => {
+    (ctx as { [SERVER_ERROR]?: unknown })[SERVER_ERROR] = err;
+    logger.error('oidc-provider server error', { path: ctx.path, err });
+  });
   provider.on('grant.error', (_ctx, err) => {
     const error = (err as { error?: string }).error;
     // RFC 8628 §3.5: a waiting device polls every few seconds; those answers are routine, not news.

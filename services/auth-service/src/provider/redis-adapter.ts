@@ -5,15 +5,29 @@
  * so it runs on Redis Cluster too. Every revocation, destruction or consumption of a token or
  * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
  * at once (docs/contract.md "Credentials": revocation within one second).
+ *
+ * oidc-provider stores dynamically registered clients (and their registration access tokens)
+ * without a lifetime. Here they get one: docs/contract.md "Dynamic registration limits", a
+ * registered client with no live grant for 30 days is deleted. A client lives CLIENT_IDLE_SECONDS
+ * from its registration, and each Grant saved for it extends that to its Grant's end plus
+ * CLIENT_IDLE_SECONDS.
  */
 import type { Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { runScript } from '../http/throttle.ts';
 import { OK } from './redis-keys.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
 const WATCHED = new Set(['AccessToken', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
+
+/** How long a registered client is kept after its last grant ends (or after registration). */
+export const CLIENT_IDLE_SECONDS = 30 * 86_400;
+/** Models oidc-provider saves without a lifetime that must not live forever. */
+const CLIENT_RECORDS = new Set(['Client', 'RegistrationAccessToken']);
+/** KEYS[1]; ARGV[1] seconds: the key's lifetime is raised to at least that, never lowered. */
+const EXTEND = `if redis.call('TTL', KEYS[1]) ~= -2 and redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return 0`;
 
 /** Token kinds whose value is one of our checksummed credential formats (see create-provider.ts). */
 const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = { AccessToken: 'access_token', RefreshToken: 'refresh_token' };
@@ -54,6 +68,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
+      if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       // One key, one MULTI: a record is never left without its lifetime.
       const write = redis.multi().hset(key, 'payload', JSON.stringify(payload));
       if (expiresIn > 0) write.expire(key, expiresIn);
@@ -64,6 +79,9 @@ export function createRedisAdapter(deps: AdapterDeps) {
         // The set lives as long as its longest-lived member.
         if (expiresIn > 0 && (await redis.ttl(set)) < expiresIn) await redis.expire(set, expiresIn);
       }
+      // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
+      if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
+        await runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]);
       if (payload.userCode) await setLookup(OK.userCode(payload.userCode), oidcDigest(id), expiresIn);
       if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), oidcDigest(id), expiresIn);
     }
