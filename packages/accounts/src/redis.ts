@@ -95,6 +95,9 @@ export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void>
   });
 }
 
+/** /readyz answers 503 when Redis has not answered PING within this (docs/contract.md "Operator interface"). */
+export const READY_TIMEOUT_MS = 800;
+
 /**
  * True when Redis answered PING within `timeoutMs`: the readiness check (docs/contract.md
  * "Operator interface": /readyz reports whether Redis answers). It never waits longer than

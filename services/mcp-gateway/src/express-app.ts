@@ -3,7 +3,7 @@
  * resource metadata, the OpenAPI document, and the clear 404/405 answers for wrong routes.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Redis } from '@svc/accounts';
+import { READY_TIMEOUT_MS, pingWithin, type Redis } from '@svc/accounts';
 import { SvcError, asSvcError, toRestError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { Metrics } from './metrics.ts';
@@ -31,12 +31,9 @@ export function createExpressApp(deps: ExpressDeps) {
   });
 
   app.get('/readyz', async (_req, res) => {
-    try {
-      await deps.redis.ping();
-      res.json({ status: 'ready', redis: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable', redis: 'unreachable' });
-    }
+    // Truthful within a second, even when Redis stalls without closing the connection (paused).
+    if (await pingWithin(deps.redis, READY_TIMEOUT_MS)) res.json({ status: 'ready', redis: 'ok' });
+    else res.status(503).json({ status: 'unavailable', redis: 'unreachable' });
   });
 
   app.get('/metrics', async (_req, res) => {

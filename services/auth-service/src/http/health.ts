@@ -1,10 +1,7 @@
 /** GET /healthz (alive), /readyz (Redis reachable), /metrics (Prometheus text): docs/contract.md "Operator interface". */
 import type { Express } from 'express';
-import { pingWithin, type Redis } from '@svc/accounts';
+import { READY_TIMEOUT_MS, pingWithin, type Redis } from '@svc/accounts';
 import type { Metrics } from './metrics.ts';
-
-/** /readyz answers 503 when Redis has not answered PING within this (docs/contract.md "Operator interface"). */
-const READY_TIMEOUT_MS = 800;
 
 export function mountHealth(app: Express, deps: { redis: Redis; metrics: Metrics }): void {
   app.get('/healthz', (_req, res) => {

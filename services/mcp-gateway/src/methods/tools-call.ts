@@ -4,6 +4,7 @@
  * tool's schema, and failures the model should correct, are results with isError (MCP 2025-11-25
  * "Error Handling").
  */
+import { isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
@@ -63,7 +64,7 @@ export function runTool(deps: ToolsCallDeps) {
       if (err instanceof SvcError) throw err;
       deps.onCall?.(tool.def.name, 'failed');
       deps.logger.error('tool failed', { tool: tool.def.name, requestId: ctx.requestId, err });
-      if (isRedisUnavailable(err))
+      if (isStoreError(err))
         throw new SvcError('service_unavailable', {
           message: 'Service temporarily unavailable: storage cannot be reached',
           detail: String(err),
@@ -87,9 +88,4 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
     }
     return run(prepared, ctx);
   };
-}
-
-function isRedisUnavailable(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : '';
-  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|enableOfflineQueue|max retries|Command timed out/i.test(msg);
 }
