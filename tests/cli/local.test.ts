@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateCredential } from '@svc/credentials';
-import { ensureGitignore, keyInEnvFile, writeEnvFile, writeMcpJson } from '@svc/cli/project-files.ts';
+import { ensureGitignore, keyInEnvFile, writeEnvFile, readMcpJson, writeMcpJson } from '@svc/cli/project-files.ts';
 import { toolArguments } from '@svc/cli/tool-args.ts';
 import { freePort } from '@svc/testkit';
 import { BIN, runToEnd, start, tempDir } from './support.ts';
@@ -155,10 +155,10 @@ test('.env: the key line is replaced in place, other lines kept, 0600; .gitignor
   await writeFile(join(dir, '.gitignore'), 'dist/\n/.env\n');
   assert.equal((await ensureGitignore(dir)).action, 'present');
   await writeFile(join(dir, '.mcp.json'), '{not json');
-  await assert.rejects(writeMcpJson(dir, 'http://h/mcp/p', 'p'), /\.mcp\.json is not valid JSON/);
+  await assert.rejects(readMcpJson(dir), /\.mcp\.json is not valid JSON/);
   await writeFile(join(dir, '.mcp.json'), '');
-  await writeMcpJson(dir, 'http://h/mcp/p', 'p');
-  await writeMcpJson(dir, 'http://h/mcp/p', 'p');
+  await writeMcpJson(await readMcpJson(dir), 'http://h/mcp/p', 'p');
+  await writeMcpJson(await readMcpJson(dir), 'http://h/mcp/p', 'p');
   assert.deepEqual(JSON.parse(await readFile(join(dir, '.mcp.json'), 'utf8')), {
     mcpServers: { 'svc-p': { type: 'http', url: 'http://h/mcp/p', headers: { 'X-API-Key': '${SVC_API_KEY}' } } },
   });

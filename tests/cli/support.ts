@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after } from 'node:test';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = { svc: join(ROOT, 'node_modules/.bin/svc'), createSvc: join(ROOT, 'node_modules/.bin/create-svc') };
 
 export interface Run {

@@ -7,15 +7,16 @@
  * adds no line twice. docs/cli.md describes it.
  */
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { displayPrefix, parseCredential } from '@svc/credentials';
+import { offerToOpen, type BrowserOffer } from './browser.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { hostsOf } from './hosts.ts';
 import { requestJson } from './http.ts';
 import { KEY_VARIABLE, serverName } from './mcp-config.ts';
-import { ensureGitignore, keyInEnvFile, writeEnvFile, writeMcpJson } from './project-files.ts';
+import { ensureGitignore, keyInEnvFile, readMcpJson, writeEnvFile, writeMcpJson } from './project-files.ts';
 import { run } from './run.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
@@ -37,6 +38,15 @@ Options:
   --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
   --json              machine-readable output on stdout
   -h, --help          this help`;
+
+/** The svc checkout these files run from (packages/cli/src, three levels down). */
+const CHECKOUT = resolve(import.meta.dirname, '../../..');
+
+/** Whether `dir` is the svc checkout or a folder inside it (create-svc run there by mistake). */
+function insideSvcCheckout(dir: string): boolean {
+  const rel = relative(CHECKOUT, dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
 
 await run(async (io, argv) => {
   let values;
@@ -62,26 +72,40 @@ await run(async (io, argv) => {
 
   const dir = resolve(values.dir ?? process.cwd());
   if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new CliError(`${dir} is not a folder.`, EXIT.usage);
-  const hosts = await hostsOf({ server: values.server, authServer: values['auth-server'] }, io.env);
+  if (values.dir === undefined && insideSvcCheckout(dir))
+    throw new CliError(
+      `${dir} is the svc checkout itself, not your project's folder.`,
+      EXIT.usage,
+      'Run create-svc in the folder of the project to connect, or give it with --dir PATH.',
+    );
+  // Everything that can fail in the folder fails now, before the person approves anything.
   const previousKey = await keyInEnvFile(dir);
+  const mcpJson = await readMcpJson(dir);
+  const hosts = await hostsOf({ server: values.server, authServer: values['auth-server'] }, io.env);
 
+  const offers: BrowserOffer[] = [];
   const token = await deviceFlow({
     authUrl: hosts.authUrl,
     clientId: 'create-svc',
     codeRequest: { auto_provision: true },
-    show: (code: DeviceCode) =>
+    show: (code: DeviceCode) => {
+      const url = code.verification_uri_complete ?? code.verification_uri;
+      const offer = offerToOpen(url, { env: io.env, onNote: io.err });
+      offers.push(offer);
       io.err(
         [
           '',
-          `  Open   ${code.verification_uri_complete ?? code.verification_uri}`,
+          `  Open   ${url}`,
           `  Check that the page shows ${code.user_code}`,
           '',
           `Sign in (or create an account) and approve the project. The code is valid for ${Math.round(code.expires_in / 60)} minutes.`,
+          ...(offer.prompt ? [offer.prompt] : []),
           '',
         ].join('\n'),
-      ),
+      );
+    },
     progress: waiting(),
-  });
+  }).finally(() => offers.forEach((o) => o.close()));
   const apiKey = String(token['api_key'] ?? '');
   const slug = String(token['project_slug'] ?? '');
   const endpoint = String(token['mcp_endpoint'] ?? '');
@@ -93,7 +117,7 @@ await run(async (io, argv) => {
 
   const env = await writeEnvFile(dir, apiKey);
   const gitignore = await ensureGitignore(dir);
-  const mcp = await writeMcpJson(dir, endpoint, slug);
+  const mcp = await writeMcpJson(mcpJson, endpoint, slug);
   let previous: 'none' | 'revoked' | 'kept' = 'none';
   if (previousKey && previousKey !== apiKey && parseCredential(previousKey)) {
     const res = await requestJson(`${hosts.baseUrl}/api/v1/me/key`, { method: 'DELETE', headers: { 'X-API-Key': previousKey } }).catch(

@@ -4,6 +4,10 @@
  */
 export const KEY_VARIABLE = 'SVC_API_KEY';
 
+/** The connection surfaces a client may choose with `X-Svc-Surface` (docs/contract.md "Surfaces"). */
+export const SURFACES = ['hosted', 'companion', 'orchestrator'] as const;
+export type Surface = (typeof SURFACES)[number];
+
 export interface ClientConfig {
   /** The client's name as `--client` takes it. */
   name: string;
@@ -17,28 +21,46 @@ export function serverName(slug: string): string {
   return `svc-${slug}`;
 }
 
-export function mcpClientConfigs(endpoint: string, slug: string, variable = KEY_VARIABLE): ClientConfig[] {
+export function mcpClientConfigs(endpoint: string, slug: string, surface?: Surface): ClientConfig[] {
   const name = serverName(slug);
+  const headers = (key: string) => ({ 'X-API-Key': key, ...(surface ? { 'X-Svc-Surface': surface } : {}) });
   return [
     {
       name: 'claude',
       title: 'Claude Code (expands ${VAR} in .mcp.json)',
       file: '.mcp.json',
-      config: { mcpServers: { [name]: { type: 'http', url: endpoint, headers: { 'X-API-Key': `\${${variable}}` } } } },
+      config: { mcpServers: { [name]: { type: 'http', url: endpoint, headers: headers(`\${${KEY_VARIABLE}}`) } } },
     },
     {
       name: 'cursor',
       title: 'Cursor (expands ${env:VAR})',
       file: '.cursor/mcp.json',
-      config: { mcpServers: { [name]: { url: endpoint, headers: { 'X-API-Key': `\${env:${variable}}` } } } },
+      config: { mcpServers: { [name]: { url: endpoint, headers: headers(`\${env:${KEY_VARIABLE}}`) } } },
     },
     {
       name: 'vscode',
       title: 'VS Code (expands ${env:VAR})',
       file: '.vscode/mcp.json',
-      config: { servers: { [name]: { type: 'http', url: endpoint, headers: { 'X-API-Key': `\${env:${variable}}` } } } },
+      config: { servers: { [name]: { type: 'http', url: endpoint, headers: headers(`\${env:${KEY_VARIABLE}}`) } } },
     },
   ];
+}
+
+/**
+ * The `claude mcp add` line that writes the same entry into the folder's `.mcp.json`. Single quotes
+ * keep `${SVC_API_KEY}` literal, so Claude Code expands it when it starts, not the shell now.
+ */
+export function claudeAddCommand(endpoint: string, slug: string, surface?: Surface): string {
+  const header = (h: string) => ` --header '${h}'`;
+  return `claude mcp add --transport http --scope project ${serverName(slug)} ${endpoint}${header(`X-API-Key: \${${KEY_VARIABLE}}`)}${surface ? header(`X-Svc-Surface: ${surface}`) : ''}`;
+}
+
+/** Cursor's install link (cursor.com/docs/mcp/install-links): the server's entry, base64 JSON. */
+export function cursorInstallLink(endpoint: string, slug: string, surface?: Surface): string {
+  const cursor = mcpClientConfigs(endpoint, slug, surface).find((c) => c.name === 'cursor')!;
+  const entry = (cursor.config['mcpServers'] as Record<string, unknown>)[serverName(slug)];
+  const config = Buffer.from(JSON.stringify(entry)).toString('base64');
+  return `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(serverName(slug))}&config=${encodeURIComponent(config)}`;
 }
 
 /** `.mcp.json` merged: our server entry added or replaced, every other entry kept. */

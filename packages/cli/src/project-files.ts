@@ -69,8 +69,17 @@ export async function ensureGitignore(dir: string): Promise<{ file: string; acti
   return { file, action: text === null ? 'created' : 'added' };
 }
 
-/** Adds or replaces our server in `.mcp.json`, keeping every other server. */
-export async function writeMcpJson(dir: string, endpoint: string, slug: string): Promise<{ file: string; created: boolean }> {
+export interface McpJson {
+  file: string;
+  existing: unknown;
+  created: boolean;
+}
+
+/**
+ * Reads `.mcp.json` before anything else happens, so a file that is not JSON stops create-svc
+ * before the browser step instead of after the person approved a project.
+ */
+export async function readMcpJson(dir: string): Promise<McpJson> {
   const file = join(dir, '.mcp.json');
   const text = await readOptional(file);
   let existing: unknown = {};
@@ -78,9 +87,14 @@ export async function writeMcpJson(dir: string, endpoint: string, slug: string):
     try {
       existing = JSON.parse(text);
     } catch {
-      throw new CliError(`${file} is not valid JSON; fix or remove it and run create-svc again.`, EXIT.failed);
+      throw new CliError(`${file} is not valid JSON; fix or remove it and run create-svc again.`, EXIT.usage);
     }
   }
-  await write(file, `${JSON.stringify(mergeMcpJson(existing, endpoint, slug), null, 2)}\n`, 0o644);
-  return { file, created: text === null };
+  return { file, existing, created: text === null };
+}
+
+/** Adds or replaces our server in the `.mcp.json` read before, keeping every other server. */
+export async function writeMcpJson(read: McpJson, endpoint: string, slug: string): Promise<{ file: string; created: boolean }> {
+  await write(read.file, `${JSON.stringify(mergeMcpJson(read.existing, endpoint, slug), null, 2)}\n`, 0o644);
+  return { file: read.file, created: read.created };
 }

@@ -13,6 +13,8 @@ export interface Io {
   json: boolean;
   out(text: string): void;
   err(text: string): void;
+  /** Writes `text` to stdout unredacted: only for a credential the person asked to see (svc auth token). */
+  secret(text: string): void;
   /** A command's result: `value` as JSON with --json, else the human lines. */
   result(value: unknown, lines: string[]): void;
   /** Ends with `code` after the result was printed. */
@@ -28,6 +30,7 @@ export async function run(main: (io: Io, argv: string[]) => Promise<void>, name 
     json: false,
     out: (text) => void process.stdout.write(`${redact(text)}\n`),
     err: (text) => void process.stderr.write(`${redact(text)}\n`),
+    secret: (text) => void process.stdout.write(`${text}\n`),
     result(value, lines) {
       if (io.json) io.out(JSON.stringify(value, null, 2));
       else if (lines.length) io.out(lines.join('\n'));

@@ -4,11 +4,12 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { displayPrefix } from '@svc/credentials';
+import { offerToOpen, type BrowserOffer } from './browser.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf, hostsOf } from './hosts.ts';
 import { refusal, requestJson } from './http.ts';
-import { KEY_VARIABLE, mcpClientConfigs } from './mcp-config.ts';
+import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs, SURFACES, type Surface } from './mcp-config.ts';
 import { credentialOf, credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
@@ -48,11 +49,14 @@ const COMMANDS: Record<string, Command> = {
     async run(io, v) {
       const hosts = await hostsOf({ server: v['server'] as string, authServer: v['auth-server'] as string }, io.env);
       if (io.env[KEY_VARIABLE]) io.err(`Note: ${KEY_VARIABLE} is set; commands use it before the key stored by this login.`);
+      const offers: BrowserOffer[] = [];
       const token = await deviceFlow({
         authUrl: hosts.authUrl,
         clientId: 'svc-cli',
         pollRequest: { client_version: VERSION },
-        show: (code: DeviceCode) =>
+        show: (code: DeviceCode) => {
+          const offer = offerToOpen(code.verification_uri, { env: io.env, onNote: io.err });
+          offers.push(offer);
           io.err(
             [
               '',
@@ -60,11 +64,13 @@ const COMMANDS: Record<string, Command> = {
               `  Type   ${code.user_code}`,
               '',
               `The code is valid for ${Math.round(code.expires_in / 60)} minutes. Type it yourself: the page does not fill it in.`,
+              ...(offer.prompt ? [offer.prompt] : []),
               '',
             ].join('\n'),
-          ),
+          );
+        },
         progress: waiting(),
-      });
+      }).finally(() => offers.forEach((o) => o.close()));
       const key = String(token['access_token'] ?? '');
       const user = token['user'] as { id: string; email: string } | undefined;
       if (!key.startsWith('svc-user-') || !user) throw new CliError('The server answered without a personal key.', EXIT.failed);
@@ -83,6 +89,27 @@ const COMMANDS: Record<string, Command> = {
         `Personal key ${summary.key_prefix} saved to ${file} (mode 0600); it expires ${String(token['expires_at'])}.`,
         'Your previous svc login key, if any, was revoked.',
       ]);
+    },
+  },
+
+  auth: {
+    summary: 'print the key stored by "svc login", for another tool (svc auth token)',
+    usage: 'svc auth token [--json]',
+    details: `  token               prints the stored personal key alone on stdout, e.g.
+                      export ${KEY_VARIABLE}=$(svc auth token)
+                      It is the one command that prints a key in full.`,
+    options: {},
+    async run(io, _v, positionals) {
+      if (positionals[0] !== 'token' || positionals.length > 1)
+        throw new CliError('Which auth command? The one there is: svc auth token.', EXIT.usage, 'Usage: svc auth token [--json]');
+      const stored = await readStoredKey(io.env);
+      if (!stored) throw new CliError('Not signed in: there is no stored key.', EXIT.auth, 'Run "svc login" first.');
+      if (Date.parse(stored.expires_at) <= Date.now())
+        throw new CliError(`The stored key expired on ${stored.expires_at}.`, EXIT.auth, 'Run "svc login" for a new one.');
+      // A key printed on purpose: the one place the redactor is bypassed (docs/cli.md "svc auth token").
+      io.secret(
+        io.json ? JSON.stringify({ key: stored.key, expires_at: stored.expires_at, user: stored.user.email }, null, 2) : stored.key,
+      );
     },
   },
 
@@ -181,6 +208,7 @@ const COMMANDS: Record<string, Command> = {
   --arg NAME=VALUE    one argument; VALUE is taken as JSON when it parses (5, true, {"a":1}), else as text
   --args JSON         all arguments as one JSON object (--arg values are applied on top)
   --rate-limit        also print the rate-limit headers (stderr; "rate_limit" with --json)
+  --surface NAME      the connection surface: ${SURFACES.join(', ')} (default hosted; X-Svc-Surface)
 Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential, 4 unreachable.`,
     options: {
       project: { type: 'string' },
@@ -188,6 +216,7 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
       arg: { type: 'string', multiple: true },
       args: { type: 'string' },
       'rate-limit': { type: 'boolean', default: false },
+      surface: { type: 'string' },
     },
     async run(io, v, positionals) {
       const tool = positionals[0];
@@ -196,10 +225,11 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
       const team = v['team'] as string | undefined;
       if (!project === !team) throw new CliError('Give exactly one of --project <slug> or --team <team_slug>.', EXIT.usage);
       const args = toolArguments(v['args'] as string | undefined, (v['arg'] as string[] | undefined) ?? []);
+      const surface = surfaceOf(v);
       const { cred, base } = await callerOf(io, v);
       const path = project ? `projects/${encodeURIComponent(project)}` : `teams/${encodeURIComponent(team!)}`;
       const res = await requestJson(`${base}/api/v1/${path}/tools/${encodeURIComponent(tool)}`, {
-        headers: { 'X-API-Key': cred.key },
+        headers: { 'X-API-Key': cred.key, ...(surface ? { 'X-Svc-Surface': surface } : {}) },
         body: args,
       });
       const rateLimit = v['rate-limit'] ? rateLimitOf(res.headers) : undefined;
@@ -219,28 +249,44 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
 
   'mcp-config': {
     summary: 'print MCP client configuration for a project (the key comes from $SVC_API_KEY)',
-    usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--json]',
+    usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--surface NAME] [--json]',
     details: `  --project SLUG      the project whose MCP endpoint to configure
-  --client NAME       only this client's snippet (claude, cursor, vscode); default all`,
-    options: { project: { type: 'string' }, client: { type: 'string' } },
+  --client NAME       only this client's snippet (claude, cursor, vscode); default all
+  --surface NAME      the connection surface the client asks for: ${SURFACES.join(', ')} (default hosted)`,
+    options: { project: { type: 'string' }, client: { type: 'string' }, surface: { type: 'string' } },
     async run(io, v) {
       const slug = v['project'] as string | undefined;
-      if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage);
+      if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage, 'Run "svc projects" for the ones you can reach.');
+      const surface = surfaceOf(v);
       const endpoint = `${baseUrlOf({ server: v['server'] as string }, io.env)}/mcp/${encodeURIComponent(slug)}`;
-      let configs = mcpClientConfigs(endpoint, slug);
+      let configs = mcpClientConfigs(endpoint, slug, surface);
       if (v['client']) {
         configs = configs.filter((c) => c.name === v['client']);
         if (!configs.length) throw new CliError(`Unknown client "${String(v['client'])}": use claude, cursor or vscode.`, EXIT.usage);
       }
+      const key = await keySource(io);
+      const claude = claudeAddCommand(endpoint, slug, surface);
+      const cursorLink = cursorInstallLink(endpoint, slug, surface);
+      const extra = (name: string) =>
+        name === 'claude'
+          ? ['Run in the project folder:', claude, 'or put this in .mcp.json:']
+          : name === 'cursor'
+            ? ['Open this link to install it in Cursor:', cursorLink, 'or put this in .cursor/mcp.json:']
+            : [];
       io.result(
         {
           endpoint,
           key_variable: KEY_VARIABLE,
+          key_source: key.source,
+          claude_add_command: claude,
+          cursor_install_link: cursorLink,
           clients: Object.fromEntries(configs.map((c) => [c.name, { file: c.file, config: c.config }])),
         },
         [
-          `MCP endpoint: ${endpoint} (Streamable HTTP). The key is read from $${KEY_VARIABLE}; keep it out of these files.`,
-          ...configs.flatMap((c) => ['', `# ${c.title}: ${c.file}`, JSON.stringify(c.config, null, 2)]),
+          `MCP endpoint: ${endpoint} (Streamable HTTP).`,
+          `Each client reads the key from $${KEY_VARIABLE} when it starts; the key never goes into these files.`,
+          `$${KEY_VARIABLE}: ${key.line}`,
+          ...configs.flatMap((c) => ['', `# ${c.title}`, ...extra(c.name), JSON.stringify(c.config, null, 2)]),
         ],
       );
     },
@@ -253,6 +299,30 @@ async function callerOf(io: Io, v: Record<string, unknown>) {
   const told = v['server'] !== undefined || io.env['SVC_BASE_URL'] !== undefined;
   const base = cred.stored && !told ? cred.stored.base_url : baseUrlOf({ server: v['server'] as string | undefined }, io.env);
   return { cred, base };
+}
+
+/** Where $SVC_API_KEY would come from, said as a newcomer needs it (docs/cli.md "svc mcp-config"). */
+async function keySource(io: Io): Promise<{ source: 'environment' | 'svc login' | 'none'; line: string }> {
+  const fromEnv = io.env[KEY_VARIABLE];
+  if (fromEnv) return { source: 'environment', line: `set in this shell (${displayPrefix(fromEnv)}).` };
+  const stored = await readStoredKey(io.env).catch(() => null);
+  if (stored)
+    return {
+      source: 'svc login',
+      line: `not set in this shell. Your "svc login" key can be used: export ${KEY_VARIABLE}=$(svc auth token)`,
+    };
+  return {
+    source: 'none',
+    line: `not set, and you are not signed in. Run "svc login", then export ${KEY_VARIABLE}=$(svc auth token); or use a project key (create-svc writes one to .env).`,
+  };
+}
+
+function surfaceOf(v: Record<string, unknown>): Surface | undefined {
+  const surface = v['surface'] as string | undefined;
+  if (surface === undefined) return undefined;
+  if (!(SURFACES as readonly string[]).includes(surface))
+    throw new CliError(`Unknown surface "${surface}": use ${SURFACES.join(', ')}.`, EXIT.usage);
+  return surface as Surface;
 }
 
 function rateLimitOf(headers: Headers): Record<string, string> {
