@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
@@ -65,6 +65,14 @@ test('create-svc: sign up on the way, .env/.gitignore/.mcp.json written, the key
   assert.ok(user);
   const [slug] = await stack.accounts.workspaces.projectsOf(user.workspace);
   assert.ok(slug);
+  // Named after the folder (svc-cli-project-XXXXXX): its name, and a slug made from it.
+  assert.equal((await stack.accounts.workspaces.getProject(slug))?.name, basename(dir));
+  assert.equal(
+    slug,
+    basename(dir)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-'),
+  );
   assert.match(r1.stdout, new RegExp(`Project ${slug} is ready: ${stack.baseUrl}/mcp/${slug}`));
 
   // .env: the other line kept, the key added, mode 0600.

@@ -7,7 +7,7 @@
  * adds no line twice. docs/cli.md describes it.
  */
 import { stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { displayPrefix, parseCredential } from '@svc/credentials';
 import { offerToOpen, type BrowserOffer } from './browser.ts';
@@ -23,17 +23,19 @@ import { VERSION } from './version.ts';
 
 const HELP = `create-svc ${VERSION}: connect this project folder to svc
 
-Usage: create-svc [--dir PATH] [--server URL] [--auth-server URL] [--json]
+Usage: create-svc [--dir PATH] [--name NAME] [--server URL] [--auth-server URL] [--json]
 
 Opens a sign-in in your browser (create an account there if you have none) where you approve a
 project of your personal workspace. Then, in the folder:
   .env         gets ${KEY_VARIABLE}=<project key> (mode 0600; other lines are kept)
   .gitignore   lists .env (created if missing)
   .mcp.json    gets an MCP server entry for the project that reads \${${KEY_VARIABLE}} from the environment
-Running it again reuses the project and replaces the key.
+The project is named after the folder (or --name); running it again in a folder of the same name
+reuses that project and replaces the key.
 
 Options:
   --dir PATH          the project folder (default: the current directory)
+  --name NAME         the project's name (default: the folder's name)
   --server URL        the gateway ({base_url}); or SVC_BASE_URL (default http://localhost:3000)
   --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
   --json              machine-readable output on stdout
@@ -55,6 +57,7 @@ await run(async (io, argv) => {
       args: argv,
       options: {
         dir: { type: 'string' },
+        name: { type: 'string' },
         server: { type: 'string' },
         'auth-server': { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -78,6 +81,9 @@ await run(async (io, argv) => {
       EXIT.usage,
       'Run create-svc in the folder of the project to connect, or give it with --dir PATH.',
     );
+  const projectName = (values.name ?? basename(dir)).trim();
+  if (projectName === '' || projectName.length > 60)
+    throw new CliError('The project name must be 1 to 60 characters.', EXIT.usage, 'Give one with --name NAME.');
   // Everything that can fail in the folder fails now, before the person approves anything.
   const previousKey = await keyInEnvFile(dir);
   const mcpJson = await readMcpJson(dir);
@@ -87,7 +93,7 @@ await run(async (io, argv) => {
   const token = await deviceFlow({
     authUrl: hosts.authUrl,
     clientId: 'create-svc',
-    codeRequest: { auto_provision: true },
+    codeRequest: { auto_provision: true, project_name: projectName },
     show: (code: DeviceCode) => {
       const url = code.verification_uri_complete ?? code.verification_uri;
       const offer = offerToOpen(url, { env: io.env, onNote: io.err });

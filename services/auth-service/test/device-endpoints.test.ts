@@ -101,6 +101,26 @@ test('auto_provision: accepted for create-svc only, invalid_client for unregiste
   assert.equal(notBool.body['error'], 'invalid_request');
 });
 
+test('project_name: kept with auto_provision for create-svc; refused alone, empty, too long or with control or bidi characters', async () => {
+  const code = (body: Record<string, unknown>) => postJson(`${f.url}/api/oauth/device/code`, { client_id: 'create-svc', ...body });
+  const ok = await code({ auto_provision: true, project_name: 'My Docs' });
+  assert.equal(ok.status, 200);
+  const stored = JSON.parse((await f.client.hget(oidcRecordKey('DeviceCode', String(ok.body['device_code'])), 'payload')) ?? '{}');
+  assert.equal(stored.params.project_name, 'My Docs');
+  for (const [body, why] of [
+    [{ project_name: 'docs' }, 'without auto_provision'],
+    [{ auto_provision: false, project_name: 'docs' }, 'with auto_provision=false'],
+    [{ auto_provision: true, project_name: '' }, 'empty'],
+    [{ auto_provision: true, project_name: 'x'.repeat(61) }, 'too long'],
+    [{ auto_provision: true, project_name: 'a\u0007b' }, 'a control character'],
+    [{ auto_provision: true, project_name: 'docs\u202Etxt.exe' }, 'a bidi override'],
+  ] as const) {
+    const r = await code(body);
+    assert.equal(r.status, 400, why);
+    assert.equal(r.body['error'], 'invalid_request', why);
+  }
+});
+
 test('malformed bodies get invalid_request, never a 500', async () => {
   const bad = await fetch(`${f.url}/api/oauth/device/code`, {
     method: 'POST',

@@ -2,17 +2,32 @@
  * Pre-step of the device authorization endpoint. docs/contract.md "Client profiles" rule 5 and the
  * code endpoint's fields ("Device flow"): `auto_provision` is accepted only with the client profile create-svc, and rejected for
  * unregistered client IDs (invalid_client) and for every other profile (invalid_request).
+ * `project_name` (the name create-svc gives the project, by default its folder's) goes only with
+ * `auto_provision=true` and is 1 to MAX_PROJECT_NAME characters without control or bidirectional characters.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { isProfile } from '../provider/clients.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
+import { MAX_PROJECT_NAME } from '../pages/personal-project.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
 export function autoProvisionCheck(deps: { redis: Redis }) {
   return async function checkAutoProvision(req: Request, res: Response, next: NextFunction): Promise<void> {
     const params = oauthParams(res);
+    if (params.has('project_name')) {
+      const name = params.get('project_name') ?? '';
+      if (params.get('auto_provision') !== 'true')
+        return sendOAuthError(res, 'invalid_request', 'project_name goes only with auto_provision=true');
+      // eslint-disable-next-line no-control-regex
+      if (name.length === 0 || name.length > MAX_PROJECT_NAME || /[\u0000-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name))
+        return sendOAuthError(
+          res,
+          'invalid_request',
+          `project_name must be 1 to ${MAX_PROJECT_NAME} characters without control or bidirectional characters`,
+        );
+    }
     if (!params.has('auto_provision')) return next();
     const clientId = params.get('client_id') ?? '';
     const registered = isProfile(clientId) || (clientId.length < 300 && (await deps.redis.exists(OK.model('Client', clientId))) === 1);

@@ -66,10 +66,14 @@ export function projectApprovalConsent(v: ConsentView, project: ProjectAccess): 
 }
 
 /** create-svc with auto_provision: approve creating or reusing the personal workspace project. */
-export function provisionConsent(v: ConsentView, workspace: string, existing: string | null): string {
-  const what = existing
-    ? `use your existing project <strong>${esc(existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
-    : `create a project in your personal workspace <strong>${esc(workspace)}</strong>`;
+export function provisionConsent(
+  v: ConsentView,
+  workspace: string,
+  project: { existing: string | null; name: string | undefined },
+): string {
+  const what = project.existing
+    ? `use your existing project <strong>${esc(project.existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
+    : `create a project${project.name === undefined ? '' : ` named <strong>${esc(project.name)}</strong>`} in your personal workspace <strong>${esc(workspace)}</strong>`;
   return frame(v, 'Set up your project', `<p><strong>${esc(v.clientName)}</strong> will ${what}, and receive an API key for it.</p>`);
 }
 

@@ -11,7 +11,7 @@ import type { Config } from '@svc/config';
 import type Provider from 'oidc-provider';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
-import { ensurePersonalProject, existingPersonalProject } from './personal-project.ts';
+import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
 import {
   personalKeyConsent,
   projectApprovalConsent,
@@ -74,7 +74,12 @@ export function interactionPages(deps: InteractionDeps) {
         return void res
           .status(status)
           .type('html')
-          .send(provisionConsent(v, user.workspace, await existingPersonalProject(accounts, user)));
+          .send(
+            provisionConsent(v, user.workspace, {
+              existing: await existingPersonalProject(accounts, user, projectNameOf(details.params)),
+              name: projectNameOf(details.params),
+            }),
+          );
       case 'approve': {
         const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
         const project = slug ? await accounts.workspaces.getProject(slug) : null;
@@ -129,7 +134,7 @@ export function interactionPages(deps: InteractionDeps) {
           }
           break;
         case 'provision':
-          resource = resourceFor(deps.config.baseUrl, await ensurePersonalProject(accounts, user));
+          resource = resourceFor(deps.config.baseUrl, await ensurePersonalProject(accounts, user, projectNameOf(details.params)));
           break;
         case 'approve':
         case 'select': {

@@ -1,27 +1,53 @@
 /**
- * create-svc with auto_provision (docs/contract.md "Client profiles" rule 4): the user's personal workspace
- * project, reused when the workspace has one, created otherwise.
+ * create-svc with auto_provision (docs/contract.md "Client profiles" rule 4): a project of the
+ * user's personal workspace. With `project_name` (create-svc sends the folder's name) it is the
+ * workspace's project of that name, created when there is none; without it, the workspace's first
+ * project, or a new default one.
  */
 import type { Accounts, User } from '@svc/accounts';
 import { AccountError } from '@svc/accounts';
 
-/** The project that would be used: an existing slug, or null when one will be created. */
-export async function existingPersonalProject(accounts: Accounts, user: User): Promise<string | null> {
-  return (await accounts.workspaces.projectsOf(user.workspace))[0] ?? null;
+/** Longest `project_name` accepted (docs/contract.md "Device flow"). */
+export const MAX_PROJECT_NAME = 60;
+
+/** A slug stem for a project name: lower-case letters and digits joined by single dashes. */
+function slugStem(name: string): string {
+  return name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+    .replace(/-+$/, '');
 }
 
-export async function ensurePersonalProject(accounts: Accounts, user: User): Promise<string> {
-  const existing = await existingPersonalProject(accounts, user);
+/** The project that would be used: an existing slug, or null when one will be created. */
+export async function existingPersonalProject(accounts: Accounts, user: User, name?: string): Promise<string | null> {
+  const slugs = await accounts.workspaces.projectsOf(user.workspace);
+  if (name === undefined) return slugs[0] ?? null;
+  for (const slug of slugs) if ((await accounts.workspaces.getProject(slug))?.name === name) return slug;
+  return null;
+}
+
+export async function ensurePersonalProject(accounts: Accounts, user: User, name?: string): Promise<string> {
+  const existing = await existingPersonalProject(accounts, user, name);
   if (existing) return existing;
-  const base = user.workspace.slice(0, 50);
+  const stem = name !== undefined && slugStem(name).length >= 2 ? slugStem(name) : `${user.workspace.slice(0, 50)}-project`;
+  // Slugs are global: another workspace may hold this one already.
   for (let n = 1; n < 100; n++) {
-    const slug = n === 1 ? `${base}-project` : `${base}-project-${n}`;
+    const slug = n === 1 ? stem : `${stem}-${n}`;
     try {
-      await accounts.workspaces.createProject({ slug, workspace: user.workspace, name: 'Default project' });
+      await accounts.workspaces.createProject({ slug, workspace: user.workspace, name: name ?? 'Default project' });
       return slug;
     } catch (err) {
       if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
     }
   }
   throw new AccountError('conflict', `no free project slug in workspace ${user.workspace}`);
+}
+
+/** The `project_name` of a device authorization request, when it sent one. */
+export function projectNameOf(params: Record<string, unknown>): string | undefined {
+  const name = params['project_name'];
+  return typeof name === 'string' && name !== '' ? name : undefined;
 }

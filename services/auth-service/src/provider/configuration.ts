@@ -77,7 +77,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     ttl: { ...TTL },
     scopes: ['openid', 'offline_access', 'email'],
     claims: { openid: ['sub'], email: ['email'] },
-    extraParams: ['auto_provision'],
+    extraParams: ['auto_provision', 'project_name'],
     async findAccount(_ctx, sub) {
       const user = await accounts.users.get(sub);
       if (!user) return undefined;
