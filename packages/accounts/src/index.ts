@@ -12,6 +12,7 @@ export * from './errors.ts';
 export * from './keys.ts';
 export * from './oidc-keys.ts';
 export * from './redis.ts';
+export { parseDuration } from './durations.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
 export type { ApiKeyStore, BotStore, UserStore, WorkspaceStore, AccessRequestStore };

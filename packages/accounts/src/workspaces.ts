@@ -119,6 +119,15 @@ export class WorkspaceStore {
     return (await this.ctx.redis.smembers(K.workspaceProjects(workspace))).sort();
   }
 
+  /** The users given a role on a project (not its workspace's owner, who is ADMIN without one). */
+  async members(project: string): Promise<{ userId: string; role: Role }[]> {
+    const roles = await this.ctx.redis.hgetall(K.projectRoles(project));
+    return Object.entries(roles)
+      .filter((entry): entry is [string, Role] => isRole(entry[1]))
+      .map(([userId, role]) => ({ userId, role }))
+      .sort((a, b) => a.userId.localeCompare(b.userId));
+  }
+
   /** Sets a user's role on a project (NONE removes it). */
   async setRole(project: string, userId: string, role: Role): Promise<void> {
     await this.requireProject(project);

@@ -3,7 +3,7 @@
  * the account stores and returns the one JSON object it prints with --json.
  */
 import type { Accounts } from '@svc/accounts';
-import { AccountError } from '@svc/accounts';
+import { AccountError, parseDuration } from '@svc/accounts';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
 
 export type Options = Record<string, string | boolean | undefined>;
@@ -68,6 +68,28 @@ export const COMMANDS: Record<string, Command> = {
     const ws = await a.workspaces.setPlan(req(o, 'slug'), plan(o), agents === undefined ? undefined : agents === 'on');
     return { slug: ws.slug, plan: ws.plan, agents: ws.agents };
   },
+  'project list': async (a, o) => {
+    const workspace = await a.workspaces.require(req(o, 'workspace'));
+    const projects = [];
+    for (const slug of await a.workspaces.projectsOf(workspace.slug)) {
+      const p = await a.workspaces.getProject(slug);
+      if (p) projects.push({ slug: p.slug, name: p.name, created_at: iso(p.createdAt) });
+    }
+    return { workspace: workspace.slug, plan: workspace.plan, projects };
+  },
+  'member list': async (a, o) => {
+    const project = await a.workspaces.requireProject(req(o, 'project'));
+    const owner = (await a.workspaces.require(project.workspace)).owner;
+    const members = [];
+    for (const { userId, role } of await a.workspaces.members(project.slug)) {
+      members.push({ email: (await a.users.get(userId))?.email ?? null, user_id: userId, role });
+    }
+    return { project: project.slug, owner: (await a.users.get(owner))?.email ?? owner, members };
+  },
+  'bot list': async (a, o) => {
+    const bots = await a.bots.listForWorkspace(req(o, 'workspace'));
+    return { bots: bots.map((b) => ({ id: b.id, name: b.name, grants: b.grants, created_at: iso(b.createdAt) })) };
+  },
   'project create': async (a, o) => {
     const p = await a.workspaces.createProject({ slug: req(o, 'slug'), workspace: req(o, 'workspace') });
     return { slug: p.slug, workspace: p.workspace };
@@ -82,10 +104,12 @@ export const COMMANDS: Record<string, Command> = {
     const project = await a.workspaces.requireProject(req(o, 'project'));
     const expires = o['expires-in'];
     let expiresInSeconds: number | undefined;
-    if (expires !== undefined) {
-      expiresInSeconds = Number(expires);
-      if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0)
-        throw new UsageError('--expires-in must be a positive whole number of seconds');
+    if (typeof expires === 'string' && expires !== 'never') {
+      try {
+        expiresInSeconds = parseDuration(expires, '--expires-in');
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
     }
     const k = await a.keys.createProjectKey({
       project: project.slug,
@@ -162,13 +186,16 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   workspace create --slug S --owner E --plan PLAN
   workspace set-plan --slug S --plan PLAN [--agents on|off]
   project create --slug S --workspace W
+  project list --workspace W
   member set --project S --email E --role NONE|VIEWER|EDITOR|ADMIN
-  key create --project S --level L --name N [--expires-in SECONDS]
+  member list --project S
+  key create --project S --level L --name N [--expires-in 30d|12h|90m|4w|never]
   key list --project S
   key revoke --id ID
   user-key create --email E
   bot create --workspace W --name N
   bot grant --id ID --project S --level L
+  bot list --workspace W
   access-request list --project S
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W

@@ -106,6 +106,53 @@ test('every command of the operator interface', async () => {
   assert.match((await admin('legacy-key', 'create', '--team', 'team-a')).key, /^rlm_team_/);
 });
 
+test('list commands, and expiry in human units', async () => {
+  await admin('user', 'create', '--email', 'lister@example.com');
+  await admin('workspace', 'create', '--slug', 'team-l', '--owner', 'lister@example.com', '--plan', 'TEAM');
+  await admin('project', 'create', '--slug', 'list-b', '--workspace', 'team-l');
+  await admin('project', 'create', '--slug', 'list-a', '--workspace', 'team-l');
+  const projects = await admin('project', 'list', '--workspace', 'team-l');
+  assert.equal(projects.plan, 'TEAM');
+  assert.deepEqual(
+    projects.projects.map((p: { slug: string }) => p.slug),
+    ['list-a', 'list-b'],
+  );
+  await admin('user', 'create', '--email', 'viewer-l@example.com');
+  await admin('member', 'set', '--project', 'list-a', '--email', 'viewer-l@example.com', '--role', 'VIEWER');
+  const members = await admin('member', 'list', '--project', 'list-a');
+  assert.equal(members.owner, 'lister@example.com');
+  assert.deepEqual(
+    members.members.map((m: { email: string; role: string }) => [m.email, m.role]),
+    [['viewer-l@example.com', 'VIEWER']],
+  );
+  const bot = await admin('bot', 'create', '--workspace', 'team-l', '--name', 'deployer');
+  await admin('bot', 'grant', '--id', bot.id, '--project', 'list-b', '--level', 'EDITOR');
+  assert.deepEqual(
+    (await admin('bot', 'list', '--workspace', 'team-l')).bots.map((b: { name: string; grants: unknown }) => [b.name, b.grants]),
+    [['deployer', { 'list-b': 'EDITOR' }]],
+  );
+
+  for (const [text, seconds] of [
+    ['30d', 30 * 86400],
+    ['12h', 12 * 3600],
+    ['90m', 90 * 60],
+    ['2w', 14 * 86400],
+    ['3600', 3600],
+  ] as const) {
+    const k = await admin('key', 'create', '--project', 'list-a', '--level', 'VIEWER', '--name', text, '--expires-in', text);
+    assert.ok(Math.abs(Date.parse(k.expires_at) - Date.now() - seconds * 1000) < 60_000, `${text}: ${k.expires_at}`);
+  }
+  assert.equal(
+    (await admin('key', 'create', '--project', 'list-a', '--level', 'VIEWER', '--name', 'forever', '--expires-in', 'never')).expires_at,
+    null,
+  );
+  for (const bad of ['0d', '30x', '-1d', '3651d', 'soon']) {
+    const r = await adminFails('key', 'create', '--project', 'list-a', '--level', 'VIEWER', '--name', 'bad', '--expires-in', bad);
+    assert.equal(JSON.parse(r.stdout).error.code, 'usage', bad);
+    assert.match(r.stderr, /--expires-in ".*" must be a positive number with a unit, e\.g\. 90m, 12h, 30d or 4w/, bad);
+  }
+});
+
 test('passwords come from standard input or a prompt, never from the command line', async () => {
   const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
   const piped = await adminWithInput(
