@@ -9,7 +9,7 @@ const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 } as const;
 const DURATION = /^\s*(\d{1,7})\s*([smhdw])\s*$/;
 
 /** Longest lifetime accepted: about ten years. */
-export const MAX_DURATION_SECONDS = 3650 * 86_400;
+const MAX_DURATION_SECONDS = 3650 * 86_400;
 
 /**
  * Seconds in `text`: a whole number and a unit (s, m, h, d, w), or a bare number of seconds.
