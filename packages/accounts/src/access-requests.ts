@@ -72,16 +72,20 @@ export class AccessRequestStore {
     return all.filter((r): r is AccessRequest => r !== null);
   }
 
-  /** Approves (granting the level to the requester) or denies a pending request. */
-  async decide(id: string, approve: boolean): Promise<AccessRequest> {
+  /**
+   * Approves (granting `level`, by default the level asked for, to the requester) or denies a
+   * pending request.
+   */
+  async decide(id: string, approve: boolean, level?: KeyLevel): Promise<AccessRequest> {
     const req = await this.get(id);
     if (!req) throw new AccountError('not_found', `no access request ${id}`);
     if (req.status !== 'pending') throw new AccountError('conflict', `access request ${id} is already ${req.status}`);
+    const granted = level ?? req.requested_level;
     if (approve) {
       const { type, id: who } = req.requester;
-      if (type === 'user') await this.workspaces.setRole(req.project, who, req.requested_level);
-      else if (type === 'key') await this.keys.setLevel(who, req.requested_level);
-      else await this.bots.grant(who, req.project, req.requested_level);
+      if (type === 'user') await this.workspaces.setRole(req.project, who, granted);
+      else if (type === 'key') await this.keys.setLevel(who, granted);
+      else await this.bots.grant(who, req.project, granted);
     }
     const status: AccessRequestStatus = approve ? 'approved' : 'denied';
     const decidedAt = new Date(this.ctx.now()).toISOString();

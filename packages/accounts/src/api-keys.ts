@@ -148,6 +148,27 @@ export class ApiKeyStore {
     return rec;
   }
 
+  /**
+   * Sets when a key stops working (a roll's overlap ends; docs/contract.md "Credentials"): never
+   * later than an expiry it already has. Every gateway drops its cached answer for the key.
+   */
+  async expireAt(id: string, at: number): Promise<ApiKeyRecord> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    const rec = hash ? await this.findByHash(hash) : null;
+    if (!hash || !rec) throw new AccountError('not_found', `no key ${id}`);
+    const expiresAt = rec.expiresAt === null ? at : Math.min(rec.expiresAt, at);
+    await this.ctx.redis.hset(K.apiKey(hash), 'expiresAt', String(expiresAt));
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+    return { ...rec, expiresAt };
+  }
+
+  /** A person's personal keys (svc-user-), newest first, revoked and expired ones included. */
+  async listForUser(userId: string): Promise<ApiKeyRecord[]> {
+    const ids = await this.ctx.redis.smembers(K.userKeys(userId));
+    const recs = await Promise.all(ids.map((id) => this.getById(id)));
+    return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
   async setLevel(id: string, level: KeyLevel): Promise<void> {
     const hash = await this.ctx.redis.get(K.apiKeyById(id));
     if (!hash) throw new AccountError('not_found', `no key ${id}`);

@@ -119,6 +119,15 @@ export class WorkspaceStore {
     return (await this.ctx.redis.smembers(K.workspaceProjects(workspace))).sort();
   }
 
+  /** The workspaces a user owns, where they may create projects. */
+  async ownedBy(userId: string): Promise<string[]> {
+    const owned: string[] = [];
+    for (const slug of await this.ctx.redis.smembers(K.userWorkspaces(userId))) {
+      if ((await this.get(slug))?.owner === userId) owned.push(slug);
+    }
+    return owned.sort();
+  }
+
   /** The users given a role on a project (not its workspace's owner, who is ADMIN without one). */
   async members(project: string): Promise<{ userId: string; role: Role }[]> {
     const roles = await this.ctx.redis.hgetall(K.projectRoles(project));

@@ -2,11 +2,9 @@
  * MCP client configuration for a project endpoint, with the key read from an environment variable
  * by the client itself: never inlined (docs/contract.md "Key hygiene": never commit keys).
  */
-export const KEY_VARIABLE = 'SVC_API_KEY';
+import type { Surface } from '@svc/policy';
 
-/** The connection surfaces a client may choose with `X-Svc-Surface` (docs/contract.md "Surfaces"). */
-export const SURFACES = ['hosted', 'companion', 'orchestrator'] as const;
-export type Surface = (typeof SURFACES)[number];
+export const KEY_VARIABLE = 'SVC_API_KEY';
 
 export interface ClientConfig {
   /** The client's name as `--client` takes it. */

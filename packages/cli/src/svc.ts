@@ -9,7 +9,8 @@ import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf, hostsOf } from './hosts.ts';
 import { refusal, requestJson } from './http.ts';
-import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs, SURFACES, type Surface } from './mcp-config.ts';
+import { SURFACES, isSurface, type Surface } from '@svc/policy';
+import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs } from './mcp-config.ts';
 import { credentialOf, credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
@@ -320,9 +321,8 @@ async function keySource(io: Io): Promise<{ source: 'environment' | 'svc login' 
 function surfaceOf(v: Record<string, unknown>): Surface | undefined {
   const surface = v['surface'] as string | undefined;
   if (surface === undefined) return undefined;
-  if (!(SURFACES as readonly string[]).includes(surface))
-    throw new CliError(`Unknown surface "${surface}": use ${SURFACES.join(', ')}.`, EXIT.usage);
-  return surface as Surface;
+  if (!isSurface(surface)) throw new CliError(`Unknown surface "${surface}": use ${SURFACES.join(', ')}.`, EXIT.usage);
+  return surface;
 }
 
 function rateLimitOf(headers: Headers): Record<string, string> {

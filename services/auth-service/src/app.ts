@@ -24,6 +24,8 @@ import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import { interactionPages } from './pages/interaction.ts';
 import { esc, page } from './pages/layout.ts';
+import { accountsBackend } from './dashboard/accounts-backend.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
@@ -121,11 +123,12 @@ export function createApp(deps: AppDeps): AuthApp {
   app.get('/interaction/:uid', interaction.get);
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
+  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, backend: accountsBackend(accounts, { redis }) }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;
     const who = user
-      ? `<p>Signed in as <strong>${esc(user.email)}</strong>.</p><nav><a href="/device">Enter a device code</a> · <a href="/signout">Sign out</a></nav>`
+      ? `<p>Signed in as <strong>${esc(user.email)}</strong>.</p><nav><a href="/dashboard">Dashboard</a> · <a href="/device">Enter a device code</a> · <a href="/signout">Sign out</a></nav>`
       : '<nav><a href="/signin">Sign in</a> · <a href="/signup">Create an account</a> · <a href="/device">Enter a device code</a></nav>';
     res.type('html').send(page('svc account', who));
   });

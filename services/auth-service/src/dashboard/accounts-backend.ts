@@ -1,0 +1,339 @@
+/**
+ * The dashboard's backend on the account stores (docs/dashboard.md "Who may do what"): each
+ * operation finds the person's role where it acts and refuses what the role does not allow.
+ * - A project's keys: every member sees them; an EDITOR creates VIEWER and EDITOR keys and revokes
+ *   or rolls keys up to EDITOR; an ADMIN does all of it; a VIEWER only looks.
+ * - Access requests and members: an ADMIN of the project decides and manages; members see the
+ *   member list.
+ * - Service accounts and usage: the workspace's owner.
+ * - A project the person has no role on is answered as missing (404), never as forbidden, so the
+ *   dashboard does not tell who owns which slug.
+ */
+import { AccountError, K, parseDuration, type Accounts, type ApiKeyRecord, type Project, type Redis } from '@svc/accounts';
+import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { DashboardRefusal, type Actor, type DashboardBackend } from './backend.ts';
+import type { KeyRow, NewKey } from './views.ts';
+
+const CREATABLE: Record<Role, readonly KeyLevel[]> = {
+  ADMIN: ['VIEWER', 'EDITOR', 'ADMIN'],
+  EDITOR: ['VIEWER', 'EDITOR'],
+  VIEWER: [],
+  NONE: [],
+};
+const MAX_NAME = 80;
+
+export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: () => number }): DashboardBackend {
+  const now = deps.now ?? Date.now;
+
+  async function projectFor(actor: Actor, slug: string): Promise<{ project: Project; role: Role }> {
+    const project = await accounts.workspaces.getProject(slug);
+    const role = project ? await accounts.workspaces.roleOf(actor.userId, project) : 'NONE';
+    if (!project || role === 'NONE') throw new DashboardRefusal(404, `There is no project ${slug} you can open.`);
+    return { project, role };
+  }
+
+  async function adminOf(actor: Actor, slug: string, what: string) {
+    const p = await projectFor(actor, slug);
+    if (p.role !== 'ADMIN') throw new DashboardRefusal(403, `Only the project's admins can ${what}; your role here is ${p.role}.`);
+    return p;
+  }
+
+  async function ownerOf(actor: Actor, workspace: string, what: string) {
+    const ws = await accounts.workspaces.get(workspace);
+    if (!ws || ws.owner !== actor.userId) throw new DashboardRefusal(403, `Only the owner of workspace ${workspace} can ${what}.`);
+    return ws;
+  }
+
+  const status = (k: ApiKeyRecord): KeyRow['status'] =>
+    k.revoked
+      ? 'revoked'
+      : k.expiresAt !== null && k.expiresAt <= now()
+        ? 'expired'
+        : k.expiresAt !== null && k.expiresAt - now() < 7 * 86_400_000
+          ? 'expiring'
+          : 'active';
+
+  const row = (k: ApiKeyRecord): KeyRow => ({
+    id: k.id,
+    name: k.name,
+    level: k.level || '',
+    prefix: k.prefix,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    lastUsedAt: k.lastUsedAt,
+    status: status(k),
+  });
+
+  async function keyOfProject(slug: string, id: string): Promise<ApiKeyRecord> {
+    const key = await accounts.keys.getById(id);
+    if (!key || key.project !== slug || key.kind !== 'project_key')
+      throw new DashboardRefusal(404, 'There is no such key in this project.');
+    return key;
+  }
+
+  function mayChangeKey(role: Role, key: ApiKeyRecord): void {
+    const level = key.level || 'ADMIN';
+    if (!CREATABLE[role].includes(level as KeyLevel))
+      throw new DashboardRefusal(403, `Your role (${role}) cannot change ${level} keys; ask a project admin.`);
+  }
+
+  function expiryOf(text: string): number | undefined {
+    if (text === 'never') return undefined;
+    try {
+      return parseDuration(text, 'Expiry');
+    } catch (err) {
+      throw new DashboardRefusal(400, (err as Error).message, 'expires');
+    }
+  }
+
+  const slugOf = (name: string) =>
+    name
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 50)
+      .replace(/-+$/, '');
+
+  return {
+    async projectsOf(actor) {
+      return (await accounts.workspaces.accessibleProjects(actor.userId)).map((a) => ({
+        slug: a.project.slug,
+        name: a.project.name,
+        workspace: a.project.workspace,
+        role: a.role,
+      }));
+    },
+
+    async workspacesOf(actor) {
+      return accounts.workspaces.ownedBy(actor.userId);
+    },
+
+    async createProject(actor, input) {
+      if (!input.name || input.name.length > 60) throw new DashboardRefusal(400, 'Give the project a name of 1 to 60 characters.', 'name');
+      await ownerOf(actor, input.workspace, 'create projects there');
+      const stem = slugOf(input.name);
+      if (stem.length < 2) throw new DashboardRefusal(400, 'The name needs at least two letters or digits.', 'name');
+      for (let n = 1; n < 100; n++) {
+        const slug = n === 1 ? stem : `${stem}-${n}`;
+        try {
+          await accounts.workspaces.createProject({ slug, workspace: input.workspace, name: input.name });
+          return { slug };
+        } catch (err) {
+          if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+        }
+      }
+      throw new DashboardRefusal(409, 'No free address for a project of that name; choose another name.', 'name');
+    },
+
+    async keys(actor, slug) {
+      const { role } = await projectFor(actor, slug);
+      const keys = (await accounts.keys.listForProject(slug)).filter((k) => k.kind === 'project_key').map(row);
+      return { keys: keys.reverse(), creatableLevels: CREATABLE[role], canRevoke: CREATABLE[role].length > 0 };
+    },
+
+    async createKey(actor, slug, input) {
+      const { project, role } = await projectFor(actor, slug);
+      if (!input.name || input.name.length > MAX_NAME)
+        throw new DashboardRefusal(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const level = input.level;
+      if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
+        throw new DashboardRefusal(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');
+      const expiresInSeconds = expiryOf(input.expires);
+      const issued = await accounts.keys.createProjectKey({
+        project: slug,
+        workspace: project.workspace,
+        level,
+        name: input.name,
+        ...(expiresInSeconds ? { expiresInSeconds } : {}),
+      });
+      return { key: issued.key, name: input.name, level: input.level, expiresAt: issued.record.expiresAt } satisfies NewKey;
+    },
+
+    async revokeKey(actor, slug, id) {
+      const { role } = await projectFor(actor, slug);
+      const key = await keyOfProject(slug, id);
+      mayChangeKey(role, key);
+      await accounts.keys.revoke(key.id);
+    },
+
+    async rollKey(actor, slug, id, overlap) {
+      const { project, role } = await projectFor(actor, slug);
+      const old = await keyOfProject(slug, id);
+      mayChangeKey(role, old);
+      if (old.revoked) throw new DashboardRefusal(409, 'This key is revoked; create a new one instead.');
+      let overlapSeconds: number;
+      try {
+        overlapSeconds = overlap === '0m' ? 0 : parseDuration(overlap, 'Overlap');
+      } catch (err) {
+        throw new DashboardRefusal(400, (err as Error).message, 'overlap');
+      }
+      const remaining = old.expiresAt === null ? undefined : Math.max(1, Math.round((old.expiresAt - old.createdAt) / 1000));
+      const issued = await accounts.keys.createProjectKey({
+        project: slug,
+        workspace: project.workspace,
+        level: old.level || 'EDITOR',
+        name: old.name,
+        ...(remaining ? { expiresInSeconds: remaining } : {}),
+      });
+      const until = now() + overlapSeconds * 1000;
+      if (overlapSeconds === 0) await accounts.keys.revoke(old.id);
+      else await accounts.keys.expireAt(old.id, until);
+      return { key: issued.key, name: old.name, level: old.level, expiresAt: issued.record.expiresAt, replacedUntil: until };
+    },
+
+    async requests(actor, slug) {
+      await adminOf(actor, slug, 'see access requests');
+      const all = await accounts.accessRequests.list(slug);
+      return {
+        canDecide: true,
+        requests: all
+          .map((r) => ({
+            id: r.id,
+            requester: r.requester.label,
+            level: r.requested_level,
+            reason: r.reason,
+            createdAt: Date.parse(r.created_at),
+            status: r.status,
+          }))
+          .sort((a, b) => b.createdAt - a.createdAt),
+      };
+    },
+
+    async decideRequest(actor, slug, id, decision) {
+      await adminOf(actor, slug, 'decide access requests');
+      const request = await accounts.accessRequests.get(id);
+      if (!request || request.project !== slug) throw new DashboardRefusal(404, 'There is no such access request in this project.');
+      if (request.status !== 'pending') throw new DashboardRefusal(409, `This request was already ${request.status}.`);
+      if (decision.approve && !isKeyLevel(decision.level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+      await accounts.accessRequests.decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined);
+    },
+
+    async members(actor, slug) {
+      const { project, role } = await projectFor(actor, slug);
+      const owner = (await accounts.workspaces.get(project.workspace))?.owner;
+      const rows = [];
+      if (owner) rows.push({ userId: owner, email: (await accounts.users.get(owner))?.email ?? owner, role: 'ADMIN', owner: true });
+      for (const m of await accounts.workspaces.members(slug)) {
+        if (m.userId === owner) continue;
+        rows.push({ userId: m.userId, email: (await accounts.users.get(m.userId))?.email ?? m.userId, role: m.role, owner: false });
+      }
+      return { members: rows, canManage: role === 'ADMIN' };
+    },
+
+    async addMember(actor, slug, input) {
+      await adminOf(actor, slug, 'add members');
+      const role = input.role;
+      if (!isKeyLevel(role)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
+      const user = await accounts.users.findByEmail(input.email);
+      if (!user) throw new DashboardRefusal(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
+      await accounts.workspaces.setRole(slug, user.id, role);
+    },
+
+    async setRole(actor, slug, userId, role) {
+      const { project } = await adminOf(actor, slug, 'change roles');
+      if (!isKeyLevel(role)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
+      if ((await accounts.workspaces.get(project.workspace))?.owner === userId)
+        throw new DashboardRefusal(409, "The workspace owner's role cannot change.");
+      if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
+        throw new DashboardRefusal(404, 'That person is not a member.');
+      await accounts.workspaces.setRole(slug, userId, role);
+    },
+
+    async removeMember(actor, slug, userId) {
+      const { project } = await adminOf(actor, slug, 'remove members');
+      if ((await accounts.workspaces.get(project.workspace))?.owner === userId)
+        throw new DashboardRefusal(409, 'The workspace owner cannot be removed.');
+      if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
+        throw new DashboardRefusal(404, 'That person is not a member.');
+      await accounts.workspaces.setRole(slug, userId, 'NONE');
+    },
+
+    async bots(actor, workspace) {
+      await ownerOf(actor, workspace, 'manage service accounts');
+      const bots = await accounts.bots.listForWorkspace(workspace);
+      const rows = await Promise.all(
+        bots.map(async (b) => {
+          const key = await accounts.keys.getById(b.keyId);
+          return { id: b.id, name: b.name, grants: b.grants, keyPrefix: key && !key.revoked ? key.prefix : null, createdAt: b.createdAt };
+        }),
+      );
+      return { bots: rows, projects: await accounts.workspaces.projectsOf(workspace), canManage: true };
+    },
+
+    async createBot(actor, workspace, name) {
+      await ownerOf(actor, workspace, 'create service accounts');
+      if (!name || name.length > MAX_NAME)
+        throw new DashboardRefusal(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const { bot, key } = await accounts.bots.create({ workspace, name });
+      return { bot: bot.name, key: key.key };
+    },
+
+    async grantBot(actor, workspace, id, project, level) {
+      await ownerOf(actor, workspace, 'grant service accounts');
+      const bot = await accounts.bots.get(id);
+      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      if (!(await accounts.workspaces.projectsOf(workspace)).includes(project))
+        throw new DashboardRefusal(404, `There is no project ${project} in this workspace.`);
+      if (!isKeyLevel(level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+      await accounts.bots.grant(id, project, level as KeyLevel);
+    },
+
+    async rotateBot(actor, workspace, id) {
+      await ownerOf(actor, workspace, 'rotate service account keys');
+      const bot = await accounts.bots.get(id);
+      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      return { bot: bot.name, key: (await accounts.bots.rotateKey(id)).key };
+    },
+
+    async revokeBot(actor, workspace, id) {
+      await ownerOf(actor, workspace, 'revoke service accounts');
+      const bot = await accounts.bots.get(id);
+      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      const key = await accounts.keys.getById(bot.keyId);
+      if (key && !key.revoked) await accounts.keys.revoke(key.id);
+    },
+
+    async usage(actor, workspace) {
+      const ws = await ownerOf(actor, workspace, 'see usage');
+      const limits = planLimits(ws.plan);
+      const at = new Date(now());
+      const month = `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+      const [minute, monthly] = await Promise.all([
+        deps.redis.get(K.rateMinute(workspace, Math.floor(now() / 60_000))),
+        deps.redis.get(K.rateMonth(workspace, month)),
+      ]);
+      return {
+        minute: { used: Number(minute ?? 0), limit: limits.requestsPerMinute },
+        month: { used: Number(monthly ?? 0), quota: limits.monthlyQueries },
+        perKey: [],
+        perTool: [],
+      };
+    },
+
+    async account(actor) {
+      const keys = (await accounts.keys.listForUser(actor.userId)).filter(
+        (k) => !k.revoked && (k.expiresAt === null || k.expiresAt > now()),
+      );
+      return {
+        email: actor.email,
+        emailVerified: null,
+        personalKeys: keys.map((k) => ({
+          id: k.id,
+          client: k.clientId || k.name,
+          prefix: k.prefix,
+          createdAt: k.createdAt,
+          expiresAt: k.expiresAt,
+          lastUsedAt: k.lastUsedAt,
+        })),
+      };
+    },
+
+    async revokePersonalKey(actor, id) {
+      const key = await accounts.keys.getById(id);
+      if (!key || key.userId !== actor.userId || key.kind !== 'user_key')
+        throw new DashboardRefusal(404, 'There is no such personal key of yours.');
+      await accounts.keys.revoke(id);
+    },
+  };
+}

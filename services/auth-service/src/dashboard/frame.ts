@@ -1,0 +1,172 @@
+/**
+ * The dashboard's frame (docs/dashboard.md): a header with the workspace and project switcher, the
+ * section navigation with the pending-requests badge, a main landmark, and a footer. Server
+ * rendered; works without JavaScript (the switcher is a GET form with a button) and is wider than
+ * the sign-in pages' single column, with tables that scroll inside their own region on a phone.
+ */
+import { createHash } from 'node:crypto';
+import { esc } from '../pages/layout.ts';
+import { csrfField } from '../http/web-session.ts';
+
+export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'account' | 'new-project';
+
+export interface FrameProject {
+  slug: string;
+  name: string;
+  workspace: string;
+  role: string;
+}
+
+export interface Frame {
+  csrf: string;
+  email: string;
+  projects: FrameProject[];
+  /** The project the Project sections show; null when the person has none yet. */
+  project: FrameProject | null;
+  workspace: string;
+  section: Section;
+  pendingRequests: number;
+  /** Whether the workspace's audit log can be shown. */
+  audit: boolean;
+  flash?: { kind: 'ok' | 'error'; text: string };
+}
+
+const CSS = `
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#f4f5f7}
+a{color:#1f5fbf}:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
+header{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding:.75rem 1.25rem;background:#10233f;color:#fff}
+header .brand{font-weight:700;font-size:1.1rem;color:#fff;text-decoration:none}header form{display:flex;gap:.5rem;align-items:center;margin:0}
+header label{font-size:.9rem}header select{padding:.35rem;font-size:.95rem;max-width:16rem}
+header .who{margin-left:auto;font-size:.9rem}header .who a{color:#cfe0ff}
+.layout{display:flex;flex-wrap:wrap;max-width:72rem;margin:0 auto;padding:1rem;gap:1rem}
+nav.sections{flex:0 0 13rem}nav.sections h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#4a4f57;margin:1rem 0 .25rem}
+nav.sections ul{list-style:none;margin:0;padding:0}nav.sections a{display:block;padding:.35rem .5rem;border-radius:4px;text-decoration:none}
+nav.sections a[aria-current=page]{background:#dde8fa;font-weight:600;color:#10233f}
+.badge{display:inline-block;min-width:1.4rem;margin-left:.35rem;padding:0 .4rem;border-radius:999px;background:#a4000f;color:#fff;font-size:.8rem;text-align:center}
+main{flex:1 1 30rem;min-width:0;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15);padding:1.25rem 1.5rem}
+h1{font-size:1.4rem;margin:0 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+.table{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #dfe2e6;vertical-align:top}
+th{font-size:.85rem;color:#3d424a}td.num,th.num{text-align:right}
+form.inline{display:inline}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=text],input[type=email],input[type=password],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
+input[aria-invalid=true]{border-color:#a4000f}
+button{margin:.75rem .5rem .25rem 0;padding:.5rem 1rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}
+button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}button.danger{background:#a4000f}
+.small{font-size:.85rem;padding:.25rem .6rem;margin:0}
+.flash{padding:.6rem .8rem;border-radius:4px;margin:0 0 1rem}.flash.ok{background:#e3f4e8;color:#0b5b24}.flash.error{background:#fbe6e8;color:#a4000f}
+.secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;padding:.75rem;border:2px solid #b35c00;border-radius:6px;background:#fff8ec}
+.secret code{font:1rem ui-monospace,monospace;word-break:break-all}
+.muted{color:#4a4f57;font-size:.9rem}.status-active{color:#0b5b24}.status-revoked,.status-expired{color:#a4000f}.status-rolling{color:#8a4b00}
+footer{max-width:72rem;margin:0 auto;padding:1rem;color:#4a4f57;font-size:.85rem}
+td code{white-space:nowrap}
+@media (max-width:40rem){nav.sections{flex-basis:100%}nav.sections ul{display:flex;flex-wrap:wrap;gap:.25rem}main{padding:1rem}
+.table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
+.table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
+.table td::before{content:attr(data-label) ": ";font-weight:600;color:#3d424a}}
+`;
+
+/**
+ * The dashboard's only script, progressive enhancement: the switcher opens a project when it
+ * changes, and "Copy" buttons copy the text of the element their data-copy names. Allowed by its
+ * hash in the Content-Security-Policy (DASHBOARD_CSP), so no other inline script can run.
+ */
+const SCRIPT = `document.getElementById('switch-project')?.addEventListener('change',e=>e.target.form.submit());
+document.querySelectorAll('button[data-copy]').forEach(b=>{b.hidden=false;b.addEventListener('click',async()=>{
+const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the key and copy it'}})});`;
+
+/** The dashboard pages' Content-Security-Policy: nothing loads or runs but the page itself. */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  `script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`,
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+interface NavItem {
+  section: Section;
+  label: string;
+  href: (f: Frame) => string;
+  needsProject?: boolean;
+  needsAudit?: boolean;
+}
+
+const projectPath = (f: Frame, rest: string) =>
+  f.project ? `/dashboard/projects/${encodeURIComponent(f.project.slug)}/${rest}` : '/dashboard';
+const workspacePath = (f: Frame, rest: string) => `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/${rest}`;
+
+const NAV: { heading: string; items: NavItem[] }[] = [
+  {
+    heading: 'Project',
+    items: [
+      { section: 'keys', label: 'API Keys', href: (f) => projectPath(f, 'keys'), needsProject: true },
+      { section: 'requests', label: 'Access requests', href: (f) => projectPath(f, 'requests'), needsProject: true },
+      { section: 'members', label: 'Members', href: (f) => projectPath(f, 'members'), needsProject: true },
+      { section: 'new-project', label: 'New project', href: () => '/dashboard/projects/new' },
+    ],
+  },
+  {
+    heading: 'Workspace',
+    items: [
+      { section: 'service-accounts', label: 'Service accounts', href: (f) => workspacePath(f, 'service-accounts') },
+      { section: 'usage', label: 'Usage', href: (f) => workspacePath(f, 'usage') },
+      { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit'), needsAudit: true },
+    ],
+  },
+  { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },
+];
+
+function switcher(f: Frame): string {
+  if (f.projects.length === 0) return '';
+  const options = f.projects
+    .map(
+      (p) =>
+        `<option value="${esc(p.slug)}"${p.slug === f.project?.slug ? ' selected' : ''}>${esc(p.name)} (${esc(p.workspace)} · ${esc(p.role)})</option>`,
+    )
+    .join('');
+  return `<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
+<select id="switch-project" name="project">${options}</select><button type="submit" class="small secondary">Open</button></form>`;
+}
+
+function nav(f: Frame): string {
+  return `<nav class="sections" aria-label="Dashboard sections">${NAV.map(
+    (group) =>
+      `<h2>${esc(group.heading)}</h2><ul>${group.items
+        .filter((i) => (!i.needsProject || f.project) && (!i.needsAudit || f.audit))
+        .map((i) => {
+          const badge =
+            i.section === 'requests' && f.pendingRequests > 0
+              ? `<span class="badge" aria-label="${f.pendingRequests} pending">${f.pendingRequests}</span>`
+              : '';
+          return `<li><a href="${esc(i.href(f))}"${i.section === f.section ? ' aria-current="page"' : ''}>${esc(i.label)}${badge}</a></li>`;
+        })
+        .join('')}</ul>`,
+  ).join('')}</nav>`;
+}
+
+/** A complete dashboard page: `body` is already-escaped HTML. */
+export function dashboardPage(f: Frame, title: string, body: string): string {
+  const flash = f.flash
+    ? `<p class="flash ${f.flash.kind}" role="${f.flash.kind === 'error' ? 'alert' : 'status'}">${esc(f.flash.text)}</p>`
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · svc dashboard</title><style>${CSS}</style></head>
+<body><a class="skip" href="#main">Skip to content</a>
+<header><a class="brand" href="/dashboard">svc</a>${switcher(f)}
+<div class="who">${esc(f.email)} · <a href="/signout">Sign out</a></div></header>
+<div class="layout">${nav(f)}
+<main id="main"><h1>${esc(title)}</h1>${flash}${body}</main></div>
+<footer>Workspace ${esc(f.workspace)}${f.project ? ` · project ${esc(f.project.slug)}` : ''}</footer>
+<script>${SCRIPT}</script>
+</body></html>`;
+}
+
+/** A POST form with the CSRF field; `fields` and `button` are already-escaped HTML. */
+export function postForm(f: Frame, action: string, fields: string, button: string, cls = ''): string {
+  const submit = cls === 'inline' ? button : `<div>${button}</div>`;
+  return `<form method="post" action="${esc(action)}"${cls ? ` class="${cls}"` : ''}>${csrfField(f.csrf)}${fields}${submit}</form>`;
+}

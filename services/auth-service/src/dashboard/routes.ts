@@ -1,0 +1,402 @@
+/**
+ * The dashboard's routes under /dashboard (docs/dashboard.md): every page needs a signed-in
+ * session (else the sign-in page, coming back after), every form a valid CSRF token; each request
+ * reads as: who is asking, what they asked, the management layer's answer, the page. Nothing here
+ * decides who may do what: the backend does, and a refusal becomes a page with its status.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Accounts } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { WebSessions } from '../http/web-session.ts';
+import { esc, page } from '../pages/layout.ts';
+import { DashboardRefusal, type Actor, type DashboardBackend } from './backend.ts';
+import { DASHBOARD_CSP, type Frame, type Section } from './frame.ts';
+import * as views from './views.ts';
+
+export interface DashboardDeps {
+  accounts: Accounts;
+  web: WebSessions;
+  backend: DashboardBackend;
+  logger: Logger;
+  /** Where the signed-in person changes their password, when the service offers it. */
+  changePasswordPath?: string;
+  now?: () => number;
+}
+
+type Handler = (req: Request, res: Response, actor: Actor) => Promise<void>;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const param = (req: Request, name: string) => str(req.params[name]);
+
+export function dashboardRoutes(deps: DashboardDeps): Router {
+  const router = express.Router();
+  const now = deps.now ?? Date.now;
+  router.use((_req, res, next) => {
+    res.set({ 'Content-Security-Policy': DASHBOARD_CSP, 'Cache-Control': 'no-store' });
+    next();
+  });
+  router.post('*path', express.urlencoded({ extended: false, limit: '16kb' }));
+
+  /** Who is asking: the session's person, or a trip to the sign-in page and back. */
+  async function actorOf(req: Request, res: Response): Promise<Actor | null> {
+    const userId = await deps.web.userOf(req);
+    const user = userId ? await deps.accounts.users.get(userId) : null;
+    if (!user) {
+      res.redirect(303, `/signin?return=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/dashboard')}`);
+      return null;
+    }
+    return { userId: user.id, email: user.email, source: req.ip ?? '', requestId: str(res.getHeader('x-request-id')) || cryptoId() };
+  }
+
+  const page$ = (handler: Handler) => async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const actor = await actorOf(req, res);
+      if (!actor) return;
+      if (req.method === 'POST' && !deps.web.csrfValid(req)) {
+        res
+          .status(403)
+          .type('html')
+          .send(page('Form expired', '<p class="error" role="alert">The form expired. Go back, reload the page and try again.</p>'));
+        return;
+      }
+      await handler(req, res, actor);
+    } catch (err) {
+      if (err instanceof DashboardRefusal) return refusalPage(req, res, err);
+      next(err);
+    }
+  };
+
+  async function frame(
+    req: Request,
+    res: Response,
+    actor: Actor,
+    section: Section,
+    at: { project?: string; workspace?: string },
+  ): Promise<Frame> {
+    const projects = await deps.backend.projectsOf(actor);
+    const project = at.project ? (projects.find((p) => p.slug === at.project) ?? null) : (projects[0] ?? null);
+    if (at.project && !project) throw new DashboardRefusal(404, `There is no project ${at.project} you can open.`);
+    const workspace = at.workspace ?? project?.workspace ?? (await deps.backend.workspacesOf(actor))[0] ?? '';
+    let pendingRequests = 0;
+    if (project) {
+      const r = await deps.backend.requests(actor, project.slug).catch(() => null);
+      pendingRequests = r?.canDecide ? r.requests.filter((x) => x.status === 'pending').length : 0;
+    }
+    const flash = flashOf(req);
+    return {
+      csrf: deps.web.csrfToken(req, res),
+      email: actor.email,
+      projects,
+      project,
+      workspace,
+      section,
+      pendingRequests,
+      audit: deps.backend.audit !== undefined,
+      ...(flash ? { flash } : {}),
+    };
+  }
+
+  function refusalPage(req: Request, res: Response, err: DashboardRefusal): void {
+    res
+      .status(err.status)
+      .type('html')
+      .send(
+        page(
+          err.status === 404 ? 'Not found' : 'Not allowed',
+          `<p class="error" role="alert">${esc(err.message)}</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`,
+        ),
+      );
+  }
+
+  /** After a POST: back to a page that says what was done (a code in its query, never free text). */
+  const back = (res: Response, path: string, done: Done) => res.redirect(303, `${path}?done=${done}`);
+
+  const keysPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/keys`;
+
+  router.get(
+    '/',
+    page$(async (req, res, actor) => {
+      const projects = await deps.backend.projectsOf(actor);
+      res.redirect(303, projects[0] ? keysPath(projects[0].slug) : '/dashboard/projects/new');
+    }),
+  );
+  router.get(
+    '/switch',
+    page$(async (req, res) => {
+      res.redirect(303, keysPath(str(req.query['project'])));
+    }),
+  );
+
+  router.get(
+    '/projects/new',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'new-project', {});
+      res.type('html').send(views.newProjectPage(f, { workspaces: await deps.backend.workspacesOf(actor) }));
+    }),
+  );
+  router.post(
+    '/projects',
+    page$(async (req, res, actor) => {
+      const name = str(req.body.name).trim();
+      try {
+        const { slug } = await deps.backend.createProject(actor, { name, workspace: str(req.body.workspace) });
+        back(res, keysPath(slug), 'project-created');
+      } catch (err) {
+        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        const f = await frame(req, res, actor, 'new-project', {});
+        res
+          .status(400)
+          .type('html')
+          .send(views.newProjectPage(f, { workspaces: await deps.backend.workspacesOf(actor), error: err.message, name }));
+      }
+    }),
+  );
+
+  async function renderKeys(req: Request, res: Response, actor: Actor, extra: Partial<views.KeysPage> = {}, status = 200): Promise<void> {
+    const slug = param(req, 'slug');
+    const f = await frame(req, res, actor, 'keys', { project: slug });
+    const data = await deps.backend.keys(actor, slug);
+    res
+      .status(status)
+      .type('html')
+      .send(views.keysPage(f, { ...data, now: now(), ...extra }));
+  }
+
+  router.get(
+    '/projects/:slug/keys',
+    page$((req, res, actor) => renderKeys(req, res, actor)),
+  );
+  router.post(
+    '/projects/:slug/keys',
+    page$(async (req, res, actor) => {
+      const values = { name: str(req.body.name).trim(), level: str(req.body.level), expires: str(req.body.expires) };
+      try {
+        const created = await deps.backend.createKey(actor, param(req, 'slug'), values);
+        // The key is in this response only: never in a redirect, a log or a stored page.
+        await renderKeys(req, res, actor, { created });
+      } catch (err) {
+        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        const field = err.field === 'level' || err.field === 'expires' ? err.field : 'name';
+        await renderKeys(req, res, actor, { error: { field, message: err.message }, values }, 400);
+      }
+    }),
+  );
+
+  async function keyOf(actor: Actor, slug: string, id: string) {
+    const key = (await deps.backend.keys(actor, slug)).keys.find((k) => k.id === id);
+    if (!key) throw new DashboardRefusal(404, 'There is no such key in this project.');
+    return key;
+  }
+
+  router.get(
+    '/projects/:slug/keys/:id/revoke',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
+      res.type('html').send(views.revokeKeyPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
+    }),
+  );
+  router.post(
+    '/projects/:slug/keys/:id/revoke',
+    page$(async (req, res, actor) => {
+      const key = await keyOf(actor, param(req, 'slug'), param(req, 'id'));
+      await deps.backend.revokeKey(actor, param(req, 'slug'), key.id);
+      back(res, keysPath(param(req, 'slug')), 'key-revoked');
+    }),
+  );
+  router.get(
+    '/projects/:slug/keys/:id/roll',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
+      res.type('html').send(views.rollKeyPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
+    }),
+  );
+  router.post(
+    '/projects/:slug/keys/:id/roll',
+    page$(async (req, res, actor) => {
+      const created = await deps.backend.rollKey(actor, param(req, 'slug'), param(req, 'id'), str(req.body.overlap));
+      await renderKeys(req, res, actor, { created });
+    }),
+  );
+
+  router.get(
+    '/projects/:slug/requests',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'requests', { project: param(req, 'slug') });
+      res.type('html').send(views.requestsPage(f, { ...(await deps.backend.requests(actor, param(req, 'slug'))), now: now() }));
+    }),
+  );
+  for (const decision of ['approve', 'deny'] as const) {
+    router.post(
+      `/projects/:slug/requests/:id/${decision}`,
+      page$(async (req, res, actor) => {
+        const slug = param(req, 'slug');
+        await deps.backend.decideRequest(
+          actor,
+          slug,
+          param(req, 'id'),
+          decision === 'approve' ? { approve: true, level: str(req.body.level) } : { approve: false },
+        );
+        back(
+          res,
+          `/dashboard/projects/${encodeURIComponent(slug)}/requests`,
+          decision === 'approve' ? 'request-approved' : 'request-denied',
+        );
+      }),
+    );
+  }
+
+  const membersPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/members`;
+  router.get(
+    '/projects/:slug/members',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'members', { project: param(req, 'slug') });
+      res.type('html').send(views.membersPage(f, await deps.backend.members(actor, param(req, 'slug'))));
+    }),
+  );
+  router.post(
+    '/projects/:slug/members',
+    page$(async (req, res, actor) => {
+      const slug = param(req, 'slug');
+      const email = str(req.body.email).trim();
+      try {
+        await deps.backend.addMember(actor, slug, { email, role: str(req.body.role) });
+        back(res, membersPath(slug), 'member-added');
+      } catch (err) {
+        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        const f = await frame(req, res, actor, 'members', { project: slug });
+        res
+          .status(400)
+          .type('html')
+          .send(views.membersPage(f, { ...(await deps.backend.members(actor, slug)), error: err.message, email }));
+      }
+    }),
+  );
+  router.post(
+    '/projects/:slug/members/:user/role',
+    page$(async (req, res, actor) => {
+      await deps.backend.setRole(actor, param(req, 'slug'), param(req, 'user'), str(req.body.role));
+      back(res, membersPath(param(req, 'slug')), 'role-changed');
+    }),
+  );
+  router.post(
+    '/projects/:slug/members/:user/remove',
+    page$(async (req, res, actor) => {
+      await deps.backend.removeMember(actor, param(req, 'slug'), param(req, 'user'));
+      back(res, membersPath(param(req, 'slug')), 'member-removed');
+    }),
+  );
+
+  const botsPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/service-accounts`;
+  async function renderBots(req: Request, res: Response, actor: Actor, newKey?: { bot: string; key: string }) {
+    const ws = param(req, 'ws');
+    const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
+    res.type('html').send(views.serviceAccountsPage(f, { ...(await deps.backend.bots(actor, ws)), ...(newKey ? { newKey } : {}) }));
+  }
+  router.get(
+    '/workspaces/:ws/service-accounts',
+    page$((req, res, actor) => renderBots(req, res, actor)),
+  );
+  router.post(
+    '/workspaces/:ws/service-accounts',
+    page$(async (req, res, actor) =>
+      renderBots(req, res, actor, await deps.backend.createBot(actor, param(req, 'ws'), str(req.body.name).trim())),
+    ),
+  );
+  router.post(
+    '/workspaces/:ws/service-accounts/:id/grant',
+    page$(async (req, res, actor) => {
+      await deps.backend.grantBot(actor, param(req, 'ws'), param(req, 'id'), str(req.body.project), str(req.body.level));
+      back(res, botsPath(param(req, 'ws')), 'bot-granted');
+    }),
+  );
+  router.post(
+    '/workspaces/:ws/service-accounts/:id/rotate',
+    page$(async (req, res, actor) => renderBots(req, res, actor, await deps.backend.rotateBot(actor, param(req, 'ws'), param(req, 'id')))),
+  );
+  router.post(
+    '/workspaces/:ws/service-accounts/:id/revoke',
+    page$(async (req, res, actor) => {
+      await deps.backend.revokeBot(actor, param(req, 'ws'), param(req, 'id'));
+      back(res, botsPath(param(req, 'ws')), 'bot-revoked');
+    }),
+  );
+
+  router.get(
+    '/workspaces/:ws/usage',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'usage', { workspace: param(req, 'ws') });
+      res.type('html').send(views.usagePage(f, await deps.backend.usage(actor, param(req, 'ws'))));
+    }),
+  );
+  router.get(
+    '/workspaces/:ws/audit',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'audit', { workspace: param(req, 'ws') });
+      const action = str(req.query['action']);
+      const cursor = str(req.query['cursor']);
+      if (!deps.backend.audit) throw new DashboardRefusal(404, 'There is no audit log here.');
+      const data = await deps.backend.audit(actor, param(req, 'ws'), { ...(cursor ? { cursor } : {}), ...(action ? { action } : {}) });
+      res.type('html').send(views.auditPage(f, { ...data, action }));
+    }),
+  );
+  router.get(
+    '/workspaces/:ws/audit/export',
+    page$(async (req, res, actor) => {
+      if (!deps.backend.auditExport) throw new DashboardRefusal(404, 'There is no audit log here.');
+      const lines = await deps.backend.auditExport(actor, param(req, 'ws'));
+      res
+        .type('application/x-ndjson')
+        .set('Content-Disposition', `attachment; filename="audit-${param(req, 'ws')}.jsonl"`)
+        .send(lines.map((l) => `${l}\n`).join(''));
+    }),
+  );
+
+  router.get(
+    '/account',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'account', {});
+      res
+        .type('html')
+        .send(views.accountPage(f, { ...(await deps.backend.account(actor)), changePassword: deps.changePasswordPath ?? null }));
+    }),
+  );
+  router.post(
+    '/account/keys/:id/revoke',
+    page$(async (req, res, actor) => {
+      await deps.backend.revokePersonalKey(actor, param(req, 'id'));
+      back(res, '/dashboard/account', 'personal-key-revoked');
+    }),
+  );
+
+  router.use((req, res) => {
+    res
+      .status(404)
+      .type('html')
+      .send(page('Not found', '<p>There is no such dashboard page.</p><nav><a href="/dashboard">Back to the dashboard</a></nav>'));
+  });
+  return router;
+}
+
+/** What a POST did, said on the page it returns to. Fixed texts: a link cannot put words on our page. */
+const DONE = {
+  'project-created': 'Project created.',
+  'key-revoked': 'Key revoked. Apps using it are refused within a second.',
+  'request-approved': 'Request approved.',
+  'request-denied': 'Request denied.',
+  'member-added': 'Member added.',
+  'role-changed': 'Role changed.',
+  'member-removed': 'Member removed, with their access through this project.',
+  'bot-granted': 'Access granted.',
+  'bot-revoked': 'Service account revoked.',
+  'personal-key-revoked': 'Personal key revoked.',
+} as const;
+type Done = keyof typeof DONE;
+
+function flashOf(req: Request): Frame['flash'] {
+  const done = str(req.query['done']);
+  return Object.hasOwn(DONE, done) ? { kind: 'ok', text: DONE[done as Done] } : undefined;
+}
+
+function cryptoId(): string {
+  return globalThis.crypto.randomUUID();
+}

@@ -1,0 +1,280 @@
+/**
+ * The dashboard in chromium (docs/dashboard.md): Project > API Keys (create with the keyboard
+ * alone, the key shown once and working at the gateway, revoke with confirmation, roll with an
+ * overlap), access requests (the badge, approval at a chosen level with the keyboard alone),
+ * members, service accounts, usage and account; what each role may do; forms posted for another
+ * project's objects; CSRF and sign-in. Every page is checked with axe-core at desktop and phone
+ * sizes, and its screenshot kept under test-output/screenshots/dashboard-*.png.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { waitFor } from '@svc/testkit';
+import { startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import { axeViolations } from '../support/axe.ts';
+import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let browser: Browser;
+let owner: Awaited<ReturnType<typeof newPerson>>;
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+before(async () => {
+  ({ stack, browser } = await startStackAndBrowser());
+  owner = await newPerson(stack, 'dash');
+});
+after(() => stopStackAndBrowser(stack, browser));
+
+/** A browser context signed in as `email`, at `size`. */
+async function signedIn(email: string, size = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: size });
+  const page = await context.newPage();
+  await page.goto(`${stack.authUrl}/dashboard`);
+  assert.match(page.url(), /\/signin\?return=%2Fdashboard/, 'the dashboard sends a stranger to sign in first');
+  await signInOnPage(page, email, PASSWORD);
+  await page.waitForSelector('main h1');
+  return { context, page };
+}
+
+async function checkPage(page: Page, name: string): Promise<void> {
+  const violations = await axeViolations(page);
+  await shot(page, `dashboard-${name}`);
+  assert.deepEqual(violations, [], `axe on ${name}:\n${violations.join('\n')}`);
+}
+
+async function gatewayStatus(key: string, slug = owner.slug): Promise<number> {
+  const res = await fetch(`${stack.baseUrl}/mcp/${slug}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+test('Project > API Keys: create with the keyboard alone, shown once, works at the gateway; revoke with confirmation', async () => {
+  const { context, page } = await signedIn(owner.email);
+  try {
+    assert.match(page.url(), new RegExp(`/dashboard/projects/${owner.slug}/keys$`), 'the dashboard opens on the first project');
+    await checkPage(page, 'keys-empty');
+
+    // Keyboard only: focus the name field from the top of the page, then Tab and type.
+    await page.keyboard.press('Tab'); // skip link
+    await page.focus('#key-name');
+    await page.keyboard.type('ci deploy');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('End'); // last level: ADMIN
+    await page.keyboard.press('Home'); // first: VIEWER
+    await page.keyboard.press('ArrowDown'); // EDITOR
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await Promise.all([page.waitForLoadState('load'), page.keyboard.press('Enter')]);
+    await page.waitForSelector('#new-key');
+    const key = ((await page.textContent('#new-key')) ?? '').trim();
+    assert.match(key, /^svc-[0-9A-Za-z]{28}$/);
+    assert.match((await page.textContent('.secret')) ?? '', /you will not see it again/);
+    await checkPage(page, 'keys-created');
+    assert.equal(await gatewayStatus(key), 200, 'the new key works at once');
+
+    // Listed by its prefix only, and never shown again.
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    const listing = (await page.textContent('main')) ?? '';
+    assert.ok(!listing.includes(key), 'the list never shows the key');
+    assert.match(listing, /ci deploy\s*EDITOR\s*svc-/);
+    const record = (await stack.accounts.keys.listForProject(owner.slug)).find((k) => k.name === 'ci deploy')!;
+    assert.equal(record.level, 'EDITOR');
+    assert.ok(record.expiresAt && Math.abs(record.expiresAt - Date.now() - 90 * 86_400_000) < 60_000, 'default expiry 90 days');
+
+    await page.click(`a[href$="/keys/${record.id}/revoke"]`);
+    await checkPage(page, 'keys-revoke-confirm');
+    await Promise.all([page.waitForURL(/done=key-revoked/), page.click('button.danger')]);
+    assert.match((await page.textContent('.flash')) ?? '', /Key revoked/);
+    await waitFor(async () => (await gatewayStatus(key)) === 401, { timeout: 1000, message: 'the gateway to refuse the revoked key' });
+  } finally {
+    await context.close();
+  }
+});
+
+test('roll: a new key at once, the old one until the overlap ends', async () => {
+  const issued = await stack.accounts.keys.createProjectKey({
+    project: owner.slug,
+    workspace: owner.user.workspace,
+    level: 'VIEWER',
+    name: 'rolled',
+  });
+  const { context, page } = await signedIn(owner.email);
+  try {
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys/${issued.id}/roll`);
+    await checkPage(page, 'keys-roll');
+    await page.selectOption('#overlap', '1h');
+    await Promise.all([page.waitForSelector('#new-key'), page.click('main form button[type=submit]')]);
+    const fresh = ((await page.textContent('#new-key')) ?? '').trim();
+    assert.notEqual(fresh, issued.key);
+    assert.equal(await gatewayStatus(fresh), 200);
+    assert.equal(await gatewayStatus(issued.key), 200, 'the old key works during the overlap');
+    const old = await stack.accounts.keys.getById(issued.id);
+    assert.ok(old?.expiresAt && Math.abs(old.expiresAt - Date.now() - 3600_000) < 60_000, 'the old key ends with the overlap');
+    // No overlap: the old key stops at once.
+    const second = (await stack.accounts.keys.listForProject(owner.slug)).find((k) => k.name === 'rolled' && k.id !== issued.id)!;
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys/${second.id}/roll`);
+    await page.selectOption('#overlap', '0m');
+    await Promise.all([page.waitForSelector('#new-key'), page.click('main form button[type=submit]')]);
+    await waitFor(async () => (await gatewayStatus(fresh)) === 401, { timeout: 1000, message: 'the rolled key without overlap to stop' });
+  } finally {
+    await context.close();
+  }
+});
+
+test('access requests: the badge counts them; approve at a chosen level with the keyboard alone', async () => {
+  const asker = await newPerson(stack, 'asker');
+  await stack.accounts.accessRequests.create({
+    project: owner.slug,
+    requester: { type: 'user', id: asker.user.id, label: asker.email },
+    requestedLevel: 'EDITOR',
+    reason: 'I write the docs',
+  });
+  const { context, page } = await signedIn(owner.email, PHONE);
+  try {
+    assert.equal((await page.textContent('nav .badge'))?.trim(), '1');
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/requests`);
+    await checkPage(page, 'requests-phone');
+    assert.match((await page.textContent('main')) ?? '', new RegExp(`${asker.email}\\s*EDITOR\\s*I write the docs`));
+    await page.focus('main select[name=level]');
+    await page.keyboard.press('Home'); // VIEWER: less than asked
+    await page.keyboard.press('Tab');
+    await Promise.all([page.waitForURL(/done=request-approved/), page.keyboard.press('Enter')]);
+    const project = (await stack.accounts.workspaces.getProject(owner.slug))!;
+    assert.equal(await stack.accounts.workspaces.roleOf(asker.user.id, project), 'VIEWER', 'approved at the level chosen');
+    assert.equal(await page.locator('nav .badge').count(), 0, 'no badge once none is pending');
+    await checkPage(page, 'requests-decided-phone');
+  } finally {
+    await context.close();
+  }
+});
+
+test('roles: an EDITOR sees keys but cannot create ADMIN keys; a VIEWER cannot manage; members see no requests', async () => {
+  const editor = await newPerson(stack, 'editor');
+  const viewer = await newPerson(stack, 'viewer');
+  await stack.accounts.workspaces.setRole(owner.slug, editor.user.id, 'EDITOR');
+  await stack.accounts.workspaces.setRole(owner.slug, viewer.user.id, 'VIEWER');
+  const e = await signedIn(editor.email);
+  try {
+    await e.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    const levels = await e.page.$$eval('#key-level option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.deepEqual(levels, ['VIEWER', 'EDITOR']);
+    // A forged form asking for ADMIN is refused with the reason, tied to the field.
+    await e.page.$eval('#key-level', (s) => ((s as HTMLSelectElement).innerHTML += '<option value="ADMIN">ADMIN</option>'));
+    await e.page.fill('#key-name', 'sneaky');
+    await e.page.selectOption('#key-level', 'ADMIN');
+    await e.page.click('main form button[type=submit]');
+    await e.page.waitForSelector('#level-error');
+    assert.match((await e.page.textContent('#level-error')) ?? '', /Your role \(EDITOR\) can create VIEWER or EDITOR keys/);
+    assert.equal(await e.page.getAttribute('#key-level', 'aria-invalid'), 'true');
+    await checkPage(e.page, 'keys-editor-refused');
+    const res = await e.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/requests`);
+    assert.equal(res?.status(), 403);
+  } finally {
+    await e.context.close();
+  }
+  const v = await signedIn(viewer.email);
+  try {
+    await v.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    assert.equal(await v.page.locator('#key-name').count(), 0, 'no create form for a VIEWER');
+    assert.equal(await v.page.locator('a[href$="/revoke"]').count(), 0, 'no revoke links for a VIEWER');
+    await checkPage(v.page, 'keys-viewer');
+  } finally {
+    await v.context.close();
+  }
+});
+
+test("another tenant's objects: forms posted for another project's key or project are refused as missing", async () => {
+  const other = await newPerson(stack, 'other');
+  const theirs = await stack.accounts.keys.createProjectKey({
+    project: other.slug,
+    workspace: other.user.workspace,
+    level: 'ADMIN',
+    name: 'theirs',
+  });
+  const { context, page } = await signedIn(owner.email);
+  try {
+    const csrf = await page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const post = (path: string, form: Record<string, string>) =>
+      page.request.post(`${stack.authUrl}${path}`, { form: { csrf, ...form }, maxRedirects: 0 });
+    // Their key through my project, and their project directly.
+    assert.equal((await post(`/dashboard/projects/${owner.slug}/keys/${theirs.id}/revoke`, {})).status(), 404);
+    assert.equal((await post(`/dashboard/projects/${other.slug}/keys/${theirs.id}/revoke`, {})).status(), 404);
+    assert.equal((await post(`/dashboard/projects/${other.slug}/keys`, { name: 'x', level: 'ADMIN', expires: '30d' })).status(), 404);
+    assert.equal((await post(`/dashboard/projects/${other.slug}/members`, { email: owner.email, role: 'ADMIN' })).status(), 404);
+    assert.equal((await post(`/dashboard/workspaces/${other.user.workspace}/service-accounts`, { name: 'b' })).status(), 403);
+    assert.equal((await stack.accounts.keys.getById(theirs.id))?.revoked, false, 'their key is untouched');
+    assert.equal(await gatewayStatus(theirs.key, other.slug), 200);
+    // Without the CSRF token nothing happens either.
+    const forged = await page.request.post(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`, {
+      form: { name: 'x', level: 'VIEWER', expires: '30d' },
+    });
+    assert.equal(forged.status(), 403);
+  } finally {
+    await context.close();
+  }
+});
+
+test('members, service accounts, usage, account, new project: every page at both sizes passes axe', async () => {
+  const member = await newPerson(stack, 'member');
+  for (const size of [DESKTOP, PHONE]) {
+    const tag = size === PHONE ? '-phone' : '';
+    const { context, page } = await signedIn(owner.email, size);
+    try {
+      await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/members`);
+      if (size === DESKTOP) {
+        await page.fill('#member-email', member.email);
+        await page.selectOption('#member-role', 'EDITOR');
+        await Promise.all([page.waitForURL(/done=member-added/), page.click('main form button[type=submit]:has-text("Add member")')]);
+        const project = (await stack.accounts.workspaces.getProject(owner.slug))!;
+        assert.equal(await stack.accounts.workspaces.roleOf(member.user.id, project), 'EDITOR');
+        await page.fill('#member-email', 'nobody@example.com');
+        await page.click('main form button[type=submit]:has-text("Add member")');
+        await page.waitForSelector('#member-error');
+        assert.match((await page.textContent('#member-error')) ?? '', /No svc account uses nobody@example.com/);
+      }
+      await checkPage(page, `members${tag}`);
+
+      await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/service-accounts`);
+      if (size === DESKTOP) {
+        await page.fill('#bot-name', 'nightly build');
+        await Promise.all([page.waitForSelector('#new-key'), page.click('main form button[type=submit]:has-text("Create")')]);
+        assert.match(((await page.textContent('#new-key')) ?? '').trim(), /^svc-bot-/);
+      }
+      await checkPage(page, `service-accounts${tag}`);
+
+      await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/usage`);
+      assert.match((await page.textContent('main')) ?? '', /Requests this minute/);
+      await checkPage(page, `usage${tag}`);
+      await page.goto(`${stack.authUrl}/dashboard/account`);
+      assert.match((await page.textContent('main')) ?? '', new RegExp(`Signed in as ${owner.email}`));
+      await checkPage(page, `account${tag}`);
+      await page.goto(`${stack.authUrl}/dashboard/projects/new`);
+      await checkPage(page, `new-project${tag}`);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
+test('a new project from the browser, named by the person; the dashboard opens it', async () => {
+  const fresh = await newPerson(stack, 'fresh');
+  const { context, page } = await signedIn(fresh.email);
+  try {
+    await page.goto(`${stack.authUrl}/dashboard/projects/new`);
+    await page.fill('#project-name', 'Team Handbook');
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/projects\/team-handbook[-0-9]*\/keys\?done=project-created/),
+      page.click('main form button[type=submit]'),
+    ]);
+    assert.match((await page.textContent('.flash')) ?? '', /Project created/);
+    assert.ok((await stack.accounts.workspaces.projectsOf(fresh.user.workspace)).some((s) => s.startsWith('team-handbook')));
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,33 @@
+/**
+ * Accessibility checks in the browser tests: axe-core (Deque's engine, the one browser tools use)
+ * run inside the page as it is, with the WCAG 2.1 A and AA rules. A page passes when axe reports
+ * no violation; a failure lists each rule with the elements it found.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+
+const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/** axe-core's violations on the page as it is now, as readable lines (empty: none). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Added as a script element's text by the test harness, not by the page: the dashboard's
+  // Content-Security-Policy allows only its own script, so the page itself could not load axe.
+  await page.evaluate(await AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return r.violations;
+  })) as Violation[];
+  return violations.map(
+    (v) =>
+      `${v.id} (${v.impact ?? 'n/a'}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')}: ${n.failureSummary ?? ''}`).join('\n')}`,
+  );
+}
