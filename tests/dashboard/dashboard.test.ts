@@ -278,3 +278,44 @@ test('a new project from the browser, named by the person; the dashboard opens i
     await context.close();
   }
 });
+
+test('Workspace > Audit log: what the tests above did, newest first, filtered, exported as JSON lines, no secret', async () => {
+  const { context, page } = await signedIn(owner.email);
+  try {
+    await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit`);
+    await checkPage(page, 'audit');
+    const text = (await page.textContent('main')) ?? '';
+    for (const action of ['key.created', 'key.revoked', 'key.rolled', 'access_request.approved', 'member.added', 'service_account.created'])
+      assert.match(text, new RegExp(action.replace('.', '\\.')), action);
+    assert.match(text, new RegExp(owner.email));
+    await page.selectOption('#audit-action', 'key.revoked');
+    await Promise.all([page.waitForURL(/action=key\.revoked/), page.click('main form button[type=submit]')]);
+    const actions = await page.$$eval('main tbody tr td:nth-child(3)', (tds) => tds.map((t) => t.textContent?.trim()));
+    assert.ok(actions.length > 0 && actions.every((a) => a === 'key.revoked'), actions.join(','));
+
+    const exported = await page.request.get(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit/export`);
+    assert.equal(exported.status(), 200);
+    assert.match(exported.headers()['content-type'] ?? '', /application\/x-ndjson/);
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; actor: string; at: number });
+    assert.ok(lines.length >= 6);
+    assert.ok(
+      lines.every((l, i) => i === 0 || l.at >= lines[i - 1]!.at),
+      'oldest first',
+    );
+    assert.doesNotMatch(await exported.text(), /svc-[0-9A-Za-z]{28}|svc-bot-[0-9A-Za-z]{20}/, 'no key in the log');
+
+    const stranger = await newPerson(stack, 'stranger');
+    const s = await signedIn(stranger.email);
+    try {
+      const refused = await s.page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit`);
+      assert.equal(refused?.status(), 403, "another workspace's log is not theirs to read");
+    } finally {
+      await s.context.close();
+    }
+  } finally {
+    await context.close();
+  }
+});

@@ -1,6 +1,7 @@
-/** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests. */
+/** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests, the audit log. */
 import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
+import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
@@ -13,9 +14,10 @@ export * from './keys.ts';
 export * from './oidc-keys.ts';
 export * from './redis.ts';
 export { parseDuration } from './durations.ts';
+export { AUDIT_ACTIONS, type AuditAction, type AuditEntry, type AuditInput, type AuditPage } from './audit.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
-export type { ApiKeyStore, BotStore, UserStore, WorkspaceStore, AccessRequestStore };
+export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore };
 
 export interface Accounts {
   users: UserStore;
@@ -23,6 +25,7 @@ export interface Accounts {
   keys: ApiKeyStore;
   bots: BotStore;
   accessRequests: AccessRequestStore;
+  audit: AuditLog;
 }
 
 export interface AccountsOptions {
@@ -40,5 +43,5 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
   const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
-  return { users, workspaces, keys, bots, accessRequests };
+  return { users, workspaces, keys, bots, accessRequests, audit: new AuditLog(ctx) };
 }

@@ -42,6 +42,8 @@ export const K = {
   bot: (id: string) => `svc:bot:${id}`,
   botGrants: (id: string) => `svc:bot:${id}:grants`,
   accessRequest: (id: string) => `svc:access-request:${id}`,
+  /** A workspace's audit log: a stream, entries older than 90 days trimmed on append (docs/audit.md). */
+  auditLog: (workspace: string) => `svc:audit:{${workspace}}`,
   rateMinute: (workspace: string, minute: number) => `svc:rl:{${workspace}}:m:${minute}`,
   rateMonth: (workspace: string, month: string) => `svc:rl:{${workspace}}:q:${month}`,
 };

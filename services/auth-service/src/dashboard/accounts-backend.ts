@@ -9,7 +9,17 @@
  * - A project the person has no role on is answered as missing (404), never as forbidden, so the
  *   dashboard does not tell who owns which slug.
  */
-import { AccountError, K, parseDuration, type Accounts, type ApiKeyRecord, type Project, type Redis } from '@svc/accounts';
+import {
+  AUDIT_ACTIONS,
+  AccountError,
+  K,
+  parseDuration,
+  type Accounts,
+  type ApiKeyRecord,
+  type AuditAction,
+  type Project,
+  type Redis,
+} from '@svc/accounts';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
 import { DashboardRefusal, type Actor, type DashboardBackend } from './backend.ts';
 import type { KeyRow, NewKey } from './views.ts';
@@ -24,6 +34,19 @@ const MAX_NAME = 80;
 
 export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: () => number }): DashboardBackend {
   const now = deps.now ?? Date.now;
+
+  /** One audit entry for what `actor` just did in `workspace` (docs/audit.md). */
+  const note = (actor: Actor, workspace: string, action: AuditAction, target: string, detail?: Record<string, string>) =>
+    accounts.audit.record({
+      workspace,
+      actor: actor.email,
+      action,
+      target,
+      source: actor.source,
+      requestId: actor.requestId,
+      ...(detail ? { detail } : {}),
+    });
+  const keyTarget = (k: { id: string; prefix: string; name: string }) => `key:${k.id} (${k.prefix}, "${k.name}")`;
 
   async function projectFor(actor: Actor, slug: string): Promise<{ project: Project; role: Role }> {
     const project = await accounts.workspaces.getProject(slug);
@@ -118,6 +141,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         const slug = n === 1 ? stem : `${stem}-${n}`;
         try {
           await accounts.workspaces.createProject({ slug, workspace: input.workspace, name: input.name });
+          await note(actor, input.workspace, 'project.created', `project:${slug}`);
           return { slug };
         } catch (err) {
           if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
@@ -147,14 +171,16 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         name: input.name,
         ...(expiresInSeconds ? { expiresInSeconds } : {}),
       });
+      await note(actor, project.workspace, 'key.created', keyTarget(issued.record), { project: slug, level, expires: input.expires });
       return { key: issued.key, name: input.name, level: input.level, expiresAt: issued.record.expiresAt } satisfies NewKey;
     },
 
     async revokeKey(actor, slug, id) {
-      const { role } = await projectFor(actor, slug);
+      const { project, role } = await projectFor(actor, slug);
       const key = await keyOfProject(slug, id);
       mayChangeKey(role, key);
       await accounts.keys.revoke(key.id);
+      await note(actor, project.workspace, 'key.revoked', keyTarget(key), { project: slug });
     },
 
     async rollKey(actor, slug, id, overlap) {
@@ -179,6 +205,11 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       const until = now() + overlapSeconds * 1000;
       if (overlapSeconds === 0) await accounts.keys.revoke(old.id);
       else await accounts.keys.expireAt(old.id, until);
+      await note(actor, project.workspace, 'key.rolled', keyTarget(old), {
+        project: slug,
+        replacement: `key:${issued.id} (${issued.record.prefix})`,
+        old_key_until: new Date(until).toISOString(),
+      });
       return { key: issued.key, name: old.name, level: old.level, expiresAt: issued.record.expiresAt, replacedUntil: until };
     },
 
@@ -201,12 +232,23 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     },
 
     async decideRequest(actor, slug, id, decision) {
-      await adminOf(actor, slug, 'decide access requests');
+      const { project } = await adminOf(actor, slug, 'decide access requests');
       const request = await accounts.accessRequests.get(id);
       if (!request || request.project !== slug) throw new DashboardRefusal(404, 'There is no such access request in this project.');
       if (request.status !== 'pending') throw new DashboardRefusal(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       await accounts.accessRequests.decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined);
+      await note(
+        actor,
+        project.workspace,
+        decision.approve ? 'access_request.approved' : 'access_request.denied',
+        `access_request:${id} (${request.requester.label})`,
+        {
+          project: slug,
+          asked: request.requested_level,
+          ...(decision.approve ? { granted: decision.level } : {}),
+        },
+      );
     },
 
     async members(actor, slug) {
@@ -222,12 +264,13 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     },
 
     async addMember(actor, slug, input) {
-      await adminOf(actor, slug, 'add members');
+      const { project } = await adminOf(actor, slug, 'add members');
       const role = input.role;
       if (!isKeyLevel(role)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
       const user = await accounts.users.findByEmail(input.email);
       if (!user) throw new DashboardRefusal(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
       await accounts.workspaces.setRole(slug, user.id, role);
+      await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });
     },
 
     async setRole(actor, slug, userId, role) {
@@ -238,6 +281,10 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
         throw new DashboardRefusal(404, 'That person is not a member.');
       await accounts.workspaces.setRole(slug, userId, role);
+      await note(actor, project.workspace, 'member.role_changed', `user:${(await accounts.users.get(userId))?.email ?? userId}`, {
+        project: slug,
+        role,
+      });
     },
 
     async removeMember(actor, slug, userId) {
@@ -247,6 +294,9 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
         throw new DashboardRefusal(404, 'That person is not a member.');
       await accounts.workspaces.setRole(slug, userId, 'NONE');
+      await note(actor, project.workspace, 'member.removed', `user:${(await accounts.users.get(userId))?.email ?? userId}`, {
+        project: slug,
+      });
     },
 
     async bots(actor, workspace) {
@@ -266,6 +316,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       if (!name || name.length > MAX_NAME)
         throw new DashboardRefusal(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
       const { bot, key } = await accounts.bots.create({ workspace, name });
+      await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
       return { bot: bot.name, key: key.key };
     },
 
@@ -277,13 +328,16 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         throw new DashboardRefusal(404, `There is no project ${project} in this workspace.`);
       if (!isKeyLevel(level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       await accounts.bots.grant(id, project, level as KeyLevel);
+      await note(actor, workspace, 'service_account.granted', `service_account:${id} ("${bot.name}")`, { project, level });
     },
 
     async rotateBot(actor, workspace, id) {
       await ownerOf(actor, workspace, 'rotate service account keys');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
-      return { bot: bot.name, key: (await accounts.bots.rotateKey(id)).key };
+      const issued = await accounts.bots.rotateKey(id);
+      await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, { key: issued.record.prefix });
+      return { bot: bot.name, key: issued.key };
     },
 
     async revokeBot(actor, workspace, id) {
@@ -292,6 +346,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
       const key = await accounts.keys.getById(bot.keyId);
       if (key && !key.revoked) await accounts.keys.revoke(key.id);
+      await note(actor, workspace, 'service_account.revoked', `service_account:${id} ("${bot.name}")`);
     },
 
     async usage(actor, workspace) {
@@ -309,6 +364,29 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         perKey: [],
         perTool: [],
       };
+    },
+
+    async audit(actor, workspace, page) {
+      await ownerOf(actor, workspace, 'read the audit log');
+      const r = await accounts.audit.page(workspace, page);
+      return {
+        entries: r.entries.map((e) => ({
+          id: e.id,
+          at: e.at,
+          actor: e.actor,
+          action: e.action,
+          target: e.target,
+          source: e.source,
+          requestId: e.requestId,
+        })),
+        next: r.next,
+        actions: AUDIT_ACTIONS,
+      };
+    },
+
+    async auditExport(actor, workspace) {
+      await ownerOf(actor, workspace, 'export the audit log');
+      return accounts.audit.exportLines(workspace);
     },
 
     async account(actor) {
