@@ -29,7 +29,7 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** How long entries are kept. */
-export const AUDIT_RETENTION_MS = 90 * 86_400_000;
+const AUDIT_RETENTION_MS = 90 * 86_400_000;
 /** Entries per page when none is asked for, and the most a page may hold. */
 const PAGE = 50;
 const MAX_PAGE = 500;
