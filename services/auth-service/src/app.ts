@@ -24,8 +24,8 @@ import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import { interactionPages } from './pages/interaction.ts';
 import { esc, page } from './pages/layout.ts';
-import { accountsBackend } from './dashboard/accounts-backend.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { createManagement } from '@svc/management';
 import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.get('/interaction/:uid', interaction.get);
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
-  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, backend: accountsBackend(accounts, { redis }) }));
+  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management: createManagement(accounts, { redis }) }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

@@ -5,17 +5,13 @@
  * the sign-in pages' single column, with tables that scroll inside their own region on a phone.
  */
 import { createHash } from 'node:crypto';
+import type { ProjectRow } from '@svc/management';
 import { esc } from '../pages/layout.ts';
 import { csrfField } from '../http/web-session.ts';
 
 export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'account' | 'new-project';
 
-export interface FrameProject {
-  slug: string;
-  name: string;
-  workspace: string;
-  role: string;
-}
+export type FrameProject = ProjectRow;
 
 export interface Frame {
   csrf: string;
@@ -26,8 +22,6 @@ export interface Frame {
   workspace: string;
   section: Section;
   pendingRequests: number;
-  /** Whether the workspace's audit log can be shown. */
-  audit: boolean;
   flash?: { kind: 'ok' | 'error'; text: string };
 }
 
@@ -91,7 +85,6 @@ interface NavItem {
   label: string;
   href: (f: Frame) => string;
   needsProject?: boolean;
-  needsAudit?: boolean;
 }
 
 const projectPath = (f: Frame, rest: string) =>
@@ -113,7 +106,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
     items: [
       { section: 'service-accounts', label: 'Service accounts', href: (f) => workspacePath(f, 'service-accounts') },
       { section: 'usage', label: 'Usage', href: (f) => workspacePath(f, 'usage') },
-      { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit'), needsAudit: true },
+      { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit') },
     ],
   },
   { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },
@@ -135,7 +128,7 @@ function nav(f: Frame): string {
   return `<nav class="sections" aria-label="Dashboard sections">${NAV.map(
     (group) =>
       `<h2>${esc(group.heading)}</h2><ul>${group.items
-        .filter((i) => (!i.needsProject || f.project) && (!i.needsAudit || f.audit))
+        .filter((i) => !i.needsProject || f.project)
         .map((i) => {
           const badge =
             i.section === 'requests' && f.pendingRequests > 0

@@ -4,19 +4,20 @@
  * reads as: who is asking, what they asked, the management layer's answer, the page. Nothing here
  * decides who may do what: the backend does, and a refusal becomes a page with its status.
  */
+import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Accounts } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import { esc, page } from '../pages/layout.ts';
-import { DashboardRefusal, type Actor, type DashboardBackend } from './backend.ts';
+import { ManagementError, type Actor, type Management } from '@svc/management';
 import { DASHBOARD_CSP, type Frame, type Section } from './frame.ts';
 import * as views from './views.ts';
 
 export interface DashboardDeps {
   accounts: Accounts;
   web: WebSessions;
-  backend: DashboardBackend;
+  management: Management;
   logger: Logger;
   /** Where the signed-in person changes their password, when the service offers it. */
   changePasswordPath?: string;
@@ -45,7 +46,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       res.redirect(303, `/signin?return=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/dashboard')}`);
       return null;
     }
-    return { userId: user.id, email: user.email, source: req.ip ?? '', requestId: str(res.getHeader('x-request-id')) || cryptoId() };
+    return { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() };
   }
 
   const page$ = (handler: Handler) => async (req: Request, res: Response, next: NextFunction) => {
@@ -61,7 +62,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       }
       await handler(req, res, actor);
     } catch (err) {
-      if (err instanceof DashboardRefusal) return refusalPage(req, res, err);
+      if (err instanceof ManagementError) return refusalPage(req, res, err);
       next(err);
     }
   };
@@ -73,30 +74,29 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     section: Section,
     at: { project?: string; workspace?: string },
   ): Promise<Frame> {
-    const projects = await deps.backend.projectsOf(actor);
+    const projects = await deps.management.projectsOf(actor);
     const project = at.project ? (projects.find((p) => p.slug === at.project) ?? null) : (projects[0] ?? null);
-    if (at.project && !project) throw new DashboardRefusal(404, `There is no project ${at.project} you can open.`);
-    const workspace = at.workspace ?? project?.workspace ?? (await deps.backend.workspacesOf(actor))[0] ?? '';
+    if (at.project && !project) throw new ManagementError(404, `There is no project ${at.project} you can open.`);
+    const workspace = at.workspace ?? project?.workspace ?? (await deps.management.workspacesOf(actor))[0] ?? '';
     let pendingRequests = 0;
     if (project) {
-      const r = await deps.backend.requests(actor, project.slug).catch(() => null);
+      const r = await deps.management.requests(actor, project.slug).catch(() => null);
       pendingRequests = r?.canDecide ? r.requests.filter((x) => x.status === 'pending').length : 0;
     }
     const flash = flashOf(req);
     return {
       csrf: deps.web.csrfToken(req, res),
-      email: actor.email,
+      email: actor.label,
       projects,
       project,
       workspace,
       section,
       pendingRequests,
-      audit: deps.backend.audit !== undefined,
       ...(flash ? { flash } : {}),
     };
   }
 
-  function refusalPage(req: Request, res: Response, err: DashboardRefusal): void {
+  function refusalPage(req: Request, res: Response, err: ManagementError): void {
     res
       .status(err.status)
       .type('html')
@@ -116,7 +116,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.get(
     '/',
     page$(async (req, res, actor) => {
-      const projects = await deps.backend.projectsOf(actor);
+      const projects = await deps.management.projectsOf(actor);
       res.redirect(303, projects[0] ? keysPath(projects[0].slug) : '/dashboard/projects/new');
     }),
   );
@@ -131,7 +131,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/projects/new',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'new-project', {});
-      res.type('html').send(views.newProjectPage(f, { workspaces: await deps.backend.workspacesOf(actor) }));
+      res.type('html').send(views.newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor) }));
     }),
   );
   router.post(
@@ -139,15 +139,15 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       const name = str(req.body.name).trim();
       try {
-        const { slug } = await deps.backend.createProject(actor, { name, workspace: str(req.body.workspace) });
+        const { slug } = await deps.management.createProject(actor, { name, workspace: str(req.body.workspace) });
         back(res, keysPath(slug), 'project-created');
       } catch (err) {
-        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const f = await frame(req, res, actor, 'new-project', {});
         res
           .status(400)
           .type('html')
-          .send(views.newProjectPage(f, { workspaces: await deps.backend.workspacesOf(actor), error: err.message, name }));
+          .send(views.newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }));
       }
     }),
   );
@@ -155,7 +155,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   async function renderKeys(req: Request, res: Response, actor: Actor, extra: Partial<views.KeysPage> = {}, status = 200): Promise<void> {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
-    const data = await deps.backend.keys(actor, slug);
+    const data = await deps.management.keys(actor, slug);
     res
       .status(status)
       .type('html')
@@ -171,11 +171,11 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       const values = { name: str(req.body.name).trim(), level: str(req.body.level), expires: str(req.body.expires) };
       try {
-        const created = await deps.backend.createKey(actor, param(req, 'slug'), values);
+        const created = await deps.management.createKey(actor, param(req, 'slug'), values);
         // The key is in this response only: never in a redirect, a log or a stored page.
         await renderKeys(req, res, actor, { created });
       } catch (err) {
-        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const field = err.field === 'level' || err.field === 'expires' ? err.field : 'name';
         await renderKeys(req, res, actor, { error: { field, message: err.message }, values }, 400);
       }
@@ -183,8 +183,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   );
 
   async function keyOf(actor: Actor, slug: string, id: string) {
-    const key = (await deps.backend.keys(actor, slug)).keys.find((k) => k.id === id);
-    if (!key) throw new DashboardRefusal(404, 'There is no such key in this project.');
+    const key = (await deps.management.keys(actor, slug)).keys.find((k) => k.id === id);
+    if (!key) throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }
 
@@ -199,7 +199,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/projects/:slug/keys/:id/revoke',
     page$(async (req, res, actor) => {
       const key = await keyOf(actor, param(req, 'slug'), param(req, 'id'));
-      await deps.backend.revokeKey(actor, param(req, 'slug'), key.id);
+      await deps.management.revokeKey(actor, param(req, 'slug'), key.id);
       back(res, keysPath(param(req, 'slug')), 'key-revoked');
     }),
   );
@@ -213,7 +213,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.post(
     '/projects/:slug/keys/:id/roll',
     page$(async (req, res, actor) => {
-      const created = await deps.backend.rollKey(actor, param(req, 'slug'), param(req, 'id'), str(req.body.overlap));
+      const created = await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), str(req.body.overlap));
       await renderKeys(req, res, actor, { created });
     }),
   );
@@ -222,7 +222,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/projects/:slug/requests',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'requests', { project: param(req, 'slug') });
-      res.type('html').send(views.requestsPage(f, { ...(await deps.backend.requests(actor, param(req, 'slug'))), now: now() }));
+      res.type('html').send(views.requestsPage(f, { ...(await deps.management.requests(actor, param(req, 'slug'))), now: now() }));
     }),
   );
   for (const decision of ['approve', 'deny'] as const) {
@@ -230,7 +230,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       `/projects/:slug/requests/:id/${decision}`,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
-        await deps.backend.decideRequest(
+        await deps.management.decideRequest(
           actor,
           slug,
           param(req, 'id'),
@@ -250,7 +250,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/projects/:slug/members',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'members', { project: param(req, 'slug') });
-      res.type('html').send(views.membersPage(f, await deps.backend.members(actor, param(req, 'slug'))));
+      res.type('html').send(views.membersPage(f, await deps.management.members(actor, param(req, 'slug'))));
     }),
   );
   router.post(
@@ -259,29 +259,29 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const slug = param(req, 'slug');
       const email = str(req.body.email).trim();
       try {
-        await deps.backend.addMember(actor, slug, { email, role: str(req.body.role) });
+        await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
         back(res, membersPath(slug), 'member-added');
       } catch (err) {
-        if (!(err instanceof DashboardRefusal) || err.status !== 400) throw err;
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const f = await frame(req, res, actor, 'members', { project: slug });
         res
           .status(400)
           .type('html')
-          .send(views.membersPage(f, { ...(await deps.backend.members(actor, slug)), error: err.message, email }));
+          .send(views.membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }));
       }
     }),
   );
   router.post(
     '/projects/:slug/members/:user/role',
     page$(async (req, res, actor) => {
-      await deps.backend.setRole(actor, param(req, 'slug'), param(req, 'user'), str(req.body.role));
+      await deps.management.setRole(actor, param(req, 'slug'), param(req, 'user'), str(req.body.role));
       back(res, membersPath(param(req, 'slug')), 'role-changed');
     }),
   );
   router.post(
     '/projects/:slug/members/:user/remove',
     page$(async (req, res, actor) => {
-      await deps.backend.removeMember(actor, param(req, 'slug'), param(req, 'user'));
+      await deps.management.removeMember(actor, param(req, 'slug'), param(req, 'user'));
       back(res, membersPath(param(req, 'slug')), 'member-removed');
     }),
   );
@@ -290,7 +290,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   async function renderBots(req: Request, res: Response, actor: Actor, newKey?: { bot: string; key: string }) {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
-    res.type('html').send(views.serviceAccountsPage(f, { ...(await deps.backend.bots(actor, ws)), ...(newKey ? { newKey } : {}) }));
+    res.type('html').send(views.serviceAccountsPage(f, { ...(await deps.management.bots(actor, ws)), ...(newKey ? { newKey } : {}) }));
   }
   router.get(
     '/workspaces/:ws/service-accounts',
@@ -299,24 +299,26 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.post(
     '/workspaces/:ws/service-accounts',
     page$(async (req, res, actor) =>
-      renderBots(req, res, actor, await deps.backend.createBot(actor, param(req, 'ws'), str(req.body.name).trim())),
+      renderBots(req, res, actor, await deps.management.createBot(actor, param(req, 'ws'), str(req.body.name).trim())),
     ),
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/grant',
     page$(async (req, res, actor) => {
-      await deps.backend.grantBot(actor, param(req, 'ws'), param(req, 'id'), str(req.body.project), str(req.body.level));
+      await deps.management.grantBot(actor, param(req, 'ws'), param(req, 'id'), str(req.body.project), str(req.body.level));
       back(res, botsPath(param(req, 'ws')), 'bot-granted');
     }),
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/rotate',
-    page$(async (req, res, actor) => renderBots(req, res, actor, await deps.backend.rotateBot(actor, param(req, 'ws'), param(req, 'id')))),
+    page$(async (req, res, actor) =>
+      renderBots(req, res, actor, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id'))),
+    ),
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/revoke',
     page$(async (req, res, actor) => {
-      await deps.backend.revokeBot(actor, param(req, 'ws'), param(req, 'id'));
+      await deps.management.revokeBot(actor, param(req, 'ws'), param(req, 'id'));
       back(res, botsPath(param(req, 'ws')), 'bot-revoked');
     }),
   );
@@ -325,7 +327,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/workspaces/:ws/usage',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'usage', { workspace: param(req, 'ws') });
-      res.type('html').send(views.usagePage(f, await deps.backend.usage(actor, param(req, 'ws'))));
+      res.type('html').send(views.usagePage(f, await deps.management.usage(actor, param(req, 'ws'))));
     }),
   );
   router.get(
@@ -334,16 +336,14 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const f = await frame(req, res, actor, 'audit', { workspace: param(req, 'ws') });
       const action = str(req.query['action']);
       const cursor = str(req.query['cursor']);
-      if (!deps.backend.audit) throw new DashboardRefusal(404, 'There is no audit log here.');
-      const data = await deps.backend.audit(actor, param(req, 'ws'), { ...(cursor ? { cursor } : {}), ...(action ? { action } : {}) });
+      const data = await deps.management.audit(actor, param(req, 'ws'), { ...(cursor ? { cursor } : {}), ...(action ? { action } : {}) });
       res.type('html').send(views.auditPage(f, { ...data, action }));
     }),
   );
   router.get(
     '/workspaces/:ws/audit/export',
     page$(async (req, res, actor) => {
-      if (!deps.backend.auditExport) throw new DashboardRefusal(404, 'There is no audit log here.');
-      const lines = await deps.backend.auditExport(actor, param(req, 'ws'));
+      const lines = await deps.management.auditExport(actor, param(req, 'ws'));
       res
         .type('application/x-ndjson')
         .set('Content-Disposition', `attachment; filename="audit-${param(req, 'ws')}.jsonl"`)
@@ -357,13 +357,13 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const f = await frame(req, res, actor, 'account', {});
       res
         .type('html')
-        .send(views.accountPage(f, { ...(await deps.backend.account(actor)), changePassword: deps.changePasswordPath ?? null }));
+        .send(views.accountPage(f, { ...(await deps.management.account(actor)), changePassword: deps.changePasswordPath ?? null }));
     }),
   );
   router.post(
     '/account/keys/:id/revoke',
     page$(async (req, res, actor) => {
-      await deps.backend.revokePersonalKey(actor, param(req, 'id'));
+      await deps.management.revokePersonalKey(actor, param(req, 'id'));
       back(res, '/dashboard/account', 'personal-key-revoked');
     }),
   );
@@ -395,8 +395,4 @@ type Done = keyof typeof DONE;
 function flashOf(req: Request): Frame['flash'] {
   const done = str(req.query['done']);
   return Object.hasOwn(DONE, done) ? { kind: 'ok', text: DONE[done as Done] } : undefined;
-}
-
-function cryptoId(): string {
-  return globalThis.crypto.randomUUID();
 }

@@ -3,6 +3,7 @@
  * the data through the management layer and pass it here; nothing here reads storage or decides
  * who may do what (the `can*` fields say what the management layer allows this person).
  */
+import type { AccountInfo, AuditRow, BotRow, KeyRow, MemberRow, NewKey, RequestRow, Usage } from '@svc/management';
 import { esc } from '../pages/layout.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
 
@@ -22,26 +23,6 @@ const OVERLAP_CHOICES = [
   { value: '24h', label: '24 hours' },
   { value: '7d', label: '7 days' },
 ] as const;
-
-export interface KeyRow {
-  id: string;
-  name: string;
-  level: string;
-  prefix: string;
-  createdAt: number;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
-  status: 'active' | 'expiring' | 'expired' | 'revoked';
-}
-
-export interface NewKey {
-  key: string;
-  name: string;
-  level: string;
-  expiresAt: number | null;
-  /** Set when the key replaced another (a roll): when the old one stops working. */
-  replacedUntil?: number | null;
-}
 
 const when = (ms: number | null, none = 'never') =>
   ms === null
@@ -150,15 +131,6 @@ ${postForm(f, action, `<label for="overlap">Overlap</label><select id="overlap" 
   );
 }
 
-export interface RequestRow {
-  id: string;
-  requester: string;
-  level: string;
-  reason: string;
-  createdAt: number;
-  status: 'pending' | 'approved' | 'denied';
-}
-
 export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: boolean; now: number }): string {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/requests`;
   const pending = v.requests.filter((r) => r.status === 'pending');
@@ -196,13 +168,6 @@ export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: b
   );
 }
 
-export interface MemberRow {
-  userId: string;
-  email: string;
-  role: string;
-  owner: boolean;
-}
-
 export function membersPage(f: Frame, v: { members: MemberRow[]; canManage: boolean; error?: string; email?: string }): string {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/members`;
   const rows = v.members.map((m) => {
@@ -232,14 +197,6 @@ export function membersPage(f: Frame, v: { members: MemberRow[]; canManage: bool
       )}<p class="muted">Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`
     : '';
   return dashboardPage(f, 'Members', `${table('Members', ['Email', 'Role', 'Manage'], rows, 'No members besides the owner.')}${add}`);
-}
-
-export interface BotRow {
-  id: string;
-  name: string;
-  grants: Record<string, string>;
-  keyPrefix: string | null;
-  createdAt: number;
 }
 
 export function serviceAccountsPage(
@@ -279,13 +236,6 @@ ${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], ro
         : ''
     }`,
   );
-}
-
-export interface Usage {
-  minute: { used: number; limit: number };
-  month: { used: number; quota: number | null };
-  perKey: { name: string; prefix: string; count: number }[];
-  perTool: { tool: string; count: number }[];
 }
 
 /** A horizontal bar chart as SVG, with its numbers in a table beside it (role img + title). */
@@ -337,16 +287,6 @@ ${table(
   );
 }
 
-export interface AuditRow {
-  id: string;
-  at: number;
-  actor: string;
-  action: string;
-  target: string;
-  source: string;
-  requestId: string;
-}
-
 export function auditPage(f: Frame, v: { entries: AuditRow[]; action: string; next: string | null; actions: readonly string[] }): string {
   const base = `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/audit`;
   const filter = `<form method="get" action="${esc(base)}"><label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">All actions</option>${v.actions
@@ -367,10 +307,7 @@ ${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'],
   );
 }
 
-export interface AccountPage {
-  email: string;
-  emailVerified: boolean | null;
-  personalKeys: { id: string; client: string; prefix: string; createdAt: number; expiresAt: number | null; lastUsedAt: number | null }[];
+export interface AccountPage extends AccountInfo {
   changePassword: string | null;
 }
 

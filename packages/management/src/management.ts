@@ -1,13 +1,16 @@
 /**
- * The dashboard's backend on the account stores (docs/dashboard.md "Who may do what"): each
- * operation finds the person's role where it acts and refuses what the role does not allow.
+ * The management layer on the account stores (docs/management.md "Who may do what"): each
+ * operation finds the actor's role where it acts, refuses what the role does not allow, and
+ * records what it did in the workspace's audit log.
  * - A project's keys: every member sees them; an EDITOR creates VIEWER and EDITOR keys and revokes
  *   or rolls keys up to EDITOR; an ADMIN does all of it; a VIEWER only looks.
  * - Access requests and members: an ADMIN of the project decides and manages; members see the
  *   member list.
- * - Service accounts and usage: the workspace's owner.
- * - A project the person has no role on is answered as missing (404), never as forbidden, so the
- *   dashboard does not tell who owns which slug.
+ * - Service accounts, usage and the audit log: the workspace's owner.
+ * - A project key acts only within its own project, with its level as its role, and only an ADMIN
+ *   key manages; it cannot act on a workspace.
+ * - A project the actor has no role on is answered as missing (404), never as forbidden, so no
+ *   one learns who holds which slug.
  */
 import {
   AUDIT_ACTIONS,
@@ -21,8 +24,19 @@ import {
   type Redis,
 } from '@svc/accounts';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
-import { DashboardRefusal, type Actor, type DashboardBackend } from './backend.ts';
-import type { KeyRow, NewKey } from './views.ts';
+import {
+  ManagementError,
+  type AccountInfo,
+  type Actor,
+  type AuditRow,
+  type BotRow,
+  type KeyRow,
+  type MemberRow,
+  type NewKey,
+  type ProjectRow,
+  type RequestRow,
+  type Usage,
+} from './types.ts';
 
 const CREATABLE: Record<Role, readonly KeyLevel[]> = {
   ADMIN: ['VIEWER', 'EDITOR', 'ADMIN'],
@@ -32,14 +46,50 @@ const CREATABLE: Record<Role, readonly KeyLevel[]> = {
 };
 const MAX_NAME = 80;
 
-export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: () => number }): DashboardBackend {
+export interface Management {
+  projectsOf(actor: Actor): Promise<ProjectRow[]>;
+  /** Workspaces the actor may create projects in. */
+  workspacesOf(actor: Actor): Promise<string[]>;
+  createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
+  keys(actor: Actor, project: string): Promise<{ keys: KeyRow[]; creatableLevels: readonly string[]; canRevoke: boolean }>;
+  createKey(actor: Actor, project: string, input: { name: string; level: string; expires: string }): Promise<NewKey>;
+  revokeKey(actor: Actor, project: string, id: string): Promise<void>;
+  rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
+  requests(actor: Actor, project: string): Promise<{ requests: RequestRow[]; canDecide: boolean }>;
+  decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
+  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; canManage: boolean }>;
+  addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<void>;
+  setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
+  removeMember(actor: Actor, project: string, userId: string): Promise<void>;
+  bots(actor: Actor, workspace: string): Promise<{ bots: BotRow[]; projects: string[]; canManage: boolean }>;
+  createBot(actor: Actor, workspace: string, name: string): Promise<{ bot: string; key: string }>;
+  grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
+  rotateBot(actor: Actor, workspace: string, id: string): Promise<{ bot: string; key: string }>;
+  revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
+  usage(actor: Actor, workspace: string): Promise<Usage>;
+  audit(
+    actor: Actor,
+    workspace: string,
+    page: { cursor?: string; action?: string; limit?: number },
+  ): Promise<{ entries: AuditRow[]; next: string | null; actions: readonly string[] }>;
+  auditExport(actor: Actor, workspace: string): Promise<string[]>;
+  account(actor: Actor): Promise<AccountInfo>;
+  revokePersonalKey(actor: Actor, id: string): Promise<void>;
+  /**
+   * A key's value reported as leaked: the key is revoked and the report recorded. Holding the key
+   * is proof enough; the answer is the same whether or not it existed.
+   */
+  reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
+}
+
+export function createManagement(accounts: Accounts, deps: { redis: Redis; now?: () => number }): Management {
   const now = deps.now ?? Date.now;
 
   /** One audit entry for what `actor` just did in `workspace` (docs/audit.md). */
   const note = (actor: Actor, workspace: string, action: AuditAction, target: string, detail?: Record<string, string>) =>
     accounts.audit.record({
       workspace,
-      actor: actor.email,
+      actor: actor.label,
       action,
       target,
       source: actor.source,
@@ -50,20 +100,29 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
 
   async function projectFor(actor: Actor, slug: string): Promise<{ project: Project; role: Role }> {
     const project = await accounts.workspaces.getProject(slug);
-    const role = project ? await accounts.workspaces.roleOf(actor.userId, project) : 'NONE';
-    if (!project || role === 'NONE') throw new DashboardRefusal(404, `There is no project ${slug} you can open.`);
+    let role: Role = 'NONE';
+    if (project && actor.kind === 'person') role = await accounts.workspaces.roleOf(actor.userId, project);
+    if (project && actor.kind === 'project_key' && actor.project === slug) role = actor.level;
+    if (!project || role === 'NONE') throw new ManagementError(404, `There is no project ${slug} you can open.`);
     return { project, role };
+  }
+
+  /** The person behind the actor; a key acting for itself has none. */
+  function personOf(actor: Actor, what: string): string {
+    if (actor.kind !== 'person') throw new ManagementError(403, `A project key cannot ${what}; sign in or use your personal key.`);
+    return actor.userId;
   }
 
   async function adminOf(actor: Actor, slug: string, what: string) {
     const p = await projectFor(actor, slug);
-    if (p.role !== 'ADMIN') throw new DashboardRefusal(403, `Only the project's admins can ${what}; your role here is ${p.role}.`);
+    if (p.role !== 'ADMIN') throw new ManagementError(403, `Only the project's admins can ${what}; your role here is ${p.role}.`);
     return p;
   }
 
   async function ownerOf(actor: Actor, workspace: string, what: string) {
+    const userId = personOf(actor, what);
     const ws = await accounts.workspaces.get(workspace);
-    if (!ws || ws.owner !== actor.userId) throw new DashboardRefusal(403, `Only the owner of workspace ${workspace} can ${what}.`);
+    if (!ws || ws.owner !== userId) throw new ManagementError(403, `Only the owner of workspace ${workspace} can ${what}.`);
     return ws;
   }
 
@@ -89,15 +148,14 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
 
   async function keyOfProject(slug: string, id: string): Promise<ApiKeyRecord> {
     const key = await accounts.keys.getById(id);
-    if (!key || key.project !== slug || key.kind !== 'project_key')
-      throw new DashboardRefusal(404, 'There is no such key in this project.');
+    if (!key || key.project !== slug || key.kind !== 'project_key') throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }
 
   function mayChangeKey(role: Role, key: ApiKeyRecord): void {
     const level = key.level || 'ADMIN';
     if (!CREATABLE[role].includes(level as KeyLevel))
-      throw new DashboardRefusal(403, `Your role (${role}) cannot change ${level} keys; ask a project admin.`);
+      throw new ManagementError(403, `Your role (${role}) cannot change ${level} keys; ask a project admin.`);
   }
 
   function expiryOf(text: string): number | undefined {
@@ -105,7 +163,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     try {
       return parseDuration(text, 'Expiry');
     } catch (err) {
-      throw new DashboardRefusal(400, (err as Error).message, 'expires');
+      throw new ManagementError(400, (err as Error).message, 'expires');
     }
   }
 
@@ -120,6 +178,10 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
 
   return {
     async projectsOf(actor) {
+      if (actor.kind === 'project_key') {
+        const p = await accounts.workspaces.getProject(actor.project);
+        return p ? [{ slug: p.slug, name: p.name, workspace: p.workspace, role: actor.level }] : [];
+      }
       return (await accounts.workspaces.accessibleProjects(actor.userId)).map((a) => ({
         slug: a.project.slug,
         name: a.project.name,
@@ -129,14 +191,14 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     },
 
     async workspacesOf(actor) {
-      return accounts.workspaces.ownedBy(actor.userId);
+      return actor.kind === 'person' ? accounts.workspaces.ownedBy(actor.userId) : [];
     },
 
     async createProject(actor, input) {
-      if (!input.name || input.name.length > 60) throw new DashboardRefusal(400, 'Give the project a name of 1 to 60 characters.', 'name');
+      if (!input.name || input.name.length > 60) throw new ManagementError(400, 'Give the project a name of 1 to 60 characters.', 'name');
       await ownerOf(actor, input.workspace, 'create projects there');
       const stem = slugOf(input.name);
-      if (stem.length < 2) throw new DashboardRefusal(400, 'The name needs at least two letters or digits.', 'name');
+      if (stem.length < 2) throw new ManagementError(400, 'The name needs at least two letters or digits.', 'name');
       for (let n = 1; n < 100; n++) {
         const slug = n === 1 ? stem : `${stem}-${n}`;
         try {
@@ -147,7 +209,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
           if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
         }
       }
-      throw new DashboardRefusal(409, 'No free address for a project of that name; choose another name.', 'name');
+      throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
     },
 
     async keys(actor, slug) {
@@ -159,10 +221,10 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async createKey(actor, slug, input) {
       const { project, role } = await projectFor(actor, slug);
       if (!input.name || input.name.length > MAX_NAME)
-        throw new DashboardRefusal(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
+        throw new ManagementError(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
       const level = input.level;
       if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
-        throw new DashboardRefusal(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');
+        throw new ManagementError(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');
       const expiresInSeconds = expiryOf(input.expires);
       const issued = await accounts.keys.createProjectKey({
         project: slug,
@@ -172,7 +234,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         ...(expiresInSeconds ? { expiresInSeconds } : {}),
       });
       await note(actor, project.workspace, 'key.created', keyTarget(issued.record), { project: slug, level, expires: input.expires });
-      return { key: issued.key, name: input.name, level: input.level, expiresAt: issued.record.expiresAt } satisfies NewKey;
+      return { id: issued.id, key: issued.key, name: input.name, level, expiresAt: issued.record.expiresAt } satisfies NewKey;
     },
 
     async revokeKey(actor, slug, id) {
@@ -187,12 +249,12 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
       const { project, role } = await projectFor(actor, slug);
       const old = await keyOfProject(slug, id);
       mayChangeKey(role, old);
-      if (old.revoked) throw new DashboardRefusal(409, 'This key is revoked; create a new one instead.');
+      if (old.revoked) throw new ManagementError(409, 'This key is revoked; create a new one instead.');
       let overlapSeconds: number;
       try {
         overlapSeconds = overlap === '0m' ? 0 : parseDuration(overlap, 'Overlap');
       } catch (err) {
-        throw new DashboardRefusal(400, (err as Error).message, 'overlap');
+        throw new ManagementError(400, (err as Error).message, 'overlap');
       }
       const remaining = old.expiresAt === null ? undefined : Math.max(1, Math.round((old.expiresAt - old.createdAt) / 1000));
       const issued = await accounts.keys.createProjectKey({
@@ -210,7 +272,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         replacement: `key:${issued.id} (${issued.record.prefix})`,
         old_key_until: new Date(until).toISOString(),
       });
-      return { key: issued.key, name: old.name, level: old.level, expiresAt: issued.record.expiresAt, replacedUntil: until };
+      return { id: issued.id, key: issued.key, name: old.name, level: old.level, expiresAt: issued.record.expiresAt, replacedUntil: until };
     },
 
     async requests(actor, slug) {
@@ -234,9 +296,9 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async decideRequest(actor, slug, id, decision) {
       const { project } = await adminOf(actor, slug, 'decide access requests');
       const request = await accounts.accessRequests.get(id);
-      if (!request || request.project !== slug) throw new DashboardRefusal(404, 'There is no such access request in this project.');
-      if (request.status !== 'pending') throw new DashboardRefusal(409, `This request was already ${request.status}.`);
-      if (decision.approve && !isKeyLevel(decision.level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+      if (!request || request.project !== slug) throw new ManagementError(404, 'There is no such access request in this project.');
+      if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
+      if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       await accounts.accessRequests.decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined);
       await note(
         actor,
@@ -266,20 +328,20 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async addMember(actor, slug, input) {
       const { project } = await adminOf(actor, slug, 'add members');
       const role = input.role;
-      if (!isKeyLevel(role)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
+      if (!isKeyLevel(role)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
       const user = await accounts.users.findByEmail(input.email);
-      if (!user) throw new DashboardRefusal(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
+      if (!user) throw new ManagementError(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
       await accounts.workspaces.setRole(slug, user.id, role);
       await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });
     },
 
     async setRole(actor, slug, userId, role) {
       const { project } = await adminOf(actor, slug, 'change roles');
-      if (!isKeyLevel(role)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
+      if (!isKeyLevel(role)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
       if ((await accounts.workspaces.get(project.workspace))?.owner === userId)
-        throw new DashboardRefusal(409, "The workspace owner's role cannot change.");
+        throw new ManagementError(409, "The workspace owner's role cannot change.");
       if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
-        throw new DashboardRefusal(404, 'That person is not a member.');
+        throw new ManagementError(404, 'That person is not a member.');
       await accounts.workspaces.setRole(slug, userId, role);
       await note(actor, project.workspace, 'member.role_changed', `user:${(await accounts.users.get(userId))?.email ?? userId}`, {
         project: slug,
@@ -290,9 +352,9 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async removeMember(actor, slug, userId) {
       const { project } = await adminOf(actor, slug, 'remove members');
       if ((await accounts.workspaces.get(project.workspace))?.owner === userId)
-        throw new DashboardRefusal(409, 'The workspace owner cannot be removed.');
+        throw new ManagementError(409, 'The workspace owner cannot be removed.');
       if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
-        throw new DashboardRefusal(404, 'That person is not a member.');
+        throw new ManagementError(404, 'That person is not a member.');
       await accounts.workspaces.setRole(slug, userId, 'NONE');
       await note(actor, project.workspace, 'member.removed', `user:${(await accounts.users.get(userId))?.email ?? userId}`, {
         project: slug,
@@ -314,7 +376,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async createBot(actor, workspace, name) {
       await ownerOf(actor, workspace, 'create service accounts');
       if (!name || name.length > MAX_NAME)
-        throw new DashboardRefusal(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
+        throw new ManagementError(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
       const { bot, key } = await accounts.bots.create({ workspace, name });
       await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
       return { bot: bot.name, key: key.key };
@@ -323,10 +385,10 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async grantBot(actor, workspace, id, project, level) {
       await ownerOf(actor, workspace, 'grant service accounts');
       const bot = await accounts.bots.get(id);
-      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
       if (!(await accounts.workspaces.projectsOf(workspace)).includes(project))
-        throw new DashboardRefusal(404, `There is no project ${project} in this workspace.`);
-      if (!isKeyLevel(level)) throw new DashboardRefusal(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+        throw new ManagementError(404, `There is no project ${project} in this workspace.`);
+      if (!isKeyLevel(level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       await accounts.bots.grant(id, project, level as KeyLevel);
       await note(actor, workspace, 'service_account.granted', `service_account:${id} ("${bot.name}")`, { project, level });
     },
@@ -334,7 +396,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async rotateBot(actor, workspace, id) {
       await ownerOf(actor, workspace, 'rotate service account keys');
       const bot = await accounts.bots.get(id);
-      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
       const issued = await accounts.bots.rotateKey(id);
       await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, { key: issued.record.prefix });
       return { bot: bot.name, key: issued.key };
@@ -343,7 +405,7 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     async revokeBot(actor, workspace, id) {
       await ownerOf(actor, workspace, 'revoke service accounts');
       const bot = await accounts.bots.get(id);
-      if (!bot || bot.workspace !== workspace) throw new DashboardRefusal(404, 'There is no such service account in this workspace.');
+      if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
       const key = await accounts.keys.getById(bot.keyId);
       if (key && !key.revoked) await accounts.keys.revoke(key.id);
       await note(actor, workspace, 'service_account.revoked', `service_account:${id} ("${bot.name}")`);
@@ -364,6 +426,22 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
         perKey: [],
         perTool: [],
       };
+    },
+
+    async reportLeak(value, from) {
+      const key = await accounts.keys.verify(value).catch(() => null);
+      if (!key) return;
+      await accounts.keys.revoke(key.id);
+      const workspace = key.workspace || (key.userId ? (await accounts.users.get(key.userId))?.workspace : undefined);
+      if (workspace)
+        await accounts.audit.record({
+          workspace,
+          actor: 'leak report',
+          action: 'key.reported',
+          target: keyTarget(key),
+          source: from.source,
+          requestId: from.requestId,
+        });
     },
 
     async audit(actor, workspace, page) {
@@ -390,11 +468,10 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     },
 
     async account(actor) {
-      const keys = (await accounts.keys.listForUser(actor.userId)).filter(
-        (k) => !k.revoked && (k.expiresAt === null || k.expiresAt > now()),
-      );
+      const userId = personOf(actor, 'have an account page');
+      const keys = (await accounts.keys.listForUser(userId)).filter((k) => !k.revoked && (k.expiresAt === null || k.expiresAt > now()));
       return {
-        email: actor.email,
+        email: actor.label,
         emailVerified: null,
         personalKeys: keys.map((k) => ({
           id: k.id,
@@ -408,10 +485,13 @@ export function accountsBackend(accounts: Accounts, deps: { redis: Redis; now?: 
     },
 
     async revokePersonalKey(actor, id) {
+      const userId = personOf(actor, 'revoke personal keys');
       const key = await accounts.keys.getById(id);
-      if (!key || key.userId !== actor.userId || key.kind !== 'user_key')
-        throw new DashboardRefusal(404, 'There is no such personal key of yours.');
+      if (!key || key.userId !== userId || key.kind !== 'user_key')
+        throw new ManagementError(404, 'There is no such personal key of yours.');
       await accounts.keys.revoke(id);
+      const user = await accounts.users.get(userId);
+      if (user) await note(actor, user.workspace, 'personal_key.revoked', keyTarget(key));
     },
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * The management layer's vocabulary (docs/management.md): who acts, what they see, and how a
+ * refusal is said. The dashboard and the management API both speak it.
+ */
+import type { KeyLevel } from '@svc/policy';
+
+/**
+ * Who asks. A person (dashboard session, or their personal key on the API) acts within their
+ * roles; a project key acts only within its own project, and only an ADMIN key may manage.
+ */
+export type Actor =
+  | { kind: 'person'; userId: string; label: string; source: string; requestId: string }
+  | { kind: 'project_key'; keyId: string; project: string; level: KeyLevel; label: string; source: string; requestId: string };
+
+export class ManagementError extends Error {
+  override name = 'ManagementError';
+  readonly status: 400 | 403 | 404 | 409;
+  /** The input field the refusal is about, when it is one. */
+  readonly field: string | undefined;
+
+  constructor(status: 400 | 403 | 404 | 409, message: string, field?: string) {
+    super(message);
+    this.status = status;
+    this.field = field;
+  }
+}
+
+export interface ProjectRow {
+  slug: string;
+  name: string;
+  workspace: string;
+  role: string;
+}
+
+export interface KeyRow {
+  id: string;
+  name: string;
+  level: string;
+  prefix: string;
+  createdAt: number;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  status: 'active' | 'expiring' | 'expired' | 'revoked';
+}
+
+export interface NewKey {
+  id: string;
+  key: string;
+  name: string;
+  level: string;
+  expiresAt: number | null;
+  /** Set when the key replaced another (a roll): when the old one stops working. */
+  replacedUntil?: number | null;
+}
+
+export interface RequestRow {
+  id: string;
+  requester: string;
+  level: string;
+  reason: string;
+  createdAt: number;
+  status: 'pending' | 'approved' | 'denied';
+}
+
+export interface MemberRow {
+  userId: string;
+  email: string;
+  role: string;
+  owner: boolean;
+}
+
+export interface BotRow {
+  id: string;
+  name: string;
+  grants: Record<string, string>;
+  keyPrefix: string | null;
+  createdAt: number;
+}
+
+export interface Usage {
+  minute: { used: number; limit: number };
+  month: { used: number; quota: number | null };
+  perKey: { name: string; prefix: string; count: number }[];
+  perTool: { tool: string; count: number }[];
+}
+
+export interface AuditRow {
+  id: string;
+  at: number;
+  actor: string;
+  action: string;
+  target: string;
+  source: string;
+  requestId: string;
+}
+
+export interface AccountInfo {
+  email: string;
+  emailVerified: boolean | null;
+  personalKeys: { id: string; client: string; prefix: string; createdAt: number; expiresAt: number | null; lastUsedAt: number | null }[];
+}
