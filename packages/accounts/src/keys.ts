@@ -46,4 +46,6 @@ export const K = {
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,
   rateMinute: (workspace: string, minute: number) => `svc:rl:{${workspace}}:m:${minute}`,
   rateMonth: (workspace: string, month: string) => `svc:rl:{${workspace}}:q:${month}`,
+  /** Management API requests of a workspace in one minute (their own bucket, docs/management.md). */
+  rateManagement: (workspace: string, minute: number) => `svc:rl:{${workspace}}:mgmt:${minute}`,
 };

@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'header_mismatch'
   | 'unsupported_protocol_version'
   | 'service_unavailable'
+  | 'conflict'
   | 'internal_error';
 
 interface CatalogueEntry {
@@ -76,6 +77,7 @@ const ERROR_CATALOGUE = {
     rpc: -31021,
   },
   not_found: { status: 404, message: 'Not found', remedy: 'Check the project or team slug in the URL.', rpc: -31030 },
+  conflict: { status: 409, message: 'Conflict', remedy: 'Reload the current state and decide again.', rpc: -31031 },
   method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -31040 },
   forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -31041 },
   payload_too_large: { status: 413, message: 'Request body too large', remedy: 'Send a smaller body.', rpc: -31042 },

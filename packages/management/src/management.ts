@@ -222,6 +222,7 @@ export function createManagement(accounts: Accounts, deps: { redis: Redis; now?:
       const { project, role } = await projectFor(actor, slug);
       if (!input.name || input.name.length > MAX_NAME)
         throw new ManagementError(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
+      if (CREATABLE[role].length === 0) throw new ManagementError(403, `Your role on this project (${role}) cannot create keys.`);
       const level = input.level;
       if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
         throw new ManagementError(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
+import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import { createAuthenticate } from './auth/authenticate.ts';
@@ -50,6 +51,15 @@ import {
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
 import { accountSteps } from './rest/account-steps.ts';
+import {
+  MANAGEMENT_ROUTES,
+  managementActor,
+  managementBucket,
+  matchManagementRoute,
+  reportLeak,
+  runManagement,
+  type ManagementRoute,
+} from './rest/management-steps.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { callTool, prepareRestCall } from './rest/steps.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
@@ -132,6 +142,7 @@ export function createGateway(deps: GatewayDeps) {
     ]),
   };
   const account = accountSteps(deps.accounts);
+  const management = createManagement(deps.accounts, { redis: deps.redis, now });
   const runDeps = { logger, challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err) };
   const transport = checkTransport(origins.allowed);
   const auth = authenticateStep(authenticateAndRecord);
@@ -177,7 +188,31 @@ export function createGateway(deps: GatewayDeps) {
     projects: route('projects', [checkOriginOnly(origins.allowed), auth, charge, account.projects], runDeps),
     // Never refused for a limit: a key must always be able to revoke itself.
     revokeSelf: route('revoke-self', [checkOriginOnly(origins.allowed), auth, account.revokeSelf], runDeps),
+    // No credential but the reported key itself, and never refused for a limit (docs/management.md).
+    reportLeak: route(
+      'report-leak',
+      [checkOriginOnly(origins.allowed), readJsonBody(config.maxBodyBytes), reportLeak(management)],
+      runDeps,
+    ),
   } satisfies Record<string, Route>;
+  // The management API: one route per operation of the table (docs/management.md "REST").
+  const managementRoutes = new Map<ManagementRoute, Route>(
+    MANAGEMENT_ROUTES.map((r) => [
+      r,
+      route(
+        `management ${r.name}`,
+        [
+          checkOriginOnly(origins.allowed),
+          readJsonBody(config.maxBodyBytes, { emptyIs: {} }),
+          auth,
+          managementActor(deps.accounts),
+          managementBucket(deps.redis, now),
+          runManagement(management, r),
+        ],
+        runDeps,
+      ),
+    ]),
+  );
 
   function serve(
     name: keyof typeof routes,
@@ -189,6 +224,17 @@ export function createGateway(deps: GatewayDeps) {
   ): Promise<void> {
     const ex = newExchange(req, res, { requestId: randomUUID(), target, protocol, headers: origins.corsHeaders(req), params });
     return routes[name](ex);
+  }
+
+  function serveManagement(r: ManagementRoute, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> {
+    const ex = newExchange(req, res, {
+      requestId: randomUUID(),
+      target: { kind: 'account', slug: '' },
+      protocol: 'rest',
+      headers: origins.corsHeaders(req),
+      params,
+    });
+    return managementRoutes.get(r)!(ex);
   }
   let openApiDoc: unknown;
   const app = createExpressApp({
@@ -231,6 +277,23 @@ export function createGateway(deps: GatewayDeps) {
         return void sendRestError(res, err, { Allow: `${accountRoute.method}, OPTIONS`, ...origins.corsHeaders(req) });
       }
       return void track(res, 'rest', serve(accountRoute.route, req, res, { kind: 'account', slug: '' }, 'rest'));
+    }
+    if (path === '/api/v1/keys/report-leak') {
+      if (req.method === 'OPTIONS') return preflight();
+      if (req.method !== 'POST') {
+        const err = new SvcError('method_not_allowed', { remedy: `${path} takes POST.` });
+        return void sendRestError(res, err, { Allow: 'POST, OPTIONS', ...origins.corsHeaders(req) });
+      }
+      return void track(res, 'management', serve('reportLeak', req, res, { kind: 'account', slug: '' }, 'rest'));
+    }
+    const managementMatch = path ? matchManagementRoute(req.method ?? 'GET', path) : null;
+    if (managementMatch) {
+      if (req.method === 'OPTIONS') return preflight();
+      if ('allow' in managementMatch) {
+        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${managementMatch.allow}.` });
+        return void sendRestError(res, err, { Allow: managementMatch.allow, ...origins.corsHeaders(req) });
+      }
+      return void track(res, 'management', serveManagement(managementMatch.route, req, res, managementMatch.params));
     }
     app(req, res);
   }

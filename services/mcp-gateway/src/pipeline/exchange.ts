@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonRpcId } from '@svc/errors';
+import type { Actor } from '@svc/management';
 import type { CallerContext, Surface } from '@svc/policy';
 import type { ResolvedCaller, Target } from '../auth/caller.ts';
 import type { Headers } from '../http/respond.ts';
@@ -42,6 +43,8 @@ export interface Exchange {
   prepared: PreparedCall | null;
   /** A legacy credential or tool name was used: the response carries a Deprecation header. */
   legacy: boolean;
+  /** The management API: who is acting (managementActor). */
+  actor: Actor | null;
 }
 
 /** One named unit of a route. It mutates the exchange, may answer (then the route ends), or throws. */
@@ -72,6 +75,7 @@ export function newExchange(
     policy: null,
     prepared: null,
     legacy: false,
+    actor: null,
   };
 }
 

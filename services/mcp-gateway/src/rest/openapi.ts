@@ -6,6 +6,7 @@
  */
 import { API_KEY_KINDS } from '@svc/credentials';
 import type { ToolDefinition } from '../tools/types.ts';
+import { MANAGEMENT_ROUTES } from './management-steps.ts';
 
 /** Tools served on the team endpoint (the policy table's "team endpoint" row). */
 const TEAM_TOOLS = new Set(['svc_multi_project_query']);
@@ -15,6 +16,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '401': 'Missing authentication, Invalid API key or Invalid OAuth token.',
   '403': 'Refused by the tool policy (access level, plan, surface or entitlement); the remedy says what is needed.',
   '404': 'Unknown tool or project.',
+  '409': 'Conflict: the object is not in a state that allows it (management API).',
   '429': 'Rate limit exceeded, or Monthly query limit reached (see Retry-After).',
 };
 
@@ -125,7 +127,32 @@ function accountPaths(): Record<string, unknown> {
 }
 
 export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string }): object {
-  const paths: Record<string, unknown> = accountPaths();
+  const paths: Record<string, Record<string, unknown>> = accountPaths() as Record<string, Record<string, unknown>>;
+  // The management API (docs/management.md "REST"): one operation per row of its route table.
+  for (const r of MANAGEMENT_ROUTES) {
+    const names = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+      summary: r.name,
+      tags: ['management'],
+      parameters: names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...(r.method === 'POST' ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      responses: {
+        [r.method === 'POST' && /\/(keys|roll)$/.test(r.path) ? '201' : '200']: { description: 'Done; the body describes the result.' },
+        ...errorResponses(['400', '401', '403', '404', '409', '429']),
+      },
+    };
+  }
+  paths['/api/v1/keys/report-leak'] = {
+    post: {
+      summary: 'report a leaked key: it is revoked; the same answer whether or not it existed; no credential needed',
+      tags: ['management'],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } } } },
+      },
+      responses: { '202': { description: 'Reported.' }, ...errorResponses(['400']) },
+    },
+  };
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
     if (TEAM_TOOLS.has(tool.name)) paths[`/api/v1/teams/{team}/tools/${tool.name}`] = { post: operation(tool, 'team') };
     else paths[`/api/v1/projects/{slug}/tools/${tool.name}`] = { post: operation(tool, 'project') };

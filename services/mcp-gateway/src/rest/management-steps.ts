@@ -1,0 +1,311 @@
+/**
+ * The management API under /api/v1/ (docs/management.md "REST"): the management layer's
+ * operations for a credential speaking for itself. Each route runs: origin, body, authenticate,
+ * who is acting (managementActor), the management bucket, the operation. A refusal of the
+ * management layer becomes the REST error of its status.
+ */
+import type { Accounts, Redis } from '@svc/accounts';
+import { K } from '@svc/accounts';
+import { SvcError } from '@svc/errors';
+import { ManagementError, type Actor, type Management } from '@svc/management';
+import type { Exchange, Step } from '../pipeline/exchange.ts';
+import { callerOf } from '../pipeline/exchange.ts';
+import { respond } from '../pipeline/run.ts';
+
+/** Management requests a workspace may make in a minute, on every plan (docs/management.md). */
+const MANAGEMENT_PER_MINUTE = 120;
+
+type Body = Record<string, unknown>;
+type Operation = (
+  m: Management,
+  actor: Actor,
+  params: Record<string, string>,
+  body: Body,
+  ex: Exchange,
+) => Promise<{ status?: number; body: unknown }>;
+
+export interface ManagementRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The path, with `{name}` for a parameter (one path segment). */
+  path: string;
+  name: string;
+  operation: Operation;
+}
+
+const str = (b: Body, name: string) => (typeof b[name] === 'string' ? (b[name] as string) : '');
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+/** The routes, one line each (their OpenAPI entries come from this table too: openapi.ts). */
+export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/keys',
+    name: 'list keys',
+    operation: async (m, a, p) => {
+      const r = await m.keys(a, p['project']!);
+      return {
+        body: {
+          keys: r.keys.map((k) => ({
+            ...k,
+            createdAt: undefined,
+            expiresAt: undefined,
+            lastUsedAt: undefined,
+            created_at: iso(k.createdAt),
+            expires_at: iso(k.expiresAt),
+            last_used_at: iso(k.lastUsedAt),
+          })),
+          creatable_levels: r.creatableLevels,
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/keys',
+    name: 'create a key',
+    operation: async (m, a, p, b) => {
+      const k = await m.createKey(a, p['project']!, {
+        name: str(b, 'name').trim(),
+        level: str(b, 'level') || 'VIEWER',
+        expires: str(b, 'expires') || '90d',
+      });
+      return { status: 201, body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{project}/keys/{id}',
+    name: 'revoke a key',
+    operation: async (m, a, p) => {
+      await m.revokeKey(a, p['project']!, p['id']!);
+      return { body: { id: p['id'], revoked: true } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/keys/{id}/roll',
+    name: 'roll a key',
+    operation: async (m, a, p, b) => {
+      const k = await m.rollKey(a, p['project']!, p['id']!, str(b, 'overlap') || '24h');
+      return {
+        status: 201,
+        body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt), old_key_until: iso(k.replacedUntil) },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/access-requests',
+    name: 'list access requests',
+    operation: async (m, a, p) => ({
+      body: {
+        requests: (await m.requests(a, p['project']!)).requests.map((r) => ({ ...r, createdAt: undefined, created_at: iso(r.createdAt) })),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/access-requests/{id}/approve',
+    name: 'approve an access request',
+    operation: async (m, a, p, b) => {
+      const level = str(b, 'level');
+      await m.decideRequest(a, p['project']!, p['id']!, { approve: true, level: level || 'VIEWER' });
+      return { body: { id: p['id'], status: 'approved', level: level || 'VIEWER' } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/access-requests/{id}/deny',
+    name: 'deny an access request',
+    operation: async (m, a, p) => {
+      await m.decideRequest(a, p['project']!, p['id']!, { approve: false });
+      return { body: { id: p['id'], status: 'denied' } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/members',
+    name: 'list members',
+    operation: async (m, a, p) => ({ body: { members: (await m.members(a, p['project']!)).members } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/members',
+    name: 'add a member or change a role',
+    operation: async (m, a, p, b) => {
+      const email = str(b, 'email').trim();
+      const role = str(b, 'role');
+      const existing = (await m.members(a, p['project']!)).members.find((x) => x.email === email.toLowerCase());
+      if (existing) await m.setRole(a, p['project']!, existing.userId, role);
+      else await m.addMember(a, p['project']!, { email, role });
+      return { status: existing ? 200 : 201, body: { email: email.toLowerCase(), role } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{project}/members/{user}',
+    name: 'remove a member',
+    operation: async (m, a, p) => {
+      await m.removeMember(a, p['project']!, p['user']!);
+      return { body: { user: p['user'], removed: true } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace}/usage',
+    name: 'usage',
+    operation: async (m, a, p) => ({ body: await m.usage(a, p['workspace']!) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace}/audit',
+    name: 'the audit log',
+    operation: async (m, a, p, _b, ex) => {
+      const q = new URL(ex.req.url ?? '/', 'http://x').searchParams;
+      if (q.get('format') === 'jsonl') return { body: { lines: await m.auditExport(a, p['workspace']!) } };
+      const cursor = q.get('cursor');
+      const action = q.get('action');
+      const limit = Number(q.get('limit') ?? 50);
+      const page = await m.audit(a, p['workspace']!, {
+        ...(cursor ? { cursor } : {}),
+        ...(action ? { action } : {}),
+        limit: Number.isFinite(limit) ? limit : 50,
+      });
+      return { body: { entries: page.entries.map((e) => ({ ...e, at: iso(e.at) })), next: page.next } };
+    },
+  },
+];
+
+/** A path matcher for each route: the table's `{name}` as one percent-decoded segment. */
+export function matchManagementRoute(
+  method: string,
+  path: string,
+): { route: ManagementRoute; params: Record<string, string> } | { allow: string } | null {
+  const allowed: string[] = [];
+  for (const r of MANAGEMENT_ROUTES) {
+    const names: string[] = [];
+    const pattern = new RegExp(`^${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`);
+    const m = pattern.exec(path);
+    if (!m) continue;
+    if (r.method !== method) {
+      allowed.push(r.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    try {
+      names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+    } catch {
+      return null;
+    }
+    return { route: r, params };
+  }
+  return allowed.length ? { allow: [...allowed, 'OPTIONS'].join(', ') } : null;
+}
+
+/**
+ * Who is acting: a personal key speaks for its person, a project key for itself within its
+ * project; service-account keys and OAuth tokens cannot manage here (docs/management.md).
+ */
+export function managementActor(accounts: Accounts): Step {
+  return async function managementActorStep(ex) {
+    const caller = callerOf(ex);
+    const key = caller.keyHash ? await accounts.keys.getById(caller.session) : null;
+    const source = ex.req.socket.remoteAddress ?? '';
+    if (key?.kind === 'user_key') {
+      const user = await accounts.users.get(key.userId);
+      if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
+      ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId };
+      return;
+    }
+    if (key?.kind === 'project_key' && key.level) {
+      ex.actor = {
+        kind: 'project_key',
+        keyId: key.id,
+        project: key.project,
+        level: key.level,
+        label: `key:${key.prefix}`,
+        source,
+        requestId: ex.requestId,
+      };
+      return;
+    }
+    throw new SvcError('access_denied', {
+      message: 'This credential cannot manage: service-account keys and OAuth tokens call tools only',
+      remedy: 'Use your personal key (svc login, then svc auth token) or a project ADMIN key.',
+    });
+  };
+}
+
+/**
+ * The management bucket: MANAGEMENT_PER_MINUTE a minute for the credential's workspace, counted
+ * apart from tool traffic (one atomic INCR and EXPIRE), so tool calls never stop an admin.
+ */
+export function managementBucket(redis: Redis, now: () => number): Step {
+  return async function managementBucketStep(ex) {
+    const minute = Math.floor(now() / 60_000);
+    const key = K.rateManagement(callerOf(ex).workspace, minute);
+    let used: number;
+    try {
+      used = Number(
+        await redis.eval("local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end return n", 1, key),
+      );
+    } catch (err) {
+      throw new SvcError('service_unavailable', {
+        message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
+        detail: String(err),
+      });
+    }
+    const reset = (minute + 1) * 60;
+    ex.headers = {
+      ...ex.headers,
+      'X-RateLimit-Limit': MANAGEMENT_PER_MINUTE,
+      'X-RateLimit-Remaining': Math.max(0, MANAGEMENT_PER_MINUTE - used),
+      'X-RateLimit-Reset': reset,
+    };
+    if (used > MANAGEMENT_PER_MINUTE) {
+      const retry = Math.max(1, reset - Math.floor(now() / 1000));
+      throw new SvcError('rate_limited', {
+        message: `Management rate limit exceeded: ${MANAGEMENT_PER_MINUTE} requests a minute`,
+        headers: { 'Retry-After': String(retry) },
+      });
+    }
+  };
+}
+
+/** The operation, its refusals as REST errors. */
+export function runManagement(management: Management, route: ManagementRoute): Step {
+  return async function runManagementStep(ex) {
+    if (ex.parseError) throw ex.parseError;
+    const body = ex.body && typeof ex.body === 'object' && !Array.isArray(ex.body) ? (ex.body as Body) : null;
+    if (route.method === 'POST' && !body)
+      throw new SvcError('invalid_params', { message: 'Invalid params: the body must be a JSON object' });
+    try {
+      const r = await route.operation(management, ex.actor!, ex.params, body ?? {}, ex);
+      respond(ex, r.body, r.status ?? 200);
+    } catch (err) {
+      if (!(err instanceof ManagementError)) throw err;
+      const code =
+        err.status === 400 ? 'invalid_params' : err.status === 403 ? 'access_denied' : err.status === 404 ? 'not_found' : 'conflict';
+      throw new SvcError(code, { message: err.message, ...(err.field ? { data: { field: err.field } } : {}), remedy: REMEDY[code] });
+    }
+  };
+}
+
+const REMEDY: Record<string, string> = {
+  invalid_params: 'Fix the named field and send again.',
+  access_denied: "Ask the project's admins, or use a credential that may do this.",
+  not_found: 'Check the project, key or request id: it is not one this credential can see.',
+  conflict: 'Reload and decide again.',
+};
+
+/** POST /api/v1/keys/report-leak: the key in the body is revoked; always 202, never limited. */
+export function reportLeak(management: Management): Step {
+  return async function reportLeakStep(ex) {
+    if (ex.parseError) throw ex.parseError;
+    const body = ex.body && typeof ex.body === 'object' ? (ex.body as Body) : {};
+    const key = str(body, 'key');
+    if (!key) throw new SvcError('invalid_params', { message: 'Invalid params: send {"key": "<the leaked key>"}' });
+    await management.reportLeak(key, { source: ex.req.socket.remoteAddress ?? '', requestId: ex.requestId });
+    respond(ex, { reported: true, message: 'If this was a live key, it is revoked now.' }, 202);
+  };
+}

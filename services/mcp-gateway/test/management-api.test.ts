@@ -1,0 +1,228 @@
+/**
+ * The management API under /api/v1/ (docs/management.md "REST") on a running gateway and a real
+ * Redis: each operation with the audit entries it leaves, the roll overlap and key expiry at the
+ * gateway, the leaked-key report, the management bucket apart from tool traffic, and a
+ * cross-tenant sweep of every route with credentials of another workspace, another project, each
+ * level and a service account.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { waitFor } from '@svc/testkit';
+import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
+import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
+
+let f: GatewayFixture;
+let owner: Seeded;
+let personal: string;
+
+before(async () => {
+  f = await startFixture();
+  owner = await seed(f.accounts, { plan: 'TEAM' });
+  personal = (await f.accounts.keys.createUserKey({ userId: owner.userId })).key;
+});
+after(() => f.close());
+
+async function api(method: string, path: string, key: string | null, body?: unknown) {
+  const res = await fetch(f.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed response body: its shape is what the assertions check
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as any };
+}
+
+const toolStatus = async (key: string, project = owner.project) =>
+  (await post(f.url, `/mcp/${project}`, call('svc_help'), { 'X-API-Key': key })).status;
+
+async function auditActions(workspace = owner.workspace): Promise<string[]> {
+  const r = await api('GET', `/api/v1/workspaces/${workspace}/audit?limit=500`, personal);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.entries.map((e: { action: string }) => e.action);
+}
+
+test('keys: create (shown once), list without values, revoke reaches the gateway; each leaves its audit entry', async () => {
+  const created = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'ci', level: 'EDITOR', expires: '30d' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.match(created.body.key, /^svc-[0-9A-Za-z]{28}$/);
+  assert.ok(Math.abs(Date.parse(created.body.expires_at) - Date.now() - 30 * 86_400_000) < 60_000);
+  assert.equal(await toolStatus(created.body.key), 200);
+  const list = await api('GET', `/api/v1/projects/${owner.project}/keys`, personal);
+  assert.equal(list.status, 200);
+  assert.ok(!JSON.stringify(list.body).includes(created.body.key), 'a listing never shows a key');
+  const row = list.body.keys.find((k: { id: string }) => k.id === created.body.id);
+  assert.deepEqual([row.name, row.level, row.status], ['ci', 'EDITOR', 'active']);
+  assert.equal((await api('DELETE', `/api/v1/projects/${owner.project}/keys/${created.body.id}`, personal)).status, 200);
+  await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the revoked key to be refused' });
+  const actions = await auditActions();
+  assert.ok(actions.includes('key.created') && actions.includes('key.revoked'), actions.join(','));
+  const entry = (await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?action=key.created`, personal)).body.entries[0];
+  assert.equal(entry.actor, owner.email);
+  assert.match(entry.target, new RegExp(`key:${created.body.id}`));
+  assert.ok(entry.requestId && entry.source, 'request id and source recorded');
+  const exported = await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?format=jsonl`, personal);
+  assert.ok(!JSON.stringify(exported.body).includes(created.body.key), 'no key in the log');
+});
+
+test('roll: the old key works until the overlap ends, not after; expiry in human units ends a key', async () => {
+  const old = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'rolling',
+  });
+  const rolled = await api('POST', `/api/v1/projects/${owner.project}/keys/${old.id}/roll`, personal, { overlap: '2s' });
+  assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
+  assert.equal(await toolStatus(rolled.body.key), 200);
+  assert.equal(await toolStatus(old.key), 200, 'during the overlap both work');
+  await waitFor(async () => (await toolStatus(old.key)) === 401, { timeout: 4000, message: 'the old key to stop when the overlap ends' });
+  assert.equal(await toolStatus(rolled.body.key), 200);
+  assert.ok((await auditActions()).includes('key.rolled'));
+
+  const short = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'brief', level: 'VIEWER', expires: '2s' });
+  assert.equal(await toolStatus(short.body.key), 200);
+  await waitFor(async () => (await toolStatus(short.body.key)) === 401, { timeout: 4000, message: 'the key to expire' });
+  const bad = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'x', level: 'VIEWER', expires: 'soon' });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.code, 'invalid_params');
+  assert.match(bad.body.error.message, /e\.g\. 90m, 12h, 30d or 4w/);
+});
+
+test('access requests: a project ADMIN key approves at a level; a second decision is a conflict', async () => {
+  const asker = await seed(f.accounts);
+  const adminKey = (
+    await f.accounts.keys.createProjectKey({ project: owner.project, workspace: owner.workspace, level: 'ADMIN', name: 'admin' })
+  ).key;
+  const req = await f.accounts.accessRequests.create({
+    project: owner.project,
+    requester: { type: 'user', id: asker.userId, label: asker.email },
+    requestedLevel: 'ADMIN',
+    reason: 'please',
+  });
+  const list = await api('GET', `/api/v1/projects/${owner.project}/access-requests`, adminKey);
+  assert.equal(list.status, 200);
+  assert.equal(list.body.requests.find((r: { id: string }) => r.id === req.id).status, 'pending');
+  const ok = await api('POST', `/api/v1/projects/${owner.project}/access-requests/${req.id}/approve`, adminKey, { level: 'VIEWER' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const project = (await f.accounts.workspaces.getProject(owner.project))!;
+  assert.equal(await f.accounts.workspaces.roleOf(asker.userId, project), 'VIEWER');
+  const again = await api('POST', `/api/v1/projects/${owner.project}/access-requests/${req.id}/deny`, adminKey, {});
+  assert.equal(again.status, 409);
+  const entry = (await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?action=access_request.approved`, personal)).body.entries[0];
+  assert.match(entry.actor, /^key:svc-/);
+});
+
+test('report-leak: the key is revoked, the answer is the same for an unknown key, and it is never limited', async () => {
+  const leaked = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'leaked',
+  });
+  const r = await api('POST', '/api/v1/keys/report-leak', null, { key: leaked.key });
+  assert.equal(r.status, 202);
+  await waitFor(async () => (await toolStatus(leaked.key)) === 401, { timeout: 1000, message: 'the reported key to be refused' });
+  const unknown = await api('POST', '/api/v1/keys/report-leak', null, { key: 'svc-' + 'A'.repeat(28) });
+  assert.deepEqual([unknown.status, unknown.body], [r.status, r.body]);
+  assert.ok((await auditActions()).includes('key.reported'));
+  assert.equal((await api('POST', '/api/v1/keys/report-leak', null, {})).status, 400);
+});
+
+test('the management bucket: 120 a minute, apart from tool calls; tools still pass when it is spent', async () => {
+  const other = await seed(f.accounts, { plan: 'TEAM' });
+  const key = (await f.accounts.keys.createUserKey({ userId: other.userId })).key;
+  const statuses = await Promise.all(
+    Array.from({ length: 125 }, () => api('GET', `/api/v1/projects/${other.project}/members`, key).then((r) => r.status)),
+  );
+  assert.equal(statuses.filter((s) => s === 200).length, 120);
+  assert.equal(statuses.filter((s) => s === 429).length, 5);
+  assert.equal(await toolStatus(other.key, other.project), 200, 'tool traffic is not in the management bucket');
+  const limited = await api('GET', `/api/v1/projects/${other.project}/members`, key);
+  assert.equal(limited.body.error.code, 'rate_limited');
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+});
+
+test('cross-tenant: every route with credentials of another workspace, another project, each level and a service account', async () => {
+  const stranger = await seed(f.accounts);
+  const strangerPersonal = (await f.accounts.keys.createUserKey({ userId: stranger.userId })).key;
+  const otherProjectAdmin = (
+    await f.accounts.keys.createProjectKey({ project: stranger.project, workspace: stranger.workspace, level: 'ADMIN', name: 'a' })
+  ).key;
+  const viewer = (
+    await f.accounts.keys.createProjectKey({ project: owner.project, workspace: owner.workspace, level: 'VIEWER', name: 'v' })
+  ).key;
+  const editor = (
+    await f.accounts.keys.createProjectKey({ project: owner.project, workspace: owner.workspace, level: 'EDITOR', name: 'e' })
+  ).key;
+  const bot = await f.accounts.bots.create({ workspace: owner.workspace, name: 'ci' });
+  await f.accounts.bots.grant(bot.bot.id, owner.project, 'ADMIN');
+  const target = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'ADMIN',
+    name: 'target',
+  });
+  const request = await f.accounts.accessRequests.create({
+    project: owner.project,
+    requester: { type: 'user', id: stranger.userId, label: stranger.email },
+    requestedLevel: 'ADMIN',
+    reason: 'x',
+  });
+  const params: Record<string, string> = { project: owner.project, id: target.id, user: owner.userId, workspace: owner.workspace };
+  const bodies: Record<string, unknown> = {
+    keys: { name: 'x', level: 'ADMIN', expires: '1d' },
+    roll: { overlap: '0m' },
+    approve: { level: 'ADMIN' },
+    members: { email: stranger.email, role: 'ADMIN' },
+  };
+  const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
+    ['a personal key of another workspace', strangerPersonal, () => true],
+    ["another project's ADMIN key", otherProjectAdmin, () => true],
+    ['a service-account key with ADMIN on the project', bot.key.key, () => true],
+    // A VIEWER key may read its project's keys and members; an EDITOR key may also create keys.
+    ['a VIEWER key of the project', viewer, (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path))],
+    [
+      'an EDITOR key of the project',
+      editor,
+      (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path)) && !(r.method === 'POST' && r.path.endsWith('/keys')),
+    ],
+  ];
+  for (const [who, key, refused] of credentials) {
+    for (const r of MANAGEMENT_ROUTES) {
+      if (!refused(r)) continue;
+      const path = r.path.replace(/\{(\w+)\}/g, (_m, n: string) =>
+        n === 'id' && r.path.includes('access-requests') ? request.id : params[n]!,
+      );
+      const last = path.split('/').at(-1)!;
+      const res = await api(r.method, path, key, r.method === 'GET' || r.method === 'DELETE' ? undefined : (bodies[last] ?? {}));
+      assert.ok([403, 404].includes(res.status), `${who}: ${r.method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+  assert.equal((await f.accounts.keys.getById(target.id))?.revoked, false, 'the target key is untouched');
+  assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
+  // An EDITOR key may not create ADMIN keys.
+  const refusedLevel = await api('POST', `/api/v1/projects/${owner.project}/keys`, editor, { name: 'x', level: 'ADMIN' });
+  assert.equal(refusedLevel.status, 400);
+  assert.match(refusedLevel.body.error.message, /Your role \(EDITOR\) can create VIEWER or EDITOR keys/);
+});
+
+test('wrong method, bad JSON and no credential get their REST errors', async () => {
+  const wrong = await api('PUT', `/api/v1/projects/${owner.project}/keys`, personal, {});
+  assert.equal(wrong.status, 405);
+  assert.match(wrong.headers.get('allow') ?? '', /GET, POST/);
+  const broken = await fetch(`${f.url}/api/v1/projects/${owner.project}/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': personal },
+    body: '{"name":',
+  });
+  assert.equal(broken.status, 400);
+  assert.equal(((await broken.json()) as { error: { code: string } }).error.code, 'parse_error');
+  assert.equal((await api('GET', `/api/v1/projects/${owner.project}/keys`, null)).status, 401);
+});
+
+test('the OpenAPI document lists every management route', async () => {
+  const doc = (await (await fetch(`${f.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  for (const r of MANAGEMENT_ROUTES) assert.ok(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`);
+  assert.ok(doc.paths['/api/v1/keys/report-leak']?.['post']);
+});
