@@ -5,6 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { displayPrefix } from '@svc/credentials';
 import { offerToOpen, type BrowserOffer } from './browser.ts';
+import { auditCommand, keysCommand, membersCommand, requestsCommand, usageCommand } from './manage.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf, hostsOf } from './hosts.ts';
@@ -245,6 +246,72 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
       const text = (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '');
       io.result(rateLimit ? { result, rate_limit: rateLimit } : { result }, text);
       if (result.isError) io.fail(EXIT.failed);
+    },
+  },
+
+  keys: {
+    summary: "a project's API keys: list, create, revoke, roll (with an overlap)",
+    usage: 'svc keys list|create|revoke <id>|roll <id> --project <slug> [--name N] [--level L] [--expires 30d] [--overlap 24h] [--json]',
+    details: `  --project SLUG      the project
+  --name NAME         create: the key's name
+  --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
+  --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
+  --overlap DURATION  roll: how long the old key keeps working (default 24h; 0m stops it now)
+A new key is printed once, alone on stdout; the rest goes to stderr.`,
+    options: {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      level: { type: 'string' },
+      expires: { type: 'string' },
+      overlap: { type: 'string' },
+    },
+    async run(io, v, positionals) {
+      await keysCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  requests: {
+    summary: "a project's access requests: list, approve (at a level), deny",
+    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json]',
+    details: `  --project SLUG      the project
+  --level LEVEL       approve: the level to grant (default VIEWER)`,
+    options: { project: { type: 'string' }, level: { type: 'string' } },
+    async run(io, v, positionals) {
+      await requestsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  members: {
+    summary: "a project's members: list, add or set a role, remove",
+    usage: 'svc members list|add <email>|set <email>|remove <user-id> --project <slug> [--role R] [--json]',
+    details: `  --project SLUG      the project
+  --role ROLE         add, set: VIEWER, EDITOR or ADMIN`,
+    options: { project: { type: 'string' }, role: { type: 'string' } },
+    async run(io, v, positionals) {
+      await membersCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  usage: {
+    summary: "a workspace's requests this minute and queries this month",
+    usage: 'svc usage [--workspace W] [--json]',
+    details: "  --workspace W       the workspace (default: the current key's)",
+    options: { workspace: { type: 'string' } },
+    async run(io, v) {
+      await usageCommand(io, await callerOf(io, v), v);
+    },
+  },
+
+  audit: {
+    summary: "a workspace's audit log, newest first",
+    usage: 'svc audit [--workspace W] [--action A] [--limit N] [--cursor C] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --action ACTION     only this action, e.g. key.revoked
+  --limit N           entries per page (default 50)
+  --cursor C          continue where the last page ended`,
+    options: { workspace: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    async run(io, v) {
+      await auditCommand(io, await callerOf(io, v), v);
     },
   },
 

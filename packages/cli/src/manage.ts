@@ -1,0 +1,215 @@
+/**
+ * The management commands of `svc` (docs/cli.md "Managing a project"): keys, access requests,
+ * members, usage and the audit log, over the management API (docs/management.md "REST") with the
+ * current key. Each takes `--json`; errors keep the server's words and say what to run next.
+ */
+import { CliError, EXIT } from './errors.ts';
+import { refusal, requestJson, type JsonResponse } from './http.ts';
+import type { Io } from './run.ts';
+
+export interface Caller {
+  cred: { key: string };
+  base: string;
+}
+
+type Row = Record<string, unknown>;
+
+const need = (v: Record<string, unknown>, name: string, example: string): string => {
+  const value = v[name];
+  if (typeof value !== 'string' || value === '') throw new CliError(`Give --${name}, e.g. ${example}.`, EXIT.usage);
+  return value;
+};
+
+/** Left-aligned columns under a header, the way `svc projects` prints them. */
+function columns(rows: Row[], cols: [string, string][]): string[] {
+  const cell = (r: Row, k: string) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]));
+  const widths = cols.map(([k, h]) => Math.max(h.length, ...rows.map((r) => cell(r, k).length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(cols.map(([, h]) => h)), ...rows.map((r) => line(cols.map(([k]) => cell(r, k))))];
+}
+
+async function call(c: Caller, method: string, path: string, what: string, body?: unknown): Promise<JsonResponse> {
+  const res = await requestJson(`${c.base}${path}`, {
+    method,
+    headers: { 'X-API-Key': c.cred.key },
+    ...(body === undefined ? {} : { body }),
+  });
+  if (res.status >= 300) throw refusal(res, what);
+  return res;
+}
+
+const project = (v: Record<string, unknown>) => encodeURIComponent(need(v, 'project', '--project my-project'));
+
+export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+  const [sub, id] = args;
+  const base = `/api/v1/projects/${project(v)}/keys`;
+  switch (sub) {
+    case 'list': {
+      const keys = (await call(c, 'GET', base, 'keys list')).body['keys'] as Row[];
+      return io.result(
+        { keys },
+        keys.length
+          ? columns(keys, [
+              ['id', 'ID'],
+              ['name', 'NAME'],
+              ['level', 'LEVEL'],
+              ['prefix', 'KEY'],
+              ['expires_at', 'EXPIRES'],
+              ['last_used_at', 'LAST USED'],
+              ['status', 'STATUS'],
+            ])
+          : ['No keys.'],
+      );
+    }
+    case 'create': {
+      const body = {
+        name: need(v, 'name', '--name ci'),
+        level: (v['level'] as string | undefined) ?? 'VIEWER',
+        expires: (v['expires'] as string | undefined) ?? '90d',
+      };
+      const k = (await call(c, 'POST', base, 'keys create', body)).body;
+      return shownOnce(
+        io,
+        k,
+        `Key "${String(k['name'])}" (${String(k['level'])}) created; it expires ${String(k['expires_at'] ?? 'never')}.`,
+      );
+    }
+    case 'revoke': {
+      if (!id) throw new CliError('Which key? Give its id: svc keys revoke <id> --project <slug> (ids: svc keys list).', EXIT.usage);
+      await call(c, 'DELETE', `${base}/${encodeURIComponent(id)}`, 'keys revoke');
+      return io.result({ id, revoked: true }, [`Key ${id} revoked; gateways refuse it within a second.`]);
+    }
+    case 'roll': {
+      if (!id) throw new CliError('Which key? Give its id: svc keys roll <id> --project <slug> (ids: svc keys list).', EXIT.usage);
+      const k = (
+        await call(c, 'POST', `${base}/${encodeURIComponent(id)}/roll`, 'keys roll', {
+          overlap: (v['overlap'] as string | undefined) ?? '24h',
+        })
+      ).body;
+      return shownOnce(io, k, `Key rolled; the old one works until ${String(k['old_key_until'])}. Deploy the new one before then.`);
+    }
+    default:
+      throw new CliError('Use svc keys list|create|revoke|roll --project <slug>.', EXIT.usage, 'Run "svc keys --help".');
+  }
+}
+
+/** A new key: the summary on stderr, the key alone on stdout (or the JSON), and the warning. */
+function shownOnce(io: Io, k: Row, summary: string): void {
+  if (io.json) return io.secret(JSON.stringify(k, null, 2));
+  io.err(summary);
+  io.secret(String(k['key']));
+  io.err('Copy it now: it is not shown again. Keep it in an environment variable such as SVC_API_KEY, never in code.');
+}
+
+export async function requestsCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+  const [sub, id] = args;
+  const base = `/api/v1/projects/${project(v)}/access-requests`;
+  if (sub === 'list' || sub === undefined) {
+    const requests = (await call(c, 'GET', base, 'requests list')).body['requests'] as Row[];
+    const pending = requests.filter((r) => r['status'] === 'pending');
+    return io.result(
+      { requests },
+      requests.length
+        ? [
+            ...columns(requests, [
+              ['id', 'ID'],
+              ['requester', 'REQUESTER'],
+              ['level', 'LEVEL'],
+              ['status', 'STATUS'],
+              ['reason', 'REASON'],
+            ]),
+            '',
+            pending.length
+              ? `Approve with: svc requests approve <id> --project ${String(v['project'])} [--level VIEWER|EDITOR|ADMIN]`
+              : 'Nothing pending.',
+          ]
+        : ['No access requests.'],
+    );
+  }
+  if (sub !== 'approve' && sub !== 'deny') throw new CliError('Use svc requests list|approve|deny --project <slug>.', EXIT.usage);
+  if (!id)
+    throw new CliError(`Which request? Give its id: svc requests ${sub} <id> --project <slug> (ids: svc requests list).`, EXIT.usage);
+  const r = (
+    await call(
+      c,
+      'POST',
+      `${base}/${encodeURIComponent(id)}/${sub}`,
+      `requests ${sub}`,
+      sub === 'approve' ? { level: (v['level'] as string | undefined) ?? 'VIEWER' } : {},
+    )
+  ).body;
+  io.result(r, [sub === 'approve' ? `Request ${id} approved at ${String(r['level'])}.` : `Request ${id} denied.`]);
+}
+
+export async function membersCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+  const [sub, who] = args;
+  const base = `/api/v1/projects/${project(v)}/members`;
+  if (sub === 'list' || sub === undefined) {
+    const members = (await call(c, 'GET', base, 'members list')).body['members'] as Row[];
+    return io.result(
+      { members },
+      columns(members, [
+        ['email', 'EMAIL'],
+        ['role', 'ROLE'],
+        ['userId', 'USER ID'],
+      ]),
+    );
+  }
+  if (sub === 'add' || sub === 'set') {
+    if (!who) throw new CliError(`Whom? svc members ${sub} <email> --role VIEWER|EDITOR|ADMIN --project <slug>.`, EXIT.usage);
+    const r = (await call(c, 'POST', base, `members ${sub}`, { email: who, role: need(v, 'role', '--role EDITOR') })).body;
+    return io.result(r, [`${String(r['email'])} is ${String(r['role'])} on the project.`]);
+  }
+  if (sub === 'remove') {
+    if (!who) throw new CliError('Whom? svc members remove <user-id> --project <slug> (ids: svc members list).', EXIT.usage);
+    await call(c, 'DELETE', `${base}/${encodeURIComponent(who)}`, 'members remove');
+    return io.result({ user: who, removed: true }, [`Removed ${who} from the project.`]);
+  }
+  throw new CliError('Use svc members list|add|set|remove --project <slug>.', EXIT.usage);
+}
+
+/** The workspace to read: --workspace, else the current key's own (GET /api/v1/me). */
+async function workspaceOf(c: Caller, v: Record<string, unknown>): Promise<string> {
+  if (typeof v['workspace'] === 'string' && v['workspace']) return v['workspace'];
+  return String((await call(c, 'GET', '/api/v1/me', 'whoami')).body['workspace']);
+}
+
+export async function usageCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {
+  const ws = await workspaceOf(c, v);
+  const u = (await call(c, 'GET', `/api/v1/workspaces/${encodeURIComponent(ws)}/usage`, 'usage')).body as {
+    minute: { used: number; limit: number };
+    month: { used: number; quota: number | null };
+  };
+  io.result({ workspace: ws, ...u }, [
+    `Workspace ${ws}`,
+    `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
+    `This month:  ${u.month.used}${u.month.quota === null ? ' queries (no quota)' : ` of ${u.month.quota} queries`}`,
+  ]);
+}
+
+export async function auditCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {
+  const ws = await workspaceOf(c, v);
+  const q = new URLSearchParams();
+  if (typeof v['action'] === 'string') q.set('action', v['action']);
+  if (typeof v['limit'] === 'string') q.set('limit', v['limit']);
+  if (typeof v['cursor'] === 'string') q.set('cursor', v['cursor']);
+  const page = (await call(c, 'GET', `/api/v1/workspaces/${encodeURIComponent(ws)}/audit?${q}`, 'audit')).body as {
+    entries: Row[];
+    next: string | null;
+  };
+  io.result(page, [
+    ...(page.entries.length
+      ? columns(page.entries, [
+          ['at', 'TIME'],
+          ['actor', 'ACTOR'],
+          ['action', 'ACTION'],
+          ['target', 'TARGET'],
+        ])
+      : ['Nothing recorded.']),
+    ...(page.next ? ['', `Older entries: svc audit --workspace ${ws} --cursor ${page.next}`] : []),
+  ]);
+}

@@ -1,0 +1,106 @@
+/**
+ * `svc keys|requests|members|usage|audit` against the real stack (docs/cli.md "Managing a
+ * project"): what a project owner does from a terminal with their personal key, each leaving its
+ * audit entry, and what a newcomer reads when something is missing or refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { newPerson, startStack, type Stack } from '../support/stack.ts';
+import { BIN, runToEnd, tempDir } from './support.ts';
+
+let stack: Stack;
+let owner: Awaited<ReturnType<typeof newPerson>>;
+let env: Record<string, string>;
+
+before(async () => {
+  stack = await startStack();
+  owner = await newPerson(stack, 'cli-mgmt');
+  const personal = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
+  env = { SVC_API_KEY: personal, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir('mgmt') };
+});
+after(() => stack.close());
+
+const svc = (...args: string[]) => runToEnd(BIN.svc, args, env);
+
+test('keys: create prints the key alone on stdout once; list, roll and revoke; the audit shows them', async () => {
+  const created = await svc('keys', 'create', '--project', owner.slug, '--name', 'deploy', '--level', 'EDITOR', '--expires', '30d');
+  assert.equal(created.code, 0, created.stderr);
+  const key = created.stdout.trim();
+  assert.match(key, /^svc-[0-9A-Za-z]{28}$/);
+  assert.match(created.stderr, /Key "deploy" \(EDITOR\) created; it expires .*\nCopy it now: it is not shown again/);
+
+  const list = await svc('keys', 'list', '--project', owner.slug);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^ID\s+NAME\s+LEVEL\s+KEY\s+EXPIRES\s+LAST USED\s+STATUS/);
+  assert.match(list.stdout, /deploy\s+EDITOR\s+svc-/);
+  assert.ok(!list.stdout.includes(key));
+  const json = JSON.parse((await svc('keys', 'list', '--project', owner.slug, '--json')).stdout) as {
+    keys: { id: string; name: string }[];
+  };
+  const id = json.keys.find((k) => k.name === 'deploy')!.id;
+
+  const rolled = await svc('keys', 'roll', id, '--project', owner.slug, '--overlap', '1h');
+  assert.equal(rolled.code, 0, rolled.stderr);
+  assert.match(rolled.stderr, /the old one works until \d{4}-/);
+  assert.notEqual(rolled.stdout.trim(), key);
+  const revoked = await svc('keys', 'revoke', id, '--project', owner.slug);
+  assert.match(revoked.stdout, new RegExp(`Key ${id} revoked`));
+
+  const audit = await svc('audit', '--action', 'key.created');
+  assert.equal(audit.code, 0, audit.stderr);
+  assert.match(audit.stdout, /TIME\s+ACTOR\s+ACTION\s+TARGET/);
+  assert.match(audit.stdout, new RegExp(`${owner.email}\\s+key\\.created`));
+  const all = JSON.parse((await svc('audit', '--json')).stdout) as { entries: { action: string }[] };
+  for (const a of ['key.created', 'key.rolled', 'key.revoked'])
+    assert.ok(
+      all.entries.some((e) => e.action === a),
+      a,
+    );
+});
+
+test('requests and members: approve at a level, add a member; usage reads the workspace', async () => {
+  const asker = await newPerson(stack, 'cli-asker');
+  const req = await stack.accounts.accessRequests.create({
+    project: owner.slug,
+    requester: { type: 'user', id: asker.user.id, label: asker.email },
+    requestedLevel: 'EDITOR',
+    reason: 'docs',
+  });
+  const list = await svc('requests', 'list', '--project', owner.slug);
+  assert.match(list.stdout, new RegExp(`${req.id}\\s+${asker.email}\\s+EDITOR\\s+pending`));
+  assert.match(list.stdout, /Approve with: svc requests approve <id>/);
+  const approved = await svc('requests', 'approve', req.id, '--project', owner.slug, '--level', 'VIEWER');
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.match(approved.stdout, /approved at VIEWER/);
+  const again = await svc('requests', 'deny', req.id, '--project', owner.slug);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /requests deny: This request was already approved\./);
+
+  const friend = await newPerson(stack, 'cli-friend');
+  const added = await svc('members', 'add', friend.email, '--role', 'EDITOR', '--project', owner.slug);
+  assert.equal(added.code, 0, added.stderr);
+  const members = await svc('members', 'list', '--project', owner.slug);
+  assert.match(members.stdout, new RegExp(`${friend.email}\\s+EDITOR`));
+
+  const usage = await svc('usage');
+  assert.equal(usage.code, 0, usage.stderr);
+  assert.match(
+    usage.stdout,
+    new RegExp(`Workspace ${owner.user.workspace}\\nThis minute: \\d+ of \\d+ requests\\nThis month:  \\d+ of \\d+ queries`),
+  );
+});
+
+test('what a newcomer reads: a missing option, a missing id, a refusal with its remedy', async () => {
+  const noProject = await svc('keys', 'list');
+  assert.equal(noProject.code, 2);
+  assert.match(noProject.stderr, /Give --project, e\.g\. --project my-project\./);
+  const noId = await svc('keys', 'revoke', '--project', owner.slug);
+  assert.match(noId.stderr, /Which key\? Give its id: svc keys revoke <id> --project <slug> \(ids: svc keys list\)\./);
+  const viewer = (
+    await stack.accounts.keys.createProjectKey({ project: owner.slug, workspace: owner.user.workspace, level: 'VIEWER', name: 'v' })
+  ).key;
+  const refused = await runToEnd(BIN.svc, ['keys', 'create', '--project', owner.slug, '--name', 'x'], { ...env, SVC_API_KEY: viewer });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /keys create: Your role on this project \(VIEWER\) cannot create keys\.\nAsk the project's admins/);
+  assert.equal(refused.stdout, '');
+});
