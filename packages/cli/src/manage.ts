@@ -47,7 +47,7 @@ const project = (v: Record<string, unknown>) => encodeURIComponent(need(v, 'proj
 export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
   const [sub, id] = args;
   const base = `/api/v1/projects/${project(v)}/keys`;
-  switch (sub) {
+  switch (sub ?? '') {
     case 'list': {
       const keys = (await call(c, 'GET', base, 'keys list')).body['keys'] as Row[];
       return io.result(
