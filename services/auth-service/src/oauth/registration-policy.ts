@@ -11,24 +11,19 @@
  * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { staticClients } from '../provider/clients.ts';
+import { hasUnsafeChars, isFirstPartyName, MAX_CLIENT_NAME } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
-const MAX_CLIENT_NAME = 80;
 const readJson = express.json({ limit: MAX_METADATA_BYTES, type: () => true });
-/** C0 and C1 controls, and the bidirectional marks and overrides that can disguise a name. */
-// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
-const UNSAFE_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => String(c.client_name).toLowerCase()));
 
 function clientNameProblem(name: unknown): string | null {
   if (name === undefined) return null;
   if (typeof name !== 'string') return 'client_name must be a string';
   if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
-  if (UNSAFE_NAME.test(name)) return 'client_name may not contain control or bidirectional-override characters';
-  if (FIRST_PARTY_NAMES.has(name.trim().toLowerCase())) return 'client_name may not be the name of an svc client';
+  if (hasUnsafeChars(name)) return 'client_name may not contain control or bidirectional-override characters';
+  if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
   return null;
 }
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);

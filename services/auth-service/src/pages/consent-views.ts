@@ -1,4 +1,11 @@
-/** The consent page of each client profile (docs/contract.md "Client profiles" and "Device flow pages"). */
+/**
+ * The consent page of each client profile (docs/contract.md "Client profiles" and "Device flow
+ * pages"). Every page says who asks and where the answer goes (MCP 2026-07-28 authorization: the
+ * redirect URI's host is shown): the client's name isolated in <bdi> and cleaned (see
+ * displayClientName), wrapped anywhere so a long name never overflows a phone screen; a "Not
+ * verified by svc" mark for clients that registered themselves or came from a metadata URL; and a
+ * way out for someone signed in as another person.
+ */
 import type { ProjectAccess } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
@@ -6,15 +13,36 @@ import { errorLine, esc, page } from './layout.ts';
 export interface ConsentView {
   uid: string;
   csrf: string;
+  /** Already cleaned for display (displayClientName). */
   clientName: string;
+  /** First-party svc clients; registered and metadata-document clients are not. */
+  verified: boolean;
+  /** The host the browser returns to (authorization-code flow only). */
+  redirectHost?: string | undefined;
   email: string;
   error?: string | undefined;
+}
+
+/** The client's name, isolated from the text around it (Unicode UAX #9) and free to wrap. */
+function clientLabel(v: ConsentView): string {
+  return `<strong><bdi style="overflow-wrap:anywhere;word-break:break-word">${esc(v.clientName)}</bdi></strong>`;
+}
+
+function aboutClient(v: ConsentView): string {
+  const mark = v.verified
+    ? ''
+    : `<p class="error">Not verified by svc: this application registered itself. Approve only if you started this from an application you trust.</p>`;
+  const host = v.redirectHost
+    ? `<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${esc(v.redirectHost)}</strong>.</p>`
+    : '';
+  return mark + host;
 }
 
 function frame(v: ConsentView, title: string, inner: string): string {
   return page(
     title,
-    `${errorLine(v.error)}<p>Signed in as <strong>${esc(v.email)}</strong>.</p>
+    `${errorLine(v.error)}<p>Signed in as <strong>${esc(v.email)}</strong>. <span class="muted">Not you? <a href="/signout">Sign out</a></span></p>
+${aboutClient(v)}
 <form method="post" action="/interaction/${esc(v.uid)}/consent">${csrfField(v.csrf)}${inner}
 <button type="submit">Approve</button></form>
 <form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Deny</button></form>`,
@@ -26,7 +54,7 @@ export function personalKeyConsent(v: ConsentView): string {
   return frame(
     v,
     'Create a personal key',
-    `<p><strong>${esc(v.clientName)}</strong> asks for a personal key that acts as you.</p>
+    `<p>${clientLabel(v)} asks for a personal key that acts as you.</p>
 <label class="check"><input type="checkbox" name="confirm_all_projects" value="yes" required> I understand this key can access every project I can access.</label>
 <label class="check"><input type="checkbox" name="confirm_expiry" value="yes" required> I understand this key expires after 30 days, and that it replaces my previous key from this tool.</label>`,
   );
@@ -51,7 +79,7 @@ export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[
   return frame(
     v,
     'Choose a project',
-    `<p><strong>${esc(v.clientName)}</strong> asks for access to one of your projects, as you.</p>
+    `<p>${clientLabel(v)} asks for access to one of your projects, as you.</p>
 <fieldset><legend>Project</legend>${options}</fieldset>`,
   );
 }
@@ -61,7 +89,7 @@ export function projectApprovalConsent(v: ConsentView, project: ProjectAccess): 
   return frame(
     v,
     'Approve access',
-    `<p><strong>${esc(v.clientName)}</strong> asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you, with your role ${esc(project.role)}.</p>`,
+    `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you, with your role ${esc(project.role)}.</p>`,
   );
 }
 
@@ -70,7 +98,7 @@ export function provisionConsent(v: ConsentView, workspace: string, existing: st
   const what = existing
     ? `use your existing project <strong>${esc(existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
     : `create a project in your personal workspace <strong>${esc(workspace)}</strong>`;
-  return frame(v, 'Set up your project', `<p><strong>${esc(v.clientName)}</strong> will ${what}, and receive an API key for it.</p>`);
+  return frame(v, 'Set up your project', `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>`);
 }
 
 export function refusalPage(title: string, message: string): string {

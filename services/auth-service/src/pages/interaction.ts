@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import type { Accounts, User } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type Provider from 'oidc-provider';
+import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { ensurePersonalProject, existingPersonalProject } from './personal-project.ts';
@@ -38,6 +39,12 @@ function kindOf(details: Details): Kind {
   return typeof params['resource'] === 'string' ? 'approve' : 'select';
 }
 
+/** The redirect URI's host, or the private-use scheme of a native app (RFC 8252 §7.1). */
+function redirectHostOf(uri: unknown): string | undefined {
+  const u = typeof uri === 'string' ? URL.parse(uri) : null;
+  return u ? u.host || u.protocol.slice(0, -1) : undefined;
+}
+
 export function interactionPages(deps: InteractionDeps) {
   const { provider, accounts } = deps;
 
@@ -62,7 +69,9 @@ export function interactionPages(deps: InteractionDeps) {
     const v: ConsentView = {
       uid: details.uid,
       csrf: deps.web.csrfToken(req, res),
-      clientName: client?.clientName ?? clientId,
+      clientName: displayClientName(client?.clientName ?? clientId),
+      verified: isVerifiedClient(clientId),
+      redirectHost: redirectHostOf(details.params['redirect_uri']),
       email: user.email,
       error,
     };
