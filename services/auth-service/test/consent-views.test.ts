@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProjectAccess } from '@svc/accounts';
+import { grantedScope, offeredLevels } from '../src/pages/consent-levels.ts';
 import { displayClientName, isVerifiedClient } from '../src/oauth/client-names.ts';
 import { projectApprovalConsent, type ConsentView } from '../src/pages/consent-views.ts';
 
@@ -35,7 +36,7 @@ test('only first-party clients count as verified', () => {
 });
 
 test('a registered client: the mark, the redirect host, the isolated name, sign out', () => {
-  const html = projectApprovalConsent(view({ clientName: '<b>x</b>', redirectHost: 'app.example.com' }), project);
+  const html = projectApprovalConsent(view({ clientName: '<b>x</b>', redirectHost: 'app.example.com' }), project, ['VIEWER', 'EDITOR']);
   assert.match(html, /Not verified by svc/);
   assert.match(html, /return to <strong[^>]*>app\.example\.com<\/strong>/);
   assert.match(html, /<bdi[^>]*>&lt;b&gt;x&lt;\/b&gt;<\/bdi>/);
@@ -44,7 +45,25 @@ test('a registered client: the mark, the redirect host, the isolated name, sign 
 });
 
 test('a first-party client carries no mark', () => {
-  const html = projectApprovalConsent(view({ verified: true }), project);
+  const html = projectApprovalConsent(view({ verified: true }), project, ['VIEWER', 'EDITOR']);
   assert.doesNotMatch(html, /Not verified/);
   assert.doesNotMatch(html, /return to/);
+});
+
+test('the level select offers levels up to the role and what was asked, the highest selected', () => {
+  const html = projectApprovalConsent(view({}), project, ['VIEWER', 'EDITOR']);
+  assert.match(html, /<select id="level" name="level"><option value="VIEWER">[^<]*<\/option><option value="EDITOR" selected>/);
+  assert.deepEqual(offeredLevels('EDITOR', 'mcp mcp:read mcp:write mcp:admin'), ['VIEWER', 'EDITOR']);
+  assert.deepEqual(offeredLevels('ADMIN', 'mcp:read'), ['VIEWER']);
+  assert.deepEqual(offeredLevels('ADMIN', 'openid'), ['VIEWER', 'EDITOR', 'ADMIN']);
+});
+
+test('the grant records mcp for the own role of a client that asked for mcp, else the capped scope', () => {
+  const asked = 'mcp mcp:read mcp:write mcp:admin';
+  assert.equal(grantedScope('EDITOR', asked, 'EDITOR'), 'mcp');
+  assert.equal(grantedScope('EDITOR', asked, undefined), 'mcp');
+  assert.equal(grantedScope('EDITOR', asked, 'VIEWER'), 'mcp:read');
+  assert.equal(grantedScope('EDITOR', asked, 'ADMIN'), null);
+  assert.equal(grantedScope('ADMIN', 'mcp:write mcp:read', undefined), 'mcp:write');
+  assert.equal(grantedScope('VIEWER', 'mcp:write mcp:read', 'EDITOR'), null);
 });

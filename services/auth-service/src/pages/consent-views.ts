@@ -7,6 +7,7 @@
  * way out for someone signed in as another person.
  */
 import type { ProjectAccess } from '@svc/accounts';
+import type { KeyLevel } from '@svc/policy';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 
@@ -84,12 +85,27 @@ export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[
   );
 }
 
-/** Authorization code flow with a resource: names the client and the project. */
-export function projectApprovalConsent(v: ConsentView, project: ProjectAccess): string {
+const LEVEL_TEXT: Record<KeyLevel, string> = {
+  VIEWER: 'VIEWER: read only',
+  EDITOR: 'EDITOR: read and change',
+  ADMIN: 'ADMIN: read, change and manage',
+};
+
+/**
+ * Authorization code flow with a resource: names the client and the project, and the level the
+ * client gets: the highest of `levels` unless the person picks a lower one.
+ */
+export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, levels: readonly KeyLevel[]): string {
+  const options = levels
+    .map((l, i) => `<option value="${l}"${i === levels.length - 1 ? ' selected' : ''}>${esc(LEVEL_TEXT[l])}</option>`)
+    .join('');
   return frame(
     v,
     'Approve access',
-    `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you, with your role ${esc(project.role)}.</p>`,
+    `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you. Your role there is ${esc(project.role)}.</p>
+<label for="level">Access level ${clientLabel(v)} gets</label>
+<select id="level" name="level">${options}</select>
+<p class="muted">Choose a lower level to limit what it can do.</p>`,
   );
 }
 
