@@ -10,7 +10,7 @@ import * as oc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
-import { waitFor } from '@svc/testkit';
+import { testClock, waitFor } from '@svc/testkit';
 import { createOAuthTokenVerifier } from '@svc/mcp-gateway/auth/oauth-token-verifier.ts';
 import { PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import { authorizeInBrowser } from './authorize.ts';
@@ -25,9 +25,11 @@ let email: string;
 let slug: string;
 let otherSlug: string;
 let config: oc.Configuration;
+/** The auth-service's clock: moved past the 30 s refresh replay window, never waited for. */
+const clock = testClock({ frozen: false });
 
 before(async () => {
-  stack = await startStack();
+  stack = await startStack({}, { authNow: clock.now });
   browser = await launchBrowser();
   context = await browser.newContext();
   email = `code-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -129,7 +131,7 @@ test('a resource the user has no role on is refused at approval', async () => {
   await page.close();
 });
 
-test('refresh rotates the refresh token; reusing the old one revokes the whole grant', async () => {
+test('refresh rotates the refresh token; reused within 30 s it answers the same pair, later it revokes the whole grant', async () => {
   const resource = `${stack.baseUrl}/mcp/${slug}`;
   const t = await tokensFor(resource, 'refresh');
   const r1 = await oc.refreshTokenGrant(config, String(t.refresh_token), { resource });
@@ -137,6 +139,11 @@ test('refresh rotates the refresh token; reusing the old one revokes the whole g
   assert.equal(parseCredential(r1.access_token)?.kind, 'access_token');
   assert.equal((r1 as Record<string, unknown>)['project_slug'], slug);
   assert.equal(await gatewayStatus(r1.access_token), 200);
+  // docs/security.md "Refresh tokens": a retry within 30 s gets the same pair.
+  const again = await oc.refreshTokenGrant(config, String(t.refresh_token), { resource });
+  assert.equal(again.access_token, r1.access_token);
+  assert.equal(again.refresh_token, r1.refresh_token);
+  clock.advance(30_001);
   await assert.rejects(
     oc.refreshTokenGrant(config, String(t.refresh_token), { resource }),
     (err: { error?: string }) => err.error === 'invalid_grant',

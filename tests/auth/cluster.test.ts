@@ -13,7 +13,7 @@ import { startAuthService, type RunningAuthService } from '@svc/auth-service/ser
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
-import { freePort, startRedisCluster, waitFor, type RedisClusterFixture } from '@svc/testkit';
+import { freePort, startRedisCluster, testClock, waitFor, type RedisClusterFixture } from '@svc/testkit';
 import { PASSWORD } from '../support/stack.ts';
 import { approveDevice, launchBrowser } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
@@ -26,6 +26,8 @@ let accounts: Accounts;
 let browser: Browser;
 let authUrl: string;
 let baseUrl: string;
+/** The auth-service's clock: moved past the 30 s refresh replay window, never waited for. */
+const clock = testClock({ frozen: false });
 
 before(async () => {
   cluster = await startRedisCluster();
@@ -41,7 +43,7 @@ before(async () => {
     LOG_LEVEL: 'error',
   });
   const logger = createLogger({ service: 'cluster', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
-  auth = await startAuthService({ config: { ...config, port: authPort }, logger });
+  auth = await startAuthService({ config: { ...config, port: authPort }, logger, now: clock.now });
   gateway = await startGateway({ config: { ...config, port: gwPort }, logger });
   // The gateway connects to the cluster in the background (fail-fast): a first request must not race it.
   await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).ok, {
@@ -91,7 +93,9 @@ test('device flow, gateway call and revocation on Redis Cluster', async () => {
   const refreshed = await oc.refreshTokenGrant(config, String(tokens.refresh_token));
   assert.equal((await mcpCall(baseUrl, slug, refreshed.access_token)).status, 200);
 
-  // Reusing the consumed refresh token revokes the grant: revokeByGrantId deletes keys across slots.
+  // Reusing the consumed refresh token past the replay window revokes the grant: revokeByGrantId
+  // deletes keys across slots.
+  clock.advance(30_001);
   await assert.rejects(
     oc.refreshTokenGrant(config, String(tokens.refresh_token)),
     (err: { error?: string }) => err.error === 'invalid_grant',

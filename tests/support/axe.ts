@@ -3,11 +3,8 @@
  * run inside the page as it is, with the WCAG 2.1 A and AA rules. A page passes when axe reports
  * no violation; a failure lists each rule with the elements it found.
  */
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import axe from 'axe-core';
 import type { Page } from 'playwright-core';
-
-const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Violation {
   id: string;
@@ -20,7 +17,7 @@ interface Violation {
 export async function axeViolations(page: Page): Promise<string[]> {
   // Added as a script element's text by the test harness, not by the page: the dashboard's
   // Content-Security-Policy allows only its own script, so the page itself could not load axe.
-  await page.evaluate(await AXE_SOURCE);
+  await page.evaluate(axe.source);
   const violations = (await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });

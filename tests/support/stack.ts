@@ -28,6 +28,8 @@ export interface StackOptions {
   authFetch?: StartAuthServiceOptions['fetch'];
   /** The auth-service's brute-force limits (the fuzz suite raises them), see StartAuthServiceOptions. */
   authLimits?: StartAuthServiceOptions['limits'];
+  /** The auth-service's clock for the refresh replay window, see StartAuthServiceOptions. */
+  authNow?: StartAuthServiceOptions['now'];
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
@@ -42,6 +44,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     logger,
     ...(options.authFetch ? { fetch: options.authFetch } : {}),
     ...(options.authLimits ? { limits: options.authLimits } : {}),
+    ...(options.authNow ? { now: options.authNow } : {}),
   });
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
   // The gateway connects to Redis in the background (fail-fast): a first request must not race it.

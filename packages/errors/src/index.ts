@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'quota_exhausted'
   | 'access_denied'
+  | 'insufficient_scope'
   | 'method_not_allowed'
   | 'not_found'
   | 'invalid_request'
@@ -63,6 +64,12 @@ const ERROR_CATALOGUE = {
     message: 'Access denied',
     remedy: "Call svc_request_access to ask the project's admins for a higher level.",
     rpc: -31010,
+  },
+  insufficient_scope: {
+    status: 403,
+    message: 'Insufficient scope',
+    remedy: 'Your role allows this call but the token was granted a lower level: authorize again with the scope in WWW-Authenticate.',
+    rpc: -31011,
   },
   rate_limited: {
     status: 429,

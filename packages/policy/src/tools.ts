@@ -180,6 +180,8 @@ export function toolPolicy(name: string): ToolPolicy | undefined {
 export interface CallerContext {
   /** Effective role on the project called (service accounts: their grant; team endpoint: NONE). */
   role: Role;
+  /** The person's own role when an OAuth token's scope lowered `role` (scopes.ts). */
+  unscopedRole?: Role;
   serviceAccount: boolean;
   plan: Plan;
   agents: boolean;

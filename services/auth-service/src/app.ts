@@ -17,6 +17,7 @@ import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
 import { oauthFormBody } from './oauth/body.ts';
 import { providerRequest } from './oauth/replay-body.ts';
+import { refreshReplay } from './oauth/refresh-replay.ts';
 import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope.ts';
 import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** oidc-provider's outgoing fetch, for tests (ProviderDeps.fetch). */
   fetch?: ProviderDeps['fetch'];
+  /** The clock of the refresh replay window (tests move it). */
+  now?: () => number;
 }
 
 export interface AuthApp {
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): AuthApp {
     jwks: deps.jwks,
     webUserOf: (ctx) => web.userOf({ headers: { cookie: ctx.get('cookie') } } as Request),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
   });
   const pageDeps = { accounts, web, throttle, limits, logger };
 
@@ -103,7 +107,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(FORM_PATHS, oauthFormBody);
   app.post(ROUTES.device_authorization, autoProvisionCheck({ redis }), defaultDeviceScope);
   app.get(ROUTES.authorization, defaultAuthorizeScope);
-  app.post(ROUTES.token, devicePollThrottle({ redis }));
+  app.post(ROUTES.token, devicePollThrottle({ redis }), refreshReplay({ redis, ...(deps.now ? { now: deps.now } : {}) }));
   app.post(ROUTES.registration, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
 
   app.post(PAGE_FORMS, express.urlencoded({ extended: false, limit: '16kb' }));

@@ -21,6 +21,8 @@ export interface StartAuthServiceOptions {
   limits?: Partial<ThrottleLimits>;
   /** oidc-provider's outgoing fetch, for tests (AppDeps.fetch). */
   fetch?: AppDeps['fetch'];
+  /** The clock of the refresh replay window (tests move it). */
+  now?: AppDeps['now'];
 }
 
 export interface RunningAuthService {
@@ -47,6 +49,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     jwks,
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
   });
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);

@@ -22,7 +22,9 @@ export interface AuthFixture {
   close(): Promise<void>;
 }
 
-export async function startAuth(options: { limits?: Partial<ThrottleLimits>; env?: Record<string, string> } = {}): Promise<AuthFixture> {
+export async function startAuth(
+  options: { limits?: Partial<ThrottleLimits>; env?: Record<string, string>; now?: () => number } = {},
+): Promise<AuthFixture> {
   const redis = await startRedis();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -35,7 +37,12 @@ export async function startAuth(options: { limits?: Partial<ThrottleLimits>; env
     ...options.env,
   });
   const logger = createLogger({ service: 'auth-test', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
-  const service = await startAuthService({ config: { ...config, port }, logger, ...(options.limits ? { limits: options.limits } : {}) });
+  const service = await startAuthService({
+    config: { ...config, port },
+    logger,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const client = connectRedis(redis.url, { name: 'auth-test' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
   return {

@@ -347,9 +347,12 @@ function decodeSlug(s: string | undefined): string {
  * carries the same challenge; account routes have no resource metadata of their own.
  */
 function challenge(baseUrl: string, target: Target, err: SvcError): string {
+  const metadata = `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`;
+  // RFC 6750 §3.1: the scope the call needs, so the client can authorize again with it.
+  if (err.code === 'insufficient_scope') return `Bearer error="insufficient_scope", scope="${String(err.data['scope'])}", ${metadata}`;
   const parts = ['Bearer realm="svc"'];
   if (target.kind === 'project') {
-    parts.push(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`);
+    parts.push(metadata);
     parts.push('scope="mcp"');
   }
   if (err.code === 'invalid_token' || err.code === 'invalid_api_key')

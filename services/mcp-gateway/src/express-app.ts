@@ -2,6 +2,7 @@
  * Everything off the hot path, on Express: health, readiness, metrics, the RFC 9728 protected
  * resource metadata, the OpenAPI document, and the clear 404/405 answers for wrong routes.
  */
+import { MCP_SCOPES } from '@svc/policy';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { READY_TIMEOUT_MS, pingWithin, type Redis } from '@svc/accounts';
 import { SvcError, asSvcError, toRestError } from '@svc/errors';
@@ -55,7 +56,8 @@ export function createExpressApp(deps: ExpressDeps) {
       .json({
         resource: `${deps.baseUrl}/mcp/${slug}`,
         authorization_servers: [deps.authUrl],
-        scopes_supported: ['mcp'],
+        // docs/contract.md "OAuth scopes and refresh": the four scopes, never offline_access.
+        scopes_supported: [...MCP_SCOPES],
         bearer_methods_supported: ['header'],
         resource_name: `svc project ${slug}`,
         resource_documentation: `${deps.baseUrl}/api/v1/openapi.json`,

@@ -6,12 +6,27 @@
  *   request; oidc-provider drops non-OpenID scopes from a request without a resource
  *   (check_resource.js filterStatics), so a resource scope could not survive until then. The
  *   token's binding is its audience, not its scope (the gateway checks the audience).
- * - Authorization endpoint: `mcp`, the scope of every project resource (configuration.ts).
+ * - Authorization endpoint: `mcp` when no scope is asked for. The MCP scopes asked for are widened
+ *   to every level at or below the highest one (`mcp` means the person's own role, so every level):
+ *   the consent page lets the person grant a lower level than the client asked for, and
+ *   oidc-provider grants only scopes that were requested (docs/contract.md "OAuth scopes and refresh").
  */
 import type { NextFunction, Request, Response } from 'express';
+import { isKeyLevel, MCP_SCOPES, scopeForLevel, type KeyLevel } from '@svc/policy';
 import { oauthParams } from './body.ts';
 
 const RESOURCE_SCOPE = 'mcp';
+const LEVELS: readonly KeyLevel[] = ['VIEWER', 'EDITOR', 'ADMIN'];
+
+/** `scope` with its MCP scopes widened to every level at or below the highest asked for. */
+function widenMcpScopes(scope: string): string {
+  const asked = scope.split(' ').filter(Boolean);
+  const mcp = asked.filter((s) => (MCP_SCOPES as readonly string[]).includes(s));
+  if (mcp.length === 0) return scope;
+  const top = mcp.includes('mcp') ? 'ADMIN' : LEVELS.findLast((l) => mcp.includes(scopeForLevel(l)));
+  const levels = isKeyLevel(top) ? LEVELS.slice(0, LEVELS.indexOf(top) + 1).map(scopeForLevel) : [];
+  return [...new Set([...asked, ...levels])].join(' ');
+}
 
 /** POST /api/oauth/device/code (after oauthFormBody). */
 export function defaultDeviceScope(req: Request, res: Response, next: NextFunction): void {
@@ -27,8 +42,9 @@ export function defaultDeviceScope(req: Request, res: Response, next: NextFuncti
 export function defaultAuthorizeScope(req: Request, _res: Response, next: NextFunction): void {
   const q = req.url.indexOf('?');
   const params = new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : '');
-  if (!params.get('scope')) {
-    params.set('scope', RESOURCE_SCOPE);
+  const scope = widenMcpScopes(params.get('scope') || RESOURCE_SCOPE);
+  if (scope !== params.get('scope')) {
+    params.set('scope', scope);
     req.url = `${q >= 0 ? req.url.slice(0, q) : req.url}?${params.toString()}`;
   }
   next();

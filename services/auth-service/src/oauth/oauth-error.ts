@@ -2,11 +2,18 @@
 import type { Response } from 'express';
 
 export type OAuthErrorCode =
-  'invalid_request' | 'invalid_client' | 'slow_down' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'temporarily_unavailable';
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'slow_down'
+  | 'invalid_client_metadata'
+  | 'invalid_redirect_uri'
+  | 'temporarily_unavailable';
 
 const STATUS = {
   invalid_request: 400,
   invalid_client: 401,
+  invalid_grant: 400,
   slow_down: 400,
   invalid_client_metadata: 400,
   invalid_redirect_uri: 400,

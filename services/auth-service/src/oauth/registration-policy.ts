@@ -1,42 +1,56 @@
 /**
  * Pre-step of dynamic client registration (RFC 7591), open to remote MCP clients: only public
  * clients (token_endpoint_auth_method `none`, the default here), only the authorization-code and
- * refresh grants, and redirect URIs that are https or http on a loopback address (RFC 8252 §7.3).
+ * refresh grants, and redirect URIs as `application_type` allows (OpenID Connect Dynamic Client
+ * Registration §2; MCP 2026-07-28 clients send it): `web` clients https only; `native` clients
+ * https, http on a loopback address (RFC 8252 §7.3) or a private-use scheme in reverse-domain form
+ * (RFC 8252 §7.1); without `application_type`, https or loopback http, as before clients sent it.
  * Registration is open, and every client is stored: the metadata is bounded (docs/contract.md
  * "Dynamic registration limits": at most 8 KB, a client name of at most 80 characters without
  * control or bidirectional-override characters, never a first-party client's name). A body limit
  * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { staticClients } from '../provider/clients.ts';
+import { hasUnsafeChars, isFirstPartyName, MAX_CLIENT_NAME } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
-const MAX_CLIENT_NAME = 80;
 const readJson = express.json({ limit: MAX_METADATA_BYTES, type: () => true });
-/** C0 and C1 controls, and the bidirectional marks and overrides that can disguise a name. */
-// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
-const UNSAFE_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => String(c.client_name).toLowerCase()));
 
 function clientNameProblem(name: unknown): string | null {
   if (name === undefined) return null;
   if (typeof name !== 'string') return 'client_name must be a string';
   if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
-  if (UNSAFE_NAME.test(name)) return 'client_name may not contain control or bidirectional-override characters';
-  if (FIRST_PARTY_NAMES.has(name.trim().toLowerCase())) return 'client_name may not be the name of an svc client';
+  if (hasUnsafeChars(name)) return 'client_name may not contain control or bidirectional-override characters';
+  if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
   return null;
 }
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const GRANTS = new Set(['authorization_code', 'refresh_token']);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
 
-function redirectUriAllowed(uri: unknown): boolean {
+/** RFC 8252 §7.1: a private-use scheme is a reverse domain name (it holds a dot). */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
+const APPLICATION_TYPES = ['web', 'native'] as const;
+type ApplicationType = (typeof APPLICATION_TYPES)[number] | undefined;
+
+const REDIRECT_RULE = {
+  web: 'redirect_uris of web clients must be https URLs',
+  native:
+    'redirect_uris of native clients must be https URLs, http URLs on a loopback address or private-use schemes (com.example.app:/path)',
+  default: 'redirect_uris must be https URLs or http URLs on a loopback address',
+};
+
+function redirectUriAllowed(uri: unknown, type: ApplicationType): boolean {
   if (typeof uri !== 'string') return false;
   const u = URL.parse(uri);
   if (!u || u.hash) return false;
-  return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.has(u.hostname));
+  const loopbackHttp = u.protocol === 'http:' && LOOPBACK.has(u.hostname);
+  if (type === 'web') return u.protocol === 'https:' && !LOOPBACK.has(u.hostname);
+  if (type === 'native')
+    return (u.protocol === 'https:' && !LOOPBACK.has(u.hostname)) || loopbackHttp || PRIVATE_USE_SCHEME.test(u.protocol);
+  return u.protocol === 'https:' || loopbackHttp;
 }
 
 export function registrationPolicy(req: Request, res: Response, next: NextFunction): void {
@@ -70,9 +84,13 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
       if (kept.length) body['scope'] = kept.join(' ');
       else delete body['scope'];
     }
+    const type = body['application_type'];
+    if (type !== undefined && !APPLICATION_TYPES.includes(type as 'web')) {
+      return sendOAuthError(res, 'invalid_client_metadata', 'application_type must be web or native');
+    }
     const uris = body['redirect_uris'];
-    if (!Array.isArray(uris) || uris.length === 0 || !uris.every(redirectUriAllowed)) {
-      return sendOAuthError(res, 'invalid_redirect_uri', 'redirect_uris must be https URLs or http URLs on a loopback address');
+    if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => redirectUriAllowed(u, type as ApplicationType))) {
+      return sendOAuthError(res, 'invalid_redirect_uri', REDIRECT_RULE[(type as ApplicationType) ?? 'default']);
     }
     next();
   });

@@ -1,20 +1,49 @@
-/** The consent page of each client profile (docs/contract.md "Client profiles" and "Device flow pages"). */
+/**
+ * The consent page of each client profile (docs/contract.md "Client profiles" and "Device flow
+ * pages"). Every page says who asks and where the answer goes (MCP 2026-07-28 authorization: the
+ * redirect URI's host is shown): the client's name isolated in <bdi> and cleaned (see
+ * displayClientName), wrapped anywhere so a long name never overflows a phone screen; a "Not
+ * verified by svc" mark for clients that registered themselves or came from a metadata URL; and a
+ * way out for someone signed in as another person.
+ */
 import type { ProjectAccess } from '@svc/accounts';
+import type { KeyLevel } from '@svc/policy';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 
 export interface ConsentView {
   uid: string;
   csrf: string;
+  /** Already cleaned for display (displayClientName). */
   clientName: string;
+  /** First-party svc clients; registered and metadata-document clients are not. */
+  verified: boolean;
+  /** The host the browser returns to (authorization-code flow only). */
+  redirectHost?: string | undefined;
   email: string;
   error?: string | undefined;
+}
+
+/** The client's name, isolated from the text around it (Unicode UAX #9) and free to wrap. */
+function clientLabel(v: ConsentView): string {
+  return `<strong><bdi style="overflow-wrap:anywhere;word-break:break-word">${esc(v.clientName)}</bdi></strong>`;
+}
+
+function aboutClient(v: ConsentView): string {
+  const mark = v.verified
+    ? ''
+    : `<p class="error">Not verified by svc: this application registered itself. Approve only if you started this from an application you trust.</p>`;
+  const host = v.redirectHost
+    ? `<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${esc(v.redirectHost)}</strong>.</p>`
+    : '';
+  return mark + host;
 }
 
 function frame(v: ConsentView, title: string, inner: string): string {
   return page(
     title,
-    `${errorLine(v.error)}<p>Signed in as <strong>${esc(v.email)}</strong>.</p>
+    `${errorLine(v.error)}<p>Signed in as <strong>${esc(v.email)}</strong>. <span class="muted">Not you? <a href="/signout">Sign out</a></span></p>
+${aboutClient(v)}
 <form method="post" action="/interaction/${esc(v.uid)}/consent">${csrfField(v.csrf)}${inner}
 <button type="submit">Approve</button></form>
 <form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Deny</button></form>`,
@@ -26,7 +55,7 @@ export function personalKeyConsent(v: ConsentView): string {
   return frame(
     v,
     'Create a personal key',
-    `<p><strong>${esc(v.clientName)}</strong> asks for a personal key that acts as you.</p>
+    `<p>${clientLabel(v)} asks for a personal key that acts as you.</p>
 <label class="check"><input type="checkbox" name="confirm_all_projects" value="yes" required> I understand this key can access every project I can access.</label>
 <label class="check"><input type="checkbox" name="confirm_expiry" value="yes" required> I understand this key expires after 30 days, and that it replaces my previous key from this tool.</label>`,
   );
@@ -51,17 +80,32 @@ export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[
   return frame(
     v,
     'Choose a project',
-    `<p><strong>${esc(v.clientName)}</strong> asks for access to one of your projects, as you.</p>
+    `<p>${clientLabel(v)} asks for access to one of your projects, as you.</p>
 <fieldset><legend>Project</legend>${options}</fieldset>`,
   );
 }
 
-/** Authorization code flow with a resource: names the client and the project. */
-export function projectApprovalConsent(v: ConsentView, project: ProjectAccess): string {
+const LEVEL_TEXT: Record<KeyLevel, string> = {
+  VIEWER: 'VIEWER: read only',
+  EDITOR: 'EDITOR: read and change',
+  ADMIN: 'ADMIN: read, change and manage',
+};
+
+/**
+ * Authorization code flow with a resource: names the client and the project, and the level the
+ * client gets: the highest of `levels` unless the person picks a lower one.
+ */
+export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, levels: readonly KeyLevel[]): string {
+  const options = levels
+    .map((l, i) => `<option value="${l}"${i === levels.length - 1 ? ' selected' : ''}>${esc(LEVEL_TEXT[l])}</option>`)
+    .join('');
   return frame(
     v,
     'Approve access',
-    `<p><strong>${esc(v.clientName)}</strong> asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you, with your role ${esc(project.role)}.</p>`,
+    `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you. Your role there is ${esc(project.role)}.</p>
+<label for="level">Access level ${clientLabel(v)} gets</label>
+<select id="level" name="level">${options}</select>
+<p class="muted">Choose a lower level to limit what it can do.</p>`,
   );
 }
 
@@ -74,7 +118,7 @@ export function provisionConsent(
   const what = project.existing
     ? `use your existing project <strong>${esc(project.existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
     : `create a project${project.name === undefined ? '' : ` named <strong>${esc(project.name)}</strong>`} in your personal workspace <strong>${esc(workspace)}</strong>`;
-  return frame(v, 'Set up your project', `<p><strong>${esc(v.clientName)}</strong> will ${what}, and receive an API key for it.</p>`);
+  return frame(v, 'Set up your project', `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>`);
 }
 
 export function refusalPage(title: string, message: string): string {

@@ -9,8 +9,10 @@ import type { Request, Response } from 'express';
 import type { Accounts, User } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type Provider from 'oidc-provider';
+import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
+import { grantedScope, offeredLevels } from './consent-levels.ts';
 import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
 import {
   personalKeyConsent,
@@ -38,6 +40,12 @@ function kindOf(details: Details): Kind {
   return typeof params['resource'] === 'string' ? 'approve' : 'select';
 }
 
+/** The redirect URI's host, or the private-use scheme of a native app (RFC 8252 §7.1). */
+function redirectHostOf(uri: unknown): string | undefined {
+  const u = typeof uri === 'string' ? URL.parse(uri) : null;
+  return u ? u.host || u.protocol.slice(0, -1) : undefined;
+}
+
 export function interactionPages(deps: InteractionDeps) {
   const { provider, accounts } = deps;
 
@@ -62,7 +70,9 @@ export function interactionPages(deps: InteractionDeps) {
     const v: ConsentView = {
       uid: details.uid,
       csrf: deps.web.csrfToken(req, res),
-      clientName: client?.clientName ?? clientId,
+      clientName: displayClientName(client?.clientName ?? clientId),
+      verified: isVerifiedClient(clientId),
+      redirectHost: redirectHostOf(details.params['redirect_uri']),
       email: user.email,
       error,
     };
@@ -90,7 +100,11 @@ export function interactionPages(deps: InteractionDeps) {
             .type('html')
             .send(refusalPage('No access', `${user.email} has no access to project ${slug ?? ''}.`));
         }
-        return void res.status(status).type('html').send(projectApprovalConsent(v, { project, role }));
+        const levels = offeredLevels(role, details.params['scope']);
+        return void res
+          .status(status)
+          .type('html')
+          .send(projectApprovalConsent(v, { project, role }, levels));
       }
       case 'select':
         return void res
@@ -127,6 +141,7 @@ export function interactionPages(deps: InteractionDeps) {
       }
       const body = (req.body ?? {}) as Record<string, unknown>;
       let resource: string | undefined;
+      let scope = 'mcp';
       switch (kindOf(details)) {
         case 'personal':
           if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes') {
@@ -143,17 +158,23 @@ export function interactionPages(deps: InteractionDeps) {
               ? projectOfResource(deps.config.baseUrl, details.params['resource'])
               : String(body['project'] ?? '');
           const project = slug ? await accounts.workspaces.getProject(slug) : null;
-          if (!project || (await accounts.workspaces.roleOf(user.id, project)) === 'NONE') {
+          const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
+          if (!project || role === 'NONE') {
             return render(req, res, details, user, 'Choose a project you have access to.');
           }
           resource = resourceFor(deps.config.baseUrl, project.slug);
+          if (kindOf(details) === 'approve') {
+            const chosen = grantedScope(role, details.params['scope'], body['level']);
+            if (!chosen) return render(req, res, details, user, 'Choose one of the access levels offered.');
+            scope = chosen;
+          }
         }
       }
       const grant = new provider.Grant({ accountId: user.id, clientId: String(details.params['client_id']) });
       const prompt = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
       if (prompt.missingOIDCScope?.length) grant.addOIDCScope(prompt.missingOIDCScope.join(' '));
       if (prompt.missingOIDCClaims?.length) grant.addOIDCClaims(prompt.missingOIDCClaims);
-      if (resource) grant.addResourceScope(resource, 'mcp');
+      if (resource) grant.addResourceScope(resource, scope);
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
     },

@@ -2,6 +2,7 @@
  * oidc-provider 9.13 configuration (pinned; see docs/auth-service.md "oidc-provider overrides").
  * Every option that changes library behaviour is covered by services/auth-service/test.
  */
+import { MCP_SCOPES } from '@svc/policy';
 import type { Accounts } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -137,7 +138,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
           if (!slug || !(await accounts.workspaces.getProject(slug))) {
             throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
           }
-          return { scope: 'mcp', audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
+          return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
         },
       },
     },

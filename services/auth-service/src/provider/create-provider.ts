@@ -14,6 +14,7 @@ import { generateCredential } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
+import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
 import { createDevicePages } from '../pages/device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -29,6 +30,8 @@ export interface ProviderDeps {
   metrics: Metrics;
   jwks: JWKS;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  /** The clock of the refresh replay window (tests move it). */
+  now?: () => number;
   /** See ConfigurationDeps.fetch (tests only). */
   fetch?: ConfigurationDeps['fetch'];
 }
@@ -81,6 +84,8 @@ export function createProvider(deps: ProviderDeps): Provider {
   // First, so outermost: it sees whatever the post-steps below throw too.
   provider.use(providerErrors({ redis: deps.redis, logger }));
   provider.use(deviceAuthorizationResponse({ redis: deps.redis, authUrl: config.authUrl }));
+  // Outside tokenResponse, so the pair kept for a repeated refresh is the response as sent.
+  provider.use(keepRefreshPair({ redis: deps.redis, ...(deps.now ? { now: deps.now } : {}) }));
   provider.use(tokenResponse({ accounts: deps.accounts, baseUrl: config.baseUrl, logger }));
 
   provider.on('access_token.saved', () => deps.metrics.tokens.inc({ kind: 'access_token' }));

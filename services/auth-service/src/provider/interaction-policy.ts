@@ -5,6 +5,9 @@
  * - consent: every device approval and every authorization-code request is confirmed by the
  *   person (docs/contract.md "Device flow pages": svc-cli's two confirmations, project selection,
  *   create-svc's workspace approval, and an approval page naming the client and the project).
+ *   The base check `rs_scopes_missing` is removed: the request names every MCP level up to the
+ *   one the client asked for (default-scope.ts) and the person grants one of them, so a grant
+ *   holding fewer scopes than requested is the answer, not a reason to ask again.
  */
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 
@@ -19,12 +22,12 @@ export function createInteractionPolicy(deps: { webUserOf: (ctx: KoaContextWithO
       return webUser !== ctx.oidc.session?.accountId ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
     }),
   );
-  policy
-    .get('consent')!
-    .checks.push(
-      new Check('svc_approval_required', 'the person approves each request', (ctx) =>
-        ctx.oidc.result?.consent ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
-      ),
-    );
+  const consent = policy.get('consent')!;
+  consent.checks.remove('rs_scopes_missing');
+  consent.checks.push(
+    new Check('svc_approval_required', 'the person approves each request', (ctx) =>
+      ctx.oidc.result?.consent ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
+    ),
+  );
   return policy;
 }

@@ -22,6 +22,10 @@ export const OK = {
   webSession: (idHash: string) => `svc:oidc:web-session:${idHash}`,
   /** Fixed-window attempt counters for sign-in and code entry. */
   throttle: (scope: string, subject: string) => `svc:oidc:throttle:${scope}:${subject}`,
+  /** Refresh token digest -> which request rotates it (docs/security.md "Refresh tokens"). */
+  refreshClaim: (tokenDigest: string) => `svc:oidc:refresh-claim:${tokenDigest}`,
+  /** Refresh token digest -> the pair it was exchanged for, AES-256-GCM under a key derived from it. */
+  refreshReplay: (tokenDigest: string) => `svc:oidc:refresh-replay:${tokenDigest}`,
   /** The provider's signing keys (private JWKS, JSON), created once. */
   jwks: () => 'svc:oidc:jwks',
 };

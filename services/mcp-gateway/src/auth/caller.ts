@@ -12,6 +12,8 @@ export interface ResolvedCaller {
   id: string;
   label: string;
   role: Role;
+  /** The person's own role when an OAuth token's scope lowered `role` (docs/contract.md "OAuth scopes and refresh"). */
+  unscopedRole?: Role;
   serviceAccount: boolean;
   /** Project slug (project endpoint) or null (team endpoint). */
   project: string | null;

@@ -19,6 +19,7 @@ interface StoredAccessToken {
   clientId?: string;
   grantId?: string;
   aud?: string | string[];
+  scope?: string;
   expiresWithSession?: boolean;
   sessionUid?: string;
   jkt?: string;
@@ -53,7 +54,14 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       if (!project) return null;
       if (!(await deps.redis.exists(oidcRecordKey('Grant', at.grantId)))) return null;
       if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(oidcSessionUidKey(at.sessionUid))))) return null;
-      return { userId: at.accountId, clientId: at.clientId, project, grantId: at.grantId, expiresAt: at.exp * 1000 };
+      return {
+        userId: at.accountId,
+        clientId: at.clientId,
+        project,
+        grantId: at.grantId,
+        expiresAt: at.exp * 1000,
+        scope: typeof at.scope === 'string' ? at.scope : '',
+      };
     },
   };
 }

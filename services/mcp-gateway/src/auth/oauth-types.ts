@@ -14,6 +14,8 @@ export interface OAuthTokenInfo {
   grantId: string;
   /** Unix ms. */
   expiresAt: number;
+  /** The token's scopes, space-separated (docs/contract.md "OAuth scopes and refresh"). */
+  scope: string;
 }
 
 export interface OAuthTokenVerifier {

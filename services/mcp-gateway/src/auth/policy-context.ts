@@ -14,6 +14,7 @@ export function policyContext(
     surface,
     policy: {
       role: caller.role,
+      ...(caller.unscopedRole ? { unscopedRole: caller.unscopedRole } : {}),
       serviceAccount: caller.serviceAccount,
       plan: caller.plan,
       agents: caller.agents,

@@ -8,7 +8,7 @@ import { SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
-import type { Role } from '@svc/policy';
+import { effectiveRole, type Role } from '@svc/policy';
 import type { ResolvedCaller, Target } from './caller.ts';
 import type { OAuthTokenVerifier } from './oauth-types.ts';
 import type { Resolution } from './resolution-cache.ts';
@@ -99,12 +99,14 @@ export function createResolver(deps: ResolverDeps) {
     const project = await deps.accounts.workspaces.getProject(target.slug);
     const user = await deps.accounts.users.get(info.userId);
     if (!project || !user) return invalidToken('the token names a project or user that no longer exists');
-    const role = await deps.accounts.workspaces.roleOf(user.id, project);
+    const ownRole = await deps.accounts.workspaces.roleOf(user.id, project);
+    const role = effectiveRole(ownRole, info.scope);
     return ok({
       type: 'user',
       id: user.id,
       label: user.email,
       role,
+      ...(role === ownRole ? {} : { unscopedRole: ownRole }),
       serviceAccount: false,
       project: project.slug,
       ...(await personContext(project, user, role)),

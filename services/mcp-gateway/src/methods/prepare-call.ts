@@ -5,7 +5,7 @@
  */
 import { SvcError } from '@svc/errors';
 import type { CallerContext, Decision } from '@svc/policy';
-import { describeRefusal, evaluate } from '@svc/policy';
+import { describeRefusal, evaluate, isKeyLevel, roleAtLeast, scopeForLevel } from '@svc/policy';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.ts';
 import { describeArgumentErrors } from '../tools/registry.ts';
 
@@ -44,7 +44,7 @@ export function prepareCall(
       kind: 'unknown_tool',
       message: `Unknown tool: ${raw.slice(0, 100)}. Call tools/list or svc_help for the tools available here.`,
     };
-  else if (decision.allowed === false) prepared.refusal = { kind: 'denied', error: denial(tool.def.name, decision) };
+  else if (decision.allowed === false) prepared.refusal = { kind: 'denied', error: denial(tool.def.name, decision, policy) };
   else if (!isObject(given))
     prepared.refusal = { kind: 'invalid_arguments', message: `Invalid arguments for ${tool.def.name}: "arguments" must be an object` };
   else if (!tool.validate(args))
@@ -56,8 +56,19 @@ export function prepareCall(
   return prepared;
 }
 
-/** A policy refusal: a JSON-RPC method error on MCP (HTTP 200), 403 on REST, naming the gate. */
-function denial(tool: string, decision: Extract<Decision, { allowed: false }>): SvcError {
+/**
+ * A policy refusal: a JSON-RPC method error on MCP (HTTP 200), 403 on REST, naming the gate. When
+ * the person's own role would allow the call and only the OAuth token's scope does not, it is
+ * `insufficient_scope` (HTTP 403 on every protocol, RFC 6750 §3.1) naming the scope to ask for.
+ */
+function denial(tool: string, decision: Extract<Decision, { allowed: false }>, policy: CallerContext): SvcError {
+  const needed = decision.needed;
+  if (decision.gate === 'level' && policy.unscopedRole && isKeyLevel(needed) && roleAtLeast(policy.unscopedRole, needed)) {
+    return new SvcError('insufficient_scope', {
+      message: `Insufficient scope: ${tool} needs ${needed}; the token was granted ${decision.have}`,
+      data: { scope: scopeForLevel(needed), needed, have: decision.have },
+    });
+  }
   return new SvcError('access_denied', {
     message: `Access denied: ${describeRefusal(tool, decision)}`,
     inBody: true,

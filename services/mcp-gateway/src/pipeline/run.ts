@@ -16,7 +16,7 @@ const LEGACY_DEPRECATION = '@1767225600';
 
 export interface RunDeps {
   logger: Logger;
-  /** The WWW-Authenticate value of a 401 (RFC 6750 §3, RFC 9728 §5.1). */
+  /** The WWW-Authenticate value of a 401 or an insufficient_scope 403 (RFC 6750 §3, RFC 9728 §5.1). */
   challenge: (target: Target, err: SvcError) => string;
 }
 
@@ -41,7 +41,7 @@ function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): voi
   else deps.logger.http('request refused', meta);
   if (ex.res.headersSent) return;
   const headers = { ...ex.headers, ...e.headers };
-  if (e.status === 401) headers['WWW-Authenticate'] = deps.challenge(ex.target, e);
+  if (e.status === 401 || e.code === 'insufficient_scope') headers['WWW-Authenticate'] = deps.challenge(ex.target, e);
   if (ex.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
   if (e.code === 'payload_too_large') headers['Connection'] = 'close';
   if (ex.protocol === 'jsonrpc') sendJson(ex.res, e.inBody ? 200 : e.status, toJsonRpcError(e, ex.id), headers);

@@ -1,0 +1,37 @@
+/**
+ * The token pair a refresh token was exchanged for, sealed under that refresh token
+ * (docs/security.md "Refresh tokens"): AES-256-GCM with a key derived from the token by HKDF-SHA-256
+ * (RFC 5869). Redis holds only the sealed value under a SHA-256 digest of the token, so whoever reads
+ * Redis learns neither the refresh token nor the pair; only a request presenting the token opens it.
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+const INFO = 'svc refresh replay v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+function keyOf(refreshToken: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', refreshToken, '', INFO, 32));
+}
+
+/** `value` as JSON, encrypted and authenticated under `refreshToken`: base64url(iv | tag | ciphertext). */
+export function seal(refreshToken: string, value: unknown): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(refreshToken), iv);
+  const text = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), text]).toString('base64url');
+}
+
+/** The value sealed under `refreshToken`, or null when it was sealed under another or altered. */
+export function unseal(refreshToken: string, sealed: string): unknown {
+  const raw = Buffer.from(sealed, 'base64url');
+  if (raw.length < IV_BYTES + TAG_BYTES) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(refreshToken), raw.subarray(0, IV_BYTES));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+    return JSON.parse(text.toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Idempotent refresh (docs/security.md "Refresh tokens"): a refresh token presented again within
+ * 30 s of its first use gets the same new pair, however many requests race and on whichever of two
+ * auth-service instances sharing one Redis; past 30 s reuse revokes the grant; another client gets
+ * nothing. The window is measured on a test clock moved forward, never waited for.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { oidcRecordKey } from '@svc/accounts';
+import { freePort, testClock } from '@svc/testkit';
+import { startAuthService, type RunningAuthService } from '../src/server.ts';
+import { DEVICE_GRANT, postForm, startAuth, type AuthFixture } from './support.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const clock = testClock({ frozen: false });
+let f: AuthFixture;
+let second: RunningAuthService;
+
+before(async () => {
+  f = await startAuth({ now: clock.now });
+  const port = await freePort();
+  second = await startAuthService({ config: { ...f.config, port }, now: clock.now });
+});
+after(async () => {
+  await second.close();
+  await f.close();
+});
+
+/** A refresh token of svc-mcp for a new person's new project, minted through the provider's models. */
+async function mintRefreshToken(): Promise<{ token: string; grantId: string }> {
+  const tag = Math.random().toString(36).slice(2, 8);
+  const user = await f.accounts.users.create({ email: `refresh-${tag}@example.com`, password: PASSWORD });
+  const slug = `refresh-${tag}`;
+  await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  const resource = `${f.config.baseUrl}/mcp/${slug}`;
+  const p = f.service.provider;
+  const grant = new p.Grant({ accountId: user.id, clientId: 'svc-mcp' });
+  grant.addResourceScope(resource, 'mcp');
+  const grantId = await grant.save();
+  const client = await p.Client.find('svc-mcp');
+  assert.ok(client);
+  const rt = new p.RefreshToken({ client, accountId: user.id, grantId, gty: DEVICE_GRANT, scope: 'mcp', resource });
+  return { token: await rt.save(), grantId };
+}
+
+const refresh = (token: string, clientId = 'svc-mcp', url = f.url) =>
+  postForm(`${url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+
+/** The refresh tokens of a grant that are stored and not consumed. */
+async function liveRefreshTokens(grantId: string): Promise<number> {
+  const keys = await f.client.smembers(`svc:oidc:grant-keys:${grantId}`);
+  let live = 0;
+  for (const key of keys) {
+    const h = await f.client.hgetall(key);
+    const payload = h['payload'] ? (JSON.parse(h['payload']) as { kind?: string }) : null;
+    if (payload?.kind === 'RefreshToken' && !h['consumed']) live += 1;
+  }
+  return live;
+}
+
+const grantAlive = async (grantId: string) => (await f.client.exists(oidcRecordKey('Grant', grantId))) === 1;
+
+test('ten concurrent refreshes over two instances get one identical pair; one refresh token stays alive', async () => {
+  const { token, grantId } = await mintRefreshToken();
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => refresh(token, 'svc-mcp', i % 2 ? second.url : f.url)));
+  for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body));
+  const first = answers[0]!.body;
+  assert.match(String(first['access_token']), /^svc_at_/);
+  assert.notEqual(first['refresh_token'], token);
+  for (const a of answers) assert.deepEqual(a.body, first);
+  assert.ok(await grantAlive(grantId));
+  assert.equal(await liveRefreshTokens(grantId), 1);
+  // The new refresh token is the live one.
+  const next = await refresh(String(first['refresh_token']));
+  assert.equal(next.status, 200);
+  assert.equal(await liveRefreshTokens(grantId), 1);
+});
+
+test('within 30 s of its first use the token answers with the same pair', async () => {
+  const { token, grantId } = await mintRefreshToken();
+  const a = await refresh(token);
+  clock.advance(29_000);
+  const b = await refresh(token, 'svc-mcp', second.url);
+  assert.equal(b.status, 200);
+  assert.deepEqual(b.body, a.body);
+  assert.ok(await grantAlive(grantId));
+});
+
+test('past 30 s, reusing the token revokes the whole grant', async () => {
+  const { token, grantId } = await mintRefreshToken();
+  const a = await refresh(token);
+  assert.equal(a.status, 200);
+  clock.advance(30_001);
+  const again = await refresh(token);
+  assert.equal(again.status, 400);
+  assert.equal(again.body['error'], 'invalid_grant');
+  assert.equal(await grantAlive(grantId), false);
+  assert.equal((await refresh(String(a.body['refresh_token']))).body['error'], 'invalid_grant');
+});
+
+test('another client cannot replay the pair, nor revoke the grant', async () => {
+  const { token, grantId } = await mintRefreshToken();
+  const a = await refresh(token);
+  const foreign = await refresh(token, 'svc-companion');
+  assert.equal(foreign.status, 400);
+  assert.equal(foreign.body['error'], 'invalid_grant');
+  assert.equal(foreign.body['access_token'], undefined);
+  assert.ok(await grantAlive(grantId));
+  assert.deepEqual((await refresh(token)).body, a.body);
+});
+
+test('a foreign client presenting an unused token neither rotates it nor blocks its owner', async () => {
+  const { token } = await mintRefreshToken();
+  const foreign = await refresh(token, 'svc-companion');
+  assert.equal(foreign.body['error'], 'invalid_grant');
+  const own = await refresh(token);
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+});
+
+test('Redis holds the pair only sealed, under a digest of the token', async () => {
+  const { token } = await mintRefreshToken();
+  const a = await refresh(token);
+  const keys = await f.client.keys('svc:oidc:refresh-*');
+  assert.ok(keys.every((k) => !k.includes(token)));
+  for (const k of keys) {
+    const v = (await f.client.get(k)) ?? '';
+    assert.ok(!v.includes(String(a.body['access_token'])) && !v.includes(String(a.body['refresh_token'])));
+    assert.ok((await f.client.pttl(k)) <= 30_000);
+  }
+});

@@ -1,0 +1,92 @@
+/**
+ * OAuth scopes of the MCP resource end to end (docs/contract.md "OAuth scopes and refresh"): where
+ * the scopes are advertised, the level chosen on the consent page recorded as the token's scope,
+ * and the gateway's 403 insufficient_scope when the scope, not the role, refuses a call.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as oc from 'openid-client';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { authorizeInBrowser } from './authorize.ts';
+import { launchBrowser } from './browser.ts';
+import { mcpCall } from './gateway-call.ts';
+
+const REDIRECT = 'http://127.0.0.1:45996/callback';
+let stack: Stack;
+let browser: Browser;
+let context: BrowserContext;
+let config: oc.Configuration;
+let email: string;
+let slug: string;
+
+before(async () => {
+  stack = await startStack();
+  browser = await launchBrowser();
+  context = await browser.newContext();
+  const tag = Math.random().toString(36).slice(2, 8);
+  email = `scopes-${tag}@example.com`;
+  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  slug = `scopes-${tag}`;
+  await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  config = await oc.dynamicClientRegistration(
+    new URL(stack.authUrl),
+    { client_name: 'Scope check', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', scope: 'mcp' },
+    oc.None(),
+    { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] },
+  );
+});
+after(async () => {
+  await context.close();
+  await browser.close();
+  await stack.close();
+});
+
+async function tokenAt(level: string | null, name: string) {
+  const resource = `${stack.baseUrl}/mcp/${slug}`;
+  const { callback, verifier, state } = await authorizeInBrowser(context, config, {
+    redirect: REDIRECT,
+    resource,
+    email,
+    name,
+    onConsentPage: async (page) => {
+      assert.equal(await page.inputValue('#level'), 'ADMIN');
+      if (level) await page.selectOption('#level', level);
+    },
+  });
+  return oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource });
+}
+
+test('the scopes are advertised where the MCP spec says', async () => {
+  const prm = (await (await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/mcp/${slug}`)).json()) as Record<string, unknown>;
+  assert.deepEqual(prm['scopes_supported'], ['mcp', 'mcp:read', 'mcp:write', 'mcp:admin']);
+  const as = (await (await fetch(`${stack.authUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  assert.ok((as['scopes_supported'] as string[]).includes('offline_access'));
+  const res = await fetch(`${stack.baseUrl}/mcp/${slug}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(res.status, 401);
+  assert.match(res.headers.get('www-authenticate') ?? '', /scope="mcp"/);
+});
+
+test('a level lowered on the consent page caps the token; the scope, not the role, refuses with 403', async () => {
+  const t = await tokenAt('VIEWER', 'scopes-viewer');
+  assert.equal(t.scope, 'mcp:read');
+  assert.equal((await mcpCall(stack.baseUrl, slug, t.access_token)).status, 200);
+  const refused = await mcpCall(stack.baseUrl, slug, t.access_token, 'tools/call', { name: 'svc_inject', arguments: {} });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.error?.data?.code, 'insufficient_scope');
+  assert.equal(
+    refused.headers.get('www-authenticate'),
+    `Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/mcp/${slug}"`,
+  );
+  // A refresh keeps the level the person chose.
+  const r = await oc.refreshTokenGrant(config, String(t.refresh_token), { resource: `${stack.baseUrl}/mcp/${slug}` });
+  assert.equal(r.scope, 'mcp:read');
+});
+
+test('the level of the own role grants mcp, which the role alone limits', async () => {
+  const t = await tokenAt(null, 'scopes-own-role');
+  assert.equal(t.scope, 'mcp');
+  const call = await mcpCall(stack.baseUrl, slug, t.access_token, 'tools/call', { name: 'svc_inject', arguments: {} });
+  assert.notEqual(call.body.error?.data?.code, 'insufficient_scope');
+  assert.notEqual(call.body.error?.data?.code, 'access_denied');
+});
