@@ -20,6 +20,7 @@ export interface ThrottleRule {
 
 export interface ThrottleLimits {
   signInPerIp: ThrottleRule;
+  /** Failed sign-ins per account and source together (a stranger never locks the owner out). */
   signInPerAccount: ThrottleRule;
   /** Unknown user codes per source, at POST /device and GET /device?code= alike. */
   codeEntryPerIp: ThrottleRule;

@@ -2,6 +2,7 @@
  * GET/POST /signin: email and password (docs/contract.md "Accounts"). Failures are throttled per
  * IP and per account (docs/auth-service.md "Sign-in protections"); the form carries a CSRF token.
  */
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Accounts } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
@@ -26,6 +27,17 @@ function signInForm(csrf: string, returnTo: string, email = '', error?: string):
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
 <nav>No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
+}
+
+/** A sign-in in the person's own workspace's audit log (docs/audit.md). */
+async function audit(
+  deps: PageDeps,
+  workspace: string,
+  email: string,
+  action: 'signin.succeeded' | 'signin.failed',
+  ip: string,
+): Promise<void> {
+  await deps.accounts.audit.record({ workspace, actor: email, action, target: `user:${email}`, source: ip, requestId: randomUUID() });
 }
 
 export function tooMany(res: Response, seconds: number): void {
@@ -58,25 +70,30 @@ export function signIn(deps: PageDeps) {
       }
       const ip = req.ip ?? 'unknown';
       // Each limit is checked and counted in one step (throttle.ts); the slots are given back when
-      // the password is right, so only failures count.
-      const accountWait = email ? await deps.throttle.attempt('signin-account', email, deps.limits.signInPerAccount) : 0;
+      // the password is right, so only failures count. The account's limit is kept per source
+      // (account and address together): a stranger's failures never lock the owner out.
+      const accountSource = `${email}|${ip}`;
+      const accountWait = email ? await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount) : 0;
       if (accountWait > 0) return tooMany(res, accountWait);
       const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
       if (ipWait > 0) {
-        if (email) await deps.throttle.refund('signin-account', email);
+        if (email) await deps.throttle.refund('signin-account', accountSource);
         return tooMany(res, ipWait);
       }
       const user = email && password ? await deps.accounts.users.verifyPassword(email, password) : null;
       if (!user) {
         deps.logger.info('sign-in refused', { ip });
+        const known = email ? await deps.accounts.users.findByEmail(email) : null;
+        if (known) await audit(deps, known.workspace, email, 'signin.failed', ip);
         res
           .status(401)
           .type('html')
           .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.')));
         return;
       }
-      await deps.throttle.reset('signin-account', email);
+      await deps.throttle.reset('signin-account', accountSource);
       await deps.throttle.refund('signin-ip', ip);
+      await audit(deps, user.workspace, user.email, 'signin.succeeded', ip);
       await deps.web.start(res, user.id);
       res.redirect(303, returnTo);
     },
