@@ -24,7 +24,6 @@ const ERROR_TEXT: Record<string, string> = {
   NotFoundError: 'That code is unknown. Check it and type it again.',
   ExpiredError: 'That code has expired. Start again on your device to get a new one.',
   AlreadyUsedError: 'That code has already been used. Start again on your device to get a new one.',
-  AbortedError: 'The request was cancelled. Nothing was authorized.',
 };
 
 function xsrfOf(ctx: KoaContextWithOIDC): string {
@@ -63,6 +62,14 @@ export function createDevicePages(deps: { redis: Redis }) {
       const clientId = !err && given ? await clientOfCode(given) : null;
       if (clientId && clientId !== 'svc-cli') {
         ctx.body = page('Confirm your device', confirmForm(action, xsrfOf(ctx), displayUserCode(given)));
+        return;
+      }
+      // Deny ends here: the device is told access_denied when it polls, and the person is done.
+      if (err?.name === 'AbortedError') {
+        ctx.body = page(
+          'Device refused',
+          `<p role="status">You refused the request. Nothing was authorized, and the device has been told. You can close this page.</p><nav><a href="${esc(action)}">Enter another code</a></nav>`,
+        );
         return;
       }
       const message = err ? (ERROR_TEXT[err.name] ?? 'Something went wrong. Try again.') : undefined;
