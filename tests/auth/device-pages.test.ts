@@ -126,7 +126,10 @@ test('denying on the consent page tells the person nothing was authorized; the d
     typeCode: false,
   });
   assert.doesNotMatch(text, /Device connected/);
-  assert.match(text, /Device refused\s*You refused the request\. Nothing was authorized, and the device has been told\. You can close this page\./);
+  assert.match(
+    text,
+    /Device refused\s*You refused the request\. Nothing was authorized, and the device has been told\. You can close this page\./,
+  );
   assert.doesNotMatch(text, /Enter the code shown/, 'not back on the code form');
   const answer = await poll(dc.device_code, 'svc-mcp');
   assert.equal(answer.status, 400);
