@@ -62,7 +62,15 @@ const FORM_PATHS = [
   ROUTES.revocation,
   ROUTES.pushed_authorization_request,
 ];
-const PAGE_FORMS = ['/signin', '/signup', '/signout', '/interaction/:uid/consent', '/interaction/:uid/abort', ROUTES.code_verification];
+const PAGE_FORMS = [
+  '/signin',
+  '/signup',
+  '/signout',
+  '/interaction/:uid/consent',
+  '/interaction/:uid/abort',
+  '/interaction/:uid/request-access',
+  ROUTES.code_verification,
+];
 
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
@@ -127,6 +135,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.get('/interaction/:uid', interaction.get);
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
+  app.post('/interaction/:uid/request-access', interaction.requestAccess);
   app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management: createManagement(accounts, { redis }) }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);

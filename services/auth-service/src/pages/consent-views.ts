@@ -121,6 +121,27 @@ export function provisionConsent(
   return frame(v, 'Set up your project', `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>`);
 }
 
+/**
+ * The signed-in person has no role on the project the client asked for (docs/auth-service.md "No
+ * dead ends"): they may ask the project's admins for access, or use another account. Either way
+ * the client is told access_denied.
+ */
+export function noAccessPage(v: ConsentView, slug: string, exists: boolean): string {
+  const request = exists
+    ? `<form method="post" action="/interaction/${esc(v.uid)}/request-access">${csrfField(v.csrf)}
+<p>You can ask the admins of <strong>${esc(slug)}</strong> for access. ${clientLabel(v)} is told no for now; connect it again once they approve.</p>
+<label for="level">Access to ask for</label><select id="level" name="level"><option>VIEWER</option><option selected>EDITOR</option><option>ADMIN</option></select>
+<label for="reason">Why (optional, shown to the admins)</label><input id="reason" name="reason" type="text" maxlength="500">
+<button type="submit">Request access</button></form>`
+    : '';
+  return page(
+    'No access to this project',
+    `<p>Signed in as <strong>${esc(v.email)}</strong>, you have no access to project <strong>${esc(slug)}</strong>${exists ? '' : ' (or it does not exist)'}.</p>
+${request}<p><a href="/signout">Sign out and use another account</a></p>
+<form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
+  );
+}
+
 export function refusalPage(title: string, message: string): string {
   return page(title, `<p class="error" role="alert">${esc(message)}</p><nav><a href="/device">Enter a device code</a></nav>`);
 }

@@ -7,6 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Accounts, User } from '@svc/accounts';
+import { isKeyLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import type Provider from 'oidc-provider';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
@@ -15,6 +16,7 @@ import type { WebSessions } from '../http/web-session.ts';
 import { grantedScope, offeredLevels } from './consent-levels.ts';
 import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
 import {
+  noAccessPage,
   personalKeyConsent,
   projectApprovalConsent,
   projectSelectionConsent,
@@ -98,7 +100,7 @@ export function interactionPages(deps: InteractionDeps) {
           return void res
             .status(403)
             .type('html')
-            .send(refusalPage('No access', `${user.email} has no access to project ${slug ?? ''}.`));
+            .send(noAccessPage(v, slug ?? '', project !== null));
         }
         const levels = offeredLevels(role, details.params['scope']);
         return void res
@@ -177,6 +179,35 @@ export function interactionPages(deps: InteractionDeps) {
       if (resource) grant.addResourceScope(resource, scope);
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
+    },
+
+    /** No access: an access request for the person, and access_denied for the client. */
+    async requestAccess(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      const { details, user } = loaded;
+      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'));
+      const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
+      const project = slug ? await accounts.workspaces.getProject(slug) : null;
+      if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
+      await accounts.accessRequests.create({
+        project: project.slug,
+        requester: { type: 'user', id: user.id, label: user.email },
+        requestedLevel: level,
+        reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
+      });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: `no access to project ${project.slug} yet; access was requested from its admins` },
+        { mergeWithLastSubmission: false },
+      );
     },
 
     async abort(req: Request, res: Response): Promise<void> {

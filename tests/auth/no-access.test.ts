@@ -1,0 +1,87 @@
+/**
+ * No dead end when the person has no access to the project a client asked for (docs/auth-service.md
+ * "No dead ends"): the page offers to request access or to use another account; requesting creates
+ * an access request for the project's admins, and the client is told access_denied, with `iss`
+ * (RFC 9207), at its redirect URI. Checked with axe-core at desktop and phone sizes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as oc from 'openid-client';
+import type { Browser } from 'playwright-core';
+import { axeViolations } from '../support/axe.ts';
+import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { launchBrowser, shot, signInOnPage } from './browser.ts';
+
+const REDIRECT = 'http://127.0.0.1:45998/callback';
+let stack: Stack;
+let browser: Browser;
+let config: oc.Configuration;
+
+before(async () => {
+  stack = await startStack();
+  browser = await launchBrowser();
+  config = await oc.dynamicClientRegistration(
+    new URL(stack.authUrl),
+    { client_name: 'Docs assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+    oc.None(),
+    { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] },
+  );
+});
+after(async () => {
+  await browser.close();
+  await stack.close();
+});
+
+test('no access: request it from the page; the client hears access_denied with iss; the admins see the request', async () => {
+  const owner = await newPerson(stack, 'owner');
+  const outsider = await newPerson(stack, 'outsider');
+  for (const [size, tag] of [
+    [{ width: 1280, height: 900 }, 'desktop'],
+    [{ width: 390, height: 844 }, 'phone'],
+  ] as const) {
+    const context = await browser.newContext({ viewport: size });
+    try {
+      const page = await context.newPage();
+      let callback = '';
+      await page.route(`${REDIRECT}**`, async (route) => {
+        callback = route.request().url();
+        await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
+      });
+      const verifier = oc.randomPKCECodeVerifier();
+      const url = oc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'mcp',
+        code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: 'st',
+        resource: `${stack.baseUrl}/mcp/${owner.slug}`,
+      });
+      await page.goto(url.href);
+      await signInOnPage(page, outsider.email, PASSWORD);
+      await page.waitForSelector('form[action$="/request-access"]');
+      const text = (await page.textContent('main')) ?? '';
+      assert.match(text, new RegExp(`you have no access to project ${owner.slug}`));
+      assert.match(text, /Sign out and use another account/);
+      const violations = await axeViolations(page);
+      await shot(page, `no-access-${tag}`);
+      assert.deepEqual(violations, [], violations.join('\n'));
+      await page.selectOption('#level', 'VIEWER');
+      await page.fill('#reason', `I review the docs (${tag})`);
+      await page.click('form[action$="/request-access"] button[type=submit]');
+      await page.waitForURL(`${REDIRECT}**`);
+      const answer = new URL(callback);
+      assert.equal(answer.searchParams.get('error'), 'access_denied');
+      assert.equal(answer.searchParams.get('iss'), stack.authUrl.replace(/\/$/, ''));
+      assert.match(answer.searchParams.get('error_description') ?? '', /access was requested/);
+    } finally {
+      await context.close();
+    }
+  }
+  const requests = await stack.accounts.accessRequests.list(owner.slug);
+  assert.equal(requests.length, 1, 'one pending request per person, updated by the second ask');
+  assert.deepEqual(
+    [requests[0]!.requester.label, requests[0]!.requested_level, requests[0]!.status],
+    [outsider.email, 'VIEWER', 'pending'],
+  );
+  assert.match(requests[0]!.reason, /I review the docs \(phone\)/);
+});
