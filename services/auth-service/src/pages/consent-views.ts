@@ -32,7 +32,7 @@ function clientLabel(v: ConsentView): string {
 function aboutClient(v: ConsentView): string {
   const mark = v.verified
     ? ''
-    : `<p class="error">Not verified by svc: this application registered itself. Approve only if you started this from an application you trust.</p>`;
+    : `<p class="error">Not verified by svc: svc does not know who made this application. Approve only if you started this from an application you trust.</p>`;
   const host = v.redirectHost
     ? `<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${esc(v.redirectHost)}</strong>.</p>`
     : '';
