@@ -32,7 +32,7 @@ function clientLabel(v: ConsentView): string {
 function aboutClient(v: ConsentView): string {
   const mark = v.verified
     ? ''
-    : `<p class="error">Not verified by svc: this application registered itself. Approve only if you started this from an application you trust.</p>`;
+    : `<p class="error">Not verified by svc: svc does not know who made this application. Approve only if you started this from an application you trust.</p>`;
   const host = v.redirectHost
     ? `<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${esc(v.redirectHost)}</strong>.</p>`
     : '';
@@ -103,8 +103,8 @@ export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, l
     v,
     'Approve access',
     `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you. Your role there is ${esc(project.role)}.</p>
-<label for="level">Access level ${clientLabel(v)} gets</label>
-<select id="level" name="level">${options}</select>
+<label for="level">Access level it gets</label>
+<select id="level" name="level" style="width:100%;padding:.6rem;font-size:1rem">${options}</select>
 <p class="muted">Choose a lower level to limit what it can do.</p>`,
   );
 }
