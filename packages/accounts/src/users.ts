@@ -1,13 +1,10 @@
-import bcrypt from 'bcrypt';
 import type { StoreContext } from './context.ts';
 import { newId } from './context.ts';
 import { AccountError, EMAIL_PATTERN } from './errors.ts';
 import { K } from './keys.ts';
 import type { User } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
-
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 72; // bcrypt reads no further than 72 bytes
+import { checkPassword, hashPassword, passwordMatches } from './passwords.ts';
 
 /** Users: email and bcrypt password; each owns a personal workspace created with it. */
 export class UserStore {
@@ -30,7 +27,7 @@ export class UserStore {
     const id = newId('user');
     const claimed = await this.ctx.redis.set(K.userByEmail(email), id, 'NX');
     if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);
-    const passwordHash = input.password === undefined ? '' : await bcrypt.hash(input.password, this.ctx.bcryptCost);
+    const passwordHash = input.password === undefined ? '' : await hashPassword(input.password, this.ctx.bcryptCost);
     const workspace = await this.workspaces.createPersonal(id, email);
     const createdAt = this.ctx.now();
     await this.ctx.redis.hset(K.user(id), { id, email, passwordHash, workspace, createdAt: String(createdAt) });
@@ -41,7 +38,7 @@ export class UserStore {
   async setPassword(id: string, password: string): Promise<void> {
     checkPassword(password);
     if (!(await this.ctx.redis.exists(K.user(id)))) throw new AccountError('not_found', `no user ${id}`);
-    await this.ctx.redis.hset(K.user(id), 'passwordHash', await bcrypt.hash(password, this.ctx.bcryptCost));
+    await this.ctx.redis.hset(K.user(id), 'passwordHash', await hashPassword(password, this.ctx.bcryptCost));
   }
 
   async get(id: string): Promise<User | null> {
@@ -60,14 +57,7 @@ export class UserStore {
     const id = await this.ctx.redis.get(K.userByEmail(email.trim()));
     const hash = id ? await this.ctx.redis.hget(K.user(id), 'passwordHash') : null;
     // Compare against a fixed hash when the user is unknown, so timing does not reveal emails.
-    const ok = await bcrypt.compare(password.slice(0, 200), hash || DUMMY_HASH);
+    const ok = await passwordMatches(password, hash ?? '');
     return ok && id && hash ? this.get(id) : null;
   }
 }
-
-function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD) throw new AccountError('invalid', `the password must have at least ${MIN_PASSWORD} characters`);
-  if (Buffer.byteLength(password) > MAX_PASSWORD) throw new AccountError('invalid', `the password must have at most ${MAX_PASSWORD} bytes`);
-}
-
-const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.YW7lQ9l0Tt3bq5Qy5bY4.1T3xk5e';

@@ -178,7 +178,7 @@ test('passwords come from standard input or a prompt, never from the command lin
   assert.ok(await accounts.users.verifyPassword('argv@example.com', 'another good password'));
   await assert.rejects(
     adminWithInput('short\n', 'user', 'set-password', '--email', 'argv@example.com', '--password-stdin'),
-    /at least 8 characters/,
+    /at least 12 characters/,
   );
 });
 

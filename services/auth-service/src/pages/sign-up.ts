@@ -3,7 +3,7 @@
  * "Client profiles" rule 4: a new user can sign up on the way). Attempts are throttled per IP.
  */
 import type { Request, Response } from 'express';
-import { AccountError } from '@svc/accounts';
+import { AccountError, MIN_PASSWORD } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
@@ -14,7 +14,7 @@ function signUpForm(csrf: string, returnTo: string, email = '', error?: string):
   return `${errorLine(error)}<form method="post" action="/signup">${csrfField(csrf)}
 <input type="hidden" name="return" value="${esc(returnTo)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
-<label for="password">Password (at least 8 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<label for="password">Password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required>
 <p class="muted">You get a free account and a personal workspace.</p>
 <button type="submit">Create account</button></form>
 <nav>Already have an account? <a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`;
