@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { loadConfig, type Config } from '@svc/config';
+import { createMailer } from '@svc/mail';
 import { demoBanner, seedDemo, type DemoAccount } from './demo.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
   }
   if (stopping) return;
   if (account) for (const line of demoBanner(account, config)) say(line);
+  say(createMailer(config.email).describe);
   say(`ready: auth-service on ${config.authUrl}, mcp-gateway on ${config.baseUrl}; Ctrl-C stops both`);
 }
 

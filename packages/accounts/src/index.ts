@@ -14,7 +14,7 @@ export * from './keys.ts';
 export * from './oidc-keys.ts';
 export * from './redis.ts';
 export { parseDuration } from './durations.ts';
-export { MIN_PASSWORD } from './passwords.ts';
+export { MIN_PASSWORD, checkPassword } from './passwords.ts';
 export { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';

@@ -35,6 +35,11 @@ export interface Config {
   embeddings: { url: string; apiKey: string | null; model: string } | null;
   /** Lets the auth-service run behind a TLS-terminating proxy (secure cookies, X-Forwarded-*). */
   trustProxy: boolean;
+  /**
+   * Where email goes (docs/operations.md "Email"): SMTP_URL; else, outside production, an outbox
+   * folder; `off` (EMAIL=off) turns the email features off.
+   */
+  email: { mode: 'smtp'; url: string; from: string } | { mode: 'outbox'; dir: string; from: string } | { mode: 'off' };
 }
 
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
@@ -68,6 +73,10 @@ interface EnvShape {
   EMBEDDINGS_URL?: string;
   EMBEDDINGS_API_KEY?: string;
   EMBEDDINGS_MODEL: string;
+  SMTP_URL?: string;
+  MAIL_FROM: string;
+  EMAIL: 'on' | 'off';
+  OUTBOX_DIR: string;
 }
 
 const URL_PATTERN = '^https?://[^/\\s]+$';
@@ -96,6 +105,10 @@ const schema: JSONSchemaType<EnvShape> = {
     EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
     EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
     EMBEDDINGS_MODEL: { type: 'string', minLength: 1, default: 'text-embedding-3-small' },
+    SMTP_URL: { type: 'string', pattern: '^smtps?://', nullable: true },
+    MAIL_FROM: { type: 'string', minLength: 3, default: 'svc <no-reply@localhost>' },
+    EMAIL: { type: 'string', enum: ['on', 'off'], default: 'on' },
+    OUTBOX_DIR: { type: 'string', minLength: 1, default: '.data/outbox' },
   },
   required: [],
   additionalProperties: true,
@@ -107,6 +120,7 @@ const PATTERN_MEANS: Record<string, string> = {
   BASE_URL: 'an origin such as https://api.example.com (http or https, no path)',
   REDIS_URL: 'a redis:// or rediss:// URL (comma-separated seed nodes for a cluster)',
   EMBEDDINGS_URL: 'an http or https URL',
+  SMTP_URL: 'an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com',
 };
 
 const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
@@ -138,6 +152,10 @@ export function loadConfig(env: Raw = process.env): Config {
       throw new ConfigError('KEY_PEPPER must be set to a secret of at least 32 characters in production');
     if (c.COOKIE_KEYS.includes(DEV_COOKIE_KEY))
       throw new ConfigError('COOKIE_KEYS must be set to secrets of at least 32 characters in production');
+    if (!c.SMTP_URL && c.EMAIL === 'on')
+      throw new ConfigError(
+        'SMTP_URL must be set in production (password reset and notices send email), or EMAIL=off to run without email',
+      );
   }
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
@@ -159,6 +177,12 @@ export function loadConfig(env: Raw = process.env): Config {
     authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
     trustProxy: c.TRUST_PROXY === 'on',
+    email:
+      c.EMAIL === 'off'
+        ? { mode: 'off' }
+        : c.SMTP_URL
+          ? { mode: 'smtp', url: c.SMTP_URL, from: c.MAIL_FROM }
+          : { mode: 'outbox', dir: c.OUTBOX_DIR, from: c.MAIL_FROM },
     embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
   };
 }

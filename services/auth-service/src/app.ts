@@ -26,7 +26,9 @@ import { registrationThrottle } from './oauth/registration-throttle.ts';
 import { interactionPages } from './pages/interaction.ts';
 import { esc, page } from './pages/layout.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
+import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
@@ -46,6 +48,8 @@ export interface AppDeps {
   fetch?: ProviderDeps['fetch'];
   /** The clock of the refresh replay window (tests move it). */
   now?: () => number;
+  /** Outgoing email (password reset); from config.email unless a test gives another. */
+  mailer?: Mailer;
 }
 
 export interface AuthApp {
@@ -69,6 +73,8 @@ const PAGE_FORMS = [
   '/interaction/:uid/consent',
   '/interaction/:uid/abort',
   '/interaction/:uid/request-access',
+  '/forgot',
+  '/reset',
   ROUTES.code_verification,
 ];
 
@@ -128,6 +134,11 @@ export function createApp(deps: AppDeps): AuthApp {
   const interaction = interactionPages({ provider, accounts, web, config });
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
+  const reset = passwordReset({ ...pageDeps, redis, mailer: deps.mailer ?? createMailer(config.email), authUrl: config.authUrl });
+  app.get('/forgot', reset.forgot);
+  app.post('/forgot', reset.sendLink);
+  app.get('/reset', reset.resetPage);
+  app.post('/reset', reset.reset);
   app.get('/signup', signup.get);
   app.post('/signup', signup.post);
   app.get('/signout', signout.get);

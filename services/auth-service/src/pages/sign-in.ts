@@ -26,7 +26,7 @@ function signInForm(csrf: string, returnTo: string, email = '', error?: string):
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
-<nav>No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
+<nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
 }
 
 /** A sign-in in the person's own workspace's audit log (docs/audit.md). */

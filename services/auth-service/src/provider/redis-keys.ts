@@ -26,6 +26,8 @@ export const OK = {
   refreshClaim: (tokenDigest: string) => `svc:oidc:refresh-claim:${tokenDigest}`,
   /** Refresh token digest -> the pair it was exchanged for, AES-256-GCM under a key derived from it. */
   refreshReplay: (tokenDigest: string) => `svc:oidc:refresh-replay:${tokenDigest}`,
+  /** A password-reset link: SHA-256 of its token -> user id, 30 minutes (docs/auth-service.md "Password reset"). */
+  passwordReset: (tokenDigest: string) => `svc:oidc:password-reset:${tokenDigest}`,
   /** The provider's signing keys (private JWKS, JSON), created once. */
   jwks: () => 'svc:oidc:jwks',
 };

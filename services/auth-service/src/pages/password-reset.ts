@@ -1,0 +1,120 @@
+/**
+ * Password reset by email (docs/auth-service.md "Password reset"):
+ * - GET/POST /forgot: an email address in, always the same answer out ("if an account exists, a
+ *   link was sent"), so the form reveals no accounts; throttled per source like sign-in.
+ * - The link carries 32 random bytes; Redis keeps only their SHA-256, for 30 minutes.
+ * - GET/POST /reset: the new password (the policy of @svc/accounts), checked before the token is
+ *   taken; the token is taken with GETDEL, so it works once however many forms race.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { AccountError, MIN_PASSWORD, checkPassword, type Redis } from '@svc/accounts';
+import type { Mailer } from '@svc/mail';
+import { csrfField } from '../http/web-session.ts';
+import { OK } from '../provider/redis-keys.ts';
+import { errorLine, esc, page } from './layout.ts';
+import { tooMany, type PageDeps } from './sign-in.ts';
+
+const TOKEN_TTL_SECONDS = 1800;
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; authUrl: string }) {
+  const off = () =>
+    page(
+      'Reset your password',
+      '<p>Password reset by email is off on this server (EMAIL=off). An operator can set a new password with <code>svc-admin user set-password</code>.</p><nav><a href="/signin">Back to sign in</a></nav>',
+    );
+
+  const forgotForm = (csrf: string, error?: string) =>
+    `${errorLine(error)}<p>Enter the email address of your account. We send a link to choose a new password; it works for 30 minutes.</p>
+<form method="post" action="/forgot">${csrfField(csrf)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus${error ? ' aria-invalid="true"' : ''}>
+<button type="submit">Send the link</button></form><nav><a href="/signin">Back to sign in</a></nav>`;
+
+  const resetForm = (csrf: string, token: string, error?: string) =>
+    `<form method="post" action="/reset">${csrfField(csrf)}<input type="hidden" name="token" value="${esc(token)}">
+<label for="password">New password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required autofocus${
+      error ? ' aria-invalid="true" aria-describedby="password-error"' : ''
+    }>${error ? `<p class="error" id="password-error" role="alert">${esc(error)}</p>` : ''}
+<button type="submit">Set the new password</button></form>`;
+
+  const expired = () =>
+    page(
+      'Link expired',
+      '<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/forgot">Send a new link</a></nav>',
+    );
+
+  return {
+    async forgot(req: Request, res: Response): Promise<void> {
+      if (!deps.mailer.enabled) return void res.type('html').send(off());
+      res.type('html').send(page('Reset your password', forgotForm(deps.web.csrfToken(req, res))));
+    },
+
+    async sendLink(req: Request, res: Response): Promise<void> {
+      if (!deps.mailer.enabled) return void res.type('html').send(off());
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (!deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(page('Reset your password', forgotForm(deps.web.csrfToken(req, res), 'The form expired. Try again.')));
+      const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
+      const wait = await deps.throttle.attempt('reset-ip', req.ip ?? 'unknown', deps.limits.signInPerIp);
+      if (wait > 0) return tooMany(res, wait);
+      const user = email ? await deps.accounts.users.findByEmail(email) : null;
+      if (user) {
+        const token = randomBytes(32).toString('base64url');
+        await deps.redis.set(OK.passwordReset(digest(token)), user.id, 'EX', TOKEN_TTL_SECONDS);
+        await deps.mailer.send({
+          to: user.email,
+          subject: 'Choose a new svc password',
+          text: `Someone (probably you) asked to reset the password of your svc account ${user.email}.\n\nChoose a new password here (the link works once, for 30 minutes):\n${deps.authUrl}/reset?token=${token}\n\nIf it was not you, ignore this message: your password stays as it is.\n`,
+        });
+      }
+      res
+        .type('html')
+        .send(
+          page(
+            'Check your email',
+            `<p role="status">If an account exists for <strong>${esc(email)}</strong>, we sent it a link to choose a new password. It works for 30 minutes.</p><nav><a href="/signin">Back to sign in</a></nav>`,
+          ),
+        );
+    },
+
+    async resetPage(req: Request, res: Response): Promise<void> {
+      const token = typeof req.query['token'] === 'string' ? req.query['token'].slice(0, 100) : '';
+      if (!token || !(await deps.redis.exists(OK.passwordReset(digest(token))))) return void res.status(400).type('html').send(expired());
+      res.type('html').send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token)));
+    },
+
+    async reset(req: Request, res: Response): Promise<void> {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const token = typeof body['token'] === 'string' ? body['token'].slice(0, 100) : '';
+      const password = typeof body['password'] === 'string' ? body['password'] : '';
+      if (!deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token, 'The form expired. Try again.')));
+      try {
+        checkPassword(password);
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        const message = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
+        return void res
+          .status(400)
+          .type('html')
+          .send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token, message)));
+      }
+      const userId = token ? await deps.redis.getdel(OK.passwordReset(digest(token))) : null;
+      const user = userId ? await deps.accounts.users.get(userId) : null;
+      if (!user) return void res.status(400).type('html').send(expired());
+      await deps.accounts.users.setPassword(user.id, password);
+      deps.logger.info('password reset', { user: user.id });
+      res
+        .type('html')
+        .send(page('Password changed', '<p role="status">Your new password is set.</p><nav><a href="/signin">Sign in</a></nav>'));
+    },
+  };
+}

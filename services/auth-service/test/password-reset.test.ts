@@ -1,0 +1,106 @@
+/**
+ * Password reset by email, through a real local SMTP server (docs/auth-service.md "Password
+ * reset"): the same answer whether or not the account exists, a link that works once, the
+ * password policy checked before the link is spent, and the page that says email is off.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { freePort, waitFor } from '@svc/testkit';
+import { startAuth, type AuthFixture } from './support.ts';
+
+let f: AuthFixture;
+let smtp: SMTPServer;
+const inbox: { to: string; text: string }[] = [];
+
+before(async () => {
+  const port = await freePort();
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, session, done) {
+      let raw = '';
+      stream.on('data', (c: Buffer) => (raw += c.toString()));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((ok) => smtp.listen(port, '127.0.0.1', ok));
+  f = await startAuth({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  await f.accounts.users.create({ email: 'ada@example.com', password: 'the old long password' });
+});
+after(async () => {
+  await f.close();
+  await new Promise<void>((ok) => smtp.close(ok));
+});
+
+async function visit(path: string) {
+  const res = await fetch(`${f.url}${path}`);
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const html = await res.text();
+  return { status: res.status, html, cookie, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '' };
+}
+async function post(path: string, cookie: string, form: Record<string, string>) {
+  const res = await fetch(`${f.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams(form),
+  });
+  return { status: res.status, html: await res.text() };
+}
+
+test('a reset link by email: same answer for unknown accounts, policy checked first, works once', async () => {
+  const signin = await visit('/signin');
+  assert.match(signin.html, /href="\/forgot">Forgot your password\?/);
+  const form = await visit('/forgot');
+  const unknown = await post('/forgot', form.cookie, { csrf: form.csrf, email: 'nobody@example.com' });
+  const known = await post('/forgot', form.cookie, { csrf: form.csrf, email: 'ada@example.com' });
+  assert.equal(unknown.status, 200);
+  assert.equal(
+    unknown.html.replace('nobody@example.com', 'X'),
+    known.html.replace('ada@example.com', 'X'),
+    'the page says the same for an account that does not exist',
+  );
+  const mail = await waitFor(() => inbox.find((m) => m.to === 'ada@example.com'), { timeout: 5000, message: 'the reset email' });
+  assert.equal(inbox.filter((m) => m.to === 'nobody@example.com').length, 0);
+  const link = /(http:\/\/127\.0\.0\.1:\d+\/reset\?token=[A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
+  assert.ok(link, mail.text);
+  assert.equal((await f.client.keys('svc:oidc:password-reset:*')).length, 1);
+  assert.ok(
+    !(await f.client.keys('*')).some((k) => k.includes(new URL(link).searchParams.get('token')!)),
+    'the token itself is not stored',
+  );
+
+  const page = await visit(new URL(link).pathname + new URL(link).search);
+  assert.equal(page.status, 200);
+  const token = new URL(link).searchParams.get('token')!;
+  const weak = await post('/reset', page.cookie, { csrf: page.csrf, token, password: 'password1234' });
+  assert.equal(weak.status, 400);
+  assert.match(
+    weak.html,
+    /aria-invalid="true"[^>]*>.*id="password-error"[^>]*>That password is one of the most common ones; choose another\./s,
+  );
+  const ok = await post('/reset', page.cookie, { csrf: page.csrf, token, password: 'a brand new passphrase' });
+  assert.equal(ok.status, 200);
+  assert.match(ok.html, /Your new password is set/);
+  assert.ok(await f.accounts.users.verifyPassword('ada@example.com', 'a brand new passphrase'));
+  assert.equal(await f.accounts.users.verifyPassword('ada@example.com', 'the old long password'), null);
+  const again = await post('/reset', page.cookie, { csrf: page.csrf, token, password: 'yet another passphrase' });
+  assert.equal(again.status, 400);
+  assert.match(again.html, /expired or was already used/);
+});
+
+test('with EMAIL=off the pages say reset by email is off', async () => {
+  const off = await startAuth({ env: { EMAIL: 'off' } });
+  try {
+    const res = await fetch(`${off.url}/forgot`);
+    assert.match(await res.text(), /Password reset by email is off on this server/);
+  } finally {
+    await off.close();
+  }
+});
