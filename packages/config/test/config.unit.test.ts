@@ -25,6 +25,12 @@ test('a bad value names its variable', () => {
 test('production refuses the published development secrets', () => {
   assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /KEY_PEPPER must be set/);
   assert.throws(() => loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'k'.repeat(40) }), /COOKIE_KEYS must be set/);
-  const c = loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'k'.repeat(40), COOKIE_KEYS: 'c'.repeat(40) });
+  const secrets = { NODE_ENV: 'production', KEY_PEPPER: 'k'.repeat(40), COOKIE_KEYS: 'c'.repeat(40) };
+  assert.throws(() => loadConfig(secrets), /SMTP_URL must be set in production .* or EMAIL=off/);
+  const c = loadConfig({ ...secrets, SMTP_URL: 'smtps://u:p@smtp.example.com' });
   assert.notEqual(c.keyPepper, DEV_KEY_PEPPER);
+  assert.deepEqual(c.email, { mode: 'smtp', url: 'smtps://u:p@smtp.example.com', from: 'svc <no-reply@localhost>' });
+  assert.deepEqual(loadConfig({ ...secrets, EMAIL: 'off' }).email, { mode: 'off' });
+  assert.deepEqual(loadConfig({}).email, { mode: 'outbox', dir: '.data/outbox', from: 'svc <no-reply@localhost>' });
+  assert.throws(() => loadConfig({ SMTP_URL: 'http://mail' }), /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/);
 });
