@@ -17,13 +17,16 @@ import {
   AccountError,
   K,
   parseDuration,
+  type AccessRequest,
   type Accounts,
   type ApiKeyRecord,
   type AuditAction,
   type Project,
   type Redis,
 } from '@svc/accounts';
+import type { Mailer } from '@svc/mail';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { createNotices } from './notices.ts';
 import {
   ManagementError,
   type AccountInfo,
@@ -80,9 +83,16 @@ export interface Management {
    * is proof enough; the answer is the same whether or not it existed.
    */
   reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
+  /** Tells the project's admins of a new access request (by email; never fails the request). */
+  accessRequested(request: AccessRequest): Promise<void>;
 }
 
-export function createManagement(accounts: Accounts, deps: { redis: Redis; now?: () => number }): Management {
+export function createManagement(
+  accounts: Accounts,
+  deps: { redis: Redis; now?: () => number; mailer?: Mailer; authUrl?: string; onNoticeError?: (err: unknown) => void },
+): Management {
+  const notices = createNotices(accounts, deps.mailer, deps.authUrl ?? '');
+  const notify = (send: Promise<void>) => send.catch((err: unknown) => deps.onNoticeError?.(err));
   const now = deps.now ?? Date.now;
 
   /** One audit entry for what `actor` just did in `workspace` (docs/audit.md). */
@@ -300,7 +310,12 @@ export function createManagement(accounts: Accounts, deps: { redis: Redis; now?:
       if (!request || request.project !== slug) throw new ManagementError(404, 'There is no such access request in this project.');
       if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
-      await accounts.accessRequests.decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined);
+      const decided = await accounts.accessRequests.decide(
+        id,
+        decision.approve,
+        decision.approve ? (decision.level as KeyLevel) : undefined,
+      );
+      await notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
         actor,
         project.workspace,
@@ -427,6 +442,10 @@ export function createManagement(accounts: Accounts, deps: { redis: Redis; now?:
         perKey: [],
         perTool: [],
       };
+    },
+
+    async accessRequested(request) {
+      await notify(notices.accessRequested(request));
     },
 
     async reportLeak(value, from) {

@@ -131,10 +131,17 @@ export function createApp(deps: AppDeps): AuthApp {
   const signin = signIn(pageDeps);
   const signup = signUp(pageDeps);
   const signout = signOut({ ...pageDeps, redis });
-  const interaction = interactionPages({ provider, accounts, web, config });
+  const mailer = deps.mailer ?? createMailer(config.email);
+  const management = createManagement(accounts, {
+    redis,
+    mailer,
+    authUrl: config.authUrl,
+    onNoticeError: (err) => logger.warn('email notice not sent', { err }),
+  });
+  const interaction = interactionPages({ provider, accounts, web, config, management });
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
-  const reset = passwordReset({ ...pageDeps, redis, mailer: deps.mailer ?? createMailer(config.email), authUrl: config.authUrl });
+  const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get('/forgot', reset.forgot);
   app.post('/forgot', reset.sendLink);
   app.get('/reset', reset.resetPage);
@@ -147,7 +154,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
   app.post('/interaction/:uid/request-access', interaction.requestAccess);
-  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management: createManagement(accounts, { redis }) }));
+  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

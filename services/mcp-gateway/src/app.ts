@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
+import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
@@ -75,6 +76,8 @@ export interface GatewayDeps {
   version?: string;
   /** The clock of expiry checks, the resolution cache and the rate-limit windows (tests pass their own). */
   now?: () => number;
+  /** Outgoing email (access-request notices); from config.email unless a test gives another. */
+  mailer?: Mailer;
 }
 
 const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
@@ -118,7 +121,20 @@ export function createGateway(deps: GatewayDeps) {
     now,
   });
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
-  const tools = createTools({ redis: deps.redis, accounts: deps.accounts, logger, ...(embedder ? { embedder } : {}) });
+  const management = createManagement(deps.accounts, {
+    redis: deps.redis,
+    now,
+    mailer: deps.mailer ?? createMailer(config.email),
+    authUrl: config.authUrl,
+    onNoticeError: (err) => logger.warn('email notice not sent', { err }),
+  });
+  const tools = createTools({
+    redis: deps.redis,
+    accounts: deps.accounts,
+    logger,
+    onAccessRequested: (request) => management.accessRequested(request),
+    ...(embedder ? { embedder } : {}),
+  });
   const registry = new ToolRegistry(tools);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
@@ -142,7 +158,6 @@ export function createGateway(deps: GatewayDeps) {
     ]),
   };
   const account = accountSteps(deps.accounts);
-  const management = createManagement(deps.accounts, { redis: deps.redis, now });
   const runDeps = { logger, challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err) };
   const transport = checkTransport(origins.allowed);
   const auth = authenticateStep(authenticateAndRecord);

@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import type { Accounts, User } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
+import type { Management } from '@svc/management';
 import type Provider from 'oidc-provider';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
@@ -30,6 +31,8 @@ export interface InteractionDeps {
   accounts: Accounts;
   web: WebSessions;
   config: Config;
+  /** Tells the project's admins of an access request made here. */
+  management: Pick<Management, 'accessRequested'>;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -196,12 +199,13 @@ export function interactionPages(deps: InteractionDeps) {
       if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
       const body = (req.body ?? {}) as Record<string, unknown>;
       const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
-      await accounts.accessRequests.create({
+      const request = await accounts.accessRequests.create({
         project: project.slug,
         requester: { type: 'user', id: user.id, label: user.email },
         requestedLevel: level,
         reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
       });
+      await deps.management.accessRequested(request);
       await provider.interactionFinished(
         req,
         res,

@@ -4,7 +4,7 @@ import { roleAtLeast } from '@svc/policy';
 import type { ToolDefinition, ToolDeps } from './types.ts';
 import { defineTool, text, ToolFailure } from './types.ts';
 
-export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefinition {
+export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts' | 'onAccessRequested'>): ToolDefinition {
   return defineTool({
     name: 'svc_request_access',
     title: 'Request access',
@@ -34,8 +34,9 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts'>): ToolDefiniti
         requestedLevel: args.requested_level,
         reason: args.reason.trim(),
       });
+      await deps.onAccessRequested?.(req);
       return text(
-        `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. The project's admins review it in the dashboard; your current level is ${caller.role}.`,
+        `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. The project's admins are told by email and decide it in the dashboard or with svc requests; your current level is ${caller.role}.`,
         { id: req.id, project: req.project, requested_level: req.requested_level, status: req.status, current_level: caller.role },
       );
     },

@@ -1,0 +1,71 @@
+/**
+ * Access-request notices by email, through a real local SMTP server (docs/management.md
+ * "Notices"): a person without access asks with svc_request_access; the project's owner is told,
+ * with the dashboard link and the command; the owner approves over the management API; the person
+ * is told the decision and can call tools at the granted level.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { freePort, waitFor } from '@svc/testkit';
+import { newPerson, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let smtp: SMTPServer;
+const inbox: { to: string; text: string }[] = [];
+
+before(async () => {
+  const port = await freePort();
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, session, done) {
+      let raw = '';
+      stream.on('data', (c: Buffer) => (raw += c.toString()));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((ok) => smtp.listen(port, '127.0.0.1', ok));
+  stack = await startStack({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+});
+after(async () => {
+  await stack.close();
+  await new Promise<void>((ok) => smtp.close(ok));
+});
+
+const rest = async (path: string, key: string, body: unknown) => {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+test('the owner hears of a request, approves it, and the person hears the decision', async () => {
+  const owner = await newPerson(stack, 'notice-owner');
+  const asker = await newPerson(stack, 'notice-asker');
+  const ownerKey = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
+  const askerKey = (await stack.accounts.keys.createUserKey({ userId: asker.user.id })).key;
+
+  const asked = await rest(`/api/v1/projects/${owner.slug}/tools/svc_request_access`, askerKey, {
+    requested_level: 'EDITOR',
+    reason: 'I fix typos',
+  });
+  assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  const notice = await waitFor(() => inbox.find((m) => m.to === owner.email), { timeout: 5000, message: "the owner's notice" });
+  assert.match(notice.text, new RegExp(`${asker.email} asks for EDITOR access to project ${owner.slug}`));
+  assert.match(notice.text, /Reason: I fix typos/);
+  assert.ok(notice.text.includes(`${stack.authUrl}/dashboard/projects/${owner.slug}/requests`), notice.text);
+  const id = /svc requests approve (\S+) /.exec(notice.text)?.[1];
+  assert.ok(id, notice.text);
+
+  const approved = await rest(`/api/v1/projects/${owner.slug}/access-requests/${id}/approve`, ownerKey, { level: 'VIEWER' });
+  assert.equal(approved.status, 200, JSON.stringify(approved.body));
+  const decision = await waitFor(() => inbox.find((m) => m.to === asker.email), { timeout: 5000, message: "the asker's decision" });
+  assert.match(decision.text, new RegExp(`approved at VIEWER`));
+  assert.ok(!inbox.some((m) => /svc-[0-9A-Za-z]{28}|svc-user-/.test(m.text)), 'no key in any mail');
+});
