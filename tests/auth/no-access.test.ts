@@ -85,3 +85,30 @@ test('no access: request it from the page; the client hears access_denied with i
   );
   assert.match(requests[0]!.reason, /I review the docs \(phone\)/);
 });
+
+test('a page that does not exist: the styled 404 with its landmarks, and a focus ring of at least 3:1', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const page = await context.newPage();
+    const res = await page.goto(`${stack.authUrl}/no-such-page`);
+    assert.equal(res?.status(), 404);
+    assert.equal(await page.textContent('main h1'), 'Page not found');
+    for (const landmark of ['header', 'main', 'footer']) assert.equal(await page.locator(landmark).count(), 1, landmark);
+    const violations = await axeViolations(page);
+    await shot(page, 'not-found-phone');
+    assert.deepEqual(violations, [], violations.join('\n'));
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineColor);
+    const [r, g, b] = (outline.match(/\d+/g) ?? []).map(Number);
+    const lum = (c: number) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    };
+    const l = 0.2126 * lum(r!) + 0.7152 * lum(g!) + 0.0722 * lum(b!);
+    // Against the page's light grey (#f4f5f7), the darkest thing next to the ring.
+    const contrast = (0.9131 + 0.05) / (l + 0.05);
+    assert.ok(contrast >= 3, `focus ring ${outline}: contrast ${contrast.toFixed(2)}`);
+  } finally {
+    await context.close();
+  }
+});

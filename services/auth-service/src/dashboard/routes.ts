@@ -9,7 +9,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Accounts } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
-import { esc, page } from '../pages/layout.ts';
+import { esc, notFoundPage, page } from '../pages/layout.ts';
 import { ManagementError, type Actor, type Management } from '@svc/management';
 import { DASHBOARD_CSP, type Frame, type Section } from './frame.ts';
 import * as views from './views.ts';
@@ -369,10 +369,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   );
 
   router.use((req, res) => {
-    res
-      .status(404)
-      .type('html')
-      .send(page('Not found', '<p>There is no such dashboard page.</p><nav><a href="/dashboard">Back to the dashboard</a></nav>'));
+    res.status(404).type('html').send(notFoundPage());
   });
   return router;
 }

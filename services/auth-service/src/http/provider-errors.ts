@@ -12,7 +12,7 @@
 import type { Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { esc, page } from '../pages/layout.ts';
+import { esc, notFoundPage, page } from '../pages/layout.ts';
 import { setStoreDown, storeFailure, wantsJson } from './store-outage.ts';
 
 /** Set by the provider's `server_error` event, read after the request (create-provider.ts). */
@@ -39,12 +39,24 @@ export function providerErrors(deps: { redis: Redis; logger: Logger }) {
       ctx.status = client ? status : 500;
       ctx.set('Cache-Control', 'no-store');
       if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error, error_description: description };
-      else {
+      else if (ctx.status === 404) {
+        ctx.type = 'html';
+        ctx.body = notFoundPage();
+      } else {
         ctx.type = 'html';
         ctx.body = page('Something went wrong', `<p class="error" role="alert">${esc(description)}</p>`);
       }
       return;
     }
     if (ctx.status === 500 && storeFailure(deps.redis, ctx[SERVER_ERROR])) setStoreDown(ctx);
+    // A path no route answered: our 404 page (or an OAuth-style body on the API paths), not Koa's text.
+    if (ctx.status === 404 && !ctx.body) {
+      ctx.status = 404;
+      if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
+      else {
+        ctx.type = 'html';
+        ctx.body = notFoundPage();
+      }
+    }
   };
 }

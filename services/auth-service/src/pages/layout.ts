@@ -11,11 +11,12 @@ input[type=email],input[type=password],input[type=text],select{width:100%;paddin
 input.code{font:1.5rem/1.2 ui-monospace,monospace;letter-spacing:.15em;text-transform:uppercase;text-align:center}
 button{display:block;width:100%;margin:1rem 0 .5rem;padding:.7rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}
 button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}
-:focus-visible{outline:3px solid #f0a500;outline-offset:2px}.error{color:#a4000f;font-weight:600}.muted{color:#5a5f68;font-size:.9rem}
+:focus-visible{outline:3px solid #b35c00;outline-offset:2px}.error{color:#a4000f;font-weight:600}.muted{color:#5a5f68;font-size:.9rem}
 .check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}.check input{margin-top:.35rem}
 fieldset{border:1px solid #c9ccd1;border-radius:4px;padding:.5rem 1rem}legend{font-weight:600}
 .code-shown{font:1.6rem ui-monospace,monospace;letter-spacing:.15em;text-align:center;margin:1rem 0}
 nav{text-align:center;font-size:.9rem}a{color:#1f5fbf}
+header,footer{max-width:28rem;margin:1rem auto;padding:0 1.5rem;font-size:.9rem;color:#4a4f57}header a{font-weight:700;color:#10233f;text-decoration:none}
 `;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -30,10 +31,18 @@ export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · svc</title><style>${CSS}</style></head>
-<body><main>
+<body><header><a href="/">svc</a></header><main>
 <h1>${esc(title)}</h1>
 ${body}
-</main></body></html>`;
+</main><footer><a href="/">Account</a> · <a href="/device">Enter a device code</a></footer></body></html>`;
+}
+
+/** The 404 page: what happened and where to go, in the same layout as every page. */
+export function notFoundPage(): string {
+  return page(
+    'Page not found',
+    '<p>There is no page at this address. If you followed a link from your device or terminal, start again there.</p><nav><a href="/">Your account</a> · <a href="/device">Enter a device code</a> · <a href="/dashboard">Dashboard</a></nav>',
+  );
 }
 
 /** An error line for a form, announced by screen readers. */
