@@ -319,3 +319,31 @@ test('Workspace > Audit log: what the tests above did, newest first, filtered, e
     await context.close();
   }
 });
+
+test('Account > Change password: the current one is required, the policy is told at the field, then it changes', async () => {
+  const me = await newPerson(stack, 'passwd');
+  const { context, page } = await signedIn(me.email, PHONE);
+  try {
+    await page.goto(`${stack.authUrl}/dashboard/account`);
+    await page.click('a[href="/dashboard/account/password"]');
+    await page.fill('#current', 'not my password at all');
+    await page.fill('#password', 'a much better passphrase');
+    await page.click('main form button[type=submit]');
+    await page.waitForSelector('#current-error');
+    assert.equal(await page.getAttribute('#current', 'aria-invalid'), 'true');
+    await page.fill('#current', PASSWORD);
+    await page.fill('#password', 'password1234');
+    await page.click('main form button[type=submit]');
+    await page.waitForSelector('#password-error');
+    assert.match((await page.textContent('#password-error')) ?? '', /one of the most common/);
+    await checkPage(page, 'change-password-refused-phone');
+    await page.fill('#current', PASSWORD);
+    await page.fill('#password', 'a much better passphrase');
+    await Promise.all([page.waitForURL(/done=password-changed/), page.click('main form button[type=submit]')]);
+    assert.ok(await stack.accounts.users.verifyPassword(me.email, 'a much better passphrase'));
+    const log = await stack.accounts.audit.page(me.user.workspace);
+    assert.ok(log.entries.some((e) => e.action === 'password.changed'));
+  } finally {
+    await context.close();
+  }
+});

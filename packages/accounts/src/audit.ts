@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'service_account.key_rotated',
   'service_account.revoked',
   'personal_key.revoked',
+  'password.changed',
   'signin.succeeded',
   'signin.failed',
 ] as const;

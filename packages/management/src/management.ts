@@ -16,6 +16,7 @@ import {
   AUDIT_ACTIONS,
   AccountError,
   K,
+  checkPassword,
   parseDuration,
   type AccessRequest,
   type Accounts,
@@ -83,6 +84,8 @@ export interface Management {
    * is proof enough; the answer is the same whether or not it existed.
    */
   reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
+  /** The signed-in person's new password, after their current one (docs/management.md). */
+  changePassword(actor: Actor, current: string, next: string): Promise<void>;
   /** Tells the project's admins of a new access request (by email; never fails the request). */
   accessRequested(request: AccessRequest): Promise<void>;
 }
@@ -442,6 +445,21 @@ export function createManagement(
         perKey: [],
         perTool: [],
       };
+    },
+
+    async changePassword(actor, current, next) {
+      const userId = personOf(actor, 'change a password');
+      const user = await accounts.users.get(userId);
+      if (!user || !(await accounts.users.verifyPassword(user.email, current)))
+        throw new ManagementError(400, 'The current password is not right.', 'current');
+      try {
+        checkPassword(next);
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        throw new ManagementError(400, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, 'password');
+      }
+      await accounts.users.setPassword(user.id, next);
+      await note(actor, user.workspace, 'password.changed', `user:${user.email}`);
     },
 
     async accessRequested(request) {

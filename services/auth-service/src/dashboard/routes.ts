@@ -19,8 +19,6 @@ export interface DashboardDeps {
   web: WebSessions;
   management: Management;
   logger: Logger;
-  /** Where the signed-in person changes their password, when the service offers it. */
-  changePasswordPath?: string;
   now?: () => number;
 }
 
@@ -355,9 +353,29 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/account',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'account', {});
-      res
-        .type('html')
-        .send(views.accountPage(f, { ...(await deps.management.account(actor)), changePassword: deps.changePasswordPath ?? null }));
+      res.type('html').send(views.accountPage(f, await deps.management.account(actor)));
+    }),
+  );
+  router.get(
+    '/account/password',
+    page$(async (req, res, actor) => {
+      res.type('html').send(views.changePasswordPage(await frame(req, res, actor, 'account', {}), {}));
+    }),
+  );
+  router.post(
+    '/account/password',
+    page$(async (req, res, actor) => {
+      try {
+        await deps.management.changePassword(actor, str(req.body.current), str(req.body.password));
+        back(res, '/dashboard/account', 'password-changed');
+      } catch (err) {
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+        const f = await frame(req, res, actor, 'account', {});
+        res
+          .status(400)
+          .type('html')
+          .send(views.changePasswordPage(f, { error: { field: err.field ?? 'password', message: err.message } }));
+      }
     }),
   );
   router.post(
@@ -386,6 +404,7 @@ const DONE = {
   'bot-granted': 'Access granted.',
   'bot-revoked': 'Service account revoked.',
   'personal-key-revoked': 'Personal key revoked.',
+  'password-changed': 'Password changed.',
 } as const;
 type Done = keyof typeof DONE;
 

@@ -307,9 +307,7 @@ ${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'],
   );
 }
 
-export interface AccountPage extends AccountInfo {
-  changePassword: string | null;
-}
+export type AccountPage = AccountInfo;
 
 export function accountPage(f: Frame, v: AccountPage): string {
   const keys = v.personalKeys.map(
@@ -325,7 +323,7 @@ export function accountPage(f: Frame, v: AccountPage): string {
   return dashboardPage(
     f,
     'Account',
-    `<p>Signed in as <strong>${esc(v.email)}</strong>${v.emailVerified === false ? ' (email not verified yet)' : ''}.${v.changePassword ? ` <a href="${esc(v.changePassword)}">Change password</a>` : ''}</p>
+    `<p>Signed in as <strong>${esc(v.email)}</strong>${v.emailVerified === false ? ' (email not verified yet)' : ''}. <a href="/dashboard/account/password">Change password</a></p>
 <h2>Personal keys</h2><p class="muted">Made by <code>svc login</code> on your devices; each reaches every project you can access.</p>
 ${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, 'No personal keys.')}
 <h2>This browser</h2><p><a href="/signout">Sign out</a></p>`,
@@ -344,6 +342,22 @@ export function newProjectPage(f: Frame, v: { workspaces: string[]; error?: stri
       }>${v.error ? `<p class="error" id="project-error">${esc(v.error)}</p>` : ''}
 <label for="project-workspace">Workspace</label><select id="project-workspace" name="workspace">${v.workspaces.map((w) => `<option>${esc(w)}</option>`).join('')}</select>`,
       '<button type="submit">Create project</button>',
+    ),
+  );
+}
+
+export function changePasswordPage(f: Frame, v: { error?: { field: string; message: string } }): string {
+  const err = (field: string) => (v.error?.field === field ? ` aria-invalid="true" aria-describedby="${field}-error" autofocus` : '');
+  const line = (field: string) => (v.error?.field === field ? `<p class="error" id="${field}-error">${esc(v.error.message)}</p>` : '');
+  return dashboardPage(
+    f,
+    'Change password',
+    postForm(
+      f,
+      '/dashboard/account/password',
+      `<label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required${err('current')}>${line('current')}
+<label for="password">New password (at least 12 characters; a phrase of a few words works well)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="12" maxlength="256" required${err('password')}>${line('password')}`,
+      '<button type="submit">Change password</button>',
     ),
   );
 }
