@@ -14,6 +14,7 @@ export * from './keys.ts';
 export * from './oidc-keys.ts';
 export * from './redis.ts';
 export { parseDuration } from './durations.ts';
+export { slugStem } from './workspaces.ts';
 export { MIN_PASSWORD, checkPassword } from './passwords.ts';
 export { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';

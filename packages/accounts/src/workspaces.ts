@@ -103,6 +103,25 @@ export class WorkspaceStore {
     return project;
   }
 
+  /**
+   * Creates a project whose slug is made from `stem` (slugStem of its name, usually): `stem`,
+   * else `stem-2`, `stem-3`, ... since slugs are global and another workspace may hold one.
+   */
+  async createProjectWithFreeSlug(input: { stem: string; workspace: string; name: string }): Promise<Project> {
+    for (let n = 1; n < 100; n++) {
+      try {
+        return await this.createProject({
+          slug: n === 1 ? input.stem : `${input.stem}-${n}`,
+          workspace: input.workspace,
+          name: input.name,
+        });
+      } catch (err) {
+        if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+      }
+    }
+    throw new AccountError('conflict', `no free project slug from ${input.stem}`);
+  }
+
   async getProject(slug: string): Promise<Project | null> {
     const h = await this.ctx.redis.hgetall(K.project(slug));
     if (!h['slug']) return null;
@@ -177,4 +196,15 @@ export class WorkspaceStore {
     }
     return out;
   }
+}
+
+/** A slug stem for a project name: lower-case letters and digits joined by single dashes (may be short). */
+export function slugStem(name: string): string {
+  return name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+    .replace(/-+$/, '');
 }

@@ -18,6 +18,7 @@ import {
   K,
   checkPassword,
   parseDuration,
+  slugStem,
   type AccessRequest,
   type Accounts,
   type ApiKeyRecord,
@@ -180,15 +181,6 @@ export function createManagement(
     }
   }
 
-  const slugOf = (name: string) =>
-    name
-      .normalize('NFKD')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 50)
-      .replace(/-+$/, '');
-
   return {
     async projectsOf(actor) {
       if (actor.kind === 'project_key') {
@@ -210,19 +202,17 @@ export function createManagement(
     async createProject(actor, input) {
       if (!input.name || input.name.length > 60) throw new ManagementError(400, 'Give the project a name of 1 to 60 characters.', 'name');
       await ownerOf(actor, input.workspace, 'create projects there');
-      const stem = slugOf(input.name);
+      const stem = slugStem(input.name);
       if (stem.length < 2) throw new ManagementError(400, 'The name needs at least two letters or digits.', 'name');
-      for (let n = 1; n < 100; n++) {
-        const slug = n === 1 ? stem : `${stem}-${n}`;
-        try {
-          await accounts.workspaces.createProject({ slug, workspace: input.workspace, name: input.name });
-          await note(actor, input.workspace, 'project.created', `project:${slug}`);
-          return { slug };
-        } catch (err) {
-          if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
-        }
-      }
-      throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
+      const project = await accounts.workspaces
+        .createProjectWithFreeSlug({ stem, workspace: input.workspace, name: input.name })
+        .catch((err: unknown) => {
+          if (err instanceof AccountError && err.code === 'conflict')
+            throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
+          throw err;
+        });
+      await note(actor, input.workspace, 'project.created', `project:${project.slug}`);
+      return { slug: project.slug };
     },
 
     async keys(actor, slug) {

@@ -5,21 +5,10 @@
  * project, or a new default one.
  */
 import type { Accounts, User } from '@svc/accounts';
-import { AccountError } from '@svc/accounts';
+import { slugStem } from '@svc/accounts';
 
 /** Longest `project_name` accepted (docs/contract.md "Device flow"). */
 export const MAX_PROJECT_NAME = 60;
-
-/** A slug stem for a project name: lower-case letters and digits joined by single dashes. */
-function slugStem(name: string): string {
-  return name
-    .normalize('NFKD')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 50)
-    .replace(/-+$/, '');
-}
 
 /** The project that would be used: an existing slug, or null when one will be created. */
 export async function existingPersonalProject(accounts: Accounts, user: User, name?: string): Promise<string | null> {
@@ -33,17 +22,8 @@ export async function ensurePersonalProject(accounts: Accounts, user: User, name
   const existing = await existingPersonalProject(accounts, user, name);
   if (existing) return existing;
   const stem = name !== undefined && slugStem(name).length >= 2 ? slugStem(name) : `${user.workspace.slice(0, 50)}-project`;
-  // Slugs are global: another workspace may hold this one already.
-  for (let n = 1; n < 100; n++) {
-    const slug = n === 1 ? stem : `${stem}-${n}`;
-    try {
-      await accounts.workspaces.createProject({ slug, workspace: user.workspace, name: name ?? 'Default project' });
-      return slug;
-    } catch (err) {
-      if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
-    }
-  }
-  throw new AccountError('conflict', `no free project slug in workspace ${user.workspace}`);
+  const project = await accounts.workspaces.createProjectWithFreeSlug({ stem, workspace: user.workspace, name: name ?? 'Default project' });
+  return project.slug;
 }
 
 /** The `project_name` of a device authorization request, when it sent one. */

@@ -46,10 +46,11 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
       return {
         body: {
           keys: r.keys.map((k) => ({
-            ...k,
-            createdAt: undefined,
-            expiresAt: undefined,
-            lastUsedAt: undefined,
+            id: k.id,
+            name: k.name,
+            level: k.level,
+            prefix: k.prefix,
+            status: k.status,
             created_at: iso(k.createdAt),
             expires_at: iso(k.expiresAt),
             last_used_at: iso(k.lastUsedAt),
@@ -99,7 +100,14 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     name: 'list access requests',
     operation: async (m, a, p) => ({
       body: {
-        requests: (await m.requests(a, p['project']!)).requests.map((r) => ({ ...r, createdAt: undefined, created_at: iso(r.createdAt) })),
+        requests: (await m.requests(a, p['project']!)).requests.map((r) => ({
+          id: r.id,
+          requester: r.requester,
+          level: r.level,
+          reason: r.reason,
+          status: r.status,
+          created_at: iso(r.createdAt),
+        })),
       },
     }),
   },
