@@ -57,6 +57,7 @@ test('no access: request it from the page; the client hears access_denied with i
         resource: `${stack.baseUrl}/mcp/${owner.slug}`,
       });
       await page.goto(url.href);
+      assert.match((await page.textContent('main')) ?? '', /You are signing in for Docs assistant, an app not verified by svc\./);
       await signInOnPage(page, outsider.email, PASSWORD);
       await page.waitForSelector('form[action$="/request-access"]');
       const text = (await page.textContent('main')) ?? '';

@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): AuthApp {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const pageDeps = { accounts, web, throttle, limits, logger };
+  const pageDeps = { redis, accounts, web, throttle, limits, logger };
 
   const app = express();
   app.disable('x-powered-by');

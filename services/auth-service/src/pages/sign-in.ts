@@ -4,7 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Accounts } from '@svc/accounts';
+import type { Accounts, Redis } from '@svc/accounts';
+import { displayClientName } from '../oauth/client-names.ts';
+import { isProfile, profileName } from '../provider/clients.ts';
+import { OK } from '../provider/redis-keys.ts';
 import type { Logger } from '@svc/logger';
 import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
@@ -13,6 +16,7 @@ import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 
 export interface PageDeps {
+  redis: Redis;
   accounts: Accounts;
   web: WebSessions;
   throttle: Throttle;
@@ -20,8 +24,25 @@ export interface PageDeps {
   logger: Logger;
 }
 
-function signInForm(csrf: string, returnTo: string, email = '', error?: string): string {
-  return `${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
+/**
+ * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
+ * authorization waiting at `returnTo`, or the device flow; null for a plain sign-in.
+ */
+async function purposeOf(redis: Redis, returnTo: string): Promise<string | null> {
+  if (returnTo.startsWith('/device')) return 'You are signing in to connect a device (it showed you a code).';
+  const uid = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(returnTo)?.[1];
+  if (!uid) return null;
+  const interaction = await redis.hget(OK.model('Interaction', uid), 'payload');
+  const clientId = (interaction ? (JSON.parse(interaction) as { params?: { client_id?: unknown } }).params?.client_id : undefined) ?? '';
+  if (typeof clientId !== 'string' || !clientId) return null;
+  if (isProfile(clientId)) return `You are signing in for the ${profileName(clientId)}.`;
+  const client = await redis.hget(OK.model('Client', clientId), 'payload');
+  const name = client ? (JSON.parse(client) as { client_name?: unknown }).client_name : undefined;
+  return `You are signing in for <bdi>${esc(displayClientName(typeof name === 'string' ? name : clientId))}</bdi>, an app not verified by svc.`;
+}
+
+function signInForm(csrf: string, returnTo: string, email = '', error?: string, purpose: string | null = null): string {
+  return `${purpose ? `<p>${purpose}</p>` : ''}${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
 <input type="hidden" name="return" value="${esc(returnTo)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
@@ -54,7 +75,8 @@ export function signIn(deps: PageDeps) {
   return {
     async get(req: Request, res: Response): Promise<void> {
       const returnTo = safeReturn(req.query['return']);
-      res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo)));
+      const purpose = await purposeOf(deps.redis, returnTo).catch(() => null);
+      res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose)));
     },
     async post(req: Request, res: Response): Promise<void> {
       const body = (req.body ?? {}) as Record<string, unknown>;

@@ -21,6 +21,11 @@ const NAMES: Record<ProfileId, string> = {
   'svc-companion': 'svc Companion',
 };
 
+/** The name a first-party profile is shown by. */
+export function profileName(id: ProfileId): string {
+  return NAMES[id];
+}
+
 export function staticClients(): ClientMetadata[] {
   return PROFILES.map((id) => ({
     client_id: id,
