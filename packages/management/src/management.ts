@@ -96,7 +96,8 @@ export function createManagement(
   deps: { redis: Redis; now?: () => number; mailer?: Mailer; authUrl?: string; onNoticeError?: (err: unknown) => void },
 ): Management {
   const notices = createNotices(accounts, deps.mailer, deps.authUrl ?? '');
-  const notify = (send: Promise<void>) => send.catch((err: unknown) => deps.onNoticeError?.(err));
+  // Sent in the background: a slow or absent mail server never holds the request that caused it.
+  const notify = (send: Promise<void>) => void send.catch((err: unknown) => deps.onNoticeError?.(err));
   const now = deps.now ?? Date.now;
 
   /** One audit entry for what `actor` just did in `workspace` (docs/audit.md). */
@@ -308,7 +309,7 @@ export function createManagement(
         decision.approve,
         decision.approve ? (decision.level as KeyLevel) : undefined,
       );
-      await notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
+      notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
         actor,
         project.workspace,
@@ -453,7 +454,7 @@ export function createManagement(
     },
 
     async accessRequested(request) {
-      await notify(notices.accessRequested(request));
+      notify(notices.accessRequested(request));
     },
 
     async reportLeak(value, from) {

@@ -1,7 +1,7 @@
 /**
  * Email about access requests (docs/management.md "Notices"): the project's admins hear of a new
  * request, with where to decide it; a person who asked hears the decision. Sent through @svc/mail;
- * a failure to send is logged by the caller and never undoes the request or the decision.
+ * sent in the background: a failure is logged and never undoes or delays the request or the decision.
  */
 import type { AccessRequest, Accounts } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
