@@ -184,19 +184,24 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   },
 ];
 
-/** A path matcher for each route: the table's `{name}` as one percent-decoded segment. */
+/** Each route's path as a pattern (`{name}`: one segment) with its parameter names, compiled once. */
+const COMPILED = MANAGEMENT_ROUTES.map((route) => {
+  const names: string[] = [];
+  const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`);
+  return { route, pattern, names };
+});
+
+/** The route for `method` and `path` with its percent-decoded parameters, the methods the path takes, or null. */
 export function matchManagementRoute(
   method: string,
   path: string,
 ): { route: ManagementRoute; params: Record<string, string> } | { allow: string } | null {
   const allowed: string[] = [];
-  for (const r of MANAGEMENT_ROUTES) {
-    const names: string[] = [];
-    const pattern = new RegExp(`^${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`);
+  for (const { route, pattern, names } of COMPILED) {
     const m = pattern.exec(path);
     if (!m) continue;
-    if (r.method !== method) {
-      allowed.push(r.method);
+    if (route.method !== method) {
+      allowed.push(route.method);
       continue;
     }
     const params: Record<string, string> = {};
@@ -205,7 +210,7 @@ export function matchManagementRoute(
     } catch {
       return null;
     }
-    return { route: r, params };
+    return { route, params };
   }
   return allowed.length ? { allow: [...allowed, 'OPTIONS'].join(', ') } : null;
 }
