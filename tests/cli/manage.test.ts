@@ -31,7 +31,7 @@ test('keys: create prints the key alone on stdout once; list, roll and revoke; t
 
   const list = await svc('keys', 'list', '--project', owner.slug);
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /^ID\s+NAME\s+LEVEL\s+KEY\s+EXPIRES\s+LAST USED\s+STATUS/);
+  assert.match(list.stdout, /^ID\s+NAME\s+LEVEL\s+KEY\s+EXPIRES\s+LAST USED\s+PER MIN\s+STATUS/);
   assert.match(list.stdout, /deploy\s+EDITOR\s+svc-/);
   assert.ok(!list.stdout.includes(key));
   const json = JSON.parse((await svc('keys', 'list', '--project', owner.slug, '--json')).stdout) as {
@@ -103,4 +103,45 @@ test('what a newcomer reads: a missing option, a missing id, a refusal with its 
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /keys create: Your role on this project \(VIEWER\) cannot create keys\.\nAsk the project's admins/);
   assert.equal(refused.stdout, '');
+});
+
+test("a key's own limit, usage per key and per tool, and service accounts from the terminal", async () => {
+  const created = await svc('keys', 'create', '--project', owner.slug, '--name', 'ci', '--rate-limit', '2');
+  assert.equal(created.code, 0, created.stderr);
+  const ciKey = created.stdout.trim();
+  const list = JSON.parse((await svc('keys', 'list', '--project', owner.slug, '--json')).stdout) as {
+    keys: { id: string; name: string; rate_limit: number | null }[];
+  };
+  const row = list.keys.find((k) => k.name === 'ci')!;
+  assert.equal(row.rate_limit, 2);
+  const callTool = () =>
+    fetch(`${stack.baseUrl}/mcp/${owner.slug}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': ciKey },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } }),
+    }).then((r) => r.status);
+  assert.deepEqual([await callTool(), await callTool(), await callTool()], [200, 200, 429]);
+  const lifted = await svc('keys', 'limit', row.id, 'none', '--project', owner.slug);
+  assert.equal(lifted.code, 0, lifted.stderr);
+  assert.match(lifted.stdout, /now has the plan's limit alone/);
+  const badLimit = await svc('keys', 'limit', row.id, 'lots', '--project', owner.slug);
+  assert.equal(badLimit.code, 1);
+  assert.match(badLimit.stderr, /keys limit: A key's limit is a whole number of requests per minute from 1 to \d+/);
+
+  const usage = await svc('usage');
+  assert.equal(usage.code, 0, usage.stderr);
+  assert.match(usage.stdout, /KEY OR PERSON\s+KEY\s+PROJECT\s+REQUESTS THIS MONTH/);
+  assert.match(usage.stdout, new RegExp(`\\nci\\s+svc-\\S+\\s+${owner.slug}\\s+2\\n`), usage.stdout);
+  assert.match(usage.stdout, /TOOL\s+CALLS THIS MONTH\nsvc_help\s+2/);
+
+  const made = await svc('service-accounts', 'create', '--name', 'deployer');
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout.trim(), /^svc-bot-/);
+  const id = /\((bot_[^)]+)\)/.exec(made.stderr)?.[1];
+  assert.ok(id, made.stderr);
+  const granted = await svc('service-accounts', 'grant', id, '--project', owner.slug, '--level', 'EDITOR');
+  assert.equal(granted.code, 0, granted.stderr);
+  const accounts = await svc('service-accounts', 'list');
+  assert.match(accounts.stdout, new RegExp(`${id}\\s+deployer\\s+svc-bot-\\S+\\s+${owner.slug}:EDITOR`));
+  assert.equal((await svc('service-accounts', 'revoke', id)).code, 0);
 });

@@ -29,6 +29,7 @@ export interface NewKey {
   botId?: string;
   clientId?: string;
   expiresInSeconds?: number;
+  rateLimit?: number | null;
 }
 
 /** API keys of every kind, stored under the keyed hash of their value. */
@@ -47,6 +48,7 @@ export class ApiKeyStore {
     if (input.expiresInSeconds !== undefined && !(Number.isInteger(input.expiresInSeconds) && input.expiresInSeconds > 0)) {
       throw new AccountError('invalid', 'the expiry must be a positive number of seconds');
     }
+    checkRateLimit(input.rateLimit ?? null);
     const key = generateCredential(input.kind);
     const hash = this.hash(key);
     const now = this.ctx.now();
@@ -69,6 +71,7 @@ export class ApiKeyStore {
       expiresAt: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
       revoked: false,
       lastUsedAt: null,
+      rateLimit: input.rateLimit ?? null,
     };
     // Record first, then its id index: separate commands (not MULTI), since on Redis Cluster the two
     // keys live in different slots. A crash between them leaves a record no id points to: harmless.
@@ -88,6 +91,7 @@ export class ApiKeyStore {
     name: string;
     expiresInSeconds?: number;
     workspace: string;
+    rateLimit?: number | null;
   }): Promise<IssuedKey> {
     return this.issue({ kind: 'project_key', ...input });
   }
@@ -176,6 +180,15 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
+  /** A key's own requests-per-minute limit (null: the plan's alone); gateways drop their cached answer. */
+  async setRateLimit(id: string, limit: number | null): Promise<void> {
+    checkRateLimit(limit);
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) throw new AccountError('not_found', `no key ${id}`);
+    await this.ctx.redis.hset(K.apiKey(hash), 'rateLimit', limit === null ? '' : String(limit));
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+  }
+
   async listForProject(project: string): Promise<ApiKeyRecord[]> {
     const ids = await this.ctx.redis.smembers(K.projectKeys(project));
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
@@ -207,6 +220,7 @@ function serialize(r: ApiKeyRecord): Record<string, string> {
     expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
     revoked: r.revoked ? '1' : '0',
     lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
+    rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
   };
 }
 
@@ -227,5 +241,11 @@ function deserialize(h: Record<string, string>): ApiKeyRecord {
     expiresAt: num(h['expiresAt']),
     revoked: h['revoked'] === '1',
     lastUsedAt: num(h['lastUsedAt']),
+    rateLimit: num(h['rateLimit']),
   };
+}
+
+function checkRateLimit(limit: number | null): void {
+  if (limit !== null && !(Number.isInteger(limit) && limit >= 1))
+    throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
 }

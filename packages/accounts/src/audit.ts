@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'project.created',
   'key.created',
   'key.rolled',
+  'key.limit_changed',
   'key.revoked',
   'key.reported',
   'member.added',

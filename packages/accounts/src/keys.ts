@@ -46,6 +46,29 @@ export const K = {
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,
   rateMinute: (workspace: string, minute: number) => `svc:rl:{${workspace}}:m:${minute}`,
   rateMonth: (workspace: string, month: string) => `svc:rl:{${workspace}}:q:${month}`,
+  /** One key's requests in one minute, when the key has its own limit (docs/management.md "Per-key limits"). */
+  rateKeyMinute: (workspace: string, keyId: string, minute: number) => `svc:rl:{${workspace}}:k:${keyId}:${minute}`,
+  /**
+   * A workspace's admitted requests of one month, per credential (`key:<id>`, `user:<id>`) and
+   * per tool (`tool:<name>`): a hash counted by the same script as the limits.
+   */
+  usage: (workspace: string, month: string) => `svc:rl:{${workspace}}:u:${month}`,
   /** Management API requests of a workspace in one minute (their own bucket, docs/management.md). */
   rateManagement: (workspace: string, minute: number) => `svc:rl:{${workspace}}:mgmt:${minute}`,
+};
+
+/** The windows the rate-limit keys are named by: the minute since the epoch, the UTC month (YYYYMM). */
+export const WINDOWS = {
+  minute: (atMs: number): number => Math.floor(atMs / 60_000),
+  month: (atMs: number): string => {
+    const d = new Date(atMs);
+    return `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  },
+};
+
+/** The usage hash's field names (K.usage). */
+export const USAGE_FIELDS = {
+  key: (id: string) => `key:${id}`,
+  user: (id: string) => `user:${id}`,
+  tool: (name: string) => `tool:${name}`,
 };

@@ -47,6 +47,8 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   revoked: boolean;
   lastUsedAt: number | null;
+  /** Requests per minute this key may make, below its workspace's plan limit; null: the plan's. */
+  rateLimit: number | null;
 }
 
 export interface Bot {

@@ -60,6 +60,7 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
               ['prefix', 'KEY'],
               ['expires_at', 'EXPIRES'],
               ['last_used_at', 'LAST USED'],
+              ['rate_limit', 'PER MIN'],
               ['status', 'STATUS'],
             ])
           : ['No keys.'],
@@ -70,6 +71,7 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
         name: need(v, 'name', '--name ci'),
         level: (v['level'] as string | undefined) ?? 'VIEWER',
         expires: (v['expires'] as string | undefined) ?? '90d',
+        ...(typeof v['rate-limit'] === 'string' ? { rate_limit: v['rate-limit'] } : {}),
       };
       const k = (await call(c, 'POST', base, 'keys create', body)).body;
       return shownOnce(
@@ -92,8 +94,23 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
       ).body;
       return shownOnce(io, k, `Key rolled; the old one works until ${String(k['old_key_until'])}. Deploy the new one before then.`);
     }
+    case 'limit': {
+      const value = args[2];
+      if (!id || !value)
+        throw new CliError(
+          'Give the key and its limit: svc keys limit <id> <requests-per-minute|none> --project <slug> (ids: svc keys list).',
+          EXIT.usage,
+        );
+      const rateLimit = value === 'none' ? null : value;
+      const k = (await call(c, 'PATCH', `${base}/${encodeURIComponent(id)}`, 'keys limit', { rate_limit: rateLimit })).body;
+      return io.result(k, [
+        k['rate_limit'] === null
+          ? `Key ${id} now has the plan's limit alone.`
+          : `Key ${id} may now make ${String(k['rate_limit'])} requests per minute (within the plan's limit).`,
+      ]);
+    }
     default:
-      throw new CliError('Use svc keys list|create|revoke|roll --project <slug>.', EXIT.usage, 'Run "svc keys --help".');
+      throw new CliError('Use svc keys list|create|revoke|roll|limit --project <slug>.', EXIT.usage, 'Run "svc keys --help".');
   }
 }
 
@@ -183,12 +200,86 @@ export async function usageCommand(io: Io, c: Caller, v: Record<string, unknown>
   const u = (await call(c, 'GET', `/api/v1/workspaces/${encodeURIComponent(ws)}/usage`, 'usage')).body as {
     minute: { used: number; limit: number };
     month: { used: number; quota: number | null };
+    perKey: Row[];
+    perTool: Row[];
   };
   io.result({ workspace: ws, ...u }, [
     `Workspace ${ws}`,
     `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
     `This month:  ${u.month.used}${u.month.quota === null ? ' queries (no quota)' : ` of ${u.month.quota} queries`}`,
+    '',
+    ...(u.perKey.length
+      ? columns(u.perKey, [
+          ['name', 'KEY OR PERSON'],
+          ['prefix', 'KEY'],
+          ['project', 'PROJECT'],
+          ['count', 'REQUESTS THIS MONTH'],
+        ])
+      : ['No requests this month.']),
+    ...(u.perTool.length
+      ? [
+          '',
+          ...columns(u.perTool, [
+            ['tool', 'TOOL'],
+            ['count', 'CALLS THIS MONTH'],
+          ]),
+        ]
+      : []),
   ]);
+}
+
+export async function serviceAccountsCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+  const [sub, id] = args;
+  const ws = await workspaceOf(c, v);
+  const base = `/api/v1/workspaces/${encodeURIComponent(ws)}/service-accounts`;
+  const which = (verb: string) => {
+    if (!id) throw new CliError(`Which service account? svc service-accounts ${verb} <id> (ids: svc service-accounts list).`, EXIT.usage);
+    return `${base}/${encodeURIComponent(id)}`;
+  };
+  switch (sub ?? 'list') {
+    case 'list': {
+      const rows = ((await call(c, 'GET', base, 'service-accounts list')).body['service_accounts'] as Row[]).map((r) => ({
+        ...r,
+        grants:
+          Object.entries(r['grants'] as Record<string, string>)
+            .map(([p, l]) => `${p}:${l}`)
+            .join(' ') || '-',
+      }));
+      return io.result(
+        { service_accounts: rows },
+        rows.length
+          ? columns(rows, [
+              ['id', 'ID'],
+              ['name', 'NAME'],
+              ['key_prefix', 'KEY'],
+              ['grants', 'GRANTS'],
+            ])
+          : ['No service accounts. Create one: svc service-accounts create --name ci'],
+      );
+    }
+    case 'create': {
+      const r = (await call(c, 'POST', base, 'service-accounts create', { name: need(v, 'name', '--name ci') })).body;
+      return shownOnce(
+        io,
+        r,
+        `Service account "${String(r['name'])}" (${String(r['id'])}) created. Grant it a project: svc service-accounts grant ${String(r['id'])} --project <slug> --level VIEWER`,
+      );
+    }
+    case 'grant': {
+      const body = { project: need(v, 'project', '--project my-project'), level: (v['level'] as string | undefined) ?? 'VIEWER' };
+      await call(c, 'POST', `${which('grant')}/grants`, 'service-accounts grant', body);
+      return io.result({ id, ...body }, [`Service account ${String(id)} now has ${body.level} on ${body.project}.`]);
+    }
+    case 'rotate': {
+      const r = (await call(c, 'POST', `${which('rotate')}/rotate`, 'service-accounts rotate')).body;
+      return shownOnce(io, r, `New key for "${String(r['name'])}"; the old one stopped working now.`);
+    }
+    case 'revoke':
+      await call(c, 'DELETE', which('revoke'), 'service-accounts revoke');
+      return io.result({ id, revoked: true }, [`Service account ${String(id)} revoked; its key stops within a second.`]);
+    default:
+      throw new CliError('Use svc service-accounts list|create|grant|rotate|revoke.', EXIT.usage);
+  }
 }
 
 export async function auditCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {

@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { displayPrefix } from '@svc/credentials';
 import { offerToOpen, type BrowserOffer } from './browser.ts';
-import { auditCommand, keysCommand, membersCommand, requestsCommand, usageCommand } from './manage.ts';
+import { auditCommand, keysCommand, membersCommand, requestsCommand, serviceAccountsCommand, usageCommand } from './manage.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf, hostsOf } from './hosts.ts';
@@ -251,18 +251,22 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
 
   keys: {
     summary: "a project's API keys: list, create, revoke, roll (with an overlap)",
-    usage: 'svc keys list|create|revoke <id>|roll <id> --project <slug> [--name N] [--level L] [--expires 30d] [--overlap 24h] [--json]',
+    usage:
+      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none> --project <slug> [--name N] [--level L] [--expires 30d] [--rate-limit N] [--overlap 24h] [--json]',
     details: `  --project SLUG      the project
   --name NAME         create: the key's name
   --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
   --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
+  --rate-limit N      create: the key's own requests per minute, below the plan's (default: the plan's)
   --overlap DURATION  roll: how long the old key keeps working (default 24h; 0m stops it now)
+limit <id> <n|none> sets or lifts a key's own requests per minute, so one CI key cannot starve the rest.
 A new key is printed once, alone on stdout; the rest goes to stderr.`,
     options: {
       project: { type: 'string' },
       name: { type: 'string' },
       level: { type: 'string' },
       expires: { type: 'string' },
+      'rate-limit': { type: 'string' },
       overlap: { type: 'string' },
     },
     async run(io, v, positionals) {
@@ -292,8 +296,23 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
     },
   },
 
+  'service-accounts': {
+    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke",
+    usage:
+      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id> [--workspace W] [--name N] [--project P --level L] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --name NAME         create: the service account's name
+  --project SLUG      grant: the project
+  --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
+A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.`,
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, project: { type: 'string' }, level: { type: 'string' } },
+    async run(io, v, positionals) {
+      await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
   usage: {
-    summary: "a workspace's requests this minute and queries this month",
+    summary: "a workspace's requests this minute and this month, per key and per tool",
     usage: 'svc usage [--workspace W] [--json]',
     details: "  --workspace W       the workspace (default: the current key's)",
     options: { workspace: { type: 'string' } },

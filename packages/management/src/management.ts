@@ -19,6 +19,7 @@ import {
   checkPassword,
   parseDuration,
   slugStem,
+  WINDOWS,
   type AccessRequest,
   type Accounts,
   type ApiKeyRecord,
@@ -57,7 +58,13 @@ export interface Management {
   workspacesOf(actor: Actor): Promise<string[]>;
   createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
   keys(actor: Actor, project: string): Promise<{ keys: KeyRow[]; creatableLevels: readonly string[]; canRevoke: boolean }>;
-  createKey(actor: Actor, project: string, input: { name: string; level: string; expires: string }): Promise<NewKey>;
+  createKey(
+    actor: Actor,
+    project: string,
+    input: { name: string; level: string; expires: string; rateLimit?: string | number | null },
+  ): Promise<NewKey>;
+  /** A key's own requests-per-minute limit, below the plan's (null: the plan's alone). */
+  setKeyLimit(actor: Actor, project: string, id: string, rateLimit: string | number | null | undefined): Promise<KeyRow>;
   revokeKey(actor: Actor, project: string, id: string): Promise<void>;
   rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
   requests(actor: Actor, project: string): Promise<{ requests: RequestRow[]; canDecide: boolean }>;
@@ -67,9 +74,9 @@ export interface Management {
   setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
   removeMember(actor: Actor, project: string, userId: string): Promise<void>;
   bots(actor: Actor, workspace: string): Promise<{ bots: BotRow[]; projects: string[]; canManage: boolean }>;
-  createBot(actor: Actor, workspace: string, name: string): Promise<{ bot: string; key: string }>;
+  createBot(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
   grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
-  rotateBot(actor: Actor, workspace: string, id: string): Promise<{ bot: string; key: string }>;
+  rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
   usage(actor: Actor, workspace: string): Promise<Usage>;
   audit(
@@ -159,6 +166,7 @@ export function createManagement(
     expiresAt: k.expiresAt,
     lastUsedAt: k.lastUsedAt,
     status: status(k),
+    rateLimit: k.rateLimit,
   });
 
   async function keyOfProject(slug: string, id: string): Promise<ApiKeyRecord> {
@@ -180,6 +188,24 @@ export function createManagement(
     } catch (err) {
       throw new ManagementError(400, (err as Error).message, 'expires');
     }
+  }
+
+  /**
+   * A key's own limit as asked for: empty or null for none, else a whole number from 1 to the
+   * plan's requests per minute (docs/management.md "Per-key limits").
+   */
+  async function keyLimitOf(workspace: string, value: string | number | null | undefined): Promise<number | null> {
+    if (value === undefined || value === null || value === '') return null;
+    const plan = (await accounts.workspaces.get(workspace))?.plan ?? 'FREE';
+    const ceiling = planLimits(plan).requestsPerMinute;
+    const n = typeof value === 'number' ? value : /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+    if (!Number.isInteger(n) || n < 1 || n > ceiling)
+      throw new ManagementError(
+        400,
+        `A key's limit is a whole number of requests per minute from 1 to ${ceiling} (the ${plan} plan's limit), or empty for the plan's.`,
+        'rateLimit',
+      );
+    return n;
   }
 
   return {
@@ -231,15 +257,37 @@ export function createManagement(
       if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
         throw new ManagementError(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');
       const expiresInSeconds = expiryOf(input.expires);
+      const rateLimit = await keyLimitOf(project.workspace, input.rateLimit);
       const issued = await accounts.keys.createProjectKey({
         project: slug,
         workspace: project.workspace,
         level,
         name: input.name,
+        rateLimit,
         ...(expiresInSeconds ? { expiresInSeconds } : {}),
       });
-      await note(actor, project.workspace, 'key.created', keyTarget(issued.record), { project: slug, level, expires: input.expires });
-      return { id: issued.id, key: issued.key, name: input.name, level, expiresAt: issued.record.expiresAt } satisfies NewKey;
+      await note(actor, project.workspace, 'key.created', keyTarget(issued.record), {
+        project: slug,
+        level,
+        expires: input.expires,
+        ...(rateLimit ? { rate_limit: `${rateLimit}/min` } : {}),
+      });
+      return { id: issued.id, key: issued.key, name: input.name, level, expiresAt: issued.record.expiresAt, rateLimit } satisfies NewKey;
+    },
+
+    async setKeyLimit(actor, slug, id, value) {
+      const { project, role } = await projectFor(actor, slug);
+      const key = await keyOfProject(slug, id);
+      mayChangeKey(role, key);
+      if (value === undefined) throw new ManagementError(400, 'Say the limit: a number of requests per minute, or none.', 'rateLimit');
+      if (key.revoked) throw new ManagementError(409, 'This key is revoked; its limit no longer matters.');
+      const rateLimit = await keyLimitOf(project.workspace, value);
+      await accounts.keys.setRateLimit(key.id, rateLimit);
+      await note(actor, project.workspace, 'key.limit_changed', keyTarget(key), {
+        project: slug,
+        rate_limit: rateLimit ? `${rateLimit}/min` : 'plan',
+      });
+      return row({ ...key, rateLimit });
     },
 
     async revokeKey(actor, slug, id) {
@@ -267,6 +315,7 @@ export function createManagement(
         workspace: project.workspace,
         level: old.level || 'EDITOR',
         name: old.name,
+        rateLimit: old.rateLimit,
         ...(remaining ? { expiresInSeconds: remaining } : {}),
       });
       const until = now() + overlapSeconds * 1000;
@@ -277,7 +326,15 @@ export function createManagement(
         replacement: `key:${issued.id} (${issued.record.prefix})`,
         old_key_until: new Date(until).toISOString(),
       });
-      return { id: issued.id, key: issued.key, name: old.name, level: old.level, expiresAt: issued.record.expiresAt, replacedUntil: until };
+      return {
+        id: issued.id,
+        key: issued.key,
+        name: old.name,
+        level: old.level,
+        expiresAt: issued.record.expiresAt,
+        rateLimit: old.rateLimit,
+        replacedUntil: until,
+      };
     },
 
     async requests(actor, slug) {
@@ -389,7 +446,7 @@ export function createManagement(
         throw new ManagementError(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
       const { bot, key } = await accounts.bots.create({ workspace, name });
       await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
-      return { bot: bot.name, key: key.key };
+      return { id: bot.id, bot: bot.name, key: key.key };
     },
 
     async grantBot(actor, workspace, id, project, level) {
@@ -409,7 +466,7 @@ export function createManagement(
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
       const issued = await accounts.bots.rotateKey(id);
       await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, { key: issued.record.prefix });
-      return { bot: bot.name, key: issued.key };
+      return { id: bot.id, bot: bot.name, key: issued.key };
     },
 
     async revokeBot(actor, workspace, id) {
@@ -424,17 +481,32 @@ export function createManagement(
     async usage(actor, workspace) {
       const ws = await ownerOf(actor, workspace, 'see usage');
       const limits = planLimits(ws.plan);
-      const at = new Date(now());
-      const month = `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
-      const [minute, monthly] = await Promise.all([
-        deps.redis.get(K.rateMinute(workspace, Math.floor(now() / 60_000))),
-        deps.redis.get(K.rateMonth(workspace, month)),
+      const t = now();
+      const [minute, monthly, counts] = await Promise.all([
+        deps.redis.get(K.rateMinute(workspace, WINDOWS.minute(t))),
+        deps.redis.get(K.rateMonth(workspace, WINDOWS.month(t))),
+        deps.redis.hgetall(K.usage(workspace, WINDOWS.month(t))),
       ]);
+      const perKey: Usage['perKey'] = [];
+      const perTool: Usage['perTool'] = [];
+      for (const [field, value] of Object.entries(counts)) {
+        const count = Number(value);
+        const [kind, id = ''] = splitField(field);
+        if (kind === 'tool') perTool.push({ tool: id, count });
+        else if (kind === 'key') {
+          const key = await accounts.keys.getById(id);
+          perKey.push({ name: key?.name ?? 'deleted key', prefix: key?.prefix ?? id, project: key?.project ?? '', count });
+        } else if (kind === 'user') {
+          const user = await accounts.users.get(id);
+          perKey.push({ name: user ? `${user.email} (OAuth)` : 'former member (OAuth)', prefix: '', project: '', count });
+        }
+      }
+      const byCount = (a: { count: number }, b: { count: number }) => b.count - a.count;
       return {
         minute: { used: Number(minute ?? 0), limit: limits.requestsPerMinute },
         month: { used: Number(monthly ?? 0), quota: limits.monthlyQueries },
-        perKey: [],
-        perTool: [],
+        perKey: perKey.sort(byCount),
+        perTool: perTool.sort((a, b) => byCount(a, b) || a.tool.localeCompare(b.tool)),
       };
     },
 
@@ -523,4 +595,10 @@ export function createManagement(
       if (user) await note(actor, user.workspace, 'personal_key.revoked', keyTarget(key));
     },
   };
+}
+
+/** A usage hash field (`key:<id>`, `user:<id>`, `tool:<name>`) as its kind and name. */
+function splitField(field: string): [string, string] {
+  const at = field.indexOf(':');
+  return at < 0 ? [field, ''] : [field.slice(0, at), field.slice(at + 1)];
 }

@@ -41,6 +41,8 @@ export interface KeyRow {
   expiresAt: number | null;
   lastUsedAt: number | null;
   status: 'active' | 'expiring' | 'expired' | 'revoked';
+  /** The key's own requests per minute (below the plan's), or null for the plan's limit alone. */
+  rateLimit: number | null;
 }
 
 export interface NewKey {
@@ -49,6 +51,8 @@ export interface NewKey {
   name: string;
   level: string;
   expiresAt: number | null;
+  /** The key's own requests per minute, or null for the plan's limit. */
+  rateLimit: number | null;
   /** Set when the key replaced another (a roll): when the old one stops working. */
   replacedUntil?: number | null;
 }
@@ -80,7 +84,11 @@ export interface BotRow {
 export interface Usage {
   minute: { used: number; limit: number };
   month: { used: number; quota: number | null };
-  perKey: { name: string; prefix: string; count: number }[];
+  /**
+   * This month's admitted requests per credential: API keys by name and prefix (`project` says
+   * whose), people (OAuth tokens) by email with an empty prefix. Most used first.
+   */
+  perKey: { name: string; prefix: string; project: string; count: number }[];
   perTool: { tool: string; count: number }[];
 }
 

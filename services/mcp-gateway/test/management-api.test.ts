@@ -175,6 +175,10 @@ test('cross-tenant: every route with credentials of another workspace, another p
     roll: { overlap: '0m' },
     approve: { level: 'ADMIN' },
     members: { email: stranger.email, role: 'ADMIN' },
+    [target.id]: { rate_limit: 5 },
+    projects: { name: 'Intruder' },
+    'service-accounts': { name: 'intruder' },
+    grants: { project: owner.project, level: 'ADMIN' },
   };
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
     ['a personal key of another workspace', strangerPersonal, () => true],
@@ -200,6 +204,9 @@ test('cross-tenant: every route with credentials of another workspace, another p
     }
   }
   assert.equal((await f.accounts.keys.getById(target.id))?.revoked, false, 'the target key is untouched');
+  assert.equal((await f.accounts.keys.getById(target.id))?.rateLimit, null, "the target key's limit is untouched");
+  assert.equal((await f.accounts.bots.get(bot.bot.id))?.grants[owner.project], 'ADMIN');
+  assert.equal((await f.accounts.bots.listForWorkspace(owner.workspace)).length, 1, 'no service account was created');
   assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
   // An EDITOR key may not create ADMIN keys.
   const refusedLevel = await api('POST', `/api/v1/projects/${owner.project}/keys`, editor, { name: 'x', level: 'ADMIN' });
@@ -225,4 +232,83 @@ test('the OpenAPI document lists every management route', async () => {
   const doc = (await (await fetch(`${f.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   for (const r of MANAGEMENT_ROUTES) assert.ok(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`);
   assert.ok(doc.paths['/api/v1/keys/report-leak']?.['post']);
+});
+
+test("a key's own rate limit: below the plan's, refuses that key alone, and is audited", async () => {
+  const ci = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'ci-bot', level: 'VIEWER', rate_limit: 3 });
+  assert.equal(ci.status, 201, JSON.stringify(ci.body));
+  assert.equal(ci.body.rate_limit, 3);
+  const other = (await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'people', level: 'VIEWER' })).body.key;
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push(await toolStatus(ci.body.key));
+  assert.deepEqual(statuses, [200, 200, 200, 429]);
+  const refused = await post(f.url, `/mcp/${owner.project}`, call('svc_help'), { 'X-API-Key': ci.body.key });
+  assert.match(refused.body.error.message, /this key may make 3 requests per minute/);
+  assert.equal(refused.headers.get('x-ratelimit-limit'), '3');
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  assert.equal(await toolStatus(other), 200, 'another key of the workspace is not held back');
+
+  const tooHigh = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, { rate_limit: 1_000_000 });
+  assert.equal(tooHigh.status, 400);
+  assert.equal(tooHigh.body.error.field, 'rateLimit');
+  assert.match(tooHigh.body.error.message, /from 1 to \d+ \(the TEAM plan's limit\)/);
+  const missing = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, {});
+  assert.equal(missing.status, 400);
+  const lifted = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, { rate_limit: null });
+  assert.equal(lifted.status, 200, JSON.stringify(lifted.body));
+  assert.equal(lifted.body.rate_limit, null);
+  await waitFor(async () => (await toolStatus(ci.body.key)) === 200, { timeout: 1000, message: 'the lifted limit to reach the gateway' });
+  const row = (await api('GET', `/api/v1/projects/${owner.project}/keys`, personal)).body.keys.find(
+    (k: { id: string }) => k.id === ci.body.id,
+  );
+  assert.equal(row.rate_limit, null);
+  assert.ok((await auditActions()).includes('key.limit_changed'));
+});
+
+test('usage: this month per key and per tool, counted by the rate-limit script itself', async () => {
+  const u = await seed(f.accounts, { plan: 'TEAM' });
+  const mine = (await f.accounts.keys.createUserKey({ userId: u.userId })).key;
+  const a = await f.accounts.keys.createProjectKey({ project: u.project, workspace: u.workspace, level: 'VIEWER', name: 'alpha' });
+  const b = await f.accounts.keys.createProjectKey({ project: u.project, workspace: u.workspace, level: 'VIEWER', name: 'beta' });
+  for (let i = 0; i < 3; i++) assert.equal(await toolStatus(a.key, u.project), 200);
+  assert.equal(await toolStatus(b.key, u.project), 200);
+  const list = await post(f.url, `/mcp/${u.project}`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'X-API-Key': b.key });
+  assert.equal(list.status, 200);
+  const usage = await api('GET', `/api/v1/workspaces/${u.workspace}/usage`, mine);
+  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  const perKey = Object.fromEntries(usage.body.perKey.map((k: { name: string; count: number }) => [k.name, k.count]));
+  assert.deepEqual(perKey, { alpha: 3, beta: 2 }, 'every admitted request counts for its key');
+  assert.deepEqual(usage.body.perTool, [{ tool: 'svc_help', count: 4 }], 'tools/call counts for its tool; tools/list for none');
+  assert.equal(usage.body.minute.used, 5);
+});
+
+test('service accounts over REST: create, grant, call, rotate, revoke, each audited', async () => {
+  const created = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal, { name: 'deploy-bot' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.match(created.body.key, /^svc-bot-/);
+  const id = created.body.id;
+  // A refusal by policy is a JSON-RPC error in a 200 answer (docs/errors.md): read its code.
+  const search = async (key: string) => {
+    const r = await post(f.url, `/mcp/${owner.project}`, call('svc_search', { query: 'x' }), { 'X-API-Key': key });
+    return r.status === 200 && r.body.error ? r.body.error.data.code : r.status;
+  };
+  assert.equal(await search(created.body.key), 'access_denied', 'no grant yet: no role on the project');
+  const grant = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/grants`, personal, {
+    project: owner.project,
+    level: 'VIEWER',
+  });
+  assert.equal(grant.status, 200, JSON.stringify(grant.body));
+  await waitFor(async () => (await search(created.body.key)) === 200, { timeout: 1000, message: 'the grant to reach the gateway' });
+  const listed = await api('GET', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal);
+  const row = listed.body.service_accounts.find((x: { id: string }) => x.id === id);
+  assert.deepEqual(row.grants, { [owner.project]: 'VIEWER' });
+  const rotated = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/rotate`, personal);
+  assert.equal(rotated.status, 201);
+  await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
+  assert.equal(await toolStatus(rotated.body.key), 200);
+  assert.equal((await api('DELETE', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}`, personal)).status, 200);
+  await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
+  const actions = await auditActions();
+  for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
+    assert.ok(actions.includes(a), a);
 });

@@ -95,10 +95,14 @@ test('an exhausted monthly quota answers 429 "Monthly query limit reached" until
     const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
     const limiter = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: clock.now });
     await f.redis.client.set(K.rateMonth(s.workspace, month()), '1000');
-    const d = await limiter(s.workspace, 'FREE', true);
+    const d = await limiter({ workspace: s.workspace, plan: 'FREE', countsAsQuery: true, credential: 'key:k1' });
     assert.equal(d.outcome, 'quota_exhausted');
     assert.equal(clock.now() + d.retryAfter * 1000, firstOfNextMonth());
-    assert.equal((await limiter(s.workspace, 'FREE', false)).outcome, 'allowed', 'non-query requests still pass');
+    assert.equal(
+      (await limiter({ workspace: s.workspace, plan: 'FREE', countsAsQuery: false, credential: 'key:k1' })).outcome,
+      'allowed',
+      'non-query requests still pass',
+    );
     return;
   }
   await f.redis.client.set(K.rateMonth(s.workspace, month()), '1000');
@@ -115,7 +119,7 @@ test('ENTERPRISE quota is fair use: never blocked, counted in a metric', async (
   const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
   const limiter = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: clock.now });
   await f.redis.client.set(K.rateMonth('ent-ws', month()), '500000');
-  const d = await limiter('ent-ws', 'ENTERPRISE', true);
+  const d = await limiter({ workspace: 'ent-ws', plan: 'ENTERPRISE', countsAsQuery: true, credential: 'key:k1' });
   assert.equal(d.outcome, 'allowed');
   assert.equal(d.overFairUse, true);
 });

@@ -25,6 +25,7 @@ function caller(over: Partial<ResolvedCaller> = {}): Resolution {
       defaultSurface: 'hosted',
       session: 'key_1',
       keyHash: 'h1',
+      keyLimit: null,
       expiresAt: null,
       ...over,
     },

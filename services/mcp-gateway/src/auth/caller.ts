@@ -33,6 +33,8 @@ export interface ResolvedCaller {
   defaultSurface: Surface;
   /** Per-credential session id (key id or OAuth grant id). */
   session: string;
+  /** The API key's own requests-per-minute limit (docs/management.md "Per-key limits"); null: the plan's. */
+  keyLimit: number | null;
   /** Stored key hash, for last-used bookkeeping; empty for OAuth tokens. */
   keyHash: string;
   /** Unix ms after which the cached resolution must not be used. */

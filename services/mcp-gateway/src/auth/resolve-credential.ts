@@ -55,7 +55,7 @@ export function createResolver(deps: ResolverDeps) {
   /** The account routes: a credential speaks for itself and its own workspace pays. */
   async function accountCaller(
     rec: ApiKeyRecord,
-    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'expiresAt'>,
+    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt'>,
   ): Promise<Resolution> {
     let workspace = rec.workspace;
     let type: ResolvedCaller['type'] = rec.kind === 'bot_key' ? 'bot' : 'key';
@@ -115,12 +115,20 @@ export function createResolver(deps: ResolverDeps) {
       defaultSurface: info.clientId === 'svc-companion' ? 'companion' : 'hosted',
       session: info.grantId,
       keyHash: '',
+      keyLimit: null,
       expiresAt: info.expiresAt,
     });
   }
 
   async function fromKey(parsed: ParsedCredential, rec: ApiKeyRecord, target: Target): Promise<Resolution> {
-    const base = { legacy: parsed.legacy, defaultSurface: 'hosted' as const, session: rec.id, keyHash: rec.hash, expiresAt: rec.expiresAt };
+    const base = {
+      legacy: parsed.legacy,
+      defaultSurface: 'hosted' as const,
+      session: rec.id,
+      keyHash: rec.hash,
+      keyLimit: rec.rateLimit,
+      expiresAt: rec.expiresAt,
+    };
     if (target.kind === 'account') return accountCaller(rec, base);
     if (target.kind === 'team') {
       if ((rec.kind !== 'bot_key' && rec.kind !== 'legacy_team_key') || rec.workspace !== target.slug) {

@@ -76,7 +76,10 @@ export const resolvePolicy: Step = function resolvePolicy(ex) {
 export function admit(admitFn: Admit): Step {
   return async function admitStep(ex) {
     if (ex.prepared?.refusal) return;
-    const headers = await admitFn(callerOf(ex), ex.prepared?.countsAsQuery ?? false);
+    const headers = await admitFn(callerOf(ex), {
+      countsAsQuery: ex.prepared?.countsAsQuery ?? false,
+      tool: ex.prepared?.tool ? ex.prepared.name : null,
+    });
     ex.headers = { ...ex.headers, ...headers };
   };
 }

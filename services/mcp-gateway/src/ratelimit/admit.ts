@@ -1,4 +1,5 @@
 /** The rate-limit step: one Redis round trip, headers for the response, 429 on refusal. */
+import { USAGE_FIELDS } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { ResolvedCaller } from '../auth/caller.ts';
@@ -14,13 +15,24 @@ export interface AdmitDeps {
   now?: () => number;
 }
 
-export type Admit = (caller: ResolvedCaller, countsAsQuery: boolean) => Promise<Record<string, string | number>>;
+/** What is admitted: a tools/call names its tool and whether it counts a monthly query. */
+export type Admit = (
+  caller: ResolvedCaller,
+  call: { countsAsQuery: boolean; tool: string | null },
+) => Promise<Record<string, string | number>>;
 
 export function createAdmit(deps: AdmitDeps): Admit {
-  return async (caller, countsAsQuery) => {
+  return async (caller, call) => {
     let decision;
     try {
-      decision = await deps.limiter(caller.payer.workspace, caller.payer.plan, countsAsQuery);
+      decision = await deps.limiter({
+        workspace: caller.payer.workspace,
+        plan: caller.payer.plan,
+        countsAsQuery: call.countsAsQuery,
+        credential: caller.keyHash ? USAGE_FIELDS.key(caller.session) : USAGE_FIELDS.user(caller.id),
+        keyLimit: caller.keyLimit ? { keyId: caller.session, perMinute: caller.keyLimit } : null,
+        tool: call.tool,
+      });
     } catch (err) {
       throw new SvcError('service_unavailable', {
         message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
@@ -38,7 +50,15 @@ export function createAdmit(deps: AdmitDeps): Admit {
     }
     if (decision.outcome === 'allowed') return headers;
     deps.onRejected?.(decision.outcome);
-    throw new SvcError(decision.outcome, { headers: stringify(headers) });
+    throw new SvcError(decision.outcome, {
+      headers: stringify(headers),
+      ...(decision.byKeyLimit
+        ? {
+            message: `Rate limit exceeded: this key may make ${decision.limit} requests per minute`,
+            remedy: "Wait until the window resets (Retry-After), or ask a project admin to raise the key's own limit.",
+          }
+        : {}),
+    });
   };
 }
 

@@ -25,14 +25,19 @@ type Operation = (
 ) => Promise<{ status?: number; body: unknown }>;
 
 export interface ManagementRoute {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path, with `{name}` for a parameter (one path segment). */
   path: string;
   name: string;
+  /** The route creates something: its success is 201 (the OpenAPI document says so). */
+  creates?: true;
   operation: Operation;
 }
 
 const str = (b: Body, name: string) => (typeof b[name] === 'string' ? (b[name] as string) : '');
+/** `rate_limit` of a body: a number, a numeric string, or null/absent for the plan's limit. */
+const limitOf = (b: Body): string | number | null =>
+  typeof b['rate_limit'] === 'number' || typeof b['rate_limit'] === 'string' ? b['rate_limit'] : null;
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 /** The routes, one line each (their OpenAPI entries come from this table too: openapi.ts). */
@@ -54,6 +59,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
             created_at: iso(k.createdAt),
             expires_at: iso(k.expiresAt),
             last_used_at: iso(k.lastUsedAt),
+            rate_limit: k.rateLimit,
           })),
           creatable_levels: r.creatableLevels,
         },
@@ -64,13 +70,27 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     method: 'POST',
     path: '/api/v1/projects/{project}/keys',
     name: 'create a key',
+    creates: true,
     operation: async (m, a, p, b) => {
       const k = await m.createKey(a, p['project']!, {
         name: str(b, 'name').trim(),
         level: str(b, 'level') || 'VIEWER',
         expires: str(b, 'expires') || '90d',
+        rateLimit: limitOf(b),
       });
-      return { status: 201, body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt) } };
+      return {
+        status: 201,
+        body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt), rate_limit: k.rateLimit },
+      };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/projects/{project}/keys/{id}',
+    name: "set a key's own rate limit",
+    operation: async (m, a, p, b) => {
+      const k = await m.setKeyLimit(a, p['project']!, p['id']!, 'rate_limit' in b ? limitOf(b) : undefined);
+      return { body: { id: k.id, rate_limit: k.rateLimit } };
     },
   },
   {
@@ -86,6 +106,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     method: 'POST',
     path: '/api/v1/projects/{project}/keys/{id}/roll',
     name: 'roll a key',
+    creates: true,
     operation: async (m, a, p, b) => {
       const k = await m.rollKey(a, p['project']!, p['id']!, str(b, 'overlap') || '24h');
       return {
@@ -156,6 +177,82 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     operation: async (m, a, p) => {
       await m.removeMember(a, p['project']!, p['user']!);
       return { body: { user: p['user'], removed: true } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace}/projects',
+    name: 'create a project',
+    creates: true,
+    operation: async (m, a, p, b) => {
+      const r = await m.createProject(a, { name: str(b, 'name').trim(), workspace: p['workspace']! });
+      return { status: 201, body: { slug: r.slug } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace}/service-accounts',
+    name: 'list service accounts',
+    operation: async (m, a, p) => {
+      const r = await m.bots(a, p['workspace']!);
+      return {
+        body: {
+          service_accounts: r.bots.map((x) => ({
+            id: x.id,
+            name: x.name,
+            grants: x.grants,
+            key_prefix: x.keyPrefix,
+            created_at: iso(x.createdAt),
+          })),
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace}/service-accounts',
+    name: 'create a service account',
+    creates: true,
+    operation: async (m, a, p, b) => {
+      const r = await m.createBot(a, p['workspace']!, str(b, 'name').trim());
+      return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/grants',
+    name: 'grant a service account a project',
+    operation: async (m, a, p, b) => {
+      await m.grantBot(a, p['workspace']!, p['id']!, str(b, 'project'), str(b, 'level'));
+      return { body: { id: p['id'], project: str(b, 'project'), level: str(b, 'level') } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/rotate',
+    name: "rotate a service account's key",
+    creates: true,
+    operation: async (m, a, p) => {
+      const r = await m.rotateBot(a, p['workspace']!, p['id']!);
+      return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/workspaces/{workspace}/service-accounts/{id}',
+    name: 'revoke a service account',
+    operation: async (m, a, p) => {
+      await m.revokeBot(a, p['workspace']!, p['id']!);
+      return { body: { id: p['id'], revoked: true } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/me/keys/{id}',
+    name: 'revoke one of your personal keys',
+    operation: async (m, a, p) => {
+      await m.revokePersonalKey(a, p['id']!);
+      return { body: { id: p['id'], revoked: true } };
     },
   },
   {
@@ -290,7 +387,7 @@ export function runManagement(management: Management, route: ManagementRoute): S
   return async function runManagementStep(ex) {
     if (ex.parseError) throw ex.parseError;
     const body = ex.body && typeof ex.body === 'object' && !Array.isArray(ex.body) ? (ex.body as Body) : null;
-    if (route.method === 'POST' && !body)
+    if ((route.method === 'POST' || route.method === 'PATCH') && !body)
       throw new SvcError('invalid_params', { message: 'Invalid params: the body must be a JSON object' });
     try {
       const r = await route.operation(management, ex.actor!, ex.params, body ?? {}, ex);

@@ -135,9 +135,11 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
       summary: r.name,
       tags: ['management'],
       parameters: names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...(r.method === 'POST' ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      ...(r.method === 'POST' || r.method === 'PATCH'
+        ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } }
+        : {}),
       responses: {
-        [r.method === 'POST' && /\/(keys|roll)$/.test(r.path) ? '201' : '200']: { description: 'Done; the body describes the result.' },
+        [r.creates ? '201' : '200']: { description: 'Done; the body describes the result.' },
         ...errorResponses(['400', '401', '403', '404', '409', '429']),
       },
     };

@@ -68,6 +68,7 @@ export function harness(redis: Redis) {
       defaultSurface: who.surface,
       session: who.sessionId,
       keyHash: '',
+      keyLimit: null,
       expiresAt: null,
     };
     const params = { name, arguments: structuredClone(args) };
