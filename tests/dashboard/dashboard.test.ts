@@ -127,6 +127,44 @@ test('roll: a new key at once, the old one until the overlap ends', async () => 
   }
 });
 
+test("a key's own rate limit set on its page (a wrong value told at the field), then usage per key and per tool as a chart and a table", async () => {
+  const issued = await stack.accounts.keys.createProjectKey({
+    project: owner.slug,
+    workspace: owner.user.workspace,
+    level: 'VIEWER',
+    name: 'nightly ci',
+  });
+  const { context, page } = await signedIn(owner.email);
+  try {
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    await page.click(`a[href$="/keys/${issued.id}/limit"]`);
+    await page.fill('#key-rate-limit', '0');
+    // The browser's own check would stop 0 (min=1): submit without it to see the server's answer.
+    await page.$eval('main form', (f) => f.setAttribute('novalidate', ''));
+    await page.click('main form button[type=submit]');
+    await page.waitForSelector('#rateLimit-error');
+    assert.match((await page.textContent('#rateLimit-error')) ?? '', /whole number of requests per minute from 1 to \d+/);
+    assert.equal(await page.getAttribute('#key-rate-limit', 'aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'key-rate-limit', 'focus on the field that was wrong');
+    await checkPage(page, 'keys-limit-error');
+    await page.fill('#key-rate-limit', '2');
+    await Promise.all([page.waitForURL(/done=key-limit-changed/), page.click('main form button[type=submit]')]);
+    assert.match((await page.textContent('main')) ?? '', /nightly ci\s*VIEWER\s*svc-.*2\/min/);
+    await waitFor(async () => (await stack.accounts.keys.getById(issued.id))?.rateLimit === 2, { timeout: 1000 });
+    assert.deepEqual([await gatewayStatus(issued.key), await gatewayStatus(issued.key), await gatewayStatus(issued.key)], [200, 200, 429]);
+
+    await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/usage`);
+    const byKey = (await page.textContent('div[aria-label="Requests by key"]')) ?? '';
+    assert.match(byKey, /nightly ci\s*svc-\S+\s*[a-z0-9-]+\s*2/, 'two admitted requests; the refused one is not counted');
+    assert.match((await page.textContent('main')) ?? '', /svc_help/);
+    const chart = (await page.textContent('svg[aria-labelledby="chart-Requests-by-key-this-month"] title')) ?? '';
+    assert.match(chart, /nightly ci 2/, 'the chart says its numbers too');
+    await checkPage(page, 'usage-with-traffic');
+  } finally {
+    await context.close();
+  }
+});
+
 test('access requests: the badge counts them; approve at a chosen level with the keyboard alone', async () => {
   const asker = await newPerson(stack, 'asker');
   await stack.accounts.accessRequests.create({

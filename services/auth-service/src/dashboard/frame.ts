@@ -43,8 +43,8 @@ h1{font-size:1.4rem;margin:0 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #dfe2e6;vertical-align:top}
 th{font-size:.85rem;color:#3d424a}td.num,th.num{text-align:right}
 form.inline{display:inline}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input[type=text],input[type=email],input[type=password],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
-input[aria-invalid=true]{border-color:#a4000f}
+input[type=text],input[type=email],input[type=password],input[type=number],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
+input[aria-invalid=true]{border-color:#a4000f;border-width:2px}p.error{color:#a4000f;font-weight:600;margin:.25rem 0}p.hint{margin:.25rem 0}
 button{margin:.75rem .5rem .25rem 0;padding:.5rem 1rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}
 button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}button.danger{background:#a4000f}
 .small{font-size:.85rem;padding:.25rem .6rem;margin:0}

@@ -167,14 +167,19 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.post(
     '/projects/:slug/keys',
     page$(async (req, res, actor) => {
-      const values = { name: str(req.body.name).trim(), level: str(req.body.level), expires: str(req.body.expires) };
+      const values = {
+        name: str(req.body.name).trim(),
+        level: str(req.body.level),
+        expires: str(req.body.expires),
+        rateLimit: str(req.body.rateLimit).trim(),
+      };
       try {
         const created = await deps.management.createKey(actor, param(req, 'slug'), values);
         // The key is in this response only: never in a redirect, a log or a stored page.
         await renderKeys(req, res, actor, { created });
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
-        const field = err.field === 'level' || err.field === 'expires' ? err.field : 'name';
+        const field = err.field === 'level' || err.field === 'expires' || err.field === 'rateLimit' ? err.field : 'name';
         await renderKeys(req, res, actor, { error: { field, message: err.message }, values }, 400);
       }
     }),
@@ -199,6 +204,31 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const key = await keyOf(actor, param(req, 'slug'), param(req, 'id'));
       await deps.management.revokeKey(actor, param(req, 'slug'), key.id);
       back(res, keysPath(param(req, 'slug')), 'key-revoked');
+    }),
+  );
+  router.get(
+    '/projects/:slug/keys/:id/limit',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
+      res.type('html').send(views.keyLimitPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
+    }),
+  );
+  router.post(
+    '/projects/:slug/keys/:id/limit',
+    page$(async (req, res, actor) => {
+      const slug = param(req, 'slug');
+      const value = str(req.body.rateLimit).trim();
+      try {
+        await deps.management.setKeyLimit(actor, slug, param(req, 'id'), value);
+        back(res, keysPath(slug), 'key-limit-changed');
+      } catch (err) {
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+        const f = await frame(req, res, actor, 'keys', { project: slug });
+        res
+          .status(400)
+          .type('html')
+          .send(views.keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value));
+      }
     }),
   );
   router.get(
@@ -396,6 +426,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 const DONE = {
   'project-created': 'Project created.',
   'key-revoked': 'Key revoked. Apps using it are refused within a second.',
+  'key-limit-changed': "Key's rate limit saved. Gateways apply it within a second.",
   'request-approved': 'Request approved.',
   'request-denied': 'Request denied.',
   'member-added': 'Member added.',

@@ -71,8 +71,8 @@ export interface KeysPage {
   creatableLevels: readonly string[];
   canRevoke: boolean;
   created?: NewKey;
-  error?: { field: 'name' | 'level' | 'expires'; message: string };
-  values?: { name?: string; level?: string; expires?: string };
+  error?: { field: 'name' | 'level' | 'expires' | 'rateLimit'; message: string };
+  values?: { name?: string; level?: string; expires?: string; rateLimit?: string };
   now: number;
 }
 
@@ -91,22 +91,47 @@ export function keysPage(f: Frame, v: KeysPage): string {
         base,
         `<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="80" required value="${esc(v.values?.name ?? '')}"${err('name')}>${errLine('name')}
 <label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? 'VIEWER')}</select>${errLine('level')}
-<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? '90d')}</select>${errLine('expires')}`,
+<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? '90d')}</select>${errLine('expires')}
+${limitField(v.values?.rateLimit ?? '', v.error?.field === 'rateLimit' ? v.error.message : undefined)}`,
         '<button type="submit">Create API key</button>',
       )}`
     : '<p class="muted">Your role on this project lets you see its keys, not create them.</p>';
   const rows = v.keys.map((k) => {
     const actions =
       v.canRevoke && (k.status === 'active' || k.status === 'expiring')
-        ? `<a href="${esc(`${base}/${encodeURIComponent(k.id)}/roll`)}">Roll</a> · <a href="${esc(`${base}/${encodeURIComponent(k.id)}/revoke`)}">Revoke</a>`
+        ? [
+            `<a href="${esc(`${base}/${encodeURIComponent(k.id)}/roll`)}">Roll</a>`,
+            `<a href="${esc(`${base}/${encodeURIComponent(k.id)}/limit`)}">Limit</a>`,
+            `<a href="${esc(`${base}/${encodeURIComponent(k.id)}/revoke`)}">Revoke</a>`,
+          ].join(' · ')
         : '';
-    return `<tr><td>${esc(k.name)}</td><td>${esc(k.level)}</td><td><code>${esc(k.prefix)}</code></td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${when(k.lastUsedAt, 'not yet')}</td><td class="status-${k.status}">${esc(k.status)}</td><td>${actions}</td></tr>`;
+    return `<tr><td>${esc(k.name)}</td><td>${esc(k.level)}</td><td><code>${esc(k.prefix)}</code></td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${when(k.lastUsedAt, 'not yet')}</td><td>${k.rateLimit === null ? 'plan' : `${k.rateLimit}/min`}</td><td class="status-${k.status}">${esc(k.status)}</td><td>${actions}</td></tr>`;
   });
   return dashboardPage(
     f,
     'API Keys',
     `${created}<p class="muted">Keys of project ${esc(f.project!.slug)}. A key is shown once, when it is created; the list shows its first characters only.</p>
-${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Status', 'Actions'], rows, 'No keys yet.')}${form}`,
+${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Limit', 'Status', 'Actions'], rows, 'No keys yet.')}${form}`,
+  );
+}
+
+/** The optional per-key limit field (docs/management.md "Per-key limits"), its hint and any error tied to it. */
+function limitField(value: string, error?: string): string {
+  const described = error ? 'key-rate-limit-hint rateLimit-error' : 'key-rate-limit-hint';
+  return `<label for="key-rate-limit">Requests per minute (optional)</label><input id="key-rate-limit" name="rateLimit" type="number" inputmode="numeric" min="1" step="1" value="${esc(value)}" aria-describedby="${described}"${error ? ' aria-invalid="true" autofocus' : ''}>
+<p class="muted hint" id="key-rate-limit-hint">Empty: the plan's limit. A lower number keeps one busy key (a CI job, say) from using the whole workspace's allowance.</p>${
+    error ? `<p class="error" id="rateLimit-error">${esc(error)}</p>` : ''
+  }`;
+}
+
+export function keyLimitPage(f: Frame, key: KeyRow, error?: string, value?: string): string {
+  const action = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/keys/${encodeURIComponent(key.id)}/limit`;
+  return dashboardPage(
+    f,
+    'Key rate limit',
+    `<p>Requests per minute for <strong>${esc(key.name)}</strong> (<code>${esc(key.prefix)}</code>). It applies within the workspace's plan limit; the key is refused with 429 once it reaches its own.</p>
+${postForm(f, action, limitField(value ?? (key.rateLimit === null ? '' : String(key.rateLimit)), error), '<button type="submit">Save limit</button>')}
+<p><a href="/dashboard/projects/${encodeURIComponent(f.project!.slug)}/keys">Cancel</a></p>`,
   );
 }
 
@@ -280,8 +305,11 @@ ${table(
     )}
 ${table(
   'Requests by key',
-  ['Key', 'Prefix', '#Requests'],
-  u.perKey.map((k) => `<tr><td>${esc(k.name)}</td><td><code>${esc(k.prefix)}</code></td><td class="num">${k.count}</td></tr>`),
+  ['Key or person', 'Prefix', 'Project', '#Requests'],
+  u.perKey.map(
+    (k) =>
+      `<tr><td>${esc(k.name)}</td><td>${k.prefix ? `<code>${esc(k.prefix)}</code>` : 'OAuth'}</td><td>${esc(k.project || '-')}</td><td class="num">${k.count}</td></tr>`,
+  ),
   'No requests this month.',
 )}`,
   );
