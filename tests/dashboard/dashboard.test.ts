@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { waitFor } from '@svc/testkit';
-import { startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import * as oc from 'openid-client';
+import { approveDevice, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import { mcpCall } from '../auth/gateway-call.ts';
 import { axeViolations } from '../support/axe.ts';
 import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
 
@@ -383,5 +385,86 @@ test('Account > Change password: the current one is required, the policy is told
     assert.ok(log.entries.some((e) => e.action === 'password.changed'));
   } finally {
     await context.close();
+  }
+});
+
+/** An OAuth access token for `email` on `slug`, through the device flow approved in chromium. */
+async function oauthToken(email: string, slug: string, name: string): Promise<string> {
+  const config = await oc.discovery(new URL(stack.authUrl), 'svc-mcp', undefined, oc.None(), {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
+  const dar = await oc.initiateDeviceAuthorization(config, {});
+  const [tokens] = await Promise.all([
+    oc.pollDeviceAuthorizationGrant(config, dar),
+    approveDevice(browser, {
+      verificationUri: dar.verification_uri,
+      verificationUriComplete: dar.verification_uri_complete ?? '',
+      userCode: dar.user_code,
+      email,
+      password: PASSWORD,
+      approval: { kind: 'select', project: slug },
+      name,
+      typeCode: false,
+    }),
+  ]);
+  return tokens.access_token;
+}
+
+test('Account: authorized apps revoked from the page; removing a member ends their app access to the project; sessions ended', async () => {
+  const member = await newPerson(stack, 'apps');
+  await stack.accounts.workspaces.setRole(owner.slug, member.user.id, 'EDITOR');
+  const token = await oauthToken(member.email, owner.slug, 'dashboard-apps');
+  assert.equal((await mcpCall(stack.baseUrl, owner.slug, token)).status, 200);
+
+  const first = await signedIn(member.email);
+  const second = await signedIn(member.email, PHONE);
+  try {
+    await first.page.goto(`${stack.authUrl}/dashboard/account`);
+    const apps = (await first.page.textContent('div[aria-label="Authorized apps"]')) ?? '';
+    assert.match(apps, new RegExp(`svc MCP client\\s*${owner.slug} \\(mcp`), apps);
+    const sessions = (await first.page.textContent('div[aria-label="Sessions"]')) ?? '';
+    assert.match(sessions, /\(this browser\)/);
+    await checkPage(first.page, 'account-apps-sessions');
+
+    await Promise.all([first.page.waitForURL(/done=app-revoked/), first.page.click('div[aria-label="Authorized apps"] button')]);
+    await waitFor(async () => (await mcpCall(stack.baseUrl, owner.slug, token)).status === 401, {
+      timeout: 1000,
+      message: 'the revoked app to be refused',
+    });
+    assert.match((await first.page.textContent('main')) ?? '', /No apps authorized/);
+
+    // The other browser (the phone) is listed without "(this browser)": end it from here.
+    await Promise.all([
+      first.page.waitForURL(/done=session-ended|done=sessions-ended/),
+      first.page.click('div[aria-label="Sessions"] tr:not(:has-text("this browser")) button'),
+    ]);
+    await second.page.goto(`${stack.authUrl}/dashboard/account`);
+    assert.match(second.page.url(), /\/signin\?return=/, 'the ended session is signed out');
+    await first.page.goto(`${stack.authUrl}/dashboard/account`);
+    assert.match(first.page.url(), /\/dashboard\/account$/, 'this browser stays signed in');
+
+    // A member removed from the project loses what their apps reached through it.
+    const again = await oauthToken(member.email, owner.slug, 'dashboard-apps-2');
+    assert.equal((await mcpCall(stack.baseUrl, owner.slug, again)).status, 200);
+    const admin = await signedIn(owner.email);
+    try {
+      await admin.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/members`);
+      await Promise.all([
+        admin.page.waitForURL(/done=member-removed/),
+        admin.page.click(`tr:has-text("${member.email}") button:has-text("Remove")`),
+      ]);
+    } finally {
+      await admin.context.close();
+    }
+    await waitFor(async () => (await mcpCall(stack.baseUrl, owner.slug, again)).status === 401, {
+      timeout: 1000,
+      message: "the removed member's app to be refused",
+    });
+    const removed = await stack.accounts.audit.page(owner.user.workspace, { action: 'member.removed' });
+    assert.ok(removed.entries.some((e) => e.target === `user:${member.email}` && e.detail?.['oauth_grants_revoked'] === '1'));
+  } finally {
+    await first.context.close();
+    await second.context.close();
   }
 });

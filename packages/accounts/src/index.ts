@@ -1,8 +1,9 @@
-/** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests, the audit log. */
+/** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests, the audit log, OAuth grants. */
 import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
+import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
 import { UserStore } from './users.ts';
@@ -19,7 +20,7 @@ export { MIN_PASSWORD, checkPassword } from './passwords.ts';
 export { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
-export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore };
+export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
 
 export interface Accounts {
   users: UserStore;
@@ -28,6 +29,8 @@ export interface Accounts {
   bots: BotStore;
   accessRequests: AccessRequestStore;
   audit: AuditLog;
+  /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
+  oauthGrants: OAuthGrantStore;
 }
 
 export interface AccountsOptions {
@@ -45,5 +48,5 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
   const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
-  return { users, workspaces, keys, bots, accessRequests, audit: new AuditLog(ctx) };
+  return { users, workspaces, keys, bots, accessRequests, audit: new AuditLog(ctx), oauthGrants: new OAuthGrantStore(ctx) };
 }

@@ -27,3 +27,13 @@ export function oidcRecordKeyByDigest(model: string, digest: string): string {
 export function oidcSessionUidKey(uid: string): string {
   return `${OIDC_PREFIX}session-uid:${uid}`;
 }
+
+/** The record keys of one grant (its tokens and codes): deleted together when the grant is revoked. */
+export function oidcGrantKeysKey(grantId: string): string {
+  return `${OIDC_PREFIX}grant-keys:${grantId}`;
+}
+
+/** The grant ids a person has given (set): the account page's "authorized apps". */
+export function oidcAccountGrantsKey(accountId: string): string {
+  return `${OIDC_PREFIX}account-grants:${accountId}`;
+}

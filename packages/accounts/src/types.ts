@@ -7,6 +7,8 @@ export interface User {
   /** Slug of the user's personal workspace. */
   workspace: string;
   createdAt: number;
+  /** When the person followed the link mailed to their address (Unix ms); null until then. */
+  emailVerifiedAt: number | null;
 }
 
 export interface Workspace {

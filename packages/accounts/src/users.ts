@@ -1,5 +1,5 @@
 import type { StoreContext } from './context.ts';
-import { newId } from './context.ts';
+import { newId, num } from './context.ts';
 import { AccountError, EMAIL_PATTERN } from './errors.ts';
 import { K } from './keys.ts';
 import type { User } from './types.ts';
@@ -31,7 +31,7 @@ export class UserStore {
     const workspace = await this.workspaces.createPersonal(id, email);
     const createdAt = this.ctx.now();
     await this.ctx.redis.hset(K.user(id), { id, email, passwordHash, workspace, createdAt: String(createdAt) });
-    return { id, email, workspace, createdAt };
+    return { id, email, workspace, createdAt, emailVerifiedAt: null };
   }
 
   /** Sets (or replaces) a user's password. */
@@ -44,7 +44,19 @@ export class UserStore {
   async get(id: string): Promise<User | null> {
     const h = await this.ctx.redis.hgetall(K.user(id));
     if (!h['id']) return null;
-    return { id: h['id'], email: h['email'] ?? '', workspace: h['workspace'] ?? '', createdAt: Number(h['createdAt']) };
+    return {
+      id: h['id'],
+      email: h['email'] ?? '',
+      workspace: h['workspace'] ?? '',
+      createdAt: Number(h['createdAt']),
+      emailVerifiedAt: num(h['emailVerifiedAt']),
+    };
+  }
+
+  /** The person proved they read mail at their address (docs/auth-service.md "Email verification"). */
+  async markEmailVerified(id: string): Promise<void> {
+    if (!(await this.ctx.redis.exists(K.user(id)))) throw new AccountError('not_found', `no user ${id}`);
+    await this.ctx.redis.hsetnx(K.user(id), 'emailVerifiedAt', String(this.ctx.now()));
   }
 
   async findByEmail(email: string): Promise<User | null> {

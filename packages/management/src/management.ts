@@ -87,6 +87,8 @@ export interface Management {
   auditExport(actor: Actor, workspace: string): Promise<string[]>;
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
+  /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
+  revokeApp(actor: Actor, id: string): Promise<void>;
   /**
    * A key's value reported as leaked: the key is revoked and the report recorded. Holding the key
    * is proof enough; the answer is the same whether or not it existed.
@@ -423,8 +425,12 @@ export function createManagement(
       if (!(await accounts.workspaces.members(slug)).some((m) => m.userId === userId))
         throw new ManagementError(404, 'That person is not a member.');
       await accounts.workspaces.setRole(slug, userId, 'NONE');
+      // What they reached through this project ends with their role: the apps they authorized for
+      // it (their OAuth grants) are revoked; their personal keys reach only projects they have a role on.
+      const grants = await accounts.oauthGrants.revokeForProject(userId, slug);
       await note(actor, project.workspace, 'member.removed', `user:${(await accounts.users.get(userId))?.email ?? userId}`, {
         project: slug,
+        oauth_grants_revoked: String(grants),
       });
     },
 
@@ -571,9 +577,18 @@ export function createManagement(
     async account(actor) {
       const userId = personOf(actor, 'have an account page');
       const keys = (await accounts.keys.listForUser(userId)).filter((k) => !k.revoked && (k.expiresAt === null || k.expiresAt > now()));
+      const user = await accounts.users.get(userId);
       return {
         email: actor.label,
-        emailVerified: null,
+        emailVerified: user?.emailVerifiedAt ? true : false,
+        apps: (await accounts.oauthGrants.listForUser(userId)).map((g) => ({
+          id: g.id,
+          client: g.clientName,
+          clientId: g.clientId,
+          projects: g.projects.map((p) => `${p.slug} (${p.scope || 'mcp'})`),
+          createdAt: g.createdAt,
+          expiresAt: g.expiresAt,
+        })),
         personalKeys: keys.map((k) => ({
           id: k.id,
           client: k.clientId || k.name,
@@ -583,6 +598,18 @@ export function createManagement(
           lastUsedAt: k.lastUsedAt,
         })),
       };
+    },
+
+    async revokeApp(actor, id) {
+      const userId = personOf(actor, 'revoke authorized apps');
+      const grant = await accounts.oauthGrants.get(id);
+      if (!grant || grant.accountId !== userId) throw new ManagementError(404, 'There is no such app authorized by you.');
+      await accounts.oauthGrants.revoke(id);
+      const user = await accounts.users.get(userId);
+      if (user)
+        await note(actor, user.workspace, 'oauth_app.revoked', `client:${grant.clientId} ("${grant.clientName}")`, {
+          projects: grant.projects.map((p) => p.slug).join(' '),
+        });
     },
 
     async revokePersonalKey(actor, id) {

@@ -104,6 +104,8 @@ export interface AuditRow {
 
 export interface AccountInfo {
   email: string;
-  emailVerified: boolean | null;
+  emailVerified: boolean;
+  /** Apps (MCP clients) the person authorized with OAuth: one grant each, with the projects it reaches. */
+  apps: { id: string; client: string; clientId: string; projects: string[]; createdAt: number; expiresAt: number | null }[];
   personalKeys: { id: string; client: string; prefix: string; createdAt: number; expiresAt: number | null; lastUsedAt: number | null }[];
 }

@@ -28,6 +28,7 @@ import { esc, page } from './pages/layout.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
+import { emailVerification } from './pages/email-verification.ts';
 import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
@@ -75,6 +76,7 @@ const PAGE_FORMS = [
   '/interaction/:uid/request-access',
   '/forgot',
   '/reset',
+  '/verify-email',
   ROUTES.code_verification,
 ];
 
@@ -128,10 +130,11 @@ export function createApp(deps: AppDeps): AuthApp {
   const guesses = codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp });
   app.get(ROUTES.code_verification, guesses);
   app.post(ROUTES.code_verification, guesses);
-  const signin = signIn(pageDeps);
-  const signup = signUp(pageDeps);
-  const signout = signOut({ ...pageDeps, redis });
   const mailer = deps.mailer ?? createMailer(config.email);
+  const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
+  const signin = signIn(pageDeps);
+  const signup = signUp({ ...pageDeps, verification });
+  const signout = signOut({ ...pageDeps, redis });
   const management = createManagement(accounts, {
     redis,
     mailer,
@@ -146,6 +149,8 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/forgot', reset.sendLink);
   app.get('/reset', reset.resetPage);
   app.post('/reset', reset.reset);
+  app.get('/verify-email', verification.page);
+  app.post('/verify-email', verification.confirm);
   app.get('/signup', signup.get);
   app.post('/signup', signup.post);
   app.get('/signout', signout.get);
@@ -154,7 +159,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
   app.post('/interaction/:uid/request-access', interaction.requestAccess);
-  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management }));
+  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management, verification }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

@@ -1,7 +1,9 @@
 /**
- * Password reset by email, through a real local SMTP server (docs/auth-service.md "Password
- * reset"): the same answer whether or not the account exists, a link that works once, the
- * password policy checked before the link is spent, and the page that says email is off.
+ * Password reset and email verification by email, through a real local SMTP server
+ * (docs/auth-service.md "Password reset", "Email verification"): the same answer whether or not
+ * the account exists, a link that works once, the password policy checked before the link is
+ * spent, every signed-in browser signed out by a reset, a sign-up confirmed only by a POST from
+ * the mailed link, and the page that says email is off.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -54,7 +56,28 @@ async function post(path: string, cookie: string, form: Record<string, string>) 
   return { status: res.status, html: await res.text() };
 }
 
-test('a reset link by email: same answer for unknown accounts, policy checked first, works once', async () => {
+/** Signs in as a browser would; the session cookie, with the CSRF cookie. */
+async function signedIn(email: string, password: string): Promise<string> {
+  const form = await visit('/signin');
+  const res = await fetch(`${f.url}/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+    body: new URLSearchParams({ csrf: form.csrf, email, password, return: '/dashboard' }),
+    redirect: 'manual',
+  });
+  assert.equal(res.status, 303, 'signed in');
+  const session = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  return `${form.cookie}; ${session}`;
+}
+const dashboardStatus = async (cookie: string) =>
+  (await fetch(`${f.url}/dashboard/account`, { headers: { cookie }, redirect: 'manual' })).status;
+
+test('a reset link by email: same answer for unknown accounts, policy checked first, works once, signs every browser out', async () => {
+  const elsewhere = await signedIn('ada@example.com', 'the old long password');
+  assert.equal(await dashboardStatus(elsewhere), 200, 'a browser signed in with the old password');
   const signin = await visit('/signin');
   assert.match(signin.html, /href="\/forgot">Forgot your password\?/);
   const form = await visit('/forgot');
@@ -90,9 +113,42 @@ test('a reset link by email: same answer for unknown accounts, policy checked fi
   assert.match(ok.html, /Your new password is set/);
   assert.ok(await f.accounts.users.verifyPassword('ada@example.com', 'a brand new passphrase'));
   assert.equal(await f.accounts.users.verifyPassword('ada@example.com', 'the old long password'), null);
+  assert.equal(await dashboardStatus(elsewhere), 303, 'the browser that knew the old password is signed out');
+  assert.ok((await f.accounts.users.findByEmail('ada@example.com'))?.emailVerifiedAt, 'the link proved the address');
   const again = await post('/reset', page.cookie, { csrf: page.csrf, token, password: 'yet another passphrase' });
   assert.equal(again.status, 400);
   assert.match(again.html, /expired or was already used/);
+});
+
+test('sign-up mails a confirmation link; opening it changes nothing, the button confirms, once', async () => {
+  const form = await visit('/signup');
+  const res = await fetch(`${f.url}/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+    body: new URLSearchParams({ csrf: form.csrf, email: 'grace@example.com', password: 'a long enough passphrase', return: '/dashboard' }),
+    redirect: 'manual',
+  });
+  assert.equal(res.status, 303);
+  const mail = await waitFor(() => inbox.find((m) => m.to === 'grace@example.com'), { timeout: 5000, message: 'the confirmation email' });
+  assert.match(mail.text, /Confirm that grace@example\.com is your address/);
+  const link = new URL(/(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '');
+  const user = (await f.accounts.users.findByEmail('grace@example.com'))!;
+  assert.equal(user.emailVerifiedAt, null);
+
+  const page = await visit(link.pathname + link.search);
+  assert.equal(page.status, 200);
+  assert.match(page.html, /Confirm my email address/);
+  assert.equal((await f.accounts.users.get(user.id))?.emailVerifiedAt, null, 'a GET (a mail scanner) confirms nothing');
+  const token = link.searchParams.get('token')!;
+  const confirmed = await post('/verify-email', page.cookie, { csrf: page.csrf, token });
+  assert.equal(confirmed.status, 200);
+  assert.match(confirmed.html, /grace@example\.com<\/strong> is confirmed/);
+  assert.ok((await f.accounts.users.get(user.id))?.emailVerifiedAt);
+  const again = await post('/verify-email', page.cookie, { csrf: page.csrf, token });
+  assert.equal(again.status, 400);
+  assert.match(again.html, /expired or was already used/);
+  const entries = await f.accounts.audit.page(user.workspace, { action: 'email.verified' });
+  assert.equal(entries.entries.length, 1);
 });
 
 test('with EMAIL=off the pages say reset by email is off', async () => {

@@ -9,6 +9,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Accounts } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
+import type { EmailVerification } from '../pages/email-verification.ts';
+import { isProfile, profileName } from '../provider/clients.ts';
 import { esc, notFoundPage, page } from '../pages/layout.ts';
 import { ManagementError, type Actor, type Management } from '@svc/management';
 import { DASHBOARD_CSP, type Frame, type Section } from './frame.ts';
@@ -19,6 +21,7 @@ export interface DashboardDeps {
   web: WebSessions;
   management: Management;
   logger: Logger;
+  verification: EmailVerification;
   now?: () => number;
 }
 
@@ -105,6 +108,9 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         ),
       );
   }
+
+  /** The dashboard's actors are always people (a session cookie); the account pages act on their own account. */
+  const personOf = (actor: Actor): string => (actor.kind === 'person' ? actor.userId : '');
 
   /** After a POST: back to a page that says what was done (a code in its query, never free text). */
   const back = (res: Response, path: string, done: Done) => res.redirect(303, `${path}?done=${done}`);
@@ -383,7 +389,15 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/account',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'account', {});
-      res.type('html').send(views.accountPage(f, await deps.management.account(actor)));
+      const sessions = await deps.web.list(req, personOf(actor));
+      const info = await deps.management.account(actor);
+      // First-party apps by their own names; any other name is the app's claim (docs/dashboard.md "Account").
+      const apps = info.apps.map((a) => ({
+        ...a,
+        client: isProfile(a.clientId) ? profileName(a.clientId) : a.client,
+        verified: isProfile(a.clientId),
+      }));
+      res.type('html').send(views.accountPage(f, { ...info, apps, sessions }));
     }),
   );
   router.get(
@@ -397,6 +411,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       try {
         await deps.management.changePassword(actor, str(req.body.current), str(req.body.password));
+        // Whoever else was signed in with the old password is signed out; this browser stays.
+        await deps.web.endOthers(req, personOf(actor));
         back(res, '/dashboard/account', 'password-changed');
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
@@ -415,6 +431,54 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       back(res, '/dashboard/account', 'personal-key-revoked');
     }),
   );
+
+  router.post(
+    '/account/apps/:id/revoke',
+    page$(async (req, res, actor) => {
+      await deps.management.revokeApp(actor, param(req, 'id'));
+      back(res, '/dashboard/account', 'app-revoked');
+    }),
+  );
+  router.post(
+    '/account/sessions/:handle/end',
+    page$(async (req, res, actor) => {
+      const userId = personOf(actor);
+      if (!(await deps.web.endOne(userId, param(req, 'handle')))) throw new ManagementError(404, 'There is no such session of yours.');
+      await sessionEnded(req, actor, '1');
+      back(res, '/dashboard/account', 'session-ended');
+    }),
+  );
+  router.post(
+    '/account/sessions/end-others',
+    page$(async (req, res, actor) => {
+      const n = await deps.web.endOthers(req, personOf(actor));
+      await sessionEnded(req, actor, String(n));
+      back(res, '/dashboard/account', 'sessions-ended');
+    }),
+  );
+  router.post(
+    '/account/verify-email',
+    page$(async (req, res, actor) => {
+      const user = await deps.accounts.users.get(personOf(actor));
+      if (user) await deps.verification.send(user);
+      back(res, '/dashboard/account', 'verification-sent');
+    }),
+  );
+
+  /** One audit entry for sessions the person ended from the account page. */
+  async function sessionEnded(req: Request, actor: Actor, count: string): Promise<void> {
+    const user = await deps.accounts.users.get(personOf(actor));
+    if (user)
+      await deps.accounts.audit.record({
+        workspace: user.workspace,
+        actor: user.email,
+        action: 'session.ended',
+        target: `user:${user.email}`,
+        source: actor.source,
+        requestId: actor.requestId,
+        detail: { sessions: count },
+      });
+  }
 
   router.use((req, res) => {
     res.status(404).type('html').send(notFoundPage());
@@ -435,7 +499,11 @@ const DONE = {
   'bot-granted': 'Access granted.',
   'bot-revoked': 'Service account revoked.',
   'personal-key-revoked': 'Personal key revoked.',
-  'password-changed': 'Password changed.',
+  'password-changed': 'Password changed. Every other browser signed in to your account was signed out.',
+  'app-revoked': 'App access revoked. Its tokens are refused within a second.',
+  'session-ended': 'Session ended.',
+  'sessions-ended': 'Every other session ended.',
+  'verification-sent': 'We sent a new confirmation link to your address.',
 } as const;
 type Done = keyof typeof DONE;
 

@@ -4,6 +4,7 @@
  * who may do what (the `can*` fields say what the management layer allows this person).
  */
 import type { AccountInfo, AuditRow, BotRow, KeyRow, MemberRow, NewKey, RequestRow, Usage } from '@svc/management';
+import type { BrowserSession } from '../http/web-session.ts';
 import { esc } from '../pages/layout.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
 
@@ -335,7 +336,38 @@ ${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'],
   );
 }
 
-export type AccountPage = AccountInfo;
+export type AccountPage = Omit<AccountInfo, 'apps'> & {
+  /** `verified`: a first-party svc app; any other name is what the app registered. */
+  apps: (AccountInfo['apps'][number] & { verified: boolean })[];
+  sessions: BrowserSession[];
+};
+
+/** A browser's User-Agent said briefly: the browser and the system, when they can be told. */
+function browserOf(agent: string): string {
+  const browser = /Edg\//.test(agent)
+    ? 'Edge'
+    : /Firefox\//.test(agent)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(agent)
+        ? 'Chrome'
+        : /Safari\//.test(agent)
+          ? 'Safari'
+          : /^curl\//.test(agent)
+            ? 'curl'
+            : 'A browser';
+  const system = /Android/.test(agent)
+    ? 'Android'
+    : /iPhone|iPad/.test(agent)
+      ? 'iOS'
+      : /Windows/.test(agent)
+        ? 'Windows'
+        : /Mac OS X/.test(agent)
+          ? 'macOS'
+          : /Linux/.test(agent)
+            ? 'Linux'
+            : '';
+  return system ? `${browser} on ${system}` : browser;
+}
 
 export function accountPage(f: Frame, v: AccountPage): string {
   const keys = v.personalKeys.map(
@@ -348,13 +380,53 @@ export function accountPage(f: Frame, v: AccountPage): string {
         'inline',
       )}</td></tr>`,
   );
+  const apps = v.apps.map(
+    (a) =>
+      `<tr><td><bdi>${esc(a.client)}</bdi>${a.verified ? '' : ' <span class="muted">(not verified by svc)</span>'}</td><td>${esc(a.projects.join(', ') || '-')}</td><td>${when(a.createdAt)}</td><td>${when(a.expiresAt)}</td><td>${postForm(
+        f,
+        `/dashboard/account/apps/${encodeURIComponent(a.id)}/revoke`,
+        '',
+        `<button type="submit" class="small danger" aria-label="Revoke ${esc(a.client)}">Revoke</button>`,
+        'inline',
+      )}</td></tr>`,
+  );
+  const sessions = v.sessions.map(
+    (s) =>
+      `<tr><td>${esc(browserOf(s.agent))}${s.current ? ' <strong>(this browser)</strong>' : ''}</td><td>${when(s.createdAt)}</td><td>${
+        s.current
+          ? '<a href="/signout">Sign out</a>'
+          : postForm(
+              f,
+              `/dashboard/account/sessions/${encodeURIComponent(s.handle)}/end`,
+              '',
+              '<button type="submit" class="small danger">End</button>',
+              'inline',
+            )
+      }</td></tr>`,
+  );
+  const others = v.sessions.filter((s) => !s.current).length;
+  const verified = v.emailVerified
+    ? ' <span class="status-active">(confirmed)</span>'
+    : ` <span class="status-rolling">(not confirmed yet)</span>${postForm(f, '/dashboard/account/verify-email', '', '<button type="submit" class="small secondary">Send the link again</button>', 'inline')}`;
   return dashboardPage(
     f,
     'Account',
-    `<p>Signed in as <strong>${esc(v.email)}</strong>${v.emailVerified === false ? ' (email not verified yet)' : ''}. <a href="/dashboard/account/password">Change password</a></p>
+    `<p>Signed in as <strong>${esc(v.email)}</strong>${verified}</p><p><a href="/dashboard/account/password">Change password</a></p>
 <h2>Personal keys</h2><p class="muted">Made by <code>svc login</code> on your devices; each reaches every project you can access.</p>
 ${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, 'No personal keys.')}
-<h2>This browser</h2><p><a href="/signout">Sign out</a></p>`,
+<h2>Authorized apps</h2><p class="muted">MCP clients you allowed to act for you with OAuth, and the projects they reach. Revoking one stops its tokens at once; it must ask you again.</p>
+${table('Authorized apps', ['App', 'Projects (level)', 'Authorized', 'Until', 'Revoke'], apps, 'No apps authorized.')}
+<h2>Sessions</h2><p class="muted">Browsers signed in to your account.</p>
+${table('Sessions', ['Browser', 'Signed in', 'End'], sessions, 'No sessions.')}${
+      others > 1
+        ? postForm(
+            f,
+            '/dashboard/account/sessions/end-others',
+            '',
+            '<button type="submit" class="secondary">End every other session</button>',
+          )
+        : ''
+    }`,
   );
 }
 

@@ -6,6 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
+import { INVALIDATES, INVALIDATION_CHANNEL } from '@svc/accounts';
 import { OK } from '../provider/redis-keys.ts';
 
 const SESSION_COOKIE = 'svc_session';
@@ -34,35 +35,125 @@ export function readCookie(req: { headers: { cookie?: string | undefined } }, na
   return undefined;
 }
 
+/** One browser session of a person, as the account page lists it (never the cookie value). */
+export interface BrowserSession {
+  /** A handle for ending it: the first 16 characters of the SHA-256 of its cookie value. */
+  handle: string;
+  createdAt: number;
+  /** The browser's User-Agent when it signed in, cut to 160 characters. */
+  agent: string;
+  current: boolean;
+}
+
 export interface WebSessions {
   userOf(req: Request): Promise<string | null>;
-  start(res: Response, userId: string): Promise<void>;
+  start(req: Request, res: Response, userId: string): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
+  /** The person's live browser sessions, newest first; `current` marks this request's. */
+  list(req: Request, userId: string): Promise<BrowserSession[]>;
+  /** Ends one of the person's sessions by its handle; false when there is none. */
+  endOne(userId: string, handle: string): Promise<boolean>;
+  /**
+   * Ends every session of the person but this request's (all of them when `req` is null, as
+   * after a password reset), and their oidc-provider sessions; the number of browser sessions ended.
+   */
+  endOthers(req: Request | null, userId: string): Promise<number>;
   /** The CSRF token of this browser (double-submit cookie), set when absent. */
   csrfToken(req: Request, res: Response): string;
   /** True when the form's `csrf` field matches the browser's CSRF cookie. */
   csrfValid(req: Request): boolean;
 }
 
-export function createWebSessions(deps: { redis: Redis; secure: boolean }): WebSessions {
+export function createWebSessions(deps: { redis: Redis; secure: boolean; now?: () => number }): WebSessions {
   const cookie = { httpOnly: true, sameSite: 'lax' as const, secure: deps.secure, path: '/' };
+  const now = deps.now ?? Date.now;
+  const own = (req: Request): string | null => {
+    const id = readCookie(req, SESSION_COOKIE);
+    return id && id.length <= 100 ? sha(id) : null;
+  };
+  const handleOf = (idHash: string) => idHash.slice(0, 16);
+
+  /** The person's session hashes; ended ones are dropped from the index on the way. */
+  async function live(userId: string): Promise<{ idHash: string; createdAt: number; agent: string }[]> {
+    const index = OK.userWebSessions(userId);
+    const out = [];
+    for (const idHash of await deps.redis.smembers(index)) {
+      const h = await deps.redis.hgetall(OK.webSession(idHash));
+      if (h['userId'] !== userId) await deps.redis.srem(index, idHash);
+      else out.push({ idHash, createdAt: Number(h['createdAt']), agent: h['agent'] ?? '' });
+    }
+    return out.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  async function endHash(userId: string, idHash: string): Promise<void> {
+    await deps.redis.del(OK.webSession(idHash));
+    await deps.redis.srem(OK.userWebSessions(userId), idHash);
+  }
+
+  /** The person's oidc-provider sessions: the record and its uid lookup (tokens bound to it stop). */
+  async function endProviderSessions(userId: string): Promise<void> {
+    const index = OK.accountSessions(userId);
+    for (const digest of await deps.redis.smembers(index)) {
+      const key = OK.modelByDigest('Session', digest);
+      const payload = await deps.redis.hget(key, 'payload');
+      const uid = payload ? (JSON.parse(payload) as { uid?: string }).uid : undefined;
+      await deps.redis.del(key);
+      if (uid) await deps.redis.del(OK.sessionUid(uid));
+      await deps.redis.publish(INVALIDATION_CHANNEL, INVALIDATES.oauthRecord('Session', digest));
+    }
+    await deps.redis.del(index);
+  }
+
   return {
     async userOf(req) {
-      const id = readCookie(req, SESSION_COOKIE);
-      if (!id || id.length > 100) return null;
-      return (await deps.redis.hget(OK.webSession(sha(id)), 'userId')) ?? null;
+      const idHash = own(req);
+      return idHash ? ((await deps.redis.hget(OK.webSession(idHash), 'userId')) ?? null) : null;
     },
-    async start(res, userId) {
+    async start(req, res, userId) {
       const id = randomBytes(32).toString('base64url');
       const key = OK.webSession(sha(id));
-      await deps.redis.hset(key, { userId, createdAt: String(Date.now()) });
+      const agent = String(req.headers['user-agent'] ?? '').slice(0, 160);
+      await deps.redis.hset(key, { userId, createdAt: String(now()), agent });
       await deps.redis.expire(key, SESSION_TTL_SECONDS);
+      const index = OK.userWebSessions(userId);
+      await deps.redis.sadd(index, sha(id));
+      await deps.redis.expire(index, SESSION_TTL_SECONDS);
       res.cookie(SESSION_COOKIE, id, { ...cookie, maxAge: SESSION_TTL_SECONDS * 1000 });
     },
     async end(req, res) {
-      const id = readCookie(req, SESSION_COOKIE);
-      if (id) await deps.redis.del(OK.webSession(sha(id)));
+      const idHash = own(req);
+      if (idHash) {
+        const userId = await deps.redis.hget(OK.webSession(idHash), 'userId');
+        await deps.redis.del(OK.webSession(idHash));
+        if (userId) await deps.redis.srem(OK.userWebSessions(userId), idHash);
+      }
       res.clearCookie(SESSION_COOKIE, cookie);
+    },
+    async list(req, userId) {
+      const mine = own(req);
+      return (await live(userId)).map((s) => ({
+        handle: handleOf(s.idHash),
+        createdAt: s.createdAt,
+        agent: s.agent,
+        current: s.idHash === mine,
+      }));
+    },
+    async endOne(userId, handle) {
+      const found = (await live(userId)).find((s) => handleOf(s.idHash) === handle);
+      if (!found) return false;
+      await endHash(userId, found.idHash);
+      return true;
+    },
+    async endOthers(req, userId) {
+      const mine = req ? own(req) : null;
+      let n = 0;
+      for (const s of await live(userId)) {
+        if (s.idHash === mine) continue;
+        await endHash(userId, s.idHash);
+        n++;
+      }
+      await endProviderSessions(userId);
+      return n;
     },
     csrfToken(req, res) {
       let token = readCookie(req, CSRF_COOKIE);

@@ -116,7 +116,7 @@ export function signIn(deps: PageDeps) {
       await deps.throttle.reset('signin-account', accountSource);
       await deps.throttle.refund('signin-ip', ip);
       await audit(deps, user.workspace, user.email, 'signin.succeeded', ip);
-      await deps.web.start(res, user.id);
+      await deps.web.start(req, res, user.id);
       res.redirect(303, returnTo);
     },
   };

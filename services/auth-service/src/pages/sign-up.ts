@@ -7,6 +7,7 @@ import { AccountError, MIN_PASSWORD } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
+import type { EmailVerification } from './email-verification.ts';
 import type { PageDeps } from './sign-in.ts';
 import { tooMany } from './sign-in.ts';
 
@@ -15,12 +16,12 @@ function signUpForm(csrf: string, returnTo: string, email = '', error?: string):
 <input type="hidden" name="return" value="${esc(returnTo)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
 <label for="password">Password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required>
-<p class="muted">You get a free account and a personal workspace.</p>
+<p class="muted">You get a free account and a personal workspace. We email you a link to confirm your address.</p>
 <button type="submit">Create account</button></form>
 <nav>Already have an account? <a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`;
 }
 
-export function signUp(deps: PageDeps) {
+export function signUp(deps: PageDeps & { verification: EmailVerification }) {
   return {
     async get(req: Request, res: Response): Promise<void> {
       res.type('html').send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), safeReturn(req.query['return']))));
@@ -43,7 +44,9 @@ export function signUp(deps: PageDeps) {
       try {
         const user = await deps.accounts.users.create({ email, password });
         deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });
-        await deps.web.start(res, user.id);
+        // The confirmation mail goes in the background: a slow mail server never holds the sign-up.
+        deps.verification.send(user).catch((err: unknown) => deps.logger.warn('verification email not sent', { err }));
+        await deps.web.start(req, res, user.id);
         res.redirect(303, returnTo);
       } catch (err) {
         if (!(err instanceof AccountError)) throw err;

@@ -38,7 +38,7 @@ export interface ProviderDeps {
 
 export function createProvider(deps: ProviderDeps): Provider {
   const { config, logger } = deps;
-  const adapter = createRedisAdapter({ redis: deps.redis });
+  const adapter = createRedisAdapter({ redis: deps.redis, grants: deps.accounts.oauthGrants });
   const configuration = buildConfiguration({
     config,
     accounts: deps.accounts,

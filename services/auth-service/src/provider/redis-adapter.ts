@@ -12,7 +12,7 @@
  * from its registration, and each Grant saved for it extends that to its Grant's end plus
  * CLIENT_IDLE_SECONDS.
  */
-import type { Redis } from '@svc/accounts';
+import type { OAuthGrantStore, Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
@@ -34,6 +34,8 @@ const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = { AccessToke
 
 export interface AdapterDeps {
   redis: Redis;
+  /** Indexes each grant under its person (their "authorized apps") and revokes grants. */
+  grants: OAuthGrantStore;
   /** Called after a record stopped being usable (tests observe it; the gateway hears the PUBLISH). */
   onRevoked?: (what: string) => void;
 }
@@ -82,8 +84,15 @@ export function createRedisAdapter(deps: AdapterDeps) {
       // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
       if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
         await runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]);
+      if (this.model === 'Grant' && payload.accountId) await deps.grants.index(payload.accountId, id, expiresIn);
       if (payload.userCode) await setLookup(OK.userCode(payload.userCode), oidcDigest(id), expiresIn);
       if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), oidcDigest(id), expiresIn);
+      // A person's provider sessions, so a password reset can end them (docs/auth-service.md "Sessions").
+      if (this.model === 'Session' && payload.accountId) {
+        await redis.sadd(OK.accountSessions(payload.accountId), oidcDigest(id));
+        if (expiresIn > 0 && (await redis.ttl(OK.accountSessions(payload.accountId))) < expiresIn)
+          await redis.expire(OK.accountSessions(payload.accountId), expiresIn);
+      }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -116,12 +125,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      const set = OK.grant(grantId);
-      const keys = await redis.smembers(set);
-      // One DEL per key: on Redis Cluster they live in different slots.
-      for (const key of keys) await redis.del(key);
-      await redis.del(set);
-      await announce(INVALIDATES.oauthGrant(grantId));
+      await deps.grants.revoke(grantId);
+      deps.onRevoked?.(grantId);
     }
   };
 

@@ -3,7 +3,7 @@
  * (oidc-provider)"). All start with `svc:oidc:`; record keys come from @svc/accounts, which the
  * gateway's OAuth verifier reads them through too.
  */
-import { oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey } from '@svc/accounts';
+import { oidcGrantKeysKey, oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey } from '@svc/accounts';
 
 export const OK = {
   /** One oidc-provider model instance, keyed by the SHA-256 of its id: hash {payload, consumed}. */
@@ -11,15 +11,19 @@ export const OK = {
   /** The same record when only the digest of its id is known (lookups store digests). */
   modelByDigest: oidcRecordKeyByDigest,
   /** Keys to delete when a grant is revoked (set). */
-  grant: (grantId: string) => `svc:oidc:grant-keys:${grantId}`,
+  grant: oidcGrantKeysKey,
   /** Normalised user code -> digest of the DeviceCode id. */
   userCode: (userCode: string) => `svc:oidc:user-code:${userCode}`,
   /** Session uid -> digest of the Session id. */
   sessionUid: oidcSessionUidKey,
   /** Device-flow polling state (RFC 8628 §3.5): hash {last (ms), interval (s)}. */
   poll: (deviceCodeHash: string) => `svc:oidc:poll:${deviceCodeHash}`,
-  /** Our own browser session (sign-in pages): hash {userId, createdAt}. */
+  /** Our own browser session (sign-in pages, dashboard): hash {userId, createdAt, agent}. */
   webSession: (idHash: string) => `svc:oidc:web-session:${idHash}`,
+  /** A person's browser sessions (set of session id hashes): the account page lists and ends them. */
+  userWebSessions: (userId: string) => `svc:oidc:user-web-sessions:${userId}`,
+  /** A person's oidc-provider sessions (set of Session record digests), ended with their browser sessions. */
+  accountSessions: (accountId: string) => `svc:oidc:account-sessions:${accountId}`,
   /** Fixed-window attempt counters for sign-in and code entry. */
   throttle: (scope: string, subject: string) => `svc:oidc:throttle:${scope}:${subject}`,
   /** Refresh token digest -> which request rotates it (docs/security.md "Refresh tokens"). */
@@ -28,6 +32,8 @@ export const OK = {
   refreshReplay: (tokenDigest: string) => `svc:oidc:refresh-replay:${tokenDigest}`,
   /** A password-reset link: SHA-256 of its token -> user id, 30 minutes (docs/auth-service.md "Password reset"). */
   passwordReset: (tokenDigest: string) => `svc:oidc:password-reset:${tokenDigest}`,
+  /** An email-verification link: SHA-256 of its token -> user id, 24 hours (docs/auth-service.md "Email verification"). */
+  emailVerify: (tokenDigest: string) => `svc:oidc:email-verify:${tokenDigest}`,
   /** The provider's signing keys (private JWKS, JSON), created once. */
   jwks: () => 'svc:oidc:jwks',
 };

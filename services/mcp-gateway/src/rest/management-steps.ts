@@ -247,6 +247,32 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/api/v1/me/apps',
+    name: 'list the apps you authorized (OAuth grants)',
+    operation: async (m, a) => ({
+      body: {
+        apps: (await m.account(a)).apps.map((x) => ({
+          id: x.id,
+          client: x.client,
+          client_id: x.clientId,
+          projects: x.projects,
+          created_at: iso(x.createdAt),
+          expires_at: iso(x.expiresAt),
+        })),
+      },
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/me/apps/{id}',
+    name: 'revoke an app you authorized',
+    operation: async (m, a, p) => {
+      await m.revokeApp(a, p['id']!);
+      return { body: { id: p['id'], revoked: true } };
+    },
+  },
+  {
     method: 'DELETE',
     path: '/api/v1/me/keys/{id}',
     name: 'revoke one of your personal keys',

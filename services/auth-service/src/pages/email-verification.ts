@@ -1,0 +1,92 @@
+/**
+ * Email verification (docs/auth-service.md "Email verification"):
+ * - At sign-up, and again from the account page, a link is mailed; Redis keeps only the SHA-256
+ *   of its 32 random bytes, for 24 hours.
+ * - GET /verify-email shows a button and changes nothing (mail scanners open links); the POST
+ *   takes the token with GETDEL, so it works once, and marks the address verified.
+ * - A password reset proves the same thing, so it marks the address verified too.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Redis, User } from '@svc/accounts';
+import type { Mailer } from '@svc/mail';
+import { csrfField } from '../http/web-session.ts';
+import { OK } from '../provider/redis-keys.ts';
+import { esc, page } from './layout.ts';
+import type { PageDeps } from './sign-in.ts';
+
+const TOKEN_TTL_SECONDS = 86_400;
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface EmailVerification {
+  /** Mails a new link to the person (nothing when email is off or the address is verified). */
+  send(user: User): Promise<void>;
+  page(req: Request, res: Response): Promise<void>;
+  confirm(req: Request, res: Response): Promise<void>;
+}
+
+export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Mailer; authUrl: string }): EmailVerification {
+  const expired = () =>
+    page(
+      'Link expired',
+      '<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/dashboard/account">Send a new one from your account page</a></nav>',
+    );
+  const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
+
+  return {
+    async send(user) {
+      if (!deps.mailer.enabled || user.emailVerifiedAt) return;
+      const token = randomBytes(32).toString('base64url');
+      await deps.redis.set(OK.emailVerify(digest(token)), user.id, 'EX', TOKEN_TTL_SECONDS);
+      await deps.mailer.send({
+        to: user.email,
+        subject: 'Confirm your email address for svc',
+        text: `Welcome to svc. Confirm that ${user.email} is your address (the link works once, for 24 hours):\n${deps.authUrl}/verify-email?token=${token}\n\nIf you did not create an svc account, ignore this message.\n`,
+      });
+    },
+
+    async page(req, res) {
+      const token = tokenOf(req.query['token']);
+      if (!token || !(await deps.redis.exists(OK.emailVerify(digest(token))))) return void res.status(400).type('html').send(expired());
+      res.type('html').send(
+        page(
+          'Confirm your email address',
+          `<form method="post" action="/verify-email">${csrfField(deps.web.csrfToken(req, res))}<input type="hidden" name="token" value="${esc(token)}">
+<p>Confirm that this address is yours.</p><button type="submit">Confirm my email address</button></form>`,
+        ),
+      );
+    },
+
+    async confirm(req, res) {
+      const token = tokenOf((req.body as Record<string, unknown> | undefined)?.['token']);
+      if (!deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(
+            page('Confirm your email address', '<p class="error" role="alert">The form expired. Open the link from the email again.</p>'),
+          );
+      const userId = token ? await deps.redis.getdel(OK.emailVerify(digest(token))) : null;
+      const user = userId ? await deps.accounts.users.get(userId) : null;
+      if (!user) return void res.status(400).type('html').send(expired());
+      await deps.accounts.users.markEmailVerified(user.id);
+      await deps.accounts.audit.record({
+        workspace: user.workspace,
+        actor: user.email,
+        action: 'email.verified',
+        target: `user:${user.email}`,
+        source: req.ip ?? '',
+        requestId: randomUUID(),
+      });
+      deps.logger.info('email verified', { user: user.id });
+      res
+        .type('html')
+        .send(
+          page(
+            'Email address confirmed',
+            `<p role="status">Thank you: <strong>${esc(user.email)}</strong> is confirmed.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
+          ),
+        );
+    },
+  };
+}
