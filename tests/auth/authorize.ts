@@ -17,13 +17,21 @@ export interface Authorization {
 export async function authorizeInBrowser(
   context: BrowserContext,
   config: oc.Configuration,
-  a: { redirect: string; resource: string; email: string; name: string; onConsentPage?: (page: Page) => Promise<void> },
+  a: {
+    redirect: string;
+    resource: string;
+    email: string;
+    name: string;
+    /** The scope asked for; `mcp` unless given. */
+    scope?: string;
+    onConsentPage?: (page: Page) => Promise<void>;
+  },
 ): Promise<Authorization> {
   const verifier = oc.randomPKCECodeVerifier();
   const state = oc.randomState();
   const url = oc.buildAuthorizationUrl(config, {
     redirect_uri: a.redirect,
-    scope: 'mcp',
+    scope: a.scope ?? 'mcp',
     code_challenge: await oc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,

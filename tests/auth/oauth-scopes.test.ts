@@ -42,19 +42,21 @@ after(async () => {
   await stack.close();
 });
 
-async function tokenAt(level: string | null, name: string) {
+async function tokenAt(level: string | null, name: string, scope?: string, client = config) {
   const resource = `${stack.baseUrl}/mcp/${slug}`;
-  const { callback, verifier, state } = await authorizeInBrowser(context, config, {
+  const { callback, verifier, state } = await authorizeInBrowser(context, client, {
     redirect: REDIRECT,
     resource,
     email,
     name,
+    ...(scope ? { scope } : {}),
     onConsentPage: async (page) => {
-      assert.equal(await page.inputValue('#level'), 'ADMIN');
+      // The level offered first is the one asked for: the own role (ADMIN here) for `mcp`.
+      if (!scope) assert.equal(await page.inputValue('#level'), 'ADMIN');
       if (level) await page.selectOption('#level', level);
     },
   });
-  return oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource });
+  return oc.authorizationCodeGrant(client, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource });
 }
 
 test('the scopes are advertised where the MCP spec says', async () => {
@@ -89,4 +91,42 @@ test('the level of the own role grants mcp, which the role alone limits', async 
   const call = await mcpCall(stack.baseUrl, slug, t.access_token, 'tools/call', { name: 'svc_inject', arguments: {} });
   assert.notEqual(call.body.error?.data?.code, 'insufficient_scope');
   assert.notEqual(call.body.error?.data?.code, 'access_denied');
+});
+
+test('an mcp:admin token manages its own project over REST; a lower scope, another project or a workspace route is refused', async () => {
+  const api = (method: string, path: string, token: string, body?: unknown) =>
+    fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as Record<string, any> }));
+  // An agent that manages asks for mcp:admin itself (the consent page then offers that level).
+  const manager = await oc.dynamicClientRegistration(
+    new URL(stack.authUrl),
+    { client_name: 'Key manager', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', scope: 'mcp:admin mcp:read' },
+    oc.None(),
+    { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] },
+  );
+  const admin = await tokenAt(null, 'scopes-admin-manage', 'mcp:admin', manager);
+  assert.equal(admin.scope, 'mcp:admin');
+  const listed = await api('GET', `/api/v1/projects/${slug}/keys`, admin.access_token);
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  const created = await api('POST', `/api/v1/projects/${slug}/keys`, admin.access_token, { name: 'from an agent', level: 'VIEWER' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const entry = (await stack.accounts.audit.page((await stack.accounts.users.findByEmail(email))!.workspace, { action: 'key.created' }))
+    .entries[0];
+  assert.equal(entry?.actor, email, 'recorded as the person the token speaks for');
+
+  const reader = await tokenAt(null, 'scopes-read-manage', 'mcp:read', manager);
+  const refused = await api('GET', `/api/v1/projects/${slug}/keys`, reader.access_token);
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body['error'].code, 'insufficient_scope');
+  assert.match(refused.headers.get('www-authenticate') ?? '', /scope="mcp:admin"/);
+
+  const other = await api('GET', `/api/v1/projects/not-${slug}/keys`, admin.access_token);
+  assert.equal(other.status, 401, 'the token is bound to its own project');
+  const user = (await stack.accounts.users.findByEmail(email))!;
+  const workspace = await api('GET', `/api/v1/workspaces/${user.workspace}/usage`, admin.access_token);
+  assert.equal(workspace.status, 401);
+  assert.match(workspace.body['error'].remedy, /bound to one project/);
 });

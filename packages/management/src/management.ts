@@ -125,7 +125,8 @@ export function createManagement(
   async function projectFor(actor: Actor, slug: string): Promise<{ project: Project; role: Role }> {
     const project = await accounts.workspaces.getProject(slug);
     let role: Role = 'NONE';
-    if (project && actor.kind === 'person') role = await accounts.workspaces.roleOf(actor.userId, project);
+    if (project && actor.kind === 'person' && (actor.onlyProject ?? slug) === slug)
+      role = await accounts.workspaces.roleOf(actor.userId, project);
     if (project && actor.kind === 'project_key' && actor.project === slug) role = actor.level;
     if (!project || role === 'NONE') throw new ManagementError(404, `There is no project ${slug} you can open.`);
     return { project, role };
@@ -134,6 +135,8 @@ export function createManagement(
   /** The person behind the actor; a key acting for itself has none. */
   function personOf(actor: Actor, what: string): string {
     if (actor.kind !== 'person') throw new ManagementError(403, `A project key cannot ${what}; sign in or use your personal key.`);
+    if (actor.onlyProject)
+      throw new ManagementError(403, `An OAuth token manages its own project only; to ${what}, use your personal key.`);
     return actor.userId;
   }
 

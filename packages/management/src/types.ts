@@ -9,7 +9,15 @@ import type { KeyLevel } from '@svc/policy';
  * roles; a project key acts only within its own project, and only an ADMIN key may manage.
  */
 export type Actor =
-  | { kind: 'person'; userId: string; label: string; source: string; requestId: string }
+  | {
+      kind: 'person';
+      userId: string;
+      label: string;
+      source: string;
+      requestId: string;
+      /** Set for an OAuth token (bound to one project's resource): the person acts on that project only. */
+      onlyProject?: string;
+    }
   | { kind: 'project_key'; keyId: string; project: string; level: KeyLevel; label: string; source: string; requestId: string };
 
 export class ManagementError extends Error {

@@ -242,9 +242,12 @@ export function createGateway(deps: GatewayDeps) {
   }
 
   function serveManagement(r: ManagementRoute, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> {
+    // An OAuth token is bound to one project's MCP resource (RFC 8707): on a project's route it is
+    // checked against that project; every other credential speaks for itself (docs/management.md).
+    const oauthOnProject = params['project'] !== undefined && /^Bearer\s+svc_at_/i.test(req.headers.authorization ?? '');
     const ex = newExchange(req, res, {
       requestId: randomUUID(),
-      target: { kind: 'account', slug: '' },
+      target: oauthOnProject ? { kind: 'project', slug: params['project']! } : { kind: 'account', slug: '' },
       protocol: 'rest',
       headers: origins.corsHeaders(req),
       params,

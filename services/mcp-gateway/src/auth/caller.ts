@@ -12,6 +12,8 @@ export interface ResolvedCaller {
   id: string;
   label: string;
   role: Role;
+  /** An OAuth token's granted scope (space-separated); absent for API keys. */
+  scope?: string;
   /** The person's own role when an OAuth token's scope lowered `role` (docs/contract.md "OAuth scopes and refresh"). */
   unscopedRole?: Role;
   serviceAccount: boolean;

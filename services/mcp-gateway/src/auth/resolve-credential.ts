@@ -106,6 +106,7 @@ export function createResolver(deps: ResolverDeps) {
       id: user.id,
       label: user.email,
       role,
+      scope: info.scope,
       ...(role === ownRole ? {} : { unscopedRole: ownRole }),
       serviceAccount: false,
       project: project.slug,

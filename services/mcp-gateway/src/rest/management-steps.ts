@@ -2,7 +2,8 @@
  * The management API under /api/v1/ (docs/management.md "REST"): the management layer's
  * operations for a credential speaking for itself. Each route runs: origin, body, authenticate,
  * who is acting (managementActor), the management bucket, the operation. A refusal of the
- * management layer becomes the REST error of its status.
+ * management layer becomes the REST error of its status. An OAuth token is checked against the
+ * project its route names (app.ts) and manages that project only, with the mcp:admin scope.
  */
 import type { Accounts, Redis } from '@svc/accounts';
 import { K } from '@svc/accounts';
@@ -340,7 +341,8 @@ export function matchManagementRoute(
 
 /**
  * Who is acting: a personal key speaks for its person, a project key for itself within its
- * project; service-account keys and OAuth tokens cannot manage here (docs/management.md).
+ * project, an OAuth token with mcp:admin for its person within its project; service-account keys
+ * cannot manage here (docs/management.md).
  */
 export function managementActor(accounts: Accounts): Step {
   return async function managementActorStep(ex) {
@@ -365,9 +367,21 @@ export function managementActor(accounts: Accounts): Step {
       };
       return;
     }
+    // An OAuth token granted mcp:admin manages its own project as its person, within their role.
+    if (!caller.keyHash && caller.type === 'user' && caller.project) {
+      if (!(caller.scope ?? '').split(' ').includes('mcp:admin'))
+        throw new SvcError('insufficient_scope', {
+          message: 'Insufficient scope: managing a project over OAuth needs the mcp:admin scope',
+          // The pipeline's challenge names it in WWW-Authenticate, with the resource metadata.
+          data: { scope: 'mcp:admin' },
+        });
+      ex.actor = { kind: 'person', userId: caller.id, label: caller.label, source, requestId: ex.requestId, onlyProject: caller.project };
+      return;
+    }
     throw new SvcError('access_denied', {
-      message: 'This credential cannot manage: service-account keys and OAuth tokens call tools only',
-      remedy: 'Use your personal key (svc login, then svc auth token) or a project ADMIN key.',
+      message: 'This credential cannot manage: service-account keys call tools only',
+      remedy:
+        "Use your personal key (svc login, then svc auth token), a project ADMIN key, or an OAuth token with mcp:admin on the project's routes.",
     });
   };
 }
