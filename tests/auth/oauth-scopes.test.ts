@@ -99,7 +99,11 @@ test('an mcp:admin token manages its own project over REST; a lower scope, anoth
       method,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as Record<string, any> }));
+    }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      body: (await r.json()) as { error: { code: string; remedy: string } },
+    }));
   // An agent that manages asks for mcp:admin itself (the consent page then offers that level).
   const manager = await oc.dynamicClientRegistration(
     new URL(stack.authUrl),
@@ -120,7 +124,7 @@ test('an mcp:admin token manages its own project over REST; a lower scope, anoth
   const reader = await tokenAt(null, 'scopes-read-manage', 'mcp:read', manager);
   const refused = await api('GET', `/api/v1/projects/${slug}/keys`, reader.access_token);
   assert.equal(refused.status, 403);
-  assert.equal(refused.body['error'].code, 'insufficient_scope');
+  assert.equal(refused.body.error.code, 'insufficient_scope');
   assert.match(refused.headers.get('www-authenticate') ?? '', /scope="mcp:admin"/);
 
   const other = await api('GET', `/api/v1/projects/not-${slug}/keys`, admin.access_token);
@@ -128,5 +132,5 @@ test('an mcp:admin token manages its own project over REST; a lower scope, anoth
   const user = (await stack.accounts.users.findByEmail(email))!;
   const workspace = await api('GET', `/api/v1/workspaces/${user.workspace}/usage`, admin.access_token);
   assert.equal(workspace.status, 401);
-  assert.match(workspace.body['error'].remedy, /bound to one project/);
+  assert.match(workspace.body.error.remedy, /bound to one project/);
 });
