@@ -118,9 +118,14 @@ class BrowserApproval implements ProviderV2 {
   saved: Parameters<ProviderV2['saveTokens']>[0] | undefined;
   verifier = '';
   callback: URL | undefined;
+  /** The scope each authorization asked for, in order. */
+  readonly asked: string[] = [];
+  /** Levels the person picks on the consent page, one per approval (none: the level offered). */
+  readonly levels: string[];
   readonly label: string;
-  constructor(label: string) {
+  constructor(label: string, levels: string[] = []) {
     this.label = label;
+    this.levels = [...levels];
   }
   get redirectUrl() {
     return REDIRECT;
@@ -160,9 +165,15 @@ class BrowserApproval implements ProviderV2 {
         this.callback = new URL(route.request().url());
         await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
       });
+      this.asked.push(url.searchParams.get('scope') ?? '');
       await page.goto(url.href);
       await signInOnPage(page, email, PASSWORD, `sdk-clients-${this.label}-01-signin`);
-      await consent(page, { kind: 'approve' }, `sdk-clients-${this.label}-02-approve`);
+      const level = this.levels.shift();
+      if (level) {
+        await page.waitForSelector('#level');
+        await page.selectOption('#level', level);
+      }
+      await consent(page, { kind: 'approve' }, `sdk-clients-${this.label}-02-approve-${this.asked.length}`);
       await page.waitForURL(`${REDIRECT}**`);
     } finally {
       await context.close();
@@ -314,3 +325,38 @@ for (const line of LINES) {
     }
   });
 }
+
+test('SDK v2 pinned to 2026-07-28 steps up on 403 insufficient_scope: the person is asked again, then the call passes', async (t) => {
+  const sent: Sent[] = [];
+  const line = v2('v2-step-up', { pin: '2026-07-28' });
+  // The person lowers the first approval to VIEWER (mcp:read); the second takes the level asked.
+  const provider = new BrowserApproval('v2-step-up', ['VIEWER']);
+  try {
+    const first = line.open(sent, { provider });
+    await assert.rejects(first.connect(), (err: Error) => /unauthori[sz]ed/i.test(`${err.name} ${err.message}`));
+    await first.finishAuth(provider.callback ?? assert.fail('no first approval'));
+    assert.equal(provider.saved?.scope, 'mcp:read');
+
+    const opened = line.open(sent, { provider });
+    const client = await opened.connect();
+    try {
+      provider.callback = undefined;
+      const inject = { name: 'svc_inject', arguments: { text: 'step-up check' } };
+      // The SDK meets the 403, re-authorizes with the wider scope (the person approves), and stops
+      // for the code like any redirect.
+      await assert.rejects(client.callTool(inject), (err: Error) => /unauthori[sz]ed/i.test(`${err.name} ${err.message}`));
+      const refused = sent.find((s) => s.status === 403) ?? assert.fail('no 403 seen');
+      assert.match(refused.challenge ?? '', /Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="/);
+      assert.equal(provider.asked.length, 2, 'the person was asked again');
+      assert.match(provider.asked[1]!, /mcp:write/, 'for the scope the challenge named');
+      await opened.finishAuth(provider.callback ?? assert.fail('no second approval'));
+      assert.match(provider.saved?.scope ?? '', /mcp:write/);
+      const result = (await client.callTool(inject)) as { isError?: boolean };
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await record(t, 'v2-step-up', sent);
+  }
+});
