@@ -2,7 +2,8 @@
  * No dead end when the person has no access to the project a client asked for (docs/auth-service.md
  * "No dead ends"): the page offers to request access or to use another account; requesting creates
  * an access request for the project's admins, and the client is told access_denied, with `iss`
- * (RFC 9207), at its redirect URI. Checked with axe-core at desktop and phone sizes.
+ * (RFC 9207), at its redirect URI. Sign-up, the other way in, says what was wrong at the field
+ * that was wrong. Checked with axe-core at desktop and phone sizes.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -111,5 +112,39 @@ test('a page that does not exist: the styled 404 with its landmarks, and a focus
     assert.ok(contrast >= 3, `focus ring ${outline}: contrast ${contrast.toFixed(2)}`);
   } finally {
     await context.close();
+  }
+});
+
+test('sign-up refusals are tied to their field, focused, and pass axe at both sizes', async () => {
+  const taken = await newPerson(stack, 'taken');
+  for (const size of [
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    const context = await browser.newContext({ viewport: size });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${stack.authUrl}/signup`);
+      await page.fill('#email', `weak-${size.width}@example.com`);
+      // The browser's own length check would stop a short password: send a common long one instead.
+      await page.fill('#password', 'password1234');
+      await Promise.all([page.waitForLoadState('load'), page.click('form[action="/signup"] button[type=submit]')]);
+      assert.equal(await page.getAttribute('#password', 'aria-invalid'), 'true');
+      assert.equal(await page.getAttribute('#password', 'aria-describedby'), 'password-error');
+      assert.match((await page.textContent('#password-error')) ?? '', /^That password is one of the most common ones; choose another\.$/);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'password', 'focus on the field that was wrong');
+      assert.equal(await page.inputValue('#email'), `weak-${size.width}@example.com`, 'the email is kept');
+      assert.deepEqual(await axeViolations(page), []);
+      await shot(page, `signup-password-error-${size.width}`);
+
+      await page.fill('#email', taken.email);
+      await page.fill('#password', 'a long enough passphrase');
+      await Promise.all([page.waitForLoadState('load'), page.click('form[action="/signup"] button[type=submit]')]);
+      assert.equal(await page.getAttribute('#email', 'aria-invalid'), 'true');
+      assert.match((await page.textContent('#email-error')) ?? '', /already exists\. Sign in instead\./);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'email');
+    } finally {
+      await context.close();
+    }
   }
 });
