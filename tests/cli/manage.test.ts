@@ -72,6 +72,11 @@ test('requests and members: approve at a level, add a member; usage reads the wo
   const approved = await svc('requests', 'approve', req.id, '--project', owner.slug, '--level', 'VIEWER');
   assert.equal(approved.code, 0, approved.stderr);
   assert.match(approved.stdout, /approved at VIEWER/);
+  const askerKey = (await stack.accounts.keys.createUserKey({ userId: asker.user.id })).key;
+  const mine = await runToEnd(BIN.svc, ['requests', 'mine'], { ...env, SVC_API_KEY: askerKey });
+  assert.equal(mine.code, 0, mine.stderr);
+  assert.match(mine.stdout, /^PROJECT\s+ASKED\s+STATUS\s+GRANTED\s+ASKED AT\s+DECIDED AT\n/);
+  assert.match(mine.stdout, new RegExp(`${owner.slug}\\s+EDITOR\\s+approved\\s+VIEWER\\s+\\d{4}-`));
   const again = await svc('requests', 'deny', req.id, '--project', owner.slug);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /requests deny: This request was already approved\./);

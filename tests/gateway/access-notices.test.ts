@@ -2,7 +2,7 @@
  * Access-request notices by email, through a real local SMTP server (docs/management.md
  * "Notices"): a person without access asks with svc_request_access; the project's owner is told,
  * with the dashboard link and the command; the owner approves over the management API; the person
- * is told the decision and can call tools at the granted level.
+ * is told the decision, can call tools at the granted level, and sees the request's status.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -68,4 +68,14 @@ test('the owner hears of a request, approves it, and the person hears the decisi
   const decision = await waitFor(() => inbox.find((m) => m.to === asker.email), { timeout: 5000, message: "the asker's decision" });
   assert.match(decision.text, new RegExp(`approved at VIEWER`));
   assert.ok(!inbox.some((m) => /svc-[0-9A-Za-z]{28}|svc-user-/.test(m.text)), 'no key in any mail');
+
+  // The person follows their own request: asked EDITOR, granted VIEWER.
+  const mine = await fetch(`${stack.baseUrl}/api/v1/me/access-requests`, { headers: { 'x-api-key': askerKey } });
+  const body = (await mine.json()) as { requests: Record<string, unknown>[] };
+  assert.equal(mine.status, 200);
+  assert.deepEqual(
+    body.requests.map((r) => [r['id'], r['project'], r['level'], r['status'], r['granted_level']]),
+    [[id, owner.slug, 'EDITOR', 'approved', 'VIEWER']],
+  );
+  assert.ok(body.requests[0]?.['decided_at'], 'with the time of the decision');
 });

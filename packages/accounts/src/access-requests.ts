@@ -46,6 +46,8 @@ export class AccessRequestStore {
       decided_at: '',
     });
     if (!existing) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), this.ctx.now(), id);
+    if (!existing && input.requester.type === 'user')
+      await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), this.ctx.now(), id);
     const req = await this.get(id);
     if (!req) throw new AccountError('not_found', `no access request ${id}`);
     return req;
@@ -63,7 +65,15 @@ export class AccessRequestStore {
       requester: JSON.parse(h['requester'] ?? '{}') as Requester,
       created_at: h['created_at'] ?? '',
       decided_at: h['decided_at'] || null,
+      granted_level: (h['granted_level'] || null) as KeyLevel | null,
     };
+  }
+
+  /** The requests a person made, newest first (docs/management.md "Access requests"). */
+  async listForUser(userId: string): Promise<AccessRequest[]> {
+    const ids = await this.ctx.redis.zrange(K.userAccessRequests(userId), 0, -1, 'REV');
+    const all = await Promise.all(ids.map((id) => this.get(id)));
+    return all.filter((r): r is AccessRequest => r !== null);
   }
 
   async list(project: string): Promise<AccessRequest[]> {
@@ -89,7 +99,7 @@ export class AccessRequestStore {
     }
     const status: AccessRequestStatus = approve ? 'approved' : 'denied';
     const decidedAt = new Date(this.ctx.now()).toISOString();
-    await this.ctx.redis.hset(K.accessRequest(id), { status, decided_at: decidedAt });
-    return { ...req, status, decided_at: decidedAt };
+    await this.ctx.redis.hset(K.accessRequest(id), { status, decided_at: decidedAt, granted_level: approve ? granted : '' });
+    return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null };
   }
 }

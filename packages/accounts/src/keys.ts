@@ -30,6 +30,8 @@ export const K = {
   userWorkspaces: (id: string) => `svc:user:${id}:workspaces`,
   userProjects: (id: string) => `svc:user:${id}:projects`,
   userKeys: (id: string) => `svc:user:${id}:keys`,
+  /** The access requests a person made, by time (sorted set): they follow their status. */
+  userAccessRequests: (id: string) => `svc:user:${id}:access-requests`,
   workspace: (slug: string) => `svc:ws:${slug}`,
   workspaceProjects: (slug: string) => `svc:ws:${slug}:projects`,
   workspaceBots: (slug: string) => `svc:ws:${slug}:bots`,

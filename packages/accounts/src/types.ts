@@ -80,6 +80,8 @@ export interface AccessRequest {
   requester: Requester;
   created_at: string;
   decided_at: string | null;
+  /** The level granted by an approval (an admin may grant less than was asked); null otherwise. */
+  granted_level: KeyLevel | null;
 }
 
 export interface ProjectAccess {

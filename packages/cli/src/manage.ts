@@ -124,6 +124,22 @@ function shownOnce(io: Io, k: Row, summary: string): void {
 
 export async function requestsCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
   const [sub, id] = args;
+  if (sub === 'mine') {
+    const requests = (await call(c, 'GET', '/api/v1/me/access-requests', 'requests mine')).body['requests'] as Row[];
+    return io.result(
+      { requests },
+      requests.length
+        ? columns(requests, [
+            ['project', 'PROJECT'],
+            ['level', 'ASKED'],
+            ['status', 'STATUS'],
+            ['granted_level', 'GRANTED'],
+            ['created_at', 'ASKED AT'],
+            ['decided_at', 'DECIDED AT'],
+          ])
+        : ['You have asked for no access yet. Ask from an MCP client with svc_request_access.'],
+    );
+  }
   const base = `/api/v1/projects/${project(v)}/access-requests`;
   if (sub === 'list' || sub === undefined) {
     const requests = (await call(c, 'GET', base, 'requests list')).body['requests'] as Row[];
@@ -147,7 +163,8 @@ export async function requestsCommand(io: Io, c: Caller, v: Record<string, unkno
         : ['No access requests.'],
     );
   }
-  if (sub !== 'approve' && sub !== 'deny') throw new CliError('Use svc requests list|approve|deny --project <slug>.', EXIT.usage);
+  if (sub !== 'approve' && sub !== 'deny')
+    throw new CliError('Use svc requests list|approve|deny --project <slug>, or svc requests mine.', EXIT.usage);
   if (!id)
     throw new CliError(`Which request? Give its id: svc requests ${sub} <id> --project <slug> (ids: svc requests list).`, EXIT.usage);
   const r = (

@@ -275,10 +275,11 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
   },
 
   requests: {
-    summary: "a project's access requests: list, approve (at a level), deny",
-    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json]',
+    summary: "a project's access requests: list, approve (at a level), deny; or your own with their status",
+    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json] | svc requests mine [--json]',
     details: `  --project SLUG      the project
-  --level LEVEL       approve: the level to grant (default VIEWER)`,
+  --level LEVEL       approve: the level to grant (default VIEWER)
+mine lists the requests you made, pending or decided, with the level granted.`,
     options: { project: { type: 'string' }, level: { type: 'string' } },
     async run(io, v, positionals) {
       await requestsCommand(io, await callerOf(io, v), v, positionals);

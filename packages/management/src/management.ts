@@ -38,6 +38,7 @@ import {
   type BotRow,
   type KeyRow,
   type MemberRow,
+  type MyRequestRow,
   type NewKey,
   type ProjectRow,
   type RequestRow,
@@ -87,6 +88,8 @@ export interface Management {
   auditExport(actor: Actor, workspace: string): Promise<string[]>;
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
+  /** The access requests the signed-in person made, with their status (docs/management.md). */
+  myRequests(actor: Actor): Promise<MyRequestRow[]>;
   /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
   revokeApp(actor: Actor, id: string): Promise<void>;
   /**
@@ -601,6 +604,19 @@ export function createManagement(
           lastUsedAt: k.lastUsedAt,
         })),
       };
+    },
+
+    async myRequests(actor) {
+      const userId = personOf(actor, 'follow your access requests');
+      return (await accounts.accessRequests.listForUser(userId)).map((r) => ({
+        id: r.id,
+        project: r.project,
+        level: r.requested_level,
+        status: r.status,
+        grantedLevel: r.granted_level,
+        createdAt: Date.parse(r.created_at),
+        decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
+      }));
     },
 
     async revokeApp(actor, id) {

@@ -74,6 +74,17 @@ export interface RequestRow {
   status: 'pending' | 'approved' | 'denied';
 }
 
+/** One of the signed-in person's own access requests. */
+export interface MyRequestRow {
+  id: string;
+  project: string;
+  level: string;
+  status: 'pending' | 'approved' | 'denied';
+  grantedLevel: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+}
+
 export interface MemberRow {
   userId: string;
   email: string;

@@ -181,8 +181,8 @@ test('cross-tenant: every route with credentials of another workspace, another p
     grants: { project: owner.project, level: 'ADMIN' },
   };
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
-    // A person's own list of apps is theirs to read (and empty): not another tenant's.
-    ['a personal key of another workspace', strangerPersonal, (r) => !(r.method === 'GET' && r.path === '/api/v1/me/apps')],
+    // A person's own lists (apps, access requests) are theirs to read: not another tenant's.
+    ['a personal key of another workspace', strangerPersonal, (r) => !(r.method === 'GET' && r.path.startsWith('/api/v1/me/'))],
     ["another project's ADMIN key", otherProjectAdmin, () => true],
     ['a service-account key with ADMIN on the project', bot.key.key, () => true],
     // A VIEWER key may read its project's keys and members; an EDITOR key may also create keys.

@@ -397,7 +397,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         client: isProfile(a.clientId) ? profileName(a.clientId) : a.client,
         verified: isProfile(a.clientId),
       }));
-      res.type('html').send(views.accountPage(f, { ...info, apps, sessions }));
+      const requests = await deps.management.myRequests(actor);
+      res.type('html').send(views.accountPage(f, { ...info, apps, sessions, requests }));
     }),
   );
   router.get(

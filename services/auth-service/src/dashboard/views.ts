@@ -3,7 +3,7 @@
  * the data through the management layer and pass it here; nothing here reads storage or decides
  * who may do what (the `can*` fields say what the management layer allows this person).
  */
-import type { AccountInfo, AuditRow, BotRow, KeyRow, MemberRow, NewKey, RequestRow, Usage } from '@svc/management';
+import type { AccountInfo, AuditRow, BotRow, KeyRow, MemberRow, MyRequestRow, NewKey, RequestRow, Usage } from '@svc/management';
 import type { BrowserSession } from '../http/web-session.ts';
 import { esc } from '../pages/layout.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
@@ -340,6 +340,8 @@ export type AccountPage = Omit<AccountInfo, 'apps'> & {
   /** `verified`: a first-party svc app; any other name is what the app registered. */
   apps: (AccountInfo['apps'][number] & { verified: boolean })[];
   sessions: BrowserSession[];
+  /** Access the person asked for, and what became of it. */
+  requests: MyRequestRow[];
 };
 
 /** A browser's User-Agent said briefly: the browser and the system, when they can be told. */
@@ -416,6 +418,16 @@ export function accountPage(f: Frame, v: AccountPage): string {
 ${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, 'No personal keys.')}
 <h2>Authorized apps</h2><p class="muted">MCP clients you allowed to act for you with OAuth, and the projects they reach. Revoking one stops its tokens at once; it must ask you again.</p>
 ${table('Authorized apps', ['App', 'Projects (level)', 'Authorized', 'Until', 'Revoke'], apps, 'No apps authorized.')}
+<h2>Your access requests</h2>
+${table(
+  'Your access requests',
+  ['Project', 'Asked for', 'Status', 'Granted', 'Asked', 'Decided'],
+  v.requests.map(
+    (r) =>
+      `<tr><td>${esc(r.project)}</td><td>${esc(r.level)}</td><td>${esc(r.status)}</td><td>${esc(r.grantedLevel ?? '-')}</td><td>${when(r.createdAt)}</td><td>${when(r.decidedAt, 'not yet')}</td></tr>`,
+  ),
+  'You have asked for no access. When a tool is refused for your level, the MCP client can ask with svc_request_access.',
+)}
 <h2>Sessions</h2><p class="muted">Browsers signed in to your account.</p>
 ${table('Sessions', ['Browser', 'Signed in', 'End'], sessions, 'No sessions.')}${
       others > 1

@@ -249,6 +249,24 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/me/access-requests',
+    name: 'your access requests and their status',
+    operation: async (m, a) => ({
+      body: {
+        requests: (await m.myRequests(a)).map((r) => ({
+          id: r.id,
+          project: r.project,
+          level: r.level,
+          status: r.status,
+          granted_level: r.grantedLevel,
+          created_at: iso(r.createdAt),
+          decided_at: iso(r.decidedAt),
+        })),
+      },
+    }),
+  },
+  {
+    method: 'GET',
     path: '/api/v1/me/apps',
     name: 'list the apps you authorized (OAuth grants)',
     operation: async (m, a) => ({
