@@ -507,7 +507,14 @@ export function createManagement(
         if (kind === 'tool') perTool.push({ tool: id, count });
         else if (kind === 'key') {
           const key = await accounts.keys.getById(id);
-          perKey.push({ name: key?.name ?? 'deleted key', prefix: key?.prefix ?? id, project: key?.project ?? '', count });
+          // A member's personal key is named by its person, not by the tool that made it.
+          const person = key?.kind === 'user_key' ? (await accounts.users.get(key.userId))?.email : undefined;
+          perKey.push({
+            name: person ? `${person} (personal key)` : (key?.name ?? 'deleted key'),
+            prefix: key?.prefix ?? id,
+            project: key?.project ?? '',
+            count,
+          });
         } else if (kind === 'user') {
           const user = await accounts.users.get(id);
           perKey.push({ name: user ? `${user.email} (OAuth)` : 'former member (OAuth)', prefix: '', project: '', count });

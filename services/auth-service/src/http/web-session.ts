@@ -35,6 +35,16 @@ export function readCookie(req: { headers: { cookie?: string | undefined } }, na
   return undefined;
 }
 
+/** The uid of a stored oidc-provider Session payload; undefined when it cannot be read. */
+function uidOf(payload: string | null): string | undefined {
+  try {
+    const uid = payload ? (JSON.parse(payload) as { uid?: unknown }).uid : undefined;
+    return typeof uid === 'string' ? uid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One browser session of a person, as the account page lists it (never the cookie value). */
 export interface BrowserSession {
   /** A handle for ending it: the first 16 characters of the SHA-256 of its cookie value. */
@@ -95,8 +105,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; now?: (
     const index = OK.accountSessions(userId);
     for (const digest of await deps.redis.smembers(index)) {
       const key = OK.modelByDigest('Session', digest);
-      const payload = await deps.redis.hget(key, 'payload');
-      const uid = payload ? (JSON.parse(payload) as { uid?: string }).uid : undefined;
+      const uid = uidOf(await deps.redis.hget(key, 'payload'));
       await deps.redis.del(key);
       if (uid) await deps.redis.del(OK.sessionUid(uid));
       await deps.redis.publish(INVALIDATION_CHANNEL, INVALIDATES.oauthRecord('Session', digest));
