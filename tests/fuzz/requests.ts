@@ -5,6 +5,7 @@
  * types, junk bodies and headers), so that it reaches past the first check of each step.
  */
 import fc from 'fast-check';
+import { MANAGEMENT_ROUTES } from '@svc/mcp-gateway/rest/management-steps.ts';
 
 export interface FuzzRequest {
   service: 'auth' | 'gateway';
@@ -290,6 +291,15 @@ export function gatewayRequest(seeds: Seeds): fc.Arbitrary<FuzzRequest> {
         '/mcp',
         '/mcp/',
       ),
+    },
+    {
+      // Every management route (docs/management.md "REST"), its parameters from the seeds or nasty.
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...MANAGEMENT_ROUTES.map((r) => r.path)), slug, segment(['key_x', 'ar_x', 'bot_x', seeds.team]))
+        .map(([template, s, id]) =>
+          template.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'project' ? s : name === 'workspace' ? seeds.team : id)),
+        ),
     },
     { weight: 1, arbitrary: slug.map((s) => `/.well-known/oauth-protected-resource/mcp/${s}`) },
     { weight: 1, arbitrary: fc.array(segment(['mcp', 'api', 'v1', '.well-known']), { maxLength: 4 }).map((p) => `/${p.join('/')}`) },
