@@ -185,3 +185,35 @@ test('on a phone-sized screen the sign-in, code and consent pages fit without si
     { viewport: { width: 390, height: 844 } },
   );
 });
+
+test('a person without a project creates one on the consent page and continues: the device gets a token for it', async () => {
+  const email = `noproject-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await stack.accounts.users.create({ email, password: PASSWORD });
+  const dc = await deviceCode('svc-mcp');
+  await withPage(async (page) => {
+    await page.goto(dc.verification_uri_complete);
+    await page.waitForSelector('.code-shown');
+    await page.click('button[name=confirm]');
+    await signInOnPage(page, email, PASSWORD);
+    await page.waitForSelector('form[action$="/create-project"]');
+    assert.match((await page.textContent('main')) ?? '', /Create one now and continue/);
+    // A name without two letters or digits is refused at its field.
+    await page.fill('#project-name', '!!');
+    await page.click('form[action$="/create-project"] button[type=submit]');
+    await page.waitForSelector('#project-name-error');
+    assert.equal(await page.getAttribute('#project-name', 'aria-invalid'), 'true');
+    await shot(page, 'device-no-project-error');
+    await page.fill('#project-name', 'My Notes');
+    await page.click('form[action$="/create-project"] button[type=submit]');
+    await page.waitForSelector('input[name=project]');
+    const slug = await page.getAttribute('input[name=project]', 'value');
+    assert.match(slug ?? '', /^my-notes/);
+    await shot(page, 'device-no-project-then-choose');
+    await page.click('form[action$="/consent"] button[type=submit]');
+    await page.waitForSelector('main h1');
+    assert.match((await page.textContent('main')) ?? '', /Device connected/);
+  });
+  const token = await poll(dc.device_code, 'svc-mcp');
+  assert.equal(token.status, 200, JSON.stringify(token.body));
+  assert.match(String(token.body['mcp_endpoint']), /\/mcp\/my-notes/);
+});

@@ -74,6 +74,7 @@ const PAGE_FORMS = [
   '/interaction/:uid/consent',
   '/interaction/:uid/abort',
   '/interaction/:uid/request-access',
+  '/interaction/:uid/create-project',
   '/forgot',
   '/reset',
   '/verify-email',
@@ -159,6 +160,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/interaction/:uid/consent', interaction.consent);
   app.post('/interaction/:uid/abort', interaction.abort);
   app.post('/interaction/:uid/request-access', interaction.requestAccess);
+  app.post('/interaction/:uid/create-project', interaction.createProject);
   app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management, verification }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);

@@ -64,10 +64,17 @@ export function personalKeyConsent(v: ConsentView): string {
 /** svc-mcp, svc-companion, and clients that named no resource: the person picks one project. */
 export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[]): string {
   if (projects.length === 0) {
+    // No dead end: create a project here (in the person's own workspace) and come back to choose it.
+    const invalid = v.error ? ' aria-invalid="true" aria-describedby="project-name-error" autofocus' : '';
     return page(
       'No project available',
       `<p>Signed in as <strong>${esc(v.email)}</strong>, you have no access to any project yet.</p>
-<p>Ask a project admin to add you, or create a project first.</p>
+<p>Create one now and continue, or ask a project admin to add you and start again.</p>
+<form method="post" action="/interaction/${esc(v.uid)}/create-project">${csrfField(v.csrf)}
+<label for="project-name">Project name</label><input id="project-name" name="name" type="text" maxlength="60" required${invalid}>${
+        v.error ? `<p class="error" id="project-name-error" role="alert">${esc(v.error)}</p>` : ''
+      }
+<button type="submit">Create project and continue</button></form>
 <form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
     );
   }

@@ -5,11 +5,12 @@
  * chosen project as its resource (RFC 8707; oidc-provider docs: the consent step adds resource
  * scopes to the Grant, and is where project membership is checked).
  */
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Accounts, User } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
-import type { Management } from '@svc/management';
+import { ManagementError, type Management } from '@svc/management';
 import type Provider from 'oidc-provider';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
@@ -31,8 +32,8 @@ export interface InteractionDeps {
   accounts: Accounts;
   web: WebSessions;
   config: Config;
-  /** Tells the project's admins of an access request made here. */
-  management: Pick<Management, 'accessRequested'>;
+  /** Tells the project's admins of an access request made here; creates a project for a person without one. */
+  management: Pick<Management, 'accessRequested' | 'createProject'>;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -212,6 +213,30 @@ export function interactionPages(deps: InteractionDeps) {
         { error: 'access_denied', error_description: `no access to project ${project.slug} yet; access was requested from its admins` },
         { mergeWithLastSubmission: false },
       );
+    },
+
+    /** A person without a project creates one in their own workspace, then chooses it (no dead end). */
+    async createProject(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      const { details, user } = loaded;
+      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(refusalPage('Not created', 'The form expired or you were signed out. Start again on your device.'));
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const name = typeof body['name'] === 'string' ? body['name'].trim() : '';
+      try {
+        await deps.management.createProject(
+          { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() },
+          { name, workspace: user.workspace },
+        );
+      } catch (err) {
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+        return render(req, res, details, user, err.message);
+      }
+      res.redirect(303, `/interaction/${details.uid}`);
     },
 
     async abort(req: Request, res: Response): Promise<void> {
