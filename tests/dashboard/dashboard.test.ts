@@ -416,6 +416,11 @@ test('Account: authorized apps revoked from the page; removing a member ends the
   await stack.accounts.workspaces.setRole(owner.slug, member.user.id, 'EDITOR');
   const token = await oauthToken(member.email, owner.slug, 'dashboard-apps');
   assert.equal((await mcpCall(stack.baseUrl, owner.slug, token)).status, 200);
+  const authorized = await stack.accounts.audit.page(owner.user.workspace, { action: 'oauth_app.authorized' });
+  assert.ok(
+    authorized.entries.some((e) => e.actor === member.email && e.target === 'client:svc-mcp' && e.detail?.['project'] === owner.slug),
+    "the authorization is in the log of the project's workspace",
+  );
 
   const first = await signedIn(member.email);
   const second = await signedIn(member.email, PHONE);

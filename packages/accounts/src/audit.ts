@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'service_account.key_rotated',
   'service_account.revoked',
   'personal_key.revoked',
+  'oauth_app.authorized',
   'oauth_app.revoked',
   'session.ended',
   'email.verified',

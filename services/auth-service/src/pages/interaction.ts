@@ -182,6 +182,18 @@ export function interactionPages(deps: InteractionDeps) {
       if (prompt.missingOIDCClaims?.length) grant.addOIDCClaims(prompt.missingOIDCClaims);
       if (resource) grant.addResourceScope(resource, scope);
       const grantId = await grant.save();
+      // In the log of the workspace the app now reaches (the person's own for a personal key).
+      const slug = resource ? projectOfResource(deps.config.baseUrl, resource) : null;
+      const workspace = (slug ? (await accounts.workspaces.getProject(slug))?.workspace : undefined) ?? user.workspace;
+      await accounts.audit.record({
+        workspace,
+        actor: user.email,
+        action: 'oauth_app.authorized',
+        target: `client:${String(details.params['client_id'])}`,
+        source: req.ip ?? '',
+        requestId: randomUUID(),
+        detail: { ...(slug ? { project: slug } : { personal_key: 'svc-cli' }), scope: resource ? scope : 'personal key' },
+      });
       await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
     },
 
