@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { oidcRecordKey } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import * as oc from 'openid-client';
 import { approveDevice, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
@@ -248,6 +249,16 @@ test("another tenant's objects: forms posted for another project's key or projec
     assert.equal((await post(`/dashboard/projects/${other.slug}/keys`, { name: 'x', level: 'ADMIN', expires: '30d' })).status(), 404);
     assert.equal((await post(`/dashboard/projects/${other.slug}/members`, { email: owner.email, role: 'ADMIN' })).status(), 404);
     assert.equal((await post(`/dashboard/workspaces/${other.user.workspace}/service-accounts`, { name: 'b' })).status(), 403);
+    assert.equal((await post(`/dashboard/projects/${owner.slug}/keys/${theirs.id}/limit`, { rateLimit: '1' })).status(), 404);
+    assert.equal((await post(`/dashboard/projects/${other.slug}/keys/${theirs.id}/limit`, { rateLimit: '1' })).status(), 404);
+    // Their sessions and apps are not mine to end: unknown handles and grants are missing.
+    const grantKey = oidcRecordKey('Grant', 'grant-of-other');
+    await stack.client.hset(grantKey, 'payload', JSON.stringify({ accountId: other.user.id, clientId: 'svc-mcp', iat: 1, resources: {} }));
+    await stack.accounts.oauthGrants.index(other.user.id, 'grant-of-other', 3600);
+    assert.equal((await post('/dashboard/account/apps/grant-of-other/revoke', {})).status(), 404);
+    assert.equal(await stack.client.exists(grantKey), 1, 'their grant is untouched');
+    assert.equal((await post('/dashboard/account/sessions/0123456789abcdef/end', {})).status(), 404);
+    assert.equal((await stack.accounts.keys.getById(theirs.id))?.rateLimit, null, "their key's limit is untouched");
     assert.equal((await stack.accounts.keys.getById(theirs.id))?.revoked, false, 'their key is untouched');
     assert.equal(await gatewayStatus(theirs.key, other.slug), 200);
     // Without the CSRF token nothing happens either.
