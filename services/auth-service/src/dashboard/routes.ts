@@ -398,7 +398,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         verified: isProfile(a.clientId),
       }));
       const requests = await deps.management.myRequests(actor);
-      res.type('html').send(views.accountPage(f, { ...info, apps, sessions, requests }));
+      res.type('html').send(views.accountPage(f, { ...info, apps, sessions, requests, emailOn: deps.verification.enabled }));
     }),
   );
   router.get(
@@ -445,7 +445,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       const userId = personOf(actor);
       if (!(await deps.web.endOne(userId, param(req, 'handle')))) throw new ManagementError(404, 'There is no such session of yours.');
-      await sessionEnded(req, actor, '1');
+      await sessionEnded(actor, '1');
       back(res, '/dashboard/account', 'session-ended');
     }),
   );
@@ -453,13 +453,14 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/account/sessions/end-others',
     page$(async (req, res, actor) => {
       const n = await deps.web.endOthers(req, personOf(actor));
-      await sessionEnded(req, actor, String(n));
+      await sessionEnded(actor, String(n));
       back(res, '/dashboard/account', 'sessions-ended');
     }),
   );
   router.post(
     '/account/verify-email',
     page$(async (req, res, actor) => {
+      if (!deps.verification.enabled) return back(res, '/dashboard/account', 'email-off');
       const user = await deps.accounts.users.get(personOf(actor));
       if (user) await deps.verification.send(user);
       back(res, '/dashboard/account', 'verification-sent');
@@ -467,7 +468,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   );
 
   /** One audit entry for sessions the person ended from the account page. */
-  async function sessionEnded(req: Request, actor: Actor, count: string): Promise<void> {
+  async function sessionEnded(actor: Actor, count: string): Promise<void> {
     const user = await deps.accounts.users.get(personOf(actor));
     if (user)
       await deps.accounts.audit.record({
@@ -505,6 +506,7 @@ const DONE = {
   'session-ended': 'Session ended.',
   'sessions-ended': 'Every other session ended.',
   'verification-sent': 'We sent a new confirmation link to your address.',
+  'email-off': 'Email is off on this server (EMAIL=off), so no confirmation link can be sent.',
 } as const;
 type Done = keyof typeof DONE;
 

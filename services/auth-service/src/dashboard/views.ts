@@ -342,6 +342,8 @@ export type AccountPage = Omit<AccountInfo, 'apps'> & {
   sessions: BrowserSession[];
   /** Access the person asked for, and what became of it. */
   requests: MyRequestRow[];
+  /** Mail can be sent (a confirmation link can be asked for again). */
+  emailOn: boolean;
 };
 
 /** A browser's User-Agent said briefly: the browser and the system, when they can be told. */
@@ -409,7 +411,17 @@ export function accountPage(f: Frame, v: AccountPage): string {
   const others = v.sessions.filter((s) => !s.current).length;
   const verified = v.emailVerified
     ? ' <span class="status-active">(confirmed)</span>'
-    : ` <span class="status-rolling">(not confirmed yet)</span>${postForm(f, '/dashboard/account/verify-email', '', '<button type="submit" class="small secondary">Send the link again</button>', 'inline')}`;
+    : ` <span class="status-rolling">(not confirmed yet)</span>${
+        v.emailOn
+          ? postForm(
+              f,
+              '/dashboard/account/verify-email',
+              '',
+              '<button type="submit" class="small secondary">Send the link again</button>',
+              'inline',
+            )
+          : ''
+      }`;
   return dashboardPage(
     f,
     'Account',

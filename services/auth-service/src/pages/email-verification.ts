@@ -19,6 +19,8 @@ const TOKEN_TTL_SECONDS = 86_400;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export interface EmailVerification {
+  /** False with EMAIL=off: no link can be sent, and the pages say so. */
+  readonly enabled: boolean;
   /** Mails a new link to the person (nothing when email is off or the address is verified). */
   send(user: User): Promise<void>;
   page(req: Request, res: Response): Promise<void>;
@@ -34,6 +36,7 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
   const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
 
   return {
+    enabled: deps.mailer.enabled,
     async send(user) {
       if (!deps.mailer.enabled || user.emailVerifiedAt) return;
       const token = randomBytes(32).toString('base64url');
