@@ -79,6 +79,7 @@ export class ApiKeyStore {
     await this.ctx.redis.hset(K.apiKey(hash), serialize(record));
     if (ttl) await this.ctx.redis.expire(K.apiKey(hash), ttl);
     await (ttl ? this.ctx.redis.set(K.apiKeyById(record.id), hash, 'EX', ttl) : this.ctx.redis.set(K.apiKeyById(record.id), hash));
+    if (record.expiresAt !== null && record.kind === 'project_key') await this.ctx.redis.zadd(K.keyExpiries(), record.expiresAt, record.id);
     if (record.project) await this.ctx.redis.sadd(K.projectKeys(record.project), record.id);
     if (record.userId) await this.ctx.redis.sadd(K.userKeys(record.userId), record.id);
     return { id: record.id, key, record };
@@ -161,9 +162,21 @@ export class ApiKeyStore {
     const rec = hash ? await this.findByHash(hash) : null;
     if (!hash || !rec) throw new AccountError('not_found', `no key ${id}`);
     const expiresAt = rec.expiresAt === null ? at : Math.min(rec.expiresAt, at);
-    await this.ctx.redis.hset(K.apiKey(hash), 'expiresAt', String(expiresAt));
+    // An end chosen by a roll is no surprise: no expiry warning for it (docs/management.md "Expiry").
+    await this.ctx.redis.hset(K.apiKey(hash), { expiresAt: String(expiresAt), expiryWarned: 'roll' });
+    if (rec.kind === 'project_key') await this.ctx.redis.zadd(K.keyExpiries(), expiresAt, id);
     await invalidate(this.ctx, INVALIDATES.key(hash));
     return { ...rec, expiresAt };
+  }
+
+  /**
+   * Marks a key's expiry `what` ('warned', 'noted') once: true for the one caller that marked it,
+   * so replicas sweeping together send one mail and write one audit entry.
+   */
+  async markExpiry(id: string, what: 'warned' | 'noted'): Promise<boolean> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) return false;
+    return (await this.ctx.redis.hsetnx(K.apiKey(hash), what === 'warned' ? 'expiryWarned' : 'expiryNoted', String(this.ctx.now()))) === 1;
   }
 
   /** A person's personal keys (svc-user-), newest first, revoked and expired ones included. */

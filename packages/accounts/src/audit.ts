@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'key.limit_changed',
   'key.revoked',
   'key.reported',
+  'key.expired',
   'member.added',
   'member.role_changed',
   'member.removed',

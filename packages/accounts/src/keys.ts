@@ -41,6 +41,8 @@ export const K = {
   projectAccessRequests: (slug: string) => `svc:project:${slug}:access-requests`,
   apiKey: (hash: string) => `svc:key:${hash}`,
   apiKeyById: (id: string) => `svc:key-id:${id}`,
+  /** Keys that expire, by expiry time (sorted set of key ids): the expiry sweep reads it (docs/management.md "Expiry"). */
+  keyExpiries: () => 'svc:key-expiries',
   bot: (id: string) => `svc:bot:${id}`,
   botGrants: (id: string) => `svc:bot:${id}:grants`,
   accessRequest: (id: string) => `svc:access-request:${id}`,

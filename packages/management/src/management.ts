@@ -29,6 +29,7 @@ import {
 } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { sweepKeyExpiries } from './expiry.ts';
 import { createNotices } from './notices.ts';
 import {
   ManagementError,
@@ -99,6 +100,8 @@ export interface Management {
   reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
   /** The signed-in person's new password, after their current one (docs/management.md). */
   changePassword(actor: Actor, current: string, next: string): Promise<void>;
+  /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
+  sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
   /** Tells the project's admins of a new access request (by email; never fails the request). */
   accessRequested(request: AccessRequest): Promise<void>;
 }
@@ -542,6 +545,10 @@ export function createManagement(
       }
       await accounts.users.setPassword(user.id, next);
       await note(actor, user.workspace, 'password.changed', `user:${user.email}`);
+    },
+
+    sweepKeyExpiries() {
+      return sweepKeyExpiries({ accounts, redis: deps.redis, notices, now });
     },
 
     async accessRequested(request) {

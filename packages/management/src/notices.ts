@@ -1,14 +1,17 @@
 /**
- * Email about access requests (docs/management.md "Notices"): the project's admins hear of a new
- * request, with where to decide it; a person who asked hears the decision. Sent through @svc/mail;
+ * Email about access requests and expiring keys (docs/management.md "Notices"): the project's
+ * admins hear of a new request, with where to decide it, and of a key that ends within a week; a
+ * person who asked hears the decision. Sent through @svc/mail;
  * sent in the background: a failure is logged and never undoes or delays the request or the decision.
  */
-import type { AccessRequest, Accounts } from '@svc/accounts';
+import type { AccessRequest, Accounts, ApiKeyRecord } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 
 export interface Notices {
   accessRequested(request: AccessRequest): Promise<void>;
   accessDecided(request: AccessRequest, granted: string | null): Promise<void>;
+  /** A project key ends soon: its project's admins hear when, and how to replace it. */
+  keyExpiring(key: ApiKeyRecord): Promise<void>;
 }
 
 export function createNotices(accounts: Accounts, mailer: Mailer | undefined, authUrl: string): Notices {
@@ -33,6 +36,18 @@ export function createNotices(accounts: Accounts, mailer: Mailer | undefined, au
           to,
           subject: `${r.requester.label} asks for ${r.requested_level} on ${r.project}`,
           text: `${r.requester.label} asks for ${r.requested_level} access to project ${r.project}.\n\nReason: ${r.reason || '(none given)'}\n\nApprove at a level of your choice, or deny, here:\n${link}\nor from a terminal: svc requests approve ${r.id} --project ${r.project} --level ${r.requested_level}\n`,
+        });
+      }
+    },
+    async keyExpiring(key) {
+      if (!mailer?.enabled || key.expiresAt === null) return;
+      const when = new Date(key.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const link = `${authUrl}/dashboard/projects/${encodeURIComponent(key.project)}/keys`;
+      for (const to of await adminsOf(key.project)) {
+        await mailer.send({
+          to,
+          subject: `API key "${key.name}" of ${key.project} expires ${when.slice(0, 10)}`,
+          text: `The API key "${key.name}" (${key.prefix}, ${key.level}) of project ${key.project} stops working at ${when}.\n\nTo replace it without a gap, roll it (a new key now, the old one kept for an overlap you choose):\n${link}\nor from a terminal: svc keys roll ${key.id} --project ${key.project} --overlap 24h\n\nIf nothing uses it any more, let it expire.\n`,
         });
       }
     },

@@ -57,6 +57,8 @@ export interface AuthApp {
   app: express.Express;
   provider: Provider;
   metrics: Metrics;
+  /** One key-expiry sweep (docs/management.md "Expiry"); the server runs it every EXPIRY_SWEEP_MS. */
+  sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
 }
 
 /** Paths whose bodies oidc-provider reads as forms and that also accept JSON. */
@@ -195,7 +197,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.use(function oidcProvider(req: Request, res: Response) {
     void providerCallback(providerRequest(req), res);
   });
-  return { app, provider, metrics };
+  return { app, provider, metrics, sweepKeyExpiries: () => management.sweepKeyExpiries() };
 }
 
 /** A body the parsers refused (too large, malformed, wrong charset): the client's problem, said plainly. */

@@ -32,6 +32,9 @@ export interface RunningAuthService {
   close(): Promise<void>;
 }
 
+/** How often expiring and expired keys are swept for (docs/management.md "Expiry"). */
+const EXPIRY_SWEEP_MS = 15 * 60_000;
+
 /** Starts the auth-service on listenPort(config, config.authUrl), issuer config.authUrl. */
 export async function startAuthService(opts: StartAuthServiceOptions): Promise<RunningAuthService> {
   const { config } = opts;
@@ -41,7 +44,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   await waitReady(redis, 15_000);
   const accounts = createAccounts(redis, { pepper: config.keyPepper });
   const jwks = await loadSigningKeys(redis);
-  const { app, provider } = createApp({
+  const { app, provider, sweepKeyExpiries } = createApp({
     config,
     redis,
     accounts,
@@ -59,11 +62,22 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   });
   const port = (server.address() as AddressInfo).port;
   logger.info('auth-service listening', { port, issuer: config.authUrl });
+  // Expiring keys are announced and ended ones recorded (docs/management.md "Expiry"); a sweep
+  // that meets an unreachable Redis is logged and the next one tries again.
+  const sweep = (): void =>
+    void sweepKeyExpiries().then(
+      (r) => (r.warned || r.expired ? logger.info('key expiry sweep', r) : undefined),
+      (err: unknown) => logger.warn('key expiry sweep failed', { err }),
+    );
+  const sweeper = setInterval(sweep, EXPIRY_SWEEP_MS);
+  sweeper.unref();
+  sweep();
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     provider,
     async close() {
+      clearInterval(sweeper);
       await new Promise<void>((ok) => {
         server.close(() => ok());
         server.closeIdleConnections();
