@@ -6,34 +6,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
-import { freePort, waitFor } from '@svc/testkit';
+import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
-let smtp: SMTPServer;
-const inbox: { to: string; text: string }[] = [];
+let smtp: SmtpInbox;
+const inbox = () => smtp.mails;
 
 before(async () => {
-  const port = await freePort();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((ok) => smtp.listen(port, '127.0.0.1', ok));
-  stack = await startStack({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+  smtp = await startSmtpInbox();
+  stack = await startStack({ SMTP_URL: smtp.url });
 });
 after(async () => {
   await stack.close();
-  await new Promise<void>((ok) => smtp.close(ok));
+  await smtp.close();
 });
 
 const rest = async (path: string, key: string, body: unknown) => {
@@ -56,7 +42,7 @@ test('the owner hears of a request, approves it, and the person hears the decisi
     reason: 'I fix typos',
   });
   assert.equal(asked.status, 200, JSON.stringify(asked.body));
-  const notice = await waitFor(() => inbox.find((m) => m.to === owner.email), { timeout: 5000, message: "the owner's notice" });
+  const notice = await waitFor(() => inbox().find((m) => m.to === owner.email), { timeout: 5000, message: "the owner's notice" });
   assert.match(notice.text, new RegExp(`${asker.email} asks for EDITOR access to project ${owner.slug}`));
   assert.match(notice.text, /Reason: I fix typos/);
   assert.ok(notice.text.includes(`${stack.authUrl}/dashboard/projects/${owner.slug}/requests`), notice.text);
@@ -65,9 +51,9 @@ test('the owner hears of a request, approves it, and the person hears the decisi
 
   const approved = await rest(`/api/v1/projects/${owner.slug}/access-requests/${id}/approve`, ownerKey, { level: 'VIEWER' });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
-  const decision = await waitFor(() => inbox.find((m) => m.to === asker.email), { timeout: 5000, message: "the asker's decision" });
+  const decision = await waitFor(() => inbox().find((m) => m.to === asker.email), { timeout: 5000, message: "the asker's decision" });
   assert.match(decision.text, new RegExp(`approved at VIEWER`));
-  assert.ok(!inbox.some((m) => /svc-[0-9A-Za-z]{28}|svc-user-/.test(m.text)), 'no key in any mail');
+  assert.ok(!inbox().some((m) => /svc-[0-9A-Za-z]{28}|svc-user-/.test(m.text)), 'no key in any mail');
 
   // The person follows their own request: asked EDITOR, granted VIEWER.
   const mine = await fetch(`${stack.baseUrl}/api/v1/me/access-requests`, { headers: { 'x-api-key': askerKey } });

@@ -1,18 +1,20 @@
 /**
- * Test fixtures: a private redis-server on a free port (removed after), free ports, a place for
- * test output, polling (waitFor, eventually) instead of fixed sleeps, and a clock tests control.
+ * Test fixtures: a private redis-server on a free port (removed after), free ports, a local SMTP
+ * server that keeps what it receives, a place for test output, polling (waitFor, eventually) instead of fixed sleeps, and a clock tests control.
  * No mocks of our own storage: tests run against this real Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './ports.ts';
 import { GiveUp, waitFor } from './wait.ts';
 
 export { eventually, GiveUp, waitFor } from './wait.ts';
 export { testClock } from './clock.ts';
+export { freePort } from './ports.ts';
+export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 
 /**
  * scripts/test.sh sets SVC_TEST_SUITE=unit for the unit suite: a unit test that reaches for Redis
@@ -24,28 +26,6 @@ function refuseInUnitSuite(what: string): void {
       `${what} in the unit suite: *.unit.test.ts files are pure logic (no Redis, servers or browser). ` +
         'Name the file *.test.ts to make it an integration test (docs/conventions.md "Tests").',
     );
-}
-
-/** Ports this process has handed out: the kernel may offer a just-closed port again at once. */
-const handedOut = new Set<number>();
-
-/** A free loopback port, never one this process already handed out (two in a row could match). */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((ok, fail) => {
-      const s = createServer();
-      s.once('error', fail);
-      s.listen(0, '127.0.0.1', () => {
-        const addr = s.address();
-        const p = typeof addr === 'object' && addr ? addr.port : 0;
-        s.close(() => ok(p));
-      });
-    });
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
 }
 
 export interface RedisFixture {

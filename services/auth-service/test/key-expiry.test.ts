@@ -6,45 +6,31 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
 import { createMailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
-import { freePort, startRedis, testClock, waitFor, type RedisFixture } from '@svc/testkit';
+import { startRedis, startSmtpInbox, testClock, waitFor, type RedisFixture, type SmtpInbox } from '@svc/testkit';
 
 let redis: RedisFixture;
 let client: Redis;
 let accounts: Accounts;
-let smtp: SMTPServer;
-const inbox: { to: string; text: string }[] = [];
+let smtp: SmtpInbox;
+const inbox = () => smtp.mails;
 const clock = testClock();
 let management: ReturnType<typeof createManagement>;
 
 before(async () => {
-  const port = await freePort();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((ok) => smtp.listen(port, '127.0.0.1', ok));
+  smtp = await startSmtpInbox();
   redis = await startRedis();
   client = connectRedis(redis.url, { name: 'expiry-test' });
   accounts = createAccounts(client, { pepper: 'p'.repeat(32), bcryptCost: 4, now: clock.now });
-  const mailer = createMailer({ mode: 'smtp', url: `smtp://127.0.0.1:${port}`, from: 'svc@example.com' });
+  const mailer = createMailer({ mode: 'smtp', url: smtp.url, from: 'svc@example.com' });
   management = createManagement(accounts, { redis: client, mailer, authUrl: 'http://auth.test', now: clock.now });
 });
 after(async () => {
   client.disconnect();
   await redis.stop();
-  await new Promise<void>((ok) => smtp.close(ok));
+  await smtp.close();
 });
 test('expiring keys are announced once, ended ones recorded once, a roll announces nothing', async () => {
   const owner = await accounts.users.create({ email: 'owner@example.com', password: 'a long enough passphrase' });
@@ -67,7 +53,7 @@ test('expiring keys are announced once, ended ones recorded once, a roll announc
 
   clock.advance(2_000);
   assert.deepEqual(await management.sweepKeyExpiries(), { warned: 1, expired: 1 });
-  const mail = await waitFor(() => inbox.find((m) => m.to === 'owner@example.com'), { timeout: 5000, message: 'the expiry notice' });
+  const mail = await waitFor(() => inbox().find((m) => m.to === 'owner@example.com'), { timeout: 5000, message: 'the expiry notice' });
   assert.match(mail.text, /The API key "deploy bot" \(svc-\S+, VIEWER\) of project expiring stops working at \d{4}-/);
   assert.ok(mail.text.includes(`svc keys roll ${soon.id} --project expiring --overlap 24h`), mail.text);
   const expired = await accounts.audit.page(owner.workspace, { action: 'key.expired' });
@@ -79,5 +65,5 @@ test('expiring keys are announced once, ended ones recorded once, a roll announc
   assert.deepEqual(await management.sweepKeyExpiries(), { warned: 0, expired: 0 }, 'a second sweep changes nothing');
   clock.advance(2 * 3600_000);
   assert.deepEqual(await management.sweepKeyExpiries(), { warned: 0, expired: 1 }, 'the rolled key ends with its overlap, unannounced');
-  assert.equal(inbox.length, 1, 'one mail in all');
+  assert.equal(inbox().length, 1, 'one mail in all');
 });

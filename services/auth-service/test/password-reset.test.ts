@@ -7,35 +7,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
-import { freePort, waitFor } from '@svc/testkit';
+import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
 import { startAuth, type AuthFixture } from './support.ts';
 
 let f: AuthFixture;
-let smtp: SMTPServer;
-const inbox: { to: string; text: string }[] = [];
+let smtp: SmtpInbox;
+const inbox = () => smtp.mails;
 
 before(async () => {
-  const port = await freePort();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((ok) => smtp.listen(port, '127.0.0.1', ok));
-  f = await startAuth({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  smtp = await startSmtpInbox();
+  f = await startAuth({ env: { SMTP_URL: smtp.url } });
   await f.accounts.users.create({ email: 'ada@example.com', password: 'the old long password' });
 });
 after(async () => {
   await f.close();
-  await new Promise<void>((ok) => smtp.close(ok));
+  await smtp.close();
 });
 
 async function visit(path: string) {
@@ -89,8 +75,8 @@ test('a reset link by email: same answer for unknown accounts, policy checked fi
     known.html.replace('ada@example.com', 'X'),
     'the page says the same for an account that does not exist',
   );
-  const mail = await waitFor(() => inbox.find((m) => m.to === 'ada@example.com'), { timeout: 5000, message: 'the reset email' });
-  assert.equal(inbox.filter((m) => m.to === 'nobody@example.com').length, 0);
+  const mail = await waitFor(() => inbox().find((m) => m.to === 'ada@example.com'), { timeout: 5000, message: 'the reset email' });
+  assert.equal(inbox().filter((m) => m.to === 'nobody@example.com').length, 0);
   const link = /(http:\/\/127\.0\.0\.1:\d+\/reset\?token=[A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
   assert.ok(link, mail.text);
   assert.equal((await f.client.keys('svc:oidc:password-reset:*')).length, 1);
@@ -129,7 +115,7 @@ test('sign-up mails a confirmation link; opening it changes nothing, the button 
     redirect: 'manual',
   });
   assert.equal(res.status, 303);
-  const mail = await waitFor(() => inbox.find((m) => m.to === 'grace@example.com'), { timeout: 5000, message: 'the confirmation email' });
+  const mail = await waitFor(() => inbox().find((m) => m.to === 'grace@example.com'), { timeout: 5000, message: 'the confirmation email' });
   assert.match(mail.text, /Confirm that grace@example\.com is your address/);
   const link = new URL(/(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '');
   const user = (await f.accounts.users.findByEmail('grace@example.com'))!;

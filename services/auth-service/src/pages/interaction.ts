@@ -70,6 +70,21 @@ export function interactionPages(deps: InteractionDeps) {
     return { details, user: userId ? await accounts.users.get(userId) : null };
   }
 
+  /**
+   * A form posted from an interaction page: the interaction, and the signed-in person it belongs
+   * to with a valid CSRF token; otherwise a 403 page titled `refused` is sent and null returned.
+   */
+  async function loadForm(req: Request, res: Response, refused: string): Promise<{ details: Details; user: User } | null> {
+    const loaded = await load(req, res);
+    if (!loaded) return null;
+    const { details, user } = loaded;
+    if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req)) {
+      res.status(403).type('html').send(refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'));
+      return null;
+    }
+    return { details, user };
+  }
+
   async function render(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
     const clientId = String(details.params['client_id']);
     const client = await provider.Client.find(clientId);
@@ -136,15 +151,9 @@ export function interactionPages(deps: InteractionDeps) {
     },
 
     async consent(req: Request, res: Response): Promise<void> {
-      const loaded = await load(req, res);
-      if (!loaded) return;
-      const { details, user } = loaded;
-      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req)) {
-        return void res
-          .status(403)
-          .type('html')
-          .send(refusalPage('Not approved', 'The form expired or you were signed out. Start again on your device.'));
-      }
+      const form = await loadForm(req, res, 'Not approved');
+      if (!form) return;
+      const { details, user } = form;
       const body = (req.body ?? {}) as Record<string, unknown>;
       let resource: string | undefined;
       let scope = 'mcp';
@@ -199,14 +208,9 @@ export function interactionPages(deps: InteractionDeps) {
 
     /** No access: an access request for the person, and access_denied for the client. */
     async requestAccess(req: Request, res: Response): Promise<void> {
-      const loaded = await load(req, res);
-      if (!loaded) return;
-      const { details, user } = loaded;
-      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'));
+      const form = await loadForm(req, res, 'Not sent');
+      if (!form) return;
+      const { details, user } = form;
       const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
       const project = slug ? await accounts.workspaces.getProject(slug) : null;
       if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
@@ -229,14 +233,9 @@ export function interactionPages(deps: InteractionDeps) {
 
     /** A person without a project creates one in their own workspace, then chooses it (no dead end). */
     async createProject(req: Request, res: Response): Promise<void> {
-      const loaded = await load(req, res);
-      if (!loaded) return;
-      const { details, user } = loaded;
-      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(refusalPage('Not created', 'The form expired or you were signed out. Start again on your device.'));
+      const form = await loadForm(req, res, 'Not created');
+      if (!form) return;
+      const { details, user } = form;
       const body = (req.body ?? {}) as Record<string, unknown>;
       const name = typeof body['name'] === 'string' ? body['name'].trim() : '';
       try {
