@@ -5,6 +5,7 @@
  * every page under test-output/screenshots/ for a reviewer.
  */
 import { join } from 'node:path';
+import * as oc from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { outputDir } from '@svc/testkit';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -98,6 +99,45 @@ export async function approveDevice(browser: Browser, a: DeviceApproval): Promis
   } finally {
     await context.close();
   }
+}
+
+/**
+ * A device flow end to end: openid-client (the client `clientId`) asks for a code and polls while
+ * the person signs in and answers in chromium. The token response, the text of the page the
+ * person ends on, and the client's configuration (for refreshing).
+ */
+export async function runDeviceFlow(
+  browser: Browser,
+  a: Omit<DeviceApproval, 'verificationUri' | 'verificationUriComplete' | 'userCode' | 'typeCode' | 'signInFirst'> & {
+    authUrl: string;
+    clientId: string;
+    typeCode?: boolean;
+    signInFirst?: boolean;
+    /** Extra device-authorization parameters, and extra polling parameters. */
+    extra?: Record<string, string>;
+    poll?: Record<string, string>;
+  },
+): Promise<{ tokens: oc.TokenEndpointResponse; page: string; config: oc.Configuration }> {
+  const config = await oc.discovery(new URL(a.authUrl), a.clientId, undefined, oc.None(), {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
+  const dar = await oc.initiateDeviceAuthorization(config, a.extra ?? {});
+  const [tokens, page] = await Promise.all([
+    oc.pollDeviceAuthorizationGrant(config, dar, a.poll ?? {}),
+    approveDevice(browser, {
+      verificationUri: dar.verification_uri,
+      verificationUriComplete: dar.verification_uri_complete ?? '',
+      userCode: dar.user_code,
+      email: a.email,
+      password: a.password,
+      approval: a.approval,
+      name: a.name,
+      typeCode: a.typeCode ?? false,
+      ...(a.signInFirst ? { signInFirst: { authUrl: a.authUrl } } : {}),
+    }),
+  ]);
+  return { tokens, page, config };
 }
 
 /** The stack and chromium, for a test file's before(); stopStackAndBrowser() for its after(). */

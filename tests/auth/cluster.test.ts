@@ -15,7 +15,7 @@ import { createLogger } from '@svc/logger';
 import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
 import { freePort, startRedisCluster, testClock, waitFor, type RedisClusterFixture } from '@svc/testkit';
 import { PASSWORD } from '../support/stack.ts';
-import { approveDevice, launchBrowser } from './browser.ts';
+import { launchBrowser, runDeviceFlow } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 let cluster: RedisClusterFixture;
@@ -68,24 +68,14 @@ test('device flow, gateway call and revocation on Redis Cluster', async () => {
   const slug = `cluster-${Math.random().toString(36).slice(2, 8)}`;
   await accounts.workspaces.createProject({ slug, workspace: user.workspace });
 
-  const config = await oc.discovery(new URL(authUrl), 'svc-mcp', undefined, oc.None(), {
-    algorithm: 'oauth2',
-    execute: [oc.allowInsecureRequests],
+  const { tokens, page, config } = await runDeviceFlow(browser, {
+    authUrl,
+    clientId: 'svc-mcp',
+    email,
+    password: PASSWORD,
+    approval: { kind: 'select', project: slug },
+    name: 'cluster',
   });
-  const dar = await oc.initiateDeviceAuthorization(config, {});
-  const [tokens, page] = await Promise.all([
-    oc.pollDeviceAuthorizationGrant(config, dar),
-    approveDevice(browser, {
-      verificationUri: dar.verification_uri,
-      verificationUriComplete: dar.verification_uri_complete ?? '',
-      userCode: dar.user_code,
-      email,
-      password: PASSWORD,
-      approval: { kind: 'select', project: slug },
-      name: 'cluster',
-      typeCode: false,
-    }),
-  ]);
   assert.match(page, /Device connected/);
   assert.equal((await mcpCall(baseUrl, slug, tokens.access_token)).status, 200);
 

@@ -9,7 +9,7 @@ import * as oc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { parseCredential } from '@svc/credentials';
 import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
-import { approveDevice, consent, shot, startStackAndBrowser, stopStackAndBrowser, type Approval } from './browser.ts';
+import { consent, runDeviceFlow, shot, startStackAndBrowser, stopStackAndBrowser, type Approval } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 let stack: Stack;
@@ -30,22 +30,16 @@ async function deviceFlow(
   who: { email: string },
   opts: { extra?: Record<string, string>; poll?: Record<string, string>; signInFirst?: boolean } = {},
 ) {
-  const config = await clientFor(clientId);
-  const dar = await oc.initiateDeviceAuthorization(config, opts.extra ?? {});
-  const [tokens, page] = await Promise.all([
-    oc.pollDeviceAuthorizationGrant(config, dar, opts.poll ?? {}),
-    approveDevice(browser, {
-      verificationUri: dar.verification_uri,
-      verificationUriComplete: dar.verification_uri_complete ?? '',
-      userCode: dar.user_code,
-      email: who.email,
-      password: PASSWORD,
-      approval,
-      name: clientId,
-      typeCode: clientId === 'svc-cli',
-      ...(opts.signInFirst ? { signInFirst: { authUrl: stack.authUrl } } : {}),
-    }),
-  ]);
+  const { tokens, page } = await runDeviceFlow(browser, {
+    authUrl: stack.authUrl,
+    clientId,
+    email: who.email,
+    password: PASSWORD,
+    approval,
+    name: clientId,
+    typeCode: clientId === 'svc-cli',
+    ...opts,
+  });
   assert.match(page, /Device connected/);
   return tokens as unknown as Record<string, unknown>;
 }

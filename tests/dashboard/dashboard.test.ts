@@ -11,8 +11,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
-import * as oc from 'openid-client';
-import { approveDevice, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import { runDeviceFlow, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
 import { axeViolations } from '../support/axe.ts';
 import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
@@ -401,24 +400,14 @@ test('Account > Change password: the current one is required, the policy is told
 
 /** An OAuth access token for `email` on `slug`, through the device flow approved in chromium. */
 async function oauthToken(email: string, slug: string, name: string): Promise<string> {
-  const config = await oc.discovery(new URL(stack.authUrl), 'svc-mcp', undefined, oc.None(), {
-    algorithm: 'oauth2',
-    execute: [oc.allowInsecureRequests],
+  const { tokens } = await runDeviceFlow(browser, {
+    authUrl: stack.authUrl,
+    clientId: 'svc-mcp',
+    email,
+    password: PASSWORD,
+    approval: { kind: 'select', project: slug },
+    name,
   });
-  const dar = await oc.initiateDeviceAuthorization(config, {});
-  const [tokens] = await Promise.all([
-    oc.pollDeviceAuthorizationGrant(config, dar),
-    approveDevice(browser, {
-      verificationUri: dar.verification_uri,
-      verificationUriComplete: dar.verification_uri_complete ?? '',
-      userCode: dar.user_code,
-      email,
-      password: PASSWORD,
-      approval: { kind: 'select', project: slug },
-      name,
-      typeCode: false,
-    }),
-  ]);
   return tokens.access_token;
 }
 

@@ -197,26 +197,26 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     return key;
   }
 
-  router.get(
-    '/projects/:slug/keys/:id/revoke',
-    page$(async (req, res, actor) => {
-      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
-      res.type('html').send(views.revokeKeyPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
-    }),
-  );
+  // A key's own pages (confirm a revocation, choose a roll's overlap, set its limit), then their forms.
+  for (const [action, view] of [
+    ['revoke', views.revokeKeyPage],
+    ['roll', views.rollKeyPage],
+    ['limit', views.keyLimitPage],
+  ] as const) {
+    router.get(
+      `/projects/:slug/keys/:id/${action}`,
+      page$(async (req, res, actor) => {
+        const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
+        res.type('html').send(view(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
+      }),
+    );
+  }
   router.post(
     '/projects/:slug/keys/:id/revoke',
     page$(async (req, res, actor) => {
       const key = await keyOf(actor, param(req, 'slug'), param(req, 'id'));
       await deps.management.revokeKey(actor, param(req, 'slug'), key.id);
       back(res, keysPath(param(req, 'slug')), 'key-revoked');
-    }),
-  );
-  router.get(
-    '/projects/:slug/keys/:id/limit',
-    page$(async (req, res, actor) => {
-      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
-      res.type('html').send(views.keyLimitPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
     }),
   );
   router.post(
@@ -235,13 +235,6 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
           .type('html')
           .send(views.keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value));
       }
-    }),
-  );
-  router.get(
-    '/projects/:slug/keys/:id/roll',
-    page$(async (req, res, actor) => {
-      const f = await frame(req, res, actor, 'keys', { project: param(req, 'slug') });
-      res.type('html').send(views.rollKeyPage(f, await keyOf(actor, param(req, 'slug'), param(req, 'id'))));
     }),
   );
   router.post(
