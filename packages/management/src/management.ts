@@ -9,6 +9,7 @@
  * - Service accounts, usage and the audit log: the workspace's owner.
  * - A project key acts only within its own project, with its level as its role, and only an ADMIN
  *   key manages; it cannot act on a workspace.
+ * - An OAuth token granted mcp:admin acts as its person on its own project only (`onlyProject`).
  * - A project the actor has no role on is answered as missing (404), never as forbidden, so no
  *   one learns who holds which slug.
  */
