@@ -3,6 +3,7 @@
  * Every entry says when, who (the actor), what (the action), to what (the target), from where (the
  * source address) and in which request; never a secret (a key appears by its id and prefix).
  */
+import { randomUUID } from 'node:crypto';
 import type { StoreContext } from './context.ts';
 import { K } from './keys.ts';
 
@@ -78,6 +79,27 @@ export class AuditLog {
    * Redis's approximate one (whole internal nodes, by stream id, which is Redis's clock), so reads
    * also skip entries whose time is past retention.
    */
+  /**
+   * Something a person did to their own account (a sign-in, a password, a session, their address),
+   * recorded in their own workspace's log with themselves as actor and target.
+   */
+  async recordOwn(
+    person: { workspace: string; email: string },
+    action: AuditAction,
+    from: { source: string; requestId?: string },
+    detail?: Record<string, string>,
+  ): Promise<void> {
+    await this.record({
+      workspace: person.workspace,
+      actor: person.email,
+      action,
+      target: `user:${person.email}`,
+      source: from.source,
+      requestId: from.requestId ?? randomUUID(),
+      ...(detail ? { detail } : {}),
+    });
+  }
+
   async record(input: AuditInput): Promise<void> {
     const minId = Math.max(0, this.ctx.now() - AUDIT_RETENTION_MS);
     await this.ctx.redis.xadd(

@@ -463,16 +463,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   /** One audit entry for sessions the person ended from the account page. */
   async function sessionEnded(actor: Actor, count: string): Promise<void> {
     const user = await deps.accounts.users.get(personOf(actor));
-    if (user)
-      await deps.accounts.audit.record({
-        workspace: user.workspace,
-        actor: user.email,
-        action: 'session.ended',
-        target: `user:${user.email}`,
-        source: actor.source,
-        requestId: actor.requestId,
-        detail: { sessions: count },
-      });
+    if (user) await deps.accounts.audit.recordOwn(user, 'session.ended', actor, { sessions: count });
   }
 
   router.use((req, res) => {

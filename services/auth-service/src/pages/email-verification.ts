@@ -6,7 +6,7 @@
  *   takes the token with GETDEL, so it works once, and marks the address verified.
  * - A password reset proves the same thing, so it marks the address verified too.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis, User } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
@@ -73,14 +73,7 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
       const user = userId ? await deps.accounts.users.get(userId) : null;
       if (!user) return void res.status(400).type('html').send(expired());
       await deps.accounts.users.markEmailVerified(user.id);
-      await deps.accounts.audit.record({
-        workspace: user.workspace,
-        actor: user.email,
-        action: 'email.verified',
-        target: `user:${user.email}`,
-        source: req.ip ?? '',
-        requestId: randomUUID(),
-      });
+      await deps.accounts.audit.recordOwn(user, 'email.verified', { source: req.ip ?? '' });
       deps.logger.info('email verified', { user: user.id });
       res
         .type('html')

@@ -6,7 +6,7 @@
  * - GET/POST /reset: the new password (the policy of @svc/accounts), checked before the token is
  *   taken; the token is taken with GETDEL, so it works once however many forms race.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AccountError, MIN_PASSWORD, checkPassword, type Redis } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
@@ -114,15 +114,12 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       // Whoever knew the old password is signed out everywhere; the link proved the address.
       const ended = await deps.web.endOthers(null, user.id);
       await deps.accounts.users.markEmailVerified(user.id);
-      await deps.accounts.audit.record({
-        workspace: user.workspace,
-        actor: user.email,
-        action: 'password.changed',
-        target: `user:${user.email}`,
-        source: req.ip ?? '',
-        requestId: randomUUID(),
-        detail: { by: 'reset link', sessions_ended: String(ended) },
-      });
+      await deps.accounts.audit.recordOwn(
+        user,
+        'password.changed',
+        { source: req.ip ?? '' },
+        { by: 'reset link', sessions_ended: String(ended) },
+      );
       deps.logger.info('password reset', { user: user.id, sessionsEnded: ended });
       res
         .type('html')

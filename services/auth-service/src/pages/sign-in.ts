@@ -2,7 +2,6 @@
  * GET/POST /signin: email and password (docs/contract.md "Accounts"). Failures are throttled per
  * IP and per account (docs/auth-service.md "Sign-in protections"); the form carries a CSRF token.
  */
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import { displayClientName } from '../oauth/client-names.ts';
@@ -58,7 +57,7 @@ async function audit(
   action: 'signin.succeeded' | 'signin.failed',
   ip: string,
 ): Promise<void> {
-  await deps.accounts.audit.record({ workspace, actor: email, action, target: `user:${email}`, source: ip, requestId: randomUUID() });
+  await deps.accounts.audit.recordOwn({ workspace, email }, action, { source: ip });
 }
 
 export function tooMany(res: Response, seconds: number): void {
