@@ -94,11 +94,16 @@ export function hashCredential(value: string, pepper: string): string {
   return createHmac('sha256', pepper).update(value).digest('hex');
 }
 
-/** Short, safe-to-show form of a credential: its prefix and the first four secret characters. */
+/**
+ * Short, safe-to-show form of a credential: its prefix and the first four secret characters, then
+ * `...`. ASCII on purpose: it shows the same in every terminal and log, and a single character
+ * outside ASCII in a tool's answer (svc_help names the caller's key) makes the gateway build and
+ * write the whole body as a two-byte string, measured a third slower (docs/benchmarks.md).
+ */
 export function displayPrefix(value: string): string {
   const kind = claimedKind(value);
   const prefix = kind ? CREDENTIAL_PREFIXES[kind] : '';
-  return `${prefix}${value.slice(prefix.length, prefix.length + 4)}…`;
+  return `${prefix}${value.slice(prefix.length, prefix.length + 4)}...`;
 }
 
 /** A regular expression matching any credential shape, for redaction in logs. */

@@ -51,6 +51,6 @@ test('keyed hash: depends on the pepper, hex, stable', () => {
 test('the display prefix shows the kind and four characters only', () => {
   const v = generateCredential('bot_key');
   const d = displayPrefix(v);
-  assert.ok(d.startsWith('svc-bot-') && d.endsWith('…'));
-  assert.equal(d.length, 'svc-bot-'.length + 5);
+  assert.ok(d.startsWith('svc-bot-') && d.endsWith('...'));
+  assert.equal(d.length, 'svc-bot-'.length + 7);
 });

@@ -14,7 +14,7 @@ import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import { createAuthenticate } from './auth/authenticate.ts';
-import type { Target } from './auth/caller.ts';
+import type { ResolvedCaller, Target } from './auth/caller.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
 import { ResolutionCache } from './auth/resolution-cache.ts';
 import { createResolver } from './auth/resolve-credential.ts';
@@ -107,10 +107,13 @@ export function createGateway(deps: GatewayDeps) {
     onCache: (hit) => (hit ? cacheHit : cacheMiss).inc(),
     now,
   });
-  const authenticateAndRecord: typeof authenticate = async (headers, target) => {
-    const caller = await authenticate(headers, target);
+  const record = (caller: ResolvedCaller) => {
     if (caller.keyHash) lastUsed.record(caller.keyHash);
     return caller;
+  };
+  const authenticateAndRecord: typeof authenticate = (headers, target) => {
+    const caller = authenticate(headers, target);
+    return caller instanceof Promise ? caller.then(record) : record(caller);
   };
   const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now });
   const admitFn = createAdmit({
@@ -142,7 +145,7 @@ export function createGateway(deps: GatewayDeps) {
     extra: config.allowedOrigins,
     production: config.nodeEnv === 'production',
   });
-  const callDeps = { logger, onCall: (tool: string, outcome: string) => metrics.toolCalls.inc({ tool, outcome }) };
+  const callDeps = { logger, onCall: metrics.countToolCall };
   const version = deps.version ?? '0.1.0';
   const methods: MethodTable = {
     modern: new Map([
@@ -318,7 +321,7 @@ export function createGateway(deps: GatewayDeps) {
 
   function track(res: ServerResponse, route: string, done: Promise<void>): void {
     done.then(
-      () => metrics.requests.inc({ route, status: res.statusCode }),
+      () => metrics.countRequest(route, res.statusCode),
       (err: unknown) => {
         logger.error('unhandled request failure', { err });
         if (!res.headersSent) sendRpcError(res, new SvcError('internal_error'), null);

@@ -44,7 +44,34 @@ export function createMetrics() {
     help: 'Commands sent to Redis by the request path (round trips, pipelines aside)',
     registers: [registry],
   });
-  return { registry, redisCommands, requests, toolCalls, rejected, fairUse, authCache, cacheSize };
+  return {
+    registry,
+    redisCommands,
+    requests,
+    /** Counts a request; per route and status (the hot path: the labelled child is looked up once). */
+    countRequest: twoLabels(requests),
+    toolCalls,
+    countToolCall: twoLabels(toolCalls),
+    rejected,
+    fairUse,
+    authCache,
+    cacheSize,
+  };
+}
+
+/**
+ * A counter's children by their two label values, each made once: prom-client otherwise hashes
+ * the label object on every increment. Only for labels of a bounded set (routes and statuses,
+ * registered tools and outcomes).
+ */
+function twoLabels(counter: Counter<string>): (a: string | number, b: string | number) => void {
+  const children = new Map<string, { inc: () => void }>();
+  return (a, b) => {
+    const id = `${a}\n${b}`;
+    let child = children.get(id);
+    if (!child) children.set(id, (child = counter.labels(String(a), String(b))));
+    child.inc();
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -124,6 +124,48 @@ test('ENTERPRISE quota is fair use: never blocked, counted in a metric', async (
   assert.equal(d.overFairUse, true);
 });
 
+test('charges made together share one Redis call, decided in arrival order, exactly as separate calls', async () => {
+  const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
+  const client = f.redis.client.duplicate();
+  try {
+    const sent: string[] = [];
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      sent.push(command.name);
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof client.sendCommand;
+    const limiter = createRateLimiter(client, { profile: 'current', scale: 1, now: clock.now });
+    // FREE: 30 a minute. One key with its own limit of 3, the others without; two workspaces.
+    const charges = Array.from({ length: 40 }, (_, i) => ({
+      workspace: 'batch-a',
+      plan: 'FREE' as const,
+      countsAsQuery: i % 2 === 0,
+      credential: `key:k${i % 7 === 0 ? 0 : 1 + (i % 2)}`,
+      keyLimit: i % 7 === 0 ? { keyId: 'k0', perMinute: 3 } : null,
+      tool: 'svc_help',
+    }));
+    const other = { workspace: 'batch-b', plan: 'FREE' as const, countsAsQuery: false, credential: 'key:kb' };
+    await limiter(other); // loads the script: what follows is the batch alone
+    sent.length = 0;
+    const decisions = await Promise.all([...charges.map((c) => limiter(c)), limiter(other)]);
+    assert.deepEqual(sent, ['evalsha', 'evalsha'], 'one call per workspace, whatever the number of charges');
+    // The same charges one at a time, on a fresh workspace: the same outcomes in the same order.
+    const oneByOne = [];
+    for (const c of charges) oneByOne.push(await limiter({ ...c, workspace: 'batch-c' }));
+    const shape = (d: (typeof decisions)[number]) => [d.outcome, d.remaining, d.byKeyLimit, d.monthlyUsed];
+    assert.deepEqual(decisions.slice(0, 40).map(shape), oneByOne.map(shape));
+    const batch = decisions.slice(0, 40);
+    assert.equal(batch.filter((d) => d.outcome === 'allowed').length, 30, 'the plan admits 30 in all');
+    // k0's 4th and 5th are past its own limit; its 6th comes after the plan's 30th admission.
+    assert.equal(batch.filter((d) => d.byKeyLimit).length, 2);
+    assert.equal(decisions[40]!.remaining, 28, 'the other workspace is counted on its own');
+    const usage = await f.redis.client.hgetall(K.usage('batch-a', month()));
+    assert.equal(Number(usage['tool:svc_help']), 30, 'usage counts admitted requests only');
+  } finally {
+    client.disconnect();
+  }
+});
+
 test('the earlier profile and RATE_LIMIT_SCALE change the limits', async () => {
   const g = await startFixture({ RATE_LIMIT_PROFILE: 'earlier', RATE_LIMIT_SCALE: '3' });
   try {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { waitFor } from '@svc/testkit';
+import { cacheKeyOf } from '../src/auth/authenticate.ts';
 import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
 
 let f: GatewayFixture;
@@ -18,7 +19,7 @@ after(() => f.close());
 
 const cache = () => f.gw.gateway.cache;
 /** The cache key of a credential at an endpoint (the gateway's own spelling, authenticate.ts). */
-const entry = (key: string, project: string) => `${f.accounts.keys.hash(key)}|project:${project}`;
+const entry = (key: string, project: string) => cacheKeyOf(key, { kind: 'project', slug: project });
 const cached = (key: string, project: string) => cache().peek(entry(key, project)) !== undefined;
 
 async function lookups(): Promise<{ hit: number; miss: number }> {
@@ -202,7 +203,7 @@ test("an answer read before a change never outlives the change's message", async
     what: string;
     key: string;
     path?: string;
-    target?: string;
+    target?: { kind: 'project' | 'team'; slug: string };
     change: () => Promise<unknown>;
     messages?: number;
     isNew: (answer: Record<string, unknown>) => boolean;
@@ -241,7 +242,7 @@ test("an answer read before a change never outlives the change's message", async
       what: 'a project created after its key was refused there',
       key: lateKey,
       path: `/mcp/${late}`,
-      target: `project:${late}`,
+      target: { kind: 'project', slug: late },
       change: () => f.accounts.workspaces.createProject({ slug: late, workspace: s.workspace }),
       messages: 2,
       isNew: (a) => a['role'] === 'VIEWER',
@@ -251,18 +252,18 @@ test("an answer read before a change never outlives the change's message", async
       what: "a project created in a team's workspace",
       key: team.key,
       path: `/mcp/team/${s.workspace}`,
-      target: `team:${s.workspace}`,
+      target: { kind: 'team', slug: s.workspace },
       change: () => f.accounts.workspaces.createProject({ slug: `${s.project}-new`, workspace: s.workspace }),
       messages: 2,
       isNew: () => {
-        const r = cache().peek(`${f.accounts.keys.hash(team.key)}|team:${s.workspace}`);
+        const r = cache().peek(cacheKeyOf(team.key, { kind: 'team', slug: s.workspace }));
         return r?.ok === true && r.caller.grantedProjects.includes(`${s.project}-new`);
       },
     },
   ];
   for (const c of cases) {
     const path = c.path ?? projectPath;
-    const cacheKey = `${f.accounts.keys.hash(c.key)}|${c.target ?? `project:${s.project}`}`;
+    const cacheKey = cacheKeyOf(c.key, c.target ?? { kind: 'project', slug: s.project });
     const held = await heldLookup(c.key, path, cacheKey);
     assert.ok(!c.isNew(held.answer), `${c.what}: the held lookup read the state before the change`);
     await changeHeard(c.change, c.messages);

@@ -31,11 +31,19 @@ const TOOL_TIME_BUDGET_MS = 15_000;
 class OverBudget extends Error {}
 
 function withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const budget = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OverBudget()), ms);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new OverBudget()), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  return Promise.race([work, budget]).finally(() => clearTimeout(timer));
 }
 
 const failure = (message: string): ToolResult => ({ content: [{ type: 'text', text: message }], isError: true });

@@ -26,7 +26,9 @@ export function route(name: string, steps: readonly Step[], deps: RunDeps): Rout
   return async (ex) => {
     try {
       for (const step of steps) {
-        await step(ex);
+        // A step that finishes at once is not awaited: no microtask turn for it.
+        const pending = step(ex);
+        if (pending) await pending;
         if (ex.res.headersSent) return;
       }
     } catch (err) {

@@ -9,7 +9,8 @@ import { readBody } from '../http/body.ts';
 import { checkMediaTypes, checkOrigin } from '../mcp/checks.ts';
 import { idOf } from '../mcp/envelope.ts';
 import type { Admit } from '../ratelimit/admit.ts';
-import { callerOf, type Step } from './exchange.ts';
+import type { ResolvedCaller } from '../auth/caller.ts';
+import { callerOf, type Exchange, type Step } from './exchange.ts';
 
 /** MCP 2025-11-25 "Security Warning" and the media types: before anything is read. */
 export function checkTransport(originAllowed: (origin: string) => boolean): Step {
@@ -55,9 +56,15 @@ export const failOnParseError: Step = function failOnParseError(ex) {
 
 /** Who is calling (cache, then Redis): 401 for missing or refused credentials. */
 export function authenticate(auth: Authenticate): Step {
-  return async function authenticateStep(ex) {
-    ex.caller = await auth(ex.req.headers, ex.target);
-    if (ex.caller.legacy) ex.legacy = true;
+  const known = (ex: Exchange, caller: ResolvedCaller) => {
+    ex.caller = caller;
+    if (caller.legacy) ex.legacy = true;
+  };
+  return function authenticateStep(ex) {
+    const caller = auth(ex.req.headers, ex.target);
+    // A cached credential is known at once; only a lookup in Redis makes the step wait.
+    if (caller instanceof Promise) return caller.then((c) => known(ex, c));
+    return known(ex, caller);
   };
 }
 

@@ -1,49 +1,72 @@
 /**
- * Requests per minute and monthly queries of the plan holder, checked and counted in one Redis
- * round trip (one Lua script over keys sharing the workspace's hash tag, so it runs on Redis
- * Cluster). Fixed windows: the minute counter resets on the minute (X-RateLimit-Reset is that
- * moment in Unix seconds, as GitHub does), the monthly one at 00:00 UTC on the first of the month.
- * A rejected request increments no counter, so N replicas together admit exactly the limit.
+ * Requests per minute and monthly queries of the plan holder, checked and counted in Redis by one
+ * Lua script over keys sharing the workspace's hash tag (so it runs on Redis Cluster). Fixed
+ * windows: the minute counter resets on the minute (X-RateLimit-Reset is that moment in Unix
+ * seconds, as GitHub does), the monthly one at 00:00 UTC on the first of the month. A rejected
+ * request increments no counter, so N replicas together admit exactly the limit.
  *
  * The same script keeps a key's own minute counter when the key has a limit below the plan's
  * (docs/management.md "Per-key limits"), and counts each admitted request in the month's usage
  * hash, per credential and per tool, so usage costs no extra round trip.
+ *
+ * Concurrent requests of one workspace share one call (docs/gateway-pipeline.md "One Redis call
+ * per batch"): charges made in the same turn of the event loop are sent together when it ends
+ * (setImmediate), and the script decides them one after another, in arrival order, exactly as
+ * separate calls would. A request never waits longer than that turn, and never makes more than
+ * one Redis call.
  */
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
 
-// KEYS: workspace minute, workspace month, key minute, usage hash.
-// ARGV: 1 plan per-minute limit, 2 minute TTL, 3 counts as a query, 4 monthly limit (-1 none),
-// 5 fair use, 6 month TTL, 7 the key's own limit (-1 none), 8 credential field, 9 tool field ('' none).
+// KEYS: 1 workspace minute, 2 workspace month, 3 usage hash, 4.. the key minutes of this batch.
+// ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
+// 6 number of charges, then 5 per charge: counts as a query, its key minute's index in KEYS (0
+// none), the key's own limit (-1 none), credential field, tool field ('' none).
+// Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
+// minute used, month used (-1 not counted), key minute used (-1 none).
 const SCRIPT = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used >= tonumber(ARGV[1]) then return {0, used, -1, -1} end
-local klimit = tonumber(ARGV[7])
-local kused = -1
-if klimit >= 0 then
-  kused = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if kused >= klimit then return {3, used, -1, kused} end
+local limit, monthLimit, fairUse = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4] == '1'
+local out = {}
+for i = 0, tonumber(ARGV[6]) - 1 do
+  local a = 7 + i * 5
+  local kkey, klimit = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+  local status, q, kused = 1, -1, -1
+  if used >= limit then status = 0 end
+  if status == 1 and kkey > 0 then
+    kused = tonumber(redis.call('GET', KEYS[kkey]) or '0')
+    if kused >= klimit then status = 3 end
+  end
+  if status == 1 and ARGV[a] == '1' then
+    q = tonumber(redis.call('GET', KEYS[2]) or '0')
+    if monthLimit >= 0 and q >= monthLimit and not fairUse then status = 2 end
+  end
+  if status == 1 then
+    if ARGV[a] == '1' then
+      q = redis.call('INCR', KEYS[2])
+      if q == 1 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+    end
+    used = redis.call('INCR', KEYS[1])
+    if used == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+    if kkey > 0 then
+      kused = redis.call('INCR', KEYS[kkey])
+      if kused == 1 then redis.call('EXPIRE', KEYS[kkey], ARGV[2]) end
+    end
+    if redis.call('HINCRBY', KEYS[3], ARGV[a + 3], 1) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+    if ARGV[a + 4] ~= '' then redis.call('HINCRBY', KEYS[3], ARGV[a + 4], 1) end
+  end
+  out[#out + 1] = status
+  out[#out + 1] = used
+  out[#out + 1] = q
+  out[#out + 1] = kused
 end
-local q = -1
-if ARGV[3] == '1' then
-  q = tonumber(redis.call('GET', KEYS[2]) or '0')
-  local limit = tonumber(ARGV[4])
-  if limit >= 0 and q >= limit and ARGV[5] ~= '1' then return {2, used, q, kused} end
-  q = redis.call('INCR', KEYS[2])
-  if q == 1 then redis.call('EXPIRE', KEYS[2], ARGV[6]) end
-end
-used = redis.call('INCR', KEYS[1])
-if used == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-if klimit >= 0 then
-  kused = redis.call('INCR', KEYS[3])
-  if kused == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
-end
-if redis.call('HINCRBY', KEYS[4], ARGV[8], 1) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[6]) end
-if ARGV[9] ~= '' then redis.call('HINCRBY', KEYS[4], ARGV[9], 1) end
-return {1, used, q, kused}
+return out
 `;
+
+/** The most charges one call decides (bounds the script's time in Redis). */
+const MAX_BATCH = 256;
 
 export type RateOutcome = 'allowed' | 'rate_limited' | 'quota_exhausted';
 
@@ -79,7 +102,7 @@ export interface Charge {
 }
 
 type LimiterRedis = Redis & {
-  svcRateLimit(k1: string, k2: string, k3: string, k4: string, ...args: (string | number)[]): Promise<[number, number, number, number]>;
+  svcAdmit(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 };
 
 export interface RateLimiterOptions {
@@ -88,53 +111,118 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
+interface Pending {
+  charge: Charge;
+  keyLimit: { keyId: string; perMinute: number } | null;
+  done: (outcome: number[] | Error, at: number) => void;
+}
+
+/** The charges of one workspace waiting for the end of this turn of the event loop. */
+interface Batch {
+  workspace: string;
+  plan: Plan;
+  pending: Pending[];
+}
+
 export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const now = options.now ?? Date.now;
-  if (!('svcRateLimit' in redis)) redis.defineCommand('svcRateLimit', { numberOfKeys: 4, lua: SCRIPT });
+  if (!('svcAdmit' in redis)) redis.defineCommand('svcAdmit', { lua: SCRIPT });
   const r = redis as LimiterRedis;
+  const waiting = new Map<string, Batch>();
 
-  /** Checks and counts one request (docs/contract.md "Rate limits"). */
-  return async function check(charge: Charge): Promise<RateDecision> {
-    const { workspace } = charge;
-    const limits = planLimits(charge.plan, options.profile, options.scale);
+  function send(batch: Batch): void {
     const t = now();
+    const limits = planLimits(batch.plan, options.profile, options.scale);
     const minute = WINDOWS.minute(t);
     const month = WINDOWS.month(t);
-    const reset = (minute + 1) * 60;
-    const d = new Date(t);
-    const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
-    const monthTtl = Math.ceil(monthEnd - t / 1000) + 86_400;
-    const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
-    const [status, used, q, kused] = await r.svcRateLimit(
-      K.rateMinute(workspace, minute),
-      K.rateMonth(workspace, month),
-      keyLimit ? K.rateKeyMinute(workspace, keyLimit.keyId, minute) : K.rateKeyMinute(workspace, '-', minute),
-      K.usage(workspace, month),
+    const keys = [K.rateMinute(batch.workspace, minute), K.rateMonth(batch.workspace, month), K.usage(batch.workspace, month)];
+    const args: (string | number)[] = [
       limits.requestsPerMinute,
       120,
-      charge.countsAsQuery ? '1' : '0',
       limits.monthlyQueries ?? -1,
       limits.fairUse ? '1' : '0',
-      monthTtl,
-      keyLimit ? keyLimit.perMinute : -1,
-      charge.credential,
-      charge.tool ? USAGE_FIELDS.tool(charge.tool) : '',
+      monthTtl(t),
+      batch.pending.length,
+    ];
+    for (const { charge, keyLimit } of batch.pending) {
+      let keyIndex = 0;
+      if (keyLimit) {
+        const name = K.rateKeyMinute(batch.workspace, keyLimit.keyId, minute);
+        const found = keys.indexOf(name);
+        // Lua's KEYS count from 1; push returns the new length, the pushed key's position.
+        keyIndex = found >= 0 ? found + 1 : keys.push(name);
+      }
+      args.push(
+        charge.countsAsQuery ? '1' : '0',
+        keyIndex,
+        keyLimit ? keyLimit.perMinute : -1,
+        charge.credential,
+        charge.tool ? USAGE_FIELDS.tool(charge.tool) : '',
+      );
+    }
+    r.svcAdmit(keys.length, ...keys, ...args).then(
+      (out) => batch.pending.forEach((p, i) => p.done(out.slice(i * 4, i * 4 + 4), t)),
+      (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), t)),
     );
-    const nowSec = t / 1000;
-    const outcome: RateOutcome = status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : 'rate_limited';
-    const planRemaining = Math.max(0, limits.requestsPerMinute - used);
-    const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused)) : Infinity;
-    return {
-      outcome,
-      limit: keyLimit ? keyLimit.perMinute : limits.requestsPerMinute,
-      remaining: Math.min(planRemaining, keyRemaining),
-      reset,
-      retryAfter: Math.max(1, Math.ceil((outcome === 'quota_exhausted' ? monthEnd : reset) - nowSec)),
-      monthlyUsed: q >= 0 ? q : null,
-      monthlyLimit: limits.monthlyQueries,
-      overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
-      byKeyLimit: status === 3,
-    };
+  }
+
+  function flush(): void {
+    for (const batch of waiting.values()) send(batch);
+    waiting.clear();
+  }
+
+  /** Checks and counts one request (docs/contract.md "Rate limits"). */
+  return function check(charge: Charge): Promise<RateDecision> {
+    const limits = planLimits(charge.plan, options.profile, options.scale);
+    const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
+    return new Promise((resolve, reject) => {
+      const done = (outcome: number[] | Error, t: number) =>
+        outcome instanceof Error ? reject(outcome) : resolve(decide(outcome, limits, keyLimit, t));
+      const id = `${charge.workspace}\n${charge.plan}`;
+      let batch = waiting.get(id);
+      if (!batch) {
+        if (waiting.size === 0) setImmediate(flush);
+        waiting.set(id, (batch = { workspace: charge.workspace, plan: charge.plan, pending: [] }));
+      }
+      batch.pending.push({ charge, keyLimit, done });
+      if (batch.pending.length >= MAX_BATCH) {
+        waiting.delete(id);
+        send(batch);
+      }
+    });
+  };
+}
+
+/** Seconds the month's counters live: to the 1st of next month (UTC), plus a day. */
+function monthTtl(t: number): number {
+  return Math.ceil(monthEnd(t) - t / 1000) + 86_400;
+}
+
+function monthEnd(t: number): number {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+}
+
+function decide(
+  [status, used, q, kused]: number[],
+  limits: ReturnType<typeof planLimits>,
+  keyLimit: { perMinute: number } | null,
+  t: number,
+): RateDecision {
+  const reset = (WINDOWS.minute(t) + 1) * 60;
+  const outcome: RateOutcome = status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : 'rate_limited';
+  const planRemaining = Math.max(0, limits.requestsPerMinute - used!);
+  const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused!)) : Infinity;
+  return {
+    outcome,
+    limit: keyLimit ? keyLimit.perMinute : limits.requestsPerMinute,
+    remaining: Math.min(planRemaining, keyRemaining),
+    reset,
+    retryAfter: Math.max(1, Math.ceil((outcome === 'quota_exhausted' ? monthEnd(t) : reset) - t / 1000)),
+    monthlyUsed: q! >= 0 ? q! : null,
+    monthlyLimit: limits.monthlyQueries,
+    overFairUse: limits.fairUse && limits.monthlyQueries !== null && q! > limits.monthlyQueries,
+    byKeyLimit: status === 3,
   };
 }
 

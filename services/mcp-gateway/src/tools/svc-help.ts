@@ -21,6 +21,8 @@ function callerContext(c: ToolCaller): CallerContext {
 interface HelpLists {
   available: { name: string; summary: string }[];
   unavailable: { name: string; reason: string; remedy: string }[];
+  /** Both lists as the text shows them. */
+  listed: string;
 }
 
 export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
@@ -51,7 +53,9 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
         unavailable.push({ name: policy.name, reason: describeRefusal(policy.name, d), remedy });
       }
     }
-    return { available, unavailable };
+    const lines = ['', 'Tools you can call:', ...available.map((t) => `- ${t.name}: ${t.summary}`)];
+    if (unavailable.length) lines.push('', 'Other tools:', ...unavailable.map((t) => `- ${t.name}: ${t.reason}; to get it, ${t.remedy}`));
+    return { available, unavailable, listed: lines.join('\n') };
   };
   return defineTool({
     name: 'svc_help',
@@ -65,16 +69,10 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
       const key = `${ctx.role}|${ctx.serviceAccount}|${ctx.plan}|${ctx.agents}|${ctx.surface}|${ctx.endpoint}`;
       let lists = cache.get(key);
       if (!lists) cache.set(key, (lists = describe(ctx)));
-      const { available, unavailable } = lists;
+      const { available, unavailable, listed } = lists;
       const where = caller.project ? `project ${caller.project}` : `team ${caller.workspace}`;
-      const lines = [
-        `svc on ${where}: you are ${caller.label} with ${caller.serviceAccount ? 'a service account' : `role ${caller.role}`}, plan ${caller.plan}, surface ${caller.surface}.`,
-        '',
-        'Tools you can call:',
-        ...available.map((t) => `- ${t.name}: ${t.summary}`),
-      ];
-      if (unavailable.length) lines.push('', 'Other tools:', ...unavailable.map((t) => `- ${t.name}: ${t.reason}; to get it, ${t.remedy}`));
-      return text(lines.join('\n'), {
+      const who = caller.serviceAccount ? 'a service account' : `role ${caller.role}`;
+      return text(`svc on ${where}: you are ${caller.label} with ${who}, plan ${caller.plan}, surface ${caller.surface}.\n${listed}`, {
         project: caller.project,
         role: caller.role,
         plan: caller.plan,
