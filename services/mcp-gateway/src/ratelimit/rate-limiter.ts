@@ -22,8 +22,9 @@ import { planLimits } from '@svc/policy';
 
 // KEYS: 1 workspace minute, 2 workspace month, 3 usage hash, 4.. the key minutes of this batch.
 // ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
-// 6 number of charges, then 5 per charge: counts as a query, its key minute's index in KEYS (0
-// none), the key's own limit (-1 none), credential field, tool field ('' none).
+// 6 number of runs, then 6 per run of consecutive charges alike: how many, counts as a query, its
+// key minute's index in KEYS (0 none), the key's own limit (-1 none), credential field, tool field
+// ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
 // Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
 // minute used, month used (-1 not counted), key minute used (-1 none).
 const SCRIPT = `
@@ -39,32 +40,35 @@ local function bump(field)
   usage[field] = usage[field] + 1
 end
 local out = {}
-for i = 0, tonumber(ARGV[6]) - 1 do
-  local a = 7 + i * 5
-  local counts, kkey, klimit = ARGV[a] == '1', tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local status, cq, ck = 1, -1, -1
-  if used >= limit then status = 0 end
-  if status == 1 and kkey > 0 then
-    if k[kkey] == nil then k0[kkey] = tonumber(redis.call('GET', KEYS[kkey]) or '0'); k[kkey] = k0[kkey] end
-    ck = k[kkey]
-    if ck >= klimit then status = 3 end
+for run = 0, tonumber(ARGV[6]) - 1 do
+  local a = 7 + run * 6
+  local counts, kkey, klimit = ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local credential, tool = ARGV[a + 4], ARGV[a + 5]
+  for _ = 1, tonumber(ARGV[a]) do
+    local status, cq, ck = 1, -1, -1
+    if used >= limit then status = 0 end
+    if status == 1 and kkey > 0 then
+      if k[kkey] == nil then k0[kkey] = tonumber(redis.call('GET', KEYS[kkey]) or '0'); k[kkey] = k0[kkey] end
+      ck = k[kkey]
+      if ck >= klimit then status = 3 end
+    end
+    if status == 1 and counts then
+      if q == nil then q0 = tonumber(redis.call('GET', KEYS[2]) or '0'); q = q0 end
+      cq = q
+      if monthLimit >= 0 and q >= monthLimit and not fairUse then status = 2 end
+    end
+    if status == 1 then
+      used = used + 1
+      if counts then q = q + 1; cq = q end
+      if kkey > 0 then k[kkey] = k[kkey] + 1; ck = k[kkey] end
+      bump(credential)
+      if tool ~= '' then bump(tool) end
+    end
+    out[#out + 1] = status
+    out[#out + 1] = used
+    out[#out + 1] = cq
+    out[#out + 1] = ck
   end
-  if status == 1 and counts then
-    if q == nil then q0 = tonumber(redis.call('GET', KEYS[2]) or '0'); q = q0 end
-    cq = q
-    if monthLimit >= 0 and q >= monthLimit and not fairUse then status = 2 end
-  end
-  if status == 1 then
-    used = used + 1
-    if counts then q = q + 1; cq = q end
-    if kkey > 0 then k[kkey] = k[kkey] + 1; ck = k[kkey] end
-    bump(ARGV[a + 3])
-    if ARGV[a + 4] ~= '' then bump(ARGV[a + 4]) end
-  end
-  out[#out + 1] = status
-  out[#out + 1] = used
-  out[#out + 1] = cq
-  out[#out + 1] = ck
 end
 if used > used0 then
   redis.call('INCRBY', KEYS[1], used - used0)
@@ -165,8 +169,9 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       limits.monthlyQueries ?? -1,
       limits.fairUse ? '1' : '0',
       monthTtl(t),
-      batch.pending.length,
+      0,
     ];
+    let runs = 0;
     for (const { charge, keyLimit } of batch.pending) {
       let keyIndex = 0;
       if (keyLimit) {
@@ -175,18 +180,29 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
         // Lua's KEYS count from 1; push returns the new length, the pushed key's position.
         keyIndex = found >= 0 ? found + 1 : keys.push(name);
       }
-      args.push(
+      const run = [
         charge.countsAsQuery ? '1' : '0',
         keyIndex,
         keyLimit ? keyLimit.perMinute : -1,
         charge.credential,
         charge.tool ? USAGE_FIELDS.tool(charge.tool) : '',
-      );
+      ];
+      const last = args.length - 5;
+      if (runs > 0 && run.every((v, i) => args[last + i] === v)) {
+        (args[last - 1] as number)++;
+      } else {
+        runs++;
+        args.push(1, ...run);
+      }
     }
-    r.svcAdmit(keys.length, ...keys, ...args).then(
-      (out) => batch.pending.forEach((p, i) => p.done(out.slice(i * 4, i * 4 + 4), t)),
-      (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), t)),
-    );
+    args[5] = runs;
+    const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), t));
+    // Every charge of the batch is answered, whatever throws (a charge already answered keeps its
+    // answer: a promise settles once).
+    Promise.resolve()
+      .then(() => r.svcAdmit(keys.length, ...keys, ...args))
+      .then((out) => batch.pending.forEach((p, i) => p.done(out.slice(i * 4, i * 4 + 4), t)))
+      .catch(fail);
   }
 
   function flush(): void {
