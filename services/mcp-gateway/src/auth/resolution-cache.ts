@@ -10,7 +10,10 @@
  *   since it started name none of its tags (the last RECENT messages are remembered; past that it
  *   is not stored): an answer read before a revocation never outlives the revocation's message.
  * - Bounded without a cliff: past `maxEntries` the least recently used entry goes, one at a time
- *   (a Map keeps insertion order; a hit moves its entry to the end).
+ *   (a Map keeps insertion order; a hit moves its entry to the end unless fewer than half the
+ *   entries were placed after it: such an entry is far from eviction, and a busy key's hits cost
+ *   no reordering; an entry is evicted by the last time it was placed, a little earlier than by its
+ *   last use at most).
  * - Entries live at most `ttlMs`: the backstop for a lost message.
  */
 import type { Redis } from '@svc/accounts';
@@ -22,6 +25,8 @@ export type Resolution = { ok: true; caller: ResolvedCaller } | { ok: false; err
 
 interface Entry {
   value: Resolution;
+  /** `placed` when the entry last went to the end of the Map (set, or moved by a hit). */
+  placed: number;
   until: number;
   tags: readonly string[];
 }
@@ -61,6 +66,8 @@ export class ResolutionCache {
   private maxEntries: number;
   /** Incremented on every invalidation; `recent[g % RECENT]` is the message that ended generation g. */
   private generation = 0;
+  /** Counts placements at the end of the Map (Entry.placed). */
+  private placed = 0;
   private readonly recent: string[] = new Array<string>(RECENT).fill(EVERYTHING);
 
   constructor(ttlMs: number, now: () => number = Date.now, maxEntries = MAX_ENTRIES) {
@@ -76,9 +83,14 @@ export class ResolutionCache {
       this.drop(key);
       return undefined;
     }
-    // Most recently used last: the first key in the Map is the one to evict.
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    // Most recently used last: the first key in the Map is the one to evict. An entry placed
+    // fewer than half the entries ago is in the newer half already and stays where it is (no
+    // delete and re-insert on every hit of a busy key); an older one moves to the end.
+    if (this.placed - e.placed >= this.entries.size >> 1) {
+      this.entries.delete(key);
+      this.entries.set(key, e);
+      e.placed = ++this.placed;
+    }
     return e.value;
   }
 
@@ -109,7 +121,7 @@ export class ResolutionCache {
     }
     let until = now + this.ttlMs;
     if (value.ok && value.caller.expiresAt !== null) until = Math.min(until, value.caller.expiresAt);
-    this.entries.set(key, { value, until, tags });
+    this.entries.set(key, { value, until, tags, placed: ++this.placed });
     for (const tag of tags) {
       const keys = this.byTag.get(tag);
       if (keys === undefined) this.byTag.set(tag, key);
