@@ -77,8 +77,8 @@ export const resolvePolicy: Step = function resolvePolicy(ex) {
 
 /**
  * The rate limit and monthly quota, charged to whoever pays for the request (docs/contract.md
- * "Who pays for a request"): one Redis round trip. A request refused before this step consumed
- * nothing; a tools/call counts a monthly query when its tool does.
+ * "Who pays for a request"): at most one Redis round trip. A request refused before this step
+ * consumed nothing; a tools/call counts a monthly query when its tool does.
  */
 export function admit(admitFn: Admit): Step {
   return async function admitStep(ex) {

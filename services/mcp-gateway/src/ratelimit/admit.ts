@@ -1,4 +1,7 @@
-/** The rate-limit step: one Redis round trip, headers for the response, 429 on refusal. */
+/**
+ * The rate-limit step: at most one Redis round trip (shared by a batch), headers for the response,
+ * 429 on refusal.
+ */
 import { USAGE_FIELDS } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';

@@ -157,8 +157,8 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const r = redis as LimiterRedis;
   const waiting = new Map<string, Batch>();
 
-  function send(batch: Batch): void {
-    const t = now();
+  /** One call of the script for a batch: its keys, then its arguments with alike charges as runs. */
+  function call(batch: Batch, t: number): Promise<number[]> {
     const limits = planLimits(batch.plan, options.profile, options.scale);
     const minute = WINDOWS.minute(t);
     const month = WINDOWS.month(t);
@@ -196,11 +196,16 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       }
     }
     args[5] = runs;
+    return r.svcAdmit(keys.length, ...keys, ...args);
+  }
+
+  function send(batch: Batch): void {
+    const t = now();
     const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), t));
-    // Every charge of the batch is answered, whatever throws (a charge already answered keeps its
-    // answer: a promise settles once).
+    // Every charge of the batch is answered, whatever throws, here or in Redis (a charge already
+    // answered keeps its answer: a promise settles once).
     Promise.resolve()
-      .then(() => r.svcAdmit(keys.length, ...keys, ...args))
+      .then(() => call(batch, t))
       .then((out) => batch.pending.forEach((p, i) => p.done(out.slice(i * 4, i * 4 + 4), t)))
       .catch(fail);
   }
