@@ -97,6 +97,31 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     };
   }
 
+  /**
+   * A form's change, and what a refusal of it shows: a 400 from the management layer renders the
+   * form again (status 400) with the message; any other failure goes to refusalPage or the error
+   * handler.
+   */
+  async function submit(
+    req: Request,
+    res: Response,
+    actor: Actor,
+    form: { section: Section; at: { project?: string; workspace?: string } },
+    change: () => Promise<void>,
+    again: (f: Frame, err: ManagementError) => string | Promise<string>,
+  ): Promise<void> {
+    try {
+      await change();
+    } catch (err) {
+      if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+      const f = await frame(req, res, actor, form.section, form.at);
+      res
+        .status(400)
+        .type('html')
+        .send(await again(f, err));
+    }
+  }
+
   function refusalPage(req: Request, res: Response, err: ManagementError): void {
     res
       .status(err.status)
@@ -142,17 +167,17 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     '/projects',
     page$(async (req, res, actor) => {
       const name = str(req.body.name).trim();
-      try {
-        const { slug } = await deps.management.createProject(actor, { name, workspace: str(req.body.workspace) });
-        back(res, keysPath(slug), 'project-created');
-      } catch (err) {
-        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
-        const f = await frame(req, res, actor, 'new-project', {});
-        res
-          .status(400)
-          .type('html')
-          .send(views.newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }));
-      }
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'new-project', at: {} },
+        async () => {
+          const { slug } = await deps.management.createProject(actor, { name, workspace: str(req.body.workspace) });
+          back(res, keysPath(slug), 'project-created');
+        },
+        async (f, err) => views.newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }),
+      );
     }),
   );
 
@@ -224,17 +249,17 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       const slug = param(req, 'slug');
       const value = str(req.body.rateLimit).trim();
-      try {
-        await deps.management.setKeyLimit(actor, slug, param(req, 'id'), value);
-        back(res, keysPath(slug), 'key-limit-changed');
-      } catch (err) {
-        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
-        const f = await frame(req, res, actor, 'keys', { project: slug });
-        res
-          .status(400)
-          .type('html')
-          .send(views.keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value));
-      }
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'keys', at: { project: slug } },
+        async () => {
+          await deps.management.setKeyLimit(actor, slug, param(req, 'id'), value);
+          back(res, keysPath(slug), 'key-limit-changed');
+        },
+        async (f, err) => views.keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),
+      );
     }),
   );
   router.post(
@@ -285,17 +310,17 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       const slug = param(req, 'slug');
       const email = str(req.body.email).trim();
-      try {
-        await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
-        back(res, membersPath(slug), 'member-added');
-      } catch (err) {
-        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
-        const f = await frame(req, res, actor, 'members', { project: slug });
-        res
-          .status(400)
-          .type('html')
-          .send(views.membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }));
-      }
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'members', at: { project: slug } },
+        async () => {
+          await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
+          back(res, membersPath(slug), 'member-added');
+        },
+        async (f, err) => views.membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
+      );
     }),
   );
   router.post(
@@ -403,19 +428,19 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.post(
     '/account/password',
     page$(async (req, res, actor) => {
-      try {
-        await deps.management.changePassword(actor, str(req.body.current), str(req.body.password));
-        // Whoever else was signed in with the old password is signed out; this browser stays.
-        await deps.web.endOthers(req, personOf(actor));
-        back(res, '/dashboard/account', 'password-changed');
-      } catch (err) {
-        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
-        const f = await frame(req, res, actor, 'account', {});
-        res
-          .status(400)
-          .type('html')
-          .send(views.changePasswordPage(f, { error: { field: err.field ?? 'password', message: err.message } }));
-      }
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'account', at: {} },
+        async () => {
+          await deps.management.changePassword(actor, str(req.body.current), str(req.body.password));
+          // Whoever else was signed in with the old password is signed out; this browser stays.
+          await deps.web.endOthers(req, personOf(actor));
+          back(res, '/dashboard/account', 'password-changed');
+        },
+        (f, err) => views.changePasswordPage(f, { error: { field: err.field ?? 'password', message: err.message } }),
+      );
     }),
   );
   router.post(
