@@ -56,6 +56,30 @@ test('tools/list and tools/call under 2026-07-28: deterministic order, hints, se
   assert.ok(called.headers.get('x-ratelimit-remaining'), 'rate-limit headers as in every revision');
 });
 
+test('answers kept as text (tools/list, server/discover, svc_help) are the same in both eras and per caller', async () => {
+  const modernList = await modern('tools/list', {}, {}, 'b');
+  const legacyList = await post(f.url, `/mcp/${s.project}`, rpc('tools/list', {}, 'a'), { 'X-API-Key': s.key });
+  assert.equal(legacyList.body.id, 'a', 'the envelope carries each request its own id');
+  assert.equal(modernList.body.id, 'b');
+  const { resultType, _meta, ttlMs, cacheScope, ...rest } = modernList.body.result;
+  assert.deepEqual(rest, legacyList.body.result, 'the 2026-07-28 result is the same list with its own members');
+  assert.deepEqual(
+    [resultType, cacheScope, typeof ttlMs, typeof _meta['io.modelcontextprotocol/serverInfo']],
+    ['complete', 'private', 'number', 'object'],
+  );
+  assert.equal(legacyList.body.result.resultType, undefined, 'a kept answer is not changed by a 2026-07-28 request');
+  const twice = [await modern('server/discover', {}, {}, 7), await modern('server/discover', {}, {}, 8)];
+  assert.deepEqual(twice[0]!.body.result, twice[1]!.body.result);
+  // svc_help is kept per caller: another key of the same project gets its own label.
+  const other = await f.accounts.keys.createProjectKey({ project: s.project, workspace: s.workspace, level: 'VIEWER', name: 'other' });
+  const help = async (key: string) =>
+    (await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': key })).body.result.content[0].text as string;
+  const [first, again, theOther] = [await help(s.key), await help(s.key), await help(other.key)];
+  assert.equal(first, again);
+  assert.notEqual(first, theOther);
+  assert.match(theOther, /you are other \(/);
+});
+
 test('credentials come first: no key under 2026-07-28 is the 401 challenge with scope="mcp"', async () => {
   const res = await post(
     f.url,

@@ -12,7 +12,8 @@ import { prepareCall } from '../methods/prepare-call.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
-import { respond } from '../pipeline/run.ts';
+import { jsonText, jsonTextWith } from '../http/json-text.ts';
+import { respondText } from '../pipeline/run.ts';
 
 /** The JSON-RPC request object, or the error naming what is wrong with it. */
 export const parseEnvelope: Step = function parseEnvelope(ex) {
@@ -153,23 +154,40 @@ export interface ModernResultOptions {
 
 const CACHEABLE = new Set(['tools/list', 'server/discover']);
 
+/** A 2026-07-28 result: the handler's result with resultType, serverInfo and, for lists, ttlMs and cacheScope. */
+function modernResult(result: Record<string, unknown>, method: string, modern: ModernResultOptions): Record<string, unknown> {
+  const meta = { ...(result['_meta'] as Record<string, unknown> | undefined), [META.serverInfo]: modern.serverInfo };
+  const full = { resultType: 'complete', ...result, _meta: meta };
+  // The list depends on who asks (the policy filters it): private to this authorization.
+  return CACHEABLE.has(method) ? { ...full, ttlMs: modern.listTtlMs, cacheScope: 'private' } : full;
+}
+
 export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => ToolCaller, modern: ModernResultOptions): Step {
+  // What modernResult adds to a result, per method, and its JSON text without the braces.
+  const added = new Map(
+    [...methods.modern.keys()].map((method) => {
+      const members = modernResult({}, method, modern);
+      return [method, { members, text: JSON.stringify(members).slice(1, -1) }];
+    }),
+  );
   return async function dispatch(ex) {
     const rpc = ex.rpc!;
     const handler = methods[ex.era].get(rpc.method)!;
-    let result = (await handler(rpc.params ?? {}, {
+    const result = (await handler(rpc.params ?? {}, {
       caller: ex.caller!,
       toolCaller: toolCallerOf(ex),
       policy: ex.policy!,
       requestId: ex.requestId,
       prepared: ex.prepared,
     })) as Record<string, unknown>;
-    if (ex.era === 'modern') {
-      const meta = { ...(result['_meta'] as Record<string, unknown> | undefined), [META.serverInfo]: modern.serverInfo };
-      result = { resultType: 'complete', ...result, _meta: meta };
-      // The list depends on who asks (the policy filters it): private to this authorization.
-      if (CACHEABLE.has(rpc.method)) result = { ...result, ttlMs: modern.listTtlMs, cacheScope: 'private' };
+    let text: string;
+    if (ex.era === 'legacy') text = jsonText(result);
+    else {
+      const { members, text: membersText } = added.get(rpc.method)!;
+      // Joined as text when the result has none of those members itself (no _meta of its own).
+      text = jsonTextWith(result, members, membersText) ?? JSON.stringify(modernResult(result, rpc.method, modern));
     }
-    respond(ex, { jsonrpc: '2.0', id: rpc.id, result });
+    // The envelope around the result's text: a kept result is not serialized again (http/json-text.ts).
+    respondText(ex, `{"jsonrpc":"2.0","id":${JSON.stringify(rpc.id)},"result":${text}}`);
   };
 }

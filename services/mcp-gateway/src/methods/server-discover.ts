@@ -1,11 +1,14 @@
 /** server/discover (MCP 2026-07-28 "Discovery"): versions, capabilities and guidance, before any other call. */
+import { keepText } from '../http/json-text.ts';
 import { INSTRUCTIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
 import type { MethodHandler } from './types.ts';
 
 export function serverDiscover(): MethodHandler {
-  return async () => ({
+  // The same for everyone: serialized once (docs/gateway-pipeline.md "Answers serialized once").
+  const result = keepText({
     supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
   });
+  return async () => result;
 }

@@ -1,7 +1,16 @@
 /** tools/list: only the tools this caller may call here (policy table, via the registry). */
-import type { ToolRegistry } from '../tools/registry.ts';
+import { keepText } from '../http/json-text.ts';
+import type { ListedTool, ToolRegistry } from '../tools/registry.ts';
 import type { MethodHandler } from './types.ts';
 
 export function toolsList(deps: { registry: ToolRegistry }): MethodHandler {
-  return async (_params, ctx) => ({ tools: deps.registry.listFor(ctx.policy) });
+  // One result per list the registry keeps (one per policy context), serialized once
+  // (docs/gateway-pipeline.md "Answers serialized once").
+  const results = new WeakMap<ListedTool[], { tools: ListedTool[] }>();
+  return async (_params, ctx) => {
+    const tools = deps.registry.listFor(ctx.policy);
+    let result = results.get(tools);
+    if (!result) results.set(tools, (result = keepText({ tools })));
+    return result;
+  };
 }

@@ -8,7 +8,8 @@ import type { SvcError } from '@svc/errors';
 import { asSvcError, toJsonRpcError, toRestError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { Target } from '../auth/caller.ts';
-import { sendJson } from '../http/respond.ts';
+import { jsonText } from '../http/json-text.ts';
+import { sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
 
 /** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
@@ -52,6 +53,11 @@ function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): voi
 
 /** The success writer: the result with the settled headers. */
 export function respond(ex: Exchange, body: unknown, status = 200): void {
+  respondText(ex, jsonText(body), status);
+}
+
+/** The success writer for a body already in JSON text (an envelope joined around a kept result). */
+export function respondText(ex: Exchange, json: string, status = 200): void {
   const headers = ex.legacy ? { ...ex.headers, Deprecation: LEGACY_DEPRECATION } : ex.headers;
-  sendJson(ex.res, status, body, headers);
+  sendJsonText(ex.res, status, json, headers);
 }

@@ -4,7 +4,8 @@
  */
 import type { CallerContext } from '@svc/policy';
 import { TOOL_POLICIES, describeRefusal, evaluate } from '@svc/policy';
-import type { ToolCaller, ToolDefinition } from './types.ts';
+import { keepText } from '../http/json-text.ts';
+import type { ToolCaller, ToolDefinition, ToolResult } from './types.ts';
 import { defineTool, text } from './types.ts';
 
 function callerContext(c: ToolCaller): CallerContext {
@@ -18,6 +19,9 @@ function callerContext(c: ToolCaller): CallerContext {
   };
 }
 
+/** How many callers' answers are kept. */
+const ANSWERS_KEPT = 10_000;
+
 interface HelpLists {
   available: { name: string; summary: string }[];
   unavailable: { name: string; reason: string; remedy: string }[];
@@ -28,6 +32,9 @@ interface HelpLists {
 export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
   // The lists depend only on the policy context; the tool set is fixed once the gateway is built.
   const cache = new Map<string, HelpLists>();
+  // Whole answers per caller, serialized once (docs/gateway-pipeline.md "Answers serialized once");
+  // the oldest goes first when full.
+  const answers = new Map<string, ToolResult>();
   const describe = (ctx: CallerContext): HelpLists => {
     const handled = new Set(tools().map((t) => t.name));
     const available: HelpLists['available'] = [];
@@ -67,19 +74,28 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
     async call(_args, caller) {
       const ctx = callerContext(caller);
       const key = `${ctx.role}|${ctx.serviceAccount}|${ctx.plan}|${ctx.agents}|${ctx.surface}|${ctx.endpoint}`;
+      const where = caller.project ? `project ${caller.project}` : `team ${caller.workspace}`;
+      // Everything the answer says is in its key, so a kept answer is never stale.
+      const answerKey = `${key}|${where}|${caller.label}`;
+      const kept = answers.get(answerKey);
+      if (kept) return kept;
       let lists = cache.get(key);
       if (!lists) cache.set(key, (lists = describe(ctx)));
       const { available, unavailable, listed } = lists;
-      const where = caller.project ? `project ${caller.project}` : `team ${caller.workspace}`;
       const who = caller.serviceAccount ? 'a service account' : `role ${caller.role}`;
-      return text(`svc on ${where}: you are ${caller.label} with ${who}, plan ${caller.plan}, surface ${caller.surface}.\n${listed}`, {
-        project: caller.project,
-        role: caller.role,
-        plan: caller.plan,
-        surface: caller.surface,
-        available,
-        unavailable,
-      });
+      const answer = keepText(
+        text(`svc on ${where}: you are ${caller.label} with ${who}, plan ${caller.plan}, surface ${caller.surface}.\n${listed}`, {
+          project: caller.project,
+          role: caller.role,
+          plan: caller.plan,
+          surface: caller.surface,
+          available,
+          unavailable,
+        }),
+      );
+      if (answers.size >= ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+      answers.set(answerKey, answer);
+      return answer;
     },
   });
 }
