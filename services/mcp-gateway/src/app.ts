@@ -95,16 +95,15 @@ export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
   const now = deps.now ?? Date.now;
   const metrics = createMetrics();
-  countCommands(deps.redis, () => metrics.redisCommands.inc());
+  countCommands(deps.redis, metrics.countCommand);
   const cache = new ResolutionCache(config.authCacheTtlMs, now);
-  const [cacheHit, cacheMiss] = [metrics.authCache.labels('hit'), metrics.authCache.labels('miss')];
   const lastUsed = new LastUsedRecorder(deps.accounts, logger);
   const resolve = createResolver({ accounts: deps.accounts, oauth: deps.oauth, legacyCredentials: config.legacyCredentials, now });
   const authenticate = createAuthenticate({
     resolve,
     cache,
     pepper: config.keyPepper,
-    onCache: (hit) => (hit ? cacheHit : cacheMiss).inc(),
+    onCache: metrics.countCacheLookup,
     now,
   });
   const record = (caller: ResolvedCaller) => {

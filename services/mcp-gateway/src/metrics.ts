@@ -4,17 +4,25 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const requestTally = tally('route', 'status');
   const requests = new Counter({
     name: 'svc_gateway_requests_total',
     help: 'Requests by route kind and status',
     labelNames: ['route', 'status'],
     registers: [registry],
+    collect() {
+      requestTally.addTo(this);
+    },
   });
+  const toolCallTally = tally('tool', 'outcome');
   const toolCalls = new Counter({
     name: 'svc_gateway_tool_calls_total',
     help: 'tools/call by tool and outcome',
     labelNames: ['tool', 'outcome'],
     registers: [registry],
+    collect() {
+      toolCallTally.addTo(this);
+    },
   });
   const rejected = new Counter({
     name: 'svc_gateway_rate_limited_total',
@@ -28,49 +36,74 @@ export function createMetrics() {
     labelNames: ['workspace'],
     registers: [registry],
   });
+  const authCacheTally = tally('result');
   const authCache = new Counter({
     name: 'svc_gateway_auth_cache_total',
     help: 'Credential resolution cache lookups',
     labelNames: ['result'],
     registers: [registry],
+    collect() {
+      authCacheTally.addTo(this);
+    },
   });
   const cacheSize = new Gauge({
     name: 'svc_gateway_auth_cache_entries',
     help: 'Entries in the credential resolution cache',
     registers: [registry],
   });
-  const redisCommands = new Counter({
+  let commandsSent = 0;
+  // Read through the registry only; counted by countCommand.
+  new Counter({
     name: 'svc_gateway_redis_commands_total',
     help: 'Commands sent to Redis by the request path (round trips, pipelines aside)',
     registers: [registry],
+    collect() {
+      this.inc(commandsSent);
+      commandsSent = 0;
+    },
   });
   return {
     registry,
-    redisCommands,
+    /** Counts a command sent to Redis. */
+    countCommand: () => void commandsSent++,
     requests,
-    /** Counts a request; per route and status (the hot path: the labelled child is looked up once). */
-    countRequest: twoLabels(requests),
+    /** Counts a request, per route and status. */
+    countRequest: (route: string, status: number) => requestTally.count(route, status),
     toolCalls,
-    countToolCall: twoLabels(toolCalls),
+    countToolCall: (tool: string, outcome: string) => toolCallTally.count(tool, outcome),
     rejected,
     fairUse,
     authCache,
+    /** Counts a lookup of the credential cache. */
+    countCacheLookup: (hit: boolean) => authCacheTally.count(hit ? 'hit' : 'miss', ''),
     cacheSize,
   };
 }
 
 /**
- * A counter's children by their two label values, each made once: prom-client otherwise hashes
- * the label object on every increment. Only for labels of a bounded set (routes and statuses,
- * registered tools and outcomes).
+ * Counts of the hot path kept as plain numbers, by up to two label values, and added into their
+ * Prometheus counter when it is read (its `collect`): prom-client hashes the label values on every
+ * increment, which cost more than the rest of counting a request. Only for labels of a bounded set
+ * (routes and statuses, registered tools and outcomes, hit and miss).
  */
-function twoLabels(counter: Counter<string>): (a: string | number, b: string | number) => void {
-  const children = new Map<string, { inc: () => void }>();
-  return (a, b) => {
-    const id = `${a}\n${b}`;
-    let child = children.get(id);
-    if (!child) children.set(id, (child = counter.labels(String(a), String(b))));
-    child.inc();
+function tally(first: string, second?: string) {
+  const counts = new Map<string | number, Map<string | number, { n: number }>>();
+  return {
+    count(a: string | number, b: string | number): void {
+      let byB = counts.get(a);
+      if (!byB) counts.set(a, (byB = new Map()));
+      const cell = byB.get(b);
+      if (cell) cell.n++;
+      else byB.set(b, { n: 1 });
+    },
+    addTo(counter: Counter<string>): void {
+      for (const [a, byB] of counts)
+        for (const [b, cell] of byB) {
+          if (cell.n === 0) continue;
+          counter.inc(second === undefined ? { [first]: a } : { [first]: a, [second]: b }, cell.n);
+          cell.n = 0;
+        }
+    },
   };
 }
 

@@ -160,3 +160,22 @@ test('health, readiness and metrics', async () => {
   assert.match(m, /svc_gateway_requests_total/);
   assert.match(m, /svc_gateway_tool_calls_total/);
 });
+
+test('metrics count every request once, however often they are read', async () => {
+  const read = async () => {
+    const text = await (await fetch(`${f.url}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    return {
+      ok: value(/^svc_gateway_requests_total\{route="mcp",status="200"\} (\d+)$/m),
+      help: value(/^svc_gateway_tool_calls_total\{tool="svc_help",outcome="ok"\} (\d+)$/m),
+      hits: value(/^svc_gateway_auth_cache_total\{result="hit"\} (\d+)$/m),
+    };
+  };
+  const before = await read();
+  for (let i = 0; i < 3; i++) assert.equal((await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': s.key })).status, 200);
+  const after = await read();
+  assert.equal(after.ok - before.ok, 3);
+  assert.equal(after.help - before.help, 3);
+  assert.ok(after.hits - before.hits >= 2, 'the key was in the cache after its first call');
+  assert.deepEqual(await read(), after, 'reading again adds nothing');
+});

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { K } from '@svc/accounts';
+import { planLimits } from '@svc/policy';
 import { freePort, GiveUp, testClock, waitFor } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
 
@@ -164,6 +165,23 @@ test('charges made together share one Redis call, decided in arrival order, exac
   } finally {
     client.disconnect();
   }
+});
+
+test('a workspace whose plan changes within one batch is decided in order, each charge under its own plan', async () => {
+  const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
+  const limiter = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: clock.now });
+  const charge = (plan: 'FREE' | 'PRO') => ({ workspace: 'plan-change', plan, countsAsQuery: false, credential: 'key:p' });
+  const decisions = await Promise.all([charge('FREE'), charge('FREE'), charge('PRO'), charge('FREE')].map((c) => limiter(c)));
+  assert.deepEqual(
+    decisions.map((d) => [d.limit, d.remaining]),
+    [
+      [30, 29],
+      [30, 28],
+      [planLimits('PRO').requestsPerMinute, planLimits('PRO').requestsPerMinute - 3],
+      [30, 26],
+    ],
+    'one minute counter, counted in arrival order; each answer under the plan it was charged with',
+  );
 });
 
 test('the earlier profile and RATE_LIMIT_SCALE change the limits', async () => {

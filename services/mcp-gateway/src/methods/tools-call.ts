@@ -30,40 +30,63 @@ const TOOL_TIME_BUDGET_MS = 15_000;
 
 class OverBudget extends Error {}
 
-function withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new OverBudget()), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
+/**
+ * Holds each call to `ms`: the calls in progress are kept in arrival order with their deadlines,
+ * and one timer, running only while some call is in progress, fails those past theirs (at most a
+ * tenth of the budget late). A timer per call cost more than many of the calls it watched.
+ */
+function budget(ms: number): <T>(work: Promise<T>) => Promise<T> {
+  const watched = new Set<{ until: number; fail: (err: Error) => void }>();
+  let timer: NodeJS.Timeout | null = null;
+  const sweep = () => {
+    const t = Date.now();
+    // Every call has the same budget, so arrival order is deadline order.
+    for (const w of watched) {
+      if (w.until > t) break;
+      watched.delete(w);
+      w.fail(new OverBudget());
+    }
+    if (watched.size === 0 && timer) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+  return (work) =>
+    new Promise((resolve, reject) => {
+      const w = { until: Date.now() + ms, fail: reject };
+      watched.add(w);
+      if (!timer) timer = setInterval(sweep, Math.max(1, Math.ceil(ms / 10))).unref();
+      work.then(
+        (value) => {
+          watched.delete(w);
+          resolve(value);
+        },
+        (err: unknown) => {
+          watched.delete(w);
+          reject(err);
+        },
+      );
+    });
 }
 
 const failure = (message: string): ToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
 
 /** Runs a prepared call that passed every check; a refused one must not reach here. */
 export function runTool(deps: ToolsCallDeps) {
+  const budgetMs = deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS;
+  const withinBudget = budget(budgetMs);
   return async (prepared: PreparedCall, ctx: RpcContext): Promise<ToolResult> => {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
     try {
-      const result = await withinBudget(tool.def.call(prepared.args, ctx.toolCaller), deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS);
+      const result = await withinBudget(tool.def.call(prepared.args, ctx.toolCaller));
       deps.onCall?.(tool.def.name, result.isError ? 'tool_error' : 'ok');
       return result;
     } catch (err) {
       if (err instanceof OverBudget) {
         deps.onCall?.(tool.def.name, 'failed');
         deps.logger.warn('tool over its time budget', { tool: tool.def.name, requestId: ctx.requestId });
-        return failure(
-          `${tool.def.name} took longer than ${Math.round((deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS) / 1000)} s and was abandoned; try a narrower request.`,
-        );
+        return failure(`${tool.def.name} took longer than ${Math.round(budgetMs / 1000)} s and was abandoned; try a narrower request.`);
       }
       if (err instanceof ToolFailure) {
         deps.onCall?.(tool.def.name, 'tool_error');

@@ -141,7 +141,8 @@ export interface RateLimiterOptions {
 interface Pending {
   charge: Charge;
   keyLimit: { keyId: string; perMinute: number } | null;
-  done: (outcome: number[] | Error, at: number) => void;
+  /** Answers the charge from the script's output (its four numbers start at `at`), or fails it. */
+  done: (outcome: number[] | Error, at: number, t: number) => void;
 }
 
 /** The charges of one workspace waiting for the end of this turn of the event loop. */
@@ -155,11 +156,18 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const now = options.now ?? Date.now;
   if (!('svcAdmit' in redis)) redis.defineCommand('svcAdmit', { lua: SCRIPT });
   const r = redis as LimiterRedis;
+  /** Batches by workspace; a charge under another plan than its workspace's batch sends that batch first. */
   const waiting = new Map<string, Batch>();
+  const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
+  const limitsOf = (plan: Plan) => {
+    let limits = limitsByPlan.get(plan);
+    if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
+    return limits;
+  };
 
   /** One call of the script for a batch: its keys, then its arguments with alike charges as runs. */
   function call(batch: Batch, t: number): Promise<number[]> {
-    const limits = planLimits(batch.plan, options.profile, options.scale);
+    const limits = limitsOf(batch.plan);
     const minute = WINDOWS.minute(t);
     const month = WINDOWS.month(t);
     const keys = [K.rateMinute(batch.workspace, minute), K.rateMonth(batch.workspace, month), K.usage(batch.workspace, month)];
@@ -180,19 +188,23 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
         // Lua's KEYS count from 1; push returns the new length, the pushed key's position.
         keyIndex = found >= 0 ? found + 1 : keys.push(name);
       }
-      const run = [
-        charge.countsAsQuery ? '1' : '0',
-        keyIndex,
-        keyLimit ? keyLimit.perMinute : -1,
-        charge.credential,
-        charge.tool ? USAGE_FIELDS.tool(charge.tool) : '',
-      ];
-      const last = args.length - 5;
-      if (runs > 0 && run.every((v, i) => args[last + i] === v)) {
-        (args[last - 1] as number)++;
+      const counts = charge.countsAsQuery ? '1' : '0';
+      const klimit = keyLimit ? keyLimit.perMinute : -1;
+      const tool = charge.tool ? USAGE_FIELDS.tool(charge.tool) : '';
+      // The run before, if this charge is alike, counts one more (its count is at `last`).
+      const last = args.length - 6;
+      if (
+        runs > 0 &&
+        args[last + 1] === counts &&
+        args[last + 2] === keyIndex &&
+        args[last + 3] === klimit &&
+        args[last + 4] === charge.credential &&
+        args[last + 5] === tool
+      ) {
+        (args[last] as number)++;
       } else {
         runs++;
-        args.push(1, ...run);
+        args.push(1, counts, keyIndex, klimit, charge.credential, tool);
       }
     }
     args[5] = runs;
@@ -201,12 +213,12 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
 
   function send(batch: Batch): void {
     const t = now();
-    const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), t));
+    const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), 0, t));
     // Every charge of the batch is answered, whatever throws, here or in Redis (a charge already
     // answered keeps its answer: a promise settles once).
     Promise.resolve()
       .then(() => call(batch, t))
-      .then((out) => batch.pending.forEach((p, i) => p.done(out.slice(i * 4, i * 4 + 4), t)))
+      .then((out) => batch.pending.forEach((p, i) => p.done(out, i * 4, t)))
       .catch(fail);
   }
 
@@ -217,20 +229,25 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
 
   /** Checks and counts one request (docs/contract.md "Rate limits"). */
   return function check(charge: Charge): Promise<RateDecision> {
-    const limits = planLimits(charge.plan, options.profile, options.scale);
+    const limits = limitsOf(charge.plan);
     const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
     return new Promise((resolve, reject) => {
-      const done = (outcome: number[] | Error, t: number) =>
-        outcome instanceof Error ? reject(outcome) : resolve(decide(outcome, limits, keyLimit, t));
-      const id = `${charge.workspace}\n${charge.plan}`;
-      let batch = waiting.get(id);
+      const done = (outcome: number[] | Error, at: number, t: number) =>
+        outcome instanceof Error ? reject(outcome) : resolve(decide(outcome, at, limits, keyLimit, t));
+      let batch = waiting.get(charge.workspace);
+      if (batch && batch.plan !== charge.plan) {
+        // The workspace's plan changed within this turn: what came before goes first, in order.
+        waiting.delete(charge.workspace);
+        send(batch);
+        batch = undefined;
+      }
       if (!batch) {
         if (waiting.size === 0) setImmediate(flush);
-        waiting.set(id, (batch = { workspace: charge.workspace, plan: charge.plan, pending: [] }));
+        waiting.set(charge.workspace, (batch = { workspace: charge.workspace, plan: charge.plan, pending: [] }));
       }
       batch.pending.push({ charge, keyLimit, done });
       if (batch.pending.length >= MAX_BATCH) {
-        waiting.delete(id);
+        waiting.delete(charge.workspace);
         send(batch);
       }
     });
@@ -247,25 +264,31 @@ function monthEnd(t: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }
 
+/** The decision on one charge from its four numbers in the script's output, starting at `at`. */
 function decide(
-  [status, used, q, kused]: number[],
+  out: number[],
+  at: number,
   limits: ReturnType<typeof planLimits>,
   keyLimit: { perMinute: number } | null,
   t: number,
 ): RateDecision {
+  const status = out[at]!;
+  const used = out[at + 1]!;
+  const q = out[at + 2]!;
+  const kused = out[at + 3]!;
   const reset = (WINDOWS.minute(t) + 1) * 60;
   const outcome: RateOutcome = status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : 'rate_limited';
-  const planRemaining = Math.max(0, limits.requestsPerMinute - used!);
-  const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused!)) : Infinity;
+  const planRemaining = Math.max(0, limits.requestsPerMinute - used);
+  const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused)) : Infinity;
   return {
     outcome,
     limit: keyLimit ? keyLimit.perMinute : limits.requestsPerMinute,
     remaining: Math.min(planRemaining, keyRemaining),
     reset,
     retryAfter: Math.max(1, Math.ceil((outcome === 'quota_exhausted' ? monthEnd(t) : reset) - t / 1000)),
-    monthlyUsed: q! >= 0 ? q! : null,
+    monthlyUsed: q >= 0 ? q : null,
     monthlyLimit: limits.monthlyQueries,
-    overFairUse: limits.fairUse && limits.monthlyQueries !== null && q! > limits.monthlyQueries,
+    overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
     byKeyLimit: status === 3,
   };
 }
