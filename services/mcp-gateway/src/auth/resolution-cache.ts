@@ -85,8 +85,9 @@ export class ResolutionCache {
     }
     // Most recently used last: the first key in the Map is the one to evict. An entry placed
     // fewer than half the entries ago is in the newer half already and stays where it is (no
-    // delete and re-insert on every hit of a busy key); an older one moves to the end.
-    if (this.placed - e.placed >= this.entries.size >> 1) {
+    // delete and re-insert on every hit of a busy key); an older one moves to the end. The last
+    // one placed is always in the newer half, even in a cache of one entry.
+    if (this.placed - e.placed >= Math.max(1, this.entries.size >> 1)) {
       this.entries.delete(key);
       this.entries.set(key, e);
       e.placed = ++this.placed;
