@@ -19,8 +19,8 @@ function callerContext(c: ToolCaller): CallerContext {
   };
 }
 
-/** How many callers' answers are kept. */
-const ANSWERS_KEPT = 10_000;
+/** How many callers' answers are kept: about 5 KB each (the text and its JSON), 5 MB in all. */
+const ANSWERS_KEPT = 1_000;
 
 interface HelpLists {
   available: { name: string; summary: string }[];
