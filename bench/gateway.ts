@@ -6,10 +6,10 @@
  * here. Prints requests/s, p50/p99 latency, the ratios gateway / bare and gateway / SDK server, and
  * Redis commands per request read from the gateway's own counter. See docs/benchmarks.md.
  * The four main cases (bare, the gateway in both revisions, the SDK server) run in ROUNDS rounds,
- * one case after the other in each round, and each reports its median round: on a shared machine
- * a slow stretch then touches every case alike instead of one.
+ * one case after the other in each round (each round starting one case later), and each reports
+ * its median round: on a shared machine a slow stretch then touches every case alike instead of one.
  *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_KEYS (default 100000),
- *   BENCH_ROUNDS (default 3)
+ *   BENCH_ROUNDS (default 5)
  */
 import autocannon from 'autocannon';
 import { freePort } from '@svc/testkit';
@@ -20,7 +20,7 @@ import { benchStack, child, stop, waitHttp } from './stack.ts';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const churnKeys = Number(process.env['BENCH_KEYS'] ?? 100_000);
-const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
+const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 5));
 const started = Date.now();
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -134,7 +134,9 @@ out(`warming up (2 s each); measuring ${seconds} s each with ${connections} conn
 for (const c of cases) await load('warm', c.url, c.body, c.headers, 2);
 const measured = new Map<Case, { row: Row; commands: number }[]>(cases.map((c) => [c, []]));
 for (let round = 1; round <= rounds; round++) {
-  for (const c of cases) {
+  // Each round starts one case later, so no case always follows the same one.
+  const order = cases.map((_, i) => cases[(i + round - 1) % cases.length]!);
+  for (const c of order) {
     const before = c.countsCommands ? await redisCommands(base) : 0;
     const row = await load(c.name, c.url, c.body, c.headers);
     const commands = c.countsCommands ? ((await redisCommands(base)) - before) / (row.rps * seconds) : NaN;
