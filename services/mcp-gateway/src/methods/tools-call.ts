@@ -39,7 +39,7 @@ function budget(ms: number): <T>(work: Promise<T>) => Promise<T> {
   const watched = new Set<{ until: number; fail: (err: Error) => void }>();
   let timer: NodeJS.Timeout | null = null;
   const sweep = () => {
-    const t = Date.now();
+    const t = performance.now();
     // Every call has the same budget, so arrival order is deadline order.
     for (const w of watched) {
       if (w.until > t) break;
@@ -53,7 +53,8 @@ function budget(ms: number): <T>(work: Promise<T>) => Promise<T> {
   };
   return (work) =>
     new Promise((resolve, reject) => {
-      const w = { until: Date.now() + ms, fail: reject };
+      // The monotonic clock: arrival order stays deadline order if the wall clock is set back.
+      const w = { until: performance.now() + ms, fail: reject };
       watched.add(w);
       if (!timer) timer = setInterval(sweep, Math.max(1, Math.ceil(ms / 10))).unref();
       work.then(
