@@ -84,7 +84,8 @@ export function createMetrics() {
  * Counts of the hot path kept as plain numbers, by up to two label values, and added into their
  * Prometheus counter when it is read (its `collect`): prom-client hashes the label values on every
  * increment, which cost more than the rest of counting a request. Only for labels of a bounded set
- * (routes and statuses, registered tools and outcomes, hit and miss).
+ * (routes and statuses, registered tools and outcomes, hit and miss). A counter with one label
+ * counts with '' as the second value.
  */
 function tally(first: string, second?: string) {
   const counts = new Map<string | number, Map<string | number, { n: number }>>();
