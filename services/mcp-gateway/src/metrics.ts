@@ -5,7 +5,7 @@ export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requestTally = tally('route', 'status');
-  const requests = new Counter({
+  new Counter({
     name: 'svc_gateway_requests_total',
     help: 'Requests by route kind and status',
     labelNames: ['route', 'status'],
@@ -15,7 +15,7 @@ export function createMetrics() {
     },
   });
   const toolCallTally = tally('tool', 'outcome');
-  const toolCalls = new Counter({
+  new Counter({
     name: 'svc_gateway_tool_calls_total',
     help: 'tools/call by tool and outcome',
     labelNames: ['tool', 'outcome'],
@@ -66,10 +66,8 @@ export function createMetrics() {
     registry,
     /** Counts a command sent to Redis. */
     countCommand: () => void commandsSent++,
-    requests,
     /** Counts a request, per route and status. */
     countRequest: (route: string, status: number) => requestTally.count(route, status),
-    toolCalls,
     countToolCall: (tool: string, outcome: string) => toolCallTally.count(tool, outcome),
     rejected,
     fairUse,
