@@ -34,16 +34,24 @@ suite_files() {
 }
 
 # run NAME TIMEOUT_MS FILE...: one node --test run; SVC_TEST_SUITE tells @svc/testkit which suite runs.
+# Every suite but unit loads the loop guard: a test during which the event loop was held more than
+# 50 ms fails (packages/testkit/src/loop-guard.ts, docs/security.md "Bounds").
 run() {
-  local name=$1 timeout=$2
+  local name=$1 timeout=$2 guard=()
   shift 2
+  [[ $name == unit ]] || guard=(--import ./packages/testkit/src/loop-guard.ts)
   SVC_TEST_SUITE=$name ./scripts/node --test --test-concurrency=2 --test-timeout="$timeout" --test-reporter=spec \
-    ${opts[@]+"${opts[@]}"} "$@"
+    "${guard[@]}" ${opts[@]+"${opts[@]}"} "$@"
 }
 
 if ((${#files[@]})); then
-  run files 180000 "${files[@]}"
-  exit
+  unit_files=() other_files=() status=0
+  for f in "${files[@]}"; do
+    if [[ $f == *.unit.test.ts ]]; then unit_files+=("$f"); else other_files+=("$f"); fi
+  done
+  if ((${#unit_files[@]})); then run unit 30000 "${unit_files[@]}" || status=$?; fi
+  if ((${#other_files[@]})); then run files 180000 "${other_files[@]}" || status=$?; fi
+  exit $status
 fi
 
 # count pass|fail: the runner's closing count in $log (0 when it printed none).

@@ -6,9 +6,11 @@
  * A fixed seed and a few thousand cases here (FUZZ_RUNS, FUZZ_SEED override them); `pnpm fuzz`
  * runs 20,000 (tests/fuzz/run.ts).
  */
+import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { describe, problemsOf, startFuzzStack, type FuzzStack } from './harness.ts';
+import { build, hostileRecipe, unmet } from './hostile.ts';
 import { authRequest, gatewayRequest, type FuzzRequest } from './requests.ts';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 2500);
@@ -34,4 +36,19 @@ test(`auth-service: ${RUNS} random requests, no 5xx, no internal detail, no hang
 
 test(`mcp-gateway: ${RUNS} random requests, no 5xx, no internal detail, no hang`, async () => {
   await fc.assert(property(gatewayRequest(f.seeds)), { numRuns: RUNS, seed: SEED, endOnFailure: true });
+});
+
+const HOSTILE_RUNS = Number(process.env['FUZZ_HOSTILE_RUNS'] ?? 400);
+
+test(`both services: ${HOSTILE_RUNS} hostile structures on every body-reading entry point, each bound its own 4xx, both stay up`, async () => {
+  await fc.assert(
+    fc.asyncProperty(hostileRecipe(f.seeds), async (recipe) => {
+      const c = build(f.seeds, recipe);
+      const answer = await f.send(c.req);
+      const problem = unmet(c, answer.status, answer.body) ?? problemsOf(answer)[0];
+      if (problem) throw new Error(`${problem}\n  request: ${describe(c.req).slice(0, 800)}`);
+    }),
+    { numRuns: HOSTILE_RUNS, seed: SEED, endOnFailure: true },
+  );
+  for (const url of [f.stack.authUrl, f.stack.baseUrl]) assert.equal((await fetch(`${url}/healthz`)).status, 200, `${url} is up`);
 });

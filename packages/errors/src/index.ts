@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'method_not_found'
   | 'invalid_params'
   | 'payload_too_large'
+  | 'body_too_complex'
   | 'unsupported_media_type'
   | 'not_acceptable'
   | 'forbidden_origin'
@@ -88,6 +89,12 @@ const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, message: '405 Method Not Allowed', remedy: 'Check the route, the method and the host.', rpc: -31040 },
   forbidden_origin: { status: 403, message: 'Origin not allowed', remedy: 'Call from an allowed origin (ALLOWED_ORIGINS).', rpc: -31041 },
   payload_too_large: { status: 413, message: 'Request body too large', remedy: 'Send a smaller body.', rpc: -31042 },
+  body_too_complex: {
+    status: 400,
+    message: 'Request body too complex',
+    remedy: 'Send JSON nested at most 64 levels deep, with at most 10,000 values.',
+    rpc: -31045,
+  },
   unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -31043 },
   not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -31044 },
   service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -31050 },

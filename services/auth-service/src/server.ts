@@ -1,8 +1,8 @@
 /** startAuthService(): the auth host on its port, with its Redis connection; used by main.ts and tests. */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from '@svc/accounts';
 import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
+import { createBoundedServer, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -23,6 +23,8 @@ export interface StartAuthServiceOptions {
   fetch?: AppDeps['fetch'];
   /** The clock of the refresh replay window (tests move it). */
   now?: AppDeps['now'];
+  /** The HTTP server's bounds (docs/security.md \"Bounds\"); tests shorten the timeouts. */
+  httpBounds?: Partial<HttpServerBounds>;
 }
 
 export interface RunningAuthService {
@@ -55,7 +57,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     ...(opts.now ? { now: opts.now } : {}),
   });
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
+  const server = createBoundedServer(app, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(listenPort(config, config.authUrl), ok);

@@ -119,7 +119,7 @@ export function createGateway(deps: GatewayDeps) {
     limiter,
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
-    onFairUseExceeded: (workspace) => metrics.fairUse.inc({ workspace }),
+    onFairUseExceeded: (plan) => metrics.fairUse.inc({ plan }),
     now,
   });
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;

@@ -32,8 +32,10 @@ export function createMetrics() {
   });
   const fairUse = new Counter({
     name: 'svc_gateway_fair_use_exceeded_total',
-    help: 'Requests of fair-use plans past their monthly figure (never blocked)',
-    labelNames: ['workspace'],
+    help: 'Requests of fair-use plans past their monthly figure (never blocked), by plan; the log names the workspace',
+    // Every label takes a bounded set of values (docs/security.md "Bounds"): a workspace label
+    // would add a series per tenant to every scrape.
+    labelNames: ['plan'],
     registers: [registry],
   });
   const authCacheTally = tally('result');

@@ -1,8 +1,8 @@
 /** startGateway(): the gateway on its port, with its Redis connections; used by main.ts and tests. */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from '@svc/accounts';
 import { connectRedis, createAccounts } from '@svc/accounts';
+import { createBoundedServer, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -17,6 +17,8 @@ export interface StartGatewayOptions {
   redis?: Redis;
   /** The clock of expiry checks and rate-limit windows; tests pass one they control (@svc/testkit testClock). */
   now?: () => number;
+  /** The HTTP server's bounds (docs/security.md \"Bounds\"); tests shorten the timeouts. */
+  httpBounds?: Partial<HttpServerBounds>;
 }
 
 export interface RunningGateway {
@@ -42,10 +44,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   redis.on('end', () => logger.warn('redis connection ended'));
   await gateway.start(subscriber);
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, gateway.handler);
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-  });
+  const server = createBoundedServer(gateway.handler, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(listenPort(config, config.baseUrl), ok);

@@ -4,7 +4,10 @@
  * lib/shared/selective_body.js; JSON was declined upstream, oidc-provider issue #589) but supports
  * a body consumed upstream: this step reads the body once, turns a JSON object into the equivalent form body, and
  * hands the form text on as `req.body`. `res.locals.oauthParams` gives our own pre-steps the values.
+ * JSON is read by the one bounded reader (docs/security.md "Bounds"): a nested body is refused with
+ * 400 before anything walks it.
  */
+import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { sendOAuthError } from './oauth-error.ts';
 
@@ -25,14 +28,16 @@ function toForm(value: unknown): URLSearchParams | null {
 export function oauthFormBody(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST') return next();
   readText(req, res, (err?: unknown) => {
-    if (err) return sendOAuthError(res, 'invalid_request', 'the request body could not be read (too large or malformed)');
+    if ((err as { type?: unknown } | undefined)?.type === 'entity.too.large')
+      return sendOAuthError(res, 'invalid_request', `the request body is larger than the limit (${LIMIT} bytes)`, {}, 413);
+    if (err) return sendOAuthError(res, 'invalid_request', 'the request body could not be read');
     const text = typeof req.body === 'string' ? req.body : '';
     if (req.is('application/json')) {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text || '{}');
-      } catch {
-        return sendOAuthError(res, 'invalid_request', 'the request body is not valid JSON');
+        parsed = parseJson(text || '{}');
+      } catch (err) {
+        return sendOAuthError(res, 'invalid_request', err instanceof JsonBoundsError ? err.message : 'the request body is not valid JSON');
       }
       const form = toForm(parsed);
       if (!form) return sendOAuthError(res, 'invalid_request', 'the JSON body must be an object');

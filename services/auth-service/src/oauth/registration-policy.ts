@@ -10,13 +10,14 @@
  * control or bidirectional-override characters, never a first-party client's name). A body limit
  * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
+import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { hasUnsafeChars, isFirstPartyName, MAX_CLIENT_NAME } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
-const readJson = express.json({ limit: MAX_METADATA_BYTES, type: () => true });
+const readText = express.text({ limit: MAX_METADATA_BYTES, type: () => true });
 
 function clientNameProblem(name: unknown): string | null {
   if (name === undefined) return null;
@@ -56,11 +57,21 @@ function redirectUriAllowed(uri: unknown, type: ApplicationType): boolean {
 export function registrationPolicy(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST') return next();
   if (!req.is('application/json')) return sendOAuthError(res, 'invalid_request', 'registration takes a JSON body (RFC 7591 §3.1)');
-  readJson(req, res, (err?: unknown) => {
+  readText(req, res, (err?: unknown) => {
     if ((err as { type?: unknown } | undefined)?.type === 'entity.too.large')
       return sendOAuthError(res, 'invalid_client_metadata', `client metadata may be at most ${MAX_METADATA_BYTES} bytes`);
-    if (err) return sendOAuthError(res, 'invalid_request', 'the request body is not valid JSON');
-    const body = req.body as Record<string, unknown>;
+    if (err) return sendOAuthError(res, 'invalid_request', 'the request body could not be read');
+    let body: Record<string, unknown>;
+    try {
+      body = parseJson(typeof req.body === 'string' ? req.body : '') as Record<string, unknown>;
+    } catch (parseErr) {
+      return sendOAuthError(
+        res,
+        'invalid_request',
+        parseErr instanceof JsonBoundsError ? parseErr.message : 'the request body is not valid JSON',
+      );
+    }
+    req.body = body;
     if (body === null || typeof body !== 'object' || Array.isArray(body))
       return sendOAuthError(res, 'invalid_request', 'the JSON body must be an object');
     // Language-tagged names (`client_name#fr`, RFC 7591 §2.2) are names too.

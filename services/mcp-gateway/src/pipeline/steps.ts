@@ -2,6 +2,7 @@
  * The steps every gateway route is made of (docs/gateway-pipeline.md). Each is named after what it
  * does; a route lists the ones it needs, in order, in app.ts's route table.
  */
+import { JsonBoundsError, parseJson } from '@svc/bounds';
 import { SvcError } from '@svc/errors';
 import type { Authenticate } from '../auth/authenticate.ts';
 import { policyContext } from '../auth/policy-context.ts';
@@ -36,15 +37,19 @@ export function readJsonBody(maxBytes: number, options: { emptyIs?: unknown } = 
       return;
     }
     try {
-      ex.body = JSON.parse(ex.raw);
+      ex.body = parseJson(ex.raw);
       // Error responses echo the request's id whenever the body could be read, from here on.
       if (ex.protocol === 'jsonrpc') ex.id = idOf(ex.body);
     } catch (err) {
       // Kept until the caller is known: a request without credentials gets the 401 first.
-      ex.parseError = new SvcError('parse_error', {
-        message: `Parse error: the body is not valid JSON (${err instanceof Error ? err.message : 'unreadable'})`,
-        remedy: ex.protocol === 'rest' ? 'Send the tool arguments as a JSON object.' : 'Send a well-formed JSON-RPC 2.0 request object.',
-      });
+      ex.parseError =
+        err instanceof JsonBoundsError
+          ? new SvcError('body_too_complex', { message: `Request body too complex: ${err.message}`, data: { limit: err.limit } })
+          : new SvcError('parse_error', {
+              message: `Parse error: the body is not valid JSON (${err instanceof Error ? err.message : 'unreadable'})`,
+              remedy:
+                ex.protocol === 'rest' ? 'Send the tool arguments as a JSON object.' : 'Send a well-formed JSON-RPC 2.0 request object.',
+            });
     }
   };
 }

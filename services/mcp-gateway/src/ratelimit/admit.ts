@@ -13,7 +13,8 @@ export interface AdmitDeps {
   limiter: RateLimiter;
   logger: Logger;
   onRejected?: (reason: 'rate_limited' | 'quota_exhausted') => void;
-  onFairUseExceeded?: (workspace: string) => void;
+  /** Called with the payer's plan: a metric label takes few values (docs/security.md "Bounds"); the log names the workspace. */
+  onFairUseExceeded?: (plan: string) => void;
   /** The clock the limiter uses, so the headers' seconds-left agree with its window. */
   now?: () => number;
 }
@@ -44,7 +45,7 @@ export function createAdmit(deps: AdmitDeps): Admit {
     }
     const headers = rateLimitHeaders(decision, (deps.now ?? Date.now)());
     if (decision.overFairUse) {
-      deps.onFairUseExceeded?.(caller.payer.workspace);
+      deps.onFairUseExceeded?.(caller.payer.plan);
       deps.logger.warn('fair-use monthly query figure exceeded', {
         workspace: caller.payer.workspace,
         used: decision.monthlyUsed,
