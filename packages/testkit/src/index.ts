@@ -14,6 +14,7 @@ import { GiveUp, waitFor } from './wait.ts';
 export { eventually, GiveUp, waitFor } from './wait.ts';
 export { testClock } from './clock.ts';
 export { freePort } from './ports.ts';
+export { outsideLoopBudget } from './loop-monitor.ts';
 export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 
 /**

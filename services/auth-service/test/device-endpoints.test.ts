@@ -121,7 +121,7 @@ test('project_name: kept with auto_provision for create-svc; refused alone, empt
   }
 });
 
-test('malformed bodies get invalid_request, never a 500', async () => {
+test('malformed bodies get invalid_request (413 past the size limit), never a 500', async () => {
   const bad = await fetch(`${f.url}/api/oauth/device/code`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -136,7 +136,8 @@ test('malformed bodies get invalid_request, never a 500', async () => {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ a: 'x'.repeat(70_000) }),
   });
-  assert.equal(big.status, 400);
+  assert.equal(big.status, 413);
+  assert.match(((await big.json()) as { error_description: string }).error_description, /larger than the limit \(57344 bytes\)/);
   const xml = await fetch(`${f.url}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<a/>' });
   assert.equal(xml.status, 400);
   // The pages' forms too: a huge or undecodable form is the client's problem, said on a page.

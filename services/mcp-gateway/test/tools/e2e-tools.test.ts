@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { after, before, test } from 'node:test';
+import { outsideLoopBudget } from '@svc/testkit';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from '../support.ts';
 
 let fx: GatewayFixture;
@@ -131,6 +132,7 @@ test('OpenAPI 3.1 document: one path per tool, schemas from the tools, error sha
   assert.equal(doc.components.securitySchemes.ApiKey.name, 'X-API-Key');
   assert.equal(doc.components.securitySchemes.Bearer.scheme, 'bearer');
   assert.ok(doc.paths['/api/v1/me'].get && doc.paths['/api/v1/projects'].get && doc.paths['/api/v1/me/key'].delete);
-  // A validator we did not write accepts the document (OpenAPI 3.1 schema and references).
-  await SwaggerParser.validate(structuredClone(doc));
+  // A validator we did not write accepts the document (OpenAPI 3.1 schema and references). Its
+  // compiling the OpenAPI meta-schema is the test's work, not a request's.
+  await outsideLoopBudget(() => SwaggerParser.validate(structuredClone(doc)));
 });
