@@ -25,7 +25,7 @@ function unpack(p: Postings): number[] {
 }
 
 /** Term -> frequency of one document, heading words counted twice. */
-export function documentTerms(heading: string, text: string): Map<string, number> {
+function documentTerms(heading: string, text: string): Map<string, number> {
   const h = termsWithPairs(heading);
   return termFrequencies([...h, ...h, ...termsWithPairs(text)]);
 }
@@ -148,6 +148,6 @@ export function scoreBm25(index: Bm25, query: string, limit: number): { doc: num
   );
 }
 
-export function top<T extends { score: number; doc: number }>(items: T[], limit: number): T[] {
+function top<T extends { score: number; doc: number }>(items: T[], limit: number): T[] {
   return items.sort((a, b) => b.score - a.score || a.doc - b.doc).slice(0, limit);
 }

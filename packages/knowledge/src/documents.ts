@@ -22,7 +22,7 @@ export const LIMITS = {
 } as const;
 
 /** Change-log entries kept per project; a replica further behind loads the project afresh. */
-export const CHANGE_LOG_MAX = 1_000;
+const CHANGE_LOG_MAX = 1_000;
 /** Sections embedded per call during an upload, with a yield to the event loop between calls. */
 const EMBED_BATCH = 32;
 
@@ -65,7 +65,7 @@ export class LimitError extends Error {
 }
 
 /** A storage quota (project or workspace) would be exceeded; the message names it. */
-export class QuotaError extends LimitError {
+class QuotaError extends LimitError {
   override name = 'QuotaError';
 }
 

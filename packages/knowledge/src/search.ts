@@ -29,7 +29,7 @@ const RRF_K = 60;
 const FUSION_DEPTH = 50;
 
 /** Default bounds of one replica's indexes (docs/knowledge-tools.md "Index memory"). */
-export const INDEX_CACHE = { maxProjects: 64, maxBytes: 192 * 1024 * 1024 } as const;
+const INDEX_CACHE = { maxProjects: 64, maxBytes: 192 * 1024 * 1024 } as const;
 
 export interface SearchIndexOptions {
   /** Projects whose index a replica keeps in memory (least recently used dropped first). */

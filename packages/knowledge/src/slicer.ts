@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Work done in one event-loop turn before yielding, in milliseconds. */
-export const SLICE_MS = 8;
+const SLICE_MS = 8;
 
 export interface Slicer {
   /** Yields to the event loop when the current slice has run SLICE_MS; otherwise resolves at once. */

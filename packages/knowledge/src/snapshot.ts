@@ -1,7 +1,7 @@
 /**
  * How a replica's index of a project reaches the project's version in Redis
  * (docs/knowledge-tools.md "Search index"):
- * - loadIndex: a full load, a consistent snapshot of every section and the version in one MULTI;
+ * - loadIndex: a full load, every section read in pages (HSCAN), then caught up by the change log;
  * - applyChanges: only the documents named in the change log since the index's version, each read
  *   with its sections in one script, so the rest of the index is neither re-read nor rebuilt.
  * Both fill in vectors that are missing or were made by another embedder (an upload while the
@@ -17,8 +17,10 @@ import { ProjectIndex } from './project-index.ts';
 import { slicer, type Slicer } from './slicer.ts';
 
 /** More changed documents than this since the index's version: a full load is cheaper. */
-export const DELTA_MAX_DOCUMENTS = 100;
+const DELTA_MAX_DOCUMENTS = 100;
 const RETRY_EMBEDDING_MS = 30_000;
+/** Sections read per HSCAN call during a full load. */
+const SCAN_PAGE = 200;
 /** Sections embedded per call when vectors are missing. */
 const EMBED_BATCH = 32;
 
@@ -60,17 +62,30 @@ function parseVersion(v: string): { epoch: string; seq: number } | null {
 
 export async function loadIndex(o: Loader): Promise<ProjectIndex> {
   const k = kbKeys(o.project);
-  const res = await o.redis.multi().get(k.version).hgetall(k.sections).exec();
   const s = slicer();
   const idx = new ProjectIndex();
-  idx.version = (res?.[0]?.[1] as string | null) ?? '0';
-  const raw = (res?.[1]?.[1] as Record<string, string> | null) ?? {};
-  const sections: StoredSection[] = [];
-  for (const j of Object.values(raw)) {
-    sections.push(JSON.parse(j) as StoredSection);
-    await s.maybeYield();
-  }
-  await addWithVectors(o, idx, sections, s);
+  // The version first, then the sections in pages (no reply of tens of megabytes to parse in one
+  // turn); documents changed meanwhile are then re-read whole by the change log.
+  idx.version = (await o.redis.get(k.version)) ?? '0';
+  const seen = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, flat] = await o.redis.hscan(k.sections, cursor, 'COUNT', SCAN_PAGE);
+    cursor = next;
+    const sections: StoredSection[] = [];
+    for (let i = 1; i < flat.length; i += 2) {
+      // HSCAN may return a field twice (while Redis rehashes the hash).
+      if (seen.has(flat[i - 1] as string)) continue;
+      seen.add(flat[i - 1] as string);
+      sections.push(JSON.parse(flat[i] as string) as StoredSection);
+      await s.maybeYield();
+    }
+    await addWithVectors(o, idx, sections, s);
+  } while (cursor !== '0');
+  // The change log re-reads any document changed during the scan; an index that cannot catch up
+  // (log trimmed) is loaded afresh by the next search.
+  const now = (await o.redis.get(k.version)) ?? '0';
+  if (now !== idx.version && !(await applyChanges(o, idx))) idx.retryAt = 0;
   return idx;
 }
 
