@@ -1,14 +1,18 @@
 /**
  * Document storage: an upload is split into sections, embedded, and written with the replacement
  * of any document of the same name in one Lua script, so concurrent uploads of one name never
- * leave orphan sections and the project's limits hold exactly.
+ * leave orphan sections and the project's limits and storage quota hold exactly; the same script
+ * moves the project's version and appends to its change log (search.ts applies only what changed).
+ * The workspace quota is reserved before, in a script on the workspace's own key
+ * (docs/knowledge-tools.md "Storage quotas"). Splitting, embedding and JSON run in time slices.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Embedder } from './embedder.ts';
-import { kbKeys } from './keys.ts';
+import { kbKeys, kbWorkspaceKeys } from './keys.ts';
 import { runScript, script } from './lua.ts';
 import { splitMarkdown } from './markdown.ts';
+import { slicer } from './slicer.ts';
 
 /** Limits (docs/knowledge-tools.md). The content limit is also in the tool's JSON Schema. */
 export const LIMITS = {
@@ -16,6 +20,18 @@ export const LIMITS = {
   sectionsPerProject: 10_000,
   documentsPerProject: 1_000,
 } as const;
+
+/** Change-log entries kept per project; a replica further behind loads the project afresh. */
+const CHANGE_LOG_MAX = 1_000;
+/** Sections embedded per call during an upload, with a yield to the event loop between calls. */
+const EMBED_BATCH = 32;
+
+/** Storage quotas of one upload, in characters (the plan's, @svc/policy STORAGE_QUOTAS). */
+export interface UploadQuota {
+  projectChars: number;
+  /** The project's workspace and its quota; absent: no workspace quota. */
+  workspace?: { id: string; chars: number };
+}
 
 export interface StoredSection {
   id: string;
@@ -48,21 +64,67 @@ export class LimitError extends Error {
   override name = 'LimitError';
 }
 
-// KEYS: docs, sections, version. ARGV: name, docJson, maxSections, maxDocs, new version, then id/json pairs.
+/** A storage quota (project or workspace) would be exceeded; the message names it. */
+class QuotaError extends LimitError {
+  override name = 'QuotaError';
+}
+
+// KEYS: docs, sections, version, log, chars. ARGV: name, docJson, maxSections, maxDocs, epoch, logMax,
+// projectCharQuota, chars, then id/json pairs. The project's character count is computed from its
+// documents the first time (data stored before the count existed). A replacement that does not grow
+// the document passes even over the quota, so a project over a lowered quota can still shrink.
 const UPLOAD = script(`
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local oldIds = {}
-if old then oldIds = cjson.decode(old).sections end
-local added = (#ARGV - 5) / 2
+local oldChars = 0
+if old then
+  local o = cjson.decode(old)
+  oldIds = o.sections
+  oldChars = o.chars
+end
+local added = (#ARGV - 8) / 2
 if not old and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return {'docs', redis.call('HLEN', KEYS[1])} end
 local total = redis.call('HLEN', KEYS[2]) - #oldIds + added
 if total > tonumber(ARGV[3]) then return {'sections', total} end
+local used = redis.call('GET', KEYS[5])
+if used then
+  used = tonumber(used)
+else
+  used = 0
+  for _, d in ipairs(redis.call('HVALS', KEYS[1])) do used = used + cjson.decode(d).chars end
+end
+local chars = tonumber(ARGV[8])
+if chars > oldChars and used - oldChars + chars > tonumber(ARGV[7]) then return {'project_chars', used - oldChars} end
 for _, id in ipairs(oldIds) do redis.call('HDEL', KEYS[2], id) end
-for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 9, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('SET', KEYS[3], ARGV[5])
-if old then return {'replaced', 0} end
+redis.call('SET', KEYS[5], used - oldChars + chars)
+local epoch, seq = nil, 0
+local ver = redis.call('GET', KEYS[3])
+if ver then epoch, seq = string.match(ver, '^(.+):(%d+)$') end
+if not epoch then epoch, seq = ARGV[5], 0 end
+seq = tonumber(seq) + 1
+redis.call('SET', KEYS[3], epoch .. ':' .. seq)
+redis.call('RPUSH', KEYS[4], seq .. ' ' .. ARGV[1])
+redis.call('LTRIM', KEYS[4], -tonumber(ARGV[6]), -1)
+if old then return {'replaced', oldChars} end
 return {'created', 0}
+`);
+
+// KEYS: workspace chars. ARGV: chars, quota. Reserves the upload's characters before the project
+// script runs (a project's keys and its workspace's are on different Cluster slots).
+const RESERVE = script(`
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return {0, used} end
+return {1, redis.call('INCRBY', KEYS[1], ARGV[1])}
+`);
+
+// KEYS: workspace chars. ARGV: chars. Gives back characters, never below zero.
+const RELEASE = script(`
+local v = tonumber(redis.call('GET', KEYS[1]) or '0') - tonumber(ARGV[1])
+if v < 0 then v = 0 end
+redis.call('SET', KEYS[1], v)
+return v
 `);
 
 export function vectorToBase64(v: Float32Array): string {
@@ -79,62 +141,103 @@ export function sectionEmbeddingText(s: Pick<StoredSection, 'path' | 'text'>): s
   return `${s.path.join(' / ')}\n${s.text}`;
 }
 
+export interface UploadOptions {
+  onEmbedFailure?: (err: unknown) => void;
+  /** Absent: no storage quota (scripts and benches); the gateway always passes the plan's. */
+  quota?: UploadQuota;
+}
+
 export async function uploadDocument(
   redis: Redis,
   embedder: Embedder,
   project: string,
   input: { name: string; content: string; path?: string | null },
-  onEmbedFailure?: (err: unknown) => void,
+  options: UploadOptions = {},
 ): Promise<UploadResult> {
   if (input.content.length > LIMITS.documentChars)
     throw new LimitError(
       `The document is ${input.content.length} characters; the limit is ${LIMITS.documentChars}. Split it into several documents.`,
     );
   const k = kbKeys(project);
+  const s = slicer();
   const split = splitMarkdown(input.content, input.name);
+  await s.maybeYield();
   const docId = randomBytes(6).toString('base64url');
-  const sections: StoredSection[] = split.map((s, ord) => ({
+  const sections: StoredSection[] = split.map((sec, ord) => ({
     id: `${docId}.${ord}`,
     doc: input.name,
-    path: s.path.length ? s.path : [s.heading],
-    heading: s.heading,
-    text: s.text,
+    path: sec.path.length ? sec.path : [sec.heading],
+    heading: sec.heading,
+    text: sec.text,
     ord,
     emb: '',
     vec: '',
   }));
   try {
-    const vectors = await embedder.embed(sections.map(sectionEmbeddingText));
-    sections.forEach((s, i) => {
-      const v = vectors[i];
-      if (v) Object.assign(s, { emb: embedder.id, vec: vectorToBase64(v) });
-    });
+    for (let b = 0; b < sections.length; b += EMBED_BATCH) {
+      const batch = sections.slice(b, b + EMBED_BATCH);
+      const vectors = await embedder.embed(batch.map(sectionEmbeddingText));
+      batch.forEach((sec, i) => {
+        const v = vectors[i];
+        if (v) Object.assign(sec, { emb: embedder.id, vec: vectorToBase64(v) });
+      });
+      await s.maybeYield();
+    }
   } catch (err) {
     // Keyword search works without vectors; the index embeds missing ones when it next loads.
-    onEmbedFailure?.(err);
+    options.onEmbedFailure?.(err);
   }
   const record: DocumentRecord = {
     name: input.name,
     path: input.path ?? null,
-    sections: sections.map((s) => s.id),
+    sections: sections.map((sec) => sec.id),
     chars: input.content.length,
     uploadedAt: new Date().toISOString(),
   };
-  // A random version, not a counter: after a flush or a failover a counter could repeat an old value and
-  // leave replicas trusting a stale cached index.
-  const version = randomBytes(9).toString('base64url');
+  // A random epoch, used only when the project has no version yet: after a flush or a failover the
+  // sequence restarts under a new epoch, so no replica trusts a stale cached index.
+  const epoch = randomBytes(9).toString('base64url');
+  const quota = options.quota;
   const args: string[] = [
     input.name,
     JSON.stringify(record),
     String(LIMITS.sectionsPerProject),
     String(LIMITS.documentsPerProject),
-    version,
+    epoch,
+    String(CHANGE_LOG_MAX),
+    String(quota?.projectChars ?? Number.MAX_SAFE_INTEGER),
+    String(record.chars),
   ];
-  for (const s of sections) args.push(s.id, JSON.stringify(s));
-  const [status, n] = (await runScript(redis, UPLOAD, [k.docs, k.sections, k.version], args)) as [string, number];
+  for (const sec of sections) {
+    args.push(sec.id, JSON.stringify(sec));
+    await s.maybeYield();
+  }
+  const ws = quota?.workspace;
+  const wsKey = ws ? kbWorkspaceKeys(ws.id).chars : '';
+  if (ws) {
+    const [ok, used] = (await runScript(redis, RESERVE, [wsKey], [record.chars, ws.chars])) as [number, number];
+    if (!ok)
+      throw new QuotaError(
+        `Workspace storage quota: the workspace's projects hold ${used} characters; this document (${record.chars}) would pass its quota of ${ws.chars}.`,
+      );
+  }
+  let status: string;
+  let n: number;
+  try {
+    [status, n] = (await runScript(redis, UPLOAD, [k.docs, k.sections, k.version, k.log, k.chars], args)) as [string, number];
+  } catch (err) {
+    if (ws) await runScript(redis, RELEASE, [wsKey], [record.chars]);
+    throw err;
+  }
+  // Stored: the replaced document's characters leave the workspace; refused: the reservation does.
+  if (ws && status !== 'created') await runScript(redis, RELEASE, [wsKey], [status === 'replaced' ? n : record.chars]);
   if (status === 'docs')
     throw new LimitError(`The project already holds ${n} documents, the limit. Re-upload an existing name to replace it instead.`);
   if (status === 'sections')
     throw new LimitError(`This upload would bring the project to ${n} sections; the limit is ${LIMITS.sectionsPerProject}.`);
-  return { document: record, replaced: status === 'replaced', headings: sections.map((s) => s.heading) };
+  if (status === 'project_chars')
+    throw new QuotaError(
+      `Project storage quota: the project's other documents hold ${n} characters; this document (${record.chars}) would pass its quota of ${quota?.projectChars}.`,
+    );
+  return { document: record, replaced: status === 'replaced', headings: sections.map((sec) => sec.heading) };
 }

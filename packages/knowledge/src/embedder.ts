@@ -101,14 +101,6 @@ function normalise(v: Float32Array): Float32Array {
   return v;
 }
 
-/** Dot product; both vectors are normalised, so this is the cosine similarity. */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  const n = Math.min(a.length, b.length);
-  let s = 0;
-  for (let i = 0; i < n; i++) s += (a[i] ?? 0) * (b[i] ?? 0);
-  return s;
-}
-
 function remoteEmbedder(o: EmbedderOptions & { url: string }): Embedder {
   const model = o.model ?? 'text-embedding-3-small';
   const doFetch = o.fetch ?? fetch;

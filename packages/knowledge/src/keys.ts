@@ -7,8 +7,15 @@
 export function kbKeys(project: string) {
   const p = `svc:kb:{${project}}`;
   return {
-    /** A new random value on every document change; replicas compare it to their cached index. */
+    /**
+     * "<epoch>:<sequence>": the sequence moves by one on every document change, the random epoch
+     * when the key is gone (a flush), so a replica never trusts an index of an older epoch.
+     */
     version: `${p}:ver`,
+    /** list: "<sequence> <document name>" per change, the last CHANGE_LOG_MAX kept. */
+    log: `${p}:log`,
+    /** string: characters stored in the project's documents (the project storage quota). */
+    chars: `${p}:chars`,
     /** hash: document name -> document record (JSON). */
     docs: `${p}:docs`,
     /** hash: section id -> section record (JSON, with its vector). */
@@ -27,5 +34,13 @@ export function kbKeys(project: string) {
     /** hash: task id -> task record (JSON); zset of children ids per parent ("root" for the top). */
     tasks: `${p}:tasks`,
     taskChildren: (parent: string) => `${p}:task-children:${parent}`,
+  };
+}
+
+/** Keys of one workspace's knowledge usage, under the workspace's own hash tag. */
+export function kbWorkspaceKeys(workspace: string) {
+  return {
+    /** string: characters stored in all the workspace's projects, plus uploads in flight. */
+    chars: `svc:kb-ws:{${workspace}}:chars`,
   };
 }

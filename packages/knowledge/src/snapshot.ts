@@ -1,17 +1,28 @@
 /**
- * Reads a project's sections and version in one MULTI (a consistent snapshot), and fills in
- * vectors that are missing or were made by another embedder (an upload while the embeddings
- * service was down, or a change of embedder), writing them back only for sections that still exist.
+ * How a replica's index of a project reaches the project's version in Redis
+ * (docs/knowledge-tools.md "Search index"):
+ * - loadIndex: a full load, every section read in pages (HSCAN), then caught up by the change log;
+ * - applyChanges: only the documents named in the change log since the index's version, each read
+ *   with its sections in one script, so the rest of the index is neither re-read nor rebuilt.
+ * Both fill in vectors that are missing or were made by another embedder (an upload while the
+ * embeddings service was down, or a change of embedder), writing them back only for sections that
+ * still exist, and both run in time slices.
  */
 import type { Redis } from 'ioredis';
 import { sectionEmbeddingText, vectorFromBase64, vectorToBase64, type StoredSection } from './documents.ts';
 import type { Embedder } from './embedder.ts';
 import { kbKeys } from './keys.ts';
 import { runScript, script } from './lua.ts';
+import { ProjectIndex } from './project-index.ts';
+import { slicer, type Slicer } from './slicer.ts';
 
-export interface IndexedSection extends StoredSection {
-  vector: Float32Array | null;
-}
+/** More changed documents than this since the index's version: a full load is cheaper. */
+const DELTA_MAX_DOCUMENTS = 100;
+const RETRY_EMBEDDING_MS = 30_000;
+/** Sections read per HSCAN call during a full load. */
+const SCAN_PAGE = 200;
+/** Sections embedded per call when vectors are missing. */
+const EMBED_BATCH = 32;
 
 // KEYS: sections. ARGV: id/json pairs. A section replaced meanwhile is not brought back.
 const WRITE_BACK = script(`
@@ -21,38 +32,134 @@ end
 return 0
 `);
 
-export async function loadSnapshot(
-  redis: Redis,
-  embedder: Embedder,
-  project: string,
-  onEmbedFailure?: (err: unknown) => void,
-): Promise<{ version: string; sections: IndexedSection[] }> {
-  const k = kbKeys(project);
-  const res = await redis.multi().get(k.version).hgetall(k.sections).exec();
-  const version = (res?.[0]?.[1] as string | null) ?? '0';
-  const raw = (res?.[1]?.[1] as Record<string, string> | null) ?? {};
-  const sections: IndexedSection[] = Object.values(raw)
-    .map((j) => JSON.parse(j) as StoredSection)
-    .sort((a, b) => a.doc.localeCompare(b.doc) || a.ord - b.ord)
-    .map((s) => ({ ...s, vector: s.emb === embedder.id && s.vec ? vectorFromBase64(s.vec) : null }));
+// KEYS: docs, sections. ARGV: document name. The document's current sections (none when it is gone).
+// HMGET in batches of 1,000 ids: Lua's unpack has a stack limit of about 8,000 values.
+const READ_DOCUMENT = script(`
+local rec = redis.call('HGET', KEYS[1], ARGV[1])
+if not rec then return {} end
+local ids = cjson.decode(rec).sections
+local out = {}
+for i = 1, #ids, 1000 do
+  local part = redis.call('HMGET', KEYS[2], unpack(ids, i, math.min(i + 999, #ids)))
+  for _, v in ipairs(part) do if v then out[#out + 1] = v end end
+end
+return out
+`);
 
-  const missing = sections.filter((s) => !s.vector);
-  if (missing.length) {
-    try {
-      const vectors = await embedder.embed(missing.map(sectionEmbeddingText));
-      const args: string[] = [];
-      missing.forEach((s, i) => {
-        const v = vectors[i];
-        if (!v) return;
-        s.vector = v;
-        const { vector: _omit, ...stored } = s;
-        args.push(s.id, JSON.stringify({ ...stored, emb: embedder.id, vec: vectorToBase64(v) }));
-      });
-      if (args.length) await runScript(redis, WRITE_BACK, [k.sections], args);
-    } catch (err) {
-      // Semantic ranking skips these sections until the embedder answers again; keyword is unaffected.
-      onEmbedFailure?.(err);
+interface Loader {
+  redis: Redis;
+  embedder: Embedder;
+  project: string;
+  onEmbedFailure?: ((err: unknown) => void) | undefined;
+}
+
+/** A version is "<epoch>:<sequence>" (documents.ts); anything else only ever matches itself. */
+function parseVersion(v: string): { epoch: string; seq: number } | null {
+  const i = v.lastIndexOf(':');
+  const seq = Number(v.slice(i + 1));
+  return i > 0 && Number.isSafeInteger(seq) ? { epoch: v.slice(0, i), seq } : null;
+}
+
+export async function loadIndex(o: Loader): Promise<ProjectIndex> {
+  const k = kbKeys(o.project);
+  const s = slicer();
+  const idx = new ProjectIndex();
+  // The version first, then the sections in pages (no reply of tens of megabytes to parse in one
+  // turn); documents changed meanwhile are then re-read whole by the change log.
+  idx.version = (await o.redis.get(k.version)) ?? '0';
+  const seen = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, flat] = await o.redis.hscan(k.sections, cursor, 'COUNT', SCAN_PAGE);
+    cursor = next;
+    const sections: StoredSection[] = [];
+    for (let i = 1; i < flat.length; i += 2) {
+      // HSCAN may return a field twice (while Redis rehashes the hash).
+      if (seen.has(flat[i - 1] as string)) continue;
+      seen.add(flat[i - 1] as string);
+      sections.push(JSON.parse(flat[i] as string) as StoredSection);
+      await s.maybeYield();
     }
+    await addWithVectors(o, idx, sections, s);
+  } while (cursor !== '0');
+  // The change log re-reads any document changed during the scan; an index that cannot catch up
+  // (log trimmed) is loaded afresh by the next search.
+  const now = (await o.redis.get(k.version)) ?? '0';
+  if (now !== idx.version && !(await applyChanges(o, idx))) idx.retryAt = 0;
+  return idx;
+}
+
+/**
+ * Brings `idx` to the project's current version by the change log; false when it cannot (another
+ * epoch after a flush, a log trimmed past the index's version, or too many changes): load afresh.
+ */
+export async function applyChanges(o: Loader, idx: ProjectIndex): Promise<boolean> {
+  const from = parseVersion(idx.version);
+  if (!from) return false;
+  const k = kbKeys(o.project);
+  const res = await o.redis.multi().get(k.version).lrange(k.log, 0, -1).exec();
+  const version = (res?.[0]?.[1] as string | null) ?? '0';
+  const to = parseVersion(version);
+  if (!to || to.epoch !== from.epoch || to.seq < from.seq) return false;
+  const names = new Set<string>();
+  let seen = 0;
+  for (const entry of (res?.[1]?.[1] as string[] | null) ?? []) {
+    const space = entry.indexOf(' ');
+    const seq = Number(entry.slice(0, space));
+    if (seq <= from.seq || seq > to.seq) continue;
+    seen++;
+    names.add(entry.slice(space + 1));
   }
-  return { version, sections };
+  if (seen !== to.seq - from.seq || names.size > DELTA_MAX_DOCUMENTS) return false;
+  const s = slicer();
+  await idx.removeDocuments(names, s);
+  for (const name of names) {
+    const raw = (await runScript(o.redis, READ_DOCUMENT, [k.docs, k.sections], [name])) as string[];
+    const sections: StoredSection[] = [];
+    for (const j of raw) {
+      sections.push(JSON.parse(j) as StoredSection);
+      await s.maybeYield();
+    }
+    await addWithVectors(o, idx, sections, s);
+  }
+  idx.version = version;
+  return true;
+}
+
+async function addWithVectors(o: Loader, idx: ProjectIndex, sections: StoredSection[], s: Slicer): Promise<void> {
+  const vectors: (Float32Array | null)[] = [];
+  const missing: number[] = [];
+  for (const [i, sec] of sections.entries()) {
+    const ok = sec.emb === o.embedder.id && sec.vec;
+    vectors.push(ok ? vectorFromBase64(sec.vec) : null);
+    if (!ok) missing.push(i);
+    await s.maybeYield();
+  }
+  if (missing.length) await fillMissing(o, sections, vectors, missing, s);
+  if (vectors.some((v) => !v)) idx.retryAt = Date.now() + RETRY_EMBEDDING_MS;
+  await idx.add(
+    sections.map((section, i) => ({ section, vector: vectors[i] ?? null })),
+    s,
+  );
+}
+
+async function fillMissing(o: Loader, sections: StoredSection[], vectors: (Float32Array | null)[], missing: number[], s: Slicer) {
+  try {
+    const args: string[] = [];
+    for (let b = 0; b < missing.length; b += EMBED_BATCH) {
+      const batch = missing.slice(b, b + EMBED_BATCH);
+      const out = await o.embedder.embed(batch.map((i) => sectionEmbeddingText(sections[i] as StoredSection)));
+      batch.forEach((i, j) => {
+        const v = out[j];
+        if (!v) return;
+        vectors[i] = v;
+        args.push((sections[i] as StoredSection).id, JSON.stringify({ ...sections[i], emb: o.embedder.id, vec: vectorToBase64(v) }));
+      });
+      await s.maybeYield();
+    }
+    if (args.length) await runScript(o.redis, WRITE_BACK, [kbKeys(o.project).sections], args);
+  } catch (err) {
+    // Semantic ranking skips these sections until the embedder answers again; keyword is unaffected.
+    o.onEmbedFailure?.(err);
+  }
 }

@@ -29,6 +29,21 @@ const EARLIER: Record<Plan, PlanLimits> = {
   ENTERPRISE: { requestsPerMinute: 1_000, monthlyQueries: null, fairUse: true },
 };
 
+/**
+ * Characters of documents a project and a workspace (all its projects) may store, per plan
+ * (docs/knowledge-tools.md "Storage quotas"). A replica holds a project's search index in memory
+ * at about 12 bytes a character at worst, so the largest project quota (20 million) stays well
+ * within the index memory budget of a replica; the workspace quota bounds what one customer
+ * puts in Redis.
+ */
+export const STORAGE_QUOTAS: Record<Plan, { projectChars: number; workspaceChars: number }> = {
+  FREE: { projectChars: 1_000_000, workspaceChars: 2_000_000 },
+  SOLO: { projectChars: 5_000_000, workspaceChars: 10_000_000 },
+  PRO: { projectChars: 10_000_000, workspaceChars: 50_000_000 },
+  TEAM: { projectChars: 20_000_000, workspaceChars: 200_000_000 },
+  ENTERPRISE: { projectChars: 20_000_000, workspaceChars: 1_000_000_000 },
+};
+
 /** Limits of a plan under a profile, each multiplied by `scale` (RATE_LIMIT_SCALE). */
 export function planLimits(plan: Plan, profile: RateLimitProfile = 'current', scale = 1): PlanLimits {
   const base = (profile === 'earlier' ? EARLIER : CURRENT)[plan];

@@ -1,5 +1,6 @@
 /** svc_upload_document: store a text or Markdown document, split by headings and indexed; same name replaces. */
 import { LIMITS, LimitError, uploadDocument } from '@svc/knowledge';
+import { STORAGE_QUOTAS } from '@svc/policy';
 import type { KnowledgeToolDeps } from './svc-knowledge-shared.ts';
 import { projectOf } from './svc-knowledge-shared.ts';
 import type { ToolDefinition } from './types.ts';
@@ -43,7 +44,11 @@ export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition {
       const project = projectOf(caller);
       let result;
       try {
-        result = await uploadDocument(knowledge.redis, knowledge.embedder, project, args, knowledge.onEmbedFailure);
+        const quota = STORAGE_QUOTAS[caller.plan];
+        result = await uploadDocument(knowledge.redis, knowledge.embedder, project, args, {
+          onEmbedFailure: knowledge.onEmbedFailure,
+          quota: { projectChars: quota.projectChars, workspace: { id: caller.workspace, chars: quota.workspaceChars } },
+        });
       } catch (err) {
         if (err instanceof LimitError) throw new ToolFailure(err.message);
         throw err;

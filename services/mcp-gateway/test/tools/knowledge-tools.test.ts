@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { eventually, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
 import { SvcError } from '@svc/errors';
+import { STORAGE_QUOTAS } from '@svc/policy';
 import { caller, harness, textOf } from './tool-harness.ts';
 
 let redis: RedisFixture;
@@ -216,9 +217,9 @@ test('isolation: project B never reads or writes project A data, whatever ids it
   // B's upload of the same name leaves A's document alone.
   await h.call('svc_upload_document', { name: 'ops.md', content: '# B\n\nbee' }, B);
   assert.match((await h.call('svc_search', { query: 'pelican' }, A)).content[0]?.text ?? '', /pelican/);
-  // Every key written is under one project's hash tag.
+  // Every key written is under one project's hash tag, but the workspace's storage count (both are in "ws").
   const keys = await redis.client.keys('*');
-  assert.ok(keys.length > 0 && keys.every((k) => /^svc:kb:\{proj-[ab]\}:/.test(k)), keys.join(' '));
+  assert.ok(keys.length > 0 && keys.every((k) => /^svc:kb:\{proj-[ab]\}:/.test(k) || k === 'svc:kb-ws:{ws}:chars'), keys.join(' '));
 });
 
 test('svc_multi_project_query searches only the granted projects, labelled by project', async () => {
@@ -255,4 +256,44 @@ test('tools/call refuses what the policy refuses, with the gate, before the tool
   );
   assert.deepEqual(await redis.client.keys('*'), [], 'nothing written');
   await assert.rejects(h.call('svc_nope', {}, A), /Unknown tool: svc_nope/);
+});
+
+test('storage quotas follow the plan: the project quota, then the workspace quota, named in the refusal', async () => {
+  const { projectChars, workspaceChars } = STORAGE_QUOTAS.FREE;
+  const doc = (i: number) => `# Part ${i}\n\n${'pelican quota words '.repeat(10_000)}`.slice(0, 200_000);
+  const free = (p: string) => caller(p, { plan: 'FREE', workspace: 'ws-free' });
+  for (let i = 0; i < projectChars / 200_000; i++)
+    assert.equal((await h.call('svc_upload_document', { name: `${i}.md`, content: doc(i) }, free('q1'))).isError, undefined);
+  const over = await h.call('svc_upload_document', { name: 'one-more.md', content: doc(9) }, free('q1'));
+  assert.equal(over.isError, true);
+  assert.match(textOf(over), /Project storage quota: .* quota of 1000000/);
+  // Replacing a document by one of the same size still works at the quota.
+  assert.equal((await h.call('svc_upload_document', { name: '0.md', content: doc(8) }, free('q1'))).isError, undefined);
+  for (let i = 0; i < (workspaceChars - projectChars) / 200_000; i++)
+    assert.equal((await h.call('svc_upload_document', { name: `${i}.md`, content: doc(i) }, free('q2'))).isError, undefined);
+  const ws = await h.call('svc_upload_document', { name: 'x.md', content: doc(1) }, free('q3'));
+  assert.equal(ws.isError, true);
+  assert.match(textOf(ws), /Workspace storage quota: .* quota of 2000000/);
+  assert.equal(Number(await redis.client.get('svc:kb-ws:{ws-free}:chars')), workspaceChars);
+});
+
+test('storage quotas hold under concurrent uploads', async () => {
+  const { workspaceChars } = STORAGE_QUOTAS.FREE;
+  const content = `# Part\n\n${'pelican '.repeat(25_000)}`.slice(0, 200_000);
+  const results = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      h.call('svc_upload_document', { name: `${i}.md`, content }, caller(`c${i % 4}`, { plan: 'FREE', workspace: 'ws-c' })),
+    ),
+  );
+  const stored = results.filter((r) => r.isError === undefined).length;
+  assert.ok(stored * 200_000 <= workspaceChars, `${stored} uploads stored`);
+  assert.ok(results.some((r) => /storage quota/.test(textOf(r))));
+  let total = 0;
+  for (let p = 0; p < 4; p++) {
+    const chars = Number(await redis.client.get(`svc:kb:{c${p}}:chars`));
+    assert.ok(chars <= STORAGE_QUOTAS.FREE.projectChars);
+    total += chars;
+  }
+  assert.equal(total, stored * 200_000);
+  assert.equal(Number(await redis.client.get('svc:kb-ws:{ws-c}:chars')), total);
 });
