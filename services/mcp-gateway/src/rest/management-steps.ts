@@ -383,10 +383,10 @@ export function matchManagementRoute(
 export function managementActor(accounts: Accounts): Step {
   return async function managementActorStep(ex) {
     const caller = callerOf(ex);
-    const key = caller.keyHash ? await accounts.keys.getById(caller.session) : null;
+    const key = caller.keyHash ? await accounts.keys.getById(caller.session).catch(storeFailed) : null;
     const source = ex.req.socket.remoteAddress ?? '';
     if (key?.kind === 'user_key') {
-      const user = await accounts.users.get(key.userId);
+      const user = await accounts.users.get(key.userId).catch(storeFailed);
       if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
       ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId };
       return;
@@ -449,14 +449,16 @@ export function managementBucket(redis: Redis, now: () => number): Step {
   };
 }
 
-/** Seconds a client is told to wait when the store did not answer (503). */
-const STORE_RETRY_AFTER_SECONDS = 5;
+/** A store error as the 503 it is; any other error as it was. */
+function storeFailed(err: unknown): never {
+  throw isStoreError(err) ? storeUnavailable('the account store did not answer', err) : err;
+}
 
+/** A 503 (the error writer adds its Retry-After) for a store that did not answer. */
 function storeUnavailable(what: string, err: unknown): SvcError {
   return new SvcError('service_unavailable', {
     message: `Service temporarily unavailable: ${what}`,
     detail: String(err),
-    headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
   });
 }
 
