@@ -1,5 +1,5 @@
 /**
- * The audit log at a size an owner can reach by hand (docs/audit.md "Bounds"), on a running
+ * The audit log at a size an owner can reach by hand (docs/audit.md "Retention", "Reading", "Export"), on a running
  * gateway and a real Redis: the export streamed with bounded memory and no long Redis command,
  * a filter on a rare action answering at once, bad parameters refused with 400 naming them, and a
  * Redis that stops answering: 503 with Retry-After before the first byte, a cut body after it.
