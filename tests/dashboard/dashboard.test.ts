@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { oidcRecordKey } from '@svc/accounts';
+import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
+import { MANAGEMENT_PER_MINUTE } from '@svc/management';
 import { waitFor } from '@svc/testkit';
 import { runDeviceFlow, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
@@ -346,10 +347,12 @@ test('Workspace > Audit log: what the tests above did, newest first, filtered, e
     const exported = await page.request.get(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit/export`);
     assert.equal(exported.status(), 200);
     assert.match(exported.headers()['content-type'] ?? '', /application\/x-ndjson/);
-    const lines = (await exported.text())
+    const all = (await exported.text())
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { action: string; actor: string; at: number });
+    assert.deepEqual(all.at(-1), { [AUDIT_EXPORT_END]: true, entries: all.length - 1 }, 'a complete export ends with its closing line');
+    const lines = all.slice(0, -1);
     assert.ok(lines.length >= 6);
     assert.ok(
       lines.every((l, i) => i === 0 || l.at >= lines[i - 1]!.at),
@@ -365,6 +368,56 @@ test('Workspace > Audit log: what the tests above did, newest first, filtered, e
     } finally {
       await s.context.close();
     }
+  } finally {
+    await context.close();
+  }
+});
+
+test('Audit log: a cursor or action the page never gave is a 400 page saying so, not an error', async () => {
+  const { context, page } = await signedIn(owner.email);
+  try {
+    const base = `${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit`;
+    for (const [query, said] of [
+      ['cursor=abc', /cursor is not one this log gave/],
+      ['cursor=99999999999999999999-0', /cursor is not one this log gave/],
+      ['action=key.stolen', /action must be one of/],
+    ] as const) {
+      const res = await page.goto(`${base}?${query}`);
+      assert.equal(res?.status(), 400, query);
+      assert.match((await page.textContent('main [role=alert]')) ?? '', said, query);
+    }
+    await checkPage(page, 'audit-bad-cursor');
+  } finally {
+    await context.close();
+  }
+});
+
+test(`the management bucket: the dashboard's changes and the API share ${MANAGEMENT_PER_MINUTE} a minute; past it a 429 page with Retry-After`, async () => {
+  const me = await newPerson(stack, 'bucket');
+  const personal = (await stack.accounts.keys.createUserKey({ userId: me.user.id })).key;
+  const { context, page } = await signedIn(me.email);
+  try {
+    // The count is per minute: start early enough in one that all of it lands there.
+    await waitFor(() => Date.now() % 60_000 < 40_000, { timeout: 25_000, interval: 250, message: 'an early moment in a minute' });
+    const csrf = await page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const endOthers = () =>
+      page.request.post(`${stack.authUrl}/dashboard/account/sessions/end-others`, { form: { csrf }, maxRedirects: 0 });
+    const api = await Promise.all(
+      Array.from({ length: MANAGEMENT_PER_MINUTE - 2 }, () =>
+        fetch(`${stack.baseUrl}/api/v1/projects/${me.slug}/members`, { headers: { 'x-api-key': personal } }).then((r) => r.status),
+      ),
+    );
+    assert.deepEqual(new Set(api), new Set([200]));
+    assert.equal((await endOthers()).status(), 303, `request ${MANAGEMENT_PER_MINUTE - 1}`);
+    assert.equal((await endOthers()).status(), 303, `request ${MANAGEMENT_PER_MINUTE}`);
+    const refused = await endOthers();
+    assert.equal(refused.status(), 429, `request ${MANAGEMENT_PER_MINUTE + 1}`);
+    assert.ok(Number(refused.headers()['retry-after']) >= 1, 'Retry-After');
+    assert.match(await refused.text(), /Too many changes in a minute/);
+    const rest = await fetch(`${stack.baseUrl}/api/v1/projects/${me.slug}/members`, { headers: { 'x-api-key': personal } });
+    assert.equal(rest.status, 429, 'the API is refused too: one bucket');
+    const sessionEntries = (await stack.accounts.audit.page(me.user.workspace, { action: 'session.ended' })).entries;
+    assert.equal(sessionEntries.length, 2, 'the refused change wrote no audit entry');
   } finally {
     await context.close();
   }

@@ -1,9 +1,12 @@
 /**
- * The audit log (docs/audit.md): per workspace, append-only, one Redis stream, entries kept 90 days.
- * Every entry says when, who (the actor), what (the action), to what (the target), from where (the
- * source address) and in which request; never a secret (a key appears by its id and prefix).
+ * The audit log (docs/audit.md): per workspace, append-only, one Redis stream, kept as long as the
+ * plan says (AUDIT_RETENTION: days and a most-entries cap). Every entry says when, who (the actor),
+ * what (the action), to what (the target), from where (the source address) and in which request;
+ * never a secret (a key appears by its id and prefix). Beside the stream, one index stream per
+ * action holds the ids of that action's entries, so a filtered page never scans the log.
  */
 import { randomUUID } from 'node:crypto';
+import { AUDIT_RETENTION, isPlan, type AuditRetention } from '@svc/policy';
 import type { StoreContext } from './context.ts';
 import { K } from './keys.ts';
 
@@ -36,11 +39,32 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** How long entries are kept. */
-const AUDIT_RETENTION_MS = 90 * 86_400_000;
-/** Entries per page when none is asked for, and the most a page may hold. */
-const PAGE = 50;
-const MAX_PAGE = 500;
+/** Entries per page when none is asked for, and the most a page may hold (docs/audit.md "Reading"). */
+export const AUDIT_PAGE = 50;
+export const AUDIT_MAX_PAGE = 500;
+/** Entries read by one Redis command of an export: each command stays well under a millisecond. */
+export const AUDIT_EXPORT_BATCH = 500;
+/** The export's last line: present only when every kept entry was written (docs/audit.md "Export"). */
+export const AUDIT_EXPORT_END = 'complete';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Appends one entry and trims, in one script (so the index never names an entry the log lacks
+ * for long): the stream to the plan's entry cap and retention (Redis's approximate trims, whole
+ * internal nodes, each at most 100 nodes' worth per call), then the action's index to the oldest
+ * id left in the stream. KEYS: the log, the action's index. ARGV: oldest id kept (ms), entry cap,
+ * then the entry's fields.
+ */
+const APPEND = `
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(fields))
+redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[1])
+local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
+local floor = first[1] and first[1][1] or id
+redis.call('XADD', KEYS[2], 'MINID', '~', floor, id, 'a', '')
+return id`;
 
 export interface AuditInput {
   workspace: string;
@@ -67,6 +91,16 @@ export interface AuditPage {
   next: string | null;
 }
 
+/** A page's request, already validated (the management layer checks what a caller sent). */
+export interface AuditPageQuery {
+  /** A stream id (`<ms>-<seq>`): entries older than it. */
+  cursor?: string;
+  limit?: number;
+  action?: AuditAction;
+}
+
+type StreamEntry = [string, string[]];
+
 export class AuditLog {
   private readonly ctx: StoreContext;
 
@@ -74,11 +108,12 @@ export class AuditLog {
     this.ctx = ctx;
   }
 
-  /**
-   * Appends one entry and trims what is older than the retention, in one command. The trim is
-   * Redis's approximate one (whole internal nodes, by stream id, which is Redis's clock), so reads
-   * also skip entries whose time is past retention.
-   */
+  /** The workspace's plan's retention (a workspace without a record keeps FREE's). */
+  async retentionOf(workspace: string): Promise<AuditRetention> {
+    const plan = await this.ctx.redis.hget(K.workspace(workspace), 'plan');
+    return AUDIT_RETENTION[isPlan(plan) ? plan : 'FREE'];
+  }
+
   /**
    * Something a person did to their own account (a sign-in, a password, a session, their address),
    * recorded in their own workspace's log with themselves as actor and target.
@@ -100,14 +135,20 @@ export class AuditLog {
     });
   }
 
+  /**
+   * Appends one entry and trims to the plan's retention (APPEND). The trims are approximate, so
+   * reads also skip entries whose time is past retention.
+   */
   async record(input: AuditInput): Promise<void> {
-    const minId = Math.max(0, this.ctx.now() - AUDIT_RETENTION_MS);
-    await this.ctx.redis.xadd(
+    const keep = await this.retentionOf(input.workspace);
+    const minId = Math.max(0, this.ctx.now() - keep.days * DAY_MS);
+    await this.ctx.redis.eval(
+      APPEND,
+      2,
       K.auditLog(input.workspace),
-      'MINID',
-      '~',
+      K.auditByAction(input.workspace, input.action),
       String(minId),
-      '*',
+      String(keep.maxEntries),
       'at',
       String(this.ctx.now()),
       'actor',
@@ -125,35 +166,69 @@ export class AuditLog {
     );
   }
 
-  /** Newest first, `limit` at a time, optionally one action only; `cursor` continues a listing. */
-  async page(workspace: string, opts: { cursor?: string; limit?: number; action?: string } = {}): Promise<AuditPage> {
-    const limit = Math.min(MAX_PAGE, Math.max(1, opts.limit ?? PAGE));
+  /**
+   * Newest first, `limit` at a time, optionally one action only; `cursor` continues a listing.
+   * Bounded at any log size: one XREVRANGE of at most limit+1 entries, or with an action one
+   * XREVRANGE of its index and one pipeline of single-id reads.
+   */
+  async page(workspace: string, query: AuditPageQuery = {}): Promise<AuditPage> {
+    const limit = Math.min(AUDIT_MAX_PAGE, Math.max(1, query.limit ?? AUDIT_PAGE));
+    const oldest = this.ctx.now() - (await this.retentionOf(workspace)).days * DAY_MS;
+    const end = query.cursor ? `(${query.cursor}` : '+';
+    const found = query.action
+      ? await this.byAction(workspace, query.action, end, limit + 1)
+      : ((await this.ctx.redis.xrevrange(K.auditLog(workspace), end, '-', 'COUNT', String(limit + 1))) as StreamEntry[]);
     const entries: AuditEntry[] = [];
-    const oldest = this.ctx.now() - AUDIT_RETENTION_MS;
-    let end = opts.cursor ? `(${opts.cursor}` : '+';
-    // Filtering by action may need several reads; each reads a batch older than the last.
-    for (;;) {
-      const batch = (await this.ctx.redis.xrevrange(K.auditLog(workspace), end, '-', 'COUNT', String(limit + 1))) as [string, string[]][];
-      for (const [id, fields] of batch) {
-        const e = entryOf(workspace, id, fields);
-        if (e.at < oldest) return { entries, next: null };
-        if (opts.action && e.action !== opts.action) continue;
-        if (entries.length === limit) return { entries, next: entries.at(-1)!.id };
-        entries.push(e);
-      }
-      if (batch.length <= limit) return { entries, next: null };
-      end = `(${batch.at(-1)![0]}`;
+    for (const [id, fields] of found) {
+      const e = entryOf(workspace, id, fields);
+      if (e.at < oldest) return { entries, next: null };
+      if (entries.length === limit) return { entries, next: entries.at(-1)!.id };
+      entries.push(e);
     }
+    return { entries, next: null };
   }
 
-  /** Every entry kept, oldest first, as JSON lines (the export). */
-  async exportLines(workspace: string): Promise<string[]> {
-    const all = (await this.ctx.redis.xrange(K.auditLog(workspace), '-', '+')) as [string, string[]][];
-    const oldest = this.ctx.now() - AUDIT_RETENTION_MS;
-    return all
-      .map(([id, fields]) => entryOf(workspace, id, fields))
-      .filter((e) => e.at >= oldest)
-      .map((e) => JSON.stringify(e));
+  /** Up to `count` entries of one action, newest first, through its index; stops at one the log no longer holds. */
+  private async byAction(workspace: string, action: AuditAction, end: string, count: number): Promise<StreamEntry[]> {
+    const ids = (await this.ctx.redis.xrevrange(K.auditByAction(workspace, action), end, '-', 'COUNT', String(count))) as StreamEntry[];
+    if (ids.length === 0) return [];
+    const reads = this.ctx.redis.pipeline();
+    for (const [id] of ids) reads.xrange(K.auditLog(workspace), id, id);
+    const replies = (await reads.exec()) ?? [];
+    const entries: StreamEntry[] = [];
+    for (const [err, reply] of replies) {
+      if (err) throw err;
+      const entry = (reply as StreamEntry[])[0];
+      // Trimmed from the log (the cap or the retention): every older id of the index is too.
+      if (!entry) break;
+      entries.push(entry);
+    }
+    return entries;
+  }
+
+  /**
+   * Every kept entry, oldest first, as chunks of JSON lines, AUDIT_EXPORT_BATCH entries read per
+   * Redis command, each chunk read only when the previous one was taken; the last chunk is the line
+   * `{"complete":true,"entries":<n>}` (docs/audit.md "Export").
+   */
+  async *exportChunks(workspace: string): AsyncGenerator<string> {
+    const oldest = this.ctx.now() - (await this.retentionOf(workspace)).days * DAY_MS;
+    let start = '-';
+    let count = 0;
+    for (;;) {
+      const batch = (await this.ctx.redis.xrange(K.auditLog(workspace), start, '+', 'COUNT', String(AUDIT_EXPORT_BATCH))) as StreamEntry[];
+      let chunk = '';
+      for (const [id, fields] of batch) {
+        const e = entryOf(workspace, id, fields);
+        if (e.at < oldest) continue;
+        chunk += `${JSON.stringify(e)}\n`;
+        count++;
+      }
+      if (chunk) yield chunk;
+      if (batch.length < AUDIT_EXPORT_BATCH) break;
+      start = `(${batch.at(-1)![0]}`;
+    }
+    yield `${JSON.stringify({ [AUDIT_EXPORT_END]: true, entries: count })}\n`;
   }
 }
 

@@ -46,8 +46,13 @@ export const K = {
   bot: (id: string) => `svc:bot:${id}`,
   botGrants: (id: string) => `svc:bot:${id}:grants`,
   accessRequest: (id: string) => `svc:access-request:${id}`,
-  /** A workspace's audit log: a stream, entries older than 90 days trimmed on append (docs/audit.md). */
+  /** A workspace's audit log: a stream, trimmed on append to the plan's retention and entry cap (docs/audit.md). */
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,
+  /**
+   * The ids of one action's entries in a workspace's audit log: a stream with the same ids (and one
+   * empty field), written and trimmed by the script that appends the entry (docs/audit.md "Reading").
+   */
+  auditByAction: (workspace: string, action: string) => `svc:audit:{${workspace}}:action:${action}`,
   rateMinute: (workspace: string, minute: number) => `svc:rl:{${workspace}}:m:${minute}`,
   rateMonth: (workspace: string, month: string) => `svc:rl:{${workspace}}:q:${month}`,
   /** One key's requests in one minute, when the key has its own limit (docs/management.md "Per-key limits"). */

@@ -30,6 +30,7 @@ import {
 } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { parseAuditQuery, type AuditQueryInput } from './audit-query.ts';
 import { sweepKeyExpiries } from './expiry.ts';
 import { createNotices } from './notices.ts';
 import {
@@ -82,12 +83,14 @@ export interface Management {
   rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
   usage(actor: Actor, workspace: string): Promise<Usage>;
+  /** A page of the audit log; a cursor, action or limit that is not valid is a 400 naming it. */
   audit(
     actor: Actor,
     workspace: string,
-    page: { cursor?: string; action?: string; limit?: number },
+    page: AuditQueryInput,
   ): Promise<{ entries: AuditRow[]; next: string | null; actions: readonly string[] }>;
-  auditExport(actor: Actor, workspace: string): Promise<string[]>;
+  /** Every kept entry as chunks of JSON lines, read as they are taken (streamExport writes them). */
+  auditExport(actor: Actor, workspace: string): Promise<AsyncIterable<string>>;
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
   /** The access requests the signed-in person made, with their status (docs/management.md). */
@@ -574,7 +577,8 @@ export function createManagement(
 
     async audit(actor, workspace, page) {
       await ownerOf(actor, workspace, 'read the audit log');
-      const r = await accounts.audit.page(workspace, page);
+      const query = parseAuditQuery(page);
+      const r = await accounts.audit.page(workspace, query);
       return {
         entries: r.entries.map((e) => ({
           id: e.id,
@@ -592,7 +596,7 @@ export function createManagement(
 
     async auditExport(actor, workspace) {
       await ownerOf(actor, workspace, 'export the audit log');
-      return accounts.audit.exportLines(workspace);
+      return accounts.audit.exportChunks(workspace);
     },
 
     async account(actor) {

@@ -66,3 +66,20 @@ export function planAtLeast(plan: Plan, needed: Plan): boolean {
 export function agentsByDefault(plan: Plan): boolean {
   return plan === 'TEAM' || plan === 'ENTERPRISE';
 }
+
+/** How much of a workspace's audit log is kept (docs/audit.md "Retention"). */
+export interface AuditRetention {
+  /** Entries older than this many days are trimmed and never read back. */
+  days: number;
+  /** The most entries kept, whatever their age: the oldest go first (a hard bound on storage). */
+  maxEntries: number;
+}
+
+/** Audit retention per plan (docs/audit.md "Retention" says why these values). */
+export const AUDIT_RETENTION: Record<Plan, AuditRetention> = {
+  FREE: { days: 30, maxEntries: 10_000 },
+  SOLO: { days: 90, maxEntries: 50_000 },
+  PRO: { days: 180, maxEntries: 100_000 },
+  TEAM: { days: 365, maxEntries: 250_000 },
+  ENTERPRISE: { days: 365, maxEntries: 1_000_000 },
+};

@@ -163,7 +163,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/interaction/:uid/abort', interaction.abort);
   app.post('/interaction/:uid/request-access', interaction.requestAccess);
   app.post('/interaction/:uid/create-project', interaction.createProject);
-  app.use('/dashboard', dashboardRoutes({ accounts, web, logger, management, verification }));
+  app.use('/dashboard', dashboardRoutes({ accounts, redis, web, logger, management, verification }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

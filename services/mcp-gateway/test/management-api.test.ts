@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { AUDIT_EXPORT_END } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
@@ -61,8 +62,13 @@ test('keys: create (shown once), list without values, revoke reaches the gateway
   assert.equal(entry.actor, owner.email);
   assert.match(entry.target, new RegExp(`key:${created.body.id}`));
   assert.ok(entry.requestId && entry.source, 'request id and source recorded');
-  const exported = await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?format=jsonl`, personal);
-  assert.ok(!JSON.stringify(exported.body).includes(created.body.key), 'no key in the log');
+  const exported = await fetch(`${f.url}/api/v1/workspaces/${owner.workspace}/audit?format=jsonl`, { headers: { 'x-api-key': personal } });
+  assert.equal(exported.status, 200);
+  assert.match(exported.headers.get('content-type') ?? '', /application\/x-ndjson/);
+  const lines = (await exported.text()).trim().split('\n');
+  assert.ok(lines.some((l) => l.includes(created.body.id)));
+  assert.ok(!lines.some((l) => l.includes(created.body.key)), 'no key in the log');
+  assert.deepEqual(JSON.parse(lines.at(-1)!), { [AUDIT_EXPORT_END]: true, entries: lines.length - 1 }, 'the closing line');
 });
 
 test('roll: the old key works until the overlap ends, not after; expiry in human units ends a key', async () => {

@@ -6,18 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Accounts } from '@svc/accounts';
+import type { Accounts, Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import type { EmailVerification } from '../pages/email-verification.ts';
 import { isProfile, profileName } from '../provider/clients.ts';
 import { esc, notFoundPage, page } from '../pages/layout.ts';
-import { ManagementError, type Actor, type Management } from '@svc/management';
+import { countManagementRequest, ManagementError, streamExport, type Actor, type Management } from '@svc/management';
 import { DASHBOARD_CSP, type Frame, type Section } from './frame.ts';
 import * as views from './views.ts';
 
 export interface DashboardDeps {
   accounts: Accounts;
+  /** Where the management bucket is counted (shared with the management API). */
+  redis: Redis;
   web: WebSessions;
   management: Management;
   logger: Logger;
@@ -26,6 +28,8 @@ export interface DashboardDeps {
 }
 
 type Handler = (req: Request, res: Response, actor: Actor) => Promise<void>;
+/** A page that counts in the management bucket: every POST does, and the export (a GET) too. */
+type Counted = { counted?: true };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const param = (req: Request, name: string) => str(req.params[name]);
@@ -39,34 +43,58 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   });
   router.post('*path', express.urlencoded({ extended: false, limit: '16kb' }));
 
-  /** Who is asking: the session's person, or a trip to the sign-in page and back. */
-  async function actorOf(req: Request, res: Response): Promise<Actor | null> {
+  /** Who is asking: the session's person (with their own workspace), or a trip to the sign-in page and back. */
+  async function actorOf(req: Request, res: Response): Promise<{ actor: Actor; workspace: string } | null> {
     const userId = await deps.web.userOf(req);
     const user = userId ? await deps.accounts.users.get(userId) : null;
     if (!user) {
       res.redirect(303, `/signin?return=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/dashboard')}`);
       return null;
     }
-    return { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() };
+    const actor: Actor = { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() };
+    return { actor, workspace: user.workspace };
   }
 
-  const page$ = (handler: Handler) => async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const actor = await actorOf(req, res);
-      if (!actor) return;
-      if (req.method === 'POST' && !deps.web.csrfValid(req)) {
-        res
-          .status(403)
-          .type('html')
-          .send(page('Form expired', '<p class="error" role="alert">The form expired. Go back, reload the page and try again.</p>'));
-        return;
+  /**
+   * The management bucket of the person's workspace, as the management API counts a personal
+   * key's requests (docs/management.md "REST"): past it, a 429 page with Retry-After.
+   */
+  async function admitted(res: Response, workspace: string): Promise<boolean> {
+    const count = await countManagementRequest(deps.redis, workspace, now());
+    if (count.retryAfter === 0) return true;
+    res
+      .status(429)
+      .set('Retry-After', String(count.retryAfter))
+      .type('html')
+      .send(
+        page(
+          'Too many changes',
+          `<p class="error" role="alert">Too many changes in a minute: your workspace may make ${count.limit} a minute, here and through the API together. Try again in ${count.retryAfter} seconds.</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`,
+        ),
+      );
+    return false;
+  }
+
+  const page$ =
+    (handler: Handler, opts: Counted = {}) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const asking = await actorOf(req, res);
+        if (!asking) return;
+        if (req.method === 'POST' && !deps.web.csrfValid(req)) {
+          res
+            .status(403)
+            .type('html')
+            .send(page('Form expired', '<p class="error" role="alert">The form expired. Go back, reload the page and try again.</p>'));
+          return;
+        }
+        if ((req.method === 'POST' || opts.counted) && !(await admitted(res, asking.workspace))) return;
+        await handler(req, res, asking.actor);
+      } catch (err) {
+        if (err instanceof ManagementError) return refusalPage(req, res, err);
+        next(err);
       }
-      await handler(req, res, actor);
-    } catch (err) {
-      if (err instanceof ManagementError) return refusalPage(req, res, err);
-      next(err);
-    }
-  };
+    };
 
   async function frame(
     req: Request,
@@ -388,19 +416,37 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const f = await frame(req, res, actor, 'audit', { workspace: param(req, 'ws') });
       const action = str(req.query['action']);
       const cursor = str(req.query['cursor']);
-      const data = await deps.management.audit(actor, param(req, 'ws'), { ...(cursor ? { cursor } : {}), ...(action ? { action } : {}) });
-      res.type('html').send(views.auditPage(f, { ...data, action }));
+      try {
+        const data = await deps.management.audit(actor, param(req, 'ws'), { cursor, action });
+        res.type('html').send(views.auditPage(f, { ...data, action }));
+      } catch (err) {
+        // A cursor or action the page never gave (a hand-edited address): the log's first page, with why.
+        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+        const data = await deps.management.audit(actor, param(req, 'ws'), {});
+        res
+          .status(400)
+          .type('html')
+          .send(views.auditPage(f, { ...data, action: '', error: err.message }));
+      }
     }),
   );
   router.get(
     '/workspaces/:ws/audit/export',
-    page$(async (req, res, actor) => {
-      const lines = await deps.management.auditExport(actor, param(req, 'ws'));
-      res
-        .type('application/x-ndjson')
-        .set('Content-Disposition', `attachment; filename="audit-${param(req, 'ws')}.jsonl"`)
-        .send(lines.map((l) => `${l}\n`).join(''));
-    }),
+    page$(
+      async (req, res, actor) => {
+        const chunks = await deps.management.auditExport(actor, param(req, 'ws'));
+        // A store failure before the first byte reaches the error handler (503 with Retry-After);
+        // after it, the body is cut and lacks its closing line (docs/audit.md "Export").
+        const outcome = await streamExport(res, chunks, () =>
+          res
+            .status(200)
+            .type('application/x-ndjson')
+            .set('Content-Disposition', `attachment; filename="audit-${param(req, 'ws')}.jsonl"`),
+        );
+        if (!outcome.complete && outcome.error !== undefined) deps.logger.error('audit export cut', { path: req.path, err: outcome.error });
+      },
+      { counted: true },
+    ),
   );
 
   router.get(

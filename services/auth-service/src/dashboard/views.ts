@@ -316,7 +316,10 @@ ${table(
   );
 }
 
-export function auditPage(f: Frame, v: { entries: AuditRow[]; action: string; next: string | null; actions: readonly string[] }): string {
+export function auditPage(
+  f: Frame,
+  v: { entries: AuditRow[]; action: string; next: string | null; actions: readonly string[]; error?: string },
+): string {
   const base = `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/audit`;
   const filter = `<form method="get" action="${esc(base)}"><label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">All actions</option>${v.actions
     .map((a) => `<option${a === v.action ? ' selected' : ''}>${esc(a)}</option>`)
@@ -331,7 +334,7 @@ export function auditPage(f: Frame, v: { entries: AuditRow[]; action: string; ne
   return dashboardPage(
     f,
     'Audit log',
-    `${filter}<p><a href="${esc(`${base}/export`)}" download>Export as JSON lines</a> (the last 90 days)</p>
+    `${v.error ? `<p class="error" role="alert">${esc(v.error)} Showing the newest entries.</p>` : ''}${filter}<p><a href="${esc(`${base}/export`)}" download>Export as JSON lines</a> (every entry your plan keeps; a complete file ends with a line <code>{"complete":true,...}</code>)</p>
 ${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'], rows, 'Nothing recorded yet.')}${more}`,
   );
 }

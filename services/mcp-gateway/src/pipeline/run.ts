@@ -12,6 +12,9 @@ import { jsonText } from '../http/json-text.ts';
 import { sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
 
+/** RFC 9110 §10.2.3: every 503 says when to retry; a store that did not answer is usually back within seconds. */
+const RETRY_AFTER_503_SECONDS = '5';
+
 /** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
 const LEGACY_DEPRECATION = '@1767225600';
 
@@ -47,6 +50,7 @@ function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): voi
   if (e.status === 401 || e.code === 'insufficient_scope') headers['WWW-Authenticate'] = deps.challenge(ex.target, e);
   if (ex.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
   if (e.code === 'payload_too_large') headers['Connection'] = 'close';
+  if (e.status === 503 && headers['Retry-After'] === undefined) headers['Retry-After'] = RETRY_AFTER_503_SECONDS;
   if (ex.protocol === 'jsonrpc') sendJson(ex.res, e.inBody ? 200 : e.status, toJsonRpcError(e, ex.id), headers);
   else sendJson(ex.res, e.status, toRestError(e), headers);
 }

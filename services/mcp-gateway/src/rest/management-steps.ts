@@ -6,15 +6,12 @@
  * project its route names (app.ts) and manages that project only, with the mcp:admin scope.
  */
 import type { Accounts, Redis } from '@svc/accounts';
-import { K } from '@svc/accounts';
+import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE, isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
-import { ManagementError, type Actor, type Management } from '@svc/management';
+import { countManagementRequest, ManagementError, streamExport, type Actor, type Management, type ManagementCount } from '@svc/management';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
 import { respond } from '../pipeline/run.ts';
-
-/** Management requests a workspace may make in a minute, on every plan (docs/management.md). */
-const MANAGEMENT_PER_MINUTE = 120;
 
 type Body = Record<string, unknown>;
 type Operation = (
@@ -23,7 +20,7 @@ type Operation = (
   params: Record<string, string>,
   body: Body,
   ex: Exchange,
-) => Promise<{ status?: number; body: unknown }>;
+) => Promise<{ status?: number; body: unknown } | { stream: AsyncIterable<string> }>;
 
 export interface ManagementRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -32,8 +29,32 @@ export interface ManagementRoute {
   name: string;
   /** The route creates something: its success is 201 (the OpenAPI document says so). */
   creates?: true;
+  /** Its query parameters, as the OpenAPI document states them (the operation checks them). */
+  query?: readonly QueryParameter[];
   operation: Operation;
 }
+
+export interface QueryParameter {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+/** The audit route's query (docs/audit.md "Reading"; parseAuditQuery checks the same). */
+const AUDIT_QUERY: readonly QueryParameter[] = [
+  { name: 'cursor', description: 'The `next` of the previous page: a stream id.', schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' } },
+  { name: 'action', description: 'Only entries of this action.', schema: { type: 'string', enum: [...AUDIT_ACTIONS] } },
+  {
+    name: 'limit',
+    description: 'Entries per page.',
+    schema: { type: 'integer', minimum: 1, maximum: AUDIT_MAX_PAGE, default: AUDIT_PAGE },
+  },
+  {
+    name: 'format',
+    description: 'jsonl: every kept entry as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
+    schema: { type: 'string', enum: ['json', 'jsonl'], default: 'json' },
+  },
+];
 
 const str = (b: Body, name: string) => (typeof b[name] === 'string' ? (b[name] as string) : '');
 /** `rate_limit` of a body: a number, a numeric string, or null/absent for the plan's limit. */
@@ -310,17 +331,14 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     method: 'GET',
     path: '/api/v1/workspaces/{workspace}/audit',
     name: 'the audit log',
+    query: AUDIT_QUERY,
     operation: async (m, a, p, _b, ex) => {
       const q = new URL(ex.req.url ?? '/', 'http://x').searchParams;
-      if (q.get('format') === 'jsonl') return { body: { lines: await m.auditExport(a, p['workspace']!) } };
-      const cursor = q.get('cursor');
-      const action = q.get('action');
-      const limit = Number(q.get('limit') ?? 50);
-      const page = await m.audit(a, p['workspace']!, {
-        ...(cursor ? { cursor } : {}),
-        ...(action ? { action } : {}),
-        limit: Number.isFinite(limit) ? limit : 50,
-      });
+      if (q.get('format') === 'jsonl') return { stream: await m.auditExport(a, p['workspace']!) };
+      const format = q.get('format');
+      if (format !== null && format !== 'json')
+        throw new ManagementError(400, 'The format must be jsonl (the export) or json (a page, the default).', 'format');
+      const page = await m.audit(a, p['workspace']!, { cursor: q.get('cursor'), action: q.get('action'), limit: q.get('limit') });
       return { body: { entries: page.entries.map((e) => ({ ...e, at: iso(e.at) })), next: page.next } };
     },
   },
@@ -365,10 +383,10 @@ export function matchManagementRoute(
 export function managementActor(accounts: Accounts): Step {
   return async function managementActorStep(ex) {
     const caller = callerOf(ex);
-    const key = caller.keyHash ? await accounts.keys.getById(caller.session) : null;
+    const key = caller.keyHash ? await accounts.keys.getById(caller.session).catch(storeFailed) : null;
     const source = ex.req.socket.remoteAddress ?? '';
     if (key?.kind === 'user_key') {
-      const user = await accounts.users.get(key.userId);
+      const user = await accounts.users.get(key.userId).catch(storeFailed);
       if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
       ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId };
       return;
@@ -406,38 +424,42 @@ export function managementActor(accounts: Accounts): Step {
 
 /**
  * The management bucket: MANAGEMENT_PER_MINUTE a minute for the credential's workspace, counted
- * apart from tool traffic (one atomic INCR and EXPIRE), so tool calls never stop an admin.
+ * apart from tool traffic (countManagementRequest), so tool calls never stop an admin. The
+ * dashboard's state-changing requests count in the same bucket.
  */
 export function managementBucket(redis: Redis, now: () => number): Step {
   return async function managementBucketStep(ex) {
-    const minute = Math.floor(now() / 60_000);
-    const key = K.rateManagement(callerOf(ex).workspace, minute);
-    let used: number;
+    let count: ManagementCount;
     try {
-      used = Number(
-        await redis.eval("local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end return n", 1, key),
-      );
+      count = await countManagementRequest(redis, callerOf(ex).workspace, now());
     } catch (err) {
-      throw new SvcError('service_unavailable', {
-        message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
-        detail: String(err),
-      });
+      throw storeUnavailable('the rate limiter cannot reach its store', err);
     }
-    const reset = (minute + 1) * 60;
     ex.headers = {
       ...ex.headers,
-      'X-RateLimit-Limit': MANAGEMENT_PER_MINUTE,
-      'X-RateLimit-Remaining': Math.max(0, MANAGEMENT_PER_MINUTE - used),
-      'X-RateLimit-Reset': reset,
+      'X-RateLimit-Limit': count.limit,
+      'X-RateLimit-Remaining': Math.max(0, count.limit - count.used),
+      'X-RateLimit-Reset': count.reset,
     };
-    if (used > MANAGEMENT_PER_MINUTE) {
-      const retry = Math.max(1, reset - Math.floor(now() / 1000));
+    if (count.retryAfter > 0)
       throw new SvcError('rate_limited', {
-        message: `Management rate limit exceeded: ${MANAGEMENT_PER_MINUTE} requests a minute`,
-        headers: { 'Retry-After': String(retry) },
+        message: `Management rate limit exceeded: ${count.limit} requests a minute`,
+        headers: { 'Retry-After': String(count.retryAfter) },
       });
-    }
   };
+}
+
+/** A store error as the 503 it is; any other error as it was. */
+function storeFailed(err: unknown): never {
+  throw isStoreError(err) ? storeUnavailable('the account store did not answer', err) : err;
+}
+
+/** A 503 (the error writer adds its Retry-After) for a store that did not answer. */
+function storeUnavailable(what: string, err: unknown): SvcError {
+  return new SvcError('service_unavailable', {
+    message: `Service temporarily unavailable: ${what}`,
+    detail: String(err),
+  });
 }
 
 /** The operation, its refusals as REST errors. */
@@ -447,15 +469,25 @@ export function runManagement(management: Management, route: ManagementRoute): S
     const body = ex.body && typeof ex.body === 'object' && !Array.isArray(ex.body) ? (ex.body as Body) : null;
     if ((route.method === 'POST' || route.method === 'PATCH') && !body)
       throw new SvcError('invalid_params', { message: 'Invalid params: the body must be a JSON object' });
+    let r: Awaited<ReturnType<Operation>>;
     try {
-      const r = await route.operation(management, ex.actor!, ex.params, body ?? {}, ex);
-      respond(ex, r.body, r.status ?? 200);
+      r = await route.operation(management, ex.actor!, ex.params, body ?? {}, ex);
+      if ('stream' in r) {
+        const outcome = await streamExport(ex.res, r.stream, () =>
+          ex.res.writeHead(200, { ...ex.headers, 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }),
+        );
+        // After the first byte a failure can only cut the body (docs/audit.md "Export"): logged, not answered.
+        if (!outcome.complete && outcome.error !== undefined) throw outcome.error;
+        return;
+      }
     } catch (err) {
+      if (isStoreError(err)) throw storeUnavailable('the account store did not answer', err);
       if (!(err instanceof ManagementError)) throw err;
       const code =
         err.status === 400 ? 'invalid_params' : err.status === 403 ? 'access_denied' : err.status === 404 ? 'not_found' : 'conflict';
       throw new SvcError(code, { message: err.message, ...(err.field ? { data: { field: err.field } } : {}), remedy: REMEDY[code] });
     }
+    respond(ex, r.body, r.status ?? 200);
   };
 }
 

@@ -18,6 +18,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '404': 'Unknown tool or project.',
   '409': 'Conflict: the object is not in a state that allows it (management API).',
   '429': 'Rate limit exceeded, or Monthly query limit reached (see Retry-After).',
+  '503': 'The store did not answer; retry after Retry-After seconds.',
 };
 
 const RATE_HEADERS = {
@@ -134,13 +135,16 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
     (paths[r.path] ??= {})[r.method.toLowerCase()] = {
       summary: r.name,
       tags: ['management'],
-      parameters: names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      parameters: [
+        ...names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        ...(r.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: q.schema })),
+      ],
       ...(r.method === 'POST' || r.method === 'PATCH'
         ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } }
         : {}),
       responses: {
         [r.creates ? '201' : '200']: { description: 'Done; the body describes the result.' },
-        ...errorResponses(['400', '401', '403', '404', '409', '429']),
+        ...errorResponses(['400', '401', '403', '404', '409', '429', '503']),
       },
     };
   }
