@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { connectRedis, oidcRecordKey, REQUEST_STALL_ANSWER_MS, type Redis } from '@svc/accounts';
+import { connectRedis, oidcRecordKey, REQUEST_STALL_ANSWER_MS, STORE_DOWN_RETRY_AFTER_SECONDS, type Redis } from '@svc/accounts';
 import { generateCredential } from '@svc/credentials';
 import { waitFor } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture, type RpcResponse, type Seeded } from './support.ts';
@@ -98,7 +98,7 @@ async function whilePaused(send: () => Promise<RpcResponse>): Promise<{ res: Rpc
 function assertStoreDown(p: PathCase, res: RpcResponse, ms: number, when: string): void {
   const what = `${p.name} (${when})`;
   assert.equal(res.status, 503, `${what}: ${res.status} ${res.text}`);
-  assert.ok(Number(res.headers.get('retry-after')) > 0, `${what}: Retry-After ${res.headers.get('retry-after')}`);
+  assert.equal(res.headers.get('retry-after'), String(STORE_DOWN_RETRY_AFTER_SECONDS), what);
   if (p.protocol === 'jsonrpc') {
     assert.equal(res.body.jsonrpc, '2.0', what);
     assert.equal(res.body.error.data.code, 'service_unavailable', what);
