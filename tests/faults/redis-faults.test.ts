@@ -2,14 +2,15 @@
  * Redis faults under load (docs/security.md "Errors and outages"): two gateway processes and the
  * auth-service share one Redis, which is paused (SIGSTOP/SIGCONT), then killed and restarted while
  * clients keep calling. Throughout: no 200 for an unknown or revoked credential, no 500, /readyz
- * truthful (503 within a second while Redis does not answer, never a hang); afterwards every
+ * truthful (503 within a second while Redis does not answer, never a hang), every 503 within
+ * REQUEST_STALL_ANSWER_MS (docs/operations.md "When Redis stops answering"); afterwards every
  * service is ready again within 2 s.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import { connectRedis, createAccounts, REQUEST_STALL_ANSWER_MS, type Accounts, type Redis } from '@svc/accounts';
 import { startAuthService, type RunningAuthService } from '@svc/auth-service/server.ts';
 import { loadConfig, type Config } from '@svc/config';
 import { createLogger } from '@svc/logger';
@@ -106,16 +107,19 @@ function load(s: () => Seed): Load {
   const problems: string[] = [];
   const counts = new Map<string, number>();
   let running = true;
-  const note = (what: string, status: number) => {
+  const note = (what: string, status: number, started: number) => {
     const k = `${what} ${status}`;
     counts.set(k, (counts.get(k) ?? 0) + 1);
     if (status >= 500 && status !== 503) problems.push(`${what}: ${status}`);
+    const ms = performance.now() - started;
+    if (status === 503 && ms >= REQUEST_STALL_ANSWER_MS) problems.push(`${what}: 503 after ${Math.round(ms)} ms`);
   };
   const call = async (i: number) => {
     const g = gateways[i % gateways.length]!;
     const seedNow = s();
     const which = (['valid', 'revoked', 'unknown'] as const)[i % 3]!;
     const key = which === 'valid' ? seedNow.valid : which === 'revoked' ? seedNow.revoked : UNKNOWN;
+    let started = performance.now();
     const res = await fetch(`${g.url}/mcp/${seedNow.slug}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
@@ -123,8 +127,9 @@ function load(s: () => Seed): Load {
       signal: AbortSignal.timeout(10_000),
     });
     await res.text();
-    note(`gateway ${which}`, res.status);
+    note(`gateway ${which}`, res.status, started);
     if (which !== 'valid' && res.status === 200) problems.push(`gateway answered 200 to a ${which} key`);
+    started = performance.now();
     const a = await fetch(`${authUrl}/api/oauth/device/code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -132,7 +137,7 @@ function load(s: () => Seed): Load {
       signal: AbortSignal.timeout(10_000),
     });
     await a.text();
-    note('auth device code', a.status);
+    note('auth device code', a.status, started);
   };
   const workers = Array.from({ length: 8 }, async (_, w) => {
     for (let i = w; running; i += 8) {
@@ -195,9 +200,18 @@ test('Redis paused, then killed and restarted, under load: no 200 for bad keys, 
     await waitFor(() => (traffic.counts.get('gateway valid 200') ?? 0) > 20, { timeout: 10_000, message: 'load to be served' });
     await assertReadinessSays(200, 'before the faults');
 
+    const answered503 = (service: string) =>
+      [...traffic.counts].filter(([k]) => k.startsWith(service) && k.endsWith(' 503')).reduce((n, [, c]) => n + c, 0);
+    const [gateway503, auth503] = [answered503('gateway'), answered503('auth')];
     redis.pause();
     try {
       await assertReadinessSays(503, 'Redis paused');
+      // Held until callers were answered: `note` checks that each 503 came within REQUEST_STALL_ANSWER_MS.
+      await waitFor(() => answered503('gateway') > gateway503 && answered503('auth') > auth503, {
+        timeout: 10_000,
+        interval: 20,
+        message: 'both services to answer 503 while Redis is paused',
+      });
     } finally {
       redis.resume();
     }

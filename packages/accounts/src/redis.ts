@@ -1,5 +1,5 @@
 /** Redis connections shared by the services, the admin CLI and the tests. */
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
 
 export type { Redis } from 'ioredis';
 
@@ -25,10 +25,18 @@ export interface RedisConnectOptions {
 }
 
 /**
- * Request paths' command timeout: long enough for the slowest script of a request (a search over
- * a large project), short enough that a stalled Redis answers 503 within a few seconds.
+ * Request paths' command timeout (docs/operations.md "When Redis stops answering"): far above the
+ * slowest script of a request (a search over a large project, under 100 ms at p99), short enough
+ * that a stuck Redis is answered 503 within REQUEST_STALL_ANSWER_MS with room for the request's
+ * own work (a bcrypt comparison in sign-in).
  */
-const REQUEST_COMMAND_TIMEOUT_MS = 2_000;
+const REQUEST_COMMAND_TIMEOUT_MS = 400;
+
+/** Every request path answers within this while Redis is stuck (docs/operations.md). */
+export const REQUEST_STALL_ANSWER_MS = 1_000;
+
+/** The Retry-After (seconds) of both services' 503 while Redis is unreachable or stuck. */
+export const STORE_DOWN_RETRY_AFTER_SECONDS = 5;
 
 /** Longest pause between reconnection attempts: a Redis that returns is used again within it. */
 const RECONNECT_MAX_MS = 1_000;
@@ -42,6 +50,8 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     maxRetriesPerRequest: options.failFast ? 0 : 3,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), RECONNECT_MAX_MS),
     reconnectOnError: () => false,
+    // A command that failed is never sent again behind the caller's back (it may have landed).
+    autoResendUnfulfilledCommands: !options.failFast,
     enableAutoPipelining: options.autoPipelining ?? false,
   };
   const commandTimeout = options.commandTimeoutMs ?? (options.failFast ? REQUEST_COMMAND_TIMEOUT_MS : undefined);
@@ -72,8 +82,29 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
   const redis = new Redis(url, opts);
   // ioredis emits 'error' on every failed reconnect; the owner logs state changes itself.
   redis.on('error', () => {});
+  if (options.failFast && commandTimeout !== undefined) dropConnectionOnTimeout(redis);
   return redis;
 }
+
+/**
+ * A request client's command that times out means Redis stopped answering (docs/operations.md
+ * "When Redis stops answering"): the connection is dropped at once, so every command still
+ * waiting on it fails now (MaxRetriesPerRequestError), the client leaves "ready" and every later
+ * command fails at once until Redis answers a new connection's ready check. Without this each
+ * command of a request waits out its own timeout, one after the other.
+ */
+function dropConnectionOnTimeout(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    const sent = send(command, stream);
+    command.promise.catch((err: unknown) => {
+      if (err instanceof Error && err.message === COMMAND_TIMED_OUT && !redis.stream.destroyed) redis.stream.destroy();
+    });
+    return sent;
+  };
+}
+
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 /** Waits until the client is ready (or throws after timeoutMs). */
 export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void> {

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { oidcRecordKey } from '@svc/accounts';
+import { oidcDigest, oidcRecordKey } from '@svc/accounts';
 import { freePort, testClock } from '@svc/testkit';
+import { CLAIM_LEASE_MS } from '../src/oauth/refresh-replay.ts';
 import { startAuthService, type RunningAuthService } from '../src/server.ts';
 import { DEVICE_GRANT, postForm, startAuth, type AuthFixture } from './support.ts';
 
@@ -74,6 +75,15 @@ test('ten concurrent refreshes over two instances get one identical pair; one re
   const next = await refresh(String(first['refresh_token']));
   assert.equal(next.status, 200);
   assert.equal(await liveRefreshTokens(grantId), 1);
+});
+
+test('the claim is a lease of CLAIM_LEASE_MS held under a value of the claiming request, not the 30 s window', async () => {
+  const { token } = await mintRefreshToken();
+  assert.equal((await refresh(token)).status, 200);
+  const key = `svc:oidc:refresh-claim:${oidcDigest(token)}`;
+  const ttl = await f.client.pttl(key);
+  assert.ok(ttl > 0 && ttl <= CLAIM_LEASE_MS, `the claim lives ${ttl} ms`);
+  assert.match(String(await f.client.get(key)), /^[\w-]{22}$/);
 });
 
 test('within 30 s of its first use the token answers with the same pair', async () => {

@@ -8,13 +8,13 @@
  * of a request (isStoreError) counts as the outage too, even before the client notices the loss.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { isStoreError, type Redis } from '@svc/accounts';
+import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS, type Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { sendOAuthError } from '../oauth/oauth-error.ts';
 import { page } from '../pages/layout.ts';
 
 export const STORE_DOWN_MESSAGE = 'The account store is unreachable right now. Nothing was changed; try again in a few seconds.';
-const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = String(STORE_DOWN_RETRY_AFTER_SECONDS);
 
 /** Paths that answer without Redis (readiness reports the outage itself). */
 const WITHOUT_REDIS = new Set(['/healthz', '/readyz', '/metrics']);

@@ -4,16 +4,13 @@
  * client's error, `error` for ours; the 401 challenge and the Deprecation header are added here,
  * once, for every protocol.
  */
-import type { SvcError } from '@svc/errors';
-import { asSvcError, toJsonRpcError, toRestError } from '@svc/errors';
+import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS } from '@svc/accounts';
+import { asSvcError, SvcError, toJsonRpcError, toRestError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { Target } from '../auth/caller.ts';
 import { jsonText } from '../http/json-text.ts';
 import { sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
-
-/** RFC 9110 §10.2.3: every 503 says when to retry; a store that did not answer is usually back within seconds. */
-const RETRY_AFTER_503_SECONDS = '5';
 
 /** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
 const LEGACY_DEPRECATION = '@1767225600';
@@ -36,9 +33,18 @@ export function route(name: string, steps: readonly Step[], deps: RunDeps): Rout
         if (ex.res.headersSent) return;
       }
     } catch (err) {
-      writeError(name, ex, asSvcError(err), deps);
+      writeError(name, ex, storeAware(err), deps);
     }
   };
+}
+
+/** A step's Redis failure (unreachable, timed out) is the store's outage: 503, never a 500. */
+function storeAware(err: unknown): SvcError {
+  if (err instanceof SvcError || !isStoreError(err)) return asSvcError(err);
+  return new SvcError('service_unavailable', {
+    message: 'Service temporarily unavailable: storage cannot be reached',
+    detail: String(err),
+  });
 }
 
 function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): void {
@@ -50,7 +56,8 @@ function writeError(name: string, ex: Exchange, e: SvcError, deps: RunDeps): voi
   if (e.status === 401 || e.code === 'insufficient_scope') headers['WWW-Authenticate'] = deps.challenge(ex.target, e);
   if (ex.legacy) headers['Deprecation'] = LEGACY_DEPRECATION;
   if (e.code === 'payload_too_large') headers['Connection'] = 'close';
-  if (e.status === 503 && headers['Retry-After'] === undefined) headers['Retry-After'] = RETRY_AFTER_503_SECONDS;
+  // A 503 says when to come back (RFC 9110 §10.2.3); the store's outages are the only 503s here.
+  if (e.status === 503) headers['Retry-After'] ??= String(STORE_DOWN_RETRY_AFTER_SECONDS);
   if (ex.protocol === 'jsonrpc') sendJson(ex.res, e.inBody ? 200 : e.status, toJsonRpcError(e, ex.id), headers);
   else sendJson(ex.res, e.status, toRestError(e), headers);
 }
