@@ -24,7 +24,7 @@ export const LIMITS = {
 /** Change-log entries kept per project; a replica further behind loads the project afresh. */
 const CHANGE_LOG_MAX = 1_000;
 /** Sections embedded per call during an upload, with a yield to the event loop between calls. */
-const EMBED_BATCH = 32;
+const EMBED_BATCH = 8;
 
 /** Storage quotas of one upload, in characters (the plan's, @svc/policy STORAGE_QUOTAS). */
 export interface UploadQuota {

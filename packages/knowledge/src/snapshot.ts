@@ -22,7 +22,7 @@ const RETRY_EMBEDDING_MS = 30_000;
 /** Sections read per HSCAN call during a full load. */
 const SCAN_PAGE = 200;
 /** Sections embedded per call when vectors are missing. */
-const EMBED_BATCH = 32;
+const EMBED_BATCH = 8;
 
 // KEYS: sections. ARGV: id/json pairs. A section replaced meanwhile is not brought back.
 const WRITE_BACK = script(`
