@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AUDIT_EXPORT_END, AUDIT_MAX_PAGE, connectRedis, type Redis } from '@svc/accounts';
-import { seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
+import { gatewayReady, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 /** Entries written before the tests: far more than any page or batch, as the attack reached. */
 const ENTRIES = 300_000;
@@ -156,6 +156,8 @@ test('Redis stops answering during an export: the body is cut, without its closi
 });
 
 test('Redis paused before the first byte: 503 with Retry-After within the command timeout, never 500', async () => {
+  // The test before stalled Redis: the gateway's client reconnects first (docs/operations.md).
+  await gatewayReady(f.url);
   assert.equal((await get('limit=1')).status, 200, 'the credential is known (its resolution cached)');
   f.redis.pause();
   try {
