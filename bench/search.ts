@@ -8,6 +8,7 @@
 // Relative import: bench/ resolves packages from the root, which does not list @svc/knowledge.
 import { createKnowledge, uploadDocument } from '../packages/knowledge/src/index.ts';
 import type { Redis } from '@svc/accounts';
+import { prng } from './search-memory.ts';
 
 const VOCAB = (
   'token key secret rotation quota plan limit request response header client server device code user grant scope ' +
@@ -15,17 +16,6 @@ const VOCAB = (
   'policy role admin viewer editor project workspace team bot account email password hash pepper signature audit ' +
   'deploy release rollback migration schema index search vector embedding document section heading memory swarm lease'
 ).split(' ');
-
-/** Mulberry32: a small seeded PRNG so every run seeds the same corpus. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SearchCorpus {
   project: string;

@@ -10,14 +10,7 @@ import type { Slicer } from './slicer.ts';
 import { VectorPool } from './vectors.ts';
 
 /** What a hit shows of a section; the vector lives in the VectorPool, not here. */
-export interface SectionMeta {
-  id: string;
-  doc: string;
-  path: string[];
-  heading: string;
-  text: string;
-  ord: number;
-}
+export type SectionMeta = Omit<StoredSection, 'emb' | 'vec'>;
 
 /** Per-section bookkeeping counted by approximateBytes (object headers, ids, path array). */
 const SECTION_OVERHEAD_BYTES = 160;

@@ -1,5 +1,5 @@
 /** The management layer (docs/management.md): one place for what people and keys may manage. */
-export { countManagementRequest, MANAGEMENT_PER_MINUTE, type ManagementCount } from './bucket.ts';
+export { countManagementRequest, MANAGEMENT_PER_MINUTE } from './bucket.ts';
 export { streamExport } from './export-stream.ts';
 export { createManagement, type Management } from './management.ts';
 export * from './types.ts';

@@ -9,9 +9,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connectRedis, REQUEST_STALL_ANSWER_MS, STORE_DOWN_RETRY_AFTER_SECONDS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
-import { DEVICE_GRANT, startAuth, type AuthFixture } from './support.ts';
+import {
+  DEVICE_GRANT,
+  startAuth,
+  TEST_PASSWORD as PASSWORD,
+  type AuthFixture,
+  mintRefreshToken as mintSharedRefreshToken,
+} from './support.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:45997/cb';
 
 let f: AuthFixture;
@@ -48,21 +53,7 @@ async function send(
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-/** A refresh token of svc-mcp for a new person's new project, minted through the provider's models. */
-async function mintRefreshToken(): Promise<{ token: string; grantId: string }> {
-  const user = await f.accounts.users.create({ email: `stall-${tag()}@example.com`, password: PASSWORD });
-  const slug = `stall-${tag()}`;
-  await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
-  const resource = `${f.config.baseUrl}/mcp/${slug}`;
-  const p = f.service.provider;
-  const grant = new p.Grant({ accountId: user.id, clientId: 'svc-mcp' });
-  grant.addResourceScope(resource, 'mcp');
-  const grantId = await grant.save();
-  const client = await p.Client.find('svc-mcp');
-  assert.ok(client);
-  const rt = new p.RefreshToken({ client, accountId: user.id, grantId, gty: DEVICE_GRANT, scope: 'mcp', resource });
-  return { token: await rt.save(), grantId };
-}
+const mintRefreshToken = () => mintSharedRefreshToken(f, 'stall');
 
 async function registeredClient(): Promise<string> {
   const reg = await send('/api/oauth/register', { json: { redirect_uris: [REDIRECT], client_name: 'stall check' } });

@@ -10,9 +10,8 @@ import { oidcDigest, oidcRecordKey } from '@svc/accounts';
 import { freePort, testClock } from '@svc/testkit';
 import { CLAIM_LEASE_MS } from '../src/oauth/refresh-replay.ts';
 import { startAuthService, type RunningAuthService } from '../src/server.ts';
-import { DEVICE_GRANT, postForm, startAuth, type AuthFixture } from './support.ts';
+import { postForm, startAuth, type AuthFixture, mintRefreshToken as mintSharedRefreshToken } from './support.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const clock = testClock({ frozen: false });
 let f: AuthFixture;
 let second: RunningAuthService;
@@ -27,22 +26,7 @@ after(async () => {
   await f.close();
 });
 
-/** A refresh token of svc-mcp for a new person's new project, minted through the provider's models. */
-async function mintRefreshToken(): Promise<{ token: string; grantId: string }> {
-  const tag = Math.random().toString(36).slice(2, 8);
-  const user = await f.accounts.users.create({ email: `refresh-${tag}@example.com`, password: PASSWORD });
-  const slug = `refresh-${tag}`;
-  await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
-  const resource = `${f.config.baseUrl}/mcp/${slug}`;
-  const p = f.service.provider;
-  const grant = new p.Grant({ accountId: user.id, clientId: 'svc-mcp' });
-  grant.addResourceScope(resource, 'mcp');
-  const grantId = await grant.save();
-  const client = await p.Client.find('svc-mcp');
-  assert.ok(client);
-  const rt = new p.RefreshToken({ client, accountId: user.id, grantId, gty: DEVICE_GRANT, scope: 'mcp', resource });
-  return { token: await rt.save(), grantId };
-}
+const mintRefreshToken = () => mintSharedRefreshToken(f, 'refresh');
 
 const refresh = (token: string, clientId = 'svc-mcp', url = f.url) =>
   postForm(`${url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });

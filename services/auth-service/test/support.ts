@@ -77,3 +77,23 @@ export async function postForm(url: string, form: Record<string, string>): Promi
 }
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The password of the people tests create. */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A refresh token of svc-mcp for a new person's new project (`prefix` names both), minted through the provider's models. */
+export async function mintRefreshToken(f: AuthFixture, prefix: string): Promise<{ token: string; grantId: string }> {
+  const tag = Math.random().toString(36).slice(2, 8);
+  const user = await f.accounts.users.create({ email: `${prefix}-${tag}@example.com`, password: TEST_PASSWORD });
+  const slug = `${prefix}-${tag}`;
+  await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
+  const resource = `${f.config.baseUrl}/mcp/${slug}`;
+  const p = f.service.provider;
+  const grant = new p.Grant({ accountId: user.id, clientId: 'svc-mcp' });
+  grant.addResourceScope(resource, 'mcp');
+  const grantId = await grant.save();
+  const client = await p.Client.find('svc-mcp');
+  if (!client) throw new Error('svc-mcp is a registered client');
+  const rt = new p.RefreshToken({ client, accountId: user.id, grantId, gty: DEVICE_GRANT, scope: 'mcp', resource });
+  return { token: await rt.save(), grantId };
+}

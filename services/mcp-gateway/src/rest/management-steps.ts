@@ -6,9 +6,9 @@
  * project its route names (app.ts) and manages that project only, with the mcp:admin scope.
  */
 import type { Accounts, Redis } from '@svc/accounts';
-import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE, isStoreError } from '@svc/accounts';
+import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
-import { countManagementRequest, ManagementError, streamExport, type Actor, type Management, type ManagementCount } from '@svc/management';
+import { countManagementRequest, ManagementError, streamExport, type Actor, type Management } from '@svc/management';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
 import { respond } from '../pipeline/run.ts';
@@ -383,10 +383,10 @@ export function matchManagementRoute(
 export function managementActor(accounts: Accounts): Step {
   return async function managementActorStep(ex) {
     const caller = callerOf(ex);
-    const key = caller.keyHash ? await accounts.keys.getById(caller.session).catch(storeFailed) : null;
+    const key = caller.keyHash ? await accounts.keys.getById(caller.session) : null;
     const source = ex.req.socket.remoteAddress ?? '';
     if (key?.kind === 'user_key') {
-      const user = await accounts.users.get(key.userId).catch(storeFailed);
+      const user = await accounts.users.get(key.userId);
       if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
       ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId };
       return;
@@ -429,12 +429,8 @@ export function managementActor(accounts: Accounts): Step {
  */
 export function managementBucket(redis: Redis, now: () => number): Step {
   return async function managementBucketStep(ex) {
-    let count: ManagementCount;
-    try {
-      count = await countManagementRequest(redis, callerOf(ex).workspace, now());
-    } catch (err) {
-      throw storeUnavailable('the rate limiter cannot reach its store', err);
-    }
+    // A store that does not answer is the route runner's 503 (pipeline/run.ts), as on every step.
+    const count = await countManagementRequest(redis, callerOf(ex).workspace, now());
     ex.headers = {
       ...ex.headers,
       'X-RateLimit-Limit': count.limit,
@@ -447,19 +443,6 @@ export function managementBucket(redis: Redis, now: () => number): Step {
         headers: { 'Retry-After': String(count.retryAfter) },
       });
   };
-}
-
-/** A store error as the 503 it is; any other error as it was. */
-function storeFailed(err: unknown): never {
-  throw isStoreError(err) ? storeUnavailable('the account store did not answer', err) : err;
-}
-
-/** A 503 (the error writer adds its Retry-After) for a store that did not answer. */
-function storeUnavailable(what: string, err: unknown): SvcError {
-  return new SvcError('service_unavailable', {
-    message: `Service temporarily unavailable: ${what}`,
-    detail: String(err),
-  });
 }
 
 /** The operation, its refusals as REST errors. */
@@ -481,7 +464,6 @@ export function runManagement(management: Management, route: ManagementRoute): S
         return;
       }
     } catch (err) {
-      if (isStoreError(err)) throw storeUnavailable('the account store did not answer', err);
       if (!(err instanceof ManagementError)) throw err;
       const code =
         err.status === 400 ? 'invalid_params' : err.status === 403 ? 'access_denied' : err.status === 404 ? 'not_found' : 'conflict';
