@@ -77,3 +77,21 @@ test('svc_request_access past the pending requests of a project: a tool error na
   const asked = await ask();
   assert.equal(asked.body.result.structuredContent.status, 'pending', JSON.stringify(asked.body));
 });
+
+test('the 201st project of a workspace and the 1001st member of a project are 409 naming the limit', async () => {
+  const ws = await seed(f.accounts);
+  personal = (await f.accounts.keys.createUserKey({ userId: ws.userId })).key;
+  for (let i = 1; i < COLLECTION_LIMITS.projectsPerWorkspace; i++)
+    await f.accounts.workspaces.createProject({ slug: `${ws.project}-${i}`, workspace: ws.workspace });
+  const project = await api('POST', `/api/v1/workspaces/${ws.workspace}/projects`, { name: 'one more' });
+  assert.equal(project.status, 409, JSON.stringify(project.body));
+  assert.equal(project.body.error.message, 'This workspace already has 200 projects, the limit.');
+
+  for (let i = 0; i < COLLECTION_LIMITS.membersPerProject; i++) await f.accounts.workspaces.setRole(ws.project, `user_m${i}`, 'VIEWER');
+  const newcomer = await seed(f.accounts);
+  const member = await api('POST', `/api/v1/projects/${ws.project}/members`, { email: newcomer.email, role: 'VIEWER' });
+  assert.equal(member.status, 409, JSON.stringify(member.body));
+  assert.match(member.body.error.message, /^This project already has 1000 members, the limit\./);
+  assert.equal((await api('DELETE', `/api/v1/projects/${ws.project}/members/user_m0`)).status, 200);
+  assert.equal((await api('POST', `/api/v1/projects/${ws.project}/members`, { email: newcomer.email, role: 'VIEWER' })).status, 201);
+});
