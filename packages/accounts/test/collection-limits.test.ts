@@ -48,12 +48,12 @@ async function concurrently(n: number, attempt: (i: number) => Promise<unknown>)
 }
 
 test('live API keys per project: the next is refused; revoking or expiry makes room; 20 at once at limit-5 add 5', async () => {
-  for (let i = 0; i < 24; i++) await key(`k${i}`);
+  const first = await key('k0');
+  for (let i = 1; i < 24; i++) await key(`k${i}`);
   const expiring = await key('short', 60);
   const full = 'This project already has 25 live API keys, the limit. Revoke keys you no longer use.';
   await assert.rejects(key('one more'), refusedWith(full));
-  const [first] = await accounts.keys.listForProject('web');
-  await accounts.keys.revoke(first!.id);
+  await accounts.keys.revoke(first.id);
   await key('after revoke');
   await assert.rejects(key('one more'), refusedWith(full));
   clock.advance(61_000);
@@ -61,9 +61,9 @@ test('live API keys per project: the next is refused; revoking or expiry makes r
   await key('after expiry');
   await assert.rejects(key('one more'), refusedWith(full));
 
-  for (const k of (await accounts.keys.listForProject('web')).slice(0, 5)) if (!k.revoked) await accounts.keys.revoke(k.id);
-  const live = async () =>
-    (await accounts.keys.listForProject('web')).filter((k) => !k.revoked && (k.expiresAt ?? Infinity) > clock.now()).length;
+  const isLive = (k: { revoked: boolean; expiresAt: number | null }) => !k.revoked && (k.expiresAt ?? Infinity) > clock.now();
+  for (const k of (await accounts.keys.listForProject('web')).filter(isLive).slice(0, 5)) await accounts.keys.revoke(k.id);
+  const live = async () => (await accounts.keys.listForProject('web')).filter(isLive).length;
   assert.equal(await live(), 20);
   assert.equal(await concurrently(20, (i) => key(`race${i}`)), 5);
   assert.equal(await live(), 25);
