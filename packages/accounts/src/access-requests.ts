@@ -1,6 +1,7 @@
 import type { KeyLevel } from '@svc/policy';
 import type { ApiKeyStore } from './api-keys.ts';
 import type { BotStore } from './bots.ts';
+import { addToSet } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { newId } from './context.ts';
 import { AccountError } from './errors.ts';
@@ -35,6 +36,7 @@ export class AccessRequestStore {
     );
     const id = existing?.id ?? newId('ar');
     const createdAt = existing?.created_at ?? new Date(this.ctx.now()).toISOString();
+    if (!existing) await addToSet(this.ctx, 'pendingRequestsPerProject', K.projectPendingRequests(input.project), id);
     await this.ctx.redis.hset(K.accessRequest(id), {
       id,
       project: input.project,
@@ -100,6 +102,7 @@ export class AccessRequestStore {
     const status: AccessRequestStatus = approve ? 'approved' : 'denied';
     const decidedAt = new Date(this.ctx.now()).toISOString();
     await this.ctx.redis.hset(K.accessRequest(id), { status, decided_at: decidedAt, granted_level: approve ? granted : '' });
+    await this.ctx.redis.srem(K.projectPendingRequests(req.project), id);
     return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null };
   }
 }

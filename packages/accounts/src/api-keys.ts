@@ -1,6 +1,7 @@
 import { displayPrefix, generateCredential, hashCredential, parseCredential } from '@svc/credentials';
 import type { KeyLevel } from '@svc/policy';
 import { DEFAULT_KEY_LEVEL } from '@svc/policy';
+import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
@@ -73,6 +74,9 @@ export class ApiKeyStore {
       lastUsedAt: null,
       rateLimit: input.rateLimit ?? null,
     };
+    // The place under the project's limit first: a refusal leaves nothing behind, and a crash
+    // after it holds a place only until the key would have expired.
+    if (record.project) await addLive(this.ctx, 'keysPerProject', K.projectLiveKeys(record.project), record.id, record.expiresAt);
     // Record first, then its id index: separate commands (not MULTI), since on Redis Cluster the two
     // keys live in different slots. A crash between them leaves a record no id points to: harmless.
     const ttl = input.expiresInSeconds ? input.expiresInSeconds + RECORD_GRACE_SECONDS : 0;
@@ -150,6 +154,7 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
     const rec = await this.findByHash(hash);
     if (!rec) throw new AccountError('not_found', `no key ${id}`);
+    if (rec.project) await this.ctx.redis.zrem(K.projectLiveKeys(rec.project), id);
     return rec;
   }
 
@@ -165,6 +170,7 @@ export class ApiKeyStore {
     // An end chosen by a roll is no surprise: no expiry warning for it (docs/management.md "Expiry").
     await this.ctx.redis.hset(K.apiKey(hash), { expiresAt: String(expiresAt), expiryWarned: 'roll' });
     if (rec.kind === 'project_key') await this.ctx.redis.zadd(K.keyExpiries(), expiresAt, id);
+    if (rec.project && !rec.revoked) await this.ctx.redis.zadd(K.projectLiveKeys(rec.project), 'XX', expiresAt, id);
     await invalidate(this.ctx, INVALIDATES.key(hash));
     return { ...rec, expiresAt };
   }

@@ -1,6 +1,7 @@
 import type { KeyLevel } from '@svc/policy';
 import { isKeyLevel } from '@svc/policy';
 import type { ApiKeyStore, IssuedKey } from './api-keys.ts';
+import { addToSet } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
@@ -23,6 +24,7 @@ export class BotStore {
   async create(input: { workspace: string; name: string }): Promise<{ bot: Bot; key: IssuedKey }> {
     await this.workspaces.require(input.workspace);
     const id = newId('bot');
+    await addToSet(this.ctx, 'serviceAccountsPerWorkspace', K.workspaceLiveBots(input.workspace), id);
     const key = await this.keys.issue({ kind: 'bot_key', name: input.name, workspace: input.workspace, botId: id });
     const bot: Bot = { id, workspace: input.workspace, name: input.name, keyId: key.id, createdAt: this.ctx.now(), grants: {} };
     await this.ctx.redis.hset(K.bot(id), {
@@ -77,6 +79,8 @@ export class BotStore {
   async rotateKey(id: string): Promise<IssuedKey> {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
+    // A revoked service account comes back to life with a new key: it needs a place again.
+    await addToSet(this.ctx, 'serviceAccountsPerWorkspace', K.workspaceLiveBots(bot.workspace), id);
     const key = await this.keys.issue({ kind: 'bot_key', name: bot.name, workspace: bot.workspace, botId: id });
     await this.ctx.redis.hset(K.bot(id), 'keyId', key.id);
     if (bot.keyId)
@@ -84,6 +88,15 @@ export class BotStore {
         if (!(err instanceof AccountError && err.code === 'not_found')) throw err;
       });
     return key;
+  }
+
+  /** Revokes the service account's key: it no longer counts against its workspace's limit. */
+  async revoke(id: string): Promise<void> {
+    const bot = await this.get(id);
+    if (!bot) throw new AccountError('not_found', `no service account ${id}`);
+    const key = await this.keys.getById(bot.keyId);
+    if (key && !key.revoked) await this.keys.revoke(key.id);
+    await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
   }
 
   async grantOf(id: string, project: string): Promise<KeyLevel | null> {

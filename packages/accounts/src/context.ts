@@ -1,4 +1,5 @@
 import { randomSecret } from '@svc/credentials';
+import type { CollectionLimits } from './collection-limits.ts';
 import type { Redis } from './redis.ts';
 import { INVALIDATION_CHANNEL } from './keys.ts';
 
@@ -9,6 +10,8 @@ export interface StoreContext {
   pepper: string;
   bcryptCost: number;
   now: () => number;
+  /** COLLECTION_LIMITS unless a test sets smaller ones. */
+  limits: CollectionLimits;
 }
 
 /**

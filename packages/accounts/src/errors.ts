@@ -1,5 +1,6 @@
 /** Failures of the account model that callers turn into their own messages (CLI, pages, tools). */
-export type AccountErrorCode = 'conflict' | 'not_found' | 'invalid';
+/** `limit`: a collection is full (docs/management.md "Collection limits"). */
+export type AccountErrorCode = 'conflict' | 'not_found' | 'invalid' | 'limit';
 
 export class AccountError extends Error {
   override name = 'AccountError';

@@ -3,6 +3,7 @@ import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
+import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
@@ -20,6 +21,7 @@ export { MIN_PASSWORD, checkPassword } from './passwords.ts';
 export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit.ts';
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
+export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
 
 export interface Accounts {
@@ -38,11 +40,19 @@ export interface AccountsOptions {
   /** bcrypt cost factor; 10 unless set (BCRYPT_COST). */
   bcryptCost?: number;
   now?: () => number;
+  /** Smaller collection limits, for tests; COLLECTION_LIMITS otherwise. */
+  limits?: Partial<CollectionLimits>;
 }
 
 /** The account stores over one Redis connection. */
 export function createAccounts(redis: Redis, options: AccountsOptions): Accounts {
-  const ctx: StoreContext = { redis, pepper: options.pepper, bcryptCost: options.bcryptCost ?? 10, now: options.now ?? Date.now };
+  const ctx: StoreContext = {
+    redis,
+    pepper: options.pepper,
+    bcryptCost: options.bcryptCost ?? 10,
+    now: options.now ?? Date.now,
+    limits: { ...COLLECTION_LIMITS, ...options.limits },
+  };
   const workspaces = new WorkspaceStore(ctx);
   const users = new UserStore(ctx, workspaces);
   const keys = new ApiKeyStore(ctx);

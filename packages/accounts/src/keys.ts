@@ -35,10 +35,16 @@ export const K = {
   workspace: (slug: string) => `svc:ws:${slug}`,
   workspaceProjects: (slug: string) => `svc:ws:${slug}:projects`,
   workspaceBots: (slug: string) => `svc:ws:${slug}:bots`,
+  /** The ids of a workspace's service accounts that are not revoked (set), held under their limit. */
+  workspaceLiveBots: (slug: string) => `svc:ws:${slug}:live-bots`,
   project: (slug: string) => `svc:project:${slug}`,
   projectRoles: (slug: string) => `svc:project:${slug}:roles`,
   projectKeys: (slug: string) => `svc:project:${slug}:keys`,
+  /** A project's live keys by expiry time (+inf: none), to hold them under their limit (docs/management.md "Collection limits"). */
+  projectLiveKeys: (slug: string) => `svc:project:${slug}:live-keys`,
   projectAccessRequests: (slug: string) => `svc:project:${slug}:access-requests`,
+  /** The ids of a project's access requests awaiting a decision (set), held under their limit. */
+  projectPendingRequests: (slug: string) => `svc:project:${slug}:pending-requests`,
   apiKey: (hash: string) => `svc:key:${hash}`,
   apiKeyById: (id: string) => `svc:key-id:${id}`,
   /** Keys that expire, by expiry time (sorted set of key ids): the expiry sweep reads it (docs/management.md "Expiry"). */

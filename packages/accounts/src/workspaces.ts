@@ -1,5 +1,6 @@
 import type { Plan, Role } from '@svc/policy';
 import { agentsByDefault, isRole } from '@svc/policy';
+import { addToSet, setInHash } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { AccountError, assertSlug } from './errors.ts';
@@ -90,13 +91,17 @@ export class WorkspaceStore {
     await this.require(input.workspace);
     const created = await this.ctx.redis.hsetnx(K.project(input.slug), 'slug', input.slug);
     if (!created) throw new AccountError('conflict', `project ${input.slug} already exists`);
+    // The slug is this caller's now; past the workspace's limit it is given back.
+    await addToSet(this.ctx, 'projectsPerWorkspace', K.workspaceProjects(input.workspace), input.slug).catch(async (err: unknown) => {
+      await this.ctx.redis.del(K.project(input.slug));
+      throw err;
+    });
     const project: Project = { slug: input.slug, name: input.name ?? input.slug, workspace: input.workspace, createdAt: this.ctx.now() };
     await this.ctx.redis.hset(K.project(project.slug), {
       name: project.name,
       workspace: project.workspace,
       createdAt: String(project.createdAt),
     });
-    await this.ctx.redis.sadd(K.workspaceProjects(project.workspace), project.slug);
     // Gateways may hold a cached "no such project" for this slug, and the workspace's team
     // endpoint answers with its list of projects.
     await invalidate(this.ctx, INVALIDATES.project(project.slug), INVALIDATES.projectsOf(project.workspace));
@@ -163,7 +168,7 @@ export class WorkspaceStore {
       await this.ctx.redis.hdel(K.projectRoles(project), userId);
       await this.ctx.redis.srem(K.userProjects(userId), project);
     } else {
-      await this.ctx.redis.hset(K.projectRoles(project), userId, role);
+      await setInHash(this.ctx, 'membersPerProject', K.projectRoles(project), userId, role);
       await this.ctx.redis.sadd(K.userProjects(userId), project);
     }
     await invalidate(this.ctx, INVALIDATES.user(userId));

@@ -130,6 +130,11 @@ export function createManagement(
       requestId: actor.requestId,
       ...(detail ? { detail } : {}),
     });
+  /** A full collection (docs/management.md "Collection limits") is a 409 whose message names the limit. */
+  const full = (err: unknown): never => {
+    if (err instanceof AccountError && err.code === 'limit') throw new ManagementError(409, err.message);
+    throw err;
+  };
   const keyTarget = (k: { id: string; prefix: string; name: string }) => `key:${k.id} (${k.prefix}, "${k.name}")`;
 
   async function projectFor(actor: Actor, slug: string): Promise<{ project: Project; role: Role }> {
@@ -251,7 +256,7 @@ export function createManagement(
         .catch((err: unknown) => {
           if (err instanceof AccountError && err.code === 'conflict')
             throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
-          throw err;
+          return full(err);
         });
       await note(actor, input.workspace, 'project.created', `project:${project.slug}`);
       return { slug: project.slug };
@@ -273,14 +278,16 @@ export function createManagement(
         throw new ManagementError(400, `Your role (${role}) can create ${CREATABLE[role].join(' or ') || 'no'} keys.`, 'level');
       const expiresInSeconds = expiryOf(input.expires);
       const rateLimit = await keyLimitOf(project.workspace, input.rateLimit);
-      const issued = await accounts.keys.createProjectKey({
-        project: slug,
-        workspace: project.workspace,
-        level,
-        name: input.name,
-        rateLimit,
-        ...(expiresInSeconds ? { expiresInSeconds } : {}),
-      });
+      const issued = await accounts.keys
+        .createProjectKey({
+          project: slug,
+          workspace: project.workspace,
+          level,
+          name: input.name,
+          rateLimit,
+          ...(expiresInSeconds ? { expiresInSeconds } : {}),
+        })
+        .catch(full);
       await note(actor, project.workspace, 'key.created', keyTarget(issued.record), {
         project: slug,
         level,
@@ -325,14 +332,16 @@ export function createManagement(
         throw new ManagementError(400, (err as Error).message, 'overlap');
       }
       const remaining = old.expiresAt === null ? undefined : Math.max(1, Math.round((old.expiresAt - old.createdAt) / 1000));
-      const issued = await accounts.keys.createProjectKey({
-        project: slug,
-        workspace: project.workspace,
-        level: old.level || 'EDITOR',
-        name: old.name,
-        rateLimit: old.rateLimit,
-        ...(remaining ? { expiresInSeconds: remaining } : {}),
-      });
+      const issued = await accounts.keys
+        .createProjectKey({
+          project: slug,
+          workspace: project.workspace,
+          level: old.level || 'EDITOR',
+          name: old.name,
+          rateLimit: old.rateLimit,
+          ...(remaining ? { expiresInSeconds: remaining } : {}),
+        })
+        .catch(full);
       const until = now() + overlapSeconds * 1000;
       if (overlapSeconds === 0) await accounts.keys.revoke(old.id);
       else await accounts.keys.expireAt(old.id, until);
@@ -376,11 +385,9 @@ export function createManagement(
       if (!request || request.project !== slug) throw new ManagementError(404, 'There is no such access request in this project.');
       if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
-      const decided = await accounts.accessRequests.decide(
-        id,
-        decision.approve,
-        decision.approve ? (decision.level as KeyLevel) : undefined,
-      );
+      const decided = await accounts.accessRequests
+        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined)
+        .catch(full);
       notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
         actor,
@@ -413,7 +420,7 @@ export function createManagement(
       if (!isKeyLevel(role)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
       const user = await accounts.users.findByEmail(input.email);
       if (!user) throw new ManagementError(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
-      await accounts.workspaces.setRole(slug, user.id, role);
+      await accounts.workspaces.setRole(slug, user.id, role).catch(full);
       await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });
     },
 
@@ -463,7 +470,7 @@ export function createManagement(
       await ownerOf(actor, workspace, 'create service accounts');
       if (!name || name.length > MAX_NAME)
         throw new ManagementError(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
-      const { bot, key } = await accounts.bots.create({ workspace, name });
+      const { bot, key } = await accounts.bots.create({ workspace, name }).catch(full);
       await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
       return { id: bot.id, bot: bot.name, key: key.key };
     },
@@ -483,7 +490,7 @@ export function createManagement(
       await ownerOf(actor, workspace, 'rotate service account keys');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
-      const issued = await accounts.bots.rotateKey(id);
+      const issued = await accounts.bots.rotateKey(id).catch(full);
       await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, { key: issued.record.prefix });
       return { id: bot.id, bot: bot.name, key: issued.key };
     },
@@ -492,8 +499,7 @@ export function createManagement(
       await ownerOf(actor, workspace, 'revoke service accounts');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
-      const key = await accounts.keys.getById(bot.keyId);
-      if (key && !key.revoked) await accounts.keys.revoke(key.id);
+      await accounts.bots.revoke(id);
       await note(actor, workspace, 'service_account.revoked', `service_account:${id} ("${bot.name}")`);
     },
 

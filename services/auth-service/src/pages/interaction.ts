@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Accounts, User } from '@svc/accounts';
+import { AccountError, type AccessRequest, type Accounts, type User } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import { ManagementError, type Management } from '@svc/management';
@@ -216,12 +216,19 @@ export function interactionPages(deps: InteractionDeps) {
       if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
       const body = (req.body ?? {}) as Record<string, unknown>;
       const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
-      const request = await accounts.accessRequests.create({
-        project: project.slug,
-        requester: { type: 'user', id: user.id, label: user.email },
-        requestedLevel: level,
-        reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
-      });
+      let request: AccessRequest;
+      try {
+        request = await accounts.accessRequests.create({
+          project: project.slug,
+          requester: { type: 'user', id: user.id, label: user.email },
+          requestedLevel: level,
+          reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
+        });
+      } catch (err) {
+        // Too many requests await a decision (docs/management.md "Collection limits").
+        if (!(err instanceof AccountError && err.code === 'limit')) throw err;
+        return void res.status(409).type('html').send(refusalPage('Not sent', err.message));
+      }
       await deps.management.accessRequested(request);
       await provider.interactionFinished(
         req,
@@ -244,7 +251,7 @@ export function interactionPages(deps: InteractionDeps) {
           { name, workspace: user.workspace },
         );
       } catch (err) {
-        if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+        if (!(err instanceof ManagementError) || (err.status !== 400 && err.status !== 409)) throw err;
         return render(req, res, details, user, err.message);
       }
       res.redirect(303, `/interaction/${details.uid}`);

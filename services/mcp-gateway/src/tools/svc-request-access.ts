@@ -1,5 +1,5 @@
 /** svc_request_access (docs/contract.md "Access requests"): ask a project's admins for a level. */
-import { MAX_REASON_LENGTH } from '@svc/accounts';
+import { AccountError, MAX_REASON_LENGTH } from '@svc/accounts';
 import { roleAtLeast } from '@svc/policy';
 import type { ToolDefinition, ToolDeps } from './types.ts';
 import { defineTool, text, ToolFailure } from './types.ts';
@@ -28,12 +28,18 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts' | 'onAccessRequ
           role: caller.role,
         });
       }
-      const req = await deps.accounts.accessRequests.create({
-        project: caller.project,
-        requester: { type: caller.type, id: caller.id, label: caller.label },
-        requestedLevel: args.requested_level,
-        reason: args.reason.trim(),
-      });
+      const req = await deps.accounts.accessRequests
+        .create({
+          project: caller.project,
+          requester: { type: caller.type, id: caller.id, label: caller.label },
+          requestedLevel: args.requested_level,
+          reason: args.reason.trim(),
+        })
+        .catch((err: unknown) => {
+          // Too many requests await a decision (docs/management.md "Collection limits").
+          if (err instanceof AccountError && err.code === 'limit') throw new ToolFailure(err.message);
+          throw err;
+        });
       await deps.onAccessRequested?.(req);
       return text(
         `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. The project's admins are told by email and decide it in the dashboard or with svc requests; your current level is ${caller.role}.`,
