@@ -1,4 +1,4 @@
-import { displayPrefix, generateCredential, hashCredential, parseCredential } from '@svc/credentials';
+import { displayPrefix, generateCredential, hashCredential, parseCredential, pepperVersion } from '@svc/credentials';
 import type { KeyLevel } from '@svc/policy';
 import { DEFAULT_KEY_LEVEL } from '@svc/policy';
 import { addLive } from './collection-limits.ts';
@@ -6,6 +6,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
+import { scanKeys } from './scan.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
 /** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
@@ -18,6 +19,20 @@ export interface IssuedKey {
   /** The clear key: returned once, never stored. */
   key: string;
   record: ApiKeyRecord;
+}
+
+/** What `svc-admin pepper status` reports (docs/operations.md "Rotating the key pepper"). */
+export interface PepperStatus {
+  /** Version of KEY_PEPPER. */
+  current: string;
+  /** Version of KEY_PEPPER_PREVIOUS, if set. */
+  previous: string | null;
+  /** Keys neither revoked nor expired. */
+  live: number;
+  /** Live keys the current pepper finds. */
+  underCurrent: number;
+  /** Live keys that still need an older pepper: not used since it was replaced. */
+  waiting: { id: string; lastUsedAt: number | null }[];
 }
 
 export interface NewKey {
@@ -43,6 +58,59 @@ export class ApiKeyStore {
 
   hash(value: string): string {
     return hashCredential(value, this.ctx.pepper);
+  }
+
+  /**
+   * The record a clear key value names (revoked and expired ones included): under the current
+   * pepper, else under the pepper being retired, in which case the key is re-hashed at once — an
+   * alias under the current pepper points at its record — so the next lookup needs only the
+   * current pepper (docs/operations.md "Rotating the key pepper").
+   */
+  async findByValue(value: string): Promise<ApiKeyRecord | null> {
+    const current = this.hash(value);
+    const rec = await this.findByHash(current);
+    if (rec) {
+      const version = pepperVersion(this.ctx.pepper);
+      if (rec.pepper !== version) await this.ctx.redis.hset(K.apiKey(rec.hash), 'pepper', version);
+      return rec;
+    }
+    if (!this.ctx.previousPepper) return null;
+    const old = await this.findByHash(hashCredential(value, this.ctx.previousPepper));
+    if (old) await this.rehash(old, current);
+    return old;
+  }
+
+  /** Makes `rec` findable under `alias` (its hash under the current pepper), for as long as it lives. */
+  private async rehash(rec: ApiKeyRecord, alias: string): Promise<void> {
+    const ttl = await this.ctx.redis.pttl(K.apiKey(rec.hash));
+    await this.ctx.redis.hset(K.apiKey(alias), 'alias', rec.hash);
+    if (ttl > 0) await this.ctx.redis.pexpire(K.apiKey(alias), ttl);
+    await this.ctx.redis.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(this.ctx.pepper));
+  }
+
+  /**
+   * Which live keys the current pepper alone can find, and which still need the one being
+   * retired: every key record is read in pages (SCAN), never in one command.
+   */
+  async pepperStatus(): Promise<PepperStatus> {
+    const current = pepperVersion(this.ctx.pepper);
+    const status: PepperStatus = {
+      current,
+      previous: this.ctx.previousPepper ? pepperVersion(this.ctx.previousPepper) : null,
+      live: 0,
+      underCurrent: 0,
+      waiting: [],
+    };
+    for await (const batch of scanKeys(this.ctx.redis, `${K.apiKey('')}*`)) {
+      const recs = await Promise.all(batch.map((k) => this.ctx.redis.hmget(k, 'id', 'revoked', 'expiresAt', 'pepper', 'lastUsedAt')));
+      for (const [id, revoked, expiresAt, pepper, lastUsedAt] of recs) {
+        if (!id || revoked === '1' || (expiresAt && Number(expiresAt) <= this.ctx.now())) continue;
+        status.live++;
+        if (pepper === current) status.underCurrent++;
+        else status.waiting.push({ id, lastUsedAt: num(lastUsedAt ?? '') });
+      }
+    }
+    return status;
   }
 
   async issue(input: NewKey): Promise<IssuedKey> {
@@ -73,6 +141,7 @@ export class ApiKeyStore {
       revoked: false,
       lastUsedAt: null,
       rateLimit: input.rateLimit ?? null,
+      pepper: pepperVersion(this.ctx.pepper),
     };
     // The place under the project's limit first: a refusal leaves nothing behind, and a crash
     // after it holds a place only until the key would have expired.
@@ -130,7 +199,9 @@ export class ApiKeyStore {
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
     const h = await this.ctx.redis.hgetall(K.apiKey(hash));
-    return h['id'] ? deserialize(h) : null;
+    // An alias (a key re-hashed under a new pepper) names its record; one hop, never a chain.
+    const rec = h['alias'] ? await this.ctx.redis.hgetall(K.apiKey(h['alias'])) : h;
+    return rec['id'] ? deserialize(rec) : null;
   }
 
   async getById(id: string): Promise<ApiKeyRecord | null> {
@@ -141,7 +212,7 @@ export class ApiKeyStore {
   /** The live record of a clear key value: null when malformed, unknown, revoked or expired. */
   async verify(value: string): Promise<ApiKeyRecord | null> {
     if (!parseCredential(value)) return null;
-    const rec = await this.findByHash(this.hash(value));
+    const rec = await this.findByValue(value);
     if (!rec || rec.revoked || (rec.expiresAt !== null && rec.expiresAt <= this.ctx.now())) return null;
     return rec;
   }
@@ -240,6 +311,7 @@ function serialize(r: ApiKeyRecord): Record<string, string> {
     revoked: r.revoked ? '1' : '0',
     lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
     rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
+    pepper: r.pepper,
   };
 }
 
@@ -261,6 +333,7 @@ function deserialize(h: Record<string, string>): ApiKeyRecord {
     revoked: h['revoked'] === '1',
     lastUsedAt: num(h['lastUsedAt']),
     rateLimit: num(h['rateLimit']),
+    pepper: h['pepper'] ?? '',
   };
 }
 

@@ -8,6 +8,8 @@ export interface StoreContext {
   redis: Redis;
   /** Pepper of the keyed credential hash (KEY_PEPPER). */
   pepper: string;
+  /** The pepper being retired (KEY_PEPPER_PREVIOUS): keys under it are re-hashed on use. */
+  previousPepper: string | null;
   bcryptCost: number;
   now: () => number;
   /** COLLECTION_LIMITS unless a test sets smaller ones. */

@@ -37,6 +37,8 @@ export interface Accounts {
 
 export interface AccountsOptions {
   pepper: string;
+  /** KEY_PEPPER_PREVIOUS, while a pepper is being retired. */
+  previousPepper?: string | null;
   /** bcrypt cost factor; 10 unless set (BCRYPT_COST). */
   bcryptCost?: number;
   now?: () => number;
@@ -49,6 +51,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const ctx: StoreContext = {
     redis,
     pepper: options.pepper,
+    previousPepper: options.previousPepper ?? null,
     bcryptCost: options.bcryptCost ?? 10,
     now: options.now ?? Date.now,
     limits: { ...COLLECTION_LIMITS, ...options.limits },

@@ -51,6 +51,11 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   /** Requests per minute this key may make, below its workspace's plan limit; null: the plan's. */
   rateLimit: number | null;
+  /**
+   * Version (pepperVersion) of the newest pepper the key can be found under; empty for keys made
+   * before peppers were versioned (docs/operations.md "Rotating the key pepper").
+   */
+  pepper: string;
 }
 
 export interface Bot {

@@ -16,6 +16,11 @@ export interface Config {
   redisCluster: boolean;
   /** Server-side pepper of the keyed hash under which credentials are stored. */
   keyPepper: string;
+  /**
+   * The pepper being retired (KEY_PEPPER_PREVIOUS): keys stored under it are still accepted and
+   * re-hashed under KEY_PEPPER on use (docs/operations.md "Rotating the key pepper").
+   */
+  previousKeyPepper: string | null;
   /** Keys signing the auth-service's cookies (comma-separated COOKIE_KEYS). */
   cookieKeys: string[];
   logLevel: 'error' | 'warn' | 'info' | 'http' | 'debug';
@@ -59,6 +64,7 @@ interface EnvShape {
   REDIS_URL: string;
   REDIS_CLUSTER: 'on' | 'off';
   KEY_PEPPER: string;
+  KEY_PEPPER_PREVIOUS?: string;
   COOKIE_KEYS: string;
   LOG_LEVEL: Config['logLevel'];
   LOG_FORMAT: Config['logFormat'];
@@ -91,6 +97,7 @@ const schema: JSONSchemaType<EnvShape> = {
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$', default: 'redis://127.0.0.1:6379' },
     REDIS_CLUSTER: { type: 'string', enum: ['on', 'off'], default: 'off' },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
+    KEY_PEPPER_PREVIOUS: { type: 'string', minLength: 32, nullable: true },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },
     LOG_FORMAT: { type: 'string', enum: ['json', 'text'], default: 'json' },
@@ -157,6 +164,7 @@ export function loadConfig(env: Raw = process.env): Config {
         'SMTP_URL must be set in production (password reset and notices send email), or EMAIL=off to run without email',
       );
   }
+  if (c.KEY_PEPPER_PREVIOUS === c.KEY_PEPPER) throw new ConfigError('KEY_PEPPER_PREVIOUS must differ from KEY_PEPPER');
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -166,6 +174,7 @@ export function loadConfig(env: Raw = process.env): Config {
     redisUrl: c.REDIS_URL,
     redisCluster: c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','),
     keyPepper: c.KEY_PEPPER,
+    previousKeyPepper: c.KEY_PEPPER_PREVIOUS ?? null,
     cookieKeys: list(c.COOKIE_KEYS),
     logLevel: c.LOG_LEVEL,
     logFormat: c.LOG_FORMAT,

@@ -20,6 +20,10 @@ test('a bad value names its variable', () => {
   assert.throws(() => loadConfig({ REDIS_URL: 'localhost:6379' }), /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
   assert.throws(() => loadConfig({ RATE_LIMIT_PROFILE: 'later' }), /RATE_LIMIT_PROFILE.*current, earlier/);
   assert.throws(() => loadConfig({ KEY_PEPPER: 'short' }), /KEY_PEPPER/);
+  assert.throws(() => loadConfig({ KEY_PEPPER_PREVIOUS: 'short' }), /KEY_PEPPER_PREVIOUS/);
+  assert.throws(() => loadConfig({ KEY_PEPPER: 'p'.repeat(40), KEY_PEPPER_PREVIOUS: 'p'.repeat(40) }), /KEY_PEPPER_PREVIOUS must differ/);
+  assert.equal(loadConfig({ KEY_PEPPER_PREVIOUS: 'q'.repeat(40) }).previousKeyPepper, 'q'.repeat(40));
+  assert.equal(loadConfig({}).previousKeyPepper, null);
 });
 
 test('production refuses the published development secrets', () => {

@@ -5,7 +5,7 @@
  * `_`, so the longest matching prefix decides the kind without ambiguity, and a mistyped or
  * made-up value is refused here, before any storage is touched.
  */
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 export type CredentialKind =
@@ -87,6 +87,15 @@ export function parseCredential(value: string): ParsedCredential | null {
 export function claimedKind(value: string): CredentialKind | null {
   for (const [kind, prefix] of BY_LENGTH) if (value.startsWith(prefix)) return kind;
   return null;
+}
+
+/**
+ * A pepper's version: a short fingerprint stored beside each key record, so an operator can tell
+ * which keys still need a pepper being retired (docs/operations.md "Rotating the key pepper").
+ * The pepper is a secret of at least 32 characters: 48 bits of its SHA-256 reveal nothing of it.
+ */
+export function pepperVersion(pepper: string): string {
+  return createHash('sha256').update(`svc key pepper\0${pepper}`).digest('hex').slice(0, 12);
 }
 
 /** Keyed hash under which a credential is stored (HMAC-SHA-256 with the server pepper, hex). */

@@ -44,6 +44,9 @@ async function userId(accounts: Accounts, email: string): Promise<string> {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** Keys a status lists by id (the count is always whole). */
+const PEPPER_WAITING_SHOWN = 100;
+
 export const COMMANDS: Record<string, Command> = {
   'user create': async (a, o, io) => {
     const email = req(o, 'email');
@@ -164,6 +167,19 @@ export const COMMANDS: Record<string, Command> = {
     const r = await a.accessRequests.decide(req(o, 'id'), false);
     return { id: r.id, status: r.status };
   },
+  'pepper status': async (a) => {
+    const s = await a.keys.pepperStatus();
+    return {
+      current: s.current,
+      previous: s.previous,
+      live_keys: s.live,
+      under_current: s.underCurrent,
+      waiting: s.waiting.length,
+      // The runbook's test: KEY_PEPPER_PREVIOUS can go when no live key waits for it.
+      previous_needed: s.waiting.length > 0,
+      waiting_keys: s.waiting.slice(0, PEPPER_WAITING_SHOWN).map((k) => ({ id: k.id, last_used_at: iso(k.lastUsedAt) })),
+    };
+  },
   'legacy-key create': async (a, o) => {
     if (typeof o['project'] === 'string') {
       const p = await a.workspaces.requireProject(o['project']);
@@ -199,9 +215,11 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   access-request list --project S
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W
+  pepper status
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that
 cannot sign in until user set-password gives it one.
-Reads REDIS_URL (default redis://127.0.0.1:6379) and KEY_PEPPER. With --json, prints exactly one
+Reads REDIS_URL (default redis://127.0.0.1:6379), KEY_PEPPER and KEY_PEPPER_PREVIOUS. pepper status
+counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Rotating the key pepper"). With --json, prints exactly one
 JSON object on stdout; errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;

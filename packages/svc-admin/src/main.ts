@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     await waitReady(redis, 5_000);
     const io = { password: () => readPassword(passwordSource(values)) };
     const out = await command(
-      createAccounts(redis, { pepper: config.keyPepper }),
+      createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
       values as Record<string, string | boolean | undefined>,
       io,
     );

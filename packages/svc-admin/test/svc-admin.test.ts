@@ -192,3 +192,27 @@ test('errors are one JSON object on stdout, a message on stderr, exit 1', async 
   const unknown = await adminFails('frobnicate', 'now');
   assert.equal(JSON.parse(unknown.stdout).error.code, 'usage');
 });
+
+test('pepper status: the live keys that still need the previous pepper, until each is used', async () => {
+  const NEW = 'a-new-pepper-of-at-least-thirty-two-characters';
+  await admin('user', 'create', '--email', 'pepper@example.com');
+  await admin('workspace', 'create', '--slug', 'team-p', '--owner', 'pepper@example.com', '--plan', 'TEAM');
+  await admin('project', 'create', '--slug', 'pepper-a', '--workspace', 'team-p');
+  const made = await admin('key', 'create', '--project', 'pepper-a', '--level', 'VIEWER', '--name', 'before');
+  const status = async () => {
+    const { stdout } = await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', 'pepper', 'status', '--json'], {
+      cwd: root,
+      env: { ...process.env, REDIS_URL: redis.url, KEY_PEPPER: NEW, KEY_PEPPER_PREVIOUS: DEV_PEPPER },
+    });
+    return oneObject(stdout);
+  };
+  const before = await status();
+  assert.equal(before.previous_needed, true);
+  assert.ok(before.waiting_keys.some((k: { id: string }) => k.id === made.id));
+  // The key is presented once to a service holding both peppers: it is re-hashed.
+  const rotating = createAccounts(redis.client, { pepper: NEW, previousPepper: DEV_PEPPER });
+  assert.ok(await rotating.keys.verify(made.key));
+  const after = await status();
+  assert.ok(!after.waiting_keys.some((k: { id: string }) => k.id === made.id));
+  assert.equal(after.live_keys, after.under_current + after.waiting);
+});

@@ -44,7 +44,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const ownRedis = !opts.redis;
   const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, name: 'auth-service' });
   await waitReady(redis, 15_000);
-  const accounts = createAccounts(redis, { pepper: config.keyPepper });
+  const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper });
   const jwks = await loadSigningKeys(redis);
   const { app, provider, sweepKeyExpiries } = createApp({
     config,

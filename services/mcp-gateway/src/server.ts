@@ -37,7 +37,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
     connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
   const subscriber = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'mcp-gateway-invalidation' });
   const now = opts.now ?? Date.now;
-  const accounts = createAccounts(redis, { pepper: config.keyPepper, now });
+  const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper, now });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const gateway = createGateway({ config, redis, accounts, logger, oauth, now });
   redis.on('ready', () => logger.info('redis ready'));

@@ -54,7 +54,10 @@ export function createAuthenticate(deps: AuthenticateDeps): Authenticate {
     }
     // An access token's record is announced by the digest of its value (the auth-service's adapter).
     const digest = claimedKind(value) === 'access_token' ? oidcDigest(value) : null;
-    const tags = dependencies(hashCredential(value, deps.pepper), digest, target, resolution);
+    // A key's record announces changes under its own hash (its address), which for a key re-hashed
+    // under a new pepper is not the hash of its value (docs/operations.md "Rotating the key pepper").
+    const address = resolution.ok && resolution.caller.keyHash ? resolution.caller.keyHash : hashCredential(value, deps.pepper);
+    const tags = dependencies(address, digest, target, resolution);
     deps.cache.set(cacheKey, resolution, generation, tags);
     return admitted(resolution);
   };

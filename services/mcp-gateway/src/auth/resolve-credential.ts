@@ -226,7 +226,7 @@ export function createResolver(deps: ResolverDeps) {
     if (parsed.kind === 'access_token') return fromOAuth(value, target);
     if (parsed.legacy && !deps.legacyCredentials)
       return invalidKey('legacy credentials are turned off', 'Legacy rlm_ keys are no longer accepted: create a new svc- key.');
-    const rec = await deps.accounts.keys.findByHash(deps.accounts.keys.hash(value));
+    const rec = await deps.accounts.keys.findByValue(value);
     if (!rec) return invalidKey('unknown key');
     if (rec.revoked) return invalidKey(`key ${rec.id} is revoked`);
     if (rec.expiresAt !== null && rec.expiresAt <= now()) return invalidKey(`key ${rec.id} expired`);
