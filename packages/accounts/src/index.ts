@@ -22,6 +22,7 @@ export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AU
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
+export { scanKeys } from './scan.ts';
 export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
 
 export interface Accounts {

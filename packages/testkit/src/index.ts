@@ -69,9 +69,12 @@ async function waitForPing(port: number, child: ChildProcess, log: () => string)
 }
 
 /** Starts a private redis-server (needs redis-server on PATH: scripts/setup.sh installs it). */
-export async function startRedis(): Promise<RedisFixture> {
+export async function startRedis(options: { dir?: string } = {}): Promise<RedisFixture> {
   refuseInUnitSuite('startRedis()');
-  const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
+  // A given directory is the server's data directory (it loads a dump.rdb found there) and is the
+  // caller's to remove.
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'svc-redis-')));
+  const removeDir = () => (options.dir ? Promise.resolve() : rm(dir, { recursive: true, force: true }));
   const port = await freePort();
   let child: ChildProcess;
   let output = '';
@@ -103,7 +106,7 @@ export async function startRedis(): Promise<RedisFixture> {
   } catch (err) {
     // Nothing to stop() later: remove what was made here.
     await kill().catch(() => {});
-    await rm(dir, { recursive: true, force: true });
+    await removeDir();
     throw err;
   }
   const client = new Redis({ port, host: '127.0.0.1' });
@@ -122,7 +125,7 @@ export async function startRedis(): Promise<RedisFixture> {
     stop: async () => {
       client.disconnect();
       await kill();
-      await rm(dir, { recursive: true, force: true });
+      await removeDir();
     },
   };
 }
