@@ -11,6 +11,8 @@ export interface ServiceLogger {
 }
 
 export interface Running {
+  /** Stop being ready and keep serving for a notice period (docs/operations.md "Rolling restarts"). */
+  drain?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,11 @@ export async function runService<L extends ServiceLogger>(
       if (stopping) return;
       stopping = true;
       logger.info('draining', { signal });
-      void running.close().then(() => process.exit(0));
+      void (async () => {
+        await running.drain?.();
+        await running.close();
+        process.exit(0);
+      })();
       setTimeout(() => process.exit(1), 10_000).unref();
     });
   }

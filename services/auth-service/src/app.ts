@@ -45,6 +45,8 @@ export interface AppDeps {
   /** Brute-force limits (tests lower them). */
   limits?: Partial<ThrottleLimits>;
   metrics?: Metrics;
+  /** True while the process drains after SIGTERM: /readyz answers 503 (docs/operations.md "Rolling restarts"). */
+  draining?: () => boolean;
   /** oidc-provider's outgoing fetch, for tests (ProviderDeps.fetch). */
   fetch?: ProviderDeps['fetch'];
   /** The clock of the refresh replay window (tests move it). */
@@ -115,7 +117,7 @@ export function createApp(deps: AppDeps): AuthApp {
     }
     next();
   });
-  mountHealth(app, { redis, metrics });
+  mountHealth(app, { redis, metrics, draining: deps.draining ?? (() => false) });
   app.use(storeOutageGuard(redis));
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.

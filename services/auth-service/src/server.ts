@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Redis } from '@svc/accounts';
 import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
-import { createBoundedServer, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
+import { createBoundedServer, createDrain, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -31,6 +31,8 @@ export interface RunningAuthService {
   url: string;
   port: number;
   provider: Provider;
+  /** After SIGTERM, before close(): not ready, still serving, for the notice period. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,8 +48,10 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   await waitReady(redis, 15_000);
   const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper });
   const jwks = await loadSigningKeys(redis);
+  const drain = createDrain();
   const { app, provider, sweepKeyExpiries } = createApp({
     config,
+    draining: () => drain.draining,
     redis,
     accounts,
     logger,
@@ -58,6 +62,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   });
 
   const server = createBoundedServer(app, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
+  drain.attach(server);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(listenPort(config, config.authUrl), ok);
@@ -78,6 +83,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     url: `http://127.0.0.1:${port}`,
     port,
     provider,
+    drain: () => drain.notice(),
     async close() {
       clearInterval(sweeper);
       await new Promise<void>((ok) => {

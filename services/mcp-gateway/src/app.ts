@@ -78,6 +78,8 @@ export interface GatewayDeps {
   now?: () => number;
   /** Outgoing email (access-request notices); from config.email unless a test gives another. */
   mailer?: Mailer;
+  /** True while the process drains after SIGTERM: /readyz answers 503 (docs/operations.md "Rolling restarts"). */
+  draining?: () => boolean;
 }
 
 const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
@@ -265,6 +267,7 @@ export function createGateway(deps: GatewayDeps) {
     authUrl: config.authUrl,
     openApi: () => (openApiDoc ??= buildOpenApi(tools, { baseUrl: config.baseUrl })),
     cacheSize: () => cache.size,
+    draining: deps.draining ?? (() => false),
   });
 
   function handler(req: IncomingMessage, res: ServerResponse): void {

@@ -17,6 +17,7 @@ export interface ExpressDeps {
   authUrl: string;
   openApi: () => unknown;
   cacheSize: () => number;
+  draining: () => boolean;
 }
 
 /** Slugs as the account model allows them; anything else is a 404 here. */
@@ -32,6 +33,7 @@ export function createExpressApp(deps: ExpressDeps) {
   });
 
   app.get('/readyz', async (_req, res) => {
+    if (deps.draining()) return void res.status(503).json({ status: 'draining' });
     // Truthful within a second, even when Redis stalls without closing the connection (paused).
     if (await pingWithin(deps.redis, READY_TIMEOUT_MS)) res.json({ status: 'ready', redis: 'ok' });
     else res.status(503).json({ status: 'unavailable', redis: 'unreachable' });

@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Redis } from '@svc/accounts';
 import { connectRedis, createAccounts } from '@svc/accounts';
-import { createBoundedServer, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
+import { createBoundedServer, createDrain, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -25,6 +25,8 @@ export interface RunningGateway {
   url: string;
   port: number;
   gateway: ReturnType<typeof createGateway>;
+  /** After SIGTERM, before close(): not ready, still serving, for the notice period. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,12 +41,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const now = opts.now ?? Date.now;
   const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper, now });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
-  const gateway = createGateway({ config, redis, accounts, logger, oauth, now });
+  const drain = createDrain();
+  const gateway = createGateway({ config, redis, accounts, logger, oauth, now, draining: () => drain.draining });
   redis.on('ready', () => logger.info('redis ready'));
   redis.on('end', () => logger.warn('redis connection ended'));
   await gateway.start(subscriber);
 
   const server = createBoundedServer(gateway.handler, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
+  drain.attach(server);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(listenPort(config, config.baseUrl), ok);
@@ -56,6 +60,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
     url: `http://127.0.0.1:${port}`,
     port,
     gateway,
+    drain: () => drain.notice(),
     async close() {
       await new Promise<void>((ok) => {
         server.close(() => ok());

@@ -3,12 +3,13 @@ import type { Express } from 'express';
 import { READY_TIMEOUT_MS, pingWithin, type Redis } from '@svc/accounts';
 import type { Metrics } from './metrics.ts';
 
-export function mountHealth(app: Express, deps: { redis: Redis; metrics: Metrics }): void {
+export function mountHealth(app: Express, deps: { redis: Redis; metrics: Metrics; draining: () => boolean }): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   // Truthful within a second, even when Redis stalls without closing the connection (paused).
   app.get('/readyz', async (_req, res) => {
+    if (deps.draining()) return void res.status(503).json({ status: 'draining' });
     if (await pingWithin(deps.redis, READY_TIMEOUT_MS)) res.json({ status: 'ready', redis: 'ok' });
     else res.status(503).json({ status: 'unavailable', redis: 'unreachable' });
   });
