@@ -3,6 +3,7 @@ import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
+import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
@@ -23,6 +24,7 @@ export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export { scanKeys } from './scan.ts';
+export type { MigrationReport } from './migrate.ts';
 export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
 
 export interface Accounts {
@@ -34,6 +36,8 @@ export interface Accounts {
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
   oauthGrants: OAuthGrantStore;
+  /** Fills the indexes an earlier release did not keep (docs/operations.md "Upgrading"). */
+  migrate(): Promise<MigrationReport>;
 }
 
 export interface AccountsOptions {
@@ -62,5 +66,14 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
   const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
-  return { users, workspaces, keys, bots, accessRequests, audit: new AuditLog(ctx), oauthGrants: new OAuthGrantStore(ctx) };
+  return {
+    users,
+    workspaces,
+    keys,
+    bots,
+    accessRequests,
+    audit: new AuditLog(ctx),
+    oauthGrants: new OAuthGrantStore(ctx),
+    migrate: () => migrate(ctx, { keys, bots, accessRequests }),
+  };
 }

@@ -167,6 +167,7 @@ export const COMMANDS: Record<string, Command> = {
     const r = await a.accessRequests.decide(req(o, 'id'), false);
     return { id: r.id, status: r.status };
   },
+  migrate: async (a) => ({ ...(await a.migrate()) }),
   'pepper status': async (a) => {
     const s = await a.keys.pepperStatus();
     return {
@@ -216,10 +217,12 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W
   pepper status
+  migrate
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that
 cannot sign in until user set-password gives it one.
 Reads REDIS_URL (default redis://127.0.0.1:6379), KEY_PEPPER and KEY_PEPPER_PREVIOUS. pepper status
-counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Rotating the key pepper"). With --json, prints exactly one
+counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Rotating the key pepper");
+migrate fills, after an upgrade, the indexes an earlier release did not keep (docs/operations.md "Upgrading"). With --json, prints exactly one
 JSON object on stdout; errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;

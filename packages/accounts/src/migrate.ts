@@ -1,0 +1,114 @@
+/**
+ * Brings data written by an earlier release up to this one (docs/operations.md "Upgrading"): the
+ * indexes added since 0.1.0 are filled from the records they index — live keys per project,
+ * live service accounts per workspace, pending access requests per project (docs/management.md
+ * "Collection limits") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
+ * while the services serve and to run again; every read is paged.
+ */
+import { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
+import type { ApiKeyStore } from './api-keys.ts';
+import type { AccessRequestStore } from './access-requests.ts';
+import type { BotStore } from './bots.ts';
+import type { StoreContext } from './context.ts';
+import { K } from './keys.ts';
+import { scanKeys } from './scan.ts';
+
+/** Entries of the audit log read per command while its index is rebuilt. */
+const AUDIT_PAGE = 500;
+
+export interface MigrationReport {
+  projects: number;
+  liveKeys: number;
+  pendingRequests: number;
+  workspaces: number;
+  liveServiceAccounts: number;
+  auditEntriesIndexed: number;
+}
+
+// KEYS: the live index, the rebuilt one. ARGV: the last log id the rebuild read. Entries appended
+// to the live index since then are carried over, then the rebuilt index replaces the live one.
+const SWAP_INDEX = `
+local newer = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')
+for _, e in ipairs(newer) do redis.call('XADD', KEYS[2], e[1], 'a', '') end
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[1]) end
+return #newer`;
+
+const isAction = (a: string | undefined): a is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(a ?? '');
+
+/** The slug of `key` when it is a record of the family `prefix` (not one of its sub-keys). */
+const slugOf = (key: string, prefix: string): string | null => (key.slice(prefix.length).includes(':') ? null : key.slice(prefix.length));
+
+export async function migrate(
+  ctx: StoreContext,
+  stores: { keys: ApiKeyStore; bots: BotStore; accessRequests: AccessRequestStore },
+): Promise<MigrationReport> {
+  const report: MigrationReport = {
+    projects: 0,
+    liveKeys: 0,
+    pendingRequests: 0,
+    workspaces: 0,
+    liveServiceAccounts: 0,
+    auditEntriesIndexed: 0,
+  };
+  const { redis } = ctx;
+  const projectPrefix = K.project('');
+  for await (const batch of scanKeys(redis, `${projectPrefix}*`))
+    for (const key of batch) {
+      const slug = slugOf(key, projectPrefix);
+      if (!slug) continue;
+      report.projects++;
+      for (const id of await redis.smembers(K.projectKeys(slug))) {
+        const rec = await stores.keys.getById(id);
+        if (!rec || rec.revoked || (rec.expiresAt !== null && rec.expiresAt <= ctx.now())) continue;
+        await redis.zadd(K.projectLiveKeys(slug), rec.expiresAt ?? '+inf', id);
+        report.liveKeys++;
+      }
+      for (const id of await redis.zrange(K.projectAccessRequests(slug), 0, -1)) {
+        if ((await stores.accessRequests.get(id))?.status !== 'pending') continue;
+        await redis.sadd(K.projectPendingRequests(slug), id);
+        report.pendingRequests++;
+      }
+    }
+  const workspacePrefix = K.workspace('');
+  for await (const batch of scanKeys(redis, `${workspacePrefix}*`))
+    for (const key of batch) {
+      const slug = slugOf(key, workspacePrefix);
+      if (!slug) continue;
+      report.workspaces++;
+      for (const id of await redis.smembers(K.workspaceBots(slug))) {
+        const bot = await stores.bots.get(id);
+        const botKey = bot ? await stores.keys.getById(bot.keyId) : null;
+        if (!botKey || botKey.revoked) continue;
+        await redis.sadd(K.workspaceLiveBots(slug), id);
+        report.liveServiceAccounts++;
+      }
+      report.auditEntriesIndexed += await reindexAudit(ctx, slug);
+    }
+  return report;
+}
+
+/** Rebuilds each action's index of a workspace's audit log from the log itself. */
+async function reindexAudit(ctx: StoreContext, workspace: string): Promise<number> {
+  const { redis } = ctx;
+  const log = K.auditLog(workspace);
+  const rebuilt = (action: string) => `${K.auditByAction(workspace, action)}:rebuild`;
+  for (const action of AUDIT_ACTIONS) await redis.del(rebuilt(action));
+  let from = '-';
+  let last = '';
+  let n = 0;
+  for (;;) {
+    const page = await redis.xrange(log, from, '+', 'COUNT', AUDIT_PAGE);
+    for (const [id, fields] of page) {
+      let action: string | undefined;
+      for (let i = 0; i < fields.length; i += 2) if (fields[i] === 'action') action = fields[i + 1];
+      if (isAction(action)) await redis.xadd(rebuilt(action), id, 'a', '');
+      n++;
+      last = id;
+    }
+    if (page.length < AUDIT_PAGE) break;
+    from = `(${last}`;
+  }
+  if (!last) return 0;
+  for (const action of AUDIT_ACTIONS) await redis.eval(SWAP_INDEX, 2, K.auditByAction(workspace, action), rebuilt(action), last);
+  return n;
+}
