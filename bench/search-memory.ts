@@ -6,7 +6,7 @@
  * (perf_hooks.monitorEventLoopDelay). Run: `./scripts/node --expose-gc bench/search-memory.ts [MB]`.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createKnowledge, uploadDocument } from '../packages/knowledge/src/index.ts';
+import { createKnowledge, LIMITS, uploadDocument } from '../packages/knowledge/src/index.ts';
 
 const VOCAB = (
   'token key secret rotation quota plan limit request response header client server device code user grant scope ' +
@@ -70,6 +70,10 @@ if (import.meta.main) {
   const mb = Number(process.argv[2] ?? 1);
   const redis = await startRedis();
   for (const shape of SHAPES) {
+    if ((mb * 1_000_000) / shape.sectionChars > LIMITS.sectionsPerProject) {
+      console.log(`${shape.name}: skipped, ${mb} MB would pass the ${LIMITS.sectionsPerProject} sections a project may hold`);
+      continue;
+    }
     await redis.flush();
     const rand = prng(7);
     const writer = createKnowledge(redis.client);
