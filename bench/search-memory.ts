@@ -6,7 +6,7 @@
  * (perf_hooks.monitorEventLoopDelay). Run: `./scripts/node --expose-gc bench/search-memory.ts [MB]`.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createKnowledge, uploadDocument } from '../packages/knowledge/src/index.ts';
+import { createKnowledge, LIMITS, uploadDocument } from '../packages/knowledge/src/index.ts';
 
 const VOCAB = (
   'token key secret rotation quota plan limit request response header client server device code user grant scope ' +
@@ -39,6 +39,24 @@ export function generatedDocument(rand: () => number, chars: number, sectionChar
   return out.join('\n\n').slice(0, chars);
 }
 
+/**
+ * Heap in use, JS objects and ArrayBuffer backing stores, after full collections: V8 frees the
+ * backing stores of dead typed arrays after the collection that found them dead, so this collects
+ * and yields until two readings agree.
+ */
+export async function settledHeapBytes(gc: () => void): Promise<number> {
+  let last = Number.NaN;
+  for (let i = 0; i < 10; i++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+    const m = process.memoryUsage();
+    const now = m.heapUsed + m.arrayBuffers;
+    if (Math.abs(now - last) < 64 * 1024) return now;
+    last = now;
+  }
+  return last;
+}
+
 const SHAPES = [
   { name: 'tiny sections (~100 chars)', sectionChars: 100 },
   { name: 'medium sections (~800 chars)', sectionChars: 800 },
@@ -52,6 +70,10 @@ if (import.meta.main) {
   const mb = Number(process.argv[2] ?? 1);
   const redis = await startRedis();
   for (const shape of SHAPES) {
+    if ((mb * 1_000_000) / shape.sectionChars > LIMITS.sectionsPerProject) {
+      console.log(`${shape.name}: skipped, ${mb} MB would pass the ${LIMITS.sectionsPerProject} sections a project may hold`);
+      continue;
+    }
     await redis.flush();
     const rand = prng(7);
     const writer = createKnowledge(redis.client);
@@ -63,8 +85,7 @@ if (import.meta.main) {
       chars += content.length;
     }
     const reader = createKnowledge(redis.client);
-    gc();
-    const before = process.memoryUsage();
+    const before = await settledHeapBytes(gc);
     const h = monitorEventLoopDelay({ resolution: 1 });
     h.enable();
     const t = performance.now();
@@ -73,14 +94,11 @@ if (import.meta.main) {
     // The histogram records a late turn when its timer next fires: let it fire before reading.
     await new Promise((r) => setTimeout(r, 20));
     h.disable();
-    gc();
-    const after = process.memoryUsage();
-    const bytes = after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers;
+    const bytes = (await settledHeapBytes(gc)) - before;
     console.log(
       `${shape.name}: ${(chars / 1e6).toFixed(2)} MB text, ${sections} sections, index ${(bytes / 1e6).toFixed(1)} MB = ` +
-        `${(bytes / chars).toFixed(1)} bytes/char; load ${took.toFixed(0)} ms, longest turn ${(h.max / 1e6).toFixed(1)} ms`,
+        `${(bytes / chars).toFixed(1)} bytes/char (approximateBytes ${(reader.search.cachedBytes() / chars).toFixed(1)}); load ${took.toFixed(0)} ms, longest turn ${(h.max / 1e6).toFixed(1)} ms`,
     );
-    void reader;
   }
   await redis.stop();
 }

@@ -4,63 +4,52 @@
  * about refresh tokens than one that mentions them once.
  *
  * The index is incremental: documents are added to and removed from numbered slots, and the
- * scores equal those of an index built afresh over the same documents. Postings are flat arrays of
- * small integers ([slot, tf, slot, tf, ...] per term), not arrays of objects, and a term found in
- * one document only (most word pairs) keeps its one posting as a single small integer
- * (docs/knowledge-tools.md "Index memory").
+ * scores equal those of an index built afresh over the same documents. Terms are 32-bit hashes and
+ * postings live in typed arrays (postings.ts), a few bytes each (docs/knowledge-tools.md
+ * "Index memory"). Two terms whose hashes collide are one term to the index: their postings merge.
  */
-import { termFrequencies, termsWithPairs } from './text.ts';
+import { PostingStore } from './postings.ts';
+import { termFrequencies, termHash, termHashes } from './text.ts';
 
 const K1 = 1.2;
 const B = 0.75;
-/** A lone posting is slot * TF_SPAN + tf, a small integer (V8 Smi) while slot < 2^18. */
-const TF_SPAN = 4096;
-const MAX_PACKED_SLOT = 1 << 18;
 
-type Postings = number | number[];
-
-/** A term's postings as [slot, tf, ...]. */
-function unpack(p: Postings): number[] {
-  return typeof p === 'number' ? [Math.floor(p / TF_SPAN), p % TF_SPAN] : p;
-}
-
-/** Term -> frequency of one document, heading words counted twice. */
-function documentTerms(heading: string, text: string): Map<string, number> {
-  const h = termsWithPairs(heading);
-  return termFrequencies([...h, ...h, ...termsWithPairs(text)]);
+/** Term hash -> frequency in one document, heading words counted twice. */
+function documentTerms(heading: string, text: string): Map<number, number> {
+  const h = termHashes(heading);
+  return termFrequencies([...h, ...h, ...termHashes(text)]);
 }
 
 export class Bm25 {
-  private readonly postings = new Map<string, Postings>();
+  private readonly postings = new PostingStore();
   /** Length in terms per slot; -1 for an empty slot. */
-  private readonly lengths: number[] = [];
+  private lengths = new Int32Array(0);
   private live = 0;
   private totalLength = 0;
-  private postingCount = 0;
 
-  /** Indexes a document in a free slot; returns its length in terms. */
+  /** Indexes a document in a free slot. */
   add(slot: number, heading: string, text: string): void {
     const tf = documentTerms(heading, text);
     let length = 0;
     for (const [t, n] of tf) {
       length += n;
-      const p = this.postings.get(t);
-      if (p === undefined) this.postings.set(t, n < TF_SPAN && slot < MAX_PACKED_SLOT ? slot * TF_SPAN + n : [slot, n]);
-      else if (typeof p === 'number') this.postings.set(t, [...unpack(p), slot, n]);
-      else p.push(slot, n);
+      this.postings.add(t, slot, n);
     }
-    while (this.lengths.length <= slot) this.lengths.push(-1);
+    if (slot >= this.lengths.length) {
+      const lengths = new Int32Array(Math.max(slot + 1, this.lengths.length * 2, 16)).fill(-1);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
     this.lengths[slot] = length;
     this.live++;
     this.totalLength += length;
-    this.postingCount += tf.size;
   }
 
   /**
    * First step of removing a document: frees its slot's length and returns its terms. The caller
    * then calls purge() for each term of the removed documents (in slices, across event-loop turns).
    */
-  release(slot: number, heading: string, text: string): Iterable<string> {
+  release(slot: number, heading: string, text: string): Iterable<number> {
     const length = this.lengths[slot] ?? -1;
     if (length >= 0) {
       this.lengths[slot] = -1;
@@ -71,64 +60,41 @@ export class Bm25 {
   }
 
   /** Drops the postings of `slots` from one term's list. */
-  purge(term: string, slots: ReadonlySet<number>): void {
-    const p = this.postings.get(term);
-    if (p === undefined) return;
-    if (typeof p === 'number') {
-      if (slots.has(Math.floor(p / TF_SPAN))) {
-        this.postings.delete(term);
-        this.postingCount--;
-      }
-      return;
-    }
-    const list = p;
-    let w = 0;
-    for (let r = 0; r < list.length; r += 2) {
-      const slot = list[r] as number;
-      if (slots.has(slot)) continue;
-      list[w++] = slot;
-      list[w++] = list[r + 1] as number;
-    }
-    this.postingCount -= (list.length - w) / 2;
-    if (w === 0) this.postings.delete(term);
-    else list.length = w;
+  purge(term: number, slots: ReadonlySet<number>): void {
+    this.postings.remove(term, slots);
   }
 
   get size(): number {
     return this.live;
   }
 
-  /** Rough heap bytes: postings (4-byte small integers, with growth slack) and the term keys. */
+  /** Heap bytes of the index: its typed arrays, which are all it holds. */
   approximateBytes(): number {
-    return this.postingCount * 10 + this.postings.size * 64 + this.lengths.length * 4;
+    return this.postings.bytes + this.lengths.byteLength;
   }
 
   /** Scores of the documents matching at least one query term, unsorted. */
   score(query: string): Map<number, number> {
-    const n = this.live;
-    const avg = n ? this.totalLength / n : 0;
+    const avg = this.live ? this.totalLength / this.live : 0;
     const scores = new Map<number, number>();
-    for (const t of new Set(termsWithPairs(query))) {
-      const p = this.postings.get(t);
-      if (p === undefined) continue;
-      const list = unpack(p);
-      const df = list.length / 2;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < list.length; i += 2) {
-        const doc = list[i] as number;
-        const tf = list[i + 1] as number;
+    for (const t of new Set(termHashes(query))) {
+      const idf = this.idfOf(t);
+      this.postings.forEach(t, (doc, tf) => {
         const len = this.lengths[doc] ?? 0;
         const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1)));
         scores.set(doc, (scores.get(doc) ?? 0) + s);
-      }
+      });
     }
     return scores;
   }
 
   /** Inverse document frequency of a term (as scored above); unseen terms get the highest. */
   idf(term: string): number {
-    const p = this.postings.get(term);
-    const df = p === undefined ? 0 : typeof p === 'number' ? 1 : p.length / 2;
+    return this.idfOf(termHash(term));
+  }
+
+  private idfOf(term: number): number {
+    const df = this.postings.count(term);
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
   }
 }

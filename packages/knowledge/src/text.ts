@@ -93,9 +93,37 @@ export function termsWithPairs(text: string): string[] {
   return out;
 }
 
-/** Term -> count. */
-export function termFrequencies(ts: readonly string[]): Map<string, number> {
-  const tf = new Map<string, number>();
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a (32-bit) over UTF-16 code units, continuing from `h`. */
+function fnv1a(s: string, h = FNV_OFFSET): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+
+/** The code unit of "_", which joins a pair's two terms. */
+const PAIR_JOIN = 0x5f;
+
+/** The 32-bit hash the search index knows a term by (FNV-1a; docs/knowledge-tools.md "Index memory"). */
+export function termHash(term: string): number {
+  return fnv1a(term);
+}
+
+/**
+ * The hashes of termsWithPairs(text), without building the pair strings: a pair's hash is
+ * termHash(`${a}_${b}`), computed by continuing a's hash over "_" and b.
+ */
+export function termHashes(text: string): number[] {
+  const ts = terms(text);
+  const out = ts.map((t) => fnv1a(t));
+  for (let i = 1; i < ts.length; i++) out.push(fnv1a(ts[i] as string, Math.imul((out[i - 1] as number) ^ PAIR_JOIN, FNV_PRIME)));
+  return out;
+}
+
+/** Term (or term hash) -> count. */
+export function termFrequencies<T>(ts: readonly T[]): Map<T, number> {
+  const tf = new Map<T, number>();
   for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;
 }

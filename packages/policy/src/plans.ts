@@ -32,9 +32,9 @@ const EARLIER: Record<Plan, PlanLimits> = {
 /**
  * Characters of documents a project and a workspace (all its projects) may store, per plan
  * (docs/knowledge-tools.md "Storage quotas"). A replica holds a project's search index in memory
- * at about 12 bytes a character at worst, so the largest project quota (20 million) stays well
- * within the index memory budget of a replica; the workspace quota bounds what one customer
- * puts in Redis.
+ * at 3-6.4 bytes a character when its sections average 2,000 characters, as they must in a project
+ * this large (10,000 sections at most), so the largest project quota (20 million) costs 60-130 MB, within a replica's 192 MiB index budget;
+ * the workspace quota bounds what one customer puts in Redis.
  */
 export const STORAGE_QUOTAS: Record<Plan, { projectChars: number; workspaceChars: number }> = {
   FREE: { projectChars: 1_000_000, workspaceChars: 2_000_000 },
