@@ -5,7 +5,8 @@
  * consent page, with the official MCP SDK client and with a hand-written openid-client one, the
  * page preselects EDITOR and says how long the access lasts, svc_help reports the level chosen, a
  * tool above it is refused (403 insufficient_scope; the SDK then asks the person again), and a
- * refresh keeps the level.
+ * refresh keeps the level. The device flow's project-selection page records a level too, though
+ * its tokens carry no MCP scope at all.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -17,7 +18,7 @@ import * as oc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import { authorizeInBrowser } from './authorize.ts';
-import { consent, launchBrowser, signInOnPage } from './browser.ts';
+import { consent, launchBrowser, runDeviceFlow, signInOnPage } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
 const REDIRECT = 'http://127.0.0.1:45995/callback';
@@ -98,6 +99,24 @@ for (const scope of SCOPES) {
       await assert.rejects(client.callTool({ name: chosen.above, arguments: {} }), /403/);
       assert.deepEqual(provider.askedAgain, [], 'the person was not asked again: a refresh cannot raise the level');
       await client.close();
+    });
+  }
+}
+
+for (const clientId of ['svc-mcp', 'svc-companion']) {
+  for (const chosen of CHOSEN) {
+    test(`device flow ${clientId}, ${chosen.level} chosen with the project: acts at ${chosen.level}, also after a refresh`, async () => {
+      const { tokens, config } = await runDeviceFlow(browser, {
+        authUrl: stack.authUrl,
+        clientId,
+        email: person.email,
+        password: PASSWORD,
+        approval: { kind: 'select', project: person.slug, level: chosen.level },
+        name: `levels-device-${clientId}-${chosen.level}`,
+      });
+      await assertActsAt(tokens.access_token, chosen);
+      const refreshed = await oc.refreshTokenGrant(config, String(tokens.refresh_token));
+      await assertActsAt(refreshed.access_token, chosen);
     });
   }
 }
