@@ -22,7 +22,7 @@ export async function authorizeInBrowser(
     resource: string;
     email: string;
     name: string;
-    /** The scope asked for; `mcp` unless given. */
+    /** The scope asked for; `mcp` unless given; '' sends no scope parameter at all. */
     scope?: string;
     onConsentPage?: (page: Page) => Promise<void>;
   },
@@ -37,6 +37,7 @@ export async function authorizeInBrowser(
     state,
     resource: a.resource,
   });
+  if (a.scope === '') url.searchParams.delete('scope');
   const page = await context.newPage();
   let callback = '';
   await page.route(`${a.redirect}**`, async (route) => {

@@ -40,7 +40,11 @@ export async function signInOnPage(page: Page, email: string, password: string, 
 }
 
 export type Approval =
-  { kind: 'personal' } | { kind: 'select'; project: string } | { kind: 'provision' } | { kind: 'approve' } | { kind: 'deny' };
+  | { kind: 'personal' }
+  | { kind: 'select'; project: string; level?: string }
+  | { kind: 'provision' }
+  | { kind: 'approve' }
+  | { kind: 'deny' };
 
 /** Approves (or denies) on the consent page currently shown. */
 export async function consent(page: Page, approval: Approval, shotName: string): Promise<void> {
@@ -50,6 +54,7 @@ export async function consent(page: Page, approval: Approval, shotName: string):
     await page.check('input[name=confirm_expiry]');
   }
   if (approval.kind === 'select') await page.check(`input[name=project][value="${approval.project}"]`);
+  if (approval.kind === 'select' && approval.level) await page.selectOption('#level', approval.level);
   await shot(page, shotName);
   const form = approval.kind === 'deny' ? 'abort' : 'consent';
   await page.click(`form[action$="/${form}"] button[type=submit]`);

@@ -51,8 +51,8 @@ async function tokenAt(level: string | null, name: string, scope?: string, clien
     name,
     ...(scope ? { scope } : {}),
     onConsentPage: async (page) => {
-      // The level offered first is the one asked for: the own role (ADMIN here) for `mcp`.
-      if (!scope) assert.equal(await page.inputValue('#level'), 'ADMIN');
+      // EDITOR is preselected for `mcp`, though the own role is ADMIN: ADMIN only when chosen.
+      if (!scope) assert.equal(await page.inputValue('#level'), 'EDITOR');
       if (level) await page.selectOption('#level', level);
     },
   });
@@ -85,12 +85,14 @@ test('a level lowered on the consent page caps the token; the scope, not the rol
   assert.equal(r.scope, 'mcp:read');
 });
 
-test('the level of the own role grants mcp, which the role alone limits', async () => {
-  const t = await tokenAt(null, 'scopes-own-role');
-  assert.equal(t.scope, 'mcp');
+test('approving as the page opens grants EDITOR, recorded as mcp:write, even to an ADMIN', async () => {
+  const t = await tokenAt(null, 'scopes-preselected');
+  assert.equal(t.scope, 'mcp:write');
   const call = await mcpCall(stack.baseUrl, slug, t.access_token, 'tools/call', { name: 'svc_inject', arguments: {} });
   assert.notEqual(call.body.error?.data?.code, 'insufficient_scope');
   assert.notEqual(call.body.error?.data?.code, 'access_denied');
+  const admin = await mcpCall(stack.baseUrl, slug, t.access_token, 'tools/call', { name: 'svc_swarm_create', arguments: {} });
+  assert.equal(admin.body.error?.data?.code, 'insufficient_scope');
 });
 
 test('an mcp:admin token manages its own project over REST; a lower scope, another project or a workspace route is refused', async () => {
@@ -111,7 +113,8 @@ test('an mcp:admin token manages its own project over REST; a lower scope, anoth
     oc.None(),
     { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] },
   );
-  const admin = await tokenAt(null, 'scopes-admin-manage', 'mcp:admin', manager);
+  // ADMIN is granted only when the person chooses it, even to a client that asked for it.
+  const admin = await tokenAt('ADMIN', 'scopes-admin-manage', 'mcp:admin', manager);
   assert.equal(admin.scope, 'mcp:admin');
   const listed = await api('GET', `/api/v1/projects/${slug}/keys`, admin.access_token);
   assert.equal(listed.status, 200, JSON.stringify(listed.body));

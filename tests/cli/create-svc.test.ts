@@ -8,6 +8,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { CREATE_SVC_KEY_TTL_SECONDS } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { approveDevice, consent, startStackAndBrowser, stopStackAndBrowser, shot } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
@@ -53,6 +54,9 @@ test('create-svc: sign up on the way, .env/.gitignore/.mcp.json written, the key
   await page.fill('#password', PASSWORD);
   await shot(page, 'create-svc-cli-01-signup');
   await page.click('form[action="/signup"] button[type=submit]');
+  await page.waitForSelector('form[action$="/consent"]');
+  // The page names the key's level and expiry before the person approves.
+  assert.match(await page.innerText('main'), /The key has level EDITOR \(read and change, not manage\) and expires after 90 days/);
   await consent(page, { kind: 'provision' }, 'create-svc-cli-02-consent');
   await page.waitForSelector('text=Device connected');
   await context.close();
@@ -61,6 +65,14 @@ test('create-svc: sign up on the way, .env/.gitignore/.mcp.json written, the key
 
   const key1 = await keyOf(dir);
   assert.equal(parseCredential(key1)?.kind, 'project_key');
+  // A finite key: EDITOR, 90 days (docs/auth-service.md "create-svc's key"), and create-svc says so.
+  const record = await stack.accounts.keys.findByHash(stack.accounts.keys.hash(key1));
+  assert.equal(record?.level, 'EDITOR');
+  assert.ok(record?.expiresAt, 'the key expires');
+  assert.equal(record.expiresAt - record.createdAt, CREATE_SVC_KEY_TTL_SECONDS * 1000);
+  assert.equal(CREATE_SVC_KEY_TTL_SECONDS, 90 * 86_400);
+  const expiry = new Date(record.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  assert.match(r1.stdout, new RegExp(`The key acts at EDITOR and expires ${expiry}: run create-svc again before then`));
   const user = await stack.accounts.users.findByEmail(email);
   assert.ok(user);
   const [slug] = await stack.accounts.workspaces.projectsOf(user.workspace);

@@ -480,7 +480,8 @@ test('Account: authorized apps revoked from the page; removing a member ends the
   try {
     await first.page.goto(`${stack.authUrl}/dashboard/account`);
     const apps = (await first.page.textContent('div[aria-label="Authorized apps"]')) ?? '';
-    assert.match(apps, new RegExp(`svc MCP client\\s*${owner.slug} \\(mcp`), apps);
+    // The level approved on the consent page: EDITOR, preselected for the member's EDITOR role.
+    assert.match(apps, new RegExp(`svc MCP client\\s*${owner.slug} \\(EDITOR\\)`), apps);
     const sessions = (await first.page.textContent('div[aria-label="Sessions"]')) ?? '';
     assert.match(sessions, /\(this browser\)/);
     await checkPage(first.page, 'account-apps-sessions');

@@ -11,6 +11,11 @@ import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
 /** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
 export const USER_KEY_TTL_SECONDS = 2_592_000;
+/**
+ * The project key create-svc writes into a folder's `.env`: 90 days (docs/auth-service.md
+ * "create-svc's key"), at EDITOR.
+ */
+export const CREATE_SVC_KEY_TTL_SECONDS = 90 * 86_400;
 /** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
 const RECORD_GRACE_SECONDS = 7 * 86_400;
 

@@ -113,6 +113,9 @@ await run(async (io, argv) => {
     progress: waiting(),
   }).finally(() => offers.forEach((o) => o.close()));
   const apiKey = String(token['api_key'] ?? '');
+  // The key's terms, as the consent page named them (docs/auth-service.md "create-svc's key").
+  const keyLevel = typeof token['api_key_level'] === 'string' ? token['api_key_level'] : null;
+  const keyExpiresAt = typeof token['api_key_expires_at'] === 'string' ? token['api_key_expires_at'] : null;
   const slug = String(token['project_slug'] ?? '');
   const endpoint = String(token['mcp_endpoint'] ?? '');
   if (parseCredential(apiKey)?.kind !== 'project_key' || !slug || !endpoint) {
@@ -137,12 +140,19 @@ await run(async (io, argv) => {
       project_slug: slug,
       mcp_endpoint: endpoint,
       key_prefix: displayPrefix(apiKey),
+      key_level: keyLevel,
+      key_expires_at: keyExpiresAt,
       previous_key: previous,
       files: { env: env.file, gitignore: { file: gitignore.file, action: gitignore.action }, mcp_json: mcp.file },
     },
     [
       `Project ${slug} is ready: ${endpoint}`,
       `  ${env.file}: ${KEY_VARIABLE}=${displayPrefix(apiKey)} (${env.created ? 'created' : 'updated'}, mode 0600)`,
+      ...(keyLevel || keyExpiresAt
+        ? [
+            `  The key acts at ${keyLevel ?? 'its level'}${keyExpiresAt ? ` and expires ${keyExpiresAt}: run create-svc again before then` : ''}.`,
+          ]
+        : []),
       `  ${gitignore.file}: ${gitignore.action === 'present' ? '.env already ignored' : `.env ${gitignore.action === 'created' ? 'listed (file created)' : 'added'}`}`,
       `  ${mcp.file}: server "${serverName(slug)}" ${mcp.created ? 'written' : 'updated'}, key read from \${${KEY_VARIABLE}}`,
       ...(previous === 'revoked' ? ['  The previous key of this folder was revoked.'] : []),

@@ -29,7 +29,7 @@ import {
   type Redis,
 } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
-import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { approvedLevel, isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
 import { parseAuditQuery, type AuditQueryInput } from './audit-query.ts';
 import { sweepKeyExpiries } from './expiry.ts';
 import { createNotices } from './notices.ts';
@@ -616,7 +616,8 @@ export function createManagement(
           id: g.id,
           client: g.clientName,
           clientId: g.clientId,
-          projects: g.projects.map((p) => `${p.slug} (${p.scope || 'mcp'})`),
+          // The level approved on the consent page, as the gateway reads it (docs/auth-service.md "Scopes").
+          projects: g.projects.map((p) => `${p.slug} (${approvedLevel(p.scope)})`),
           createdAt: g.createdAt,
           expiresAt: g.expiresAt,
         })),

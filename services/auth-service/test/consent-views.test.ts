@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProjectAccess } from '@svc/accounts';
-import { grantedScope, offeredLevels } from '../src/pages/consent-levels.ts';
+import { CREATE_SVC_KEY_TTL_SECONDS } from '@svc/accounts';
+import { grantedScope, grantedScopeForSelection, offeredLevels, preselectedLevel } from '../src/pages/consent-levels.ts';
+import { TTL } from '../src/provider/configuration.ts';
 import { displayClientName, isVerifiedClient } from '../src/oauth/client-names.ts';
-import { projectApprovalConsent, type ConsentView } from '../src/pages/consent-views.ts';
+import { projectApprovalConsent, projectSelectionConsent, provisionConsent, type ConsentView } from '../src/pages/consent-views.ts';
 
 const project = { project: { slug: 'demo', name: 'Demo' }, role: 'EDITOR' } as ProjectAccess;
 const view = (over: Partial<ConsentView>): ConsentView => ({
@@ -50,20 +52,59 @@ test('a first-party client carries no mark', () => {
   assert.doesNotMatch(html, /return to/);
 });
 
-test('the level select offers levels up to the role and what was asked, the highest selected', () => {
-  const html = projectApprovalConsent(view({}), project, ['VIEWER', 'EDITOR']);
-  assert.match(html, /<select id="level" name="level"[^>]*><option value="VIEWER">[^<]*<\/option><option value="EDITOR" selected>/);
+test('the level select offers levels up to the role and what was asked, EDITOR preselected, ADMIN only when chosen', () => {
+  const select = (levels: ('VIEWER' | 'EDITOR' | 'ADMIN')[]) =>
+    /<select id="level" name="level"[^>]*>(.*?)<\/select>/.exec(projectApprovalConsent(view({ accessDays: 31 }), project, levels))?.[1];
+  assert.equal(
+    select(['VIEWER', 'EDITOR']),
+    '<option value="VIEWER">VIEWER: read only</option><option value="EDITOR" selected>EDITOR: read and change</option>',
+  );
+  assert.match(select(['VIEWER', 'EDITOR', 'ADMIN']) ?? '', /<option value="EDITOR" selected>[^<]*<\/option><option value="ADMIN">/);
+  assert.match(select(['VIEWER']) ?? '', /<option value="VIEWER" selected>/);
   assert.deepEqual(offeredLevels('EDITOR', 'mcp mcp:read mcp:write mcp:admin'), ['VIEWER', 'EDITOR']);
   assert.deepEqual(offeredLevels('ADMIN', 'mcp:read'), ['VIEWER']);
   assert.deepEqual(offeredLevels('ADMIN', 'openid'), ['VIEWER', 'EDITOR', 'ADMIN']);
+  assert.equal(preselectedLevel(['VIEWER', 'EDITOR', 'ADMIN']), 'EDITOR');
+  assert.equal(preselectedLevel(['VIEWER']), 'VIEWER');
 });
 
-test('the grant records mcp for the own role of a client that asked for mcp, else the capped scope', () => {
+test('the approval and selection pages say how long the access lasts: the Grant lifetime, in days', () => {
+  assert.equal(TTL.Grant, 31 * 86_400);
+  for (const html of [
+    projectApprovalConsent(view({ accessDays: 31 }), project, ['VIEWER']),
+    projectSelectionConsent(view({ accessDays: 31 }), [project], ['VIEWER', 'EDITOR', 'ADMIN']),
+  ]) {
+    assert.match(html, /This access lasts 31 days, however often the application uses it; after that it must ask you again/);
+  }
+});
+
+test("create-svc's page names its key's level and expiry", () => {
+  const html = provisionConsent(view({}), 'ws', {
+    existing: null,
+    name: 'demo',
+    keyLevel: 'EDITOR',
+    keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
+  });
+  assert.match(html, /level <strong>EDITOR<\/strong>.*expires after <strong>90 days<\/strong>/s);
+});
+
+test('the grant always records an explicit level, the preselected one when the form sent none', () => {
   const asked = 'mcp mcp:read mcp:write mcp:admin';
-  assert.equal(grantedScope('EDITOR', asked, 'EDITOR'), 'mcp');
-  assert.equal(grantedScope('EDITOR', asked, undefined), 'mcp');
+  assert.equal(grantedScope('EDITOR', asked, 'EDITOR'), 'mcp:write');
+  assert.equal(grantedScope('ADMIN', asked, undefined), 'mcp:write', 'never ADMIN unless chosen');
+  assert.equal(grantedScope('ADMIN', asked, 'ADMIN'), 'mcp:admin');
+  assert.equal(grantedScope('VIEWER', asked, undefined), 'mcp:read');
   assert.equal(grantedScope('EDITOR', asked, 'VIEWER'), 'mcp:read');
   assert.equal(grantedScope('EDITOR', asked, 'ADMIN'), null);
   assert.equal(grantedScope('ADMIN', 'mcp:write mcp:read', undefined), 'mcp:write');
   assert.equal(grantedScope('VIEWER', 'mcp:write mcp:read', 'EDITOR'), null);
+  assert.equal(grantedScope('ADMIN', 'openid', 'VIEWER'), 'mcp:read');
+  assert.equal(grantedScope('ADMIN', 'garbage', 'nope'), null);
+});
+
+test('on the selection page the chosen level is lowered to the role on the project chosen', () => {
+  assert.equal(grantedScopeForSelection('VIEWER', 'openid', 'ADMIN'), 'mcp:read');
+  assert.equal(grantedScopeForSelection('ADMIN', 'openid', 'VIEWER'), 'mcp:read');
+  assert.equal(grantedScopeForSelection('ADMIN', 'openid', undefined), 'mcp:write');
+  assert.equal(grantedScopeForSelection('ADMIN', 'openid', 'ROOT'), null);
 });

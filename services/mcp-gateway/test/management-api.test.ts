@@ -294,10 +294,10 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
   assert.equal(created.status, 201, JSON.stringify(created.body));
   assert.match(created.body.key, /^svc-bot-/);
   const id = created.body.id;
-  // A refusal by policy is a JSON-RPC error in a 200 answer (docs/errors.md): read its code.
+  // A refusal by role is a JSON-RPC error in a 403 answer (docs/errors.md): read its code.
   const search = async (key: string) => {
     const r = await post(f.url, `/mcp/${owner.project}`, call('svc_search', { query: 'x' }), { 'X-API-Key': key });
-    return r.status === 200 && r.body.error ? r.body.error.data.code : r.status;
+    return r.status === 403 && r.body.error ? r.body.error.data.code : r.status;
   };
   assert.equal(await search(created.body.key), 'access_denied', 'no grant yet: no role on the project');
   const grant = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/grants`, personal, {

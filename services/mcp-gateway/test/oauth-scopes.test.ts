@@ -1,8 +1,10 @@
 /**
- * OAuth scopes at the gateway (docs/contract.md "OAuth scopes and refresh"): a token acts at the
- * lower of the person's role and its scope; when the scope, not the role, refuses a call the
- * answer is 403 insufficient_scope naming the scope the call needs, on MCP and REST alike; a call
- * the role refuses stays access_denied. Tokens are planted as the auth-service stores them.
+ * OAuth scopes at the gateway (docs/contract.md "OAuth scopes and refresh"; docs/auth-service.md
+ * "Scopes"): a token acts at the lowest of the person's role, the level approved on the consent
+ * page (the Grant's scope for the resource; VIEWER when it records none) and its own scope; when
+ * the approval or scope, not the role, refuses a call the answer is 403 insufficient_scope naming
+ * the scope the call needs, on MCP and REST alike; a call the role refuses is 403 access_denied.
+ * Tokens are planted as the auth-service stores them.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -32,11 +34,17 @@ after(async () => {
   await f.close();
 });
 
-/** An access token record as oidc-provider stores it (docs/redis-schema.md), with its grant. */
-async function plantToken(accountId: string, scope: string): Promise<string> {
+/**
+ * An access token record as oidc-provider stores it (docs/redis-schema.md), with its Grant, which
+ * records the level approved on the consent page as its scope for the resource (`grantScope`;
+ * null: a Grant that records none).
+ */
+async function plantToken(accountId: string, scope: string, grantScope: string | null = 'mcp:admin', slug = project): Promise<string> {
   const token = generateCredential('access_token');
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
-  await redis.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify({ kind: 'Grant', accountId }));
+  const aud = `${f.config.baseUrl}/mcp/${slug}`;
+  const grant = { kind: 'Grant', accountId, ...(grantScope === null ? {} : { resources: { [aud]: grantScope } }) };
+  await redis.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify(grant));
   const payload = {
     kind: 'AccessToken',
     jti: token,
@@ -44,7 +52,7 @@ async function plantToken(accountId: string, scope: string): Promise<string> {
     accountId,
     clientId: 'registered-client',
     grantId,
-    aud: `${f.config.baseUrl}/mcp/${project}`,
+    aud,
     scope,
   };
   await redis.hset(oidcRecordKey('AccessToken', token), 'payload', JSON.stringify(payload));
@@ -77,7 +85,7 @@ test('mcp:write on an ADMIN: write tools are listed and not refused for scope', 
   assert.ok(names.includes('svc_inject'));
 });
 
-test('mcp and no scope leave the role; a call the role refuses stays access_denied', async () => {
+test('mcp and no scope leave the approved level; a call the role refuses is 403 access_denied', async () => {
   for (const scope of ['mcp', '']) {
     const token = await plantToken(ownerId, scope);
     const res = await post(f.url, `/api/v1/projects/${project}/tools/svc_inject`, {}, { Authorization: `Bearer ${token}` });
@@ -86,6 +94,93 @@ test('mcp and no scope leave the role; a call the role refuses stays access_deni
   }
   const stranger = await plantToken(strangerId, 'mcp:read');
   const refused = await post(f.url, `/mcp/${project}`, call('svc_search', { query: 'x' }), { Authorization: `Bearer ${stranger}` });
-  assert.equal(refused.status, 200);
+  // MCP authorization, "Error Handling": 403 for insufficient permissions, as for a scope.
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.jsonrpc, '2.0');
+  assert.equal(refused.body.id, 1);
+  assert.equal(refused.body.error.code, -31010);
   assert.equal(refused.body.error.data.code, 'access_denied');
+  assert.equal(refused.body.error.data.gate, 'level');
+  assert.match(refused.body.error.data.remedy, /svc_request_access/);
+});
+
+/** svc_help's answer: its text and structured content. */
+async function help(token: string, slug = project) {
+  const res = await post(f.url, `/mcp/${slug}`, call('svc_help'), { Authorization: `Bearer ${token}` });
+  assert.equal(res.status, 200, res.text);
+  return { text: res.body.result.content[0].text as string, data: res.body.result.structuredContent as Record<string, unknown> };
+}
+
+// Every scope a client may ask for, against every level the person may approve: the level the
+// Grant records caps the token even when the token's own scope holds no MCP scope.
+const TOKEN_SCOPES = ['openid', '', 'mcp', 'mcp offline_access', 'openid email', 'unknown:scope'];
+const APPROVED: { grant: string; level: string; writes: boolean }[] = [
+  { grant: 'mcp:read', level: 'VIEWER', writes: false },
+  { grant: 'mcp:write', level: 'EDITOR', writes: true },
+];
+for (const scope of TOKEN_SCOPES) {
+  for (const approved of APPROVED) {
+    test(`token scope "${scope}", ${approved.level} approved, on an ADMIN: acts at ${approved.level}`, async () => {
+      const token = await plantToken(ownerId, scope, approved.grant);
+      const said = await help(token);
+      assert.equal(said.data['role'], approved.level);
+      assert.equal(said.data['own_role'], 'ADMIN');
+      assert.match(said.text, new RegExp(`role ${approved.level} \\(the level approved for this token; your own role is ADMIN\\)`));
+      const inject = await post(f.url, `/mcp/${project}`, call('svc_inject', { content: 'x' }), { Authorization: `Bearer ${token}` });
+      if (approved.writes) assert.notEqual(inject.body.error?.data?.code, 'insufficient_scope');
+      else {
+        assert.equal(inject.status, 403);
+        assert.equal(inject.body.error.data.code, 'insufficient_scope');
+        assert.equal(inject.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="mcp:write", ${metadata()}`);
+      }
+      const admin = await post(f.url, `/api/v1/projects/${project}/tools/svc_swarm_create`, {}, { Authorization: `Bearer ${token}` });
+      assert.equal(admin.status, 403, 'an ADMIN tool: never above the approved level');
+      const manage = await fetch(`${f.url}/api/v1/projects/${project}/keys`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(manage.status, 403, 'managing needs ADMIN approved');
+    });
+  }
+}
+
+test('a Grant that records no level (none, `mcp`, empty) acts at VIEWER, whatever the token scope', async () => {
+  for (const grantScope of [null, 'mcp', '']) {
+    for (const scope of ['', 'mcp', 'mcp:admin']) {
+      const token = await plantToken(ownerId, scope, grantScope);
+      assert.equal((await help(token)).data['role'], 'VIEWER', `grant ${grantScope} scope ${scope}`);
+      const inject = await post(f.url, `/mcp/${project}`, call('svc_inject', { content: 'x' }), { Authorization: `Bearer ${token}` });
+      assert.equal(inject.status, 403);
+      assert.equal(inject.body.error.data.code, 'insufficient_scope');
+    }
+  }
+});
+
+test('ADMIN approved and no MCP scope in the token: the role decides, and the token may manage', async () => {
+  const token = await plantToken(ownerId, 'openid', 'mcp:admin');
+  const said = await help(token);
+  assert.equal(said.data['role'], 'ADMIN');
+  assert.equal(said.data['own_role'], undefined);
+  const manage = await fetch(`${f.url}/api/v1/projects/${project}/keys`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(manage.status, 200);
+});
+
+test('svc_help tells a person with role NONE nothing of the project plan', async () => {
+  const stranger = await plantToken(strangerId, 'mcp:read', 'mcp:read');
+  const said = await help(stranger);
+  assert.equal(said.data['role'], 'NONE');
+  assert.equal(said.data['plan'], undefined);
+  assert.doesNotMatch(said.text, /plan|FREE|SOLO|PRO|TEAM|ENTERPRISE/);
+  const owner = await help(await plantToken(ownerId, 'mcp:read', 'mcp:read'));
+  assert.match(owner.text, /plan FREE/, 'a member is told');
+});
+
+test('a valid token at another project is told it is not valid there, not to refresh', async () => {
+  const other = `other-${Math.random().toString(36).slice(2, 8)}`;
+  const owner = (await f.accounts.users.get(ownerId))!;
+  await f.accounts.workspaces.createProject({ slug: other, workspace: owner.workspace });
+  const token = await plantToken(ownerId, 'mcp:read', 'mcp:read', other);
+  const res = await post(f.url, `/mcp/${project}`, call('svc_help'), { Authorization: `Bearer ${token}` });
+  assert.equal(res.status, 401);
+  assert.equal(res.body.error.data.code, 'invalid_token');
+  assert.doesNotMatch(res.body.error.data.remedy, /refresh/i);
+  assert.match(res.body.error.data.remedy, /not for this project/);
+  assert.match(res.body.error.data.remedy, new RegExp(`project ${project}`));
 });

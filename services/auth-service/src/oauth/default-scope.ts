@@ -6,8 +6,9 @@
  *   request; oidc-provider drops non-OpenID scopes from a request without a resource
  *   (check_resource.js filterStatics), so a resource scope could not survive until then. The
  *   token's binding is its audience, not its scope (the gateway checks the audience).
- * - Authorization endpoint: `mcp` when no scope is asked for. The MCP scopes asked for are widened
- *   to every level at or below the highest one (`mcp` means the person's own role, so every level):
+ * - Authorization endpoint: `mcp` when no scope is asked for, and every level when no MCP scope
+ *   is (`openid`). The MCP scopes asked for are widened to every level at or below the highest one
+ *   (`mcp` means the person's own role, so every level):
  *   the consent page lets the person grant a lower level than the client asked for, and
  *   oidc-provider grants only scopes that were requested (docs/contract.md "OAuth scopes and refresh").
  */
@@ -22,8 +23,9 @@ const LEVELS: readonly KeyLevel[] = ['VIEWER', 'EDITOR', 'ADMIN'];
 function widenMcpScopes(scope: string): string {
   const asked = scope.split(' ').filter(Boolean);
   const mcp = asked.filter((s) => (MCP_SCOPES as readonly string[]).includes(s));
-  if (mcp.length === 0) return scope;
-  const top = mcp.includes('mcp') ? 'ADMIN' : LEVELS.findLast((l) => mcp.includes(scopeForLevel(l)));
+  // No MCP scope (`openid`, `openid email`) is read as `mcp`: the token's scope then says the level
+  // approved on the consent page, which the Grant records whatever was asked (consent-levels.ts).
+  const top = mcp.length === 0 || mcp.includes('mcp') ? 'ADMIN' : LEVELS.findLast((l) => mcp.includes(scopeForLevel(l)));
   const levels = isKeyLevel(top) ? LEVELS.slice(0, LEVELS.indexOf(top) + 1).map(scopeForLevel) : [];
   return [...new Set([...asked, ...levels])].join(' ');
 }

@@ -9,7 +9,8 @@
  *   with auto_provision also gets a project API key (`api_key`).
  */
 import type { Accounts } from '@svc/accounts';
-import { USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import { CREATE_SVC_KEY_LEVEL } from '../pages/consent-levels.ts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isProfile } from '../provider/clients.ts';
@@ -59,8 +60,17 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
     const autoProvision = String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
     if (client.clientId === 'create-svc' && dc && autoProvision) {
       const project = await deps.accounts.workspaces.requireProject(slug);
-      const issued = await deps.accounts.keys.createProjectKey({ project: slug, workspace: project.workspace, name: 'create-svc' });
+      // A key written into a folder's .env must end by itself (docs/auth-service.md "create-svc's key").
+      const issued = await deps.accounts.keys.createProjectKey({
+        project: slug,
+        workspace: project.workspace,
+        name: 'create-svc',
+        level: CREATE_SVC_KEY_LEVEL,
+        expiresInSeconds: CREATE_SVC_KEY_TTL_SECONDS,
+      });
       out['api_key'] = issued.key;
+      out['api_key_level'] = issued.record.level;
+      out['api_key_expires_at'] = new Date(issued.record.expiresAt ?? 0).toISOString().replace(/\.\d{3}Z$/, 'Z');
       deps.logger.info('project key issued by create-svc', { project: slug, keyId: issued.id });
     }
     ctx.body = out;

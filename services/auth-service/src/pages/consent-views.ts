@@ -9,6 +9,7 @@
 import type { ProjectAccess } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { csrfField } from '../http/web-session.ts';
+import { preselectedLevel } from './consent-levels.ts';
 import { errorLine, esc, page } from './layout.ts';
 
 export interface ConsentView {
@@ -22,6 +23,8 @@ export interface ConsentView {
   redirectHost?: string | undefined;
   email: string;
   error?: string | undefined;
+  /** Days an approval lasts (the Grant's lifetime), said on the pages that grant tokens. */
+  accessDays?: number;
 }
 
 /** The client's name, isolated from the text around it (Unicode UAX #9) and free to wrap. */
@@ -62,7 +65,7 @@ export function personalKeyConsent(v: ConsentView): string {
 }
 
 /** svc-mcp, svc-companion, and clients that named no resource: the person picks one project. */
-export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[]): string {
+export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[], levels: readonly KeyLevel[]): string {
   if (projects.length === 0) {
     // No dead end: create a project here (in the person's own workspace) and come back to choose it.
     const invalid = v.error ? ' aria-invalid="true" aria-describedby="project-name-error" autofocus' : '';
@@ -88,7 +91,10 @@ export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[
     v,
     'Choose a project',
     `<p>${clientLabel(v)} asks for access to one of your projects, as you.</p>
-<fieldset><legend>Project</legend>${options}</fieldset>`,
+<fieldset><legend>Project</legend>${options}</fieldset>
+${levelSelect(levels)}
+<p class="muted">It never gets more than your role on the project you choose.</p>
+${lifetimeLine(v)}`,
   );
 }
 
@@ -98,21 +104,31 @@ const LEVEL_TEXT: Record<KeyLevel, string> = {
   ADMIN: 'ADMIN: read, change and manage',
 };
 
+/** The level select: EDITOR preselected, or the highest offered when lower; ADMIN only when chosen. */
+function levelSelect(levels: readonly KeyLevel[]): string {
+  const selected = preselectedLevel(levels);
+  const options = levels.map((l) => `<option value="${l}"${l === selected ? ' selected' : ''}>${esc(LEVEL_TEXT[l])}</option>`).join('');
+  return `<label for="level">Access level it gets</label>
+<select id="level" name="level" style="width:100%;padding:.6rem;font-size:1rem">${options}</select>`;
+}
+
+/** How long an approval lasts, in the person's terms (the Grant's lifetime: docs/auth-service.md "Scopes"). */
+function lifetimeLine(v: ConsentView): string {
+  return `<p class="lifetime">This access lasts ${esc(v.accessDays ?? 0)} days, however often the application uses it; after that it must ask you again. You can end it sooner on your account page.</p>`;
+}
+
 /**
  * Authorization code flow with a resource: names the client and the project, and the level the
- * client gets: the highest of `levels` unless the person picks a lower one.
+ * client gets: EDITOR (or the highest of `levels` when lower) unless the person picks another.
  */
 export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, levels: readonly KeyLevel[]): string {
-  const options = levels
-    .map((l, i) => `<option value="${l}"${i === levels.length - 1 ? ' selected' : ''}>${esc(LEVEL_TEXT[l])}</option>`)
-    .join('');
   return frame(
     v,
     'Approve access',
     `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you. Your role there is ${esc(project.role)}.</p>
-<label for="level">Access level it gets</label>
-<select id="level" name="level" style="width:100%;padding:.6rem;font-size:1rem">${options}</select>
-<p class="muted">Choose a lower level to limit what it can do.</p>`,
+${levelSelect(levels)}
+<p class="muted">Choose a lower level to limit what it can do; choose ADMIN only if it must manage the project.</p>
+${lifetimeLine(v)}`,
   );
 }
 
@@ -120,12 +136,17 @@ export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, l
 export function provisionConsent(
   v: ConsentView,
   workspace: string,
-  project: { existing: string | null; name: string | undefined },
+  project: { existing: string | null; name: string | undefined; keyLevel: KeyLevel; keyDays: number },
 ): string {
   const what = project.existing
     ? `use your existing project <strong>${esc(project.existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
     : `create a project${project.name === undefined ? '' : ` named <strong>${esc(project.name)}</strong>`} in your personal workspace <strong>${esc(workspace)}</strong>`;
-  return frame(v, 'Set up your project', `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>`);
+  return frame(
+    v,
+    'Set up your project',
+    `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>
+<p class="key-terms">The key has level <strong>${esc(project.keyLevel)}</strong> (read and change, not manage) and expires after <strong>${esc(project.keyDays)} days</strong>. It is written to the <code>.env</code> file of the folder where you ran it; revoke it in the dashboard if that folder is shared or lost.</p>`,
+  );
 }
 
 /**

@@ -7,15 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AccountError, type AccessRequest, type Accounts, type User } from '@svc/accounts';
-import { isKeyLevel } from '@svc/policy';
+import { AccountError, CREATE_SVC_KEY_TTL_SECONDS, type AccessRequest, type Accounts, type User } from '@svc/accounts';
+import { isKeyLevel, scopeForLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import { ManagementError, type Management } from '@svc/management';
 import type Provider from 'oidc-provider';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
+import { TTL } from '../provider/configuration.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
-import { grantedScope, offeredLevels } from './consent-levels.ts';
+import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from './consent-levels.ts';
 import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
 import {
   noAccessPage,
@@ -35,6 +36,9 @@ export interface InteractionDeps {
   /** Tells the project's admins of an access request made here; creates a project for a person without one. */
   management: Pick<Management, 'accessRequested' | 'createProject'>;
 }
+
+/** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
+const ACCESS_DAYS = Math.floor(TTL.Grant / 86_400);
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 type Kind = 'personal' | 'provision' | 'approve' | 'select';
@@ -96,6 +100,7 @@ export function interactionPages(deps: InteractionDeps) {
       redirectHost: redirectHostOf(details.params['redirect_uri']),
       email: user.email,
       error,
+      accessDays: ACCESS_DAYS,
     };
     const status = error ? 400 : 200;
     switch (kindOf(details)) {
@@ -109,6 +114,8 @@ export function interactionPages(deps: InteractionDeps) {
             provisionConsent(v, user.workspace, {
               existing: await existingPersonalProject(accounts, user, projectNameOf(details.params)),
               name: projectNameOf(details.params),
+              keyLevel: CREATE_SVC_KEY_LEVEL,
+              keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
             }),
           );
       case 'approve': {
@@ -131,7 +138,13 @@ export function interactionPages(deps: InteractionDeps) {
         return void res
           .status(status)
           .type('html')
-          .send(projectSelectionConsent(v, await accounts.workspaces.accessibleProjects(user.id)));
+          .send(
+            projectSelectionConsent(
+              v,
+              await accounts.workspaces.accessibleProjects(user.id),
+              offeredLevels('ADMIN', details.params['scope']),
+            ),
+          );
     }
   }
 
@@ -156,7 +169,9 @@ export function interactionPages(deps: InteractionDeps) {
       const { details, user } = form;
       const body = (req.body ?? {}) as Record<string, unknown>;
       let resource: string | undefined;
-      let scope = 'mcp';
+      // Every Grant records the level approved on its page (consent-levels.ts); the personal key
+      // of svc-cli records no resource at all.
+      let scope: string = scopeForLevel(CREATE_SVC_KEY_LEVEL);
       switch (kindOf(details)) {
         case 'personal':
           if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes') {
@@ -178,11 +193,12 @@ export function interactionPages(deps: InteractionDeps) {
             return render(req, res, details, user, 'Choose a project you have access to.');
           }
           resource = resourceFor(deps.config.baseUrl, project.slug);
-          if (kindOf(details) === 'approve') {
-            const chosen = grantedScope(role, details.params['scope'], body['level']);
-            if (!chosen) return render(req, res, details, user, 'Choose one of the access levels offered.');
-            scope = chosen;
-          }
+          const chosen =
+            kindOf(details) === 'approve'
+              ? grantedScope(role, details.params['scope'], body['level'])
+              : grantedScopeForSelection(role, details.params['scope'], body['level']);
+          if (!chosen) return render(req, res, details, user, 'Choose one of the access levels offered.');
+          scope = chosen;
         }
       }
       const grant = new provider.Grant({ accountId: user.id, clientId: String(details.params['client_id']) });

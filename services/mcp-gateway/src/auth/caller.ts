@@ -1,5 +1,5 @@
 /** What authentication resolves a credential to, for one endpoint. */
-import type { Plan, Role, Surface } from '@svc/policy';
+import type { KeyLevel, Plan, Role, Surface } from '@svc/policy';
 
 /**
  * The endpoint a request addresses: a project, a team, or the caller's own account (the account
@@ -14,6 +14,8 @@ export interface ResolvedCaller {
   role: Role;
   /** An OAuth token's granted scope (space-separated); absent for API keys. */
   scope?: string;
+  /** An OAuth token's level approved on the consent page (docs/auth-service.md "Scopes"); absent for API keys. */
+  approvedLevel?: KeyLevel;
   /** The person's own role when an OAuth token's scope lowered `role` (docs/contract.md "OAuth scopes and refresh"). */
   unscopedRole?: Role;
   serviceAccount: boolean;

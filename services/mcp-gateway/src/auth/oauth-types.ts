@@ -3,6 +3,8 @@
  * token records (oidc-provider adapter in the shared Redis); the gateway only asks whether an
  * `svc_at_` value is a live access token and what it is bound to.
  */
+import type { KeyLevel } from '@svc/policy';
+
 export interface OAuthTokenInfo {
   /** Account id of the user the token acts for (`user_...`). */
   userId: string;
@@ -16,6 +18,11 @@ export interface OAuthTokenInfo {
   expiresAt: number;
   /** The token's scopes, space-separated (docs/contract.md "OAuth scopes and refresh"). */
   scope: string;
+  /**
+   * The level the person approved on the consent page (the Grant's scope for the resource);
+   * VIEWER when the Grant records none (docs/auth-service.md "Scopes").
+   */
+  approvedLevel: KeyLevel;
 }
 
 export interface OAuthTokenVerifier {

@@ -8,7 +8,7 @@ import { SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
-import { effectiveRole, type Role } from '@svc/policy';
+import { tokenRole, type Role } from '@svc/policy';
 import type { ResolvedCaller, Target } from './caller.ts';
 import type { OAuthTokenVerifier } from './oauth-types.ts';
 import type { Resolution } from './resolution-cache.ts';
@@ -95,18 +95,29 @@ export function createResolver(deps: ResolverDeps) {
     if (!deps.oauth) return invalidToken('OAuth tokens are not verified by this gateway');
     const info = await deps.oauth.verify(value);
     if (!info) return invalidToken('unknown, expired or revoked access token');
-    if (target.kind !== 'project' || info.project !== target.slug) return invalidToken(`token bound to project ${info.project}`);
+    if (target.kind !== 'project' || info.project !== target.slug) {
+      // Refreshing would not help: a new token is bound to the same project (RFC 8707 audience).
+      return {
+        ok: false,
+        error: new SvcError('invalid_token', {
+          detail: `token bound to project ${info.project}`,
+          remedy: `This token is valid, but not for this project: it was issued for another one. Call that project's endpoint with it, or authorize again for ${target.kind === 'project' ? `project ${target.slug}` : 'this endpoint'}.`,
+        }),
+      };
+    }
     const project = await deps.accounts.workspaces.getProject(target.slug);
     const user = await deps.accounts.users.get(info.userId);
     if (!project || !user) return invalidToken('the token names a project or user that no longer exists');
     const ownRole = await deps.accounts.workspaces.roleOf(user.id, project);
-    const role = effectiveRole(ownRole, info.scope);
+    // The lowest of the role, the level approved on the consent page and the token's scope.
+    const role = tokenRole(ownRole, info.approvedLevel, info.scope);
     return ok({
       type: 'user',
       id: user.id,
       label: user.email,
       role,
       scope: info.scope,
+      approvedLevel: info.approvedLevel,
       ...(role === ownRole ? {} : { unscopedRole: ownRole }),
       serviceAccount: false,
       project: project.slug,

@@ -15,6 +15,7 @@ export function toolCaller(c: ResolvedCaller, surface: Surface, headers: Incomin
     id: c.id,
     label: c.label,
     role: c.role,
+    ...(c.unscopedRole ? { ownRole: c.unscopedRole } : {}),
     serviceAccount: c.serviceAccount,
     plan: c.plan,
     agents: c.agents,

@@ -57,7 +57,8 @@ export function prepareCall(
 }
 
 /**
- * A policy refusal: a JSON-RPC method error on MCP (HTTP 200), 403 on REST, naming the gate. When
+ * A policy refusal naming the gate: 403 on REST; on MCP a JSON-RPC error body with HTTP 403 for
+ * the level gate and HTTP 200 (a method error) for the others. When
  * the person's own role would allow the call and only the OAuth token's scope does not, it is
  * `insufficient_scope` (HTTP 403 on every protocol, RFC 6750 §3.1) naming the scope to ask for.
  */
@@ -71,7 +72,10 @@ function denial(tool: string, decision: Extract<Decision, { allowed: false }>, p
   }
   return new SvcError('access_denied', {
     message: `Access denied: ${describeRefusal(tool, decision)}`,
-    inBody: true,
+    // A refusal by the caller's role is HTTP 403 like one by its scope (MCP authorization, "Error
+    // Handling": 403 for insufficient permissions); plan, surface and entitlement gates say what
+    // this project offers, not who may act, and stay JSON-RPC method errors (docs/errors.md).
+    inBody: decision.gate !== 'level',
     data: { gate: decision.gate, needed: decision.needed, have: decision.have },
     remedy:
       decision.gate === 'level'

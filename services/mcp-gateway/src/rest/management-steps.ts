@@ -8,6 +8,7 @@
 import type { Accounts, Redis } from '@svc/accounts';
 import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
+import { tokenRole } from '@svc/policy';
 import { countManagementRequest, ManagementError, streamExport, type Actor, type Management } from '@svc/management';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
@@ -403,11 +404,12 @@ export function managementActor(accounts: Accounts): Step {
       };
       return;
     }
-    // An OAuth token granted mcp:admin manages its own project as its person, within their role.
+    // An OAuth token whose person approved ADMIN on the consent page (and whose scope does not
+    // lower it) manages its own project as that person, within their role (docs/auth-service.md "Scopes").
     if (!caller.keyHash && caller.type === 'user' && caller.project) {
-      if (!(caller.scope ?? '').split(' ').includes('mcp:admin'))
+      if (tokenRole('ADMIN', caller.approvedLevel ?? 'VIEWER', caller.scope ?? '') !== 'ADMIN')
         throw new SvcError('insufficient_scope', {
-          message: 'Insufficient scope: managing a project over OAuth needs the mcp:admin scope',
+          message: 'Insufficient scope: managing a project over OAuth needs ADMIN approved on the consent page (scope mcp:admin)',
           // The pipeline's challenge names it in WWW-Authenticate, with the resource metadata.
           data: { scope: 'mcp:admin' },
         });

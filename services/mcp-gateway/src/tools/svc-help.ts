@@ -76,18 +76,26 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
       const key = `${ctx.role}|${ctx.serviceAccount}|${ctx.plan}|${ctx.agents}|${ctx.surface}|${ctx.endpoint}`;
       const where = caller.project ? `project ${caller.project}` : `team ${caller.workspace}`;
       // Everything the answer says is in its key, so a kept answer is never stale.
-      const answerKey = `${key}|${where}|${caller.label}`;
+      const answerKey = `${key}|${where}|${caller.label}|${caller.ownRole ?? ''}`;
       const kept = answers.get(answerKey);
       if (kept) return kept;
       let lists = cache.get(key);
       if (!lists) cache.set(key, (lists = describe(ctx)));
       const { available, unavailable, listed } = lists;
-      const who = caller.serviceAccount ? 'a service account' : `role ${caller.role}`;
+      const who = caller.serviceAccount
+        ? 'a service account'
+        : caller.ownRole
+          ? `role ${caller.role} (the level approved for this token; your own role is ${caller.ownRole})`
+          : `role ${caller.role}`;
+      // A person with no role on the project is told nothing about it beyond its name, not its plan.
+      const outsider = caller.role === 'NONE' && !caller.serviceAccount;
+      const plan = outsider ? '' : `, plan ${caller.plan}`;
       const answer = keepText(
-        text(`svc on ${where}: you are ${caller.label} with ${who}, plan ${caller.plan}, surface ${caller.surface}.\n${listed}`, {
+        text(`svc on ${where}: you are ${caller.label} with ${who}${plan}, surface ${caller.surface}.\n${listed}`, {
           project: caller.project,
           role: caller.role,
-          plan: caller.plan,
+          ...(caller.ownRole ? { own_role: caller.ownRole } : {}),
+          ...(outsider ? {} : { plan: caller.plan }),
           surface: caller.surface,
           available,
           unavailable,

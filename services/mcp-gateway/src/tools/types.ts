@@ -42,6 +42,8 @@ export interface ToolCaller {
   /** Safe to show: an email, a key name with its prefix, a bot name. */
   label: string;
   role: Role;
+  /** The person's own role on the project when an OAuth token acts below it (its approved level or scope). */
+  ownRole?: Role;
   /** A service account key (svc-bot-, or a legacy rlm_team_ key on the team endpoint). */
   serviceAccount: boolean;
   plan: Plan;
