@@ -325,6 +325,9 @@ export function createManagement(
       const old = await keyOfProject(slug, id);
       mayChangeKey(role, old);
       if (old.revoked) throw new ManagementError(409, 'This key is revoked; create a new one instead.');
+      // docs/management.md "Operations": a key that has ended is not brought back by a roll.
+      if (old.expiresAt !== null && old.expiresAt <= now())
+        throw new ManagementError(409, 'This key has expired; create a new one instead.');
       let overlapSeconds: number;
       try {
         overlapSeconds = overlap === '0m' ? 0 : parseDuration(overlap, 'Overlap');
@@ -342,9 +345,11 @@ export function createManagement(
           ...(remaining ? { expiresInSeconds: remaining } : {}),
         })
         .catch(full);
-      const until = now() + overlapSeconds * 1000;
+      // The old key ends when the overlap does, or sooner when its own expiry comes first: the
+      // end reported is the one the key record holds.
+      let until = now();
       if (overlapSeconds === 0) await accounts.keys.revoke(old.id);
-      else await accounts.keys.expireAt(old.id, until);
+      else until = (await accounts.keys.expireAt(old.id, until + overlapSeconds * 1000)).expiresAt ?? until;
       await note(actor, project.workspace, 'key.rolled', keyTarget(old), {
         project: slug,
         replacement: `key:${issued.id} (${issued.record.prefix})`,

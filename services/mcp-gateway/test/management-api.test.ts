@@ -95,6 +95,40 @@ test('roll: the old key works until the overlap ends, not after; expiry in human
   assert.match(bad.body.error.message, /e\.g\. 90m, 12h, 30d or 4w/);
 });
 
+test("roll: the old key's end is reported as it is (its own expiry when sooner than the overlap); an expired key is not rolled", async () => {
+  const soon = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'ends-soon',
+    expiresInSeconds: 3600,
+  });
+  const rolled = await api('POST', `/api/v1/projects/${owner.project}/keys/${soon.id}/roll`, personal, { overlap: '24h' });
+  assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
+  const end = Date.parse(rolled.body.old_key_until);
+  assert.ok(
+    Math.abs(end - (Date.now() + 3600_000)) < 60_000,
+    `the old key ends in an hour, not after the 24 h overlap: ${rolled.body.old_key_until}`,
+  );
+  const listed = (await api('GET', `/api/v1/projects/${owner.project}/keys`, personal)).body.keys.find(
+    (k: { id: string }) => k.id === soon.id,
+  );
+  assert.equal(listed.expires_at, rolled.body.old_key_until, 'the listing and the roll agree');
+
+  const brief = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'ended',
+    expiresInSeconds: 1,
+  });
+  await waitFor(async () => (await toolStatus(brief.key)) === 401, { timeout: 4000, message: 'the key to expire' });
+  const refused = await api('POST', `/api/v1/projects/${owner.project}/keys/${brief.id}/roll`, personal, { overlap: '24h' });
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.match(refused.body.error.message, /expired/);
+  assert.equal(await toolStatus(brief.key), 401, 'the roll did not bring it back');
+});
+
 test('access requests: a project ADMIN key approves at a level; a second decision is a conflict', async () => {
   const asker = await seed(f.accounts);
   const adminKey = (
