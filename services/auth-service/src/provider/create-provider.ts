@@ -30,6 +30,7 @@ export interface ProviderDeps {
   metrics: Metrics;
   jwks: JWKS;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  throttle: ConfigurationDeps['throttle'];
   /** The clock of the refresh replay window (tests move it). */
   now?: () => number;
   /** See ConfigurationDeps.fetch (tests only). */
@@ -47,6 +48,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     devicePages: createDevicePages({ redis: deps.redis }),
     webUserOf: deps.webUserOf,
     logger,
+    throttle: deps.throttle,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const provider = new Provider(config.authUrl, configuration);
