@@ -155,7 +155,14 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     },
     // The provider's error pages are ours: our layout, the security headers set in front of it
     // (app.ts), and a log line (server errors are logged by the `server_error` event).
-    async renderError(ctx, out) {
+    async renderError(ctx, out, err) {
+      // An error raised once a redirect was under way (prompt=none's login_required) is still an
+      // error page: never a 303 without a Location, never the client's redirect.
+      if (ctx.status < 400) {
+        const status = (err as { statusCode?: number }).statusCode;
+        ctx.status = status !== undefined && status >= 400 ? status : 400;
+        ctx.remove('Location');
+      }
       if (ctx.status < 500) deps.logger.info('request refused', { path: ctx.path, status: ctx.status, error: out['error'] });
       ctx.type = 'html';
       ctx.body = page(

@@ -16,6 +16,7 @@ import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
+import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
 import { createDevicePages } from '../pages/device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { providerErrors, SERVER_ERROR } from '../http/provider-errors.ts';
@@ -82,6 +83,8 @@ export function createProvider(deps: ProviderDeps): Provider {
   if (config.authUrl.startsWith('https:')) {
     Object.defineProperty(provider.request, 'protocol', { configurable: true, get: () => 'https' });
   }
+
+  keepUnverifiedClientErrorsOnSvc(provider);
 
   // First, so outermost: it sees whatever the post-steps below throw too.
   provider.use(providerErrors({ redis: deps.redis, logger }));
