@@ -21,12 +21,12 @@ import {
   parseDuration,
   slugStem,
   WINDOWS,
-  type AccessRequest,
   type Accounts,
   type ApiKeyRecord,
   type AuditAction,
   type Project,
   type Redis,
+  type RequestOutcome,
 } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
@@ -107,7 +107,8 @@ export interface Management {
   /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
   /** Tells the project's admins of a new access request (by email; never fails the request). */
-  accessRequested(request: AccessRequest): Promise<void>;
+  /** Mails the admins when the request is due a mail (RequestOutcome.notifyAdmins); says whether it did. */
+  accessRequested(request: RequestOutcome): Promise<{ mailed: boolean }>;
 }
 
 export function createManagement(
@@ -379,6 +380,9 @@ export function createManagement(
             reason: r.reason,
             createdAt: Date.parse(r.created_at),
             status: r.status,
+            grantedLevel: r.granted_level,
+            decidedBy: r.decided_by,
+            decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
           }))
           .sort((a, b) => b.createdAt - a.createdAt),
       };
@@ -391,7 +395,7 @@ export function createManagement(
       if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       const decided = await accounts.accessRequests
-        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined)
+        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined, actor.label)
         .catch(full);
       notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
@@ -567,7 +571,9 @@ export function createManagement(
     },
 
     async accessRequested(request) {
-      notify(notices.accessRequested(request));
+      const mailed = request.notifyAdmins && deps.mailer?.enabled === true;
+      if (mailed) notify(notices.accessRequested(request));
+      return { mailed };
     },
 
     async reportLeak(value, from) {
