@@ -18,6 +18,7 @@ import {
   AccountError,
   K,
   checkPassword,
+  nameProblem,
   parseDuration,
   slugStem,
   WINDOWS,
@@ -248,7 +249,9 @@ export function createManagement(
     },
 
     async createProject(actor, input) {
-      if (!input.name || input.name.length > 60) throw new ManagementError(400, 'Give the project a name of 1 to 60 characters.', 'name');
+      // docs/management.md "Names": no control, invisible or direction-changing characters.
+      const projectNameProblem = nameProblem('project', input.name, 60);
+      if (projectNameProblem) throw new ManagementError(400, projectNameProblem, 'name');
       await ownerOf(actor, input.workspace, 'create projects there');
       const stem = slugStem(input.name);
       if (stem.length < 2) throw new ManagementError(400, 'The name needs at least two letters or digits.', 'name');
@@ -271,8 +274,8 @@ export function createManagement(
 
     async createKey(actor, slug, input) {
       const { project, role } = await projectFor(actor, slug);
-      if (!input.name || input.name.length > MAX_NAME)
-        throw new ManagementError(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const keyNameProblem = nameProblem('key', input.name, MAX_NAME);
+      if (keyNameProblem) throw new ManagementError(400, keyNameProblem, 'name');
       if (CREATABLE[role].length === 0) throw new ManagementError(403, `Your role on this project (${role}) cannot create keys.`);
       const level = input.level;
       if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
@@ -477,8 +480,8 @@ export function createManagement(
 
     async createBot(actor, workspace, name) {
       await ownerOf(actor, workspace, 'create service accounts');
-      if (!name || name.length > MAX_NAME)
-        throw new ManagementError(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const botNameProblem = nameProblem('service account', name, MAX_NAME);
+      if (botNameProblem) throw new ManagementError(400, botNameProblem, 'name');
       const { bot, key } = await accounts.bots.create({ workspace, name }).catch(full);
       await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
       return { id: bot.id, bot: bot.name, key: key.key };

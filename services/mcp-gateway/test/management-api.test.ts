@@ -129,6 +129,35 @@ test("roll: the old key's end is reported as it is (its own expiry when sooner t
   assert.equal(await toolStatus(brief.key), 401, 'the roll did not bring it back');
 });
 
+test('names: control, invisible and direction-changing characters are refused for keys, projects and service accounts', async () => {
+  const hostile = [
+    'ci\u001b[2Jkey',
+    'line\nbreak',
+    'carriage\rreturn',
+    'tab\there',
+    'no\u00a0break',
+    'zero\u200bwidth',
+    'evil\u202eyek',
+    'c1\u009bx',
+    'b\ufeffom',
+  ];
+  for (const name of hostile) {
+    const routes: [string, Record<string, unknown>][] = [
+      [`/api/v1/projects/${owner.project}/keys`, { name, level: 'VIEWER' }],
+      [`/api/v1/workspaces/${owner.workspace}/projects`, { name }],
+      [`/api/v1/workspaces/${owner.workspace}/service-accounts`, { name }],
+    ];
+    for (const [path, body] of routes) {
+      const r = await api('POST', path, personal, body);
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(name)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error.field, 'name');
+      assert.match(r.body.error.message, /control characters|invisible or direction-changing/);
+    }
+  }
+  const fine = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'déploiement 日本 🚀', level: 'VIEWER' });
+  assert.equal(fine.status, 201, JSON.stringify(fine.body));
+});
+
 test('access requests: a project ADMIN key approves at a level; a second decision is a conflict', async () => {
   const asker = await seed(f.accounts);
   const adminKey = (

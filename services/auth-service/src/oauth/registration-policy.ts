@@ -7,7 +7,7 @@
  * (RFC 8252 §7.1); without `application_type`, https or loopback http, as before clients sent it.
  * Registration is open, and every client is stored: the metadata is bounded (docs/contract.md
  * "Dynamic registration limits": at most 8 KB, a client name of at most 80 characters without
- * control or bidirectional-override characters, never a first-party client's name). A body limit
+ * control, invisible or direction-changing characters, never a first-party name or a look-alike). A body limit
  * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
 import { JsonBoundsError, parseJson } from '@svc/bounds';
@@ -23,7 +23,7 @@ function clientNameProblem(name: unknown): string | null {
   if (name === undefined) return null;
   if (typeof name !== 'string') return 'client_name must be a string';
   if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
-  if (hasUnsafeChars(name)) return 'client_name may not contain control or bidirectional-override characters';
+  if (hasUnsafeChars(name)) return 'client_name may not contain control, invisible or direction-changing characters';
   if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
   return null;
 }
