@@ -6,11 +6,11 @@
 import { hasHiddenCharacters, nameSkeleton, withoutHiddenCharacters } from '@svc/accounts';
 import { isProfile, staticClients } from '../provider/clients.ts';
 
-export const MAX_CLIENT_NAME = 80;
+const MAX_CLIENT_NAME = 80;
 const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => nameSkeleton(String(c.client_name))));
 
 /** Control, bidi or invisible characters (no-break and zero-width spaces among them: @svc/accounts names.ts). */
-export function hasUnsafeChars(name: string): boolean {
+function hasUnsafeChars(name: string): boolean {
   return hasHiddenCharacters(name);
 }
 
@@ -18,8 +18,21 @@ export function hasUnsafeChars(name: string): boolean {
  * True for a first-party client's name and its look-alikes (case, spacing, full-width or styled
  * letters, Cyrillic or Greek letters that look Latin: `nameSkeleton`).
  */
-export function isFirstPartyName(name: string): boolean {
+function isFirstPartyName(name: string): boolean {
   return FIRST_PARTY_NAMES.has(nameSkeleton(name));
+}
+
+/**
+ * Why a client name is refused, or null (docs/management.md "Names"): the same rule for registered
+ * clients and for the names in Client ID Metadata Documents.
+ */
+export function clientNameProblem(name: unknown): string | null {
+  if (name === undefined) return null;
+  if (typeof name !== 'string') return 'client_name must be a string';
+  if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
+  if (hasUnsafeChars(name)) return 'client_name may not contain control, invisible or direction-changing characters';
+  if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
+  return null;
 }
 
 /** First-party clients (the svc profiles) are the ones svc vouches for; registered and CIMD clients are not. */

@@ -10,6 +10,7 @@ import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '../oauth/cimd-fetch.ts';
 import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
+import { clientNameProblem } from '../oauth/client-names.ts';
 import type { Throttle } from '../http/throttle.ts';
 import { page, esc } from '../pages/layout.ts';
 import type { createDevicePages } from '../pages/device-pages.ts';
@@ -134,6 +135,8 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         // CIMD_ALLOWED_HOSTS (README "Configuration"): the operator's allow-list of hosts whose
         // metadata documents may be fetched; every fetch is throttled per source and per host.
         allowFetch: cimdAllowFetch({ allowedHosts: config.cimdAllowedHosts, throttle: deps.throttle }),
+        // A document's client name follows the rule of registered clients' (docs/management.md "Names").
+        allowClient: async (_ctx, client) => clientNameProblem(client.clientName) === null,
       },
       resourceIndicators: {
         enabled: true,
