@@ -35,6 +35,18 @@ const served: Record<string, object> = {
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
   },
+  '/lookalike.json': {
+    client_id: `https://${HOST}/lookalike.json`,
+    client_name: 'ѕvс MCP сlient',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+  },
+  '/invisible.json': {
+    client_id: `https://${HOST}/invisible.json`,
+    client_name: 'Acme\u00a0Tool\u200b',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+  },
   '/mismatch.json': {
     client_id: `https://${HOST}/somebody-else.json`,
     client_name: 'Mismatch',
@@ -143,4 +155,12 @@ test('a document whose client_id is not its own URL is refused', async () => {
   const r = await authorizeError(`https://${HOST}/mismatch.json`);
   assert.equal(r.status, 400);
   assert.match(r.text, /invalid_client/);
+});
+
+test('a document naming itself like a first-party client, or with invisible characters in its name, is refused', async () => {
+  for (const doc of ['lookalike', 'invisible']) {
+    const r = await authorizeError(`https://${HOST}/${doc}.json`);
+    assert.equal(r.status, 400, doc);
+    assert.match(r.text, /invalid_client/, doc);
+  }
 });

@@ -204,3 +204,60 @@ test('mcp-config never inlines a key, even when one is set', async () => {
   };
   assert.deepEqual(doc.clients.cursor.config.mcpServers['svc-demo']?.headers, { 'X-API-Key': '${env:SVC_API_KEY}' });
 });
+
+test('strings from the server cannot act on the terminal: keys, requests, members, audit, errors, --json', async () => {
+  // Escape sequences that clear the screen, set the window title, move the cursor (7- and 8-bit
+  // CSI), overwrite a line, reorder it (bidi override) or hide text (zero width).
+  const hostile = 'ok\u001b[2J\u001b]0;pwned\u0007\u009b1A\rX\u202eevil\u200b\u0000';
+  const row = {
+    id: hostile,
+    name: hostile,
+    level: hostile,
+    prefix: 'svc-ab',
+    status: hostile,
+    requester: hostile,
+    reason: hostile,
+    email: hostile,
+    role: hostile,
+    userId: hostile,
+    action: hostile,
+    actor: hostile,
+    target: hostile,
+    at: hostile,
+  };
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.includes('/members')) {
+      res.statusCode = 403;
+      res.end(JSON.stringify({ error: { code: 'access_denied', message: hostile, remedy: hostile } }));
+      return;
+    }
+    res.end(JSON.stringify({ keys: [row], requests: [row], entries: [row], next_cursor: null, creatable_levels: [] }));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const env = {
+    SVC_API_KEY: generateCredential('project_key'),
+    SVC_BASE_URL: url,
+    SVC_AUTH_URL: url,
+    SVC_CONFIG_DIR: await tempDir('hostile'),
+  };
+  try {
+    for (const args of [
+      ['keys', 'list', '--project', 'p'],
+      ['requests', 'list', '--project', 'p'],
+      ['audit', '--workspace', 'w'],
+      ['members', 'list', '--project', 'p'],
+      ['keys', 'list', '--project', 'p', '--json'],
+    ]) {
+      const r = await runToEnd(BIN.svc, args, env);
+      const printed = r.stdout + r.stderr;
+      assert.ok(printed.includes('ok'), `${args.join(' ')} printed the server's strings: ${printed}`);
+      // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+      assert.doesNotMatch(printed, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202e]/, args.join(' '));
+      if (args.includes('--json')) assert.equal(JSON.parse(r.stdout).keys[0].name, hostile, 'JSON means the same string');
+    }
+  } finally {
+    server.close();
+  }
+});

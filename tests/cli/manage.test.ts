@@ -80,6 +80,13 @@ test('requests and members: approve at a level, add a member; usage reads the wo
   const again = await svc('requests', 'deny', req.id, '--project', owner.slug);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /requests deny: This request was already approved\./);
+  const decided = await svc('requests', 'list', '--project', owner.slug);
+  assert.match(decided.stdout, /GRANTED\s+DECIDED BY/);
+  assert.match(
+    decided.stdout,
+    new RegExp(`${req.id}\\s+${asker.email}\\s+EDITOR\\s+approved\\s+VIEWER\\s+\\S+@`),
+    'the level granted and who decided',
+  );
 
   const friend = await newPerson(stack, 'cli-friend');
   const added = await svc('members', 'add', friend.email, '--role', 'EDITOR', '--project', owner.slug);

@@ -189,6 +189,9 @@ test('access requests: the badge counts them; approve at a chosen level with the
     const project = (await stack.accounts.workspaces.getProject(owner.slug))!;
     assert.equal(await stack.accounts.workspaces.roleOf(asker.user.id, project), 'VIEWER', 'approved at the level chosen');
     assert.equal(await page.locator('nav .badge').count(), 0, 'no badge once none is pending');
+    // The "Decided" list shows the level granted and who decided (docs/management.md "Access request lifecycle").
+    const decided = (await page.textContent('[role=region][aria-label="Decided access requests"]')) ?? '';
+    assert.match(decided, new RegExp(`${asker.email}[\\s\\S]*approved\\s*VIEWER\\s*${owner.email.replace(/[.]/g, '\\.')}`));
     await checkPage(page, 'requests-decided-phone');
   } finally {
     await context.close();

@@ -44,7 +44,7 @@ test('the owner hears of a request, approves it, and the person hears the decisi
   assert.equal(asked.status, 200, JSON.stringify(asked.body));
   const notice = await waitFor(() => inbox().find((m) => m.to === owner.email), { timeout: 5000, message: "the owner's notice" });
   assert.match(notice.text, new RegExp(`${asker.email} asks for EDITOR access to project ${owner.slug}`));
-  assert.match(notice.text, /Reason: I fix typos/);
+  assert.match(notice.text, /\n> I fix typos\r?\n/);
   assert.ok(notice.text.includes(`${stack.authUrl}/dashboard/projects/${owner.slug}/requests`), notice.text);
   const id = /svc requests approve (\S+) /.exec(notice.text)?.[1];
   assert.ok(id, notice.text);
@@ -64,4 +64,27 @@ test('the owner hears of a request, approves it, and the person hears the decisi
     [[id, owner.slug, 'EDITOR', 'approved', 'VIEWER']],
   );
   assert.ok(body.requests[0]?.['decided_at'], 'with the time of the decision');
+});
+
+test('repeats send one mail; the reason is quoted as plain text, its links and controls removed', async () => {
+  const owner = await newPerson(stack, 'spam-owner');
+  const asker = await newPerson(stack, 'spam-asker');
+  const askerKey = (await stack.accounts.keys.createUserKey({ userId: asker.user.id })).key;
+  const reason = 'urgent!\r\nBcc: victim@example.com\u001b[2J visit https://evil.example/login or www.evil.example now\u202e';
+  for (let i = 0; i < 5; i++) {
+    const asked = await rest(`/api/v1/projects/${owner.slug}/tools/svc_request_access`, askerKey, { requested_level: 'EDITOR', reason });
+    assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  }
+  const mail = await waitFor(() => inbox().find((m) => m.to === owner.email), { timeout: 5000, message: "the owner's notice" });
+  // The raw message is quoted-printable (RFC 2045 §6.7): soft breaks joined, =XX bytes decoded.
+  const bytes = mail.text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+  const notice = { text: Buffer.from(bytes, 'latin1').toString('utf8') };
+  // The fifth request was answered after the first mail was handed over: no second one may follow.
+  await waitFor(() => inbox().filter((m) => m.to === owner.email).length === 1, { timeout: 1000, message: 'one mail' });
+  assert.equal(inbox().filter((m) => m.to === owner.email).length, 1, 'five requests, one mail');
+  assert.ok(!notice.text.includes('evil.example'), notice.text);
+  assert.ok(!notice.text.includes('victim@example.com'), notice.text);
+  // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+  assert.doesNotMatch(notice.text, /[\u001b\u202e]|\r(?!\n)/);
+  assert.match(notice.text, /> urgent!\r?\n> Bcc: \[address removed\] visit \[link removed\] or \[link removed\] now/);
 });

@@ -11,6 +11,33 @@ import type { WorkspaceStore } from './workspaces.ts';
 
 export const MAX_REASON_LENGTH = 1000;
 
+/**
+ * docs/management.md "Access request lifecycle": the admins are mailed about a requester's
+ * pending request at most once an hour, however often it is repeated, and a requester who was
+ * denied may ask again for that project after a day.
+ */
+export const ACCESS_REQUEST_TIMING = {
+  notifyCooldownMs: 3_600_000,
+  denialCooldownMs: 86_400_000,
+} as const;
+
+/** What `create` did: the request, with whether the admins are due a mail about it now. */
+export interface RequestOutcome extends AccessRequest {
+  /** True for a new request, or a repeat more than an hour after the last mail about it. */
+  notifyAdmins: boolean;
+  /** True when an earlier pending request was updated rather than a new one made. */
+  updated: boolean;
+}
+
+/** The reason as stored: controls other than line feeds dropped, at most MAX_REASON_LENGTH characters. */
+export function cleanReason(reason: string): string {
+  const text = reason
+    .replace(/\r\n?/g, '\n')
+    // eslint-disable-next-line no-control-regex -- removing control characters is what it is for
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/gu, '');
+  return [...text.trim()].slice(0, MAX_REASON_LENGTH).join('');
+}
+
 /** Access requests (docs/contract.md "Access requests"): created by svc_request_access, decided by admins. */
 export class AccessRequestStore {
   private readonly ctx: StoreContext;
@@ -26,33 +53,47 @@ export class AccessRequestStore {
   }
 
   /**
-   * Creates a pending request. A requester with a pending request for the same project gets
-   * that request back, updated, rather than a second one.
+   * Creates a pending request, or updates the requester's pending one for the project (one per
+   * requester and project). Refused with `cooldown` within a day of a denial of the same
+   * requester on the same project (docs/management.md "Access request lifecycle").
    */
-  async create(input: { project: string; requester: Requester; requestedLevel: KeyLevel; reason: string }): Promise<AccessRequest> {
+  async create(input: { project: string; requester: Requester; requestedLevel: KeyLevel; reason: string }): Promise<RequestOutcome> {
     await this.workspaces.requireProject(input.project);
-    const existing = (await this.list(input.project)).find(
-      (r) => r.status === 'pending' && r.requester.type === input.requester.type && r.requester.id === input.requester.id,
+    const mine = (await this.list(input.project)).filter(
+      (r) => r.requester.type === input.requester.type && r.requester.id === input.requester.id,
     );
+    const now = this.ctx.now();
+    const denied = mine
+      .filter((r) => r.status === 'denied' && r.decided_at)
+      .map((r) => Date.parse(r.decided_at!))
+      .sort((a, b) => b - a)[0];
+    if (denied !== undefined && now - denied < ACCESS_REQUEST_TIMING.denialCooldownMs) {
+      const again = new Date(denied + ACCESS_REQUEST_TIMING.denialCooldownMs).toISOString();
+      throw new AccountError('cooldown', `Your last request for project ${input.project} was denied; you can ask again after ${again}.`);
+    }
+    const existing = mine.find((r) => r.status === 'pending');
     const id = existing?.id ?? newId('ar');
-    const createdAt = existing?.created_at ?? new Date(this.ctx.now()).toISOString();
+    const createdAt = existing?.created_at ?? new Date(now).toISOString();
+    const notifiedAt = Number((await this.ctx.redis.hget(K.accessRequest(id), 'notified_at')) ?? 0);
+    const notifyAdmins = !existing || now - notifiedAt >= ACCESS_REQUEST_TIMING.notifyCooldownMs;
     if (!existing) await addToSet(this.ctx, 'pendingRequestsPerProject', K.projectPendingRequests(input.project), id);
     await this.ctx.redis.hset(K.accessRequest(id), {
       id,
       project: input.project,
       requested_level: input.requestedLevel,
-      reason: input.reason.slice(0, MAX_REASON_LENGTH),
+      reason: cleanReason(input.reason),
       status: 'pending',
       requester: JSON.stringify(input.requester),
       created_at: createdAt,
+      updated_at: new Date(now).toISOString(),
       decided_at: '',
+      ...(notifyAdmins ? { notified_at: String(now) } : {}),
     });
-    if (!existing) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), this.ctx.now(), id);
-    if (!existing && input.requester.type === 'user')
-      await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), this.ctx.now(), id);
-    const req = await this.get(id);
-    if (!req) throw new AccountError('not_found', `no access request ${id}`);
-    return req;
+    if (!existing) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), now, id);
+    if (!existing && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
+    const request = await this.get(id);
+    if (!request) throw new AccountError('not_found', `no access request ${id}`);
+    return { ...request, notifyAdmins, updated: existing !== undefined };
   }
 
   async get(id: string): Promise<AccessRequest | null> {
@@ -68,6 +109,7 @@ export class AccessRequestStore {
       created_at: h['created_at'] ?? '',
       decided_at: h['decided_at'] || null,
       granted_level: (h['granted_level'] || null) as KeyLevel | null,
+      decided_by: h['decided_by'] || null,
     };
   }
 
@@ -86,9 +128,9 @@ export class AccessRequestStore {
 
   /**
    * Approves (granting `level`, by default the level asked for, to the requester) or denies a
-   * pending request.
+   * pending request; `decidedBy` (who decided, as the audit log names them) is kept with it.
    */
-  async decide(id: string, approve: boolean, level?: KeyLevel): Promise<AccessRequest> {
+  async decide(id: string, approve: boolean, level?: KeyLevel, decidedBy = ''): Promise<AccessRequest> {
     const req = await this.get(id);
     if (!req) throw new AccountError('not_found', `no access request ${id}`);
     if (req.status !== 'pending') throw new AccountError('conflict', `access request ${id} is already ${req.status}`);
@@ -101,8 +143,13 @@ export class AccessRequestStore {
     }
     const status: AccessRequestStatus = approve ? 'approved' : 'denied';
     const decidedAt = new Date(this.ctx.now()).toISOString();
-    await this.ctx.redis.hset(K.accessRequest(id), { status, decided_at: decidedAt, granted_level: approve ? granted : '' });
+    await this.ctx.redis.hset(K.accessRequest(id), {
+      status,
+      decided_at: decidedAt,
+      granted_level: approve ? granted : '',
+      decided_by: decidedBy,
+    });
     await this.ctx.redis.srem(K.projectPendingRequests(req.project), id);
-    return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null };
+    return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null, decided_by: decidedBy || null };
   }
 }

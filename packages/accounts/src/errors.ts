@@ -1,6 +1,9 @@
 /** Failures of the account model that callers turn into their own messages (CLI, pages, tools). */
-/** `limit`: a collection is full (docs/management.md "Collection limits"). */
-export type AccountErrorCode = 'conflict' | 'not_found' | 'invalid' | 'limit';
+/**
+ * `limit`: a collection is full (docs/management.md "Collection limits"); `cooldown`: asked again
+ * too soon after a denial (docs/management.md "Access request lifecycle").
+ */
+export type AccountErrorCode = 'conflict' | 'not_found' | 'invalid' | 'limit' | 'cooldown';
 
 export class AccountError extends Error {
   override name = 'AccountError';

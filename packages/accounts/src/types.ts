@@ -87,6 +87,8 @@ export interface AccessRequest {
   decided_at: string | null;
   /** The level granted by an approval (an admin may grant less than was asked); null otherwise. */
   granted_level: KeyLevel | null;
+  /** Who decided (the admin's email, or the key's name), as the audit log names them; null while pending. */
+  decided_by: string | null;
 }
 
 export interface ProjectAccess {

@@ -153,6 +153,8 @@ export async function requestsCommand(io: Io, c: Caller, v: Record<string, unkno
               ['requester', 'REQUESTER'],
               ['level', 'LEVEL'],
               ['status', 'STATUS'],
+              ['granted_level', 'GRANTED'],
+              ['decided_by', 'DECIDED BY'],
               ['reason', 'REASON'],
             ]),
             '',

@@ -2,10 +2,12 @@
  * The frame both CLIs run in: arguments in, output out, and every failure turned into one line on
  * stderr (plus a hint) and an exit code (errors.ts), never a stack trace (SVC_DEBUG=1 shows one).
  * Everything written passes a redactor, so a credential cannot reach the terminal or a CI log by
- * accident, whatever a server or an error message contains.
+ * accident, whatever a server or an error message contains, and terminalSafe, so no string from a
+ * server can act on the terminal.
  */
 import { CREDENTIAL_PATTERN } from '@svc/credentials';
 import { CliError, EXIT } from './errors.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 export interface Io {
   env: NodeJS.ProcessEnv;
@@ -21,7 +23,8 @@ export interface Io {
   fail(code: number): void;
 }
 
-const redact = (text: string) => text.replace(CREDENTIAL_PATTERN, (_m, prefix: string, first: string) => `${prefix}${first}…`);
+const redact = (text: string) =>
+  terminalSafe(text).replace(CREDENTIAL_PATTERN, (_m, prefix: string, first: string) => `${prefix}${first}…`);
 
 export async function run(main: (io: Io, argv: string[]) => Promise<void>, name = 'svc'): Promise<void> {
   let exitCode: number = EXIT.ok;
@@ -30,7 +33,7 @@ export async function run(main: (io: Io, argv: string[]) => Promise<void>, name 
     json: false,
     out: (text) => void process.stdout.write(`${redact(text)}\n`),
     err: (text) => void process.stderr.write(`${redact(text)}\n`),
-    secret: (text) => void process.stdout.write(`${text}\n`),
+    secret: (text) => void process.stdout.write(`${terminalSafe(text)}\n`),
     result(value, lines) {
       if (io.json) io.out(JSON.stringify(value, null, 2));
       else if (lines.length) io.out(lines.join('\n'));

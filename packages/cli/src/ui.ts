@@ -3,6 +3,8 @@
  * the time left on one rewritten line of stderr; elsewhere (CI logs, pipes), a plain line now and
  * then. Results go to stdout; guidance and progress to stderr, so `--json` output stays parseable.
  */
+import { terminalSafe } from './terminal-safe.ts';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface Waiting {
@@ -40,7 +42,7 @@ export function waiting(stream: NodeJS.WriteStream = process.stderr): Waiting {
       }
     },
     note(line) {
-      stream.write(tty ? `\r\x1b[2K${line}\n` : `${line}\n`);
+      stream.write(tty ? `\r\x1b[2K${terminalSafe(line)}\n` : `${terminalSafe(line)}\n`);
     },
     stop() {
       if (timer) clearInterval(timer);

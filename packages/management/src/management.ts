@@ -18,15 +18,16 @@ import {
   AccountError,
   K,
   checkPassword,
+  nameProblem,
   parseDuration,
   slugStem,
   WINDOWS,
-  type AccessRequest,
   type Accounts,
   type ApiKeyRecord,
   type AuditAction,
   type Project,
   type Redis,
+  type RequestOutcome,
 } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { approvedLevel, isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
@@ -107,7 +108,8 @@ export interface Management {
   /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
   /** Tells the project's admins of a new access request (by email; never fails the request). */
-  accessRequested(request: AccessRequest): Promise<void>;
+  /** Mails the admins when the request is due a mail (RequestOutcome.notifyAdmins); says whether it did. */
+  accessRequested(request: RequestOutcome): Promise<{ mailed: boolean }>;
 }
 
 export function createManagement(
@@ -247,7 +249,9 @@ export function createManagement(
     },
 
     async createProject(actor, input) {
-      if (!input.name || input.name.length > 60) throw new ManagementError(400, 'Give the project a name of 1 to 60 characters.', 'name');
+      // docs/management.md "Names": no control, invisible or direction-changing characters.
+      const projectNameProblem = nameProblem('project', input.name, 60);
+      if (projectNameProblem) throw new ManagementError(400, projectNameProblem, 'name');
       await ownerOf(actor, input.workspace, 'create projects there');
       const stem = slugStem(input.name);
       if (stem.length < 2) throw new ManagementError(400, 'The name needs at least two letters or digits.', 'name');
@@ -270,8 +274,8 @@ export function createManagement(
 
     async createKey(actor, slug, input) {
       const { project, role } = await projectFor(actor, slug);
-      if (!input.name || input.name.length > MAX_NAME)
-        throw new ManagementError(400, `Give the key a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const keyNameProblem = nameProblem('key', input.name, MAX_NAME);
+      if (keyNameProblem) throw new ManagementError(400, keyNameProblem, 'name');
       if (CREATABLE[role].length === 0) throw new ManagementError(403, `Your role on this project (${role}) cannot create keys.`);
       const level = input.level;
       if (!isKeyLevel(level) || !CREATABLE[role].includes(level))
@@ -325,6 +329,9 @@ export function createManagement(
       const old = await keyOfProject(slug, id);
       mayChangeKey(role, old);
       if (old.revoked) throw new ManagementError(409, 'This key is revoked; create a new one instead.');
+      // docs/management.md "Operations": a key that has ended is not brought back by a roll.
+      if (old.expiresAt !== null && old.expiresAt <= now())
+        throw new ManagementError(409, 'This key has expired; create a new one instead.');
       let overlapSeconds: number;
       try {
         overlapSeconds = overlap === '0m' ? 0 : parseDuration(overlap, 'Overlap');
@@ -342,9 +349,11 @@ export function createManagement(
           ...(remaining ? { expiresInSeconds: remaining } : {}),
         })
         .catch(full);
-      const until = now() + overlapSeconds * 1000;
+      // The old key ends when the overlap does, or sooner when its own expiry comes first: the
+      // end reported is the one the key record holds.
+      let until = now();
       if (overlapSeconds === 0) await accounts.keys.revoke(old.id);
-      else await accounts.keys.expireAt(old.id, until);
+      else until = (await accounts.keys.expireAt(old.id, until + overlapSeconds * 1000)).expiresAt ?? until;
       await note(actor, project.workspace, 'key.rolled', keyTarget(old), {
         project: slug,
         replacement: `key:${issued.id} (${issued.record.prefix})`,
@@ -374,6 +383,9 @@ export function createManagement(
             reason: r.reason,
             createdAt: Date.parse(r.created_at),
             status: r.status,
+            grantedLevel: r.granted_level,
+            decidedBy: r.decided_by,
+            decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
           }))
           .sort((a, b) => b.createdAt - a.createdAt),
       };
@@ -386,7 +398,7 @@ export function createManagement(
       if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       const decided = await accounts.accessRequests
-        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined)
+        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined, actor.label)
         .catch(full);
       notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
@@ -468,8 +480,8 @@ export function createManagement(
 
     async createBot(actor, workspace, name) {
       await ownerOf(actor, workspace, 'create service accounts');
-      if (!name || name.length > MAX_NAME)
-        throw new ManagementError(400, `Give the service account a name of 1 to ${MAX_NAME} characters.`, 'name');
+      const botNameProblem = nameProblem('service account', name, MAX_NAME);
+      if (botNameProblem) throw new ManagementError(400, botNameProblem, 'name');
       const { bot, key } = await accounts.bots.create({ workspace, name }).catch(full);
       await note(actor, workspace, 'service_account.created', `service_account:${bot.id} ("${bot.name}")`, { key: key.record.prefix });
       return { id: bot.id, bot: bot.name, key: key.key };
@@ -562,7 +574,9 @@ export function createManagement(
     },
 
     async accessRequested(request) {
-      notify(notices.accessRequested(request));
+      const mailed = request.notifyAdmins && deps.mailer?.enabled === true;
+      if (mailed) notify(notices.accessRequested(request));
+      return { mailed };
     },
 
     async reportLeak(value, from) {

@@ -14,6 +14,30 @@ export interface Notices {
   keyExpiring(key: ApiKeyRecord): Promise<void>;
 }
 
+/** A requester's words on one line: controls and line breaks become spaces. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is what it is for
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ').trim();
+}
+
+/**
+ * A requester's reason quoted as plain text (docs/management.md "Access request lifecycle"): each
+ * line after "> ", and anything a mail reader would make a link (a URL, a www. or e-mail address)
+ * replaced, so svc's own mail never carries a link a stranger chose.
+ */
+function quoted(reason: string): string {
+  const text = reason.trim() || '(none given)';
+  const unlinked = text
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S*/giu, '[link removed]')
+    .replace(/\bwww\.\S+/giu, '[link removed]')
+    .replace(/\S+@\S+\.\S+/gu, '[address removed]')
+    .replace(/\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|dev|app|co|me|info|xyz|ru|cn)\b\S*/giu, '[link removed]');
+  return unlinked
+    .split('\n')
+    .map((line) => `> ${oneLine(line)}`)
+    .join('\n');
+}
+
 export function createNotices(accounts: Accounts, mailer: Mailer | undefined, authUrl: string): Notices {
   /** The workspace owner and the project's ADMIN members: who can decide. */
   async function adminsOf(project: string): Promise<string[]> {
@@ -31,11 +55,12 @@ export function createNotices(accounts: Accounts, mailer: Mailer | undefined, au
     async accessRequested(r) {
       if (!mailer?.enabled) return;
       const link = `${authUrl}/dashboard/projects/${encodeURIComponent(r.project)}/requests`;
+      const who = oneLine(r.requester.label);
       for (const to of await adminsOf(r.project)) {
         await mailer.send({
           to,
-          subject: `${r.requester.label} asks for ${r.requested_level} on ${r.project}`,
-          text: `${r.requester.label} asks for ${r.requested_level} access to project ${r.project}.\n\nReason: ${r.reason || '(none given)'}\n\nApprove at a level of your choice, or deny, here:\n${link}\nor from a terminal: svc requests approve ${r.id} --project ${r.project} --level ${r.requested_level}\n`,
+          subject: `${who} asks for ${r.requested_level} on ${r.project}`,
+          text: `${who} asks for ${r.requested_level} access to project ${r.project}.\n\nTheir reason, as they wrote it (links removed):\n${quoted(r.reason)}\n\nApprove at a level of your choice, or deny, here:\n${link}\nor from a terminal: svc requests approve ${r.id} --project ${r.project} --level ${r.requested_level}\n`,
         });
       }
     },

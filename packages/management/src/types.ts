@@ -72,6 +72,11 @@ export interface RequestRow {
   reason: string;
   createdAt: number;
   status: 'pending' | 'approved' | 'denied';
+  /** The level an approval granted; null otherwise. */
+  grantedLevel: string | null;
+  /** Who decided, as the audit log names them; null while pending (or decided before it was kept). */
+  decidedBy: string | null;
+  decidedAt: number | null;
 }
 
 /** One of the signed-in person's own access requests. */

@@ -99,6 +99,7 @@ export function createApp(deps: AppDeps): AuthApp {
     metrics,
     jwks: deps.jwks,
     webUserOf: (ctx) => web.userOf({ headers: { cookie: ctx.get('cookie') } } as Request),
+    throttle,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });

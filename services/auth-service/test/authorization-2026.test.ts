@@ -24,25 +24,44 @@ test('the metadata advertises iss in authorization responses, and offline_access
   assert.ok((meta['scopes_supported'] as string[]).includes('offline_access'));
 });
 
-test('an authorization error sent back to the client carries iss (RFC 9207 §2)', async () => {
-  const redirect = 'http://127.0.0.1:45998/cb';
-  const reg = await register({ redirect_uris: [redirect], client_name: 'iss check' });
+test('errors before the person has seen svc stay on svc page for unverified clients, never redirected (RFC 9700 §4.11.2)', async () => {
+  const redirect = 'https://evil.example/cb';
+  const reg = await register({ application_type: 'web', redirect_uris: [redirect], client_name: 'Unverified' });
   assert.equal(reg.status, 201);
-  // No PKCE challenge: refused, and the refusal goes to the redirect URI.
-  const url = new URL(`${f.url}/api/oauth/authorize`);
-  url.search = new URLSearchParams({
-    client_id: String(reg.body['client_id']),
+  const clientId = String(reg.body['client_id']);
+  const valid = {
+    client_id: clientId,
     redirect_uri: redirect,
     response_type: 'code',
     state: 's1',
-  }).toString();
-  const res = await fetch(url, { redirect: 'manual' });
-  assert.equal(res.status, 303);
-  const back = new URL(res.headers.get('location') ?? '');
-  assert.equal(back.origin + back.pathname, redirect);
-  assert.equal(back.searchParams.get('error'), 'invalid_request');
-  assert.equal(back.searchParams.get('iss'), f.url);
-  assert.equal(back.searchParams.get('state'), 's1');
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  };
+  // Each case breaks one thing about an otherwise valid request.
+  const cases: Record<string, string | undefined>[] = [
+    { code_challenge: undefined, code_challenge_method: undefined },
+    { code_challenge_method: 'plain' },
+    { resource: 'https://elsewhere.example/mcp/x' },
+    { resource: `${f.config.baseUrl}/mcp/no-such-project` },
+    { response_type: 'token' },
+    { response_type: 'code id_token' },
+    { prompt: 'bogus' },
+    { prompt: 'none' },
+    { response_mode: 'form_post', code_challenge: undefined },
+    { response_mode: 'web_message', code_challenge: undefined },
+    { max_age: 'x' },
+    { request: 'e30.e30.' },
+  ];
+  for (const change of cases) {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...valid, ...change })) if (v !== undefined) params.set(k, v);
+    const res = await fetch(`${f.url}/api/oauth/authorize?${params}`, { redirect: 'manual' });
+    const body = await res.text();
+    assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(change)}: ${res.status} ${res.headers.get('location')}`);
+    assert.equal(res.headers.get('location'), null, JSON.stringify(change));
+    assert.ok(!body.includes('evil.example'), `${JSON.stringify(change)}: the page neither posts nor links to the client`);
+    assert.match(body, /Something went wrong/);
+  }
 });
 
 test('application_type web: https redirect URIs only', async () => {

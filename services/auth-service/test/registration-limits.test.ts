@@ -44,6 +44,21 @@ test('client names: at most 80 characters, no control or bidi characters, not a 
     assert.equal(res.body['error'], 'invalid_client_metadata');
   }
   assert.equal((await register({ 'client_name#fr': 'x'.repeat(81) })).status, 400);
+  // Invisible characters, and look-alikes of a first-party name (docs/management.md "Names").
+  for (const client_name of [
+    'svc\u00a0MCP client',
+    'svc MCP\u200b client',
+    'Acme\u2060Tool',
+    'ѕvс MCP сlient',
+    'ｓｖｃ ＭＣＰ ｃｌｉｅｎｔ',
+    'svc MCP cIient',
+    'svc-companion',
+    'SVC  Companion',
+  ]) {
+    const res = await register({ client_name });
+    assert.equal(res.status, 400, JSON.stringify(client_name));
+    assert.equal(res.body['error'], 'invalid_client_metadata');
+  }
   assert.equal((await register({ client_name: 'é'.repeat(80) })).status, 201);
 });
 

@@ -95,6 +95,69 @@ test('roll: the old key works until the overlap ends, not after; expiry in human
   assert.match(bad.body.error.message, /e\.g\. 90m, 12h, 30d or 4w/);
 });
 
+test("roll: the old key's end is reported as it is (its own expiry when sooner than the overlap); an expired key is not rolled", async () => {
+  const soon = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'ends-soon',
+    expiresInSeconds: 3600,
+  });
+  const rolled = await api('POST', `/api/v1/projects/${owner.project}/keys/${soon.id}/roll`, personal, { overlap: '24h' });
+  assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
+  const end = Date.parse(rolled.body.old_key_until);
+  assert.ok(
+    Math.abs(end - (Date.now() + 3600_000)) < 60_000,
+    `the old key ends in an hour, not after the 24 h overlap: ${rolled.body.old_key_until}`,
+  );
+  const listed = (await api('GET', `/api/v1/projects/${owner.project}/keys`, personal)).body.keys.find(
+    (k: { id: string }) => k.id === soon.id,
+  );
+  assert.equal(listed.expires_at, rolled.body.old_key_until, 'the listing and the roll agree');
+
+  const brief = await f.accounts.keys.createProjectKey({
+    project: owner.project,
+    workspace: owner.workspace,
+    level: 'VIEWER',
+    name: 'ended',
+    expiresInSeconds: 1,
+  });
+  await waitFor(async () => (await toolStatus(brief.key)) === 401, { timeout: 4000, message: 'the key to expire' });
+  const refused = await api('POST', `/api/v1/projects/${owner.project}/keys/${brief.id}/roll`, personal, { overlap: '24h' });
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.match(refused.body.error.message, /expired/);
+  assert.equal(await toolStatus(brief.key), 401, 'the roll did not bring it back');
+});
+
+test('names: control, invisible and direction-changing characters are refused for keys, projects and service accounts', async () => {
+  const hostile = [
+    'ci\u001b[2Jkey',
+    'line\nbreak',
+    'carriage\rreturn',
+    'tab\there',
+    'no\u00a0break',
+    'zero\u200bwidth',
+    'evil\u202eyek',
+    'c1\u009bx',
+    'b\ufeffom',
+  ];
+  for (const name of hostile) {
+    const routes: [string, Record<string, unknown>][] = [
+      [`/api/v1/projects/${owner.project}/keys`, { name, level: 'VIEWER' }],
+      [`/api/v1/workspaces/${owner.workspace}/projects`, { name }],
+      [`/api/v1/workspaces/${owner.workspace}/service-accounts`, { name }],
+    ];
+    for (const [path, body] of routes) {
+      const r = await api('POST', path, personal, body);
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(name)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error.field, 'name');
+      assert.match(r.body.error.message, /control characters|invisible or direction-changing/);
+    }
+  }
+  const fine = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'déploiement 日本 🚀', level: 'VIEWER' });
+  assert.equal(fine.status, 201, JSON.stringify(fine.body));
+});
+
 test('access requests: a project ADMIN key approves at a level; a second decision is a conflict', async () => {
   const asker = await seed(f.accounts);
   const adminKey = (

@@ -184,10 +184,10 @@ export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: b
       'Nobody is waiting for access.',
     )}<h2>Decided</h2>${table(
       'Decided access requests',
-      ['Requester', 'Level asked', 'Reason', 'Asked', 'Decision'],
+      ['Requester', 'Level asked', 'Reason', 'Asked', 'Decision', 'Level granted', 'Decided by'],
       decided.map(
         (r) =>
-          `<tr><td>${esc(r.requester)}</td><td>${esc(r.level)}</td><td>${esc(r.reason)}</td><td>${when(r.createdAt)}</td><td class="status-${r.status === 'approved' ? 'active' : 'revoked'}">${esc(r.status)}</td></tr>`,
+          `<tr><td>${esc(r.requester)}</td><td>${esc(r.level)}</td><td>${esc(r.reason)}</td><td>${when(r.createdAt)}</td><td class="status-${r.status === 'approved' ? 'active' : 'revoked'}">${esc(r.status)}</td><td>${esc(r.grantedLevel ?? '-')}</td><td>${esc(r.decidedBy ?? '-')}</td></tr>`,
       ),
       'No decisions yet.',
     )}`,

@@ -6,7 +6,7 @@
  * `auto_provision=true` and is 1 to MAX_PROJECT_NAME characters without control or bidirectional characters.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from '@svc/accounts';
+import { nameProblem, type Redis } from '@svc/accounts';
 import { isProfile } from '../provider/clients.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
@@ -20,8 +20,8 @@ export function autoProvisionCheck(deps: { redis: Redis }) {
       const name = params.get('project_name') ?? '';
       if (params.get('auto_provision') !== 'true')
         return sendOAuthError(res, 'invalid_request', 'project_name goes only with auto_provision=true');
-      // eslint-disable-next-line no-control-regex
-      if (name.length === 0 || name.length > MAX_PROJECT_NAME || /[\u0000-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name))
+      // docs/management.md "Names": the rule every project name follows.
+      if (nameProblem('project', name, MAX_PROJECT_NAME))
         return sendOAuthError(
           res,
           'invalid_request',

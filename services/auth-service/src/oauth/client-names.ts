@@ -3,21 +3,36 @@
  * "OAuth scopes and refresh", registration limits): one definition of the characters a name may
  * not hold and of the names only first-party clients carry.
  */
+import { hasHiddenCharacters, nameSkeleton, withoutHiddenCharacters } from '@svc/accounts';
 import { isProfile, staticClients } from '../provider/clients.ts';
 
-export const MAX_CLIENT_NAME = 80;
-/** C0 and C1 controls, and the bidirectional marks, embeddings, overrides and isolates (Unicode UAX #9). */
-// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => String(c.client_name).toLowerCase()));
+const MAX_CLIENT_NAME = 80;
+const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => nameSkeleton(String(c.client_name))));
 
-export function hasUnsafeChars(name: string): boolean {
-  UNSAFE_CHARS.lastIndex = 0;
-  return UNSAFE_CHARS.test(name);
+/** Control, bidi or invisible characters (no-break and zero-width spaces among them: @svc/accounts names.ts). */
+function hasUnsafeChars(name: string): boolean {
+  return hasHiddenCharacters(name);
 }
 
-export function isFirstPartyName(name: string): boolean {
-  return FIRST_PARTY_NAMES.has(name.trim().toLowerCase());
+/**
+ * True for a first-party client's name and its look-alikes (case, spacing, full-width or styled
+ * letters, Cyrillic or Greek letters that look Latin: `nameSkeleton`).
+ */
+function isFirstPartyName(name: string): boolean {
+  return FIRST_PARTY_NAMES.has(nameSkeleton(name));
+}
+
+/**
+ * Why a client name is refused, or null (docs/management.md "Names"): the same rule for registered
+ * clients and for the names in Client ID Metadata Documents.
+ */
+export function clientNameProblem(name: unknown): string | null {
+  if (name === undefined) return null;
+  if (typeof name !== 'string') return 'client_name must be a string';
+  if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
+  if (hasUnsafeChars(name)) return 'client_name may not contain control, invisible or direction-changing characters';
+  if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
+  return null;
 }
 
 /** First-party clients (the svc profiles) are the ones svc vouches for; registered and CIMD clients are not. */
@@ -27,6 +42,6 @@ export function isVerifiedClient(clientId: string): boolean {
 
 /** A name fit to show: unsafe characters removed, at most 80 characters (an ellipsis marks a cut). */
 export function displayClientName(name: string): string {
-  const chars = [...name.replace(UNSAFE_CHARS, '').trim()];
+  const chars = [...withoutHiddenCharacters(name).trim()];
   return chars.length > MAX_CLIENT_NAME ? `${chars.slice(0, MAX_CLIENT_NAME - 1).join('')}…` : chars.join('');
 }

@@ -7,26 +7,18 @@
  * (RFC 8252 §7.1); without `application_type`, https or loopback http, as before clients sent it.
  * Registration is open, and every client is stored: the metadata is bounded (docs/contract.md
  * "Dynamic registration limits": at most 8 KB, a client name of at most 80 characters without
- * control or bidirectional-override characters, never a first-party client's name). A body limit
+ * control, invisible or direction-changing characters, never a first-party name or a look-alike). A body limit
  * of 56 KB, oidc-provider's own, used to let each registration store about 57 KB.
  */
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { hasUnsafeChars, isFirstPartyName, MAX_CLIENT_NAME } from './client-names.ts';
+import { clientNameProblem } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
 const readText = express.text({ limit: MAX_METADATA_BYTES, type: () => true });
 
-function clientNameProblem(name: unknown): string | null {
-  if (name === undefined) return null;
-  if (typeof name !== 'string') return 'client_name must be a string';
-  if ([...name].length > MAX_CLIENT_NAME) return `client_name may be at most ${MAX_CLIENT_NAME} characters`;
-  if (hasUnsafeChars(name)) return 'client_name may not contain control or bidirectional-override characters';
-  if (isFirstPartyName(name)) return 'client_name may not be the name of an svc client';
-  return null;
-}
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const GRANTS = new Set(['authorization_code', 'refresh_token']);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);

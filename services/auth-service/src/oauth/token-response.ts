@@ -9,7 +9,7 @@
  *   with auto_provision also gets a project API key (`api_key`).
  */
 import type { Accounts } from '@svc/accounts';
-import { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import { CREATE_SVC_KEY_TTL_SECONDS, nameProblem, USER_KEY_TTL_SECONDS } from '@svc/accounts';
 import { CREATE_SVC_KEY_LEVEL } from '../pages/consent-levels.ts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -32,7 +32,9 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
       if (grant) await grant.destroy();
       const user = await deps.accounts.users.get(at.accountId);
       if (!user) throw new Error(`account ${at.accountId} vanished during the exchange`);
-      const version = typeof params['client_version'] === 'string' ? params['client_version'].slice(0, 40) : '';
+      // The version becomes the key's name: kept only when it is a safe name (docs/management.md "Names").
+      const sent = typeof params['client_version'] === 'string' ? params['client_version'].slice(0, 40) : '';
+      const version = nameProblem('client version', sent, 40) ? '' : sent;
       const issued = await deps.accounts.keys.createUserKey({
         userId: user.id,
         clientId: 'svc-cli',

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AccountError, CREATE_SVC_KEY_TTL_SECONDS, type AccessRequest, type Accounts, type User } from '@svc/accounts';
+import { AccountError, CREATE_SVC_KEY_TTL_SECONDS, type Accounts, type RequestOutcome, type User } from '@svc/accounts';
 import { isKeyLevel, scopeForLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import { ManagementError, type Management } from '@svc/management';
@@ -232,7 +232,7 @@ export function interactionPages(deps: InteractionDeps) {
       if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
       const body = (req.body ?? {}) as Record<string, unknown>;
       const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
-      let request: AccessRequest;
+      let request: RequestOutcome;
       try {
         request = await accounts.accessRequests.create({
           project: project.slug,
@@ -241,8 +241,9 @@ export function interactionPages(deps: InteractionDeps) {
           reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
         });
       } catch (err) {
-        // Too many requests await a decision (docs/management.md "Collection limits").
-        if (!(err instanceof AccountError && err.code === 'limit')) throw err;
+        // Too many requests await a decision (docs/management.md "Collection limits"), or a
+        // denial is too recent (docs/management.md "Access request lifecycle").
+        if (!(err instanceof AccountError && (err.code === 'limit' || err.code === 'cooldown'))) throw err;
         return void res.status(409).type('html').send(refusalPage('Not sent', err.message));
       }
       await deps.management.accessRequested(request);

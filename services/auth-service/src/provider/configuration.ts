@@ -8,6 +8,10 @@ import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '../oauth/cimd-fetch.ts';
+import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
+import { clientNameProblem } from '../oauth/client-names.ts';
+import type { Throttle } from '../http/throttle.ts';
 import { page, esc } from '../pages/layout.ts';
 import type { createDevicePages } from '../pages/device-pages.ts';
 import { staticClients } from './clients.ts';
@@ -51,16 +55,17 @@ export interface ConfigurationDeps {
   devicePages: ReturnType<typeof createDevicePages>;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
   logger: Logger;
+  /** Counts Client ID Metadata Document fetches (oauth/cimd-throttle.ts). */
+  throttle: Throttle;
   /**
-   * Replaces oidc-provider's outgoing `fetch` helper (Client ID Metadata Documents). Production
-   * never sets it; tests use it to serve a document for an https host from a local server.
+   * Replaces the guarded outgoing fetch (oauth/cimd-fetch.ts). Production never sets it; tests
+   * use it to serve a document for an https host from a local server.
    */
   fetch?: Configuration['fetch'];
 }
 
 export function buildConfiguration(deps: ConfigurationDeps): Configuration {
   const { config, accounts } = deps;
-  const cimdHosts = new Set(config.cimdAllowedHosts);
   return {
     adapter: deps.adapter,
     clients: staticClients(),
@@ -99,7 +104,14 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     rotateRefreshToken: true,
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
     clientBasedCORS: () => true,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    // Every outgoing request (metadata documents) resolves, checks and pins its address and is
+    // bounded in time and size (oauth/cimd-fetch.ts).
+    fetch: deps.fetch ?? createCimdFetch(),
+    fetchResponseBodyLimits: {
+      'client_id metadata document': CIMD_MAX_DOCUMENT_BYTES,
+      jwks_uri: CIMD_MAX_DOCUMENT_BYTES,
+      sector_identifier_uri: CIMD_MAX_DOCUMENT_BYTES,
+    },
     features: {
       devInteractions: { enabled: false },
       deviceFlow: {
@@ -121,8 +133,10 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         enabled: true,
         ack: 'draft-02',
         // CIMD_ALLOWED_HOSTS (README "Configuration"): the operator's allow-list of hosts whose
-        // metadata documents may be fetched.
-        allowFetch: async (_ctx, clientId) => cimdHosts.has('*') || cimdHosts.has(new URL(clientId).host),
+        // metadata documents may be fetched; every fetch is throttled per source and per host.
+        allowFetch: cimdAllowFetch({ allowedHosts: config.cimdAllowedHosts, throttle: deps.throttle }),
+        // A document's client name follows the rule of registered clients' (docs/management.md "Names").
+        allowClient: async (_ctx, client) => clientNameProblem(client.clientName) === null,
       },
       resourceIndicators: {
         enabled: true,
@@ -144,7 +158,14 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     },
     // The provider's error pages are ours: our layout, the security headers set in front of it
     // (app.ts), and a log line (server errors are logged by the `server_error` event).
-    async renderError(ctx, out) {
+    async renderError(ctx, out, err) {
+      // An error raised once a redirect was under way (prompt=none's login_required) is still an
+      // error page: never a 303 without a Location, never the client's redirect.
+      if (ctx.status < 400) {
+        const status = (err as { statusCode?: number }).statusCode;
+        ctx.status = status !== undefined && status >= 400 ? status : 400;
+        ctx.remove('Location');
+      }
       if (ctx.status < 500) deps.logger.info('request refused', { path: ctx.path, status: ctx.status, error: out['error'] });
       ctx.type = 'html';
       ctx.body = page(

@@ -16,6 +16,7 @@ import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
+import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
 import { createDevicePages } from '../pages/device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { providerErrors, SERVER_ERROR } from '../http/provider-errors.ts';
@@ -30,6 +31,7 @@ export interface ProviderDeps {
   metrics: Metrics;
   jwks: JWKS;
   webUserOf: (ctx: KoaContextWithOIDC) => Promise<string | null>;
+  throttle: ConfigurationDeps['throttle'];
   /** The clock of the refresh replay window (tests move it). */
   now?: () => number;
   /** See ConfigurationDeps.fetch (tests only). */
@@ -47,6 +49,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     devicePages: createDevicePages({ redis: deps.redis }),
     webUserOf: deps.webUserOf,
     logger,
+    throttle: deps.throttle,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const provider = new Provider(config.authUrl, configuration);
@@ -80,6 +83,8 @@ export function createProvider(deps: ProviderDeps): Provider {
   if (config.authUrl.startsWith('https:')) {
     Object.defineProperty(provider.request, 'protocol', { configurable: true, get: () => 'https' });
   }
+
+  keepUnverifiedClientErrorsOnSvc(provider);
 
   // First, so outermost: it sees whatever the post-steps below throw too.
   provider.use(providerErrors({ redis: deps.redis, logger }));

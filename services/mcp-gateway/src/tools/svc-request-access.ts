@@ -33,17 +33,37 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts' | 'onAccessRequ
           project: caller.project,
           requester: { type: caller.type, id: caller.id, label: caller.label },
           requestedLevel: args.requested_level,
-          reason: args.reason.trim(),
+          reason: args.reason,
         })
         .catch((err: unknown) => {
-          // Too many requests await a decision (docs/management.md "Collection limits").
-          if (err instanceof AccountError && err.code === 'limit') throw new ToolFailure(err.message);
+          // Too many requests await a decision (docs/management.md "Collection limits"), or a
+          // denial is too recent (docs/management.md "Access request lifecycle").
+          if (err instanceof AccountError && (err.code === 'limit' || err.code === 'cooldown')) throw new ToolFailure(err.message);
           throw err;
         });
-      await deps.onAccessRequested?.(req);
+      const { mailed } = (await deps.onAccessRequested?.(req)) ?? { mailed: false };
+      // Say only what happened (docs/management.md "Access request lifecycle"): mail is off on
+      // some servers, and a repeat within the hour updates the request without a new mail.
+      const told = mailed
+        ? "The project's admins were emailed."
+        : req.updated
+          ? "Your pending request was updated; the project's admins were not emailed again (at most one email an hour)."
+          : "The project's admins were not emailed (this server sends no email); they see the request in the dashboard and with svc requests list.";
+      const follow =
+        caller.type === 'user'
+          ? 'Follow it with svc requests mine, on your account page, or by the email a decision sends.'
+          : 'Call svc_request_access again to see whether it was decided.';
       return text(
-        `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. The project's admins are told by email and decide it in the dashboard or with svc requests; your current level is ${caller.role}.`,
-        { id: req.id, project: req.project, requested_level: req.requested_level, status: req.status, current_level: caller.role },
+        `Access request ${req.id} for ${req.requested_level} on project ${req.project} is pending. ${told} ${follow} Your current level is ${caller.role}.`,
+        {
+          id: req.id,
+          project: req.project,
+          requested_level: req.requested_level,
+          status: req.status,
+          current_level: caller.role,
+          admins_emailed: mailed,
+          updated: req.updated,
+        },
       );
     },
   });

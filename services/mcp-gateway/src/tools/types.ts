@@ -4,7 +4,7 @@
  * tools/list publishes and what ajv enforces before `call` runs, so `call` receives valid args.
  * Who may call it is decided by the policy table (@svc/policy), never here.
  */
-import type { AccessRequest, Accounts, Redis } from '@svc/accounts';
+import type { Accounts, Redis, RequestOutcome } from '@svc/accounts';
 import type { Embedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Plan, Role, Surface } from '@svc/policy';
@@ -17,8 +17,8 @@ export interface ToolDeps {
   logger: Logger;
   /** Semantic search's embedder (EMBEDDINGS_URL); absent, the built-in local one. */
   embedder?: Embedder;
-  /** Tells the project's admins of a new access request (the management layer's notices). */
-  onAccessRequested?: (request: AccessRequest) => Promise<void>;
+  /** Tells the project's admins of a request when it is due a mail; says whether they were mailed. */
+  onAccessRequested?: (request: RequestOutcome) => Promise<{ mailed: boolean }>;
 }
 
 export interface ToolContent {
