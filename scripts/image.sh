@@ -8,8 +8,8 @@
 # The base: node:24-slim when a registry can be reached. Otherwise a stand-in made here once and
 # kept (not rebuilt while it exists): Debian bookworm from the mirror apt is configured with
 # (mmdebstrap, `podman import`), then Node 24 and npm from the npm registry and a user 1000
-# (scripts/image/node-base.Containerfile). `podman rmi localhost/svc-node:24 localhost/svc-debian:bookworm`
-# makes it again.
+# (scripts/image/node-base.Containerfile, which names it: localhost/svc-node:24-<its hash>).
+# `podman rmi localhost/svc-debian:bookworm localhost/svc-node:24-<hash>` makes them again.
 #
 # The build's npm and pnpm trust the machine's CA bundle ($SVC_BUILD_CA, default Debian's), for
 # networks whose proxy intercepts TLS: the bundle and an .npmrc naming it are mounted into the RUN
@@ -29,7 +29,8 @@ redis_image=${SVC_REDIS_IMAGE:-localhost/svc-redis:bookworm}
 registry_node=docker.io/library/node:24-slim
 registry_debian=docker.io/library/debian:bookworm-slim
 local_debian=localhost/svc-debian:bookworm
-local_node=localhost/svc-node:24
+# Named after its recipe, so a changed node-base.Containerfile makes a new one.
+local_node=localhost/svc-node:24-$(sha256sum scripts/image/node-base.Containerfile | cut -c1-12)
 # A pull that cannot reach a registry fails at once on DNS; this bounds one behind a silent firewall.
 pull_timeout_s=120
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/image/containers.conf}
