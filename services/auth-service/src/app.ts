@@ -5,13 +5,14 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
-import type { Config } from '@svc/config';
+import { clientAddress, trustFunction, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { mountHealth } from './http/health.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
+import { forwardedAsResolved } from './http/forwarded-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps): AuthApp {
   const metrics = deps.metrics ?? createMetrics();
   const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:') });
-  const throttle = createThrottle(redis);
+  const throttle = createThrottle(redis, deps.now);
   const provider = createProvider({
     config,
     redis,
@@ -104,7 +105,15 @@ export function createApp(deps: AppDeps): AuthApp {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // docs/operations.md "Proxies": only the named proxies' X-Forwarded-For is read.
+  const trusted = trustFunction(config.trustProxy);
+  app.set('trust proxy', trusted);
+  // req.ip is the one client address every throttle and audit entry uses, decided as the gateway
+  // decides it (clientAddress of @svc/config).
+  app.use(function resolveClientAddress(req, _res, next) {
+    Object.defineProperty(req, 'ip', { value: clientAddress(req, trusted), configurable: true });
+    next();
+  });
   app.use(function countRequests(req, res, next) {
     res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
     next();
@@ -195,6 +204,7 @@ export function createApp(deps: AppDeps): AuthApp {
   });
   const providerCallback = provider.callback();
   app.use(function oidcProvider(req: Request, res: Response) {
+    forwardedAsResolved(req);
     void providerCallback(providerRequest(req), res);
   });
   return { app, provider, metrics, sweepKeyExpiries: () => management.sweepKeyExpiries() };

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
-import type { Config } from '@svc/config';
+import { clientAddress, trustFunction, type Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
@@ -93,6 +93,7 @@ const LIST_TTL_MS = 60_000;
 
 export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
+  const trustProxy = trustFunction(config.trustProxy);
   const now = deps.now ?? Date.now;
   const metrics = createMetrics();
   countCommands(deps.redis, metrics.countCommand);
@@ -239,7 +240,14 @@ export function createGateway(deps: GatewayDeps) {
     protocol: Protocol,
     params: Record<string, string> = {},
   ): Promise<void> {
-    const ex = newExchange(req, res, { requestId: randomUUID(), target, protocol, headers: origins.corsHeaders(req), params });
+    const ex = newExchange(req, res, {
+      requestId: randomUUID(),
+      source: clientAddress(req, trustProxy),
+      target,
+      protocol,
+      headers: origins.corsHeaders(req),
+      params,
+    });
     return routes[name](ex);
   }
 
@@ -249,6 +257,7 @@ export function createGateway(deps: GatewayDeps) {
     const oauthOnProject = params['project'] !== undefined && /^Bearer\s+svc_at_/i.test(req.headers.authorization ?? '');
     const ex = newExchange(req, res, {
       requestId: randomUUID(),
+      source: clientAddress(req, trustProxy),
       target: oauthOnProject ? { kind: 'project', slug: params['project']! } : { kind: 'account', slug: '' },
       protocol: 'rest',
       headers: origins.corsHeaders(req),
