@@ -19,9 +19,9 @@ export interface ThrottleRule {
 }
 
 /**
- * Exponential backoff of one account's failures from every source together: the first
- * `freeFailures` cost nothing, each further one makes the next attempt wait twice as long as the
- * one before (from `firstWaitSeconds` up to `maxWaitSeconds`); the count is forgotten
+ * Exponential backoff of one account's failures from every source together: the `freeFailures`-th
+ * failure makes the next attempt wait `firstWaitSeconds`, each further one twice as long as the
+ * one before, up to `maxWaitSeconds`; the count is forgotten
  * `memorySeconds` after the last failure, and at once on a success or a password reset.
  */
 export interface BackoffRule {
@@ -61,7 +61,7 @@ export interface ThrottleLimits {
 /**
  * codeEntryPerIp: 10 unknown codes per 30 minutes (the code's lifetime); docs/security.md
  * "User-code guessing" computes why this keeps the chance of hitting a pending code below 1e-7.
- * signInAccountBackoff: after 10 free failures 1 s, 2 s, 4 s ... up to 15 min between attempts, so
+ * signInAccountBackoff: after 10 failures 1 s, 2 s, 4 s ... up to 15 min between attempts, so
  * guessing from any number of addresses gets about 100 tries a day, and the owner is slowed, never
  * shut out for longer than 15 min (and a password reset ends the wait).
  */
@@ -125,7 +125,7 @@ local untilMs = tonumber(h[2] or '0')
 if untilMs > now then return math.ceil((untilMs - now) / 1000) end
 n = n + 1
 local wait = 0
-if n > tonumber(ARGV[2]) then wait = math.min(tonumber(ARGV[3]) * 2 ^ (n - tonumber(ARGV[2]) - 1), tonumber(ARGV[4])) end
+if n >= tonumber(ARGV[2]) then wait = math.min(tonumber(ARGV[3]) * 2 ^ (n - tonumber(ARGV[2])), tonumber(ARGV[4])) end
 redis.call('HSET', KEYS[1], 'n', n, 'until', now + wait * 1000)
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 0
