@@ -13,6 +13,7 @@ import { mountHealth } from './http/health.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
 import { forwardedAsResolved } from './http/forwarded-headers.ts';
+import { originCheck } from './http/origin-check.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:') });
+  const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:'), keys: config.cookieKeys });
   const throttle = createThrottle(redis, deps.now);
   const provider = createProvider({
     config,
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): AuthApp {
     next();
   });
   mountHealth(app, { redis, metrics });
+  app.use(originCheck({ authUrl: config.authUrl }));
   app.use(storeOutageGuard(redis));
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
