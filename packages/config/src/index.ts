@@ -6,6 +6,7 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
+export { HSTS_MAX_AGE_SECONDS, strictTransportSecurity } from './hsts.ts';
 export { clientAddress, MAX_TRUST_PROXY_HOPS, trustFunction, type TrustProxy } from './trust-proxy.ts';
 
 export interface Config {

@@ -5,7 +5,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
-import { clientAddress, trustFunction, type Config } from '@svc/config';
+import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
 import { forwardedAsResolved } from './http/forwarded-headers.ts';
 import { originCheck } from './http/origin-check.ts';
+import { PAGE_HEADERS } from './http/security-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -119,10 +120,11 @@ export function createApp(deps: AppDeps): AuthApp {
     res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
     next();
   });
+  const hsts = strictTransportSecurity(config.authUrl);
   app.use(function securityHeaders(req, res, next) {
-    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) {
-      res.set({ 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
-    }
+    if (hsts) res.set('Strict-Transport-Security', hsts);
+    // oidc-provider's own HTML under /api/ (its error page) sets them in renderError.
+    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) res.set(PAGE_HEADERS);
     next();
   });
   mountHealth(app, { redis, metrics });

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
-import { clientAddress, trustFunction, type Config } from '@svc/config';
+import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
@@ -276,7 +276,10 @@ export function createGateway(deps: GatewayDeps) {
     cacheSize: () => cache.size,
   });
 
+  const hsts = strictTransportSecurity(config.baseUrl);
   function handler(req: IncomingMessage, res: ServerResponse): void {
+    // RFC 6797: an https deployment tells browsers to keep to https, on every answer.
+    if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     const url = req.url ?? '/';
     const preflight = () => sendEmpty(res, 204, { ...origins.corsHeaders(req), ...preflightHeaders(req) });
     const mcpMatch = url.startsWith('/mcp/') ? MCP_ROUTE.exec(url) : null;
