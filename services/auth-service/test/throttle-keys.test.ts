@@ -8,18 +8,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { testClock } from '@svc/testkit';
+import { startSmtpInbox, testClock, waitFor, type SmtpInbox } from '@svc/testkit';
 import { DEFAULT_LIMITS } from '../src/http/throttle.ts';
 import { postJson, startAuth, TEST_PASSWORD, type AuthFixture } from './support.ts';
 
 let f: AuthFixture;
+let smtp: SmtpInbox;
 const clock = testClock();
 before(async () => {
-  f = await startAuth({ env: { TRUST_PROXY: 'loopback' }, now: clock.now });
+  smtp = await startSmtpInbox();
+  f = await startAuth({ env: { TRUST_PROXY: 'loopback', SMTP_URL: smtp.url }, now: clock.now });
   await f.accounts.users.create({ email: 'owner@example.com', password: TEST_PASSWORD });
   await f.accounts.users.create({ email: 'neighbour@example.com', password: TEST_PASSWORD });
 });
-after(() => f.close());
+after(async () => {
+  await f.close();
+  await smtp.close();
+});
 beforeEach(async () => {
   const keys = await f.client.keys('svc:oidc:throttle:*');
   if (keys.length) await f.client.del(...keys);
@@ -204,4 +209,23 @@ test('every throttle answers its own 429 with Retry-After', async () => {
     assert.ok(Number(refused.headers.get('retry-after')) > 0, name);
     await refused.body?.cancel();
   }
+});
+
+test("a password reset by the mailed link ends the account's backoff", async () => {
+  for (let i = 0; i < DEFAULT_LIMITS.signInAccountBackoff.freeFailures; i++)
+    await (await signIn(`203.0.114.${i + 1}`, 'neighbour@example.com', `guess ${i}`)).body?.cancel();
+  const slowed = await signIn('192.0.2.50', 'neighbour@example.com', TEST_PASSWORD);
+  assert.equal(slowed.status, 429);
+  await slowed.body?.cancel();
+  const before = smtp.mails.length;
+  assert.equal((await submit('/forgot', '192.0.2.50', { email: 'neighbour@example.com' })).status, 200);
+  const mail = await waitFor(() => smtp.mails.slice(before).find((m) => m.to.includes('neighbour@example.com')), {
+    timeout: 10_000,
+    message: 'the reset mail',
+  });
+  const token = /reset\?token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '';
+  const reset = await submit(`/reset?token=${token}`, '192.0.2.50', { token, password: 'a brand new long password' });
+  assert.equal(reset.status, 200);
+  assert.equal(await f.client.exists('svc:oidc:throttle:signin-backoff:neighbour@example.com'), 0);
+  assert.equal((await signIn('192.0.2.50', 'neighbour@example.com', 'a brand new long password')).status, 303);
 });
