@@ -39,7 +39,19 @@ export async function startFuzzStack(): Promise<FuzzStack> {
   const wide = { limit: 1_000_000, windowSeconds: 60 };
   const stack = await startStack(
     { RATE_LIMIT_SCALE: '100000' },
-    { authLimits: { signInPerIp: wide, signInPerAccount: wide, codeEntryPerIp: wide, registrationPerIp: wide } },
+    {
+      authLimits: {
+        signInPerIp: wide,
+        signInPerAccount: wide,
+        signInAccountBackoff: { freeFailures: 1_000_000, firstWaitSeconds: 1, maxWaitSeconds: 1, memorySeconds: 60 },
+        signUpPerIp: wide,
+        signUpPerEmail: wide,
+        resetPerIp: wide,
+        resetPerEmail: wide,
+        codeEntryPerIp: wide,
+        registrationPerIp: wide,
+      },
+    },
   );
   const person = await newPerson(stack, 'fuzz');
   await stack.accounts.workspaces.setPlan(person.user.workspace, 'TEAM', true);

@@ -4,6 +4,10 @@
  * development secrets when NODE_ENV=production. Every variable is listed in the README.
  */
 import { Ajv, type JSONSchemaType } from 'ajv';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
+
+export { HSTS_MAX_AGE_SECONDS, strictTransportSecurity } from './hsts.ts';
+export { clientAddress, MAX_TRUST_PROXY_HOPS, trustFunction, type TrustProxy } from './trust-proxy.ts';
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
@@ -38,8 +42,8 @@ export interface Config {
   cimdAllowedHosts: string[];
   /** OpenAI-compatible embeddings endpoint for semantic search; null: the built-in local embedder. */
   embeddings: { url: string; apiKey: string | null; model: string } | null;
-  /** Lets the auth-service run behind a TLS-terminating proxy (secure cookies, X-Forwarded-*). */
-  trustProxy: boolean;
+  /** The proxies whose X-Forwarded-For is read (TRUST_PROXY; docs/operations.md "Proxies"). */
+  trustProxy: TrustProxy;
   /**
    * Where email goes (docs/operations.md "Email"): SMTP_URL; else, outside production, an outbox
    * folder; `off` (EMAIL=off) turns the email features off.
@@ -75,7 +79,7 @@ interface EnvShape {
   MAX_BODY_BYTES: number;
   AUTH_CACHE_TTL_MS: number;
   CIMD_ALLOWED_HOSTS: string;
-  TRUST_PROXY: 'on' | 'off';
+  TRUST_PROXY: string;
   EMBEDDINGS_URL?: string;
   EMBEDDINGS_API_KEY?: string;
   EMBEDDINGS_MODEL: string;
@@ -108,7 +112,7 @@ const schema: JSONSchemaType<EnvShape> = {
     MAX_BODY_BYTES: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024, default: 512 * 1024 },
     AUTH_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60_000, default: 5_000 },
     CIMD_ALLOWED_HOSTS: { type: 'string', default: '*' },
-    TRUST_PROXY: { type: 'string', enum: ['on', 'off'], default: 'off' },
+    TRUST_PROXY: { type: 'string', minLength: 1, maxLength: 2000, default: 'off' },
     EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
     EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
     EMBEDDINGS_MODEL: { type: 'string', minLength: 1, default: 'text-embedding-3-small' },
@@ -165,6 +169,8 @@ export function loadConfig(env: Raw = process.env): Config {
       );
   }
   if (c.KEY_PEPPER_PREVIOUS === c.KEY_PEPPER) throw new ConfigError('KEY_PEPPER_PREVIOUS must differ from KEY_PEPPER');
+  const trustProxy = parseTrustProxy(c.TRUST_PROXY);
+  if (typeof trustProxy === 'string') throw new ConfigError(trustProxy);
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -185,7 +191,7 @@ export function loadConfig(env: Raw = process.env): Config {
     maxBodyBytes: c.MAX_BODY_BYTES,
     authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
-    trustProxy: c.TRUST_PROXY === 'on',
+    trustProxy,
     email:
       c.EMAIL === 'off'
         ? { mode: 'off' }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig } from '../src/index.ts';
+import type { IncomingMessage } from 'node:http';
+import { clientAddress, ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig, MAX_TRUST_PROXY_HOPS, type TrustProxy } from '../src/index.ts';
 
 test('defaults are the local ones', () => {
   const c = loadConfig({});
@@ -37,4 +38,47 @@ test('production refuses the published development secrets', () => {
   assert.deepEqual(loadConfig({ ...secrets, EMAIL: 'off' }).email, { mode: 'off' });
   assert.deepEqual(loadConfig({}).email, { mode: 'outbox', dir: '.data/outbox', from: 'svc <no-reply@localhost>' });
   assert.throws(() => loadConfig({ SMTP_URL: 'http://mail' }), /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/);
+});
+
+test('TRUST_PROXY: off, a number of hops up to the bound, or a list of addresses; on is refused', () => {
+  assert.deepEqual(loadConfig({}).trustProxy, { kind: 'off' });
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '1' }).trustProxy, { kind: 'hops', hops: 1 });
+  assert.deepEqual(loadConfig({ TRUST_PROXY: String(MAX_TRUST_PROXY_HOPS) }).trustProxy, { kind: 'hops', hops: 10 });
+  assert.throws(() => loadConfig({ TRUST_PROXY: String(MAX_TRUST_PROXY_HOPS + 1) }), /TRUST_PROXY must be at most 10 hops/);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 2001:db8::1,loopback' }).trustProxy, {
+    kind: 'addresses',
+    addresses: ['10.0.0.0/8', '2001:db8::1', 'loopback'],
+  });
+  for (const v of ['on', 'true'])
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: v }),
+      (e: Error) => e instanceof ConfigError && /TRUST_PROXY=on is no longer accepted.*1 behind the Ingress controller/.test(e.message),
+    );
+  for (const v of ['proxy.example.com', '10.0.0.0/99', '1.2.3', ','])
+    assert.throws(() => loadConfig({ TRUST_PROXY: v }), /TRUST_PROXY must be off, a number of proxy hops, or a comma-separated list/, v);
+});
+
+/** A request as node:http hands it over: the TCP peer and the headers. */
+const fromPeer = (remoteAddress: string, headers: Record<string, string> = {}) => {
+  const socket = { remoteAddress };
+  return { socket, connection: socket, headers } as unknown as IncomingMessage;
+};
+
+test('clientAddress reads X-Forwarded-For only past the named proxies, and no other header', () => {
+  const spoofs = {
+    'x-forwarded-for': '203.0.113.5, 198.51.100.1',
+    forwarded: 'for=192.0.2.9',
+    'x-real-ip': '192.0.2.10',
+  };
+  const off = { kind: 'off' } as const;
+  assert.equal(clientAddress(fromPeer('::ffff:192.0.2.1', spoofs), off), '192.0.2.1');
+  assert.equal(clientAddress(fromPeer('2001:db8::7', spoofs), off), '2001:db8::7');
+  const one = { kind: 'hops', hops: 1 } as const;
+  assert.equal(clientAddress(fromPeer('10.0.0.2', spoofs), one), '198.51.100.1');
+  assert.equal(clientAddress(fromPeer('10.0.0.2', { 'x-real-ip': '192.0.2.10' }), one), '10.0.0.2');
+  const list: TrustProxy = { kind: 'addresses', addresses: ['10.0.0.0/8'] };
+  assert.equal(clientAddress(fromPeer('10.0.0.2', spoofs), list), '198.51.100.1', 'a named proxy forwards');
+  assert.equal(clientAddress(fromPeer('198.51.100.1', spoofs), list), '198.51.100.1', 'anyone else is not believed');
+  assert.equal(clientAddress(fromPeer('10.0.0.2', { 'x-forwarded-for': '203.0.113.5, 10.9.9.9' }), list), '203.0.113.5');
+  assert.equal(clientAddress(fromPeer(''), one), '', 'a closed connection has no address');
 });

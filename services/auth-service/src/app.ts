@@ -5,13 +5,16 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
-import type { Config } from '@svc/config';
+import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { mountHealth } from './http/health.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
+import { forwardedAsResolved } from './http/forwarded-headers.ts';
+import { originCheck } from './http/origin-check.ts';
+import { PAGE_HEADERS } from './http/security-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -89,8 +92,8 @@ export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:') });
-  const throttle = createThrottle(redis);
+  const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:'), keys: config.cookieKeys });
+  const throttle = createThrottle(redis, deps.now);
   const provider = createProvider({
     config,
     redis,
@@ -107,18 +110,28 @@ export function createApp(deps: AppDeps): AuthApp {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // docs/operations.md "Proxies": only the named proxies' X-Forwarded-For is read.
+  const trusted = trustFunction(config.trustProxy);
+  app.set('trust proxy', trusted);
+  // req.ip is the one client address every throttle and audit entry uses, decided as the gateway
+  // decides it (clientAddress of @svc/config).
+  app.use(function resolveClientAddress(req, _res, next) {
+    Object.defineProperty(req, 'ip', { value: clientAddress(req, trusted), configurable: true });
+    next();
+  });
   app.use(function countRequests(req, res, next) {
     res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
     next();
   });
+  const hsts = strictTransportSecurity(config.authUrl);
   app.use(function securityHeaders(req, res, next) {
-    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) {
-      res.set({ 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
-    }
+    if (hsts) res.set('Strict-Transport-Security', hsts);
+    // oidc-provider's own HTML under /api/ (its error page) sets them in renderError.
+    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) res.set(PAGE_HEADERS);
     next();
   });
   mountHealth(app, { redis, metrics, draining: deps.draining ?? (() => false) });
+  app.use(originCheck({ authUrl: config.authUrl }));
   app.use(storeOutageGuard(redis));
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
@@ -198,6 +211,7 @@ export function createApp(deps: AppDeps): AuthApp {
   });
   const providerCallback = provider.callback();
   app.use(function oidcProvider(req: Request, res: Response) {
+    forwardedAsResolved(req);
     void providerCallback(providerRequest(req), res);
   });
   return { app, provider, metrics, sweepKeyExpiries: () => management.sweepKeyExpiries() };

@@ -1,8 +1,8 @@
 /**
  * A stranger's wrong passwords never lock the owner out (docs/security.md "Guessing"): the
  * account's failure limit is kept per account and source together, so failures from one address
- * stop that address only. The service runs behind a proxy here (TRUST_PROXY=on), so each request's
- * source is the X-Forwarded-For it came with. Sign-ins also land in the owner's audit log.
+ * stop that address only. The test's loopback connections stand for a named proxy here
+ * (TRUST_PROXY=loopback), so each request's source is the X-Forwarded-For it came with. Sign-ins also land in the owner's audit log.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -11,7 +11,7 @@ import { startAuth, type AuthFixture } from './support.ts';
 let f: AuthFixture;
 before(async () => {
   f = await startAuth({
-    env: { TRUST_PROXY: 'on' },
+    env: { TRUST_PROXY: 'loopback' },
     limits: { signInPerAccount: { limit: 3, windowSeconds: 60 }, signInPerIp: { limit: 50, windowSeconds: 60 } },
   });
   await f.accounts.users.create({ email: 'owner@example.com', password: 'correct horse battery staple' });

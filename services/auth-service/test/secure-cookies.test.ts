@@ -8,7 +8,7 @@ import { startAuth, type AuthFixture } from './support.ts';
 
 let f: AuthFixture;
 before(async () => {
-  f = await startAuth({ env: { AUTH_URL: 'https://auth.example', TRUST_PROXY: 'on' } });
+  f = await startAuth({ env: { AUTH_URL: 'https://auth.example', TRUST_PROXY: '1' } });
 });
 after(async () => {
   await f.close();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
-import type { Config } from '@svc/config';
+import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
@@ -95,6 +95,7 @@ const LIST_TTL_MS = 60_000;
 
 export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
+  const trustProxy = trustFunction(config.trustProxy);
   const now = deps.now ?? Date.now;
   const metrics = createMetrics();
   countCommands(deps.redis, metrics.countCommand);
@@ -241,7 +242,14 @@ export function createGateway(deps: GatewayDeps) {
     protocol: Protocol,
     params: Record<string, string> = {},
   ): Promise<void> {
-    const ex = newExchange(req, res, { requestId: randomUUID(), target, protocol, headers: origins.corsHeaders(req), params });
+    const ex = newExchange(req, res, {
+      requestId: randomUUID(),
+      source: clientAddress(req, trustProxy),
+      target,
+      protocol,
+      headers: origins.corsHeaders(req),
+      params,
+    });
     return routes[name](ex);
   }
 
@@ -251,6 +259,7 @@ export function createGateway(deps: GatewayDeps) {
     const oauthOnProject = params['project'] !== undefined && /^Bearer\s+svc_at_/i.test(req.headers.authorization ?? '');
     const ex = newExchange(req, res, {
       requestId: randomUUID(),
+      source: clientAddress(req, trustProxy),
       target: oauthOnProject ? { kind: 'project', slug: params['project']! } : { kind: 'account', slug: '' },
       protocol: 'rest',
       headers: origins.corsHeaders(req),
@@ -270,7 +279,10 @@ export function createGateway(deps: GatewayDeps) {
     draining: deps.draining ?? (() => false),
   });
 
+  const hsts = strictTransportSecurity(config.baseUrl);
   function handler(req: IncomingMessage, res: ServerResponse): void {
+    // RFC 6797: an https deployment tells browsers to keep to https, on every answer.
+    if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     const url = req.url ?? '/';
     const preflight = () => sendEmpty(res, 204, { ...origins.corsHeaders(req), ...preflightHeaders(req) });
     const mcpMatch = url.startsWith('/mcp/') ? MCP_ROUTE.exec(url) : null;

@@ -3,7 +3,7 @@
  * SHA-256 names a Redis hash. Cookies are HttpOnly, SameSite=Lax, and Secure when the auth host
  * is served over TLS (docs/auth-service.md "Sign-in protections").
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL } from '@svc/accounts';
@@ -12,6 +12,8 @@ import { OK } from '../provider/redis-keys.ts';
 const SESSION_COOKIE = 'svc_session';
 const CSRF_COOKIE = 'svc_csrf';
 const SESSION_TTL_SECONDS = 14 * 86_400;
+/** What our CSRF cookie holds: 32 random bytes, base64url. */
+const CSRF_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -68,13 +70,29 @@ export interface WebSessions {
    * after a password reset), and their oidc-provider sessions; the number of browser sessions ended.
    */
   endOthers(req: Request | null, userId: string): Promise<number>;
-  /** The CSRF token of this browser (double-submit cookie), set when absent. */
+  /**
+   * The CSRF token of this browser's forms: an HMAC, under the cookie key, of the browser's random
+   * `svc_csrf` cookie (set when absent) and its session; never the cookie value itself.
+   */
   csrfToken(req: Request, res: Response): string;
-  /** True when the form's `csrf` field matches the browser's CSRF cookie. */
+  /** True when the form's `csrf` field is the token of this browser's CSRF cookie and session. */
   csrfValid(req: Request): boolean;
 }
 
-export function createWebSessions(deps: { redis: Redis; secure: boolean; now?: () => number }): WebSessions {
+/**
+ * The CSRF token is bound to the session (docs/auth-service.md "Sign-in protections"): a form's
+ * token is HMAC(cookie key, "csrf" | the svc_csrf cookie | the session's hash). Someone who can
+ * plant a cookie in the browser (a sibling subdomain, a plain-http response) cannot also produce
+ * the token for it without the key, nor for the victim's session, which they do not know. Forms
+ * shown before sign-in are bound to the browser's cookie alone; the Origin check backs them.
+ */
+function csrfMac(key: string, cookie: string, sessionHash: string): string {
+  return createHmac('sha256', key).update(`csrf|${cookie}|${sessionHash}`).digest('base64url');
+}
+
+export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: string[]; now?: () => number }): WebSessions {
+  const [signingKey] = deps.keys;
+  if (!signingKey) throw new Error('web sessions need a cookie key (COOKIE_KEYS)');
   const cookie = { httpOnly: true, sameSite: 'lax' as const, secure: deps.secure, path: '/' };
   const now = deps.now ?? Date.now;
   const own = (req: Request): string | null => {
@@ -165,20 +183,24 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; now?: (
       return n;
     },
     csrfToken(req, res) {
-      let token = readCookie(req, CSRF_COOKIE);
-      if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
-        token = randomBytes(32).toString('base64url');
-        res.cookie(CSRF_COOKIE, token, cookie);
+      let value = readCookie(req, CSRF_COOKIE);
+      if (!value || !CSRF_VALUE.test(value)) {
+        value = randomBytes(32).toString('base64url');
+        res.cookie(CSRF_COOKIE, value, cookie);
         // The page being rendered in this same response must carry the new value.
-        (req.headers as Record<string, string>)['cookie'] = `${req.headers.cookie ?? ''}; ${CSRF_COOKIE}=${token}`;
+        (req.headers as Record<string, string>)['cookie'] = `${req.headers.cookie ?? ''}; ${CSRF_COOKIE}=${value}`;
       }
-      return token;
+      return csrfMac(signingKey, value, own(req) ?? '');
     },
     csrfValid(req) {
-      const expected = readCookie(req, CSRF_COOKIE);
+      const value = readCookie(req, CSRF_COOKIE);
       const given = (req.body as Record<string, unknown> | undefined)?.['csrf'];
-      if (!expected || typeof given !== 'string' || given.length !== expected.length) return false;
-      return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+      if (!value || !CSRF_VALUE.test(value) || typeof given !== 'string') return false;
+      // Every key of COOKIE_KEYS verifies, so a rotation (new key first) keeps open forms working.
+      return deps.keys.some((key) => {
+        const expected = Buffer.from(csrfMac(key, value, own(req) ?? ''));
+        return given.length === expected.length && timingSafeEqual(Buffer.from(given), expected);
+      });
     },
   };
 }

@@ -11,7 +11,7 @@ import type { Redis } from '@svc/accounts';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
 import { normalizeUserCode } from '../pages/device-pages.ts';
 import { OK } from '../provider/redis-keys.ts';
-import { tooMany } from '../pages/sign-in.ts';
+import { tooMany } from '../pages/too-many.ts';
 
 const SCOPE = 'code-ip';
 
@@ -27,7 +27,7 @@ export function codeEntryThrottle(deps: { redis: Redis; throttle: Throttle; rule
     if (!code) return next();
     const ip = req.ip ?? 'unknown';
     const wait = await deps.throttle.attempt(SCOPE, ip, deps.rule);
-    if (wait > 0) return tooMany(res, wait);
+    if (wait > 0) return tooMany(res, wait, { reset: false });
     if (code.length === 8 && (await deps.redis.exists(OK.userCode(code)))) await deps.throttle.refund(SCOPE, ip);
     next();
   };

@@ -13,7 +13,8 @@ import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { errorLine, esc, page } from './layout.ts';
-import { tooMany, type PageDeps } from './sign-in.ts';
+import type { PageDeps } from './sign-in.ts';
+import { tooMany } from './too-many.ts';
 
 const TOKEN_TTL_SECONDS = 1800;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -60,8 +61,12 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
           .type('html')
           .send(page('Reset your password', forgotForm(deps.web.csrfToken(req, res), 'The form expired. Try again.')));
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
-      const wait = await deps.throttle.attempt('reset-ip', req.ip ?? 'unknown', deps.limits.signInPerIp);
-      if (wait > 0) return tooMany(res, wait);
+      // Per source, and per address asked for from every source (each sends a mail).
+      const ip = req.ip ?? 'unknown';
+      const wait = await deps.throttle.attempt('reset-ip', ip, deps.limits.resetPerIp);
+      const emailWait = wait > 0 || !email ? 0 : await deps.throttle.attempt('reset-email', email, deps.limits.resetPerEmail);
+      if (emailWait > 0) await deps.throttle.refund('reset-ip', ip);
+      if (wait > 0 || emailWait > 0) return tooMany(res, Math.max(wait, emailWait), { reset: false });
       const user = email ? await deps.accounts.users.findByEmail(email) : null;
       if (user) {
         const token = randomBytes(32).toString('base64url');
@@ -111,6 +116,8 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       const user = userId ? await deps.accounts.users.get(userId) : null;
       if (!user) return void res.status(400).type('html').send(expired());
       await deps.accounts.users.setPassword(user.id, password);
+      // The link proved the address: the account's sign-in backoff ends with the new password.
+      await deps.throttle.reset('signin-backoff', user.email);
       // Whoever knew the old password is signed out everywhere; the link proved the address.
       const ended = await deps.web.endOthers(null, user.id);
       await deps.accounts.users.markEmailVerified(user.id);

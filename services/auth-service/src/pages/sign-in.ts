@@ -13,6 +13,7 @@ import type { WebSessions } from '../http/web-session.ts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
+import { tooMany } from './too-many.ts';
 
 export interface PageDeps {
   redis: Redis;
@@ -60,16 +61,6 @@ async function audit(
   await deps.accounts.audit.recordOwn({ workspace, email }, action, { source: ip });
 }
 
-export function tooMany(res: Response, seconds: number): void {
-  res
-    .status(429)
-    .set('Retry-After', String(seconds))
-    .type('html')
-    .send(
-      page('Too many attempts', `<p class="error" role="alert">Too many attempts. Try again in ${Math.ceil(seconds / 60)} minute(s).</p>`),
-    );
-}
-
 export function signIn(deps: PageDeps) {
   return {
     async get(req: Request, res: Response): Promise<void> {
@@ -90,16 +81,23 @@ export function signIn(deps: PageDeps) {
         return;
       }
       const ip = req.ip ?? 'unknown';
-      // Each limit is checked and counted in one step (throttle.ts); the slots are given back when
-      // the password is right, so only failures count. The account's limit is kept per source
-      // (account and address together): a stranger's failures never lock the owner out.
+      const slowed = (seconds: number) => tooMany(res, seconds, { returnTo, csrf: deps.web.csrfToken(req, res), reset: true });
+      // Each limit is checked and counted in one step (throttle.ts); the fixed windows are given
+      // back when the password is right, so only failures count. The address's budget is the
+      // largest (many people may share one address); the account and address together stop one
+      // address guessing one account without touching the owner elsewhere; the account's backoff,
+      // from every address, stops guessing spread over many (docs/auth-service.md "Sign-in protections").
       const accountSource = `${email}|${ip}`;
-      const accountWait = email ? await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount) : 0;
-      if (accountWait > 0) return tooMany(res, accountWait);
       const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
-      if (ipWait > 0) {
-        if (email) await deps.throttle.refund('signin-account', accountSource);
-        return tooMany(res, ipWait);
+      if (ipWait > 0) return slowed(ipWait);
+      if (email) {
+        const pairWait = await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount);
+        const accountWait = pairWait > 0 ? 0 : await deps.throttle.backoff('signin-backoff', email, deps.limits.signInAccountBackoff);
+        if (pairWait > 0 || accountWait > 0) {
+          await deps.throttle.refund('signin-ip', ip);
+          if (accountWait > 0) await deps.throttle.refund('signin-account', accountSource);
+          return slowed(Math.max(pairWait, accountWait));
+        }
       }
       const user = email && password ? await deps.accounts.users.verifyPassword(email, password) : null;
       if (!user) {
@@ -113,6 +111,7 @@ export function signIn(deps: PageDeps) {
         return;
       }
       await deps.throttle.reset('signin-account', accountSource);
+      await deps.throttle.reset('signin-backoff', email);
       await deps.throttle.refund('signin-ip', ip);
       await audit(deps, user.workspace, user.email, 'signin.succeeded', ip);
       await deps.web.start(req, res, user.id);

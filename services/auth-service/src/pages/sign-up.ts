@@ -9,7 +9,7 @@ import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { EmailVerification } from './email-verification.ts';
 import type { PageDeps } from './sign-in.ts';
-import { tooMany } from './sign-in.ts';
+import { tooMany } from './too-many.ts';
 
 /** A refusal: tied to its field (aria-invalid, aria-describedby, focus), or about the form as a whole. */
 type SignUpError = { field: 'email' | 'password' | null; message: string };
@@ -56,9 +56,13 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
           .send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), returnTo, email, error)));
       if (!deps.web.csrfValid(req)) return void again({ field: null, message: 'The form expired. Try again.' }, 403);
       const ip = req.ip ?? 'unknown';
-      // Every attempt counts, checked and counted in one step (throttle.ts).
-      const wait = await deps.throttle.attempt('signup-ip', ip, deps.limits.signInPerIp);
-      if (wait > 0) return tooMany(res, wait);
+      // Every attempt counts, checked and counted in one step (throttle.ts): per source, and per
+      // address signed up for from every source (each may send a confirmation mail).
+      const wait = await deps.throttle.attempt('signup-ip', ip, deps.limits.signUpPerIp);
+      const emailWait = wait > 0 ? 0 : await deps.throttle.attempt('signup-email', email.toLowerCase(), deps.limits.signUpPerEmail);
+      if (emailWait > 0) await deps.throttle.refund('signup-ip', ip);
+      if (wait > 0 || emailWait > 0)
+        return tooMany(res, Math.max(wait, emailWait), { returnTo, csrf: deps.web.csrfToken(req, res), reset: true });
       try {
         const user = await deps.accounts.users.create({ email, password });
         deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });

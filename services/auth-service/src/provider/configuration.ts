@@ -4,7 +4,7 @@
  */
 import { MCP_SCOPES } from '@svc/policy';
 import type { Accounts } from '@svc/accounts';
-import type { Config } from '@svc/config';
+import { strictTransportSecurity, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -12,6 +12,7 @@ import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '../oauth/cimd-fetch.ts
 import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
 import type { Throttle } from '../http/throttle.ts';
+import { PAGE_HEADERS } from '../http/security-headers.ts';
 import { page, esc } from '../pages/layout.ts';
 import type { createDevicePages } from '../pages/device-pages.ts';
 import { staticClients } from './clients.ts';
@@ -168,6 +169,10 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       }
       if (ctx.status < 500) deps.logger.info('request refused', { path: ctx.path, status: ctx.status, error: out['error'] });
       ctx.type = 'html';
+      // The same headers as every other page (the authorize endpoint lives under /api/).
+      ctx.set(PAGE_HEADERS);
+      const hsts = strictTransportSecurity(deps.config.authUrl);
+      if (hsts) ctx.set('Strict-Transport-Security', hsts);
       ctx.body = page(
         'Something went wrong',
         `<p class="error" role="alert">${esc(out['error_description'] ?? out['error'])}</p><p class="muted">Error: ${esc(out['error'])}</p>

@@ -53,7 +53,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const provider = new Provider(config.authUrl, configuration);
-  provider.proxy = config.trustProxy;
+  // The app hands the provider its own resolved X-Forwarded-* (http/forwarded-headers.ts), one
+  // address each, so reading them is safe whatever TRUST_PROXY says.
+  provider.proxy = true;
+  provider.maxIpsCount = 1;
 
   // The typings omit generateTokenId; the models define it (lib/models/access_token.js, base_model.js).
   type WithId = { generateTokenId(this: unknown): string };

@@ -20,6 +20,8 @@ export interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
+  /** The client's address: the TCP peer, or what named proxies forwarded (docs/operations.md "Proxies"). */
+  readonly source: string;
   readonly target: Target;
   readonly protocol: Protocol;
   /** Parameters the route matched in the path (the REST tool's name). */
@@ -53,12 +55,13 @@ export type Step = (ex: Exchange) => void | Promise<void>;
 export function newExchange(
   req: IncomingMessage,
   res: ServerResponse,
-  init: { requestId: string; target: Target; protocol: Protocol; headers: Headers; params?: Record<string, string> },
+  init: { requestId: string; source: string; target: Target; protocol: Protocol; headers: Headers; params?: Record<string, string> },
 ): Exchange {
   return {
     req,
     res,
     requestId: init.requestId,
+    source: init.source,
     target: init.target,
     protocol: init.protocol,
     params: init.params ?? {},

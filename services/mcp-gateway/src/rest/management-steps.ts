@@ -388,7 +388,7 @@ export function managementActor(accounts: Accounts): Step {
   return async function managementActorStep(ex) {
     const caller = callerOf(ex);
     const key = caller.keyHash ? await accounts.keys.getById(caller.session) : null;
-    const source = ex.req.socket.remoteAddress ?? '';
+    const source = ex.source;
     if (key?.kind === 'user_key') {
       const user = await accounts.users.get(key.userId);
       if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
@@ -492,7 +492,7 @@ export function reportLeak(management: Management): Step {
     const body = ex.body && typeof ex.body === 'object' ? (ex.body as Body) : {};
     const key = str(body, 'key');
     if (!key) throw new SvcError('invalid_params', { message: 'Invalid params: send {"key": "<the leaked key>"}' });
-    await management.reportLeak(key, { source: ex.req.socket.remoteAddress ?? '', requestId: ex.requestId });
+    await management.reportLeak(key, { source: ex.source, requestId: ex.requestId });
     respond(ex, { reported: true, message: 'If this was a live key, it is revoked now.' }, 202);
   };
 }
