@@ -4,6 +4,7 @@ import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
+import { InvitationStore } from './invitations.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
@@ -22,7 +23,9 @@ export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AU
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
-export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
+export { INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
+export { endPersonalCredentials } from './personal-credentials.ts';
+export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore, InvitationStore };
 
 export interface Accounts {
   users: UserStore;
@@ -33,6 +36,8 @@ export interface Accounts {
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
   oauthGrants: OAuthGrantStore;
+  /** Memberships offered by address, waiting for a confirmed account of that address to accept. */
+  invitations: InvitationStore;
 }
 
 export interface AccountsOptions {
@@ -58,5 +63,14 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
   const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
-  return { users, workspaces, keys, bots, accessRequests, audit: new AuditLog(ctx), oauthGrants: new OAuthGrantStore(ctx) };
+  return {
+    users,
+    workspaces,
+    keys,
+    bots,
+    accessRequests,
+    audit: new AuditLog(ctx),
+    oauthGrants: new OAuthGrantStore(ctx),
+    invitations: new InvitationStore(ctx, workspaces),
+  };
 }

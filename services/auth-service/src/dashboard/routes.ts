@@ -344,11 +344,18 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         actor,
         { section: 'members', at: { project: slug } },
         async () => {
-          await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
-          back(res, membersPath(slug), 'member-added');
+          const { invited } = await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
+          back(res, membersPath(slug), invited ? 'member-invited' : 'member-added');
         },
         async (f, err) => views.membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
       );
+    }),
+  );
+  router.post(
+    '/projects/:slug/invitations/:id/cancel',
+    page$(async (req, res, actor) => {
+      await deps.management.cancelInvitation(actor, param(req, 'slug'), param(req, 'id'));
+      back(res, membersPath(param(req, 'slug')), 'invitation-cancelled');
     }),
   );
   router.post(
@@ -551,6 +558,8 @@ const DONE = {
   'request-approved': 'Request approved.',
   'request-denied': 'Request denied.',
   'member-added': 'Member added.',
+  'member-invited': 'That address has no confirmed svc account yet: we mailed it an invitation, which works for 7 days.',
+  'invitation-cancelled': 'Invitation cancelled: its link no longer works.',
   'role-changed': 'Role changed.',
   'member-removed': 'Member removed, with their access through this project.',
   'bot-granted': 'Access granted.',

@@ -23,6 +23,8 @@ export interface EmailVerification {
   readonly enabled: boolean;
   /** Mails a new link to the person (nothing when email is off or the address is verified). */
   send(user: User): Promise<void>;
+  /** Tells the owner of an address that someone tried to sign up with it (sign-up answers the same either way). */
+  sendAlreadyRegistered(user: User): Promise<void>;
   page(req: Request, res: Response): Promise<void>;
   confirm(req: Request, res: Response): Promise<void>;
 }
@@ -45,6 +47,15 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
         to: user.email,
         subject: 'Confirm your email address for svc',
         text: `Welcome to svc. Confirm that ${user.email} is your address (the link works once, for 24 hours):\n${deps.authUrl}/verify-email?token=${token}\n\nIf you did not create an svc account, ignore this message.\n`,
+      });
+    },
+
+    async sendAlreadyRegistered(user) {
+      if (!deps.mailer.enabled) return;
+      await deps.mailer.send({
+        to: user.email,
+        subject: 'Your svc account already exists',
+        text: `Someone (probably you) tried to create an svc account for ${user.email}, which already has one.\n\nSign in at ${deps.authUrl}/signin, or choose a new password at ${deps.authUrl}/forgot.\n\nIf it was not you, ignore this message: nothing was changed.\n`,
       });
     },
 
