@@ -192,3 +192,16 @@ test('errors are one JSON object on stdout, a message on stderr, exit 1', async 
   const unknown = await adminFails('frobnicate', 'now');
   assert.equal(JSON.parse(unknown.stdout).error.code, 'usage');
 });
+
+test('accounts the operator creates are confirmed; user confirm-email confirms one made by sign-up', async () => {
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  await admin('user', 'create', '--email', 'vouched@example.com');
+  assert.ok((await accounts.users.findByEmail('vouched@example.com'))?.emailVerifiedAt, 'the operator vouches for the address');
+  const signedUp = await accounts.users.create({ email: 'signed-up@example.com' });
+  assert.equal(signedUp.emailVerifiedAt, null);
+  assert.deepEqual(await admin('user', 'confirm-email', '--email', 'Signed-Up@example.com'), {
+    email: 'signed-up@example.com',
+    emailConfirmed: true,
+  });
+  assert.ok((await accounts.users.get(signedUp.id))?.emailVerifiedAt);
+});
