@@ -23,7 +23,7 @@ export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AU
 export { USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { MAX_REASON_LENGTH } from './access-requests.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
-export { INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
+export { INVITATION_RENEW_SECONDS, INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
 export { endPersonalCredentials } from './personal-credentials.ts';
 export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore, InvitationStore };
 

@@ -9,12 +9,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { KeyLevel } from '@svc/policy';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
+import { AccountError } from './errors.ts';
 import { K } from './keys.ts';
 import type { User } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
 /** How long an invitation link works: 7 days, long enough for a week away from mail. */
 export const INVITATION_TTL_SECONDS = 7 * 86_400;
+/** An address is mailed a new invitation to one project at most once an hour: inviting again sooner is refused. */
+export const INVITATION_RENEW_SECONDS = 3600;
 
 export interface Invitation {
   id: string;
@@ -52,6 +55,12 @@ export class InvitationStore {
     const id = `inv_${createHash('sha256').update(`${input.project}\n${email}`).digest('base64url').slice(0, 22)}`;
     const createdAt = this.ctx.now();
     const expiresAt = createdAt + INVITATION_TTL_SECONDS * 1000;
+    const pending = await this.get(id);
+    if (pending && createdAt - pending.createdAt < INVITATION_RENEW_SECONDS * 1000)
+      throw new AccountError(
+        'conflict',
+        `${email} was invited less than an hour ago; the link mailed then works until ${new Date(pending.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      );
     await addLive(this.ctx, 'pendingInvitationsPerProject', K.projectInvitations(input.project), id, expiresAt);
     const previous = await this.ctx.redis.hget(K.invitation(id), 'tokenDigest');
     const token = randomBytes(32).toString('base64url');

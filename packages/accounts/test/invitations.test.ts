@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { AccountError, INVITATION_TTL_SECONDS, K, connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import {
+  AccountError,
+  INVITATION_RENEW_SECONDS,
+  INVITATION_TTL_SECONDS,
+  K,
+  connectRedis,
+  createAccounts,
+  type Accounts,
+  type Redis,
+} from '@svc/accounts';
 import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
@@ -53,13 +62,20 @@ test('only a confirmed account of the invited address accepts, once; others leav
   assert.deepEqual(await accounts.invitations.list('web'), []);
 });
 
-test(`a link lives ${INVITATION_TTL_SECONDS} s (7 days); inviting again replaces it; cancelling ends it`, async () => {
+test(`a link lives ${INVITATION_TTL_SECONDS} s (7 days); inviting again replaces it, at most once an hour; cancelling ends it`, async () => {
   assert.equal(INVITATION_TTL_SECONDS, 7 * 86_400);
   const first = await invite('grace@example.com');
   const ttl = await client.ttl(K.invitation(first.invitation.id));
   assert.ok(ttl > INVITATION_TTL_SECONDS - 5 && ttl <= INVITATION_TTL_SECONDS, `TTL ${ttl}`);
   assert.equal(first.invitation.expiresAt - first.invitation.createdAt, INVITATION_TTL_SECONDS * 1000);
 
+  await assert.rejects(
+    invite('grace@example.com'),
+    (err: unknown) => err instanceof AccountError && err.code === 'conflict' && /was invited less than an hour ago/.test(err.message),
+    'no second mail to one address within the hour',
+  );
+  assert.equal(INVITATION_RENEW_SECONDS, 3600);
+  clock.advance(INVITATION_RENEW_SECONDS * 1000);
   const second = await invite('grace@example.com');
   assert.equal(second.invitation.id, first.invitation.id, 'one invitation per address and project');
   assert.equal(await accounts.invitations.ofToken(first.token), null, 'the earlier link no longer works');
@@ -83,7 +99,8 @@ test('pending invitations per project: the next is refused naming the limit; can
     err.code === 'limit' &&
     err.message === 'This project already has 5 pending invitations, the limit. Cancel invitations that were not accepted.';
   await assert.rejects(invite('sixth@example.com'), full);
-  await invite('p0@example.com'); // renewing one already pending takes no new place
+  // Inviting a pending address again is refused as too soon, not as over the limit.
+  await assert.rejects(invite('p0@example.com'), (err: unknown) => err instanceof AccountError && err.code === 'conflict');
   await accounts.invitations.cancel('web', made[0]!.invitation.id);
   await invite('sixth@example.com');
   await assert.rejects(invite('seventh@example.com'), full);

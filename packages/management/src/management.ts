@@ -467,7 +467,12 @@ export function createManagement(
           `No confirmed svc account uses ${email}, and email is off on this server, so no invitation can be sent. Ask them to confirm their address (an operator can: svc-admin user confirm-email).`,
           'email',
         );
-      const { invitation, token } = await accounts.invitations.create({ project: slug, email, role, invitedBy: actor.label }).catch(full);
+      const { invitation, token } = await accounts.invitations
+        .create({ project: slug, email, role, invitedBy: actor.label })
+        .catch((err: unknown) => {
+          if (err instanceof AccountError && err.code === 'conflict') throw new ManagementError(409, err.message, 'email');
+          return full(err);
+        });
       notify(notices.invited(invitation, `${deps.authUrl ?? ''}/invitation?token=${token}`));
       await note(actor, project.workspace, 'member.invited', `user:${email}`, {
         project: slug,

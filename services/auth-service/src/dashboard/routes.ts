@@ -533,8 +533,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       if (!deps.verification.enabled) return back(res, '/dashboard/account', 'email-off');
       const user = await deps.accounts.users.get(personOf(actor));
-      if (user) await deps.verification.send(user);
-      back(res, '/dashboard/account', 'verification-sent');
+      const sent = user ? await deps.verification.send(user) : false;
+      back(res, '/dashboard/account', sent || user?.emailVerifiedAt ? 'verification-sent' : 'verification-held');
     }),
   );
 
@@ -570,6 +570,7 @@ const DONE = {
   'session-ended': 'Session ended.',
   'sessions-ended': 'Every other session ended.',
   'verification-sent': 'We sent a new confirmation link to your address.',
+  'verification-held': 'Several confirmation links were sent lately, so no new one was sent: use the latest, or try again in an hour.',
   'email-off': 'Email is off on this server (EMAIL=off), so no confirmation link can be sent.',
 } as const;
 type Done = keyof typeof DONE;

@@ -94,7 +94,7 @@ export function interactionPages(deps: InteractionDeps) {
   }
 
   /** An unconfirmed address approves nothing (docs/auth-service.md "Proven addresses"): 403 and the way to confirm. */
-  function confirmFirst(req: Request, res: Response, details: Details, user: User, sent = false): void {
+  function confirmFirst(req: Request, res: Response, details: Details, user: User, sent?: boolean): void {
     const v = { uid: details.uid, csrf: deps.web.csrfToken(req, res), email: user.email, emailOn: deps.verification.enabled, sent };
     res.status(403).type('html').send(confirmFirstPage(v));
   }
@@ -283,8 +283,7 @@ export function interactionPages(deps: InteractionDeps) {
           .type('html')
           .send(refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'));
       if (user.emailVerifiedAt) return void res.redirect(303, `/interaction/${details.uid}`);
-      await deps.verification.send(user);
-      confirmFirst(req, res, details, user, deps.verification.enabled);
+      confirmFirst(req, res, details, user, await deps.verification.send(user));
     },
 
     async abort(req: Request, res: Response): Promise<void> {

@@ -42,12 +42,13 @@ function refusalOf(err: AccountError): SignUpError {
 }
 
 /** The one answer to a valid sign-up form, whoever owns the address. */
-function checkEmailPage(email: string, returnTo: string): string {
-  return page(
-    'Check your email',
-    `<p role="status">We sent a message to <strong>${esc(email)}</strong>: a link to confirm the address of your new account, or, if it already has one, how to sign in.</p>
-<p>Once the address is confirmed, sign in to continue.</p><nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`,
-  );
+function checkEmailPage(email: string, returnTo: string, emailOn: boolean): string {
+  const what = emailOn
+    ? `<p role="status">We sent a message to <strong>${esc(email)}</strong>: a link to confirm the address of your new account, or, if it already has one, how to sign in.</p>
+<p>Once the address is confirmed, sign in to continue.</p>`
+    : `<p role="status">If <strong>${esc(email)}</strong> is new to svc, its account is made: sign in to continue.</p>
+<p>Email is off on this server: an operator confirms your address (<code>svc-admin user confirm-email</code>) before you can approve a device or app.</p>`;
+  return page('Check your email', `${what}<nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`);
 }
 
 export function signUp(deps: PageDeps & { verification: EmailVerification }) {
@@ -78,7 +79,7 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
         if (!(err instanceof AccountError)) throw err;
         return void again(refusalOf(err), 400);
       }
-      res.type('html').send(checkEmailPage(email, returnTo));
+      res.type('html').send(checkEmailPage(email, returnTo, deps.verification.enabled));
       // After the answer: the account and its mail, or a note to the address's owner. A slow mail
       // server or bcrypt never holds the answer, and nothing in it depends on which it was.
       createOrNotify(deps, email, password).catch((err: unknown) => deps.logger.warn('sign-up not completed', { err }));
