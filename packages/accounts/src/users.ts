@@ -59,11 +59,6 @@ export class UserStore {
     return epoch;
   }
 
-  /** Hashes `password` as sign-up would, without storing it: the same work whether or not the address is taken. */
-  async hashLikeSignUp(password: string): Promise<void> {
-    await hashPassword(password, this.ctx.bcryptCost);
-  }
-
   async get(id: string): Promise<User | null> {
     const h = await this.ctx.redis.hgetall(K.user(id));
     if (!h['id']) return null;

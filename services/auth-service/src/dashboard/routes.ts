@@ -565,7 +565,8 @@ const DONE = {
   'bot-granted': 'Access granted.',
   'bot-revoked': 'Service account revoked.',
   'personal-key-revoked': 'Personal key revoked.',
-  'password-changed': 'Password changed. Every other browser signed in to your account was signed out.',
+  'password-changed':
+    'Password changed. Every other browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.',
   'app-revoked': 'App access revoked. Its tokens are refused within a second.',
   'session-ended': 'Session ended.',
   'sessions-ended': 'Every other session ended.',
