@@ -11,6 +11,7 @@ import * as oc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import type { User } from '@svc/accounts';
 import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
+import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { consent, shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser, type Approval } from './browser.ts';
 
@@ -67,6 +68,7 @@ async function confirmFromMail(page: Page, email: string, mailsBefore: number): 
 async function assertConfirmFirst(page: Page, name: string): Promise<void> {
   await page.waitForSelector('text=Confirm your email address first');
   await shot(page, `${name}-confirm-first`);
+  assert.deepEqual(await axeViolations(page), []);
   assert.equal(await page.locator('form[action$="/consent"]').count(), 0, 'no Approve button');
   const status = await page.evaluate(async () => {
     const resend = document.querySelector<HTMLFormElement>('form[action$="/confirm-email"]')!;

@@ -1,7 +1,8 @@
 /**
  * The invitation link's page (docs/management.md "Invitations"), as a browser posts it: opening it
  * changes nothing; another account, or an unconfirmed account of the invited address, is refused
- * and leaves the link for the owner; the owner, once confirmed, becomes a member, once.
+ * and leaves the link for the owner; the owner, once confirmed, becomes a member, once. And the
+ * dashboard refuses decisions and new members to a person whose own address is unconfirmed.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -89,4 +90,40 @@ test('only the confirmed owner of the invited address joins, once', async () => 
   );
   const log = await f.accounts.audit.page(owner.workspace, { action: 'member.invitation_accepted' });
   assert.equal(log.entries.length, 1);
+});
+
+test('in the dashboard, a person whose address is unconfirmed decides no request and adds no member', async () => {
+  const person = await f.accounts.users.create({ email: 'unproven@example.com', password: TEST_PASSWORD });
+  const project = await f.accounts.workspaces.createProject({ slug: 'unproven-own', workspace: person.workspace });
+  const asker = await f.accounts.users.create({ email: 'asker@example.com', password: TEST_PASSWORD, emailVerified: true });
+  const request = await f.accounts.accessRequests.create({
+    project: project.slug,
+    requester: { type: 'user', id: asker.id, label: asker.email },
+    requestedLevel: 'EDITOR',
+    reason: '',
+  });
+  const browser = await signedIn(person.email);
+  const formOf = async (path: string) => {
+    const res = await fetch(`${f.url}${path}`, { headers: { cookie: browser } });
+    assert.equal(res.status, 200, path);
+    return /name="csrf" value="([^"]+)"/.exec(await res.text())?.[1] ?? '';
+  };
+  const postAs = async (path: string, form: Record<string, string>) => {
+    const res = await fetch(`${f.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser },
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
+    return { status: res.status, html: await res.text() };
+  };
+  const base = `/dashboard/projects/${project.slug}`;
+  const approve = await postAs(`${base}/requests/${request.id}/approve`, { csrf: await formOf(`${base}/requests`), level: 'EDITOR' });
+  assert.equal(approve.status, 403);
+  assert.match(approve.html, /Confirm your email address before you decide access requests/);
+  assert.equal(await f.accounts.workspaces.roleOf(asker.id, project), 'NONE');
+  const add = await postAs(`${base}/members`, { csrf: await formOf(`${base}/members`), email: asker.email, role: 'ADMIN' });
+  assert.equal(add.status, 403);
+  assert.match(add.html, /Confirm your email address before you add members/);
+  assert.equal(await f.accounts.workspaces.roleOf(asker.id, project), 'NONE');
 });
