@@ -134,8 +134,14 @@ export class InvitationStore {
     if (inv.email !== user.email.toLowerCase()) return { refused: 'other_address' };
     if (!user.emailVerifiedAt) return { refused: 'unconfirmed' };
     if ((await this.ctx.redis.getdel(K.invitationToken(digest(token)))) !== inv.id) return { refused: 'unknown' };
+    try {
+      await this.workspaces.setRole(inv.project, user.id, inv.role);
+    } catch (err) {
+      // The project is full (membersPerProject): the link stays usable once room is made.
+      await this.ctx.redis.set(K.invitationToken(digest(token)), inv.id, 'PX', Math.max(1, inv.expiresAt - this.ctx.now()));
+      throw err;
+    }
     await this.remove(inv.id);
-    await this.workspaces.setRole(inv.project, user.id, inv.role);
     return { invitation: inv };
   }
 

@@ -114,3 +114,15 @@ test('production holds 50 pending invitations per project', async () => {
   for (let i = 0; i < 50; i++) await make(`n${i}@example.com`);
   await assert.rejects(make('fifty-first@example.com'), (err: unknown) => err instanceof AccountError && err.code === 'limit');
 });
+
+test('accepting into a full project is refused naming the limit, and the link still works once room is made', async () => {
+  const small = createAccounts(client, { pepper: 'p'.repeat(32), bcryptCost: 4, now: clock.now, limits: { membersPerProject: 1 } });
+  const first = await small.users.create({ email: 'first@example.com', emailVerified: true });
+  await small.workspaces.setRole('web', first.id, 'VIEWER');
+  const { token } = await small.invitations.create({ project: 'web', email: 'second@example.com', role: 'VIEWER', invitedBy: 'owner' });
+  const second = await small.users.create({ email: 'second@example.com', emailVerified: true });
+  await assert.rejects(small.invitations.accept(token, second), (err: unknown) => err instanceof AccountError && err.code === 'limit');
+  await small.workspaces.setRole('web', first.id, 'NONE');
+  const accepted = await small.invitations.accept(token, second);
+  assert.ok('invitation' in accepted, JSON.stringify(accepted));
+});

@@ -4,7 +4,7 @@
  * button, and only an account whose confirmed address is the invited one becomes a member.
  */
 import type { Request, Response } from 'express';
-import type { InvitationRefusal } from '@svc/accounts';
+import { AccountError, type InvitationRefusal } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { esc, page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
@@ -51,7 +51,12 @@ export function invitationPages(deps: PageDeps) {
       const user = userId ? await deps.accounts.users.get(userId) : null;
       if (!user || !deps.web.csrfValid(req))
         return refused(res, 403, 'The form expired or you were signed out. Open the link from the email again.');
-      const outcome = await deps.accounts.invitations.accept(token, user);
+      const outcome = await deps.accounts.invitations.accept(token, user).catch((err: unknown) => {
+        // The project holds its most members (docs/management.md "Collection limits").
+        if (err instanceof AccountError && err.code === 'limit') return { full: err.message };
+        throw err;
+      });
+      if ('full' in outcome) return refused(res, 409, outcome.full);
       if ('refused' in outcome) return refused(res, outcome.refused === 'unknown' ? 400 : 403, REFUSALS[outcome.refused](user.email));
       const { invitation } = outcome;
       const workspace = (await deps.accounts.workspaces.getProject(invitation.project))?.workspace;
