@@ -28,7 +28,7 @@ export async function benchStack(project: string) {
   // Auto-pipelined: seeding 100,000 keys sends their commands in a few large writes.
   const client = connectRedis(redis.url, { autoPipelining: true, name: 'bench' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
-  const user = await accounts.users.create({ email: `${project}@example.com` });
+  const user = await accounts.users.create({ emailVerified: true, email: `${project}@example.com` });
   await accounts.workspaces.setPlan(user.workspace, 'ENTERPRISE');
   await accounts.workspaces.createProject({ slug: project, workspace: user.workspace });
   return { redis, base, env, config, client, accounts, workspace: user.workspace };

@@ -30,7 +30,8 @@ export interface DemoAccount {
 /** Creates the demo account, or refreshes it: the same user and project, new keys, old keys revoked. */
 export async function seedDemo(accounts: Accounts, redis: Redis, config: Config): Promise<DemoAccount> {
   const user =
-    (await accounts.users.findByEmail(DEMO_EMAIL)) ?? (await accounts.users.create({ email: DEMO_EMAIL, password: DEMO_PASSWORD }));
+    (await accounts.users.findByEmail(DEMO_EMAIL)) ??
+    (await accounts.users.create({ emailVerified: true, email: DEMO_EMAIL, password: DEMO_PASSWORD }));
   await accounts.workspaces.setPlan(user.workspace, 'PRO');
   const project =
     (await accounts.workspaces.getProject(DEMO_PROJECT)) ??

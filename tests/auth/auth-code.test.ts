@@ -33,10 +33,10 @@ before(async () => {
   browser = await launchBrowser();
   context = await browser.newContext();
   email = `code-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   slug = `code-${Math.random().toString(36).slice(2, 8)}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
-  const other = await stack.accounts.users.create({ email: `x-${email}`, password: PASSWORD });
+  const other = await stack.accounts.users.create({ emailVerified: true, email: `x-${email}`, password: PASSWORD });
   otherSlug = `other-${slug}`;
   await stack.accounts.workspaces.createProject({ slug: otherSlug, workspace: other.workspace });
   config = await oc.dynamicClientRegistration(

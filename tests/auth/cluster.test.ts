@@ -64,7 +64,7 @@ after(async () => {
 
 test('device flow, gateway call and revocation on Redis Cluster', async () => {
   const email = `cluster-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = await accounts.users.create({ email, password: PASSWORD });
+  const user = await accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   const slug = `cluster-${Math.random().toString(36).slice(2, 8)}`;
   await accounts.workspaces.createProject({ slug, workspace: user.workspace });
 

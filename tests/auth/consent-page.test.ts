@@ -35,7 +35,7 @@ after(async () => {
 test('consent for a registered client: mark, host, a cleaned name that fits, sign-out link, accessible', async () => {
   const tag = Math.random().toString(36).slice(2, 8);
   const email = `consent-${tag}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   const slug = `consent-${tag}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
   const config = await oc.dynamicClientRegistration(

@@ -188,7 +188,7 @@ test('on a phone-sized screen the sign-in, code and consent pages fit without si
 
 test('a person without a project creates one on the consent page and continues: the device gets a token for it', async () => {
   const email = `noproject-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  await stack.accounts.users.create({ email, password: PASSWORD });
+  await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   const dc = await deviceCode('svc-mcp');
   await withPage(async (page) => {
     await page.goto(dc.verification_uri_complete);

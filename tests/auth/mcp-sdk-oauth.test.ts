@@ -28,7 +28,7 @@ before(async () => {
   stack = await startStack();
   browser = await launchBrowser();
   email = `sdk-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   slug = `sdk-${Math.random().toString(36).slice(2, 8)}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
 });

@@ -26,7 +26,7 @@ before(async () => {
   context = await browser.newContext();
   const tag = Math.random().toString(36).slice(2, 8);
   email = `scopes-${tag}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   slug = `scopes-${tag}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
   config = await oc.dynamicClientRegistration(

@@ -94,6 +94,17 @@ test('requests and members: approve at a level, add a member; usage reads the wo
   const members = await svc('members', 'list', '--project', owner.slug);
   assert.match(members.stdout, new RegExp(`${friend.email}\\s+EDITOR`));
 
+  // An address without a confirmed account is invited, not added (docs/management.md "Invitations").
+  const invited = await svc('members', 'add', 'stranger-cli@example.com', '--role', 'VIEWER', '--project', owner.slug);
+  assert.equal(invited.code, 0, invited.stderr);
+  assert.match(invited.stdout, /stranger-cli@example\.com has no confirmed svc account yet: an invitation to be VIEWER was mailed/);
+  const pending = await svc('members', 'list', '--project', owner.slug);
+  const id = new RegExp(`stranger-cli@example\\.com\\s+VIEWER\\s+\\S+\\s+(inv_\\S+)`).exec(pending.stdout)?.[1];
+  assert.ok(id, pending.stdout);
+  const cancelled = await svc('members', 'cancel', id, '--project', owner.slug);
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  assert.doesNotMatch((await svc('members', 'list', '--project', owner.slug)).stdout, /stranger-cli/);
+
   const usage = await svc('usage');
   assert.equal(usage.code, 0, usage.stderr);
   assert.match(

@@ -287,10 +287,13 @@ test('members, service accounts, usage, account, new project: every page at both
         await Promise.all([page.waitForURL(/done=member-added/), page.click('main form button[type=submit]:has-text("Add member")')]);
         const project = (await stack.accounts.workspaces.getProject(owner.slug))!;
         assert.equal(await stack.accounts.workspaces.roleOf(member.user.id, project), 'EDITOR');
+        // No confirmed account: an invitation, listed and cancellable (docs/management.md "Invitations").
         await page.fill('#member-email', 'nobody@example.com');
-        await page.click('main form button[type=submit]:has-text("Add member")');
-        await page.waitForSelector('#member-error');
-        assert.match((await page.textContent('#member-error')) ?? '', /No svc account uses nobody@example.com/);
+        await Promise.all([page.waitForURL(/done=member-invited/), page.click('main form button[type=submit]:has-text("Add member")')]);
+        assert.match((await page.textContent('main')) ?? '', /Pending invitations[\s\S]*nobody@example\.com/);
+        await checkPage(page, `members-invited${tag}`);
+        await Promise.all([page.waitForURL(/done=invitation-cancelled/), page.click('main form[action*="/invitations/"] button')]);
+        assert.doesNotMatch((await page.textContent('main')) ?? '', /nobody@example\.com/);
       }
       await checkPage(page, `members${tag}`);
 

@@ -54,7 +54,11 @@ interface Seed {
 
 async function seed(): Promise<Seed> {
   const tag = Math.random().toString(36).slice(2, 8);
-  const user = await accounts.users.create({ email: `faults-${tag}@example.com`, password: 'correct horse battery staple' });
+  const user = await accounts.users.create({
+    emailVerified: true,
+    email: `faults-${tag}@example.com`,
+    password: 'correct horse battery staple',
+  });
   const slug = `faults-${tag}`;
   await accounts.workspaces.createProject({ slug, workspace: user.workspace });
   const valid = (await accounts.keys.createProjectKey({ project: slug, workspace: user.workspace, name: 'valid' })).key;

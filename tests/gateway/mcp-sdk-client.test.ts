@@ -36,6 +36,7 @@ after(async () => {
 
 async function project(level: 'VIEWER' | 'EDITOR' | 'ADMIN' = 'VIEWER') {
   const user = await accounts.users.create({
+    emailVerified: true,
     email: `sdk-${Math.random().toString(36).slice(2)}@example.com`,
     password: 'correct horse battery',
   });

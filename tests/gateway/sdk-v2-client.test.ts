@@ -29,7 +29,7 @@ before(async () => {
   gw = await startGateway({ config, logger: createLogger({ service: 'gw', silent: true }) });
   store = connectRedis(redis.url);
   accounts = createAccounts(store, { pepper: config.keyPepper, bcryptCost: 4 });
-  const user = await accounts.users.create({ email: 'sdk-v2@example.com' });
+  const user = await accounts.users.create({ emailVerified: true, email: 'sdk-v2@example.com' });
   await accounts.workspaces.setPlan(user.workspace, 'PRO');
   slug = 'sdk-v2';
   await accounts.workspaces.createProject({ slug, workspace: user.workspace });

@@ -74,7 +74,7 @@ export const PASSWORD = 'correct horse battery staple';
 export async function newPerson(stack: Stack, prefix: string) {
   const tag = () => Math.random().toString(36).slice(2, 8);
   const email = `${prefix}-${tag()}@example.com`;
-  const user = await stack.accounts.users.create({ email, password: PASSWORD });
+  const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
   const slug = `${prefix}-${tag()}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
   return { email, user, slug };

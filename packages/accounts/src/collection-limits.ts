@@ -16,6 +16,8 @@ export const COLLECTION_LIMITS = {
   membersPerProject: 1000,
   /** Access requests of one project awaiting a decision. */
   pendingRequestsPerProject: 500,
+  /** Invitations of one project awaiting their address's owner (each also ends after 7 days). */
+  pendingInvitationsPerProject: 50,
 } as const;
 
 export type CollectionLimits = { [K in keyof typeof COLLECTION_LIMITS]: number };
@@ -29,6 +31,8 @@ const LIMIT_MESSAGES: { [K in keyof CollectionLimits]: (n: number) => string } =
   membersPerProject: (n) => `This project already has ${n} members, the limit. Remove members who no longer need it.`,
   pendingRequestsPerProject: (n) =>
     `This project already has ${n} access requests awaiting a decision, the limit. Ask its admins to decide them first.`,
+  pendingInvitationsPerProject: (n) =>
+    `This project already has ${n} pending invitations, the limit. Cancel invitations that were not accepted.`,
 };
 
 // Each script counts and adds in one step, on one key, so concurrent creations never pass the

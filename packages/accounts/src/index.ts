@@ -5,6 +5,7 @@ import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
+import { InvitationStore } from './invitations.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
@@ -26,7 +27,9 @@ export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutc
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export { scanKeys } from './scan.ts';
 export type { MigrationReport } from './migrate.ts';
-export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore };
+export { INVITATION_RENEW_SECONDS, INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
+export { endPersonalCredentials } from './personal-credentials.ts';
+export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore, InvitationStore };
 
 export interface Accounts {
   users: UserStore;
@@ -37,6 +40,8 @@ export interface Accounts {
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
   oauthGrants: OAuthGrantStore;
+  /** Memberships offered by address, waiting for a confirmed account of that address to accept. */
+  invitations: InvitationStore;
   /** Fills the indexes an earlier release did not keep (docs/operations.md "Upgrading"). */
   migrate(): Promise<MigrationReport>;
 }
@@ -75,6 +80,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     accessRequests,
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),
+    invitations: new InvitationStore(ctx, workspaces),
     migrate: () => migrate(ctx, { keys, bots, accessRequests }),
   };
 }

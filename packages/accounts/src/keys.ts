@@ -45,6 +45,12 @@ export const K = {
   projectAccessRequests: (slug: string) => `svc:project:${slug}:access-requests`,
   /** The ids of a project's access requests awaiting a decision (set), held under their limit. */
   projectPendingRequests: (slug: string) => `svc:project:${slug}:pending-requests`,
+  /** A project's pending invitations by expiry time (sorted set of ids), held under their limit (docs/management.md "Invitations"). */
+  projectInvitations: (slug: string) => `svc:project:${slug}:invitations`,
+  /** One invitation: hash {id, project, email, role, invitedBy, createdAt, expiresAt, tokenDigest}, 7 days. */
+  invitation: (id: string) => `svc:invitation:${id}`,
+  /** SHA-256 of an invitation link's token -> the invitation's id, 7 days. */
+  invitationToken: (digest: string) => `svc:invitation-token:${digest}`,
   apiKey: (hash: string) => `svc:key:${hash}`,
   apiKeyById: (id: string) => `svc:key-id:${id}`,
   /** Keys that expire, by expiry time (sorted set of key ids): the expiry sweep reads it (docs/management.md "Expiry"). */

@@ -9,6 +9,8 @@ export interface User {
   createdAt: number;
   /** When the person followed the link mailed to their address (Unix ms); null until then. */
   emailVerifiedAt: number | null;
+  /** Counts password changes; a reset link is good only in the epoch it was made in. */
+  passwordEpoch: number;
 }
 
 export interface Workspace {

@@ -18,9 +18,10 @@ export class UserStore {
 
   /**
    * Creates a user and their personal workspace (FREE); refuses a taken email. Without a password
-   * the account exists but cannot sign in until one is set (setPassword).
+   * the account exists but cannot sign in until one is set (setPassword). `emailVerified` marks the
+   * address proven at once: only for accounts an operator vouches for (svc-admin), never sign-up.
    */
-  async create(input: { email: string; password?: string }): Promise<User> {
+  async create(input: { email: string; password?: string; emailVerified?: boolean }): Promise<User> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL_PATTERN.test(email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
     if (input.password !== undefined) checkPassword(input.password);
@@ -30,15 +31,32 @@ export class UserStore {
     const passwordHash = input.password === undefined ? '' : await hashPassword(input.password, this.ctx.bcryptCost);
     const workspace = await this.workspaces.createPersonal(id, email);
     const createdAt = this.ctx.now();
-    await this.ctx.redis.hset(K.user(id), { id, email, passwordHash, workspace, createdAt: String(createdAt) });
-    return { id, email, workspace, createdAt, emailVerifiedAt: null };
+    const emailVerifiedAt = input.emailVerified ? createdAt : null;
+    await this.ctx.redis.hset(K.user(id), {
+      id,
+      email,
+      passwordHash,
+      workspace,
+      createdAt: String(createdAt),
+      ...(emailVerifiedAt === null ? {} : { emailVerifiedAt: String(emailVerifiedAt) }),
+    });
+    return { id, email, workspace, createdAt, emailVerifiedAt, passwordEpoch: 0 };
   }
 
-  /** Sets (or replaces) a user's password. */
-  async setPassword(id: string, password: string): Promise<void> {
+  /**
+   * Sets (or replaces) a user's password and starts a new password epoch: reset links carry the
+   * epoch they were made in and work only while it is current (docs/auth-service.md "Password reset").
+   */
+  async setPassword(id: string, password: string): Promise<number> {
     checkPassword(password);
     if (!(await this.ctx.redis.exists(K.user(id)))) throw new AccountError('not_found', `no user ${id}`);
-    await this.ctx.redis.hset(K.user(id), 'passwordHash', await hashPassword(password, this.ctx.bcryptCost));
+    const passwordHash = await hashPassword(password, this.ctx.bcryptCost);
+    const [[, epoch]] = (await this.ctx.redis
+      .multi()
+      .hincrby(K.user(id), 'passwordEpoch', 1)
+      .hset(K.user(id), 'passwordHash', passwordHash)
+      .exec()) as [[Error | null, number], [Error | null, number]];
+    return epoch;
   }
 
   async get(id: string): Promise<User | null> {
@@ -50,6 +68,7 @@ export class UserStore {
       workspace: h['workspace'] ?? '',
       createdAt: Number(h['createdAt']),
       emailVerifiedAt: num(h['emailVerifiedAt']),
+      passwordEpoch: Number(h['passwordEpoch'] ?? 0),
     };
   }
 

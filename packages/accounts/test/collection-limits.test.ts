@@ -136,6 +136,7 @@ test('production uses COLLECTION_LIMITS: the 501st live key of a project is refu
     serviceAccountsPerWorkspace: 100,
     membersPerProject: 1000,
     pendingRequestsPerProject: 500,
+    pendingInvitationsPerProject: 50,
   });
   const production = createAccounts(client, { pepper: 'p'.repeat(32), bcryptCost: 4, now: clock.now });
   const create = (name: string) => production.keys.createProjectKey({ project: 'web', workspace: 'acme', name });

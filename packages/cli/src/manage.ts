@@ -185,27 +185,51 @@ export async function membersCommand(io: Io, c: Caller, v: Record<string, unknow
   const [sub, who] = args;
   const base = `/api/v1/projects/${project(v)}/members`;
   if (sub === 'list' || sub === undefined) {
-    const members = (await call(c, 'GET', base, 'members list')).body['members'] as Row[];
-    return io.result(
-      { members },
-      columns(members, [
+    const body = (await call(c, 'GET', base, 'members list')).body;
+    const members = body['members'] as Row[];
+    const invitations = (body['invitations'] ?? []) as Row[];
+    const pending = invitations.length
+      ? [
+          '',
+          'Pending invitations (svc members cancel <invitation-id>):',
+          ...columns(invitations, [
+            ['email', 'EMAIL'],
+            ['role', 'ROLE'],
+            ['expiresAt', 'LINK WORKS UNTIL'],
+            ['id', 'INVITATION ID'],
+          ]),
+        ]
+      : [];
+    return io.result({ members, invitations }, [
+      ...columns(members, [
         ['email', 'EMAIL'],
         ['role', 'ROLE'],
         ['userId', 'USER ID'],
       ]),
-    );
+      ...pending,
+    ]);
   }
   if (sub === 'add' || sub === 'set') {
     if (!who) throw new CliError(`Whom? svc members ${sub} <email> --role VIEWER|EDITOR|ADMIN --project <slug>.`, EXIT.usage);
     const r = (await call(c, 'POST', base, `members ${sub}`, { email: who, role: need(v, 'role', '--role EDITOR') })).body;
+    // docs/management.md "Invitations": an address without a confirmed account is invited, not added.
+    if (r['invited'] === true)
+      return io.result(r, [
+        `${String(r['email'])} has no confirmed svc account yet: an invitation to be ${String(r['role'])} was mailed to it (the link works for 7 days).`,
+      ]);
     return io.result(r, [`${String(r['email'])} is ${String(r['role'])} on the project.`]);
+  }
+  if (sub === 'cancel') {
+    if (!who) throw new CliError('Which? svc members cancel <invitation-id> --project <slug> (ids: svc members list).', EXIT.usage);
+    await call(c, 'DELETE', `/api/v1/projects/${project(v)}/invitations/${encodeURIComponent(who)}`, 'members cancel');
+    return io.result({ invitation: who, cancelled: true }, [`Invitation ${who} cancelled: its link no longer works.`]);
   }
   if (sub === 'remove') {
     if (!who) throw new CliError('Whom? svc members remove <user-id> --project <slug> (ids: svc members list).', EXIT.usage);
     await call(c, 'DELETE', `${base}/${encodeURIComponent(who)}`, 'members remove');
     return io.result({ user: who, removed: true }, [`Removed ${who} from the project.`]);
   }
-  throw new CliError('Use svc members list|add|set|remove --project <slug>.', EXIT.usage);
+  throw new CliError('Use svc members list|add|set|remove|cancel --project <slug>.', EXIT.usage);
 }
 
 /** The workspace to read: --workspace, else the current key's own (GET /api/v1/me). */

@@ -287,10 +287,13 @@ mine lists the requests you made, pending or decided, with the level granted.`,
   },
 
   members: {
-    summary: "a project's members: list, add or set a role, remove",
-    usage: 'svc members list|add <email>|set <email>|remove <user-id> --project <slug> [--role R] [--json]',
+    summary: "a project's members: list, add or set a role, remove; pending invitations: cancel",
+    usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> --project <slug> [--role R] [--json]',
     details: `  --project SLUG      the project
-  --role ROLE         add, set: VIEWER, EDITOR or ADMIN`,
+  --role ROLE         add, set: VIEWER, EDITOR or ADMIN
+
+An address without a confirmed svc account is not added: it is mailed an invitation (7 days),
+listed by list until its owner accepts it or you cancel it.`,
     options: { project: { type: 'string' }, role: { type: 'string' } },
     async run(io, v, positionals) {
       await membersCommand(io, await callerOf(io, v), v, positionals);

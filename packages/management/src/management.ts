@@ -12,12 +12,17 @@
  * - An OAuth token granted mcp:admin acts as its person on its own project only (`onlyProject`).
  * - A project the actor has no role on is answered as missing (404), never as forbidden, so no
  *   one learns who holds which slug.
+ * - Proven addresses (docs/management.md "Invitations"): a person whose address is not confirmed
+ *   decides no access request; only a confirmed account becomes a member, by a decision or when
+ *   added; adding any other address mails it an invitation that its owner accepts.
  */
 import {
   AUDIT_ACTIONS,
   AccountError,
+  EMAIL_PATTERN,
   K,
   checkPassword,
+  endPersonalCredentials,
   nameProblem,
   parseDuration,
   slugStem,
@@ -25,6 +30,7 @@ import {
   type Accounts,
   type ApiKeyRecord,
   type AuditAction,
+  type Invitation,
   type Project,
   type Redis,
   type RequestOutcome,
@@ -40,6 +46,7 @@ import {
   type Actor,
   type AuditRow,
   type BotRow,
+  type InvitationRow,
   type KeyRow,
   type MemberRow,
   type MyRequestRow,
@@ -74,8 +81,10 @@ export interface Management {
   rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
   requests(actor: Actor, project: string): Promise<{ requests: RequestRow[]; canDecide: boolean }>;
   decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
-  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; canManage: boolean }>;
-  addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<void>;
+  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
+  /** A confirmed account becomes a member at once; any other address is mailed an invitation (`invited`). */
+  addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<{ invited: boolean }>;
+  cancelInvitation(actor: Actor, project: string, id: string): Promise<void>;
   setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
   removeMember(actor: Actor, project: string, userId: string): Promise<void>;
   bots(actor: Actor, workspace: string): Promise<{ bots: BotRow[]; projects: string[]; canManage: boolean }>;
@@ -161,6 +170,16 @@ export function createManagement(
     const p = await projectFor(actor, slug);
     if (p.role !== 'ADMIN') throw new ManagementError(403, `Only the project's admins can ${what}; your role here is ${p.role}.`);
     return p;
+  }
+
+  /** A person acting must have confirmed their address to `what`; keys are not people and pass. */
+  async function confirmedActor(actor: Actor, what: string): Promise<void> {
+    if (actor.kind !== 'person') return;
+    if (!(await accounts.users.get(actor.userId))?.emailVerifiedAt)
+      throw new ManagementError(
+        403,
+        `Confirm your email address before you ${what}: open the link we mailed you, or send a new one from your account page.`,
+      );
   }
 
   async function ownerOf(actor: Actor, workspace: string, what: string) {
@@ -393,10 +412,16 @@ export function createManagement(
 
     async decideRequest(actor, slug, id, decision) {
       const { project } = await adminOf(actor, slug, 'decide access requests');
+      await confirmedActor(actor, 'decide access requests');
       const request = await accounts.accessRequests.get(id);
       if (!request || request.project !== slug) throw new ManagementError(404, 'There is no such access request in this project.');
       if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
       if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+      if (decision.approve && request.requester.type === 'user' && !(await accounts.users.get(request.requester.id))?.emailVerifiedAt)
+        throw new ManagementError(
+          409,
+          `${request.requester.label} has not confirmed that address, so it cannot become a member; add it as a member instead to mail it an invitation.`,
+        );
       const decided = await accounts.accessRequests
         .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined, actor.label)
         .catch(full);
@@ -423,17 +448,58 @@ export function createManagement(
         if (m.userId === owner) continue;
         rows.push({ userId: m.userId, email: (await accounts.users.get(m.userId))?.email ?? m.userId, role: m.role, owner: false });
       }
-      return { members: rows, canManage: role === 'ADMIN' };
+      const invitations = (await accounts.invitations.list(slug)).map((i: Invitation) => ({
+        id: i.id,
+        email: i.email,
+        role: i.role,
+        invitedBy: i.invitedBy,
+        createdAt: i.createdAt,
+        expiresAt: i.expiresAt,
+      }));
+      return { members: rows, invitations, canManage: role === 'ADMIN' };
     },
 
     async addMember(actor, slug, input) {
       const { project } = await adminOf(actor, slug, 'add members');
+      await confirmedActor(actor, 'add members');
       const role = input.role;
       if (!isKeyLevel(role)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'role');
-      const user = await accounts.users.findByEmail(input.email);
-      if (!user) throw new ManagementError(400, `No svc account uses ${input.email}; ask them to create one first.`, 'email');
-      await accounts.workspaces.setRole(slug, user.id, role).catch(full);
-      await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });
+      const email = input.email.trim().toLowerCase();
+      if (!EMAIL_PATTERN.test(email)) throw new ManagementError(400, `"${input.email}" is not an email address.`, 'email');
+      const user = await accounts.users.findByEmail(email);
+      if (user?.emailVerifiedAt) {
+        await accounts.workspaces.setRole(slug, user.id, role).catch(full);
+        await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });
+        return { invited: false };
+      }
+      // No confirmed account has this address: only whoever reads its mail may take the role.
+      if (!deps.mailer?.enabled)
+        throw new ManagementError(
+          409,
+          `No confirmed svc account uses ${email}, and email is off on this server, so no invitation can be sent. Ask them to confirm their address (an operator can: svc-admin user confirm-email).`,
+          'email',
+        );
+      const { invitation, token } = await accounts.invitations
+        .create({ project: slug, email, role, invitedBy: actor.label })
+        .catch((err: unknown) => {
+          if (err instanceof AccountError && err.code === 'conflict') throw new ManagementError(409, err.message, 'email');
+          return full(err);
+        });
+      notify(notices.invited(invitation, `${deps.authUrl ?? ''}/invitation?token=${token}`));
+      await note(actor, project.workspace, 'member.invited', `user:${email}`, {
+        project: slug,
+        role,
+        expires: new Date(invitation.expiresAt).toISOString(),
+      });
+      return { invited: true };
+    },
+
+    async cancelInvitation(actor, slug, id) {
+      const { project } = await adminOf(actor, slug, 'cancel invitations');
+      const invitation = await accounts.invitations.get(id);
+      if (!invitation || !(await accounts.invitations.cancel(slug, id)))
+        throw new ManagementError(404, 'There is no such pending invitation in this project.');
+      await note(actor, project.workspace, 'member.invitation_cancelled', `user:${invitation.email}`, { project: slug });
     },
 
     async setRole(actor, slug, userId, role) {
@@ -566,7 +632,13 @@ export function createManagement(
         throw new ManagementError(400, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, 'password');
       }
       await accounts.users.setPassword(user.id, next);
-      await note(actor, user.workspace, 'password.changed', `user:${user.email}`);
+      // docs/auth-service.md "What a new password ends": reset links (the new epoch), personal keys
+      // and apps' grants; the caller ends the other browser sessions.
+      const ended = await endPersonalCredentials(accounts, user.id);
+      await note(actor, user.workspace, 'password.changed', `user:${user.email}`, {
+        personal_keys_revoked: String(ended.keys),
+        oauth_apps_revoked: String(ended.apps),
+      });
     },
 
     sweepKeyExpiries() {

@@ -4,7 +4,7 @@
  * person who asked hears the decision. Sent through @svc/mail;
  * sent in the background: a failure is logged and never undoes or delays the request or the decision.
  */
-import type { AccessRequest, Accounts, ApiKeyRecord } from '@svc/accounts';
+import type { AccessRequest, Accounts, ApiKeyRecord, Invitation } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 
 export interface Notices {
@@ -12,6 +12,8 @@ export interface Notices {
   accessDecided(request: AccessRequest, granted: string | null): Promise<void>;
   /** A project key ends soon: its project's admins hear when, and how to replace it. */
   keyExpiring(key: ApiKeyRecord): Promise<void>;
+  /** The invited address gets its single-use link (docs/management.md "Invitations"). */
+  invited(invitation: Invitation, link: string): Promise<void>;
 }
 
 /** A requester's words on one line: controls and line breaks become spaces. */
@@ -75,6 +77,15 @@ export function createNotices(accounts: Accounts, mailer: Mailer | undefined, au
           text: `The API key "${key.name}" (${key.prefix}, ${key.level}) of project ${key.project} stops working at ${when}.\n\nTo replace it without a gap, roll it (a new key now, the old one kept for an overlap you choose):\n${link}\nor from a terminal: svc keys roll ${key.id} --project ${key.project} --overlap 24h\n\nIf nothing uses it any more, let it expire.\n`,
         });
       }
+    },
+    async invited(inv, link) {
+      if (!mailer?.enabled) return;
+      const until = new Date(inv.expiresAt).toISOString().slice(0, 10);
+      await mailer.send({
+        to: inv.email,
+        subject: `You are invited to ${inv.project} on svc`,
+        text: `${inv.invitedBy} invited ${inv.email} to project ${inv.project} as ${inv.role}.\n\nTo accept, sign in (or create an account) with this address, confirm it, and open this link (it works once, until ${until}):\n${link}\n\nIf you do not expect this, ignore this message.\n`,
+      });
     },
     async accessDecided(r, granted) {
       if (!mailer?.enabled || r.requester.type !== 'user') return;

@@ -97,6 +97,16 @@ export interface MemberRow {
   owner: boolean;
 }
 
+/** An invitation waiting for its address's owner (docs/management.md "Invitations"). */
+export interface InvitationRow {
+  id: string;
+  email: string;
+  role: string;
+  invitedBy: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
 export interface BotRow {
   id: string;
   name: string;

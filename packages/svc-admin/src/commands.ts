@@ -51,8 +51,14 @@ export const COMMANDS: Record<string, Command> = {
   'user create': async (a, o, io) => {
     const email = req(o, 'email');
     const password = await io.password();
-    const u = await a.users.create({ email, ...(password === null ? {} : { password }) });
+    // The operator vouches for the address they type (docs/auth-service.md "Proven addresses").
+    const u = await a.users.create({ email, emailVerified: true, ...(password === null ? {} : { password }) });
     return { id: u.id, email: u.email, workspace: u.workspace, passwordSet: password !== null };
+  },
+  'user confirm-email': async (a, o) => {
+    const email = req(o, 'email');
+    await a.users.markEmailVerified(await userId(a, email));
+    return { email: email.trim().toLowerCase(), emailConfirmed: true };
   },
   'user set-password': async (a, o, io) => {
     const email = req(o, 'email');
@@ -200,6 +206,7 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
 
   user create --email E [--password-stdin]
   user set-password --email E [--password-stdin]
+  user confirm-email --email E
   workspace create --slug S --owner E --plan PLAN
   workspace set-plan --slug S --plan PLAN [--agents on|off]
   project create --slug S --workspace W
@@ -221,7 +228,9 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that
-cannot sign in until user set-password gives it one.
+cannot sign in until user set-password gives it one. Accounts made here have a confirmed address
+(the operator vouches for it); user confirm-email confirms one made by sign-up (with EMAIL=off no
+confirmation link can be mailed).
 Reads REDIS_URL (default redis://127.0.0.1:6379), KEY_PEPPER and KEY_PEPPER_PREVIOUS. pepper status
 counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Rotating the key pepper");
 migrate fills, after an upgrade, the indexes an earlier release did not keep (docs/operations.md "Upgrading"). With --json, prints exactly one

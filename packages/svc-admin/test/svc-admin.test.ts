@@ -216,3 +216,16 @@ test('pepper status: the live keys that still need the previous pepper, until ea
   assert.ok(!after.waiting_keys.some((k: { id: string }) => k.id === made.id));
   assert.equal(after.live_keys, after.under_current + after.waiting);
 });
+
+test('accounts the operator creates are confirmed; user confirm-email confirms one made by sign-up', async () => {
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  await admin('user', 'create', '--email', 'vouched@example.com');
+  assert.ok((await accounts.users.findByEmail('vouched@example.com'))?.emailVerifiedAt, 'the operator vouches for the address');
+  const signedUp = await accounts.users.create({ email: 'signed-up@example.com' });
+  assert.equal(signedUp.emailVerifiedAt, null);
+  assert.deepEqual(await admin('user', 'confirm-email', '--email', 'Signed-Up@example.com'), {
+    email: 'signed-up@example.com',
+    emailConfirmed: true,
+  });
+  assert.ok((await accounts.users.get(signedUp.id))?.emailVerifiedAt);
+});

@@ -26,6 +26,7 @@ import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
 import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
+import { invitationPages } from './pages/invitation.ts';
 import { interactionPages } from './pages/interaction.ts';
 import { esc, page } from './pages/layout.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -82,6 +83,8 @@ const PAGE_FORMS = [
   '/interaction/:uid/abort',
   '/interaction/:uid/request-access',
   '/interaction/:uid/create-project',
+  '/interaction/:uid/confirm-email',
+  '/invitation',
   '/forgot',
   '/reset',
   '/verify-email',
@@ -160,7 +163,7 @@ export function createApp(deps: AppDeps): AuthApp {
     authUrl: config.authUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
   });
-  const interaction = interactionPages({ provider, accounts, web, config, management });
+  const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
@@ -179,6 +182,10 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/interaction/:uid/abort', interaction.abort);
   app.post('/interaction/:uid/request-access', interaction.requestAccess);
   app.post('/interaction/:uid/create-project', interaction.createProject);
+  app.post('/interaction/:uid/confirm-email', interaction.resendConfirmation);
+  const invite = invitationPages(pageDeps);
+  app.get('/invitation', invite.page);
+  app.post('/invitation', invite.accept);
   app.use('/dashboard', dashboardRoutes({ accounts, redis, web, logger, management, verification }));
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);

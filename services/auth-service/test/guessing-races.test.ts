@@ -17,7 +17,7 @@ const LIMITS = {
 };
 before(async () => {
   f = await startAuth({ limits: LIMITS });
-  await f.accounts.users.create({ email: 'victim@example.com', password: 'correct horse battery staple' });
+  await f.accounts.users.create({ emailVerified: true, email: 'victim@example.com', password: 'correct horse battery staple' });
 });
 after(async () => {
   await f.close();

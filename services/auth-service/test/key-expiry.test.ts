@@ -33,7 +33,7 @@ after(async () => {
   await smtp.close();
 });
 test('expiring keys are announced once, ended ones recorded once, a roll announces nothing', async () => {
-  const owner = await accounts.users.create({ email: 'owner@example.com', password: 'a long enough passphrase' });
+  const owner = await accounts.users.create({ emailVerified: true, email: 'owner@example.com', password: 'a long enough passphrase' });
   await accounts.workspaces.createProject({ slug: 'expiring', workspace: owner.workspace });
   const key = (name: string, seconds?: number) =>
     accounts.keys.createProjectKey({

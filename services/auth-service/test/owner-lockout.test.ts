@@ -14,7 +14,7 @@ before(async () => {
     env: { TRUST_PROXY: 'loopback' },
     limits: { signInPerAccount: { limit: 3, windowSeconds: 60 }, signInPerIp: { limit: 50, windowSeconds: 60 } },
   });
-  await f.accounts.users.create({ email: 'owner@example.com', password: 'correct horse battery staple' });
+  await f.accounts.users.create({ emailVerified: true, email: 'owner@example.com', password: 'correct horse battery staple' });
 });
 after(() => f.close());
 

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
+import { VERIFICATION_MAILS } from '../src/pages/email-verification.ts';
 import { startAuth, type AuthFixture } from './support.ts';
 
 let f: AuthFixture;
@@ -24,8 +25,8 @@ after(async () => {
   await smtp.close();
 });
 
-async function visit(path: string) {
-  const res = await fetch(`${f.url}${path}`);
+async function visit(path: string, sendCookie = '') {
+  const res = await fetch(`${f.url}${path}`, { headers: { cookie: sendCookie } });
   const cookie = res.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
@@ -114,7 +115,8 @@ test('sign-up mails a confirmation link; opening it changes nothing, the button 
     body: new URLSearchParams({ csrf: form.csrf, email: 'grace@example.com', password: 'a long enough passphrase', return: '/dashboard' }),
     redirect: 'manual',
   });
-  assert.equal(res.status, 303);
+  assert.equal(res.status, 200);
+  assert.match(await res.text(), /Check your email/);
   const mail = await waitFor(() => inbox().find((m) => m.to === 'grace@example.com'), { timeout: 5000, message: 'the confirmation email' });
   assert.match(mail.text, /Confirm that grace@example\.com is your address/);
   const link = new URL(/(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '');
@@ -145,4 +147,24 @@ test('with EMAIL=off the pages say reset by email is off', async () => {
   } finally {
     await off.close();
   }
+});
+
+test(`confirmation mails per account are bounded (${VERIFICATION_MAILS.limit} an hour): an address someone else signed up with is not flooded`, async () => {
+  await f.accounts.users.create({ email: 'flooded@example.com', password: 'a long enough passphrase' });
+  const browser = await signedIn('flooded@example.com', 'a long enough passphrase');
+  const outcomes: string[] = [];
+  for (let i = 0; i <= VERIFICATION_MAILS.limit; i++) {
+    const form = await visit('/dashboard/account', browser);
+    const res = await fetch(`${f.url}/dashboard/account/verify-email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${browser}; ${form.cookie}` },
+      body: new URLSearchParams({ csrf: form.csrf }),
+      redirect: 'manual',
+    });
+    outcomes.push(/done=([a-z-]+)/.exec(res.headers.get('location') ?? '')?.[1] ?? String(res.status));
+  }
+  assert.deepEqual(outcomes, [...Array(VERIFICATION_MAILS.limit).fill('verification-sent'), 'verification-held']);
+  await waitFor(() => inbox().filter((m) => m.to === 'flooded@example.com').length === VERIFICATION_MAILS.limit, {
+    message: `${VERIFICATION_MAILS.limit} mails`,
+  });
 });

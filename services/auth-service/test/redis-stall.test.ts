@@ -158,7 +158,7 @@ const PATHS: PathCase[] = [
     name: 'sign-in (POST)',
     body: 'page',
     prepare: async () => {
-      const user = await f.accounts.users.create({ email: `signin-${tag()}@example.com`, password: PASSWORD });
+      const user = await f.accounts.users.create({ emailVerified: true, email: `signin-${tag()}@example.com`, password: PASSWORD });
       const b = await browser();
       return () =>
         send('/signin', { form: { csrf: b.csrf, email: user.email, password: PASSWORD }, headers: { ...html, cookie: b.cookie } });
@@ -168,7 +168,7 @@ const PATHS: PathCase[] = [
     name: 'dashboard page',
     body: 'page',
     prepare: async () => {
-      const user = await f.accounts.users.create({ email: `dash-${tag()}@example.com`, password: PASSWORD });
+      const user = await f.accounts.users.create({ emailVerified: true, email: `dash-${tag()}@example.com`, password: PASSWORD });
       const slug = `dash-${tag()}`;
       await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
       const b = await browser(user.email);

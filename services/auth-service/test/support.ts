@@ -84,7 +84,7 @@ export const TEST_PASSWORD = 'correct horse battery staple';
 /** A refresh token of svc-mcp for a new person's new project (`prefix` names both), minted through the provider's models. */
 export async function mintRefreshToken(f: AuthFixture, prefix: string): Promise<{ token: string; grantId: string }> {
   const tag = Math.random().toString(36).slice(2, 8);
-  const user = await f.accounts.users.create({ email: `${prefix}-${tag}@example.com`, password: TEST_PASSWORD });
+  const user = await f.accounts.users.create({ emailVerified: true, email: `${prefix}-${tag}@example.com`, password: TEST_PASSWORD });
   const slug = `${prefix}-${tag}`;
   await f.accounts.workspaces.createProject({ slug, workspace: user.workspace });
   const resource = `${f.config.baseUrl}/mcp/${slug}`;

@@ -217,7 +217,11 @@ test('a refused call consumes nothing: bad arguments, unknown tools and policy r
 });
 
 test('who pays: a personal key with role NONE is charged to its own workspace, not the project owner', async () => {
-  const outsider = await f.accounts.users.create({ email: `outsider-${Date.now()}@example.com`, password: 'correct horse battery' });
+  const outsider = await f.accounts.users.create({
+    emailVerified: true,
+    email: `outsider-${Date.now()}@example.com`,
+    password: 'correct horse battery',
+  });
   const personal = await f.accounts.keys.createUserKey({ userId: outsider.id });
   // The project's workspace is PRO; the outsider's personal workspace is FREE (30 a minute).
   const res = await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': personal.key });

@@ -22,8 +22,16 @@ before(async () => {
   f = await startFixture({ RATE_LIMIT_SCALE: '1000' });
   redis = connectRedis(f.redis.url, { name: 'scopes-test' });
   const tag = Math.random().toString(36).slice(2, 8);
-  const owner = await f.accounts.users.create({ email: `owner-${tag}@example.com`, password: 'correct horse battery' });
-  const stranger = await f.accounts.users.create({ email: `stranger-${tag}@example.com`, password: 'correct horse battery' });
+  const owner = await f.accounts.users.create({
+    emailVerified: true,
+    email: `owner-${tag}@example.com`,
+    password: 'correct horse battery',
+  });
+  const stranger = await f.accounts.users.create({
+    emailVerified: true,
+    email: `stranger-${tag}@example.com`,
+    password: 'correct horse battery',
+  });
   project = `scopes-${tag}`;
   await f.accounts.workspaces.createProject({ slug: project, workspace: owner.workspace });
   ownerId = owner.id;

@@ -25,6 +25,7 @@ interface Cred {
 
 async function credentials(plan: Plan, agents: boolean): Promise<Cred[]> {
   const owner = await f.accounts.users.create({
+    emailVerified: true,
     email: `gates-${plan}-${agents}-${Date.now()}@example.com`,
     password: 'correct horse battery',
   });
@@ -37,7 +38,11 @@ async function credentials(plan: Plan, agents: boolean): Promise<Cred[]> {
     out.push({ role: level, key: k.key, project, workspace: owner.workspace });
   }
   // Role NONE: a personal key of a user with no role on the project.
-  const stranger = await f.accounts.users.create({ email: `stranger-${project}@example.com`, password: 'correct horse battery' });
+  const stranger = await f.accounts.users.create({
+    emailVerified: true,
+    email: `stranger-${project}@example.com`,
+    password: 'correct horse battery',
+  });
   out.push({ role: 'NONE', key: (await f.accounts.keys.createUserKey({ userId: stranger.id })).key, project, workspace: owner.workspace });
   return out;
 }

@@ -63,8 +63,8 @@ test("a role change drops that person's entries, a grant the bot's, a plan chang
   const elsewhere = await seed(f.accounts, { plan: 'TEAM' });
   const second = `${owner.project}-b`;
   await f.accounts.workspaces.createProject({ slug: second, workspace: owner.workspace });
-  const member = await f.accounts.users.create({ email: `member-${Date.now()}@example.com` });
-  const bystander = await f.accounts.users.create({ email: `bystander-${Date.now()}@example.com` });
+  const member = await f.accounts.users.create({ emailVerified: true, email: `member-${Date.now()}@example.com` });
+  const bystander = await f.accounts.users.create({ emailVerified: true, email: `bystander-${Date.now()}@example.com` });
   const memberKey = (await f.accounts.keys.createUserKey({ userId: member.id })).key;
   const bystanderKey = (await f.accounts.keys.createUserKey({ userId: bystander.id })).key;
   const { bot, key: botKey } = await f.accounts.bots.create({ workspace: owner.workspace, name: 'ci' });
@@ -190,7 +190,7 @@ test("an answer read before a change never outlives the change's message", async
     const res = await post(f.url, path, call('svc_help'), { 'X-API-Key': key });
     return res.status === 200 ? res.body.result.structuredContent : { status: res.status };
   };
-  const member = await f.accounts.users.create({ email: `racer-${Date.now()}@example.com` });
+  const member = await f.accounts.users.create({ emailVerified: true, email: `racer-${Date.now()}@example.com` });
   const memberKey = (await f.accounts.keys.createUserKey({ userId: member.id })).key;
   const { bot, key: botKey } = await f.accounts.bots.create({ workspace: s.workspace, name: 'racer' });
   const [planKey, levelKey, revokedKey, bystander] = await newKeys(s.project, s.workspace, 4);

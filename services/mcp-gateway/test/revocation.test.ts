@@ -43,7 +43,11 @@ test('a plan change applies at once on every replica', async () => {
 
 test('a role change applies at once to personal keys', async () => {
   const owner = await seed(f.accounts);
-  const other = await f.accounts.users.create({ email: `member-${Date.now()}@example.com`, password: 'correct horse battery' });
+  const other = await f.accounts.users.create({
+    emailVerified: true,
+    email: `member-${Date.now()}@example.com`,
+    password: 'correct horse battery',
+  });
   const personal = await f.accounts.keys.createUserKey({ userId: other.id });
   const list = async () =>
     (await post(f.url, `/mcp/${owner.project}`, call('svc_help'), { 'X-API-Key': personal.key })).body.result.structuredContent.role;

@@ -97,7 +97,7 @@ export interface Seeded {
 export async function seed(accounts: Accounts, opts: { plan?: Plan; level?: KeyLevel; agents?: boolean } = {}): Promise<Seeded> {
   const n = ++seq;
   const email = `user${n}-${Date.now()}@example.com`;
-  const user = await accounts.users.create({ email, password: 'correct horse battery' });
+  const user = await accounts.users.create({ emailVerified: true, email, password: 'correct horse battery' });
   if (opts.plan || opts.agents !== undefined) await accounts.workspaces.setPlan(user.workspace, opts.plan ?? 'FREE', opts.agents);
   const project = `proj-${n}-${Math.random().toString(36).slice(2, 8)}`;
   await accounts.workspaces.createProject({ slug: project, workspace: user.workspace });

@@ -344,11 +344,18 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         actor,
         { section: 'members', at: { project: slug } },
         async () => {
-          await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
-          back(res, membersPath(slug), 'member-added');
+          const { invited } = await deps.management.addMember(actor, slug, { email, role: str(req.body.role) });
+          back(res, membersPath(slug), invited ? 'member-invited' : 'member-added');
         },
         async (f, err) => views.membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
       );
+    }),
+  );
+  router.post(
+    '/projects/:slug/invitations/:id/cancel',
+    page$(async (req, res, actor) => {
+      await deps.management.cancelInvitation(actor, param(req, 'slug'), param(req, 'id'));
+      back(res, membersPath(param(req, 'slug')), 'invitation-cancelled');
     }),
   );
   router.post(
@@ -526,8 +533,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     page$(async (req, res, actor) => {
       if (!deps.verification.enabled) return back(res, '/dashboard/account', 'email-off');
       const user = await deps.accounts.users.get(personOf(actor));
-      if (user) await deps.verification.send(user);
-      back(res, '/dashboard/account', 'verification-sent');
+      const sent = user ? await deps.verification.send(user) : false;
+      back(res, '/dashboard/account', sent || user?.emailVerifiedAt ? 'verification-sent' : 'verification-held');
     }),
   );
 
@@ -551,16 +558,20 @@ const DONE = {
   'request-approved': 'Request approved.',
   'request-denied': 'Request denied.',
   'member-added': 'Member added.',
+  'member-invited': 'That address has no confirmed svc account yet: we mailed it an invitation, which works for 7 days.',
+  'invitation-cancelled': 'Invitation cancelled: its link no longer works.',
   'role-changed': 'Role changed.',
   'member-removed': 'Member removed, with their access through this project.',
   'bot-granted': 'Access granted.',
   'bot-revoked': 'Service account revoked.',
   'personal-key-revoked': 'Personal key revoked.',
-  'password-changed': 'Password changed. Every other browser signed in to your account was signed out.',
+  'password-changed':
+    'Password changed. Every other browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.',
   'app-revoked': 'App access revoked. Its tokens are refused within a second.',
   'session-ended': 'Session ended.',
   'sessions-ended': 'Every other session ended.',
   'verification-sent': 'We sent a new confirmation link to your address.',
+  'verification-held': 'Several confirmation links were sent lately, so no new one was sent: use the latest, or try again in an hour.',
   'email-off': 'Email is off on this server (EMAIL=off), so no confirmation link can be sent.',
 } as const;
 type Done = keyof typeof DONE;

@@ -3,7 +3,18 @@
  * the data through the management layer and pass it here; nothing here reads storage or decides
  * who may do what (the `can*` fields say what the management layer allows this person).
  */
-import type { AccountInfo, AuditRow, BotRow, KeyRow, MemberRow, MyRequestRow, NewKey, RequestRow, Usage } from '@svc/management';
+import type {
+  AccountInfo,
+  AuditRow,
+  BotRow,
+  InvitationRow,
+  KeyRow,
+  MemberRow,
+  MyRequestRow,
+  NewKey,
+  RequestRow,
+  Usage,
+} from '@svc/management';
 import type { BrowserSession } from '../http/web-session.ts';
 import { esc } from '../pages/layout.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
@@ -194,7 +205,10 @@ export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: b
   );
 }
 
-export function membersPage(f: Frame, v: { members: MemberRow[]; canManage: boolean; error?: string; email?: string }): string {
+export function membersPage(
+  f: Frame,
+  v: { members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean; error?: string; email?: string },
+): string {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/members`;
   const rows = v.members.map((m) => {
     const manage =
@@ -220,9 +234,28 @@ export function membersPage(f: Frame, v: { members: MemberRow[]; canManage: bool
         }>${v.error ? `<p class="error" id="member-error">${esc(v.error)}</p>` : ''}
 <label for="member-role">Role</label><select id="member-role" name="role">${levelOptions(LEVELS, 'VIEWER')}</select>`,
         '<button type="submit">Add member</button>',
-      )}<p class="muted">Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`
+      )}<p class="muted">An address without a confirmed svc account is mailed an invitation instead; it becomes a member when its owner accepts. Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`
     : '';
-  return dashboardPage(f, 'Members', `${table('Members', ['Email', 'Role', 'Manage'], rows, 'No members besides the owner.')}${add}`);
+  const invitations = v.invitations.map((i) => {
+    const cancel = v.canManage
+      ? postForm(
+          f,
+          `${base.replace(/\/members$/, '/invitations')}/${encodeURIComponent(i.id)}/cancel`,
+          '',
+          '<button type="submit" class="small danger">Cancel</button>',
+          'inline',
+        )
+      : '';
+    return `<tr><td>${esc(i.email)}</td><td>${esc(i.role)}</td><td>${esc(i.invitedBy)}</td><td>${when(i.expiresAt)}</td><td>${cancel}</td></tr>`;
+  });
+  const pending = v.invitations.length
+    ? table('Pending invitations', ['Email', 'Role', 'Invited by', 'Link works until', 'Manage'], invitations, '')
+    : '';
+  return dashboardPage(
+    f,
+    'Members',
+    `${table('Members', ['Email', 'Role', 'Manage'], rows, 'No members besides the owner.')}${pending}${add}`,
+  );
 }
 
 export function serviceAccountsPage(

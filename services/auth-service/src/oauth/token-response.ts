@@ -24,6 +24,24 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
     const { AccessToken: at, RefreshToken: rt, DeviceCode: dc, Grant: grant, Client: client } = ctx.oidc.entities;
     if (!body || !at || !client) return;
     const params = (ctx.oidc.body ?? {}) as Record<string, unknown>;
+    const autoProvision = String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
+
+    // A key is never handed to an unconfirmed address (docs/auth-service.md "Proven addresses"),
+    // even through a grant approved before confirmation was required.
+    if (client.clientId === 'svc-cli' || (client.clientId === 'create-svc' && autoProvision)) {
+      const owner = await deps.accounts.users.get(at.accountId);
+      if (!owner?.emailVerifiedAt) {
+        await at.destroy();
+        if (rt) await rt.destroy();
+        if (grant) await grant.destroy();
+        ctx.status = 400;
+        ctx.body = {
+          error: 'access_denied',
+          error_description: 'the account has not confirmed its email address; confirm it and sign in again',
+        };
+        return;
+      }
+    }
 
     if (client.clientId === 'svc-cli') {
       // No OAuth token of svc-cli may outlive this response: the key is the credential.
@@ -59,7 +77,6 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
     const out: Record<string, unknown> = { ...body, project_slug: slug, mcp_endpoint: `${deps.baseUrl}/mcp/${slug}` };
     // The device profiles' `openid` is only the vehicle of the approval (default-scope.ts).
     if (isProfile(client.clientId)) delete out['id_token'];
-    const autoProvision = String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
     if (client.clientId === 'create-svc' && dc && autoProvision) {
       const project = await deps.accounts.workspaces.requireProject(slug);
       // A key written into a folder's .env must end by itself (docs/auth-service.md "create-svc's key").

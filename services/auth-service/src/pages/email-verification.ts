@@ -16,13 +16,24 @@ import { esc, page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const TOKEN_TTL_SECONDS = 86_400;
+/**
+ * Confirmation mails one account may cause (sign-up, account page, "send the link again"): anyone
+ * can sign up with someone else's address, so this bounds the mail svc sends to that address, and
+ * the "already has an account" note to an existing one likewise (docs/auth-service.md "Email verification").
+ */
+export const VERIFICATION_MAILS = { limit: 5, windowSeconds: 3600 } as const;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export interface EmailVerification {
   /** False with EMAIL=off: no link can be sent, and the pages say so. */
   readonly enabled: boolean;
-  /** Mails a new link to the person (nothing when email is off or the address is verified). */
-  send(user: User): Promise<void>;
+  /**
+   * Mails a new link to the person: false when nothing was sent (email off, the address already
+   * confirmed, or VERIFICATION_MAILS reached).
+   */
+  send(user: User): Promise<boolean>;
+  /** Tells the owner of an address that someone tried to sign up with it (sign-up answers the same either way). */
+  sendAlreadyRegistered(user: User): Promise<void>;
   page(req: Request, res: Response): Promise<void>;
   confirm(req: Request, res: Response): Promise<void>;
 }
@@ -38,13 +49,25 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
   return {
     enabled: deps.mailer.enabled,
     async send(user) {
-      if (!deps.mailer.enabled || user.emailVerifiedAt) return;
+      if (!deps.mailer.enabled || user.emailVerifiedAt) return false;
+      if ((await deps.throttle.attempt('verify-mail', user.id, VERIFICATION_MAILS)) > 0) return false;
       const token = randomBytes(32).toString('base64url');
       await deps.redis.set(OK.emailVerify(digest(token)), user.id, 'EX', TOKEN_TTL_SECONDS);
       await deps.mailer.send({
         to: user.email,
         subject: 'Confirm your email address for svc',
         text: `Welcome to svc. Confirm that ${user.email} is your address (the link works once, for 24 hours):\n${deps.authUrl}/verify-email?token=${token}\n\nIf you did not create an svc account, ignore this message.\n`,
+      });
+      return true;
+    },
+
+    async sendAlreadyRegistered(user) {
+      if (!deps.mailer.enabled) return;
+      if ((await deps.throttle.attempt('verify-mail', user.id, VERIFICATION_MAILS)) > 0) return;
+      await deps.mailer.send({
+        to: user.email,
+        subject: 'Your svc account already exists',
+        text: `Someone (probably you) tried to create an svc account for ${user.email}, which already has one.\n\nSign in at ${deps.authUrl}/signin, or choose a new password at ${deps.authUrl}/forgot.\n\nIf it was not you, ignore this message: nothing was changed.\n`,
       });
     },
 

@@ -16,6 +16,8 @@ import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { TTL } from '../provider/configuration.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
+import { confirmFirstPage } from './confirm-first.ts';
+import type { EmailVerification } from './email-verification.ts';
 import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from './consent-levels.ts';
 import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
 import {
@@ -35,6 +37,8 @@ export interface InteractionDeps {
   config: Config;
   /** Tells the project's admins of an access request made here; creates a project for a person without one. */
   management: Pick<Management, 'accessRequested' | 'createProject'>;
+  /** Mails the confirmation link again from the "confirm your address first" page. */
+  verification: Pick<EmailVerification, 'enabled' | 'send'>;
 }
 
 /** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
@@ -86,10 +90,21 @@ export function interactionPages(deps: InteractionDeps) {
       res.status(403).type('html').send(refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'));
       return null;
     }
+    if (!user.emailVerifiedAt) {
+      confirmFirst(req, res, details, user);
+      return null;
+    }
     return { details, user };
   }
 
+  /** An unconfirmed address approves nothing (docs/auth-service.md "Proven addresses"): 403 and the way to confirm. */
+  function confirmFirst(req: Request, res: Response, details: Details, user: User, sent?: boolean): void {
+    const v = { uid: details.uid, csrf: deps.web.csrfToken(req, res), email: user.email, emailOn: deps.verification.enabled, sent };
+    res.status(403).type('html').send(confirmFirstPage(v));
+  }
+
   async function render(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
+    if (!user.emailVerifiedAt) return confirmFirst(req, res, details, user);
     const clientId = String(details.params['client_id']);
     const client = await provider.Client.find(clientId);
     const v: ConsentView = {
@@ -272,6 +287,20 @@ export function interactionPages(deps: InteractionDeps) {
         return render(req, res, details, user, err.message);
       }
       res.redirect(303, `/interaction/${details.uid}`);
+    },
+
+    /** "Send the link again" from the page an unconfirmed address gets. */
+    async resendConfirmation(req: Request, res: Response): Promise<void> {
+      const loaded = await load(req, res);
+      if (!loaded) return;
+      const { details, user } = loaded;
+      if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
+        return void res
+          .status(403)
+          .type('html')
+          .send(refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'));
+      if (user.emailVerifiedAt) return void res.redirect(303, `/interaction/${details.uid}`);
+      confirmFirst(req, res, details, user, await deps.verification.send(user));
     },
 
     async abort(req: Request, res: Response): Promise<void> {

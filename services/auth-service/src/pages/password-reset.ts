@@ -5,10 +5,14 @@
  * - The link carries 32 random bytes; Redis keeps only their SHA-256, for 30 minutes.
  * - GET/POST /reset: the new password (the policy of @svc/accounts), checked before the token is
  *   taken; the token is taken with GETDEL, so it works once however many forms race.
+ * - A link names the password epoch it was made in: any new password (this reset, another link,
+ *   the account page) ends every link made before it.
+ * - The answer to /forgot is sent before the address is even looked up, so it takes the same time
+ *   whether or not the address has an account (docs/auth-service.md "Sign-up and reset reveal no accounts").
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AccountError, MIN_PASSWORD, checkPassword, type Redis } from '@svc/accounts';
+import { AccountError, MIN_PASSWORD, checkPassword, endPersonalCredentials, type Redis, type User } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
@@ -18,6 +22,9 @@ import { tooMany } from './too-many.ts';
 
 const TOKEN_TTL_SECONDS = 1800;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** A link's stored value: the person and the password epoch the link was made in. */
+const linkValue = (user: User) => `${user.id} ${user.passwordEpoch}`;
 
 export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; authUrl: string }) {
   const off = () =>
@@ -46,6 +53,25 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       '<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/forgot">Send a new link</a></nav>',
     );
 
+  async function sendLinkTo(email: string): Promise<void> {
+    const user = email ? await deps.accounts.users.findByEmail(email) : null;
+    if (!user) return;
+    const token = randomBytes(32).toString('base64url');
+    await deps.redis.set(OK.passwordReset(digest(token)), linkValue(user), 'EX', TOKEN_TTL_SECONDS);
+    await deps.mailer.send({
+      to: user.email,
+      subject: 'Choose a new svc password',
+      text: `Someone (probably you) asked to reset the password of your svc account ${user.email}.\n\nChoose a new password here (the link works once, for 30 minutes):\n${deps.authUrl}/reset?token=${token}\n\nIf it was not you, ignore this message: your password stays as it is.\n`,
+    });
+  }
+
+  /** The person a link's stored value names, while its epoch is current; null otherwise. */
+  async function personOf(value: string | null): Promise<User | null> {
+    const [userId = '', epoch = ''] = (value ?? '').split(' ');
+    const user = userId ? await deps.accounts.users.get(userId) : null;
+    return user && String(user.passwordEpoch) === epoch ? user : null;
+  }
+
   return {
     async forgot(req: Request, res: Response): Promise<void> {
       if (!deps.mailer.enabled) return void res.type('html').send(off());
@@ -67,16 +93,8 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       const emailWait = wait > 0 || !email ? 0 : await deps.throttle.attempt('reset-email', email, deps.limits.resetPerEmail);
       if (emailWait > 0) await deps.throttle.refund('reset-ip', ip);
       if (wait > 0 || emailWait > 0) return tooMany(res, Math.max(wait, emailWait), { reset: false });
-      const user = email ? await deps.accounts.users.findByEmail(email) : null;
-      if (user) {
-        const token = randomBytes(32).toString('base64url');
-        await deps.redis.set(OK.passwordReset(digest(token)), user.id, 'EX', TOKEN_TTL_SECONDS);
-        await deps.mailer.send({
-          to: user.email,
-          subject: 'Choose a new svc password',
-          text: `Someone (probably you) asked to reset the password of your svc account ${user.email}.\n\nChoose a new password here (the link works once, for 30 minutes):\n${deps.authUrl}/reset?token=${token}\n\nIf it was not you, ignore this message: your password stays as it is.\n`,
-        });
-      }
+      // After the answer: whether a link is made and mailed shows neither in the page nor in its time.
+      res.on('finish', () => void sendLinkTo(email).catch((err: unknown) => deps.logger.warn('reset link not sent', { err })));
       res
         .type('html')
         .send(
@@ -89,7 +107,8 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
 
     async resetPage(req: Request, res: Response): Promise<void> {
       const token = typeof req.query['token'] === 'string' ? req.query['token'].slice(0, 100) : '';
-      if (!token || !(await deps.redis.exists(OK.passwordReset(digest(token))))) return void res.status(400).type('html').send(expired());
+      const user = token ? await personOf(await deps.redis.get(OK.passwordReset(digest(token)))) : null;
+      if (!user) return void res.status(400).type('html').send(expired());
       res.type('html').send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token)));
     },
 
@@ -112,28 +131,35 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
           .type('html')
           .send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token, message)));
       }
-      const userId = token ? await deps.redis.getdel(OK.passwordReset(digest(token))) : null;
-      const user = userId ? await deps.accounts.users.get(userId) : null;
+      const user = token ? await personOf(await deps.redis.getdel(OK.passwordReset(digest(token)))) : null;
       if (!user) return void res.status(400).type('html').send(expired());
+      // The new epoch ends every other link (docs/auth-service.md "What a new password ends").
       await deps.accounts.users.setPassword(user.id, password);
       // The link proved the address: the account's sign-in backoff ends with the new password.
       await deps.throttle.reset('signin-backoff', user.email);
-      // Whoever knew the old password is signed out everywhere; the link proved the address.
+      // Whoever knew the old password is signed out everywhere, and what they could have obtained
+      // with it ends: personal keys and apps' grants. The link proved the address.
       const ended = await deps.web.endOthers(null, user.id);
+      const credentials = await endPersonalCredentials(deps.accounts, user.id);
       await deps.accounts.users.markEmailVerified(user.id);
       await deps.accounts.audit.recordOwn(
         user,
         'password.changed',
         { source: req.ip ?? '' },
-        { by: 'reset link', sessions_ended: String(ended) },
+        {
+          by: 'reset link',
+          sessions_ended: String(ended),
+          personal_keys_revoked: String(credentials.keys),
+          oauth_apps_revoked: String(credentials.apps),
+        },
       );
-      deps.logger.info('password reset', { user: user.id, sessionsEnded: ended });
+      deps.logger.info('password reset', { user: user.id, sessionsEnded: ended, ...credentials });
       res
         .type('html')
         .send(
           page(
             'Password changed',
-            '<p role="status">Your new password is set, and every browser signed in to your account was signed out.</p><nav><a href="/signin">Sign in</a></nav>',
+            '<p role="status">Your new password is set. Every browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.</p><nav><a href="/signin">Sign in</a></nav>',
           ),
         );
     },

@@ -1,9 +1,12 @@
 /**
  * GET/POST /signup: a free account with its personal workspace (docs/contract.md "Accounts";
  * "Client profiles" rule 4: a new user can sign up on the way). Attempts are throttled per IP.
+ * A valid form is answered with the same page, the same status and no cookie whether or not the
+ * address has an account (docs/auth-service.md "Sign-up and reset reveal no accounts"): the account
+ * is made, or the owner told of the attempt, after the answer is sent.
  */
 import type { Request, Response } from 'express';
-import { AccountError, MIN_PASSWORD } from '@svc/accounts';
+import { AccountError, EMAIL_PATTERN, MIN_PASSWORD, checkPassword } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { errorLine, esc, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
@@ -34,9 +37,18 @@ function signUpForm(csrf: string, returnTo: string, email = '', error?: SignUpEr
 
 /** The store's refusal as a sentence tied to the field it is about. */
 function refusalOf(err: AccountError): SignUpError {
-  if (err.code === 'conflict') return { field: 'email', message: 'An account with this email already exists. Sign in instead.' };
   const message = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
   return { field: /email address/.test(err.message) ? 'email' : 'password', message };
+}
+
+/** The one answer to a valid sign-up form, whoever owns the address. */
+function checkEmailPage(email: string, returnTo: string, emailOn: boolean): string {
+  const what = emailOn
+    ? `<p role="status">We sent a message to <strong>${esc(email)}</strong>: a link to confirm the address of your new account, or, if it already has one, how to sign in.</p>
+<p>Once the address is confirmed, sign in to continue.</p>`
+    : `<p role="status">If <strong>${esc(email)}</strong> is new to svc, its account is made: sign in to continue.</p>
+<p>Email is off on this server: an operator confirms your address (<code>svc-admin user confirm-email</code>) before you can approve a device or app.</p>`;
+  return page('Check your email', `${what}<nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`);
 }
 
 export function signUp(deps: PageDeps & { verification: EmailVerification }) {
@@ -63,17 +75,31 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
       if (emailWait > 0) await deps.throttle.refund('signup-ip', ip);
       if (wait > 0 || emailWait > 0)
         return tooMany(res, Math.max(wait, emailWait), { returnTo, csrf: deps.web.csrfToken(req, res), reset: true });
+      // Checks that do not depend on whether the address is taken answer at once, tied to their field.
+      if (!EMAIL_PATTERN.test(email)) return void again({ field: 'email', message: `"${email}" is not an email address.` }, 400);
       try {
-        const user = await deps.accounts.users.create({ email, password });
-        deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });
-        // The confirmation mail goes in the background: a slow mail server never holds the sign-up.
-        deps.verification.send(user).catch((err: unknown) => deps.logger.warn('verification email not sent', { err }));
-        await deps.web.start(req, res, user.id);
-        res.redirect(303, returnTo);
+        checkPassword(password);
       } catch (err) {
         if (!(err instanceof AccountError)) throw err;
-        again(refusalOf(err), 400);
+        return void again(refusalOf(err), 400);
       }
+      res.type('html').send(checkEmailPage(email, returnTo, deps.verification.enabled));
+      // After the answer: the account and its mail, or a note to the address's owner. A slow mail
+      // server or bcrypt never holds the answer, and nothing in it depends on which it was.
+      createOrNotify(deps, email, password).catch((err: unknown) => deps.logger.warn('sign-up not completed', { err }));
     },
   };
+}
+
+async function createOrNotify(deps: PageDeps & { verification: EmailVerification }, email: string, password: string): Promise<void> {
+  const existing = await deps.accounts.users.findByEmail(email);
+  if (existing) return deps.verification.sendAlreadyRegistered(existing);
+  try {
+    const user = await deps.accounts.users.create({ email, password });
+    deps.logger.info('user signed up', { userId: user.id, workspace: user.workspace });
+    await deps.verification.send(user);
+  } catch (err) {
+    // Two sign-ups for one address at once: the second finds it taken.
+    if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+  }
 }

@@ -181,7 +181,15 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
     method: 'GET',
     path: '/api/v1/projects/{project}/members',
     name: 'list members',
-    operation: async (m, a, p) => ({ body: { members: (await m.members(a, p['project']!)).members } }),
+    operation: async (m, a, p) => {
+      const { members, invitations } = await m.members(a, p['project']!);
+      return {
+        body: {
+          members,
+          invitations: invitations.map((i) => ({ ...i, createdAt: iso(i.createdAt), expiresAt: iso(i.expiresAt) })),
+        },
+      };
+    },
   },
   {
     method: 'POST',
@@ -191,9 +199,22 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
       const email = str(b, 'email').trim();
       const role = str(b, 'role');
       const existing = (await m.members(a, p['project']!)).members.find((x) => x.email === email.toLowerCase());
-      if (existing) await m.setRole(a, p['project']!, existing.userId, role);
-      else await m.addMember(a, p['project']!, { email, role });
-      return { status: existing ? 200 : 201, body: { email: email.toLowerCase(), role } };
+      if (existing) {
+        await m.setRole(a, p['project']!, existing.userId, role);
+        return { status: 200, body: { email: email.toLowerCase(), role } };
+      }
+      // An address without a confirmed account is invited (docs/management.md "Invitations"): 202, not a member yet.
+      const { invited } = await m.addMember(a, p['project']!, { email, role });
+      return { status: invited ? 202 : 201, body: { email: email.toLowerCase(), role, ...(invited ? { invited: true } : {}) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{project}/invitations/{id}',
+    name: 'cancel an invitation',
+    operation: async (m, a, p) => {
+      await m.cancelInvitation(a, p['project']!, p['id']!);
+      return { body: { id: p['id'], cancelled: true } };
     },
   },
   {

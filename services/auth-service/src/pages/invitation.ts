@@ -1,0 +1,83 @@
+/**
+ * GET/POST /invitation (docs/management.md "Invitations"): the link mailed to an invited address.
+ * Opening it changes nothing (mail scanners open links); the signed-in person accepts with a
+ * button, and only an account whose confirmed address is the invited one becomes a member.
+ */
+import type { Request, Response } from 'express';
+import { AccountError, type InvitationRefusal } from '@svc/accounts';
+import { csrfField } from '../http/web-session.ts';
+import { esc, page } from './layout.ts';
+import type { PageDeps } from './sign-in.ts';
+
+const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
+
+const REFUSALS: Record<InvitationRefusal, (email: string) => string> = {
+  unknown: () => 'This invitation has expired, was cancelled or was already accepted. Ask the project admin to invite you again.',
+  other_address: (email) =>
+    `This invitation is for another address than ${email}. Sign in with the invited address (or create an account with it) and open the link again.`,
+  unconfirmed: (email) =>
+    `Confirm that ${email} is your address first: open the link we mailed to it (or send a new one from your account page), then open this invitation again.`,
+};
+
+export function invitationPages(deps: PageDeps) {
+  const refused = (res: Response, status: number, message: string): void =>
+    void res
+      .status(status)
+      .type('html')
+      .send(
+        page('Invitation', `<p class="error" role="alert">${esc(message)}</p><nav><a href="/dashboard/account">Your account</a></nav>`),
+      );
+
+  return {
+    async page(req: Request, res: Response): Promise<void> {
+      const token = tokenOf(req.query['token']);
+      const invitation = await deps.accounts.invitations.ofToken(token);
+      if (!invitation) return refused(res, 400, REFUSALS.unknown(''));
+      const userId = await deps.web.userOf(req);
+      if (!userId) return void res.redirect(303, `/signin?return=${encodeURIComponent(`/invitation?token=${token}`)}`);
+      res.type('html').send(
+        page(
+          'Join a project',
+          `<p>You are invited to the project <strong>${esc(invitation.project)}</strong> as <strong>${esc(invitation.role)}</strong>.</p>
+<form method="post" action="/invitation">${csrfField(deps.web.csrfToken(req, res))}<input type="hidden" name="token" value="${esc(token)}">
+<button type="submit">Accept the invitation</button></form>`,
+        ),
+      );
+    },
+
+    async accept(req: Request, res: Response): Promise<void> {
+      const token = tokenOf((req.body as Record<string, unknown> | undefined)?.['token']);
+      const userId = await deps.web.userOf(req);
+      const user = userId ? await deps.accounts.users.get(userId) : null;
+      if (!user || !deps.web.csrfValid(req))
+        return refused(res, 403, 'The form expired or you were signed out. Open the link from the email again.');
+      const outcome = await deps.accounts.invitations.accept(token, user).catch((err: unknown) => {
+        // The project holds its most members (docs/management.md "Collection limits").
+        if (err instanceof AccountError && err.code === 'limit') return { full: err.message };
+        throw err;
+      });
+      if ('full' in outcome) return refused(res, 409, outcome.full);
+      if ('refused' in outcome) return refused(res, outcome.refused === 'unknown' ? 400 : 403, REFUSALS[outcome.refused](user.email));
+      const { invitation } = outcome;
+      const workspace = (await deps.accounts.workspaces.getProject(invitation.project))?.workspace;
+      if (workspace)
+        await deps.accounts.audit.record({
+          workspace,
+          actor: user.email,
+          action: 'member.invitation_accepted',
+          target: `user:${user.email}`,
+          source: req.ip ?? '',
+          requestId: '',
+          detail: { project: invitation.project, role: invitation.role, invited_by: invitation.invitedBy },
+        });
+      res
+        .type('html')
+        .send(
+          page(
+            'Invitation accepted',
+            `<p role="status">You are now ${esc(invitation.role)} on <strong>${esc(invitation.project)}</strong>.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
+          ),
+        );
+    },
+  };
+}
