@@ -19,9 +19,12 @@ let smtp: SmtpInbox;
 
 before(async () => {
   smtp = await startSmtpInbox();
-  // The timing test sends many forms from one address: the per-address throttle is not under test here.
+  // The timing test sends many forms from one address, and /forgot for one address: the throttles are not under test here.
   const many = { limit: 10_000, windowSeconds: 900 };
-  f = await startAuth({ env: { SMTP_URL: smtp.url }, limits: { signInPerIp: many, signInPerAccount: many } });
+  f = await startAuth({
+    env: { SMTP_URL: smtp.url },
+    limits: { signInPerIp: many, signInPerAccount: many, signUpPerIp: many, signUpPerEmail: many, resetPerIp: many, resetPerEmail: many },
+  });
 });
 after(async () => {
   await f.close();
