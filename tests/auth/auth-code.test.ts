@@ -112,8 +112,12 @@ test('a PKCE verifier that does not match is refused; a plain challenge is refus
     code_challenge_method: 'plain',
     resource,
   }).toString();
+  // An error before the person has seen svc is shown on svc's page, never redirected to an
+  // unverified client (RFC 9700 §4.11.2; docs/auth-service.md "Unverified clients").
   const res = await fetch(plain, { redirect: 'manual' });
-  assert.match(res.headers.get('location') ?? '', /error=invalid_request/);
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null);
+  assert.match(await res.text(), /invalid_request/);
 });
 
 test('a resource the user has no role on is refused at approval', async () => {
