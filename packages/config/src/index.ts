@@ -14,6 +14,17 @@ export interface Config {
   redisUrl: string;
   /** REDIS_URL lists Redis Cluster seed nodes (comma-separated). */
   redisCluster: boolean;
+  /**
+   * Redis behind Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_MASTER; docs/operations.md "Redis
+   * Sentinel"): the master is asked of these sentinels; REDIS_URL still gives password, TLS and
+   * database. Null: REDIS_URL's host is the Redis.
+   */
+  redisSentinel: RedisSentinel | null;
+  /**
+   * Replicas that must confirm an account, key, grant or audit write before it is acknowledged
+   * (REDIS_WAIT_REPLICAS; docs/operations.md "Write durability"); 0 acknowledges on the primary alone.
+   */
+  redisWaitReplicas: number;
   /** Server-side pepper of the keyed hash under which credentials are stored. */
   keyPepper: string;
   /** Keys signing the auth-service's cookies (comma-separated COOKIE_KEYS). */
@@ -42,6 +53,14 @@ export interface Config {
   email: { mode: 'smtp'; url: string; from: string } | { mode: 'outbox'; dir: string; from: string } | { mode: 'off' };
 }
 
+/** The sentinels to ask for the master, and the master's name (docs/operations.md "Redis Sentinel"). */
+export interface RedisSentinel {
+  sentinels: { host: string; port: number }[];
+  masterName: string;
+  /** The sentinels' own password (REDIS_SENTINEL_PASSWORD), when they require one. */
+  password: string | null;
+}
+
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
 const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
 
@@ -58,6 +77,10 @@ interface EnvShape {
   PORT?: number;
   REDIS_URL: string;
   REDIS_CLUSTER: 'on' | 'off';
+  REDIS_SENTINELS?: string;
+  REDIS_SENTINEL_MASTER?: string;
+  REDIS_SENTINEL_PASSWORD?: string;
+  REDIS_WAIT_REPLICAS: number;
   KEY_PEPPER: string;
   COOKIE_KEYS: string;
   LOG_LEVEL: Config['logLevel'];
@@ -90,6 +113,10 @@ const schema: JSONSchemaType<EnvShape> = {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, nullable: true },
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$', default: 'redis://127.0.0.1:6379' },
     REDIS_CLUSTER: { type: 'string', enum: ['on', 'off'], default: 'off' },
+    REDIS_SENTINELS: { type: 'string', pattern: '^[^,:\\s]+:\\d{1,5}(\\s*,\\s*[^,:\\s]+:\\d{1,5})*$', nullable: true },
+    REDIS_SENTINEL_MASTER: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', nullable: true },
+    REDIS_SENTINEL_PASSWORD: { type: 'string', nullable: true },
+    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },
@@ -119,6 +146,8 @@ const PATTERN_MEANS: Record<string, string> = {
   AUTH_URL: 'an origin such as https://auth.example.com (http or https, no path)',
   BASE_URL: 'an origin such as https://api.example.com (http or https, no path)',
   REDIS_URL: 'a redis:// or rediss:// URL (comma-separated seed nodes for a cluster)',
+  REDIS_SENTINELS: 'a comma-separated list of host:port, e.g. sentinel-0:26379,sentinel-1:26379',
+  REDIS_SENTINEL_MASTER: 'the name Sentinel monitors the master under (letters, digits, . _ -)',
   EMBEDDINGS_URL: 'an http or https URL',
   SMTP_URL: 'an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com',
 };
@@ -157,6 +186,7 @@ export function loadConfig(env: Raw = process.env): Config {
         'SMTP_URL must be set in production (password reset and notices send email), or EMAIL=off to run without email',
       );
   }
+  const redisSentinel = sentinelConfig(c);
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -165,6 +195,8 @@ export function loadConfig(env: Raw = process.env): Config {
     port: c.PORT ?? null,
     redisUrl: c.REDIS_URL,
     redisCluster: c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','),
+    redisSentinel,
+    redisWaitReplicas: c.REDIS_WAIT_REPLICAS,
     keyPepper: c.KEY_PEPPER,
     cookieKeys: list(c.COOKIE_KEYS),
     logLevel: c.LOG_LEVEL,
@@ -184,6 +216,29 @@ export function loadConfig(env: Raw = process.env): Config {
           ? { mode: 'smtp', url: c.SMTP_URL, from: c.MAIL_FROM }
           : { mode: 'outbox', dir: c.OUTBOX_DIR, from: c.MAIL_FROM },
     embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
+  };
+}
+
+/** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */
+function sentinelConfig(c: EnvShape): RedisSentinel | null {
+  const { REDIS_SENTINELS: sentinels, REDIS_SENTINEL_MASTER: masterName } = c;
+  if (!sentinels && !masterName) {
+    if (c.REDIS_SENTINEL_PASSWORD) throw new ConfigError('REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS');
+    return null;
+  }
+  if (!sentinels) throw new ConfigError('REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS (the sentinels to ask for it)');
+  if (!masterName) throw new ConfigError('REDIS_SENTINELS is set without REDIS_SENTINEL_MASTER (the name of the master to ask for)');
+  if (c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','))
+    throw new ConfigError('REDIS_SENTINELS cannot be used with a Redis Cluster (REDIS_CLUSTER=on or several REDIS_URL nodes)');
+  return {
+    sentinels: list(sentinels).map((hostPort) => {
+      const at = hostPort.lastIndexOf(':');
+      const port = Number(hostPort.slice(at + 1));
+      if (port < 1 || port > 65535) throw new ConfigError(`REDIS_SENTINELS has a port out of range: ${hostPort}`);
+      return { host: hostPort.slice(0, at), port };
+    }),
+    masterName,
+    password: c.REDIS_SENTINEL_PASSWORD ?? null,
   };
 }
 

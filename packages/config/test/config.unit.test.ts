@@ -34,3 +34,40 @@ test('production refuses the published development secrets', () => {
   assert.deepEqual(loadConfig({}).email, { mode: 'outbox', dir: '.data/outbox', from: 'svc <no-reply@localhost>' });
   assert.throws(() => loadConfig({ SMTP_URL: 'http://mail' }), /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/);
 });
+
+test('Redis Sentinel needs both its variables, and no cluster', () => {
+  const c = loadConfig({ REDIS_SENTINELS: 'a.example:26379, 10.0.0.2:26380', REDIS_SENTINEL_MASTER: 'svc-main' });
+  assert.deepEqual(c.redisSentinel, {
+    sentinels: [
+      { host: 'a.example', port: 26379 },
+      { host: '10.0.0.2', port: 26380 },
+    ],
+    masterName: 'svc-main',
+    password: null,
+  });
+  assert.equal(loadConfig({}).redisSentinel, null);
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:26379' }), /REDIS_SENTINELS is set without REDIS_SENTINEL_MASTER/);
+  assert.throws(() => loadConfig({ REDIS_SENTINEL_MASTER: 'm' }), /REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS/);
+  assert.throws(() => loadConfig({ REDIS_SENTINEL_PASSWORD: 'p' }), /REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS/);
+  assert.throws(
+    () => loadConfig({ REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_MASTER: 'm', REDIS_CLUSTER: 'on' }),
+    /REDIS_SENTINELS cannot be used with a Redis Cluster/,
+  );
+  assert.throws(
+    () => loadConfig({ REDIS_SENTINELS: 'a', REDIS_SENTINEL_MASTER: 'm' }),
+    /REDIS_SENTINELS must be a comma-separated list of host:port/,
+  );
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:99999', REDIS_SENTINEL_MASTER: 'm' }), /port out of range: a:99999/);
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'm x' }), /REDIS_SENTINEL_MASTER must be the name/);
+  assert.equal(
+    loadConfig({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'm', REDIS_SENTINEL_PASSWORD: 's' }).redisSentinel?.password,
+    's',
+  );
+});
+
+test('REDIS_WAIT_REPLICAS is a small count', () => {
+  assert.equal(loadConfig({}).redisWaitReplicas, 0);
+  assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: '2' }).redisWaitReplicas, 2);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: '-1' }), /REDIS_WAIT_REPLICAS/);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: 'all' }), /REDIS_WAIT_REPLICAS/);
+});

@@ -42,9 +42,11 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const { config } = opts;
   const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel, format: config.logFormat });
   const ownRedis = !opts.redis;
-  const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, name: 'auth-service' });
+  const redis =
+    opts.redis ??
+    connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'auth-service' });
   await waitReady(redis, 15_000);
-  const accounts = createAccounts(redis, { pepper: config.keyPepper });
+  const accounts = createAccounts(redis, { pepper: config.keyPepper, waitReplicas: config.redisWaitReplicas });
   const jwks = await loadSigningKeys(redis);
   const { app, provider, sweepKeyExpiries } = createApp({
     config,

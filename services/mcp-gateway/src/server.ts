@@ -34,10 +34,20 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const ownRedis = !opts.redis;
   const redis =
     opts.redis ??
-    connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
-  const subscriber = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'mcp-gateway-invalidation' });
+    connectRedis(config.redisUrl, {
+      failFast: true,
+      autoPipelining: true,
+      cluster: config.redisCluster,
+      sentinel: config.redisSentinel,
+      name: 'mcp-gateway',
+    });
+  const subscriber = connectRedis(config.redisUrl, {
+    cluster: config.redisCluster,
+    sentinel: config.redisSentinel,
+    name: 'mcp-gateway-invalidation',
+  });
   const now = opts.now ?? Date.now;
-  const accounts = createAccounts(redis, { pepper: config.keyPepper, now });
+  const accounts = createAccounts(redis, { pepper: config.keyPepper, waitReplicas: config.redisWaitReplicas, now });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const gateway = createGateway({ config, redis, accounts, logger, oauth, now });
   redis.on('ready', () => logger.info('redis ready'));
