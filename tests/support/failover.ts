@@ -80,11 +80,11 @@ export async function seed(accounts: Accounts): Promise<Seed> {
 }
 
 /** One JSON-RPC call to a gateway with a key. */
-export async function callGateway(url: string, slug: string, key: string, method = 'tools/list'): Promise<Response> {
+export async function callGateway(url: string, slug: string, key: string, method = 'tools/list', params?: object): Promise<Response> {
   return await fetch(`${url}/mcp/${slug}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': key },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
   });
 }
 

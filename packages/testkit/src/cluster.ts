@@ -30,6 +30,10 @@ export interface RedisClusterFixture {
   masterOf(key: string): Promise<number>;
   /** SIGKILLs the node on `port`. */
   kill(port: number): Promise<void>;
+  /** Starts a killed node again with its cluster state (it rejoins as a replica of whoever took its slots). */
+  restart(port: number): Promise<void>;
+  /** CLUSTER FAILOVER on the replica on `port`: a planned promotion in place of its master. */
+  failover(replicaPort: number): Promise<void>;
   /** Freezes the node on `port` (SIGSTOP): its connections stay open and nothing answers. */
   pause(port: number): void;
   resume(port: number): void;
@@ -97,15 +101,17 @@ export async function startRedisCluster(options: { replicas?: number } = {}): Pr
     );
   };
 
+  const launch = async (port: number) => {
+    const dir = join(base, String(port));
+    await mkdir(dir, { recursive: true });
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'];
+    args.push('--cluster-config-file', join(dir, 'nodes.conf'), '--cluster-node-timeout', String(CLUSTER_NODE_TIMEOUT_MS));
+    args.push('--save', '', '--appendonly', 'no', '--dir', dir);
+    children.set(port, await launchRedis(port, args));
+  };
+
   try {
-    for (const port of ports) {
-      const dir = join(base, String(port));
-      await mkdir(dir, { recursive: true });
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'];
-      args.push('--cluster-config-file', join(dir, 'nodes.conf'), '--cluster-node-timeout', String(CLUSTER_NODE_TIMEOUT_MS));
-      args.push('--save', '', '--appendonly', 'no', '--dir', dir);
-      children.set(port, await launchRedis(port, args));
-    }
+    for (const port of ports) await launch(port);
     await createCluster(ports, replicas);
     await waitHealthy();
   } catch (err) {
@@ -128,6 +134,10 @@ export async function startRedisCluster(options: { replicas?: number } = {}): Pr
     },
     async kill(port) {
       await killProcess(children.get(port)!);
+    },
+    restart: launch,
+    async failover(replicaPort) {
+      await client(replicaPort).cluster('FAILOVER');
     },
     pause: (port) => void children.get(port)!.kill('SIGSTOP'),
     resume: (port) => void children.get(port)!.kill('SIGCONT'),
