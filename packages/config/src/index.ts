@@ -102,6 +102,9 @@ interface EnvShape {
   OUTBOX_DIR: string;
 }
 
+/** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
+export const MAX_WAIT_REPLICAS = 16;
+
 const URL_PATTERN = '^https?://[^/\\s]+$';
 
 const schema: JSONSchemaType<EnvShape> = {
@@ -116,7 +119,7 @@ const schema: JSONSchemaType<EnvShape> = {
     REDIS_SENTINELS: { type: 'string', pattern: '^[^,:\\s]+:\\d{1,5}(\\s*,\\s*[^,:\\s]+:\\d{1,5})*$', nullable: true },
     REDIS_SENTINEL_MASTER: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', nullable: true },
     REDIS_SENTINEL_PASSWORD: { type: 'string', nullable: true },
-    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
+    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: MAX_WAIT_REPLICAS, default: 0 },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'debug'], default: 'info' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig } from '../src/index.ts';
+import { ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig, MAX_WAIT_REPLICAS } from '../src/index.ts';
 
 test('defaults are the local ones', () => {
   const c = loadConfig({});
@@ -69,5 +69,7 @@ test('REDIS_WAIT_REPLICAS is a small count', () => {
   assert.equal(loadConfig({}).redisWaitReplicas, 0);
   assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: '2' }).redisWaitReplicas, 2);
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: '-1' }), /REDIS_WAIT_REPLICAS/);
+  assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS) }).redisWaitReplicas, MAX_WAIT_REPLICAS);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS + 1) }), /REDIS_WAIT_REPLICAS must be <= 16/);
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: 'all' }), /REDIS_WAIT_REPLICAS/);
 });
