@@ -12,7 +12,7 @@ import type { Config } from '@svc/config';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
-import { freePort, waitFor } from '@svc/testkit';
+import { freePort, testClock, waitFor } from '@svc/testkit';
 
 export interface FailoverStack {
   config: Config;
@@ -38,9 +38,12 @@ export async function startFailoverStack(env: Record<string, string>, client: Re
   const logger = createLogger({ service: 'failover', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
   const auth: RunningAuthService = await startAuthService({ config: { ...config, port: authPort }, logger });
   const gws: RunningGateway[] = [];
+  // The gateways' clock stands still: a per-minute rate-limit window that rolled over during a
+  // test would look like a counter the failover lost.
+  const { now } = testClock();
   for (const port of gwPorts) {
     const baseUrl = `http://127.0.0.1:${port}`;
-    gws.push(await startGateway({ config: { ...config, baseUrl, port }, logger }));
+    gws.push(await startGateway({ config: { ...config, baseUrl, port }, logger, now }));
   }
   const gateways = gws.map((g) => g.url);
   for (const url of [...gateways, authUrl])
@@ -93,6 +96,8 @@ export interface Answer {
   doneAt: number;
   status: number;
   revoked: boolean;
+  /** Which gateway answered (its index). */
+  gateway: number;
 }
 
 export interface Load {
@@ -112,10 +117,11 @@ export function startLoad(gateways: string[], s: Seed, workers = 4): Load {
     while (running) {
       const i = n++;
       const revoked = i % 4 === 3;
+      const gateway = i % gateways.length;
       const sentAt = performance.now();
       let status = 0;
       try {
-        const res = await callGateway(gateways[i % gateways.length]!, s.slug, revoked ? s.revoked : s.valid);
+        const res = await callGateway(gateways[gateway]!, s.slug, revoked ? s.revoked : s.valid);
         status = res.status;
         if (status === 503 && !res.headers.get('retry-after')) problems.push('a 503 without Retry-After');
         await res.arrayBuffer();
@@ -124,7 +130,7 @@ export function startLoad(gateways: string[], s: Seed, workers = 4): Load {
       }
       if (status >= 500 && status !== 503) problems.push(`status ${status}`);
       if (revoked && status === 200) problems.push('a 200 for the revoked key');
-      answers.push({ sentAt, doneAt: performance.now(), status, revoked });
+      answers.push({ sentAt, doneAt: performance.now(), status, revoked, gateway });
     }
   };
   const all = Array.from({ length: workers }, worker);
@@ -138,14 +144,21 @@ export function startLoad(gateways: string[], s: Seed, workers = 4): Load {
   };
 }
 
-/** Milliseconds from `t0` to the end of the first live-key call sent after it that got a 200. */
-export async function recoveredAfter(load: Load, t0: number, timeoutMs = 15_000): Promise<number> {
-  const ok = await waitFor(() => load.answers.find((a) => a.sentAt > t0 && !a.revoked && a.status === 200), {
-    timeout: timeoutMs,
-    interval: 10,
-    message: 'a call with the live key to succeed again after the failover',
-  });
-  return ok.doneAt - t0;
+/**
+ * Milliseconds from `t0` until every gateway has answered a 200 to a live-key call sent after it
+ * (`gateways` is how many the load calls).
+ */
+export async function recoveredAfter(load: Load, t0: number, gateways: number, timeoutMs = 15_000): Promise<number> {
+  const firsts = await waitFor(
+    () => {
+      const ok = Array.from({ length: gateways }, (_, g) =>
+        load.answers.find((a) => a.gateway === g && a.sentAt > t0 && !a.revoked && a.status === 200),
+      );
+      return ok.every(Boolean) ? (ok as Answer[]) : null;
+    },
+    { timeout: timeoutMs, interval: 10, message: 'a call with the live key to succeed again on every gateway after the failover' },
+  );
+  return Math.max(...firsts.map((a) => a.doneAt)) - t0;
 }
 
 export interface Written {

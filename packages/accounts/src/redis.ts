@@ -112,11 +112,11 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
 }
 
 /**
- * A client of the master that the sentinels name (docs/operations.md "Redis Sentinel"). On a
- * failover the sentinels close the old master's client connections (and ioredis' failover
- * detector, subscribed to +switch-master, drops the connection at once): the client asks the
- * sentinels again and reconnects to the new master. A write refused as READONLY (a demoted master
- * still reached) reconnects the same way.
+ * A client of the master that the sentinels name (docs/operations.md "Redis Sentinel"). A crashed
+ * master closes the connection; on a planned failover the sentinels announce +switch-master
+ * (watchSwitchMaster drops the connection at once) and later close the old master's clients; a
+ * write refused as READONLY (a demoted master still reached) reconnects too. Each reconnection
+ * asks the sentinels for the master again.
  */
 function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions, failFast: boolean): Redis {
   const parsed = new URL(url);
@@ -128,7 +128,6 @@ function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions
     sentinels: target.sentinels,
     name: target.masterName,
     role: 'master',
-    failoverDetector: true,
     sentinelRetryStrategy: (times) => Math.min(50 * times, SENTINEL_RECONNECT_MAX_MS),
     reconnectOnError: (err) => err.message.startsWith('READONLY'),
     ...(target.password ? { sentinelPassword: target.password } : {}),
@@ -139,8 +138,41 @@ function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions
   });
   redis.on('error', () => {});
   if (failFast && opts.commandTimeout !== undefined) dropConnectionOnTimeout(redis);
+  watchSwitchMaster(redis, target, tls);
   return redis;
 }
+
+/**
+ * Listens to every sentinel's +switch-master ("<name> <old-ip> <old-port> <new-ip> <new-port>")
+ * and drops the client's connection when the new master is not the one it is connected to.
+ * (ioredis' own failoverDetector drops it on every such message: each sentinel announces the same
+ * switch as it learns of it, up to seconds apart, so a client already on the new master would be
+ * disconnected again.)
+ */
+function watchSwitchMaster(redis: Redis, target: SentinelTarget, tls: boolean): void {
+  const watchers = target.sentinels.map(({ host, port }) => {
+    const watcher = new Redis({
+      host,
+      port,
+      connectionName: 'svc-sentinel-watch',
+      retryStrategy: (times) => Math.min(50 * times, SENTINEL_RECONNECT_MAX_MS),
+      ...(target.password ? { password: target.password } : {}),
+      ...(tls ? { tls: {} } : {}),
+    });
+    watcher.on('error', () => {});
+    watcher.subscribe(SWITCH_MASTER).catch(() => {});
+    watcher.on('message', (_channel: string, message: string) => {
+      const [name, , , newHost, newPort] = message.split(' ');
+      const stream = redis.stream as Redis['stream'] | undefined;
+      if (name !== target.masterName || !stream || stream.destroyed) return;
+      if (stream.remoteAddress !== newHost || String(stream.remotePort) !== newPort) stream.destroy();
+    });
+    return watcher;
+  });
+  redis.once('end', () => watchers.forEach((w) => w.disconnect()));
+}
+
+const SWITCH_MASTER = '+switch-master';
 
 /**
  * A request client's command that times out means Redis stopped answering (docs/operations.md
