@@ -14,6 +14,7 @@ import { loadConfig } from '@svc/config';
 import { startRedisSentinel, waitFor, type RedisSentinelFixture } from '@svc/testkit';
 import {
   callGateway,
+  lastFailureAfter,
   lostWrites,
   recoveredAfter,
   seed,
@@ -65,9 +66,8 @@ test('a primary crash: calls succeed again within 3 s, no 500, no revoked key le
   const old = await topology.killPrimary();
   const recovered = await recoveredAfter(load, t0, stack.gateways.length);
   await topology.waitForNewPrimary(old);
-  // Recovered means recovered: a second of calls after it, on both gateways.
-  const settled = performance.now();
-  await waitFor(() => load.answers.filter((a) => a.sentAt > settled && a.status === 200).length > 40, { timeout: 5_000 });
+  // Recovered means recovered: the load goes on a second past the promise, every failure checked.
+  await waitFor(() => load.answers.some((a) => a.sentAt > t0 + FAILOVER_RECOVERY_MS + 1_000), { timeout: 10_000 });
   await load.stop();
   // One replica short, account writes are refused (REDIS_WAIT_REPLICAS=2 cannot be met) ...
   const refused = performance.now();
@@ -81,15 +81,13 @@ test('a primary crash: calls succeed again within 3 s, no 500, no revoked key le
   await topology.waitHealthy();
 
   const gap = load.answers.filter((a) => a.status === 503).length;
-  t.diagnostic(`crash: calls succeed again after ${Math.round(recovered)} ms; ${gap} answers 503 in the gap of ${load.answers.length}`);
+  t.diagnostic(
+    `crash: calls succeed again after ${Math.round(recovered)} ms, the last failure ends ${Math.round(lastFailureAfter(load, t0))} ms after the crash; ${gap} answers 503 in the gap of ${load.answers.length}`,
+  );
   assert.deepEqual(load.problems, []);
   assert.ok(recovered <= FAILOVER_RECOVERY_MS, `calls succeeded again only after ${Math.round(recovered)} ms`);
-  const after = load.answers.filter((a) => a.sentAt > settled);
-  assert.deepEqual(
-    after.filter((a) => a.status !== (a.revoked ? 401 : 200)),
-    [],
-    'after the failover every call is answered as before it',
-  );
+  const lastFailure = lastFailureAfter(load, t0);
+  assert.ok(lastFailure <= FAILOVER_RECOVERY_MS, `a call failed ${Math.round(lastFailure)} ms after the crash`);
   assert.match(String(revokeOneShort), new RegExp(`${NOT_REPLICATED} \\(1 of 2 within ${REPLICA_ACK_TIMEOUT_MS} ms\\)`));
   assert.ok(refusedAfter >= REPLICA_ACK_TIMEOUT_MS, 'the write waited REPLICA_ACK_TIMEOUT_MS for its replicas');
 

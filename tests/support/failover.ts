@@ -144,6 +144,12 @@ export function startLoad(gateways: string[], s: Seed, workers = 4): Load {
   };
 }
 
+/** Milliseconds from `t0` to the end of the last call after it not answered as before (0: none). */
+export function lastFailureAfter(load: Load, t0: number): number {
+  const failed = load.answers.filter((a) => a.sentAt > t0 && a.status !== (a.revoked ? 401 : 200));
+  return failed.length ? Math.max(...failed.map((a) => a.doneAt)) - t0 : 0;
+}
+
 /**
  * Milliseconds from `t0` until every gateway has answered a 200 to a live-key call sent after it
  * (`gateways` is how many the load calls).
