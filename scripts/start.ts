@@ -97,7 +97,7 @@ function startPrivateRedis(env: NodeJS.ProcessEnv): void {
 }
 
 async function prepare(config: Config): Promise<DemoAccount | null> {
-  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-start' });
+  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'svc-start' });
   try {
     await waitReady(redis, 15_000);
     return demo ? await seedDemo(createAccounts(redis, { pepper: config.keyPepper }), redis, config) : null;

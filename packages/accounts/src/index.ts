@@ -9,6 +9,7 @@ import { InvitationStore } from './invitations.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
+import { replicatedWrites } from './replicated-writes.ts';
 import { UserStore } from './users.ts';
 import { WorkspaceStore } from './workspaces.ts';
 
@@ -17,6 +18,7 @@ export * from './errors.ts';
 export * from './keys.ts';
 export * from './oidc-keys.ts';
 export * from './redis.ts';
+export { NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS } from './replicated-writes.ts';
 export { parseDuration } from './durations.ts';
 export { slugStem } from './workspaces.ts';
 export { MIN_PASSWORD, checkPassword } from './passwords.ts';
@@ -55,12 +57,14 @@ export interface AccountsOptions {
   now?: () => number;
   /** Smaller collection limits, for tests; COLLECTION_LIMITS otherwise. */
   limits?: Partial<CollectionLimits>;
+  /** Replicas that must confirm each write before it is acknowledged (REDIS_WAIT_REPLICAS); 0 unless set. */
+  waitReplicas?: number;
 }
 
 /** The account stores over one Redis connection. */
 export function createAccounts(redis: Redis, options: AccountsOptions): Accounts {
   const ctx: StoreContext = {
-    redis,
+    redis: replicatedWrites(redis, options.waitReplicas ?? 0),
     pepper: options.pepper,
     previousPepper: options.previousPepper ?? null,
     bcryptCost: options.bcryptCost ?? 10,

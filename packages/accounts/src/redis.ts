@@ -15,6 +15,11 @@ export interface RedisConnectOptions {
   /** Treat `url` as a comma-separated list of Redis Cluster seed nodes (REDIS_CLUSTER=on). */
   cluster?: boolean;
   /**
+   * Ask these sentinels for the master (REDIS_SENTINELS, REDIS_SENTINEL_MASTER): `url` then gives
+   * only the password, TLS and database (docs/operations.md "Redis Sentinel").
+   */
+  sentinel?: SentinelTarget | null;
+  /**
    * Milliseconds after which a command that got no reply fails with "Command timed out" (ioredis
    * commandTimeout). A Redis that stops answering without closing the connection (paused,
    * overloaded, a network partition) otherwise holds every request as long as it is away. The
@@ -22,6 +27,13 @@ export interface RedisConnectOptions {
    * CLI, subscribers).
    */
   commandTimeoutMs?: number;
+}
+
+/** The sentinels and the master's name, as @svc/config's RedisSentinel gives them. */
+export interface SentinelTarget {
+  sentinels: { host: string; port: number }[];
+  masterName: string;
+  password: string | null;
 }
 
 /**
@@ -41,6 +53,14 @@ export const STORE_DOWN_RETRY_AFTER_SECONDS = 5;
 /** Longest pause between reconnection attempts: a Redis that returns is used again within it. */
 const RECONNECT_MAX_MS = 1_000;
 
+/**
+ * Longest pause between reconnection attempts of a Sentinel client (docs/operations.md "Redis
+ * Sentinel"). Each attempt asks a sentinel for the master: a short pause finds the promoted
+ * replica within it of the sentinels naming it, where RECONNECT_MAX_MS could add a second to
+ * every failover.
+ */
+const SENTINEL_RECONNECT_MAX_MS = 200;
+
 /** A client for REDIS_URL that reconnects by itself, backing off up to RECONNECT_MAX_MS. */
 export function connectRedis(url: string, options: RedisConnectOptions = {}): Redis {
   const opts: RedisOptions = {
@@ -56,6 +76,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
   };
   const commandTimeout = options.commandTimeoutMs ?? (options.failFast ? REQUEST_COMMAND_TIMEOUT_MS : undefined);
   if (commandTimeout !== undefined) opts.commandTimeout = commandTimeout;
+  if (options.sentinel) return connectSentinel(url, options.sentinel, opts, options.failFast === true);
   if (options.cluster) {
     const nodes = url.split(',').map((u) => {
       const parsed = new URL(u.trim());
@@ -68,6 +89,9 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
       clusterRetryStrategy: opts.retryStrategy,
       redisOptions: {
         connectionName: opts.connectionName,
+        // Each node fails fast as the cluster does: a node whose connection was dropped refuses
+        // commands at once instead of queueing them (see dropConnectionOnTimeout).
+        ...(options.failFast ? { enableOfflineQueue: false } : {}),
         ...(commandTimeout !== undefined ? { commandTimeout } : {}),
         maxRetriesPerRequest: opts.maxRetriesPerRequest ?? null,
         ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
@@ -76,6 +100,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
       },
     });
     cluster.on('error', () => {});
+    if (options.failFast && commandTimeout !== undefined) dropStuckNodes(cluster);
     // Cluster speaks the same command API; the stores only use commands both offer.
     return cluster as unknown as Redis;
   }
@@ -85,6 +110,69 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
   if (options.failFast && commandTimeout !== undefined) dropConnectionOnTimeout(redis);
   return redis;
 }
+
+/**
+ * A client of the master that the sentinels name (docs/operations.md "Redis Sentinel"). A crashed
+ * master closes the connection; on a planned failover the sentinels announce +switch-master
+ * (watchSwitchMaster drops the connection at once) and later close the old master's clients; a
+ * write refused as READONLY (a demoted master still reached) reconnects too. Each reconnection
+ * asks the sentinels for the master again.
+ */
+function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions, failFast: boolean): Redis {
+  const parsed = new URL(url);
+  const db = Number(parsed.pathname.replace(/^\//, '') || 0);
+  const tls = parsed.protocol === 'rediss:';
+  const redis = new Redis({
+    ...opts,
+    retryStrategy: (times) => Math.min(50 * times, SENTINEL_RECONNECT_MAX_MS),
+    sentinels: target.sentinels,
+    name: target.masterName,
+    role: 'master',
+    sentinelRetryStrategy: (times) => Math.min(50 * times, SENTINEL_RECONNECT_MAX_MS),
+    reconnectOnError: (err) => err.message.startsWith('READONLY'),
+    ...(target.password ? { sentinelPassword: target.password } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(db ? { db } : {}),
+    ...(tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+  });
+  redis.on('error', () => {});
+  if (failFast && opts.commandTimeout !== undefined) dropConnectionOnTimeout(redis);
+  watchSwitchMaster(redis, target, tls);
+  return redis;
+}
+
+/**
+ * Listens to every sentinel's +switch-master ("<name> <old-ip> <old-port> <new-ip> <new-port>")
+ * and drops the client's connection when the new master is not the one it is connected to.
+ * (ioredis' own failoverDetector drops it on every such message: each sentinel announces the same
+ * switch as it learns of it, up to seconds apart, so a client already on the new master would be
+ * disconnected again.)
+ */
+function watchSwitchMaster(redis: Redis, target: SentinelTarget, tls: boolean): void {
+  const watchers = target.sentinels.map(({ host, port }) => {
+    const watcher = new Redis({
+      host,
+      port,
+      connectionName: 'svc-sentinel-watch',
+      retryStrategy: (times) => Math.min(50 * times, SENTINEL_RECONNECT_MAX_MS),
+      ...(target.password ? { password: target.password } : {}),
+      ...(tls ? { tls: {} } : {}),
+    });
+    watcher.on('error', () => {});
+    watcher.subscribe(SWITCH_MASTER).catch(() => {});
+    watcher.on('message', (_channel: string, message: string) => {
+      const [name, , , newHost, newPort] = message.split(' ');
+      const stream = redis.stream as Redis['stream'] | undefined;
+      if (name !== target.masterName || !stream || stream.destroyed) return;
+      if (stream.remoteAddress !== newHost || String(stream.remotePort) !== newPort) stream.destroy();
+    });
+    return watcher;
+  });
+  redis.once('end', () => watchers.forEach((w) => w.disconnect()));
+}
+
+const SWITCH_MASTER = '+switch-master';
 
 /**
  * A request client's command that times out means Redis stopped answering (docs/operations.md
@@ -98,13 +186,54 @@ function dropConnectionOnTimeout(redis: Redis): void {
   redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
     const sent = send(command, stream);
     command.promise.catch((err: unknown) => {
-      if (err instanceof Error && err.message === COMMAND_TIMED_OUT && !redis.stream.destroyed) redis.stream.destroy();
+      // A Cluster node's client has no stream until its first connection.
+      const stream = redis.stream as Redis['stream'] | undefined;
+      if (err instanceof Error && err.message === COMMAND_TIMED_OUT && stream && !stream.destroyed) stream.destroy();
     });
     return sent;
   };
 }
 
 const COMMAND_TIMED_OUT = 'Command timed out';
+
+/** The error of a command refused at once because its Cluster node stopped answering. */
+const NODE_STUCK = 'Redis node stopped answering';
+
+/**
+ * How long a Cluster node whose command timed out is left alone: its commands fail at once for
+ * this long, then go to it again (one more command timeout if it is still stuck).
+ */
+const STUCK_NODE_PROBE_MS = 500;
+
+/**
+ * dropConnectionOnTimeout for each node of a Cluster (docs/operations.md "When Redis stops
+ * answering"): a command to a node that timed out drops that node's connection and marks the
+ * node stuck: its commands fail at once without being sent for STUCK_NODE_PROBE_MS, after which
+ * it is tried again. The other nodes are not affected. (ioredis replaces a dropped node's client by a new one on the next command, so
+ * without this each command would wait out its own timeout.)
+ */
+function dropStuckNodes(cluster: Cluster): void {
+  const stuckSince = new Map<string, number>();
+  cluster.on('+node', (node: Redis) => {
+    const address = `${node.options.host}:${node.options.port}`;
+    const send = node.sendCommand.bind(node);
+    node.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+      const since = stuckSince.get(address);
+      if (since !== undefined && performance.now() - since < STUCK_NODE_PROBE_MS) {
+        command.reject(new Error(NODE_STUCK));
+        return command.promise;
+      }
+      const sent = send(command, stream);
+      command.promise.catch((err: unknown) => {
+        if (!(err instanceof Error) || err.message !== COMMAND_TIMED_OUT) return;
+        stuckSince.set(address, performance.now());
+        const nodeStream = node.stream as Redis['stream'] | undefined;
+        if (nodeStream && !nodeStream.destroyed) nodeStream.destroy();
+      });
+      return sent;
+    };
+  });
+}
 
 /** Waits until the client is ready (or throws after timeoutMs). */
 export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
@@ -150,7 +279,7 @@ export async function pingWithin(redis: Redis, timeoutMs: number): Promise<boole
 
 /** Messages and names of ioredis errors that mean "Redis did not answer", not "the command was wrong". */
 const STORE_ERROR =
-  /^(Connection is closed|Stream isn't writeable|Command timed out|connect ECONNREFUSED|read ECONNRESET|write EPIPE|Reached the max retries per request)/;
+  /^(READONLY|NOREPLICAS|Write not confirmed by replicas|Cluster isn't ready|Redis node stopped answering|Connection is closed|All sentinels are unreachable|Stream isn't writeable|Command timed out|connect ECONNREFUSED|read ECONNRESET|write EPIPE|Reached the max retries per request)/;
 
 /**
  * True when `err` says the store was unreachable (closed, refused, reset, timed out), as opposed to

@@ -18,6 +18,17 @@ export interface Config {
   redisUrl: string;
   /** REDIS_URL lists Redis Cluster seed nodes (comma-separated). */
   redisCluster: boolean;
+  /**
+   * Redis behind Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_MASTER; docs/operations.md "Redis
+   * Sentinel"): the master is asked of these sentinels; REDIS_URL still gives password, TLS and
+   * database. Null: REDIS_URL's host is the Redis.
+   */
+  redisSentinel: RedisSentinel | null;
+  /**
+   * Replicas that must confirm an account, key, grant or audit write before it is acknowledged
+   * (REDIS_WAIT_REPLICAS; docs/operations.md "Write durability"); 0 acknowledges on the primary alone.
+   */
+  redisWaitReplicas: number;
   /** Server-side pepper of the keyed hash under which credentials are stored. */
   keyPepper: string;
   /**
@@ -51,6 +62,14 @@ export interface Config {
   email: { mode: 'smtp'; url: string; from: string } | { mode: 'outbox'; dir: string; from: string } | { mode: 'off' };
 }
 
+/** The sentinels to ask for the master, and the master's name (docs/operations.md "Redis Sentinel"). */
+export interface RedisSentinel {
+  sentinels: { host: string; port: number }[];
+  masterName: string;
+  /** The sentinels' own password (REDIS_SENTINEL_PASSWORD), when they require one. */
+  password: string | null;
+}
+
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
 const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
 
@@ -67,6 +86,10 @@ interface EnvShape {
   PORT?: number;
   REDIS_URL: string;
   REDIS_CLUSTER: 'on' | 'off';
+  REDIS_SENTINELS?: string;
+  REDIS_SENTINEL_MASTER?: string;
+  REDIS_SENTINEL_PASSWORD?: string;
+  REDIS_WAIT_REPLICAS: number;
   KEY_PEPPER: string;
   KEY_PEPPER_PREVIOUS?: string;
   COOKIE_KEYS: string;
@@ -89,6 +112,9 @@ interface EnvShape {
   OUTBOX_DIR: string;
 }
 
+/** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
+export const MAX_WAIT_REPLICAS = 16;
+
 const URL_PATTERN = '^https?://[^/\\s]+$';
 
 const schema: JSONSchemaType<EnvShape> = {
@@ -100,6 +126,10 @@ const schema: JSONSchemaType<EnvShape> = {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, nullable: true },
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$', default: 'redis://127.0.0.1:6379' },
     REDIS_CLUSTER: { type: 'string', enum: ['on', 'off'], default: 'off' },
+    REDIS_SENTINELS: { type: 'string', pattern: '^[^,:\\s]+:\\d{1,5}(\\s*,\\s*[^,:\\s]+:\\d{1,5})*$', nullable: true },
+    REDIS_SENTINEL_MASTER: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', nullable: true },
+    REDIS_SENTINEL_PASSWORD: { type: 'string', nullable: true },
+    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: MAX_WAIT_REPLICAS, default: 0 },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     KEY_PEPPER_PREVIOUS: { type: 'string', minLength: 32, nullable: true },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
@@ -130,6 +160,8 @@ const PATTERN_MEANS: Record<string, string> = {
   AUTH_URL: 'an origin such as https://auth.example.com (http or https, no path)',
   BASE_URL: 'an origin such as https://api.example.com (http or https, no path)',
   REDIS_URL: 'a redis:// or rediss:// URL (comma-separated seed nodes for a cluster)',
+  REDIS_SENTINELS: 'a comma-separated list of host:port, e.g. sentinel-0:26379,sentinel-1:26379',
+  REDIS_SENTINEL_MASTER: 'the name Sentinel monitors the master under (letters, digits, . _ -)',
   EMBEDDINGS_URL: 'an http or https URL',
   SMTP_URL: 'an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com',
 };
@@ -171,6 +203,7 @@ export function loadConfig(env: Raw = process.env): Config {
   if (c.KEY_PEPPER_PREVIOUS === c.KEY_PEPPER) throw new ConfigError('KEY_PEPPER_PREVIOUS must differ from KEY_PEPPER');
   const trustProxy = parseTrustProxy(c.TRUST_PROXY);
   if (typeof trustProxy === 'string') throw new ConfigError(trustProxy);
+  const redisSentinel = sentinelConfig(c);
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -179,6 +212,8 @@ export function loadConfig(env: Raw = process.env): Config {
     port: c.PORT ?? null,
     redisUrl: c.REDIS_URL,
     redisCluster: c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','),
+    redisSentinel,
+    redisWaitReplicas: c.REDIS_WAIT_REPLICAS,
     keyPepper: c.KEY_PEPPER,
     previousKeyPepper: c.KEY_PEPPER_PREVIOUS ?? null,
     cookieKeys: list(c.COOKIE_KEYS),
@@ -199,6 +234,29 @@ export function loadConfig(env: Raw = process.env): Config {
           ? { mode: 'smtp', url: c.SMTP_URL, from: c.MAIL_FROM }
           : { mode: 'outbox', dir: c.OUTBOX_DIR, from: c.MAIL_FROM },
     embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
+  };
+}
+
+/** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */
+function sentinelConfig(c: EnvShape): RedisSentinel | null {
+  const { REDIS_SENTINELS: sentinels, REDIS_SENTINEL_MASTER: masterName } = c;
+  if (!sentinels && !masterName) {
+    if (c.REDIS_SENTINEL_PASSWORD) throw new ConfigError('REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS');
+    return null;
+  }
+  if (!sentinels) throw new ConfigError('REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS (the sentinels to ask for it)');
+  if (!masterName) throw new ConfigError('REDIS_SENTINELS is set without REDIS_SENTINEL_MASTER (the name of the master to ask for)');
+  if (c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','))
+    throw new ConfigError('REDIS_SENTINELS cannot be used with a Redis Cluster (REDIS_CLUSTER=on or several REDIS_URL nodes)');
+  return {
+    sentinels: list(sentinels).map((hostPort) => {
+      const at = hostPort.lastIndexOf(':');
+      const port = Number(hostPort.slice(at + 1));
+      if (port < 1 || port > 65535) throw new ConfigError(`REDIS_SENTINELS has a port out of range: ${hostPort}`);
+      return { host: hostPort.slice(0, at), port };
+    }),
+    masterName,
+    password: c.REDIS_SENTINEL_PASSWORD ?? null,
   };
 }
 

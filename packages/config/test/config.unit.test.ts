@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, ConfigError, DEV_KEY_PEPPER, listenPort, loadConfig, MAX_TRUST_PROXY_HOPS, type TrustProxy } from '../src/index.ts';
+import {
+  clientAddress,
+  ConfigError,
+  DEV_KEY_PEPPER,
+  listenPort,
+  loadConfig,
+  MAX_TRUST_PROXY_HOPS,
+  MAX_WAIT_REPLICAS,
+  type TrustProxy,
+} from '../src/index.ts';
 
 test('defaults are the local ones', () => {
   const c = loadConfig({});
@@ -81,4 +90,43 @@ test('clientAddress reads X-Forwarded-For only past the named proxies, and no ot
   assert.equal(clientAddress(fromPeer('198.51.100.1', spoofs), list), '198.51.100.1', 'anyone else is not believed');
   assert.equal(clientAddress(fromPeer('10.0.0.2', { 'x-forwarded-for': '203.0.113.5, 10.9.9.9' }), list), '203.0.113.5');
   assert.equal(clientAddress(fromPeer(''), one), '', 'a closed connection has no address');
+});
+
+test('Redis Sentinel needs both its variables, and no cluster', () => {
+  const c = loadConfig({ REDIS_SENTINELS: 'a.example:26379, 10.0.0.2:26380', REDIS_SENTINEL_MASTER: 'svc-main' });
+  assert.deepEqual(c.redisSentinel, {
+    sentinels: [
+      { host: 'a.example', port: 26379 },
+      { host: '10.0.0.2', port: 26380 },
+    ],
+    masterName: 'svc-main',
+    password: null,
+  });
+  assert.equal(loadConfig({}).redisSentinel, null);
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:26379' }), /REDIS_SENTINELS is set without REDIS_SENTINEL_MASTER/);
+  assert.throws(() => loadConfig({ REDIS_SENTINEL_MASTER: 'm' }), /REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS/);
+  assert.throws(() => loadConfig({ REDIS_SENTINEL_PASSWORD: 'p' }), /REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS/);
+  assert.throws(
+    () => loadConfig({ REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_MASTER: 'm', REDIS_CLUSTER: 'on' }),
+    /REDIS_SENTINELS cannot be used with a Redis Cluster/,
+  );
+  assert.throws(
+    () => loadConfig({ REDIS_SENTINELS: 'a', REDIS_SENTINEL_MASTER: 'm' }),
+    /REDIS_SENTINELS must be a comma-separated list of host:port/,
+  );
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:99999', REDIS_SENTINEL_MASTER: 'm' }), /port out of range: a:99999/);
+  assert.throws(() => loadConfig({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'm x' }), /REDIS_SENTINEL_MASTER must be the name/);
+  assert.equal(
+    loadConfig({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'm', REDIS_SENTINEL_PASSWORD: 's' }).redisSentinel?.password,
+    's',
+  );
+});
+
+test('REDIS_WAIT_REPLICAS is a small count', () => {
+  assert.equal(loadConfig({}).redisWaitReplicas, 0);
+  assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: '2' }).redisWaitReplicas, 2);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: '-1' }), /REDIS_WAIT_REPLICAS/);
+  assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS) }).redisWaitReplicas, MAX_WAIT_REPLICAS);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS + 1) }), /REDIS_WAIT_REPLICAS must be <= 16/);
+  assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: 'all' }), /REDIS_WAIT_REPLICAS/);
 });

@@ -57,12 +57,12 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) return fail('config', err.message);
     throw err;
   }
-  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'svc-admin' });
+  const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'svc-admin' });
   try {
     await waitReady(redis, 5_000);
     const io = { password: () => readPassword(passwordSource(values)) };
     const out = await command(
-      createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
+      createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper, waitReplicas: config.redisWaitReplicas }),
       values as Record<string, string | boolean | undefined>,
       io,
     );

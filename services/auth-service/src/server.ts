@@ -44,9 +44,15 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const { config } = opts;
   const logger = opts.logger ?? createLogger({ service: 'auth-service', level: config.logLevel, format: config.logFormat });
   const ownRedis = !opts.redis;
-  const redis = opts.redis ?? connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, name: 'auth-service' });
+  const redis =
+    opts.redis ??
+    connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'auth-service' });
   await waitReady(redis, 15_000);
-  const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper });
+  const accounts = createAccounts(redis, {
+    pepper: config.keyPepper,
+    previousPepper: config.previousKeyPepper,
+    waitReplicas: config.redisWaitReplicas,
+  });
   const jwks = await loadSigningKeys(redis);
   const drain = createDrain();
   const { app, provider, sweepKeyExpiries } = createApp({

@@ -36,10 +36,25 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const ownRedis = !opts.redis;
   const redis =
     opts.redis ??
-    connectRedis(config.redisUrl, { failFast: true, autoPipelining: true, cluster: config.redisCluster, name: 'mcp-gateway' });
-  const subscriber = connectRedis(config.redisUrl, { cluster: config.redisCluster, name: 'mcp-gateway-invalidation' });
+    connectRedis(config.redisUrl, {
+      failFast: true,
+      autoPipelining: true,
+      cluster: config.redisCluster,
+      sentinel: config.redisSentinel,
+      name: 'mcp-gateway',
+    });
+  const subscriber = connectRedis(config.redisUrl, {
+    cluster: config.redisCluster,
+    sentinel: config.redisSentinel,
+    name: 'mcp-gateway-invalidation',
+  });
   const now = opts.now ?? Date.now;
-  const accounts = createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper, now });
+  const accounts = createAccounts(redis, {
+    pepper: config.keyPepper,
+    previousPepper: config.previousKeyPepper,
+    waitReplicas: config.redisWaitReplicas,
+    now,
+  });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const drain = createDrain();
   const gateway = createGateway({ config, redis, accounts, logger, oauth, now, draining: () => drain.draining });
