@@ -25,6 +25,8 @@ export async function authorizeInBrowser(
     /** The scope asked for; `mcp` unless given; '' sends no scope parameter at all. */
     scope?: string;
     onConsentPage?: (page: Page) => Promise<void>;
+    /** Called on the sign-in page, when the browser is sent there. */
+    onSignInPage?: (page: Page) => Promise<void>;
   },
 ): Promise<Authorization> {
   const verifier = oc.randomPKCECodeVerifier();
@@ -45,7 +47,10 @@ export async function authorizeInBrowser(
     await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' });
   });
   await page.goto(url.href);
-  if (page.url().includes('/signin')) await signInOnPage(page, a.email, PASSWORD, `${a.name}-01-signin`);
+  if (page.url().includes('/signin')) {
+    await a.onSignInPage?.(page);
+    await signInOnPage(page, a.email, PASSWORD, `${a.name}-01-signin`);
+  }
   await page.waitForSelector('form[action$="/consent"]');
   await a.onConsentPage?.(page);
   await consent(page, { kind: 'approve' }, `${a.name}-02-approve`);

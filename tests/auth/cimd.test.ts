@@ -105,6 +105,10 @@ test('a client identified by its metadata URL: authorize (approval names it) -> 
     resource,
     email: who.email,
     name: 'cimd',
+    async onSignInPage(page) {
+      // The sign-in page finds the client as the consent page does (Client.find), not by its record.
+      assert.match((await page.textContent('main')) ?? '', /signing in for Metadata Example Client, an app not verified by svc/);
+    },
     async onConsentPage(page) {
       const approval = (await page.textContent('main')) ?? '';
       assert.match(approval, /Metadata Example Client/, 'the approval page names the client from its document');

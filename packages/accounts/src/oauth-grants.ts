@@ -7,7 +7,7 @@
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { INVALIDATES } from './keys.ts';
-import { oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey } from './oidc-keys.ts';
+import { oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
 
 export interface OAuthGrant {
   id: string;
@@ -19,14 +19,6 @@ export interface OAuthGrant {
   /** Unix ms. */
   createdAt: number;
   expiresAt: number | null;
-}
-
-interface StoredGrant {
-  accountId?: string;
-  clientId?: string;
-  iat?: number;
-  exp?: number;
-  resources?: Record<string, string>;
 }
 
 /** The project a resource indicator names: `<base>/mcp/<slug>`. */
@@ -54,16 +46,9 @@ export class OAuthGrantStore {
   }
 
   async get(grantId: string): Promise<(OAuthGrant & { accountId: string }) | null> {
-    const raw = await this.ctx.redis.hget(oidcRecordKey('Grant', grantId), 'payload');
-    if (!raw) return null;
-    let g: StoredGrant;
-    try {
-      g = JSON.parse(raw) as StoredGrant;
-    } catch {
-      return null;
-    }
-    if (!g.accountId || !g.clientId) return null;
-    const projects = Object.entries(g.resources ?? {}).flatMap(([resource, scope]) => {
+    const g = await oidcRecords.grant(this.ctx.redis, grantId);
+    if (!g?.accountId || !g.clientId) return null;
+    const projects = Object.entries(g.resources).flatMap(([resource, scope]) => {
       const slug = projectOfResource(resource);
       return slug ? [{ slug, scope }] : [];
     });
@@ -113,13 +98,7 @@ export class OAuthGrantStore {
   }
 
   private async clientName(clientId: string): Promise<string | null> {
-    const raw = await this.ctx.redis.hget(oidcRecordKey('Client', clientId), 'payload');
-    if (!raw) return null;
-    try {
-      const name = (JSON.parse(raw) as { client_name?: unknown }).client_name;
-      return typeof name === 'string' && name ? name : null;
-    } catch {
-      return null;
-    }
+    const name = (await oidcRecords.client(this.ctx.redis, clientId))?.client_name;
+    return name || null;
   }
 }

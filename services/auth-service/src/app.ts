@@ -154,7 +154,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.code_verification, guesses);
   const mailer = deps.mailer ?? createMailer(config.email);
   const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
-  const signin = signIn(pageDeps);
+  const signin = signIn({ ...pageDeps, provider });
   const signup = signUp({ ...pageDeps, verification });
   const signout = signOut({ ...pageDeps, redis });
   const management = createManagement(accounts, {

@@ -6,7 +6,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
-import { INVALIDATES, INVALIDATION_CHANNEL } from '@svc/accounts';
+import { INVALIDATES, INVALIDATION_CHANNEL, oidcRecords } from '@svc/accounts';
 import { OK } from '../provider/redis-keys.ts';
 
 const SESSION_COOKIE = 'svc_session';
@@ -35,16 +35,6 @@ export function readCookie(req: { headers: { cookie?: string | undefined } }, na
     }
   }
   return undefined;
-}
-
-/** The uid of a stored oidc-provider Session payload; undefined when it cannot be read. */
-function uidOf(payload: string | null): string | undefined {
-  try {
-    const uid = payload ? (JSON.parse(payload) as { uid?: unknown }).uid : undefined;
-    return typeof uid === 'string' ? uid : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** One browser session of a person, as the account page lists it (never the cookie value). */
@@ -122,9 +112,8 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
   async function endProviderSessions(userId: string): Promise<void> {
     const index = OK.accountSessions(userId);
     for (const digest of await deps.redis.smembers(index)) {
-      const key = OK.modelByDigest('Session', digest);
-      const uid = uidOf(await deps.redis.hget(key, 'payload'));
-      await deps.redis.del(key);
+      const uid = (await oidcRecords.sessionByDigest(deps.redis, digest))?.uid;
+      await deps.redis.del(OK.modelByDigest('Session', digest));
       if (uid) await deps.redis.del(OK.sessionUid(uid));
       await deps.redis.publish(INVALIDATION_CHANNEL, INVALIDATES.oauthRecord('Session', digest));
     }

@@ -6,7 +6,7 @@
  * `auto_provision=true` and is 1 to MAX_PROJECT_NAME characters without control or bidirectional characters.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { nameProblem, type Redis } from '@svc/accounts';
+import { clientProfile, nameProblem, type Redis } from '@svc/accounts';
 import { isProfile } from '../provider/clients.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
@@ -32,7 +32,7 @@ export function autoProvisionCheck(deps: { redis: Redis }) {
     const clientId = params.get('client_id') ?? '';
     const registered = isProfile(clientId) || (clientId.length < 300 && (await deps.redis.exists(OK.model('Client', clientId))) === 1);
     if (!registered) return sendOAuthError(res, 'invalid_client', 'client not found: auto_provision needs a registered client');
-    if (clientId !== 'create-svc') {
+    if (!clientProfile(clientId).autoProvision) {
       return sendOAuthError(res, 'invalid_request', 'auto_provision is accepted only with client_id create-svc');
     }
     if (!['true', 'false'].includes(params.get('auto_provision') ?? '')) {

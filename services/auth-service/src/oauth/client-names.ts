@@ -3,8 +3,8 @@
  * "OAuth scopes and refresh", registration limits): one definition of the characters a name may
  * not hold and of the names only first-party clients carry.
  */
-import { hasHiddenCharacters, nameSkeleton, withoutHiddenCharacters } from '@svc/accounts';
-import { isProfile, staticClients } from '../provider/clients.ts';
+import { clientProfile, hasHiddenCharacters, nameSkeleton, withoutHiddenCharacters } from '@svc/accounts';
+import { staticClients } from '../provider/clients.ts';
 
 const MAX_CLIENT_NAME = 80;
 const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => nameSkeleton(String(c.client_name))));
@@ -37,7 +37,7 @@ export function clientNameProblem(name: unknown): string | null {
 
 /** First-party clients (the svc profiles) are the ones svc vouches for; registered and CIMD clients are not. */
 export function isVerifiedClient(clientId: string): boolean {
-  return isProfile(clientId);
+  return clientProfile(clientId).verified;
 }
 
 /** A name fit to show: unsafe characters removed, at most 80 characters (an ellipsis marks a cut). */

@@ -9,7 +9,7 @@
  *   with auto_provision also gets a project API key (`api_key`).
  */
 import type { Accounts } from '@svc/accounts';
-import { CREATE_SVC_KEY_TTL_SECONDS, nameProblem, USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import { clientProfile, CREATE_SVC_KEY_TTL_SECONDS, nameProblem, USER_KEY_TTL_SECONDS } from '@svc/accounts';
 import { CREATE_SVC_KEY_LEVEL } from '../pages/consent-levels.ts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -24,11 +24,14 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
     const { AccessToken: at, RefreshToken: rt, DeviceCode: dc, Grant: grant, Client: client } = ctx.oidc.entities;
     if (!body || !at || !client) return;
     const params = (ctx.oidc.body ?? {}) as Record<string, unknown>;
-    const autoProvision = String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
+    const profile = clientProfile(client.clientId);
+    const personalKey = profile.issues === 'personal-key';
+    const autoProvision =
+      profile.autoProvision && String((dc?.params as Record<string, unknown> | undefined)?.['auto_provision'] ?? '') === 'true';
 
     // A key is never handed to an unconfirmed address (docs/auth-service.md "Proven addresses"),
     // even through a grant approved before confirmation was required.
-    if (client.clientId === 'svc-cli' || (client.clientId === 'create-svc' && autoProvision)) {
+    if (personalKey || autoProvision) {
       const owner = await deps.accounts.users.get(at.accountId);
       if (!owner?.emailVerifiedAt) {
         await at.destroy();
@@ -43,7 +46,7 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
       }
     }
 
-    if (client.clientId === 'svc-cli') {
+    if (personalKey) {
       // No OAuth token of svc-cli may outlive this response: the key is the credential.
       await at.destroy();
       if (rt) await rt.destroy();
@@ -55,8 +58,8 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
       const version = nameProblem('client version', sent, 40) ? '' : sent;
       const issued = await deps.accounts.keys.createUserKey({
         userId: user.id,
-        clientId: 'svc-cli',
-        name: version ? `svc-cli ${version}` : 'svc-cli',
+        clientId: client.clientId,
+        name: version ? `${client.clientId} ${version}` : client.clientId,
       });
       deps.logger.info('personal key issued', { userId: user.id, keyId: issued.id, clientVersion: version || null });
       const expiresAt = issued.record.expiresAt ?? Date.now() + USER_KEY_TTL_SECONDS * 1000;
@@ -77,7 +80,7 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
     const out: Record<string, unknown> = { ...body, project_slug: slug, mcp_endpoint: `${deps.baseUrl}/mcp/${slug}` };
     // The device profiles' `openid` is only the vehicle of the approval (default-scope.ts).
     if (isProfile(client.clientId)) delete out['id_token'];
-    if (client.clientId === 'create-svc' && dc && autoProvision) {
+    if (dc && autoProvision) {
       const project = await deps.accounts.workspaces.requireProject(slug);
       // A key written into a folder's .env must end by itself (docs/auth-service.md "create-svc's key").
       const issued = await deps.accounts.keys.createProjectKey({

@@ -5,8 +5,7 @@
  * svc-cli, whose user must type the code from the terminal.
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { OK } from '../provider/redis-keys.ts';
-import type { Redis } from '@svc/accounts';
+import { clientProfile } from '@svc/accounts';
 import { errorLine, esc, page } from './layout.ts';
 
 /** oidc-provider's input normalisation (lib/helpers/user_codes.js): upper case, no non-word characters. */
@@ -47,20 +46,21 @@ function confirmForm(action: string, xsrf: string, code: string): string {
 <button type="submit" class="secondary" name="abort" value="yes">Cancel</button></form>`;
 }
 
-export function createDevicePages(deps: { redis: Redis }) {
-  async function clientOfCode(normalized: string): Promise<string | null> {
+export function createDevicePages() {
+  /** The client a user code was issued to, through the provider's DeviceCode model (expired codes too: the confirmation says so). */
+  async function clientOfCode(ctx: KoaContextWithOIDC, normalized: string): Promise<string | null> {
     if (!/^[A-Z0-9]{8}$/.test(normalized)) return null;
-    const digest = await deps.redis.get(OK.userCode(normalized));
-    const payload = digest ? await deps.redis.hget(OK.modelByDigest('DeviceCode', digest), 'payload') : null;
-    return payload ? ((JSON.parse(payload) as { clientId?: string }).clientId ?? null) : null;
+    const code = await ctx.oidc.provider.DeviceCode.findByUserCode(normalized, { ignoreExpiration: true });
+    return code?.clientId ?? null;
   }
 
   return {
     async userCodeInputSource(ctx: KoaContextWithOIDC, _form: string, _out: unknown, err?: Error): Promise<void> {
       const action = ctx.oidc.urlFor('code_verification');
       const given = typeof ctx.query['code'] === 'string' ? normalizeUserCode(ctx.query['code']) : '';
-      const clientId = !err && given ? await clientOfCode(given) : null;
-      if (clientId && clientId !== 'svc-cli') {
+      const clientId = !err && given ? await clientOfCode(ctx, given) : null;
+      const typed = clientId !== null && clientProfile(clientId).typedCode;
+      if (clientId && !typed) {
         ctx.body = page('Confirm your device', confirmForm(action, xsrfOf(ctx), displayUserCode(given)));
         return;
       }
@@ -73,10 +73,9 @@ export function createDevicePages(deps: { redis: Redis }) {
         return;
       }
       const message = err ? (ERROR_TEXT[err.name] ?? 'Something went wrong. Try again.') : undefined;
-      const hint =
-        clientId === 'svc-cli'
-          ? '<p>Type the code shown in your terminal. It is not filled in for you, so that only the person at that terminal can approve it.</p>'
-          : '<p>Enter the code shown on your device or in your terminal.</p>';
+      const hint = typed
+        ? '<p>Type the code shown in your terminal. It is not filled in for you, so that only the person at that terminal can approve it.</p>'
+        : '<p>Enter the code shown on your device or in your terminal.</p>';
       ctx.body = page('Connect a device', `${errorLine(message)}${hint}${inputForm(action, xsrfOf(ctx))}`);
     },
 

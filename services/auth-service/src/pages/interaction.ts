@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AccountError, CREATE_SVC_KEY_TTL_SECONDS, type Accounts, type RequestOutcome, type User } from '@svc/accounts';
+import { AccountError, clientProfile, CREATE_SVC_KEY_TTL_SECONDS, type Accounts, type RequestOutcome, type User } from '@svc/accounts';
 import { isKeyLevel, scopeForLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import { ManagementError, type Management } from '@svc/management';
@@ -49,8 +49,9 @@ type Kind = 'personal' | 'provision' | 'approve' | 'select';
 
 function kindOf(details: Details): Kind {
   const params = details.params as Record<string, unknown>;
-  if (params['client_id'] === 'svc-cli') return 'personal';
-  if (params['client_id'] === 'create-svc' && String(params['auto_provision']) === 'true') return 'provision';
+  const profile = clientProfile(params['client_id']);
+  if (profile.issues === 'personal-key') return 'personal';
+  if (profile.autoProvision && String(params['auto_provision']) === 'true') return 'provision';
   return typeof params['resource'] === 'string' ? 'approve' : 'select';
 }
 
@@ -232,7 +233,10 @@ export function interactionPages(deps: InteractionDeps) {
         target: `client:${String(details.params['client_id'])}`,
         source: req.ip ?? '',
         requestId: randomUUID(),
-        detail: { ...(slug ? { project: slug } : { personal_key: 'svc-cli' }), scope: resource ? scope : 'personal key' },
+        detail: {
+          ...(slug ? { project: slug } : { personal_key: String(details.params['client_id']) }),
+          scope: resource ? scope : 'personal key',
+        },
       });
       await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
     },

@@ -4,9 +4,9 @@
  */
 import type { Request, Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
+import type Provider from 'oidc-provider';
 import { displayClientName } from '../oauth/client-names.ts';
 import { isProfile, profileName } from '../provider/clients.ts';
-import { OK } from '../provider/redis-keys.ts';
 import type { Logger } from '@svc/logger';
 import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
@@ -24,21 +24,24 @@ export interface PageDeps {
   logger: Logger;
 }
 
+/** The sign-in page reads the waiting authorization through the provider's models (its public API). */
+export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'> };
+
 /**
  * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
- * authorization waiting at `returnTo`, or the device flow; null for a plain sign-in.
+ * authorization waiting at `returnTo`, or the device flow; null for a plain sign-in. The client
+ * is found as the consent page finds it (`Client.find`), so both name it alike.
  */
-async function purposeOf(redis: Redis, returnTo: string): Promise<string | null> {
+async function purposeOf(provider: SignInDeps['provider'], returnTo: string): Promise<string | null> {
   if (returnTo.startsWith('/device')) return 'You are signing in to connect a device (it showed you a code).';
   const uid = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(returnTo)?.[1];
   if (!uid) return null;
-  const interaction = await redis.hget(OK.model('Interaction', uid), 'payload');
-  const clientId = (interaction ? (JSON.parse(interaction) as { params?: { client_id?: unknown } }).params?.client_id : undefined) ?? '';
+  const interaction = await provider.Interaction.find(uid);
+  const clientId = interaction?.params['client_id'];
   if (typeof clientId !== 'string' || !clientId) return null;
   if (isProfile(clientId)) return `You are signing in for the ${profileName(clientId)}.`;
-  const client = await redis.hget(OK.model('Client', clientId), 'payload');
-  const name = client ? (JSON.parse(client) as { client_name?: unknown }).client_name : undefined;
-  return `You are signing in for <bdi>${esc(displayClientName(typeof name === 'string' ? name : clientId))}</bdi>, an app not verified by svc.`;
+  const client = await provider.Client.find(clientId);
+  return `You are signing in for <bdi>${esc(displayClientName(client?.clientName ?? clientId))}</bdi>, an app not verified by svc.`;
 }
 
 function signInForm(csrf: string, returnTo: string, email = '', error?: string, purpose: string | null = null): string {
@@ -61,11 +64,11 @@ async function audit(
   await deps.accounts.audit.recordOwn({ workspace, email }, action, { source: ip });
 }
 
-export function signIn(deps: PageDeps) {
+export function signIn(deps: SignInDeps) {
   return {
     async get(req: Request, res: Response): Promise<void> {
       const returnTo = safeReturn(req.query['return']);
-      const purpose = await purposeOf(deps.redis, returnTo).catch(() => null);
+      const purpose = await purposeOf(deps.provider, returnTo).catch(() => null);
       res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose)));
     },
     async post(req: Request, res: Response): Promise<void> {

@@ -1,37 +1,34 @@
 /**
- * The registered client profiles (docs/contract.md "Client profiles"). All are public clients of the device
- * grant (RFC 8628); svc-cli gets a personal key and no refresh token, the others a project-scoped
- * token pair.
+ * The first-party clients as oidc-provider's static clients, built from the profile table of
+ * @svc/accounts (docs/auth-service.md "Client profiles"). All are public clients of the device
+ * grant (RFC 8628); a profile that issues project tokens may also refresh them.
  */
+import { CLIENT_PROFILES, isFirstPartyClient, type ClientProfile, type FirstPartyClientId } from '@svc/accounts';
 import type { ClientMetadata } from 'oidc-provider';
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-export type ProfileId = 'svc-cli' | 'create-svc' | 'svc-mcp' | 'svc-companion';
-const PROFILES: readonly ProfileId[] = ['svc-cli', 'create-svc', 'svc-mcp', 'svc-companion'];
+export type ProfileId = FirstPartyClientId;
 
-export function isProfile(clientId: unknown): clientId is ProfileId {
-  return typeof clientId === 'string' && (PROFILES as readonly string[]).includes(clientId);
-}
-
-const NAMES: Record<ProfileId, string> = {
-  'svc-cli': 'svc command-line tool',
-  'create-svc': 'create-svc project setup',
-  'svc-mcp': 'svc MCP client',
-  'svc-companion': 'svc Companion',
-};
+/** True for the client id of a first-party profile. */
+export const isProfile = isFirstPartyClient;
 
 /** The name a first-party profile is shown by. */
 export function profileName(id: ProfileId): string {
-  return NAMES[id];
+  return CLIENT_PROFILES[id].name ?? id;
+}
+
+/** Whether a profile's tokens come with a refresh token (a personal key has none). */
+export function refreshesTokens(profile: ClientProfile): boolean {
+  return profile.issues === 'project-tokens';
 }
 
 export function staticClients(): ClientMetadata[] {
-  return PROFILES.map((id) => ({
+  return Object.entries(CLIENT_PROFILES).map(([id, profile]) => ({
     client_id: id,
-    client_name: NAMES[id],
+    client_name: profileName(id as ProfileId),
     token_endpoint_auth_method: 'none',
-    grant_types: id === 'svc-cli' ? [DEVICE_GRANT] : [DEVICE_GRANT, 'refresh_token'],
+    grant_types: refreshesTokens(profile) ? [DEVICE_GRANT, 'refresh_token'] : [DEVICE_GRANT],
     response_types: [],
     redirect_uris: [],
   }));

@@ -3,7 +3,7 @@
  * Every option that changes library behaviour is covered by services/auth-service/test.
  */
 import { MCP_SCOPES } from '@svc/policy';
-import type { Accounts } from '@svc/accounts';
+import { clientProfile, type Accounts } from '@svc/accounts';
 import { strictTransportSecurity, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
@@ -15,7 +15,7 @@ import type { Throttle } from '../http/throttle.ts';
 import { PAGE_HEADERS } from '../http/security-headers.ts';
 import { page, esc } from '../pages/layout.ts';
 import type { createDevicePages } from '../pages/device-pages.ts';
-import { staticClients } from './clients.ts';
+import { refreshesTokens, staticClients } from './clients.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
 import { projectOfResource } from './resource.ts';
 
@@ -98,9 +98,9 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     pkce: { required: () => true },
     // Tokens outlive the browser session that approved them (docs/auth-service.md "oidc-provider overrides").
     expiresWithSession: async () => false,
-    // Every profile but svc-cli (a personal key, no refresh token: docs/contract.md
-    // "Personal key response") gets a refresh token, without having to ask for offline_access.
-    issueRefreshToken: async (_ctx, client) => client.clientId !== 'svc-cli' && client.grantTypeAllowed('refresh_token'),
+    // Every profile issuing project tokens gets a refresh token, without having to ask for
+    // offline_access; a personal key has none (docs/contract.md "Personal key response").
+    issueRefreshToken: async (_ctx, client) => refreshesTokens(clientProfile(client.clientId)) && client.grantTypeAllowed('refresh_token'),
     // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant.
     rotateRefreshToken: true,
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.

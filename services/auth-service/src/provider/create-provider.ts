@@ -46,7 +46,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     accounts: deps.accounts,
     jwks: deps.jwks,
     adapter,
-    devicePages: createDevicePages({ redis: deps.redis }),
+    devicePages: createDevicePages(),
     webUserOf: deps.webUserOf,
     logger,
     throttle: deps.throttle,

@@ -13,7 +13,7 @@
  * CLIENT_IDLE_SECONDS.
  */
 import type { OAuthGrantStore, Redis } from '@svc/accounts';
-import { INVALIDATES, INVALIDATION_CHANNEL, oidcDigest } from '@svc/accounts';
+import { consumeOidcRecord, INVALIDATES, INVALIDATION_CHANNEL, oidcDigest, readOidcRecord, writeOidcRecord } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript } from '../http/throttle.ts';
@@ -60,21 +60,19 @@ export function createRedisAdapter(deps: AdapterDeps) {
       return OK.model(this.model, id);
     }
 
+    /** Through the record codec of @svc/accounts (oidc-records.ts); an unreadable record is absent. */
     private async read(key: string): Promise<AdapterPayload | undefined> {
-      const h = await redis.hgetall(key);
-      if (!h['payload']) return undefined;
-      const payload = JSON.parse(h['payload']) as AdapterPayload;
-      if (h['consumed']) payload.consumed = Number(h['consumed']);
+      const stored = await readOidcRecord(redis, key);
+      if (!stored) return undefined;
+      const payload = stored.payload as AdapterPayload;
+      if (stored.consumed !== null) payload.consumed = stored.consumed;
       return payload;
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
-      // One key, one MULTI: a record is never left without its lifetime.
-      const write = redis.multi().hset(key, 'payload', JSON.stringify(payload));
-      if (expiresIn > 0) write.expire(key, expiresIn);
-      await write.exec();
+      await writeOidcRecord(redis, key, payload, expiresIn);
       if (payload.grantId) {
         const set = OK.grant(payload.grantId);
         await redis.sadd(set, key);
@@ -113,8 +111,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async consume(id: string): Promise<void> {
-      const key = this.key(id);
-      if (await redis.exists(key)) await redis.hset(key, 'consumed', String(Math.floor(Date.now() / 1000)));
+      await consumeOidcRecord(redis, this.key(id), Math.floor(Date.now() / 1000));
       if (WATCHED.has(this.model)) await announce(INVALIDATES.oauthRecord(this.model, oidcDigest(id)));
     }
 

@@ -1,9 +1,9 @@
 /**
  * Every Redis key the auth-service writes (docs/redis-schema.md, section "auth-service
- * (oidc-provider)"). All start with `svc:oidc:`; record keys come from @svc/accounts, which the
- * gateway's OAuth verifier reads them through too.
+ * (oidc-provider)"). All start with `svc:oidc:`; the record keys come from the record codec of
+ * @svc/accounts (oidc-records.ts), which the gateway's OAuth verifier reads them through too.
  */
-import { oidcGrantKeysKey, oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey } from '@svc/accounts';
+import { oidcGrantKeysKey, oidcRecordKey, oidcRecordKeyByDigest, oidcSessionUidKey, oidcUserCodeKey } from '@svc/accounts';
 
 export const OK = {
   /** One oidc-provider model instance, keyed by the SHA-256 of its id: hash {payload, consumed}. */
@@ -13,7 +13,7 @@ export const OK = {
   /** Keys to delete when a grant is revoked (set). */
   grant: oidcGrantKeysKey,
   /** Normalised user code -> digest of the DeviceCode id. */
-  userCode: (userCode: string) => `svc:oidc:user-code:${userCode}`,
+  userCode: oidcUserCodeKey,
   /** Session uid -> digest of the Session id. */
   sessionUid: oidcSessionUidKey,
   /** Device-flow polling state (RFC 8628 §3.5): hash {last (ms), interval (s)}. */

@@ -1,6 +1,7 @@
 /**
  * Verifies `svc_at_` bearer tokens against the auth-service's oidc-provider records in the shared
- * Redis (layout: docs/redis-schema.md, "auth-service (oidc-provider)"). A token is accepted only
+ * Redis, read through their one codec (`oidcRecords` of @svc/accounts; layout: docs/redis-schema.md,
+ * "auth-service (oidc-provider)"). A token is accepted only
  * when its record is an unexpired, unconsumed AccessToken whose Grant still exists, that is not
  * sender-constrained (DPoP / mTLS proofs are not checked here), not bound to an ended browser
  * session, and whose audience is one MCP resource `{baseUrl}/mcp/<slug>` (docs/contract.md
@@ -9,42 +10,17 @@
  * (docs/auth-service.md "Scopes"). The gateway caches answers and drops them on every `svc:invalidate` message, which the
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
-import type { Redis } from '@svc/accounts';
-import { oidcRecordKey, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
+import type { AccessTokenRecord, Redis } from '@svc/accounts';
+import { oidcRecords, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { approvedLevel } from '@svc/policy';
 import type { OAuthTokenInfo, OAuthTokenVerifier } from './oauth-types.ts';
-
-interface StoredAccessToken {
-  kind?: string;
-  exp?: number;
-  accountId?: string;
-  clientId?: string;
-  grantId?: string;
-  aud?: string | string[];
-  scope?: string;
-  expiresWithSession?: boolean;
-  sessionUid?: string;
-  jkt?: string;
-  'x5t#S256'?: string;
-}
-
-/** The scope a stored Grant records for `resource`; null when unreadable or absent (read as VIEWER). */
-function grantScopeOf(payload: string, resource: string | string[] | undefined): string | null {
-  try {
-    const resources = (JSON.parse(payload) as { resources?: Record<string, unknown> }).resources;
-    const scope = typeof resource === 'string' ? resources?.[resource] : undefined;
-    return typeof scope === 'string' ? scope : null;
-  } catch {
-    return null;
-  }
-}
 
 export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; now?: () => number }): OAuthTokenVerifier {
   const now = deps.now ?? Date.now;
   const prefix = `${deps.baseUrl}/mcp/`;
 
-  function projectOf(aud: StoredAccessToken['aud']): string | null {
+  function projectOf(aud: AccessTokenRecord['aud']): string | null {
     if (typeof aud !== 'string' || !aud.startsWith(prefix)) return null;
     const slug = aud.slice(prefix.length);
     return SLUG_PATTERN.test(slug) ? slug : null;
@@ -53,30 +29,26 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
   return {
     async verify(token: string): Promise<OAuthTokenInfo | null> {
       if (parseCredential(token)?.kind !== 'access_token') return null;
-      const h = await deps.redis.hgetall(oidcRecordKey('AccessToken', token));
-      if (!h['payload'] || h['consumed']) return null;
-      let at: StoredAccessToken;
-      try {
-        at = JSON.parse(h['payload']) as StoredAccessToken;
-      } catch {
-        return null;
-      }
-      if (at.kind !== 'AccessToken' || !at.accountId || !at.clientId || !at.grantId) return null;
-      if (typeof at.exp !== 'number' || at.exp * 1000 <= now()) return null;
+      const stored = await oidcRecords.accessToken(deps.redis, token);
+      if (!stored || stored.consumed !== null) return null;
+      const at = stored.payload;
+      if (at.exp * 1000 <= now()) return null;
       if (at.jkt || at['x5t#S256']) return null;
       const project = projectOf(at.aud);
       if (!project) return null;
-      const grant = await deps.redis.hget(oidcRecordKey('Grant', at.grantId), 'payload');
+      const grant = await oidcRecords.grant(deps.redis, at.grantId);
       if (!grant) return null;
       if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(oidcSessionUidKey(at.sessionUid))))) return null;
+      // The scope the Grant records for the token's resource; absent is read as VIEWER.
+      const granted = typeof at.aud === 'string' ? grant.resources[at.aud] : undefined;
       return {
         userId: at.accountId,
         clientId: at.clientId,
         project,
         grantId: at.grantId,
         expiresAt: at.exp * 1000,
-        scope: typeof at.scope === 'string' ? at.scope : '',
-        approvedLevel: approvedLevel(grantScopeOf(grant, at.aud)),
+        scope: at.scope ?? '',
+        approvedLevel: approvedLevel(granted),
       };
     },
   };

@@ -4,7 +4,7 @@
  * before Redis.
  */
 import type { Accounts, ApiKeyRecord, Project, User } from '@svc/accounts';
-import { SLUG_PATTERN } from '@svc/accounts';
+import { clientProfile, SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
@@ -124,7 +124,7 @@ export function createResolver(deps: ResolverDeps) {
       ...(await personContext(project, user, role)),
       grantedProjects: [],
       legacy: false,
-      defaultSurface: info.clientId === 'svc-companion' ? 'companion' : 'hosted',
+      defaultSurface: clientProfile(info.clientId).surface,
       session: info.grantId,
       keyHash: '',
       keyLimit: null,

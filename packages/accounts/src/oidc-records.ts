@@ -1,0 +1,238 @@
+/**
+ * The one codec of the auth-service's oidc-provider records in the shared Redis
+ * (docs/redis-schema.md "auth-service (oidc-provider)"): where each record lives, what the fields
+ * our code reads hold, and the one place their JSON is parsed. The auth-service's storage adapter
+ * writes and reads records through it; the gateway's OAuth verifier and the OAuth grant store read
+ * them through it; nothing else parses a record (packages/accounts/test/oidc-records.unit.test.ts).
+ *
+ * Record ids are token values (`svc_at_...`, refresh tokens, device and authorization codes, session
+ * ids), so keys carry the SHA-256 of the id, never the id itself: a key listing, a slow log or a
+ * MONITOR trace does not hand out live tokens. The ids are high-entropy random values, so an
+ * unkeyed digest suffices.
+ *
+ * A record is a hash `{payload, consumed}`: `payload` is the JSON oidc-provider hands its adapter,
+ * `consumed` the epoch second it was used (codes, refresh tokens). A parse function keeps each field
+ * it knows only when it has the expected type, and answers null for a payload that is not a JSON
+ * object: a damaged record reads as absent, never as a thrown error.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from './redis.ts';
+
+const OIDC_PREFIX = 'svc:oidc:';
+/** The hash field holding a record's JSON payload. */
+const PAYLOAD = 'payload';
+/** The hash field holding the epoch second a record was consumed. */
+const CONSUMED = 'consumed';
+
+/** base64url SHA-256 of a record id. */
+export function oidcDigest(id: string): string {
+  return createHash('sha256').update(id).digest('base64url');
+}
+
+/** The hash holding one oidc-provider model instance: {payload (JSON), consumed (epoch s)}. */
+export function oidcRecordKey(model: string, id: string): string {
+  return oidcRecordKeyByDigest(model, oidcDigest(id));
+}
+
+/** The same record when only the digest of its id is known (lookups store digests). */
+export function oidcRecordKeyByDigest(model: string, digest: string): string {
+  return `${OIDC_PREFIX}${model}:${digest}`;
+}
+
+/** A session uid -> the digest of its Session record id (the gateway checks a session still exists). */
+export function oidcSessionUidKey(uid: string): string {
+  return `${OIDC_PREFIX}session-uid:${uid}`;
+}
+
+/** A normalised device user code (`WDJB4821`) -> the digest of its DeviceCode record id. */
+export function oidcUserCodeKey(userCode: string): string {
+  return `${OIDC_PREFIX}user-code:${userCode}`;
+}
+
+/** The record keys of one grant (its tokens and codes): deleted together when the grant is revoked. */
+export function oidcGrantKeysKey(grantId: string): string {
+  return `${OIDC_PREFIX}grant-keys:${grantId}`;
+}
+
+/** The grant ids a person has given (set): the account page's "authorized apps". */
+export function oidcAccountGrantsKey(accountId: string): string {
+  return `${OIDC_PREFIX}account-grants:${accountId}`;
+}
+
+/** A record's payload as oidc-provider hands it to its adapter: a JSON object. */
+export type OidcPayload = Record<string, unknown>;
+
+/** A record as stored: its payload and, once used, the epoch second it was consumed. */
+export interface OidcStored<T> {
+  payload: T;
+  consumed: number | null;
+}
+
+/** An AccessToken record (oidc-provider lib/models/access_token.js), the fields the gateway checks. */
+export interface AccessTokenRecord {
+  kind: 'AccessToken';
+  accountId: string;
+  clientId: string;
+  grantId: string;
+  /** Epoch seconds. */
+  exp: number;
+  aud?: string | string[];
+  scope?: string;
+  expiresWithSession?: boolean;
+  sessionUid?: string;
+  /** DPoP (RFC 9449) and mTLS (RFC 8705) bindings. */
+  jkt?: string;
+  'x5t#S256'?: string;
+}
+
+/** A Grant record (lib/models/grant.js): who gave which client access to which resources. */
+export interface GrantRecord {
+  accountId?: string;
+  clientId?: string;
+  /** Epoch seconds. */
+  iat?: number;
+  exp?: number;
+  /** Resource indicator (`<base>/mcp/<slug>`) -> the scope granted for it. */
+  resources: Record<string, string>;
+}
+
+/** A registered Client record (RFC 7591 metadata as the adapter stores it). */
+export interface ClientRecord {
+  client_name?: string;
+}
+
+/** A Session record (lib/models/session.js). */
+export interface SessionRecord {
+  uid?: string;
+  accountId?: string;
+}
+
+/** A DeviceCode record (lib/models/device_code.js): whose it is and whether it was answered. */
+export interface DeviceCodeRecord {
+  clientId?: string;
+  accountId?: string;
+  /** Set when the person denied the request. */
+  error?: string;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const isObject = (v: unknown): v is OidcPayload => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Only the keys whose value is defined: the records' optional fields stay absent, not `undefined`. */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The payload of a record: a JSON object, or null when the text is not one. */
+export function parseOidcPayload(text: string): OidcPayload | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The text stored for a payload. */
+function encodeOidcPayload(payload: OidcPayload): string {
+  return JSON.stringify(payload);
+}
+
+/** An AccessToken naming its person, client and grant, with an expiry; null for anything else. */
+export function parseAccessToken(p: OidcPayload): AccessTokenRecord | null {
+  const accountId = str(p['accountId']);
+  const clientId = str(p['clientId']);
+  const grantId = str(p['grantId']);
+  const exp = num(p['exp']);
+  if (p['kind'] !== 'AccessToken' || !accountId || !clientId || !grantId || exp === undefined) return null;
+  const aud = p['aud'];
+  return defined({
+    kind: 'AccessToken' as const,
+    accountId,
+    clientId,
+    grantId,
+    exp,
+    aud:
+      typeof aud === 'string' || (Array.isArray(aud) && aud.every((a) => typeof a === 'string')) ? (aud as string | string[]) : undefined,
+    scope: str(p['scope']),
+    expiresWithSession: typeof p['expiresWithSession'] === 'boolean' ? p['expiresWithSession'] : undefined,
+    sessionUid: str(p['sessionUid']),
+    jkt: str(p['jkt']),
+    'x5t#S256': str(p['x5t#S256']),
+  });
+}
+
+export function parseGrant(p: OidcPayload): GrantRecord {
+  // No prototype: a resource named `constructor` or `__proto__` is just a key.
+  const resources = Object.create(null) as Record<string, string>;
+  if (isObject(p['resources']))
+    for (const [r, scope] of Object.entries(p['resources'])) if (typeof scope === 'string') resources[r] = scope;
+  return defined({ accountId: str(p['accountId']), clientId: str(p['clientId']), iat: num(p['iat']), exp: num(p['exp']), resources });
+}
+
+function parseClient(p: OidcPayload): ClientRecord {
+  return defined({ client_name: str(p['client_name']) });
+}
+
+export function parseSession(p: OidcPayload): SessionRecord {
+  return defined({ uid: str(p['uid']), accountId: str(p['accountId']) });
+}
+
+function parseDeviceCode(p: OidcPayload): DeviceCodeRecord {
+  return defined({ clientId: str(p['clientId']), accountId: str(p['accountId']), error: str(p['error']) });
+}
+
+/** Reads the record at `key` (from oidcRecordKey / oidcRecordKeyByDigest); null when absent or unreadable. */
+export async function readOidcRecord(redis: Redis, key: string): Promise<OidcStored<OidcPayload> | null> {
+  const h = await redis.hgetall(key);
+  const payload = h[PAYLOAD] ? parseOidcPayload(h[PAYLOAD]) : null;
+  if (!payload) return null;
+  const consumed = h[CONSUMED] ? Number(h[CONSUMED]) : null;
+  return { payload, consumed };
+}
+
+/** Reads only the payload of the record at `key` (one HGET); null when absent or unreadable. */
+async function readPayload(redis: Redis, key: string): Promise<OidcPayload | null> {
+  const text = await redis.hget(key, PAYLOAD);
+  return text ? parseOidcPayload(text) : null;
+}
+
+/** Stores a record's payload with its lifetime in one MULTI (a record is never left without it). */
+export async function writeOidcRecord(redis: Redis, key: string, payload: OidcPayload, expiresInSeconds: number): Promise<void> {
+  const write = redis.multi().hset(key, PAYLOAD, encodeOidcPayload(payload));
+  if (expiresInSeconds > 0) write.expire(key, expiresInSeconds);
+  await write.exec();
+}
+
+/** Marks a record consumed now, if it exists. */
+export async function consumeOidcRecord(redis: Redis, key: string, nowSeconds: number): Promise<void> {
+  if (await redis.exists(key)) await redis.hset(key, CONSUMED, String(nowSeconds));
+}
+
+/** Typed reads of the records, for the services and stores outside the provider. */
+export const oidcRecords = {
+  /** The unconsumed AccessToken whose value is `token` (one HGETALL); null for anything else. */
+  async accessToken(redis: Redis, token: string): Promise<OidcStored<AccessTokenRecord> | null> {
+    const stored = await readOidcRecord(redis, oidcRecordKey('AccessToken', token));
+    const record = stored ? parseAccessToken(stored.payload) : null;
+    return stored && record ? { payload: record, consumed: stored.consumed } : null;
+  },
+  async grant(redis: Redis, grantId: string): Promise<GrantRecord | null> {
+    const p = await readPayload(redis, oidcRecordKey('Grant', grantId));
+    return p ? parseGrant(p) : null;
+  },
+  /** A dynamically registered client (first-party and CIMD clients have no record). */
+  async client(redis: Redis, clientId: string): Promise<ClientRecord | null> {
+    const p = await readPayload(redis, oidcRecordKey('Client', clientId));
+    return p ? parseClient(p) : null;
+  },
+  async sessionByDigest(redis: Redis, digest: string): Promise<SessionRecord | null> {
+    const p = await readPayload(redis, oidcRecordKeyByDigest('Session', digest));
+    return p ? parseSession(p) : null;
+  },
+  async deviceCode(redis: Redis, deviceCode: string): Promise<OidcStored<DeviceCodeRecord> | null> {
+    const stored = await readOidcRecord(redis, oidcRecordKey('DeviceCode', deviceCode));
+    return stored ? { payload: parseDeviceCode(stored.payload), consumed: stored.consumed } : null;
+  },
+};
