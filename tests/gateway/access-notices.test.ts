@@ -88,3 +88,36 @@ test('repeats send one mail; the reason is quoted as plain text, its links and c
   assert.doesNotMatch(notice.text, /[\u001b\u202e]|\r(?!\n)/);
   assert.match(notice.text, /> urgent!\r?\n> Bcc: \[address removed\] visit \[link removed\] or \[link removed\] now/);
 });
+
+test('a decision is mailed only to a proven address; an unproven one reads it from its request list', async () => {
+  const owner = await newPerson(stack, 'proof-owner');
+  const ownerKey = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
+  // A personal key an unconfirmed account held from before addresses had to be proven.
+  const unproven = await stack.accounts.users.create({
+    email: `unproven-${Date.now()}@example.com`,
+    password: 'correct horse battery staple',
+  });
+  const proven = await newPerson(stack, 'proof-asker');
+  const ask = async (userId: string) => {
+    const key = (await stack.accounts.keys.createUserKey({ userId })).key;
+    const asked = await rest(`/api/v1/projects/${owner.slug}/tools/svc_request_access`, key, {
+      requested_level: 'VIEWER',
+      reason: 'reads',
+    });
+    assert.equal(asked.status, 200, JSON.stringify(asked.body));
+    return { key, id: (await stack.accounts.accessRequests.list(owner.slug)).find((r) => r.requester.id === userId)?.id };
+  };
+  const first = await ask(unproven.id);
+  const second = await ask(proven.user.id);
+  assert.equal((await rest(`/api/v1/projects/${owner.slug}/access-requests/${first.id}/deny`, ownerKey, {})).status, 200);
+  assert.equal((await rest(`/api/v1/projects/${owner.slug}/access-requests/${second.id}/deny`, ownerKey, {})).status, 200);
+  // Both notices were started in that order; the second's mail arriving means the first is done.
+  await waitFor(() => inbox().find((m) => m.to === proven.email && /was denied/.test(m.text)), {
+    timeout: 5000,
+    message: "the proven asker's decision",
+  });
+  assert.ok(!inbox().some((m) => m.to === unproven.email), 'no mail to an unproven address');
+  const mine = await fetch(`${stack.baseUrl}/api/v1/me/access-requests`, { headers: { 'x-api-key': first.key } });
+  const body = (await mine.json()) as { requests: Record<string, unknown>[] };
+  assert.equal(body.requests[0]?.['status'], 'denied');
+});

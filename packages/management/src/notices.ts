@@ -90,7 +90,9 @@ export function createNotices(accounts: Accounts, mailer: Mailer | undefined, au
     async accessDecided(r, granted) {
       if (!mailer?.enabled || r.requester.type !== 'user') return;
       const user = await accounts.users.get(r.requester.id);
-      if (!user) return;
+      // Mail goes only to a proven address (docs/auth-service.md "Proven addresses"); an unproven
+      // one sees the outcome in `svc requests mine` and on the account page.
+      if (!user?.emailVerifiedAt) return;
       await mailer.send({
         to: user.email,
         subject: granted ? `You have ${granted} access to ${r.project}` : `Your access request for ${r.project} was denied`,
