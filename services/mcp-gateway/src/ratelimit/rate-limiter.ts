@@ -17,6 +17,7 @@
  */
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { runScript, script } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
 
@@ -27,7 +28,7 @@ import { planLimits } from '@svc/policy';
 // ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
 // Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
 // minute used, month used (-1 not counted), key minute used (-1 none).
-const SCRIPT = `
+const SCRIPT = script(`
 local limit, monthLimit, fairUse = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4] == '1'
 -- The counters are read once, decided on here, and written once at the end: the same outcome as
 -- a GET and an INCR per charge, in a handful of commands whatever the batch's size.
@@ -90,7 +91,7 @@ if #fields > 0 then
   if fresh then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
 end
 return out
-`;
+`);
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
@@ -128,10 +129,6 @@ export interface Charge {
   tool?: string | null;
 }
 
-type LimiterRedis = Redis & {
-  svcAdmit(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
-};
-
 export interface RateLimiterOptions {
   profile: RateLimitProfile;
   scale: number;
@@ -154,8 +151,6 @@ interface Batch {
 
 export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const now = options.now ?? Date.now;
-  if (!('svcAdmit' in redis)) redis.defineCommand('svcAdmit', { lua: SCRIPT });
-  const r = redis as LimiterRedis;
   /** Batches by workspace; a charge under another plan than its workspace's batch sends that batch first. */
   const waiting = new Map<string, Batch>();
   const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
@@ -208,7 +203,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       }
     }
     args[5] = runs;
-    return r.svcAdmit(keys.length, ...keys, ...args);
+    return runScript(redis, SCRIPT, keys, args) as Promise<number[]>;
   }
 
   function send(batch: Batch): void {
