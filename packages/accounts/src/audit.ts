@@ -6,6 +6,7 @@
  * action holds the ids of that action's entries, so a filtered page never scans the log.
  */
 import { randomUUID } from 'node:crypto';
+import { runScript, script } from '@svc/limits';
 import { AUDIT_RETENTION, isPlan, type AuditRetention } from '@svc/policy';
 import type { StoreContext } from './context.ts';
 import { K } from './keys.ts';
@@ -59,7 +60,7 @@ const DAY_MS = 86_400_000;
  * id left in the stream. KEYS: the log, the action's index. ARGV: oldest id kept (ms), entry cap,
  * then the entry's fields.
  */
-const APPEND = `
+const APPEND = script(`
 local fields = {}
 for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(fields))
@@ -67,7 +68,7 @@ redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[1])
 local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
 local floor = first[1] and first[1][1] or id
 redis.call('XADD', KEYS[2], 'MINID', '~', floor, id, 'a', '')
-return id`;
+return id`);
 
 export interface AuditInput {
   workspace: string;
@@ -145,27 +146,28 @@ export class AuditLog {
   async record(input: AuditInput): Promise<void> {
     const keep = await this.retentionOf(input.workspace);
     const minId = Math.max(0, this.ctx.now() - keep.days * DAY_MS);
-    await this.ctx.redis.eval(
+    await runScript(
+      this.ctx.redis,
       APPEND,
-      2,
-      K.auditLog(input.workspace),
-      K.auditByAction(input.workspace, input.action),
-      String(minId),
-      String(keep.maxEntries),
-      'at',
-      String(this.ctx.now()),
-      'actor',
-      input.actor,
-      'action',
-      input.action,
-      'target',
-      input.target,
-      'source',
-      input.source,
-      'request',
-      input.requestId,
-      'detail',
-      JSON.stringify(input.detail ?? {}),
+      [K.auditLog(input.workspace), K.auditByAction(input.workspace, input.action)],
+      [
+        String(minId),
+        String(keep.maxEntries),
+        'at',
+        String(this.ctx.now()),
+        'actor',
+        input.actor,
+        'action',
+        input.action,
+        'target',
+        input.target,
+        'source',
+        input.source,
+        'request',
+        input.requestId,
+        'detail',
+        JSON.stringify(input.detail ?? {}),
+      ],
     );
   }
 

@@ -1,3 +1,4 @@
+import { runScript, script } from '@svc/limits';
 import type { StoreContext } from './context.ts';
 import { AccountError } from './errors.ts';
 
@@ -37,22 +38,22 @@ const LIMIT_MESSAGES: { [K in keyof CollectionLimits]: (n: number) => string } =
 
 // Each script counts and adds in one step, on one key, so concurrent creations never pass the
 // limit and the script runs on Redis Cluster. 1: added (or already there), 0: at the limit.
-const SET_ADD = `
+const SET_ADD = script(`
 if redis.call('SISMEMBER', KEYS[1], ARGV[2]) == 1 then return 1 end
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('SADD', KEYS[1], ARGV[2])
-return 1`;
-const HASH_SET = `
+return 1`);
+const HASH_SET = script(`
 if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-return 1`;
+return 1`);
 /** A sorted set scored by expiry time: what has expired by ARGV[2] is dropped before counting. */
-const LIVE_ADD = `
+const LIVE_ADD = script(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
 if redis.call('ZSCORE', KEYS[1], ARGV[4]) then return 1 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-return 1`;
+return 1`);
 
 function refuse(ctx: StoreContext, limit: keyof CollectionLimits): never {
   throw new AccountError('limit', LIMIT_MESSAGES[limit](ctx.limits[limit]));
@@ -60,7 +61,7 @@ function refuse(ctx: StoreContext, limit: keyof CollectionLimits): never {
 
 /** Adds `member` to the set `key` unless it holds `limit`'s value already. */
 export async function addToSet(ctx: StoreContext, limit: keyof CollectionLimits, key: string, member: string): Promise<void> {
-  if ((await ctx.redis.eval(SET_ADD, 1, key, ctx.limits[limit], member)) !== 1) refuse(ctx, limit);
+  if ((await runScript(ctx.redis, SET_ADD, [key], [ctx.limits[limit], member])) !== 1) refuse(ctx, limit);
 }
 
 /** Sets `field` of the hash `key` unless that would make more fields than `limit`'s value. */
@@ -71,7 +72,7 @@ export async function setInHash(
   field: string,
   value: string,
 ): Promise<void> {
-  if ((await ctx.redis.eval(HASH_SET, 1, key, ctx.limits[limit], field, value)) !== 1) refuse(ctx, limit);
+  if ((await runScript(ctx.redis, HASH_SET, [key], [ctx.limits[limit], field, value])) !== 1) refuse(ctx, limit);
 }
 
 /** Adds `member`, live until `expiresAt` (null: until removed), unless `limit`'s value are live already. */
@@ -82,6 +83,6 @@ export async function addLive(
   member: string,
   expiresAt: number | null,
 ): Promise<void> {
-  const added = await ctx.redis.eval(LIVE_ADD, 1, key, ctx.limits[limit], ctx.now(), expiresAt ?? '+inf', member);
+  const added = await runScript(ctx.redis, LIVE_ADD, [key], [ctx.limits[limit], ctx.now(), expiresAt ?? '+inf', member]);
   if (added !== 1) refuse(ctx, limit);
 }

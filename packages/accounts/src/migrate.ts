@@ -5,6 +5,7 @@
  * "Collection limits") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
  * while the services serve and to run again; every read is paged.
  */
+import { runScript, script } from '@svc/limits';
 import { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 import type { ApiKeyStore } from './api-keys.ts';
 import type { AccessRequestStore } from './access-requests.ts';
@@ -27,11 +28,11 @@ export interface MigrationReport {
 
 // KEYS: the live index, the rebuilt one. ARGV: the last log id the rebuild read. Entries appended
 // to the live index since then are carried over, then the rebuilt index replaces the live one.
-const SWAP_INDEX = `
+const SWAP_INDEX = script(`
 local newer = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')
 for _, e in ipairs(newer) do redis.call('XADD', KEYS[2], e[1], 'a', '') end
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[1]) end
-return #newer`;
+return #newer`);
 
 const isAction = (a: string | undefined): a is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(a ?? '');
 
@@ -109,6 +110,6 @@ async function reindexAudit(ctx: StoreContext, workspace: string): Promise<numbe
     from = `(${last}`;
   }
   if (!last) return 0;
-  for (const action of AUDIT_ACTIONS) await redis.eval(SWAP_INDEX, 2, K.auditByAction(workspace, action), rebuilt(action), last);
+  for (const action of AUDIT_ACTIONS) await runScript(redis, SWAP_INDEX, [K.auditByAction(workspace, action), rebuilt(action)], [last]);
   return n;
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Embedder } from './embedder.ts';
 import { kbKeys, kbWorkspaceKeys } from './keys.ts';
-import { runScript, script } from './lua.ts';
+import { runScript, script } from '@svc/limits';
 import { splitMarkdown } from './markdown.ts';
 import { slicer } from './slicer.ts';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { buildBm25, scoreBm25 } from './bm25.ts';
 import { kbKeys } from './keys.ts';
-import { runScript, script } from './lua.ts';
+import { runScript, script } from '@svc/limits';
 
 export const MEMORY_TYPES = ['fact', 'decision', 'learning', 'preference', 'note'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];

@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { sectionEmbeddingText, vectorFromBase64, vectorToBase64, type StoredSection } from './documents.ts';
 import type { Embedder } from './embedder.ts';
 import { kbKeys } from './keys.ts';
-import { runScript, script } from './lua.ts';
+import { runScript, script } from '@svc/limits';
 import { ProjectIndex } from './project-index.ts';
 import { slicer, type Slicer } from './slicer.ts';
 

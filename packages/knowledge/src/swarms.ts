@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { kbKeys } from './keys.ts';
-import { runScript, script } from './lua.ts';
+import { runScript, script } from '@svc/limits';
 
 const SWARM_LIMITS = { perProject: 1_000 } as const;
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { kbKeys } from './keys.ts';
-import { runScript, script } from './lua.ts';
+import { runScript, script } from '@svc/limits';
 
 export const TASK_LIMITS = { maxDepth: 4, perProject: 10_000, treeNodes: 200 } as const;
 

@@ -1,12 +1,14 @@
 /**
  * The management bucket (docs/management.md "REST"): management requests of a workspace, the
- * management API's and the dashboard's state-changing ones alike, counted in one bucket of their
- * own per minute, apart from tool traffic, with one atomic INCR and EXPIRE.
+ * management API's and the dashboard's state-changing ones alike, counted per clock minute in one
+ * bucket of their own, apart from tool traffic, on the one limiter (`@svc/limits` countInWindow:
+ * one atomic INCR and EXPIRE; every request counts, refused or not).
  */
 import { K, WINDOWS, type Redis } from '@svc/accounts';
+import { BUCKETS, countInWindow } from '@svc/limits';
 
-/** Management requests a workspace may make in a minute, on every plan (docs/management.md). */
-export const MANAGEMENT_PER_MINUTE = 120;
+/** Management requests a workspace may make in a minute, on every plan (`@svc/limits` BUCKETS.management). */
+export const MANAGEMENT_PER_MINUTE = BUCKETS.management.limit;
 
 export interface ManagementCount {
   limit: number;
@@ -18,12 +20,10 @@ export interface ManagementCount {
   retryAfter: number;
 }
 
-const COUNT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end return n";
-
 /** Counts one management request of `workspace`; throws the store's error when Redis does not answer. */
 export async function countManagementRequest(redis: Redis, workspace: string, nowMs: number): Promise<ManagementCount> {
   const minute = WINDOWS.minute(nowMs);
-  const used = Number(await redis.eval(COUNT, 1, K.rateManagement(workspace, minute)));
+  const used = await countInWindow(redis, K.rateManagement(workspace, minute), BUCKETS.management);
   const reset = (minute + 1) * 60;
   const retryAfter = used > MANAGEMENT_PER_MINUTE ? Math.max(1, reset - Math.floor(nowMs / 1000)) : 0;
   return { limit: MANAGEMENT_PER_MINUTE, used, reset, retryAfter };

@@ -8,12 +8,13 @@
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { BUCKETS } from '@svc/limits';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
 
-/** Fetches per source address, and per client_id host, in a 10-minute window. */
+/** Fetches per source address, and per client_id host (`@svc/limits` BUCKETS). */
 export const CIMD_FETCH_LIMITS: { perSource: ThrottleRule; perHost: ThrottleRule } = {
-  perSource: { limit: 20, windowSeconds: 600 },
-  perHost: { limit: 60, windowSeconds: 600 },
+  perSource: BUCKETS.cimdFetchPerSource,
+  perHost: BUCKETS.cimdFetchPerHost,
 };
 
 class FetchesThrottled extends errors.OIDCProviderError {

@@ -1,6 +1,6 @@
 /**
  * Requests per minute and monthly queries of the plan holder, checked and counted in Redis by one
- * Lua script over keys sharing the workspace's hash tag (so it runs on Redis Cluster). Fixed
+ * Lua script (admit-script.ts, run by `@svc/limits` runScript; docs/operations.md "Rate limits") over keys sharing the workspace's hash tag (so it runs on Redis Cluster). Fixed
  * windows: the minute counter resets on the minute (X-RateLimit-Reset is that moment in Unix
  * seconds, as GitHub does), the monthly one at 00:00 UTC on the first of the month. A rejected
  * request increments no counter, so N replicas together admit exactly the limit.
@@ -17,80 +17,10 @@
  */
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { runScript } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
-
-// KEYS: 1 workspace minute, 2 workspace month, 3 usage hash, 4.. the key minutes of this batch.
-// ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
-// 6 number of runs, then 6 per run of consecutive charges alike: how many, counts as a query, its
-// key minute's index in KEYS (0 none), the key's own limit (-1 none), credential field, tool field
-// ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
-// Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
-// minute used, month used (-1 not counted), key minute used (-1 none).
-const SCRIPT = `
-local limit, monthLimit, fairUse = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4] == '1'
--- The counters are read once, decided on here, and written once at the end: the same outcome as
--- a GET and an INCR per charge, in a handful of commands whatever the batch's size.
-local used0 = tonumber(redis.call('GET', KEYS[1]) or '0')
-local used, q0, q = used0, nil, nil
-local k0, k = {}, {}
-local usage, fields = {}, {}
-local function bump(field)
-  if usage[field] == nil then usage[field] = 0; fields[#fields + 1] = field end
-  usage[field] = usage[field] + 1
-end
-local out = {}
-for run = 0, tonumber(ARGV[6]) - 1 do
-  local a = 7 + run * 6
-  local counts, kkey, klimit = ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local credential, tool = ARGV[a + 4], ARGV[a + 5]
-  for _ = 1, tonumber(ARGV[a]) do
-    local status, cq, ck = 1, -1, -1
-    if used >= limit then status = 0 end
-    if status == 1 and kkey > 0 then
-      if k[kkey] == nil then k0[kkey] = tonumber(redis.call('GET', KEYS[kkey]) or '0'); k[kkey] = k0[kkey] end
-      ck = k[kkey]
-      if ck >= klimit then status = 3 end
-    end
-    if status == 1 and counts then
-      if q == nil then q0 = tonumber(redis.call('GET', KEYS[2]) or '0'); q = q0 end
-      cq = q
-      if monthLimit >= 0 and q >= monthLimit and not fairUse then status = 2 end
-    end
-    if status == 1 then
-      used = used + 1
-      if counts then q = q + 1; cq = q end
-      if kkey > 0 then k[kkey] = k[kkey] + 1; ck = k[kkey] end
-      bump(credential)
-      if tool ~= '' then bump(tool) end
-    end
-    out[#out + 1] = status
-    out[#out + 1] = used
-    out[#out + 1] = cq
-    out[#out + 1] = ck
-  end
-end
-if used > used0 then
-  redis.call('INCRBY', KEYS[1], used - used0)
-  if used0 == 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-end
-if q ~= nil and q > q0 then
-  redis.call('INCRBY', KEYS[2], q - q0)
-  if q0 == 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
-end
-for kkey, n in pairs(k) do
-  if n > k0[kkey] then
-    redis.call('INCRBY', KEYS[kkey], n - k0[kkey])
-    if k0[kkey] == 0 then redis.call('EXPIRE', KEYS[kkey], ARGV[2]) end
-  end
-end
-if #fields > 0 then
-  local fresh = redis.call('EXISTS', KEYS[3]) == 0
-  for _, field in ipairs(fields) do redis.call('HINCRBY', KEYS[3], field, usage[field]) end
-  if fresh then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
-end
-return out
-`;
+import { ADMIT } from './admit-script.ts';
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
@@ -128,10 +58,6 @@ export interface Charge {
   tool?: string | null;
 }
 
-type LimiterRedis = Redis & {
-  svcAdmit(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
-};
-
 export interface RateLimiterOptions {
   profile: RateLimitProfile;
   scale: number;
@@ -154,8 +80,6 @@ interface Batch {
 
 export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const now = options.now ?? Date.now;
-  if (!('svcAdmit' in redis)) redis.defineCommand('svcAdmit', { lua: SCRIPT });
-  const r = redis as LimiterRedis;
   /** Batches by workspace; a charge under another plan than its workspace's batch sends that batch first. */
   const waiting = new Map<string, Batch>();
   const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
@@ -208,7 +132,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       }
     }
     args[5] = runs;
-    return r.svcAdmit(keys.length, ...keys, ...args);
+    return runScript(redis, ADMIT, keys, args) as Promise<number[]>;
   }
 
   function send(batch: Batch): void {

@@ -1,0 +1,77 @@
+/**
+ * The gateway's batched rate-limit script (docs/operations.md "Rate limits": the gateway's
+ * buckets), run by rate-limiter.ts through the one Lua runner of `@svc/limits`.
+ */
+import { script } from '@svc/limits';
+
+// KEYS: 1 workspace minute, 2 workspace month, 3 usage hash, 4.. the key minutes of this batch.
+// ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
+// 6 number of runs, then 6 per run of consecutive charges alike: how many, counts as a query, its
+// key minute's index in KEYS (0 none), the key's own limit (-1 none), credential field, tool field
+// ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
+// Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
+// minute used, month used (-1 not counted), key minute used (-1 none).
+export const ADMIT = script(`
+local limit, monthLimit, fairUse = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4] == '1'
+-- The counters are read once, decided on here, and written once at the end: the same outcome as
+-- a GET and an INCR per charge, in a handful of commands whatever the batch's size.
+local used0 = tonumber(redis.call('GET', KEYS[1]) or '0')
+local used, q0, q = used0, nil, nil
+local k0, k = {}, {}
+local usage, fields = {}, {}
+local function bump(field)
+  if usage[field] == nil then usage[field] = 0; fields[#fields + 1] = field end
+  usage[field] = usage[field] + 1
+end
+local out = {}
+for run = 0, tonumber(ARGV[6]) - 1 do
+  local a = 7 + run * 6
+  local counts, kkey, klimit = ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local credential, tool = ARGV[a + 4], ARGV[a + 5]
+  for _ = 1, tonumber(ARGV[a]) do
+    local status, cq, ck = 1, -1, -1
+    if used >= limit then status = 0 end
+    if status == 1 and kkey > 0 then
+      if k[kkey] == nil then k0[kkey] = tonumber(redis.call('GET', KEYS[kkey]) or '0'); k[kkey] = k0[kkey] end
+      ck = k[kkey]
+      if ck >= klimit then status = 3 end
+    end
+    if status == 1 and counts then
+      if q == nil then q0 = tonumber(redis.call('GET', KEYS[2]) or '0'); q = q0 end
+      cq = q
+      if monthLimit >= 0 and q >= monthLimit and not fairUse then status = 2 end
+    end
+    if status == 1 then
+      used = used + 1
+      if counts then q = q + 1; cq = q end
+      if kkey > 0 then k[kkey] = k[kkey] + 1; ck = k[kkey] end
+      bump(credential)
+      if tool ~= '' then bump(tool) end
+    end
+    out[#out + 1] = status
+    out[#out + 1] = used
+    out[#out + 1] = cq
+    out[#out + 1] = ck
+  end
+end
+if used > used0 then
+  redis.call('INCRBY', KEYS[1], used - used0)
+  if used0 == 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+end
+if q ~= nil and q > q0 then
+  redis.call('INCRBY', KEYS[2], q - q0)
+  if q0 == 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+end
+for kkey, n in pairs(k) do
+  if n > k0[kkey] then
+    redis.call('INCRBY', KEYS[kkey], n - k0[kkey])
+    if k0[kkey] == 0 then redis.call('EXPIRE', KEYS[kkey], ARGV[2]) end
+  end
+end
+if #fields > 0 then
+  local fresh = redis.call('EXISTS', KEYS[3]) == 0
+  for _, field in ipairs(fields) do redis.call('HINCRBY', KEYS[3], field, usage[field]) end
+  if fresh then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+end
+return out
+`);
