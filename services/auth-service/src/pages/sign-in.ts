@@ -11,7 +11,8 @@ import type { Logger } from '@svc/logger';
 import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { csrfField } from '../http/web-session.ts';
-import { errorLine, esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import { tooMany } from './too-many.ts';
 
@@ -28,23 +29,28 @@ export interface PageDeps {
  * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
  * authorization waiting at `returnTo`, or the device flow; null for a plain sign-in.
  */
-async function purposeOf(redis: Redis, returnTo: string): Promise<string | null> {
-  if (returnTo.startsWith('/device')) return 'You are signing in to connect a device (it showed you a code).';
+async function purposeOf(redis: Redis, returnTo: string): Promise<SafeHtml | null> {
+  if (returnTo.startsWith('/device')) return html`You are signing in to connect a device (it showed you a code).`;
   const uid = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(returnTo)?.[1];
   if (!uid) return null;
   const interaction = await redis.hget(OK.model('Interaction', uid), 'payload');
   const clientId = (interaction ? (JSON.parse(interaction) as { params?: { client_id?: unknown } }).params?.client_id : undefined) ?? '';
   if (typeof clientId !== 'string' || !clientId) return null;
-  if (isProfile(clientId)) return `You are signing in for the ${profileName(clientId)}.`;
+  if (isProfile(clientId)) return html`You are signing in for the ${profileName(clientId)}.`;
   const client = await redis.hget(OK.model('Client', clientId), 'payload');
   const name = client ? (JSON.parse(client) as { client_name?: unknown }).client_name : undefined;
-  return `You are signing in for <bdi>${esc(displayClientName(typeof name === 'string' ? name : clientId))}</bdi>, an app not verified by svc.`;
+  return html`You are signing in for <bdi>${displayClientName(typeof name === 'string' ? name : clientId)}</bdi>, an app not verified by svc.`;
 }
 
-function signInForm(csrf: string, returnTo: string, email = '', error?: string, purpose: string | null = null): string {
-  return `${purpose ? `<p>${purpose}</p>` : ''}${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
-<input type="hidden" name="return" value="${esc(returnTo)}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
+/** The sign-in page: `purpose` says what the sign-in is for, `error` why the last attempt failed. */
+export function signInPage(csrf: string, returnTo: string, email = '', error?: string, purpose: SafeHtml | null = null): SafeHtml {
+  return page('Sign in', signInForm(csrf, returnTo, email, error, purpose));
+}
+
+function signInForm(csrf: string, returnTo: string, email: string, error: string | undefined, purpose: SafeHtml | null): SafeHtml {
+  return html`${purpose && html`<p>${purpose}</p>`}${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
+<input type="hidden" name="return" value="${returnTo}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
 <nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
@@ -66,7 +72,7 @@ export function signIn(deps: PageDeps) {
     async get(req: Request, res: Response): Promise<void> {
       const returnTo = safeReturn(req.query['return']);
       const purpose = await purposeOf(deps.redis, returnTo).catch(() => null);
-      res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose)));
+      render(res, signInPage(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose));
     },
     async post(req: Request, res: Response): Promise<void> {
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -74,10 +80,7 @@ export function signIn(deps: PageDeps) {
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req)) {
-        res
-          .status(403)
-          .type('html')
-          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.')));
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { status: 403 });
         return;
       }
       const ip = req.ip ?? 'unknown';
@@ -104,10 +107,7 @@ export function signIn(deps: PageDeps) {
         deps.logger.info('sign-in refused', { ip });
         const known = email ? await deps.accounts.users.findByEmail(email) : null;
         if (known) await audit(deps, known.workspace, email, 'signin.failed', ip);
-        res
-          .status(401)
-          .type('html')
-          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.')));
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.'), { status: 401 });
         return;
       }
       await deps.throttle.reset('signin-account', accountSource);
