@@ -28,7 +28,8 @@ import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import { invitationPages } from './pages/invitation.ts';
 import { interactionPages } from './pages/interaction.ts';
-import { esc, page } from './pages/layout.ts';
+import { render } from './pages/html.ts';
+import { alertPage, homePage } from './pages/layout.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
@@ -190,10 +191,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;
-    const who = user
-      ? `<p>Signed in as <strong>${esc(user.email)}</strong>.</p><nav><a href="/dashboard">Dashboard</a> · <a href="/device">Enter a device code</a> · <a href="/signout">Sign out</a></nav>`
-      : '<nav><a href="/signin">Sign in</a> · <a href="/signup">Create an account</a> · <a href="/device">Enter a device code</a></nav>';
-    res.type('html').send(page('svc account', who));
+    render(res, homePage(user?.email ?? null));
   });
 
   app.use(function pageErrors(err: unknown, req: Request, res: Response, _next: NextFunction) {
@@ -205,16 +203,12 @@ export function createApp(deps: AppDeps): AuthApp {
     const clientError = requestProblem(err);
     if (clientError) {
       logger.info('request refused', { path: req.path, status: clientError.status, problem: clientError.text });
-      if (!res.headersSent)
-        res
-          .status(clientError.status)
-          .type('html')
-          .send(page('Request refused', `<p class="error" role="alert">${esc(clientError.text)}</p>`));
+      if (!res.headersSent) render(res, alertPage('Request refused', clientError.text), { status: clientError.status });
       return;
     }
     logger.error('request failed', { path: req.path, err });
     if (res.headersSent) return;
-    res.status(500).type('html').send(page('Something went wrong', '<p class="error" role="alert">Something went wrong. Try again.</p>'));
+    render(res, alertPage('Something went wrong', 'Something went wrong. Try again.'), { status: 500 });
   });
   const providerCallback = provider.callback();
   app.use(function oidcProvider(req: Request, res: Response) {

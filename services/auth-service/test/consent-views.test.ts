@@ -38,7 +38,9 @@ test('only first-party clients count as verified', () => {
 });
 
 test('a registered client: the mark, the redirect host, the isolated name, sign out', () => {
-  const html = projectApprovalConsent(view({ clientName: '<b>x</b>', redirectHost: 'app.example.com' }), project, ['VIEWER', 'EDITOR']);
+  const html = String(
+    projectApprovalConsent(view({ clientName: '<b>x</b>', redirectHost: 'app.example.com' }), project, ['VIEWER', 'EDITOR']),
+  );
   assert.match(html, /Not verified by svc/);
   assert.match(html, /return to <strong[^>]*>app\.example\.com<\/strong>/);
   assert.match(html, /<bdi[^>]*>&lt;b&gt;x&lt;\/b&gt;<\/bdi>/);
@@ -47,14 +49,16 @@ test('a registered client: the mark, the redirect host, the isolated name, sign 
 });
 
 test('a first-party client carries no mark', () => {
-  const html = projectApprovalConsent(view({ verified: true }), project, ['VIEWER', 'EDITOR']);
+  const html = String(projectApprovalConsent(view({ verified: true }), project, ['VIEWER', 'EDITOR']));
   assert.doesNotMatch(html, /Not verified/);
   assert.doesNotMatch(html, /return to/);
 });
 
 test('the level select offers levels up to the role and what was asked, EDITOR preselected, ADMIN only when chosen', () => {
   const select = (levels: ('VIEWER' | 'EDITOR' | 'ADMIN')[]) =>
-    /<select id="level" name="level"[^>]*>(.*?)<\/select>/.exec(projectApprovalConsent(view({ accessDays: 31 }), project, levels))?.[1];
+    /<select id="level" name="level"[^>]*>(.*?)<\/select>/.exec(
+      String(projectApprovalConsent(view({ accessDays: 31 }), project, levels)),
+    )?.[1];
   assert.equal(
     select(['VIEWER', 'EDITOR']),
     '<option value="VIEWER">VIEWER: read only</option><option value="EDITOR" selected>EDITOR: read and change</option>',
@@ -74,7 +78,7 @@ test('the approval and selection pages say how long the access lasts: the Grant 
     projectApprovalConsent(view({ accessDays: 31 }), project, ['VIEWER']),
     projectSelectionConsent(view({ accessDays: 31 }), [project], ['VIEWER', 'EDITOR', 'ADMIN']),
   ]) {
-    assert.match(html, /This access lasts 31 days, however often the application uses it; after that it must ask you again/);
+    assert.match(String(html), /This access lasts 31 days, however often the application uses it; after that it must ask you again/);
   }
 });
 
@@ -85,7 +89,7 @@ test("create-svc's page names its key's level and expiry", () => {
     keyLevel: 'EDITOR',
     keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
   });
-  assert.match(html, /level <strong>EDITOR<\/strong>.*expires after <strong>90 days<\/strong>/s);
+  assert.match(String(html), /level <strong>EDITOR<\/strong>.*expires after <strong>90 days<\/strong>/s);
 });
 
 test('the grant always records an explicit level, the preselected one when the form sent none', () => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '@svc/management';
-import { esc } from '../pages/layout.ts';
+import { html, trustedHtml, type SafeHtml } from '../pages/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
 export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'account' | 'new-project';
@@ -25,7 +25,7 @@ export interface Frame {
   flash?: { kind: 'ok' | 'error'; text: string };
 }
 
-const CSS = `
+const CSS = trustedHtml(`
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#f4f5f7}
 a{color:#1f5fbf}:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
@@ -58,7 +58,7 @@ td code{white-space:nowrap}
 .table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
 .table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
 .table td::before{content:attr(data-label) ": ";font-weight:600;color:#3d424a}}
-`;
+`);
 
 /**
  * The dashboard's only script, progressive enhancement: the switcher opens a project when it
@@ -112,54 +112,50 @@ const NAV: { heading: string; items: NavItem[] }[] = [
   { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },
 ];
 
-function switcher(f: Frame): string {
+function switcher(f: Frame): SafeHtml | '' {
   if (f.projects.length === 0) return '';
-  const options = f.projects
-    .map(
-      (p) =>
-        `<option value="${esc(p.slug)}"${p.slug === f.project?.slug ? ' selected' : ''}>${esc(p.name)} (${esc(p.workspace)} · ${esc(p.role)})</option>`,
-    )
-    .join('');
-  return `<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
+  const options = f.projects.map(
+    (p) => html`<option value="${p.slug}"${p.slug === f.project?.slug && html` selected`}>${p.name} (${p.workspace} · ${p.role})</option>`,
+  );
+  return html`<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
 <select id="switch-project" name="project">${options}</select><button type="submit" class="small secondary">Open</button></form>`;
 }
 
-function nav(f: Frame): string {
-  return `<nav class="sections" aria-label="Dashboard sections">${NAV.map(
+function nav(f: Frame): SafeHtml {
+  return html`<nav class="sections" aria-label="Dashboard sections">${NAV.map(
     (group) =>
-      `<h2>${esc(group.heading)}</h2><ul>${group.items
+      html`<h2>${group.heading}</h2><ul>${group.items
         .filter((i) => !i.needsProject || f.project)
         .map((i) => {
           const badge =
             i.section === 'requests' && f.pendingRequests > 0
-              ? `<span class="badge" aria-label="${f.pendingRequests} pending">${f.pendingRequests}</span>`
+              ? html`<span class="badge" aria-label="${f.pendingRequests} pending">${f.pendingRequests}</span>`
               : '';
-          return `<li><a href="${esc(i.href(f))}"${i.section === f.section ? ' aria-current="page"' : ''}>${esc(i.label)}${badge}</a></li>`;
-        })
-        .join('')}</ul>`,
-  ).join('')}</nav>`;
+          return html`<li><a href="${i.href(f)}"${i.section === f.section ? html` aria-current="page"` : ''}>${i.label}${badge}</a></li>`;
+        })}</ul>`,
+  )}</nav>`;
 }
 
-/** A complete dashboard page: `body` is already-escaped HTML. */
-export function dashboardPage(f: Frame, title: string, body: string): string {
+/** A complete dashboard page around `body`. */
+export function dashboardPage(f: Frame, title: string, body: SafeHtml): SafeHtml {
   const flash = f.flash
-    ? `<p class="flash ${f.flash.kind}" role="${f.flash.kind === 'error' ? 'alert' : 'status'}">${esc(f.flash.text)}</p>`
+    ? html`<p class="flash ${f.flash.kind}" role="${f.flash.kind === 'error' ? 'alert' : 'status'}">${f.flash.text}</p>`
     : '';
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · svc dashboard</title><style>${CSS}</style></head>
+<title>${title} · svc dashboard</title><style>${CSS}</style></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><a class="brand" href="/dashboard">svc</a>${switcher(f)}
-<div class="who">${esc(f.email)} · <a href="/signout">Sign out</a></div></header>
+<div class="who">${f.email} · <a href="/signout">Sign out</a></div></header>
 <div class="layout">${nav(f)}
-<main id="main"><h1>${esc(title)}</h1>${flash}${body}</main></div>
-<footer>Workspace ${esc(f.workspace)}${f.project ? ` · project ${esc(f.project.slug)}` : ''}</footer>
-<script>${SCRIPT}</script>
+<main id="main"><h1>${title}</h1>${flash}${body}</main></div>
+<footer>Workspace ${f.workspace}${f.project && html` · project ${f.project.slug}`}</footer>
+<script>${trustedHtml(SCRIPT)}</script>
 </body></html>`;
 }
 
-/** A POST form with the CSRF field; `fields` and `button` are already-escaped HTML. */
-export function postForm(f: Frame, action: string, fields: string, button: string, cls = ''): string {
-  const submit = cls === 'inline' ? button : `<div>${button}</div>`;
-  return `<form method="post" action="${esc(action)}"${cls ? ` class="${cls}"` : ''}>${csrfField(f.csrf)}${fields}${submit}</form>`;
+/** A POST form with the CSRF field. */
+export function postForm(f: Frame, action: string, fields: SafeHtml | '', button: SafeHtml, cls = ''): SafeHtml {
+  const submit = cls === 'inline' ? button : html`<div>${button}</div>`;
+  return html`<form method="post" action="${action}"${cls ? html` class="${cls}"` : ''}>${csrfField(f.csrf)}${fields}${submit}</form>`;
 }

@@ -9,7 +9,8 @@
  * decides.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { page } from '../pages/layout.ts';
+import { render } from '../pages/html.ts';
+import { alertPage } from '../pages/layout.ts';
 
 function originOf(url: string): string | null {
   try {
@@ -35,14 +36,10 @@ export function originCheck(deps: { authUrl: string }) {
   return function checkOrigin(req: Request, res: Response, next: NextFunction): void {
     if (req.method !== 'POST' || req.path.startsWith('/api/')) return next();
     if (!crossSiteReason(req, authOrigin)) return next();
-    res
-      .status(403)
-      .type('html')
-      .send(
-        page(
-          'Request refused',
-          '<p class="error" role="alert">This form was sent from another site, so nothing was changed. Open the page on this site and try again.</p>',
-        ),
-      );
+    const refused = alertPage(
+      'Request refused',
+      'This form was sent from another site, so nothing was changed. Open the page on this site and try again.',
+    );
+    render(res, refused, { status: 403 });
   };
 }

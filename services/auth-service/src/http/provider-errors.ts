@@ -12,7 +12,7 @@
 import type { Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { esc, notFoundPage, page } from '../pages/layout.ts';
+import { alertPage, notFoundPage } from '../pages/layout.ts';
 import { setStoreDown, storeFailure, wantsJson } from './store-outage.ts';
 
 /** Set by the provider's `server_error` event, read after the request (create-provider.ts). */
@@ -41,10 +41,10 @@ export function providerErrors(deps: { redis: Redis; logger: Logger }) {
       if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error, error_description: description };
       else if (ctx.status === 404) {
         ctx.type = 'html';
-        ctx.body = notFoundPage();
+        ctx.body = String(notFoundPage());
       } else {
         ctx.type = 'html';
-        ctx.body = page('Something went wrong', `<p class="error" role="alert">${esc(description)}</p>`);
+        ctx.body = String(alertPage('Something went wrong', description));
       }
       return;
     }
@@ -55,7 +55,7 @@ export function providerErrors(deps: { redis: Redis; logger: Logger }) {
       if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
       else {
         ctx.type = 'html';
-        ctx.body = notFoundPage();
+        ctx.body = String(notFoundPage());
       }
     }
   };

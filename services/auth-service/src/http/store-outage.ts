@@ -11,7 +11,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS, type Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { sendOAuthError } from '../oauth/oauth-error.ts';
-import { page } from '../pages/layout.ts';
+import { render } from '../pages/html.ts';
+import { alertPage } from '../pages/layout.ts';
 
 export const STORE_DOWN_MESSAGE = 'The account store is unreachable right now. Nothing was changed; try again in a few seconds.';
 const RETRY_AFTER_SECONDS = String(STORE_DOWN_RETRY_AFTER_SECONDS);
@@ -32,12 +33,12 @@ export function wantsJson(path: string, accept: string | undefined): boolean {
   return path.startsWith('/api/') || path.startsWith('/.well-known/') || !(accept ?? '').includes('text/html');
 }
 
-const storeDownPage = () => page('Temporarily unavailable', `<p class="error" role="alert">${STORE_DOWN_MESSAGE}</p>`);
+const storeDownPage = () => alertPage('Temporarily unavailable', STORE_DOWN_MESSAGE);
 
 export function sendStoreDown(req: Request, res: Response): void {
   res.set('Retry-After', RETRY_AFTER_SECONDS);
   if (wantsJson(req.path, req.get('accept'))) sendOAuthError(res, 'temporarily_unavailable', STORE_DOWN_MESSAGE);
-  else res.status(503).type('html').send(storeDownPage());
+  else render(res, storeDownPage(), { status: 503 });
 }
 
 /** Express step in front of everything that needs Redis. */
@@ -55,6 +56,6 @@ export function setStoreDown(ctx: KoaContextWithOIDC): void {
   if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
   else {
     ctx.type = 'html';
-    ctx.body = storeDownPage();
+    ctx.body = String(storeDownPage());
   }
 }

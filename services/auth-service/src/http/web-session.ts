@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL, oidcRecords } from '@svc/accounts';
 import { OK } from '../provider/redis-keys.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
 
 const SESSION_COOKIE = 'svc_session';
 const CSRF_COOKIE = 'svc_csrf';
@@ -80,6 +81,14 @@ function csrfMac(key: string, cookie: string, sessionHash: string): string {
   return createHmac('sha256', key).update(`csrf|${cookie}|${sessionHash}`).digest('base64url');
 }
 
+/** A MULTI's results, or its first error thrown: the writes of one key in one step. */
+async function exec(multi: ReturnType<Redis['multi']>): Promise<unknown[]> {
+  const results = (await multi.exec()) ?? [];
+  const failed = results.find(([err]) => err);
+  if (failed?.[0]) throw failed[0];
+  return results.map(([, value]) => value);
+}
+
 export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: string[]; now?: () => number }): WebSessions {
   const [signingKey] = deps.keys;
   if (!signingKey) throw new Error('web sessions need a cookie key (COOKIE_KEYS)');
@@ -129,19 +138,25 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       const id = randomBytes(32).toString('base64url');
       const key = OK.webSession(sha(id));
       const agent = String(req.headers['user-agent'] ?? '').slice(0, 160);
-      await deps.redis.hset(key, { userId, createdAt: String(now()), agent });
-      await deps.redis.expire(key, SESSION_TTL_SECONDS);
+      // The session and its lifetime in one step (never a session without expiry), then the
+      // person's index likewise; the two keys sit in different Cluster slots, so they are two
+      // steps, in this order: an index entry always names a session that was written.
+      await exec(
+        deps.redis
+          .multi()
+          .hset(key, { userId, createdAt: String(now()), agent })
+          .expire(key, SESSION_TTL_SECONDS),
+      );
       const index = OK.userWebSessions(userId);
-      await deps.redis.sadd(index, sha(id));
-      await deps.redis.expire(index, SESSION_TTL_SECONDS);
+      await exec(deps.redis.multi().sadd(index, sha(id)).expire(index, SESSION_TTL_SECONDS));
       res.cookie(SESSION_COOKIE, id, { ...cookie, maxAge: SESSION_TTL_SECONDS * 1000 });
     },
     async end(req, res) {
       const idHash = own(req);
       if (idHash) {
-        const userId = await deps.redis.hget(OK.webSession(idHash), 'userId');
-        await deps.redis.del(OK.webSession(idHash));
-        if (userId) await deps.redis.srem(OK.userWebSessions(userId), idHash);
+        // Read and delete in one step: what is removed from the index is what was deleted.
+        const [userId] = await exec(deps.redis.multi().hget(OK.webSession(idHash), 'userId').del(OK.webSession(idHash)));
+        if (typeof userId === 'string') await deps.redis.srem(OK.userWebSessions(userId), idHash);
       }
       res.clearCookie(SESSION_COOKIE, cookie);
     },
@@ -195,6 +210,6 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
 }
 
 /** A hidden form field carrying the CSRF token. */
-export function csrfField(token: string): string {
-  return `<input type="hidden" name="csrf" value="${token}">`;
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${token}">`;
 }

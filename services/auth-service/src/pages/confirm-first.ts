@@ -4,22 +4,23 @@
  * back to the waiting approval once it is done.
  */
 import { csrfField } from '../http/web-session.ts';
-import { esc, page } from './layout.ts';
+import { html, type SafeHtml } from './html.ts';
+import { page } from './layout.ts';
 
 /** `sent`: true when a new link just left, false when asked for and not sent (too many lately), absent otherwise. */
-export function confirmFirstPage(v: { uid: string; csrf: string; email: string; emailOn: boolean; sent?: boolean | undefined }): string {
+export function confirmFirstPage(v: { uid: string; csrf: string; email: string; emailOn: boolean; sent?: boolean | undefined }): SafeHtml {
   const how = v.emailOn
-    ? `<p>Before you approve access, confirm that <strong>${esc(v.email)}</strong> is your address: open the link we mailed to it, then continue here.</p>
+    ? html`<p>Before you approve access, confirm that <strong>${v.email}</strong> is your address: open the link we mailed to it, then continue here.</p>
 ${
   v.sent === true
-    ? '<p role="status">We sent a new link. It works for 24 hours.</p>'
+    ? html`<p role="status">We sent a new link. It works for 24 hours.</p>`
     : v.sent === false
-      ? '<p class="error" role="alert">Several links were sent lately, so no new one was sent: use the latest, or try again in an hour.</p>'
+      ? html`<p class="error" role="alert">Several links were sent lately, so no new one was sent: use the latest, or try again in an hour.</p>`
       : ''
 }
-<form method="get" action="/interaction/${esc(v.uid)}"><button type="submit">I confirmed it: continue</button></form>
-<form method="post" action="/interaction/${esc(v.uid)}/confirm-email">${csrfField(v.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
-    : `<p>Before you approve access, <strong>${esc(v.email)}</strong> must be confirmed as your address. Email is off on this server, so an operator confirms it with <code>svc-admin user confirm-email</code>; then continue here.</p>
-<form method="get" action="/interaction/${esc(v.uid)}"><button type="submit">Continue</button></form>`;
-  return page('Confirm your email address first', `${how}<p class="muted">Not you? <a href="/signout">Sign out</a></p>`);
+<form method="get" action="/interaction/${v.uid}"><button type="submit">I confirmed it: continue</button></form>
+<form method="post" action="/interaction/${v.uid}/confirm-email">${csrfField(v.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
+    : html`<p>Before you approve access, <strong>${v.email}</strong> must be confirmed as your address. Email is off on this server, so an operator confirms it with <code>svc-admin user confirm-email</code>; then continue here.</p>
+<form method="get" action="/interaction/${v.uid}"><button type="submit">Continue</button></form>`;
+  return page('Confirm your email address first', html`${how}<p class="muted">Not you? <a href="/signout">Sign out</a></p>`);
 }

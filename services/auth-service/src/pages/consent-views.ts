@@ -10,7 +10,8 @@ import type { ProjectAccess } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { csrfField } from '../http/web-session.ts';
 import { preselectedLevel } from './consent-levels.ts';
-import { errorLine, esc, page } from './layout.ts';
+import { html, joinHtml, type SafeHtml } from './html.ts';
+import { errorLine, page } from './layout.ts';
 
 export interface ConsentView {
   uid: string;
@@ -28,69 +29,70 @@ export interface ConsentView {
 }
 
 /** The client's name, isolated from the text around it (Unicode UAX #9) and free to wrap. */
-function clientLabel(v: ConsentView): string {
-  return `<strong><bdi style="overflow-wrap:anywhere;word-break:break-word">${esc(v.clientName)}</bdi></strong>`;
+function clientLabel(v: ConsentView): SafeHtml {
+  return html`<strong><bdi style="overflow-wrap:anywhere;word-break:break-word">${v.clientName}</bdi></strong>`;
 }
 
-function aboutClient(v: ConsentView): string {
+function aboutClient(v: ConsentView): SafeHtml {
   const mark = v.verified
     ? ''
-    : `<p class="error">Not verified by svc: svc does not know who made this application. Approve only if you started this from an application you trust.</p>`;
+    : html`<p class="error">Not verified by svc: svc does not know who made this application. Approve only if you started this from an application you trust.</p>`;
   const host = v.redirectHost
-    ? `<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${esc(v.redirectHost)}</strong>.</p>`
+    ? html`<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${v.redirectHost}</strong>.</p>`
     : '';
-  return mark + host;
+  return html`${mark}${host}`;
 }
 
-function frame(v: ConsentView, title: string, inner: string): string {
+function frame(v: ConsentView, title: string, inner: SafeHtml): SafeHtml {
   return page(
     title,
-    `${errorLine(v.error)}<p>Signed in as <strong>${esc(v.email)}</strong>. <span class="muted">Not you? <a href="/signout">Sign out</a></span></p>
+    html`${errorLine(v.error)}<p>Signed in as <strong>${v.email}</strong>. <span class="muted">Not you? <a href="/signout">Sign out</a></span></p>
 ${aboutClient(v)}
-<form method="post" action="/interaction/${esc(v.uid)}/consent">${csrfField(v.csrf)}${inner}
+<form method="post" action="/interaction/${v.uid}/consent">${csrfField(v.csrf)}${inner}
 <button type="submit">Approve</button></form>
-<form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Deny</button></form>`,
+<form method="post" action="/interaction/${v.uid}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Deny</button></form>`,
   );
 }
 
 /** svc-cli: both confirmations (docs/contract.md "Client profiles" rule 2). */
-export function personalKeyConsent(v: ConsentView): string {
+export function personalKeyConsent(v: ConsentView): SafeHtml {
   return frame(
     v,
     'Create a personal key',
-    `<p>${clientLabel(v)} asks for a personal key that acts as you.</p>
+    html`<p>${clientLabel(v)} asks for a personal key that acts as you.</p>
 <label class="check"><input type="checkbox" name="confirm_all_projects" value="yes" required> I understand this key can access every project I can access.</label>
 <label class="check"><input type="checkbox" name="confirm_expiry" value="yes" required> I understand this key expires after 30 days, and that it replaces my previous key from this tool.</label>`,
   );
 }
 
 /** svc-mcp, svc-companion, and clients that named no resource: the person picks one project. */
-export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[], levels: readonly KeyLevel[]): string {
+export function projectSelectionConsent(v: ConsentView, projects: ProjectAccess[], levels: readonly KeyLevel[]): SafeHtml {
   if (projects.length === 0) {
     // No dead end: create a project here (in the person's own workspace) and come back to choose it.
-    const invalid = v.error ? ' aria-invalid="true" aria-describedby="project-name-error" autofocus' : '';
+    const invalid = v.error ? html` aria-invalid="true" aria-describedby="project-name-error" autofocus` : '';
     return page(
       'No project available',
-      `<p>Signed in as <strong>${esc(v.email)}</strong>, you have no access to any project yet.</p>
+      html`<p>Signed in as <strong>${v.email}</strong>, you have no access to any project yet.</p>
 <p>Create one now and continue, or ask a project admin to add you and start again.</p>
-<form method="post" action="/interaction/${esc(v.uid)}/create-project">${csrfField(v.csrf)}
+<form method="post" action="/interaction/${v.uid}/create-project">${csrfField(v.csrf)}
 <label for="project-name">Project name</label><input id="project-name" name="name" type="text" maxlength="60" required${invalid}>${
-        v.error ? `<p class="error" id="project-name-error" role="alert">${esc(v.error)}</p>` : ''
+        v.error ? html`<p class="error" id="project-name-error" role="alert">${v.error}</p>` : ''
       }
 <button type="submit">Create project and continue</button></form>
-<form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
+<form method="post" action="/interaction/${v.uid}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
     );
   }
-  const options = projects
-    .map(
+  const options = joinHtml(
+    projects.map(
       (p, i) =>
-        `<label class="check"><input type="radio" name="project" value="${esc(p.project.slug)}"${i === 0 ? ' checked' : ''} required> ${esc(p.project.name)} <span class="muted">(${esc(p.project.slug)}, ${esc(p.role)})</span></label>`,
-    )
-    .join('\n');
+        html`<label class="check"><input type="radio" name="project" value="${p.project.slug}"${i === 0 && html` checked`} required> ${p.project.name} <span class="muted">(${p.project.slug}, ${p.role})</span></label>`,
+    ),
+    html`\n`,
+  );
   return frame(
     v,
     'Choose a project',
-    `<p>${clientLabel(v)} asks for access to one of your projects, as you.</p>
+    html`<p>${clientLabel(v)} asks for access to one of your projects, as you.</p>
 <fieldset><legend>Project</legend>${options}</fieldset>
 ${levelSelect(levels)}
 <p class="muted">It never gets more than your role on the project you choose.</p>
@@ -105,27 +107,27 @@ const LEVEL_TEXT: Record<KeyLevel, string> = {
 };
 
 /** The level select: EDITOR preselected, or the highest offered when lower; ADMIN only when chosen. */
-function levelSelect(levels: readonly KeyLevel[]): string {
+function levelSelect(levels: readonly KeyLevel[]): SafeHtml {
   const selected = preselectedLevel(levels);
-  const options = levels.map((l) => `<option value="${l}"${l === selected ? ' selected' : ''}>${esc(LEVEL_TEXT[l])}</option>`).join('');
-  return `<label for="level">Access level it gets</label>
+  const options = levels.map((l) => html`<option value="${l}"${l === selected && html` selected`}>${LEVEL_TEXT[l]}</option>`);
+  return html`<label for="level">Access level it gets</label>
 <select id="level" name="level" style="width:100%;padding:.6rem;font-size:1rem">${options}</select>`;
 }
 
 /** How long an approval lasts, in the person's terms (the Grant's lifetime: docs/auth-service.md "Scopes"). */
-function lifetimeLine(v: ConsentView): string {
-  return `<p class="lifetime">This access lasts ${esc(v.accessDays ?? 0)} days, however often the application uses it; after that it must ask you again. You can end it sooner on your account page.</p>`;
+function lifetimeLine(v: ConsentView): SafeHtml {
+  return html`<p class="lifetime">This access lasts ${v.accessDays ?? 0} days, however often the application uses it; after that it must ask you again. You can end it sooner on your account page.</p>`;
 }
 
 /**
  * Authorization code flow with a resource: names the client and the project, and the level the
  * client gets: EDITOR (or the highest of `levels` when lower) unless the person picks another.
  */
-export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, levels: readonly KeyLevel[]): string {
+export function projectApprovalConsent(v: ConsentView, project: ProjectAccess, levels: readonly KeyLevel[]): SafeHtml {
   return frame(
     v,
     'Approve access',
-    `<p>${clientLabel(v)} asks to use project <strong>${esc(project.project.name)}</strong> (${esc(project.project.slug)}) as you. Your role there is ${esc(project.role)}.</p>
+    html`<p>${clientLabel(v)} asks to use project <strong>${project.project.name}</strong> (${project.project.slug}) as you. Your role there is ${project.role}.</p>
 ${levelSelect(levels)}
 <p class="muted">Choose a lower level to limit what it can do; choose ADMIN only if it must manage the project.</p>
 ${lifetimeLine(v)}`,
@@ -137,15 +139,15 @@ export function provisionConsent(
   v: ConsentView,
   workspace: string,
   project: { existing: string | null; name: string | undefined; keyLevel: KeyLevel; keyDays: number },
-): string {
+): SafeHtml {
   const what = project.existing
-    ? `use your existing project <strong>${esc(project.existing)}</strong> in your personal workspace <strong>${esc(workspace)}</strong>`
-    : `create a project${project.name === undefined ? '' : ` named <strong>${esc(project.name)}</strong>`} in your personal workspace <strong>${esc(workspace)}</strong>`;
+    ? html`use your existing project <strong>${project.existing}</strong> in your personal workspace <strong>${workspace}</strong>`
+    : html`create a project${project.name === undefined ? '' : html` named <strong>${project.name}</strong>`} in your personal workspace <strong>${workspace}</strong>`;
   return frame(
     v,
     'Set up your project',
-    `<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>
-<p class="key-terms">The key has level <strong>${esc(project.keyLevel)}</strong> (read and change, not manage) and expires after <strong>${esc(project.keyDays)} days</strong>. It is written to the <code>.env</code> file of the folder where you ran it; revoke it in the dashboard if that folder is shared or lost.</p>`,
+    html`<p>${clientLabel(v)} will ${what}, and receive an API key for it.</p>
+<p class="key-terms">The key has level <strong>${project.keyLevel}</strong> (read and change, not manage) and expires after <strong>${project.keyDays} days</strong>. It is written to the <code>.env</code> file of the folder where you ran it; revoke it in the dashboard if that folder is shared or lost.</p>`,
   );
 }
 
@@ -154,22 +156,22 @@ export function provisionConsent(
  * dead ends"): they may ask the project's admins for access, or use another account. Either way
  * the client is told access_denied.
  */
-export function noAccessPage(v: ConsentView, slug: string, exists: boolean): string {
+export function noAccessPage(v: ConsentView, slug: string, exists: boolean): SafeHtml {
   const request = exists
-    ? `<form method="post" action="/interaction/${esc(v.uid)}/request-access">${csrfField(v.csrf)}
-<p>You can ask the admins of <strong>${esc(slug)}</strong> for access. ${clientLabel(v)} is told no for now; connect it again once they approve.</p>
+    ? html`<form method="post" action="/interaction/${v.uid}/request-access">${csrfField(v.csrf)}
+<p>You can ask the admins of <strong>${slug}</strong> for access. ${clientLabel(v)} is told no for now; connect it again once they approve.</p>
 <label for="level">Access to ask for</label><select id="level" name="level"><option>VIEWER</option><option selected>EDITOR</option><option>ADMIN</option></select>
 <label for="reason">Why (optional, shown to the admins)</label><input id="reason" name="reason" type="text" maxlength="500">
 <button type="submit">Request access</button></form>`
     : '';
   return page(
     'No access to this project',
-    `<p>Signed in as <strong>${esc(v.email)}</strong>, you have no access to project <strong>${esc(slug)}</strong>${exists ? '' : ' (or it does not exist)'}.</p>
+    html`<p>Signed in as <strong>${v.email}</strong>, you have no access to project <strong>${slug}</strong>${exists ? '' : ' (or it does not exist)'}.</p>
 ${request}<p><a href="/signout">Sign out and use another account</a></p>
-<form method="post" action="/interaction/${esc(v.uid)}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
+<form method="post" action="/interaction/${v.uid}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
   );
 }
 
-export function refusalPage(title: string, message: string): string {
-  return page(title, `<p class="error" role="alert">${esc(message)}</p><nav><a href="/device">Enter a device code</a></nav>`);
+export function refusalPage(title: string, message: string): SafeHtml {
+  return page(title, html`<p class="error" role="alert">${message}</p><nav><a href="/device">Enter a device code</a></nav>`);
 }

@@ -12,7 +12,8 @@ import type { Redis, User } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
-import { esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const TOKEN_TTL_SECONDS = 86_400;
@@ -38,11 +39,28 @@ export interface EmailVerification {
   confirm(req: Request, res: Response): Promise<void>;
 }
 
+/** GET /verify-email: a button that posts the link's token (opening the link changes nothing). */
+export function confirmEmailPage(csrf: string, token: string): SafeHtml {
+  return page(
+    'Confirm your email address',
+    html`<form method="post" action="/verify-email">${csrfField(csrf)}<input type="hidden" name="token" value="${token}">
+<p>Confirm that this address is yours.</p><button type="submit">Confirm my email address</button></form>`,
+  );
+}
+
+/** After the link was used: the address confirmed. */
+export function emailConfirmedPage(email: string): SafeHtml {
+  return page(
+    'Email address confirmed',
+    html`<p role="status">Thank you: <strong>${email}</strong> is confirmed.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
+  );
+}
+
 export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Mailer; authUrl: string }): EmailVerification {
   const expired = () =>
     page(
       'Link expired',
-      '<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/dashboard/account">Send a new one from your account page</a></nav>',
+      html`<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/dashboard/account">Send a new one from your account page</a></nav>`,
     );
   const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
 
@@ -73,39 +91,25 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
 
     async page(req, res) {
       const token = tokenOf(req.query['token']);
-      if (!token || !(await deps.redis.exists(OK.emailVerify(digest(token))))) return void res.status(400).type('html').send(expired());
-      res.type('html').send(
-        page(
-          'Confirm your email address',
-          `<form method="post" action="/verify-email">${csrfField(deps.web.csrfToken(req, res))}<input type="hidden" name="token" value="${esc(token)}">
-<p>Confirm that this address is yours.</p><button type="submit">Confirm my email address</button></form>`,
-        ),
-      );
+      if (!token || !(await deps.redis.exists(OK.emailVerify(digest(token))))) return void render(res, expired(), { status: 400 });
+      render(res, confirmEmailPage(deps.web.csrfToken(req, res), token));
     },
 
     async confirm(req, res) {
       const token = tokenOf((req.body as Record<string, unknown> | undefined)?.['token']);
       if (!deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(
-            page('Confirm your email address', '<p class="error" role="alert">The form expired. Open the link from the email again.</p>'),
-          );
+        return void render(
+          res,
+          page('Confirm your email address', html`<p class="error" role="alert">The form expired. Open the link from the email again.</p>`),
+          { status: 403 },
+        );
       const userId = token ? await deps.redis.getdel(OK.emailVerify(digest(token))) : null;
       const user = userId ? await deps.accounts.users.get(userId) : null;
-      if (!user) return void res.status(400).type('html').send(expired());
+      if (!user) return void render(res, expired(), { status: 400 });
       await deps.accounts.users.markEmailVerified(user.id);
       await deps.accounts.audit.recordOwn(user, 'email.verified', { source: req.ip ?? '' });
       deps.logger.info('email verified', { user: user.id });
-      res
-        .type('html')
-        .send(
-          page(
-            'Email address confirmed',
-            `<p role="status">Thank you: <strong>${esc(user.email)}</strong> is confirmed.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
-          ),
-        );
+      render(res, emailConfirmedPage(user.email));
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AccountError, clientProfile, CREATE_SVC_KEY_TTL_SECONDS, type Accounts, type RequestOutcome, type User } from '@svc/accounts';
+import { AccountError, CREATE_SVC_KEY_TTL_SECONDS, type Accounts, type RequestOutcome, type User } from '@svc/accounts';
 import { isKeyLevel, scopeForLevel } from '@svc/policy';
 import type { Config } from '@svc/config';
 import { ManagementError, type Management } from '@svc/management';
@@ -16,7 +16,9 @@ import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { TTL } from '../provider/configuration.ts';
 import { projectOfResource, resourceFor } from '../provider/resource.ts';
 import type { WebSessions } from '../http/web-session.ts';
+import { render } from './html.ts';
 import { confirmFirstPage } from './confirm-first.ts';
+import { kindOf, redirectHostOf, type Details } from './interaction-kind.ts';
 import type { EmailVerification } from './email-verification.ts';
 import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from './consent-levels.ts';
 import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
@@ -44,23 +46,6 @@ export interface InteractionDeps {
 /** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
 const ACCESS_DAYS = Math.floor(TTL.Grant / 86_400);
 
-type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
-type Kind = 'personal' | 'provision' | 'approve' | 'select';
-
-function kindOf(details: Details): Kind {
-  const params = details.params as Record<string, unknown>;
-  const profile = clientProfile(params['client_id']);
-  if (profile.issues === 'personal-key') return 'personal';
-  if (profile.autoProvision && String(params['auto_provision']) === 'true') return 'provision';
-  return typeof params['resource'] === 'string' ? 'approve' : 'select';
-}
-
-/** The redirect URI's host, or the private-use scheme of a native app (RFC 8252 §7.1). */
-function redirectHostOf(uri: unknown): string | undefined {
-  const u = typeof uri === 'string' ? URL.parse(uri) : null;
-  return u ? u.host || u.protocol.slice(0, -1) : undefined;
-}
-
 export function interactionPages(deps: InteractionDeps) {
   const { provider, accounts } = deps;
 
@@ -69,10 +54,9 @@ export function interactionPages(deps: InteractionDeps) {
     try {
       details = await provider.interactionDetails(req, res);
     } catch {
-      res
-        .status(400)
-        .type('html')
-        .send(refusalPage('Request expired', 'This sign-in request has expired or was already finished. Start again on your device.'));
+      render(res, refusalPage('Request expired', 'This sign-in request has expired or was already finished. Start again on your device.'), {
+        status: 400,
+      });
       return null;
     }
     const userId = await deps.web.userOf(req);
@@ -88,7 +72,7 @@ export function interactionPages(deps: InteractionDeps) {
     if (!loaded) return null;
     const { details, user } = loaded;
     if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req)) {
-      res.status(403).type('html').send(refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'));
+      render(res, refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'), { status: 403 });
       return null;
     }
     if (!user.emailVerifiedAt) {
@@ -101,10 +85,10 @@ export function interactionPages(deps: InteractionDeps) {
   /** An unconfirmed address approves nothing (docs/auth-service.md "Proven addresses"): 403 and the way to confirm. */
   function confirmFirst(req: Request, res: Response, details: Details, user: User, sent?: boolean): void {
     const v = { uid: details.uid, csrf: deps.web.csrfToken(req, res), email: user.email, emailOn: deps.verification.enabled, sent };
-    res.status(403).type('html').send(confirmFirstPage(v));
+    render(res, confirmFirstPage(v), { status: 403 });
   }
 
-  async function render(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
+  async function showConsent(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
     if (!user.emailVerifiedAt) return confirmFirst(req, res, details, user);
     const clientId = String(details.params['client_id']);
     const client = await provider.Client.find(clientId);
@@ -121,46 +105,38 @@ export function interactionPages(deps: InteractionDeps) {
     const status = error ? 400 : 200;
     switch (kindOf(details)) {
       case 'personal':
-        return void res.status(status).type('html').send(personalKeyConsent(v));
+        return void render(res, personalKeyConsent(v), { status });
       case 'provision':
-        return void res
-          .status(status)
-          .type('html')
-          .send(
-            provisionConsent(v, user.workspace, {
-              existing: await existingPersonalProject(accounts, user, projectNameOf(details.params)),
-              name: projectNameOf(details.params),
-              keyLevel: CREATE_SVC_KEY_LEVEL,
-              keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
-            }),
-          );
+        return void render(
+          res,
+          provisionConsent(v, user.workspace, {
+            existing: await existingPersonalProject(accounts, user, projectNameOf(details.params)),
+            name: projectNameOf(details.params),
+            keyLevel: CREATE_SVC_KEY_LEVEL,
+            keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
+          }),
+          { status },
+        );
       case 'approve': {
         const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
         const project = slug ? await accounts.workspaces.getProject(slug) : null;
         const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
         if (!project || role === 'NONE') {
-          return void res
-            .status(403)
-            .type('html')
-            .send(noAccessPage(v, slug ?? '', project !== null));
+          return void render(res, noAccessPage(v, slug ?? '', project !== null), { status: 403 });
         }
         const levels = offeredLevels(role, details.params['scope']);
-        return void res
-          .status(status)
-          .type('html')
-          .send(projectApprovalConsent(v, { project, role }, levels));
+        return void render(res, projectApprovalConsent(v, { project, role }, levels), { status });
       }
       case 'select':
-        return void res
-          .status(status)
-          .type('html')
-          .send(
-            projectSelectionConsent(
-              v,
-              await accounts.workspaces.accessibleProjects(user.id),
-              offeredLevels('ADMIN', details.params['scope']),
-            ),
-          );
+        return void render(
+          res,
+          projectSelectionConsent(
+            v,
+            await accounts.workspaces.accessibleProjects(user.id),
+            offeredLevels('ADMIN', details.params['scope']),
+          ),
+          { status },
+        );
     }
   }
 
@@ -176,7 +152,7 @@ export function interactionPages(deps: InteractionDeps) {
         return;
       }
       if (details.session?.accountId !== user.id) return void res.redirect(303, `/signin?return=${encodeURIComponent(back)}`);
-      await render(req, res, details, user);
+      await showConsent(req, res, details, user);
     },
 
     async consent(req: Request, res: Response): Promise<void> {
@@ -191,7 +167,7 @@ export function interactionPages(deps: InteractionDeps) {
       switch (kindOf(details)) {
         case 'personal':
           if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes') {
-            return render(req, res, details, user, 'Tick both boxes to create the key.');
+            return showConsent(req, res, details, user, 'Tick both boxes to create the key.');
           }
           break;
         case 'provision':
@@ -206,14 +182,14 @@ export function interactionPages(deps: InteractionDeps) {
           const project = slug ? await accounts.workspaces.getProject(slug) : null;
           const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
           if (!project || role === 'NONE') {
-            return render(req, res, details, user, 'Choose a project you have access to.');
+            return showConsent(req, res, details, user, 'Choose a project you have access to.');
           }
           resource = resourceFor(deps.config.baseUrl, project.slug);
           const chosen =
             kindOf(details) === 'approve'
               ? grantedScope(role, details.params['scope'], body['level'])
               : grantedScopeForSelection(role, details.params['scope'], body['level']);
-          if (!chosen) return render(req, res, details, user, 'Choose one of the access levels offered.');
+          if (!chosen) return showConsent(req, res, details, user, 'Choose one of the access levels offered.');
           scope = chosen;
         }
       }
@@ -248,7 +224,7 @@ export function interactionPages(deps: InteractionDeps) {
       const { details, user } = form;
       const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
       const project = slug ? await accounts.workspaces.getProject(slug) : null;
-      if (!project) return void res.status(404).type('html').send(refusalPage('Not sent', 'There is no such project.'));
+      if (!project) return void render(res, refusalPage('Not sent', 'There is no such project.'), { status: 404 });
       const body = (req.body ?? {}) as Record<string, unknown>;
       const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
       let request: RequestOutcome;
@@ -263,7 +239,7 @@ export function interactionPages(deps: InteractionDeps) {
         // Too many requests await a decision (docs/management.md "Collection limits"), or a
         // denial is too recent (docs/management.md "Access request lifecycle").
         if (!(err instanceof AccountError && (err.code === 'limit' || err.code === 'cooldown'))) throw err;
-        return void res.status(409).type('html').send(refusalPage('Not sent', err.message));
+        return void render(res, refusalPage('Not sent', err.message), { status: 409 });
       }
       await deps.management.accessRequested(request);
       await provider.interactionFinished(
@@ -288,7 +264,7 @@ export function interactionPages(deps: InteractionDeps) {
         );
       } catch (err) {
         if (!(err instanceof ManagementError) || (err.status !== 400 && err.status !== 409)) throw err;
-        return render(req, res, details, user, err.message);
+        return showConsent(req, res, details, user, err.message);
       }
       res.redirect(303, `/interaction/${details.uid}`);
     },
@@ -299,10 +275,9 @@ export function interactionPages(deps: InteractionDeps) {
       if (!loaded) return;
       const { details, user } = loaded;
       if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'));
+        return void render(res, refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'), {
+          status: 403,
+        });
       if (user.emailVerifiedAt) return void res.redirect(303, `/interaction/${details.uid}`);
       confirmFirst(req, res, details, user, await deps.verification.send(user));
     },
@@ -311,7 +286,7 @@ export function interactionPages(deps: InteractionDeps) {
       const loaded = await load(req, res);
       if (!loaded) return;
       if (!deps.web.csrfValid(req))
-        return void res.status(403).type('html').send(refusalPage('Not cancelled', 'The form expired. Start again.'));
+        return void render(res, refusalPage('Not cancelled', 'The form expired. Start again.'), { status: 403 });
       await provider.interactionFinished(
         req,
         res,

@@ -6,7 +6,8 @@
 import type { Request, Response } from 'express';
 import { AccountError, type InvitationRefusal } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
-import { esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
@@ -19,14 +20,31 @@ const REFUSALS: Record<InvitationRefusal, (email: string) => string> = {
     `Confirm that ${email} is your address first: open the link we mailed to it (or send a new one from your account page), then open this invitation again.`,
 };
 
+/** Why an invitation was not accepted, and the way to the account page. */
+export function invitationRefusedPage(message: string): SafeHtml {
+  return page('Invitation', html`<p class="error" role="alert">${message}</p><nav><a href="/dashboard/account">Your account</a></nav>`);
+}
+
+/** The invitation, and the button that accepts it. */
+export function joinPage(csrf: string, token: string, invitation: { project: string; role: string }): SafeHtml {
+  return page(
+    'Join a project',
+    html`<p>You are invited to the project <strong>${invitation.project}</strong> as <strong>${invitation.role}</strong>.</p>
+<form method="post" action="/invitation">${csrfField(csrf)}<input type="hidden" name="token" value="${token}">
+<button type="submit">Accept the invitation</button></form>`,
+  );
+}
+
+/** After accepting: the role and the project. */
+export function joinedPage(invitation: { project: string; role: string }): SafeHtml {
+  return page(
+    'Invitation accepted',
+    html`<p role="status">You are now ${invitation.role} on <strong>${invitation.project}</strong>.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
+  );
+}
+
 export function invitationPages(deps: PageDeps) {
-  const refused = (res: Response, status: number, message: string): void =>
-    void res
-      .status(status)
-      .type('html')
-      .send(
-        page('Invitation', `<p class="error" role="alert">${esc(message)}</p><nav><a href="/dashboard/account">Your account</a></nav>`),
-      );
+  const refused = (res: Response, status: number, message: string): void => void render(res, invitationRefusedPage(message), { status });
 
   return {
     async page(req: Request, res: Response): Promise<void> {
@@ -35,14 +53,7 @@ export function invitationPages(deps: PageDeps) {
       if (!invitation) return refused(res, 400, REFUSALS.unknown(''));
       const userId = await deps.web.userOf(req);
       if (!userId) return void res.redirect(303, `/signin?return=${encodeURIComponent(`/invitation?token=${token}`)}`);
-      res.type('html').send(
-        page(
-          'Join a project',
-          `<p>You are invited to the project <strong>${esc(invitation.project)}</strong> as <strong>${esc(invitation.role)}</strong>.</p>
-<form method="post" action="/invitation">${csrfField(deps.web.csrfToken(req, res))}<input type="hidden" name="token" value="${esc(token)}">
-<button type="submit">Accept the invitation</button></form>`,
-        ),
-      );
+      render(res, joinPage(deps.web.csrfToken(req, res), token, invitation));
     },
 
     async accept(req: Request, res: Response): Promise<void> {
@@ -70,14 +81,7 @@ export function invitationPages(deps: PageDeps) {
           requestId: '',
           detail: { project: invitation.project, role: invitation.role, invited_by: invitation.invitedBy },
         });
-      res
-        .type('html')
-        .send(
-          page(
-            'Invitation accepted',
-            `<p role="status">You are now ${esc(invitation.role)} on <strong>${esc(invitation.project)}</strong>.</p><nav><a href="/dashboard">Open the dashboard</a></nav>`,
-          ),
-        );
+      render(res, joinedPage(invitation));
     },
   };
 }

@@ -16,7 +16,8 @@ import { AccountError, MIN_PASSWORD, checkPassword, endPersonalCredentials, type
 import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
-import { errorLine, esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { errorLine, page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
 import { tooMany } from './too-many.ts';
 
@@ -26,31 +27,46 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 /** A link's stored value: the person and the password epoch the link was made in. */
 const linkValue = (user: User) => `${user.id} ${user.passwordEpoch}`;
 
+/** The form asking for the account's address. */
+export const forgotPage = (csrf: string, error?: string): SafeHtml =>
+  page(
+    'Reset your password',
+    html`${errorLine(error)}<p>Enter the email address of your account. We send a link to choose a new password; it works for 30 minutes.</p>
+<form method="post" action="/forgot">${csrfField(csrf)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus${error ? html` aria-invalid="true"` : ''}>
+<button type="submit">Send the link</button></form><nav><a href="/signin">Back to sign in</a></nav>`,
+  );
+
+/** The form for the new password, carrying the link's token. */
+export const newPasswordPage = (csrf: string, token: string, error?: string): SafeHtml =>
+  page(
+    'Choose a new password',
+    html`<form method="post" action="/reset">${csrfField(csrf)}<input type="hidden" name="token" value="${token}">
+<label for="password">New password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required autofocus${
+      error ? html` aria-invalid="true" aria-describedby="password-error"` : ''
+    }>${error ? html`<p class="error" id="password-error" role="alert">${error}</p>` : ''}
+<button type="submit">Set the new password</button></form>`,
+  );
+
+/** The one answer to the address form, whether or not the address has an account. */
+export const linkSentPage = (email: string): SafeHtml =>
+  page(
+    'Check your email',
+    html`<p role="status">If an account exists for <strong>${email}</strong>, we sent it a link to choose a new password. It works for 30 minutes.</p><nav><a href="/signin">Back to sign in</a></nav>`,
+  );
+
 export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; authUrl: string }) {
   const off = () =>
     page(
       'Reset your password',
-      '<p>Password reset by email is off on this server (EMAIL=off). An operator can set a new password with <code>svc-admin user set-password</code>.</p><nav><a href="/signin">Back to sign in</a></nav>',
+      html`<p>Password reset by email is off on this server (EMAIL=off). An operator can set a new password with <code>svc-admin user set-password</code>.</p><nav><a href="/signin">Back to sign in</a></nav>`,
     );
-
-  const forgotForm = (csrf: string, error?: string) =>
-    `${errorLine(error)}<p>Enter the email address of your account. We send a link to choose a new password; it works for 30 minutes.</p>
-<form method="post" action="/forgot">${csrfField(csrf)}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus${error ? ' aria-invalid="true"' : ''}>
-<button type="submit">Send the link</button></form><nav><a href="/signin">Back to sign in</a></nav>`;
-
-  const resetForm = (csrf: string, token: string, error?: string) =>
-    `<form method="post" action="/reset">${csrfField(csrf)}<input type="hidden" name="token" value="${esc(token)}">
-<label for="password">New password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label>
-<input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required autofocus${
-      error ? ' aria-invalid="true" aria-describedby="password-error"' : ''
-    }>${error ? `<p class="error" id="password-error" role="alert">${esc(error)}</p>` : ''}
-<button type="submit">Set the new password</button></form>`;
 
   const expired = () =>
     page(
       'Link expired',
-      '<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/forgot">Send a new link</a></nav>',
+      html`<p class="error" role="alert">This link has expired or was already used.</p><nav><a href="/forgot">Send a new link</a></nav>`,
     );
 
   async function sendLinkTo(email: string): Promise<void> {
@@ -74,18 +90,15 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
 
   return {
     async forgot(req: Request, res: Response): Promise<void> {
-      if (!deps.mailer.enabled) return void res.type('html').send(off());
-      res.type('html').send(page('Reset your password', forgotForm(deps.web.csrfToken(req, res))));
+      if (!deps.mailer.enabled) return void render(res, off());
+      render(res, forgotPage(deps.web.csrfToken(req, res)));
     },
 
     async sendLink(req: Request, res: Response): Promise<void> {
-      if (!deps.mailer.enabled) return void res.type('html').send(off());
+      if (!deps.mailer.enabled) return void render(res, off());
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (!deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(page('Reset your password', forgotForm(deps.web.csrfToken(req, res), 'The form expired. Try again.')));
+        return void render(res, forgotPage(deps.web.csrfToken(req, res), 'The form expired. Try again.'), { status: 403 });
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
       // Per source, and per address asked for from every source (each sends a mail).
       const ip = req.ip ?? 'unknown';
@@ -95,21 +108,14 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       if (wait > 0 || emailWait > 0) return tooMany(res, Math.max(wait, emailWait), { reset: false });
       // After the answer: whether a link is made and mailed shows neither in the page nor in its time.
       res.on('finish', () => void sendLinkTo(email).catch((err: unknown) => deps.logger.warn('reset link not sent', { err })));
-      res
-        .type('html')
-        .send(
-          page(
-            'Check your email',
-            `<p role="status">If an account exists for <strong>${esc(email)}</strong>, we sent it a link to choose a new password. It works for 30 minutes.</p><nav><a href="/signin">Back to sign in</a></nav>`,
-          ),
-        );
+      render(res, linkSentPage(email));
     },
 
     async resetPage(req: Request, res: Response): Promise<void> {
       const token = typeof req.query['token'] === 'string' ? req.query['token'].slice(0, 100) : '';
       const user = token ? await personOf(await deps.redis.get(OK.passwordReset(digest(token)))) : null;
-      if (!user) return void res.status(400).type('html').send(expired());
-      res.type('html').send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token)));
+      if (!user) return void render(res, expired(), { status: 400 });
+      render(res, newPasswordPage(deps.web.csrfToken(req, res), token));
     },
 
     async reset(req: Request, res: Response): Promise<void> {
@@ -117,22 +123,16 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       const token = typeof body['token'] === 'string' ? body['token'].slice(0, 100) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req))
-        return void res
-          .status(403)
-          .type('html')
-          .send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token, 'The form expired. Try again.')));
+        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, 'The form expired. Try again.'), { status: 403 });
       try {
         checkPassword(password);
       } catch (err) {
         if (!(err instanceof AccountError)) throw err;
         const message = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
-        return void res
-          .status(400)
-          .type('html')
-          .send(page('Choose a new password', resetForm(deps.web.csrfToken(req, res), token, message)));
+        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, message), { status: 400 });
       }
       const user = token ? await personOf(await deps.redis.getdel(OK.passwordReset(digest(token)))) : null;
-      if (!user) return void res.status(400).type('html').send(expired());
+      if (!user) return void render(res, expired(), { status: 400 });
       // The new epoch ends every other link (docs/auth-service.md "What a new password ends").
       await deps.accounts.users.setPassword(user.id, password);
       // The link proved the address: the account's sign-in backoff ends with the new password.
@@ -154,14 +154,13 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
         },
       );
       deps.logger.info('password reset', { user: user.id, sessionsEnded: ended, ...credentials });
-      res
-        .type('html')
-        .send(
-          page(
-            'Password changed',
-            '<p role="status">Your new password is set. Every browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.</p><nav><a href="/signin">Sign in</a></nav>',
-          ),
-        );
+      render(
+        res,
+        page(
+          'Password changed',
+          html`<p role="status">Your new password is set. Every browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.</p><nav><a href="/signin">Sign in</a></nav>`,
+        ),
+      );
     },
   };
 }

@@ -11,7 +11,8 @@ import type { Logger } from '@svc/logger';
 import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { csrfField } from '../http/web-session.ts';
-import { errorLine, esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import { tooMany } from './too-many.ts';
 
@@ -32,22 +33,27 @@ export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | '
  * authorization waiting at `returnTo`, or the device flow; null for a plain sign-in. The client
  * is found as the consent page finds it (`Client.find`), so both name it alike.
  */
-async function purposeOf(provider: SignInDeps['provider'], returnTo: string): Promise<string | null> {
-  if (returnTo.startsWith('/device')) return 'You are signing in to connect a device (it showed you a code).';
+async function purposeOf(provider: SignInDeps['provider'], returnTo: string): Promise<SafeHtml | null> {
+  if (returnTo.startsWith('/device')) return html`You are signing in to connect a device (it showed you a code).`;
   const uid = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(returnTo)?.[1];
   if (!uid) return null;
   const interaction = await provider.Interaction.find(uid);
   const clientId = interaction?.params['client_id'];
   if (typeof clientId !== 'string' || !clientId) return null;
-  if (isProfile(clientId)) return `You are signing in for the ${profileName(clientId)}.`;
+  if (isProfile(clientId)) return html`You are signing in for the ${profileName(clientId)}.`;
   const client = await provider.Client.find(clientId);
-  return `You are signing in for <bdi>${esc(displayClientName(client?.clientName ?? clientId))}</bdi>, an app not verified by svc.`;
+  return html`You are signing in for <bdi>${displayClientName(client?.clientName ?? clientId)}</bdi>, an app not verified by svc.`;
 }
 
-function signInForm(csrf: string, returnTo: string, email = '', error?: string, purpose: string | null = null): string {
-  return `${purpose ? `<p>${purpose}</p>` : ''}${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
-<input type="hidden" name="return" value="${esc(returnTo)}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required autofocus>
+/** The sign-in page: `purpose` says what the sign-in is for, `error` why the last attempt failed. */
+export function signInPage(csrf: string, returnTo: string, email = '', error?: string, purpose: SafeHtml | null = null): SafeHtml {
+  return page('Sign in', signInForm(csrf, returnTo, email, error, purpose));
+}
+
+function signInForm(csrf: string, returnTo: string, email: string, error: string | undefined, purpose: SafeHtml | null): SafeHtml {
+  return html`${purpose && html`<p>${purpose}</p>`}${errorLine(error)}<form method="post" action="/signin">${csrfField(csrf)}
+<input type="hidden" name="return" value="${returnTo}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
 <nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
@@ -69,7 +75,7 @@ export function signIn(deps: SignInDeps) {
     async get(req: Request, res: Response): Promise<void> {
       const returnTo = safeReturn(req.query['return']);
       const purpose = await purposeOf(deps.provider, returnTo).catch(() => null);
-      res.type('html').send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose)));
+      render(res, signInPage(deps.web.csrfToken(req, res), returnTo, '', undefined, purpose));
     },
     async post(req: Request, res: Response): Promise<void> {
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -77,10 +83,7 @@ export function signIn(deps: SignInDeps) {
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req)) {
-        res
-          .status(403)
-          .type('html')
-          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.')));
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { status: 403 });
         return;
       }
       const ip = req.ip ?? 'unknown';
@@ -107,10 +110,7 @@ export function signIn(deps: SignInDeps) {
         deps.logger.info('sign-in refused', { ip });
         const known = email ? await deps.accounts.users.findByEmail(email) : null;
         if (known) await audit(deps, known.workspace, email, 'signin.failed', ip);
-        res
-          .status(401)
-          .type('html')
-          .send(page('Sign in', signInForm(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.')));
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.'), { status: 401 });
         return;
       }
       await deps.throttle.reset('signin-account', accountSource);

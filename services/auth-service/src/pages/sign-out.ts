@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { csrfField, readCookie } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
+import { html, render } from './html.ts';
 import { page } from './layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
@@ -16,23 +17,23 @@ export function signOut(deps: PageDeps & { redis: Redis }) {
   return {
     async get(req: Request, res: Response): Promise<void> {
       const csrf = deps.web.csrfToken(req, res);
-      res
-        .type('html')
-        .send(page('Sign out', `<form method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>`));
+      render(
+        res,
+        page('Sign out', html`<form method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>`),
+      );
     },
     async post(req: Request, res: Response): Promise<void> {
       if (!deps.web.csrfValid(req)) {
-        res
-          .status(403)
-          .type('html')
-          .send(page('Sign out', '<p class="error" role="alert">The form expired. <a href="/signout">Try again</a>.</p>'));
+        render(res, page('Sign out', html`<p class="error" role="alert">The form expired. <a href="/signout">Try again</a>.</p>`), {
+          status: 403,
+        });
         return;
       }
       await deps.web.end(req, res);
       const providerSession = readCookie(req, '_session');
       if (providerSession && providerSession.length < 200) await deps.redis.del(OK.model('Session', providerSession));
       for (const name of PROVIDER_COOKIES) res.clearCookie(name, { path: '/' });
-      res.type('html').send(page('Signed out', '<p role="status">You are signed out.</p><nav><a href="/signin">Sign in again</a></nav>'));
+      render(res, page('Signed out', html`<p role="status">You are signed out.</p><nav><a href="/signin">Sign in again</a></nav>`));
     },
   };
 }

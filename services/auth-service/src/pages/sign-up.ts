@@ -8,7 +8,8 @@
 import type { Request, Response } from 'express';
 import { AccountError, EMAIL_PATTERN, MIN_PASSWORD, checkPassword } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
-import { errorLine, esc, page } from './layout.ts';
+import { html, render, type SafeHtml } from './html.ts';
+import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { EmailVerification } from './email-verification.ts';
 import type { PageDeps } from './sign-in.ts';
@@ -17,18 +18,23 @@ import { tooMany } from './too-many.ts';
 /** A refusal: tied to its field (aria-invalid, aria-describedby, focus), or about the form as a whole. */
 type SignUpError = { field: 'email' | 'password' | null; message: string };
 
-function signUpForm(csrf: string, returnTo: string, email = '', error?: SignUpError): string {
+/** The sign-up page: `error` ties the last refusal to its field. */
+export function signUpPage(csrf: string, returnTo: string, email = '', error?: SignUpError): SafeHtml {
+  return page('Create your account', signUpForm(csrf, returnTo, email, error));
+}
+
+function signUpForm(csrf: string, returnTo: string, email: string, error: SignUpError | undefined): SafeHtml {
   const on = (field: 'email' | 'password') =>
     error?.field === field
-      ? ` aria-invalid="true" aria-describedby="${field}-error" autofocus`
+      ? html` aria-invalid="true" aria-describedby="${field}-error" autofocus`
       : field === 'email' && !error
-        ? ' autofocus'
+        ? html` autofocus`
         : '';
   const line = (field: 'email' | 'password') =>
-    error?.field === field ? `<p class="error" id="${field}-error" role="alert">${esc(error.message)}</p>` : '';
-  return `${error && !error.field ? errorLine(error.message) : ''}<form method="post" action="/signup">${csrfField(csrf)}
-<input type="hidden" name="return" value="${esc(returnTo)}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${esc(email)}" required${on('email')}>${line('email')}
+    error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${error.message}</p>` : '';
+  return html`${error && !error.field ? errorLine(error.message) : ''}<form method="post" action="/signup">${csrfField(csrf)}
+<input type="hidden" name="return" value="${returnTo}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required${on('email')}>${line('email')}
 <label for="password">Password (at least ${MIN_PASSWORD} characters; a phrase of a few words works well)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" maxlength="256" required${on('password')}>${line('password')}
 <p class="muted">You get a free account and a personal workspace. We email you a link to confirm your address.</p>
 <button type="submit">Create account</button></form>
@@ -42,19 +48,19 @@ function refusalOf(err: AccountError): SignUpError {
 }
 
 /** The one answer to a valid sign-up form, whoever owns the address. */
-function checkEmailPage(email: string, returnTo: string, emailOn: boolean): string {
+export function checkEmailPage(email: string, returnTo: string, emailOn: boolean): SafeHtml {
   const what = emailOn
-    ? `<p role="status">We sent a message to <strong>${esc(email)}</strong>: a link to confirm the address of your new account, or, if it already has one, how to sign in.</p>
+    ? html`<p role="status">We sent a message to <strong>${email}</strong>: a link to confirm the address of your new account, or, if it already has one, how to sign in.</p>
 <p>Once the address is confirmed, sign in to continue.</p>`
-    : `<p role="status">If <strong>${esc(email)}</strong> is new to svc, its account is made: sign in to continue.</p>
+    : html`<p role="status">If <strong>${email}</strong> is new to svc, its account is made: sign in to continue.</p>
 <p>Email is off on this server: an operator confirms your address (<code>svc-admin user confirm-email</code>) before you can approve a device or app.</p>`;
-  return page('Check your email', `${what}<nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`);
+  return page('Check your email', html`${what}<nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in</a></nav>`);
 }
 
 export function signUp(deps: PageDeps & { verification: EmailVerification }) {
   return {
     async get(req: Request, res: Response): Promise<void> {
-      res.type('html').send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), safeReturn(req.query['return']))));
+      render(res, signUpPage(deps.web.csrfToken(req, res), safeReturn(req.query['return'])));
     },
     async post(req: Request, res: Response): Promise<void> {
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -62,10 +68,7 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
       const email = typeof body['email'] === 'string' ? body['email'].trim().slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       const again = (error: SignUpError, status: number) =>
-        res
-          .status(status)
-          .type('html')
-          .send(page('Create your account', signUpForm(deps.web.csrfToken(req, res), returnTo, email, error)));
+        render(res, signUpPage(deps.web.csrfToken(req, res), returnTo, email, error), { status });
       if (!deps.web.csrfValid(req)) return void again({ field: null, message: 'The form expired. Try again.' }, 403);
       const ip = req.ip ?? 'unknown';
       // Every attempt counts, checked and counted in one step (throttle.ts): per source, and per
@@ -83,7 +86,7 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
         if (!(err instanceof AccountError)) throw err;
         return void again(refusalOf(err), 400);
       }
-      res.type('html').send(checkEmailPage(email, returnTo, deps.verification.enabled));
+      render(res, checkEmailPage(email, returnTo, deps.verification.enabled));
       // After the answer: the account and its mail, or a note to the address's owner. A slow mail
       // server or bcrypt never holds the answer, and nothing in it depends on which it was.
       createOrNotify(deps, email, password).catch((err: unknown) => deps.logger.warn('sign-up not completed', { err }));

@@ -7,7 +7,8 @@
  */
 import type { Response } from 'express';
 import { csrfField } from '../http/web-session.ts';
-import { esc, page } from './layout.ts';
+import { html, render } from './html.ts';
+import { page } from './layout.ts';
 
 /** "12 seconds", "1 minute", "15 minutes". */
 function duration(seconds: number): string {
@@ -27,20 +28,10 @@ export interface WayOn {
 export function tooMany(res: Response, seconds: number, way: WayOn): void {
   const uid = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(way.returnTo ?? '')?.[1];
   const back = uid
-    ? `<form method="post" action="/interaction/${esc(uid)}/abort">${csrfField(way.csrf ?? '')}<button type="submit">Cancel and return to the app</button></form>`
-    : way.returnTo?.startsWith('/device')
-      ? '<p><a href="/device">Back to the device code page</a></p>'
-      : '';
-  const reset = way.reset ? '<p>Forgot your password? <a href="/forgot">Reset it by email</a>; a new password also ends the wait.</p>' : '';
-  res
-    .status(429)
-    .set('Retry-After', String(seconds))
-    .type('html')
-    .send(
-      page(
-        'Too many attempts',
-        `<p class="error" role="alert">Too many attempts. Try again in ${duration(seconds)}.</p>
-${reset}${back}`,
-      ),
-    );
+    ? html`<form method="post" action="/interaction/${uid}/abort">${csrfField(way.csrf ?? '')}<button type="submit">Cancel and return to the app</button></form>`
+    : way.returnTo?.startsWith('/device') && html`<p><a href="/device">Back to the device code page</a></p>`;
+  const reset = way.reset && html`<p>Forgot your password? <a href="/forgot">Reset it by email</a>; a new password also ends the wait.</p>`;
+  const body = html`<p class="error" role="alert">Too many attempts. Try again in ${duration(seconds)}.</p>
+${reset}${back}`;
+  render(res, page('Too many attempts', body), { status: 429, headers: { 'Retry-After': String(seconds) } });
 }

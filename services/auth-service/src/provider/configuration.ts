@@ -13,7 +13,7 @@ import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
 import type { Throttle } from '../http/throttle.ts';
 import { PAGE_HEADERS } from '../http/security-headers.ts';
-import { page, esc } from '../pages/layout.ts';
+import { providerErrorPage } from '../pages/layout.ts';
 import type { createDevicePages } from '../pages/device-pages.ts';
 import { refreshesTokens, staticClients } from './clients.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
@@ -173,11 +173,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       ctx.set(PAGE_HEADERS);
       const hsts = strictTransportSecurity(deps.config.authUrl);
       if (hsts) ctx.set('Strict-Transport-Security', hsts);
-      ctx.body = page(
-        'Something went wrong',
-        `<p class="error" role="alert">${esc(out['error_description'] ?? out['error'])}</p><p class="muted">Error: ${esc(out['error'])}</p>
-<nav><a href="/device">Enter a device code</a> · <a href="/signin">Sign in</a></nav>`,
-      );
+      ctx.body = String(providerErrorPage(out['error_description'] ?? out['error'], out['error']));
     },
   };
 }

@@ -1,0 +1,99 @@
+/**
+ * You > Account routes (docs/dashboard.md "Account"): the page, the password, and revoking the
+ * person's own keys, apps and sessions.
+ */
+import type { Router } from 'express';
+import { ManagementError, type Actor } from '@svc/management';
+import { render } from '../../pages/html.ts';
+import { isProfile, profileName } from '../../provider/clients.ts';
+import { back, field, param, personOf, type Kit } from '../kit.ts';
+import { accountPage, changePasswordPage } from './view.ts';
+
+export function accountRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
+  /** One audit entry for sessions the person ended from the account page. */
+  async function sessionEnded(actor: Actor, count: string): Promise<void> {
+    const user = await deps.accounts.users.get(personOf(actor));
+    if (user) await deps.accounts.audit.recordOwn(user, 'session.ended', actor, { sessions: count });
+  }
+
+  router.get(
+    '/account',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'account', {});
+      const sessions = await deps.web.list(req, personOf(actor));
+      const info = await deps.management.account(actor);
+      // First-party apps by their own names; any other name is the app's claim (docs/dashboard.md "Account").
+      const apps = info.apps.map((a) => ({
+        ...a,
+        client: isProfile(a.clientId) ? profileName(a.clientId) : a.client,
+        verified: isProfile(a.clientId),
+      }));
+      const requests = await deps.management.myRequests(actor);
+      render(res, accountPage(f, { ...info, apps, sessions, requests, emailOn: deps.verification.enabled }));
+    }),
+  );
+  router.get(
+    '/account/password',
+    page$(async (req, res, actor) => {
+      render(res, changePasswordPage(await frame(req, res, actor, 'account', {}), {}));
+    }),
+  );
+  router.post(
+    '/account/password',
+    page$(async (req, res, actor) => {
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'account', at: {} },
+        async () => {
+          await deps.management.changePassword(actor, field(req, 'current'), field(req, 'password'));
+          // Whoever else was signed in with the old password is signed out; this browser stays.
+          await deps.web.endOthers(req, personOf(actor));
+          back(res, '/dashboard/account', 'password-changed');
+        },
+        (f, err) => changePasswordPage(f, { error: { field: err.field ?? 'password', message: err.message } }),
+      );
+    }),
+  );
+  router.post(
+    '/account/keys/:id/revoke',
+    page$(async (req, res, actor) => {
+      await deps.management.revokePersonalKey(actor, param(req, 'id'));
+      back(res, '/dashboard/account', 'personal-key-revoked');
+    }),
+  );
+  router.post(
+    '/account/apps/:id/revoke',
+    page$(async (req, res, actor) => {
+      await deps.management.revokeApp(actor, param(req, 'id'));
+      back(res, '/dashboard/account', 'app-revoked');
+    }),
+  );
+  router.post(
+    '/account/sessions/:handle/end',
+    page$(async (req, res, actor) => {
+      const userId = personOf(actor);
+      if (!(await deps.web.endOne(userId, param(req, 'handle')))) throw new ManagementError(404, 'There is no such session of yours.');
+      await sessionEnded(actor, '1');
+      back(res, '/dashboard/account', 'session-ended');
+    }),
+  );
+  router.post(
+    '/account/sessions/end-others',
+    page$(async (req, res, actor) => {
+      const n = await deps.web.endOthers(req, personOf(actor));
+      await sessionEnded(actor, String(n));
+      back(res, '/dashboard/account', 'sessions-ended');
+    }),
+  );
+  router.post(
+    '/account/verify-email',
+    page$(async (req, res, actor) => {
+      if (!deps.verification.enabled) return back(res, '/dashboard/account', 'email-off');
+      const user = await deps.accounts.users.get(personOf(actor));
+      const sent = user ? await deps.verification.send(user) : false;
+      back(res, '/dashboard/account', sent || user?.emailVerifiedAt ? 'verification-sent' : 'verification-held');
+    }),
+  );
+}

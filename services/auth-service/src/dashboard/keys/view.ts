@@ -1,0 +1,133 @@
+/**
+ * Project > API Keys (docs/dashboard.md): the list, the create form, and a key's own pages
+ * (revoke, roll, limit). Pure functions of what they show; the `can*` fields say what the
+ * management layer allows this person.
+ */
+import type { KeyRow, NewKey } from '@svc/management';
+import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
+import { dashboardPage, postForm, type Frame } from '../frame.ts';
+import { cell, levelOptions, options, secretBox, table, when } from '../parts.ts';
+
+/** Expiry choices offered when creating a key; the value is what the management layer parses. */
+const EXPIRY_CHOICES = [
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+  { value: '365d', label: '1 year' },
+  { value: 'never', label: 'No expiry' },
+] as const;
+/** Overlap choices when rolling a key: how long the old key keeps working. */
+const OVERLAP_CHOICES = [
+  { value: '0m', label: 'No overlap: the old key stops now' },
+  { value: '1h', label: '1 hour' },
+  { value: '24h', label: '24 hours' },
+  { value: '7d', label: '7 days' },
+] as const;
+
+const keysPath = (f: Frame) => `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/keys`;
+
+export interface KeysPage {
+  keys: KeyRow[];
+  /** Levels this person may create keys at (an EDITOR cannot create ADMIN keys); empty: no creating. */
+  creatableLevels: readonly string[];
+  canRevoke: boolean;
+  created?: NewKey;
+  error?: { field: 'name' | 'level' | 'expires' | 'rateLimit'; message: string };
+  values?: { name?: string; level?: string; expires?: string; rateLimit?: string };
+  now: number;
+}
+
+function createdBox(created: NewKey, now: number): SafeHtml {
+  const replaced = created.replacedUntil !== undefined && html`; the key it replaces works until ${when(created.replacedUntil ?? now)}`;
+  return html`${secretBox('new-key', created.key, 'key')}<p class="muted">${created.name}, ${created.level}, expires ${when(created.expiresAt)}${replaced}. Put it where your app reads it (an environment variable such as SVC_API_KEY), never in code.</p>`;
+}
+
+function createForm(f: Frame, v: KeysPage): SafeHtml {
+  if (!v.creatableLevels.length) return html`<p class="muted">Your role on this project lets you see its keys, not create them.</p>`;
+  const err = (field: string) => v.error?.field === field && html` aria-invalid="true" aria-describedby="${field}-error" autofocus`;
+  const errLine = (field: string) => v.error?.field === field && html`<p class="error" id="${field}-error">${v.error.message}</p>`;
+  return html`<h2>Create API key</h2>${postForm(
+    f,
+    keysPath(f),
+    html`<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="80" required value="${v.values?.name ?? ''}"${err('name')}>${errLine('name')}
+<label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? 'VIEWER')}</select>${errLine('level')}
+<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? '90d')}</select>${errLine('expires')}
+${limitField(v.values?.rateLimit ?? '', v.error?.field === 'rateLimit' ? v.error.message : undefined)}`,
+    html`<button type="submit">Create API key</button>`,
+  )}`;
+}
+
+export function keysPage(f: Frame, v: KeysPage): SafeHtml {
+  const base = keysPath(f);
+  const rows = v.keys.map((k) => {
+    const actions =
+      v.canRevoke &&
+      (k.status === 'active' || k.status === 'expiring') &&
+      joinHtml(
+        [
+          html`<a href="${`${base}/${encodeURIComponent(k.id)}/roll`}">Roll</a>`,
+          html`<a href="${`${base}/${encodeURIComponent(k.id)}/limit`}">Limit</a>`,
+          html`<a href="${`${base}/${encodeURIComponent(k.id)}/revoke`}">Revoke</a>`,
+        ],
+        html` · `,
+      );
+    return [
+      k.name,
+      k.level,
+      html`<code>${k.prefix}</code>`,
+      when(k.createdAt),
+      when(k.expiresAt),
+      when(k.lastUsedAt, 'not yet'),
+      k.rateLimit === null ? 'plan' : `${k.rateLimit}/min`,
+      cell(`status-${k.status}`, k.status),
+      actions,
+    ];
+  });
+  return dashboardPage(
+    f,
+    'API Keys',
+    html`${v.created && createdBox(v.created, v.now)}<p class="muted">Keys of project ${f.project!.slug}. A key is shown once, when it is created; the list shows its first characters only.</p>
+${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Limit', 'Status', 'Actions'], rows, 'No keys yet.')}${createForm(f, v)}`,
+  );
+}
+
+/** The optional per-key limit field (docs/management.md "Per-key limits"), its hint and any error tied to it. */
+function limitField(value: string, error?: string): SafeHtml {
+  const described = error ? 'key-rate-limit-hint rateLimit-error' : 'key-rate-limit-hint';
+  return html`<label for="key-rate-limit">Requests per minute (optional)</label><input id="key-rate-limit" name="rateLimit" type="number" inputmode="numeric" min="1" step="1" value="${value}" aria-describedby="${described}"${error && html` aria-invalid="true" autofocus`}>
+<p class="muted hint" id="key-rate-limit-hint">Empty: the plan's limit. A lower number keeps one busy key (a CI job, say) from using the whole workspace's allowance.</p>${
+    error && html`<p class="error" id="rateLimit-error">${error}</p>`
+  }`;
+}
+
+export function keyLimitPage(f: Frame, key: KeyRow, error?: string, value?: string): SafeHtml {
+  const action = `${keysPath(f)}/${encodeURIComponent(key.id)}/limit`;
+  return dashboardPage(
+    f,
+    'Key rate limit',
+    html`<p>Requests per minute for <strong>${key.name}</strong> (<code>${key.prefix}</code>). It applies within the workspace's plan limit; the key is refused with 429 once it reaches its own.</p>
+${postForm(f, action, limitField(value ?? (key.rateLimit === null ? '' : String(key.rateLimit)), error), html`<button type="submit">Save limit</button>`)}
+<p><a href="${keysPath(f)}">Cancel</a></p>`,
+  );
+}
+
+export function revokeKeyPage(f: Frame, key: KeyRow): SafeHtml {
+  const action = `${keysPath(f)}/${encodeURIComponent(key.id)}/revoke`;
+  return dashboardPage(
+    f,
+    'Revoke API key',
+    html`<p>Revoke <strong>${key.name}</strong> (<code>${key.prefix}</code>, ${key.level})? Every app using it is refused within a second. This cannot be undone.</p>
+${postForm(f, action, '', html`<button type="submit" class="danger">Revoke key</button>`)}<p><a href="${keysPath(f)}">Cancel</a></p>`,
+  );
+}
+
+export function rollKeyPage(f: Frame, key: KeyRow): SafeHtml {
+  const action = `${keysPath(f)}/${encodeURIComponent(key.id)}/roll`;
+  return dashboardPage(
+    f,
+    'Roll API key',
+    html`<p>Roll <strong>${key.name}</strong> (<code>${key.prefix}</code>): a new key with the same name and level is created, and the old one keeps working for the overlap you choose, so you can deploy the new one first.</p>
+${postForm(f, action, html`<label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, '24h')}</select>`, html`<button type="submit">Roll key</button>`)}
+<p><a href="${keysPath(f)}">Cancel</a></p>`,
+  );
+}

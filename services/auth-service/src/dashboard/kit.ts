@@ -1,0 +1,180 @@
+/**
+ * What every dashboard route shares (docs/dashboard.md): who is asking (the session's person, or
+ * a trip to the sign-in page and back), the CSRF check of every form, the management bucket, the
+ * frame of a page, and what a refusal shows. Nothing here decides who may do what: the
+ * management layer does, and a refusal becomes a page with its status.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Accounts, Redis } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import { countManagementRequest, ManagementError, type Actor, type Management } from '@svc/management';
+import type { WebSessions } from '../http/web-session.ts';
+import type { EmailVerification } from '../pages/email-verification.ts';
+import { render, type SafeHtml } from '../pages/html.ts';
+import { alertPage, page } from '../pages/layout.ts';
+import { html } from '../pages/html.ts';
+import type { Frame, Section } from './frame.ts';
+
+export interface DashboardDeps {
+  accounts: Accounts;
+  /** Where the management bucket is counted (shared with the management API). */
+  redis: Redis;
+  web: WebSessions;
+  management: Management;
+  logger: Logger;
+  verification: EmailVerification;
+  now?: () => number;
+}
+
+type Handler = (req: Request, res: Response, actor: Actor) => Promise<void>;
+/** A page that counts in the management bucket: every POST does, and the export (a GET) too. */
+type Counted = { counted?: true };
+type At = { project?: string; workspace?: string };
+
+export const str = (v: unknown) => (typeof v === 'string' ? v : '');
+export const param = (req: Request, name: string) => str(req.params[name]);
+/** A form field of the urlencoded body ('' when absent). */
+export const field = (req: Request, name: string) => str((req.body as Record<string, unknown> | undefined)?.[name]);
+
+export const keysPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/keys`;
+
+/** The dashboard's actors are always people (a session cookie); the account pages act on their own account. */
+export const personOf = (actor: Actor): string => (actor.kind === 'person' ? actor.userId : '');
+
+/** What a POST did, said on the page it returns to. Fixed texts: a link cannot put words on our page. */
+const DONE = {
+  'project-created': 'Project created.',
+  'key-revoked': 'Key revoked. Apps using it are refused within a second.',
+  'key-limit-changed': "Key's rate limit saved. Gateways apply it within a second.",
+  'request-approved': 'Request approved.',
+  'request-denied': 'Request denied.',
+  'member-added': 'Member added.',
+  'member-invited': 'That address has no confirmed svc account yet: we mailed it an invitation, which works for 7 days.',
+  'invitation-cancelled': 'Invitation cancelled: its link no longer works.',
+  'role-changed': 'Role changed.',
+  'member-removed': 'Member removed, with their access through this project.',
+  'bot-granted': 'Access granted.',
+  'bot-revoked': 'Service account revoked.',
+  'personal-key-revoked': 'Personal key revoked.',
+  'password-changed':
+    'Password changed. Every other browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.',
+  'app-revoked': 'App access revoked. Its tokens are refused within a second.',
+  'session-ended': 'Session ended.',
+  'sessions-ended': 'Every other session ended.',
+  'verification-sent': 'We sent a new confirmation link to your address.',
+  'verification-held': 'Several confirmation links were sent lately, so no new one was sent: use the latest, or try again in an hour.',
+  'email-off': 'Email is off on this server (EMAIL=off), so no confirmation link can be sent.',
+} as const;
+export type Done = keyof typeof DONE;
+
+function flashOf(req: Request): Frame['flash'] {
+  const done = str(req.query['done']);
+  return Object.hasOwn(DONE, done) ? { kind: 'ok', text: DONE[done as Done] } : undefined;
+}
+
+/** After a POST: back to a page that says what was done (a code in its query, never free text). */
+export const back = (res: Response, path: string, done: Done) => res.redirect(303, `${path}?done=${done}`);
+
+/** The shared steps of every dashboard route, bound to its dependencies. */
+export function dashboardKit(deps: DashboardDeps) {
+  const now = deps.now ?? Date.now;
+
+  /** Who is asking: the session's person (with their own workspace), or a trip to the sign-in page and back. */
+  async function actorOf(req: Request, res: Response): Promise<{ actor: Actor; workspace: string } | null> {
+    const userId = await deps.web.userOf(req);
+    const user = userId ? await deps.accounts.users.get(userId) : null;
+    if (!user) {
+      res.redirect(303, `/signin?return=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/dashboard')}`);
+      return null;
+    }
+    const actor: Actor = { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() };
+    return { actor, workspace: user.workspace };
+  }
+
+  /**
+   * The management bucket of the person's workspace, as the management API counts a personal
+   * key's requests (docs/management.md "REST"): past it, a 429 page with Retry-After.
+   */
+  async function admitted(res: Response, workspace: string): Promise<boolean> {
+    const count = await countManagementRequest(deps.redis, workspace, now());
+    if (count.retryAfter === 0) return true;
+    const body = html`<p class="error" role="alert">Too many changes in a minute: your workspace may make ${count.limit} a minute, here and through the API together. Try again in ${count.retryAfter} seconds.</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`;
+    render(res, page('Too many changes', body), { status: 429, headers: { 'Retry-After': String(count.retryAfter) } });
+    return false;
+  }
+
+  function refusalPage(res: Response, err: ManagementError): void {
+    const body = html`<p class="error" role="alert">${err.message}</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`;
+    render(res, page(err.status === 404 ? 'Not found' : 'Not allowed', body), { status: err.status });
+  }
+
+  /** A page or form: the person, the CSRF token of a POST, the management bucket, then the handler. */
+  const page$ =
+    (handler: Handler, opts: Counted = {}) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const asking = await actorOf(req, res);
+        if (!asking) return;
+        if (req.method === 'POST' && !deps.web.csrfValid(req)) {
+          render(res, alertPage('Form expired', 'The form expired. Go back, reload the page and try again.'), { status: 403 });
+          return;
+        }
+        if ((req.method === 'POST' || opts.counted) && !(await admitted(res, asking.workspace))) return;
+        await handler(req, res, asking.actor);
+      } catch (err) {
+        if (err instanceof ManagementError) return refusalPage(res, err);
+        next(err);
+      }
+    };
+
+  /** The frame of a page: the person's projects, the one open, its workspace, the pending badge and any flash. */
+  async function frame(req: Request, res: Response, actor: Actor, section: Section, at: At): Promise<Frame> {
+    const projects = await deps.management.projectsOf(actor);
+    const project = at.project ? (projects.find((p) => p.slug === at.project) ?? null) : (projects[0] ?? null);
+    if (at.project && !project) throw new ManagementError(404, `There is no project ${at.project} you can open.`);
+    const workspace = at.workspace ?? project?.workspace ?? (await deps.management.workspacesOf(actor))[0] ?? '';
+    let pendingRequests = 0;
+    if (project) {
+      const r = await deps.management.requests(actor, project.slug).catch(() => null);
+      pendingRequests = r?.canDecide ? r.requests.filter((x) => x.status === 'pending').length : 0;
+    }
+    const flash = flashOf(req);
+    return {
+      csrf: deps.web.csrfToken(req, res),
+      email: actor.label,
+      projects,
+      project,
+      workspace,
+      section,
+      pendingRequests,
+      ...(flash ? { flash } : {}),
+    };
+  }
+
+  /**
+   * A form's change, and what a refusal of it shows: a 400 from the management layer renders the
+   * form again (status 400) with the message; any other failure goes to refusalPage or the error
+   * handler.
+   */
+  async function submit(
+    req: Request,
+    res: Response,
+    actor: Actor,
+    form: { section: Section; at: At },
+    change: () => Promise<void>,
+    again: (f: Frame, err: ManagementError) => SafeHtml | Promise<SafeHtml>,
+  ): Promise<void> {
+    try {
+      await change();
+    } catch (err) {
+      if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+      const f = await frame(req, res, actor, form.section, form.at);
+      render(res, await again(f, err), { status: 400 });
+    }
+  }
+
+  return { deps, now, page$, frame, submit };
+}
+
+export type Kit = ReturnType<typeof dashboardKit>;

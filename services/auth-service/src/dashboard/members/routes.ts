@@ -1,0 +1,56 @@
+/** Project > Members routes (docs/dashboard.md): add (or invite), cancel an invitation, change a role, remove. */
+import type { Router } from 'express';
+import { render } from '../../pages/html.ts';
+import { back, field, param, type Kit } from '../kit.ts';
+import { membersPage } from './view.ts';
+
+const membersPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/members`;
+
+export function membersRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
+  router.get(
+    '/projects/:slug/members',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'members', { project: param(req, 'slug') });
+      render(res, membersPage(f, await deps.management.members(actor, param(req, 'slug'))));
+    }),
+  );
+  router.post(
+    '/projects/:slug/members',
+    page$(async (req, res, actor) => {
+      const slug = param(req, 'slug');
+      const email = field(req, 'email').trim();
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'members', at: { project: slug } },
+        async () => {
+          const { invited } = await deps.management.addMember(actor, slug, { email, role: field(req, 'role') });
+          back(res, membersPath(slug), invited ? 'member-invited' : 'member-added');
+        },
+        async (f, err) => membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
+      );
+    }),
+  );
+  router.post(
+    '/projects/:slug/invitations/:id/cancel',
+    page$(async (req, res, actor) => {
+      await deps.management.cancelInvitation(actor, param(req, 'slug'), param(req, 'id'));
+      back(res, membersPath(param(req, 'slug')), 'invitation-cancelled');
+    }),
+  );
+  router.post(
+    '/projects/:slug/members/:user/role',
+    page$(async (req, res, actor) => {
+      await deps.management.setRole(actor, param(req, 'slug'), param(req, 'user'), field(req, 'role'));
+      back(res, membersPath(param(req, 'slug')), 'role-changed');
+    }),
+  );
+  router.post(
+    '/projects/:slug/members/:user/remove',
+    page$(async (req, res, actor) => {
+      await deps.management.removeMember(actor, param(req, 'slug'), param(req, 'user'));
+      back(res, membersPath(param(req, 'slug')), 'member-removed');
+    }),
+  );
+}

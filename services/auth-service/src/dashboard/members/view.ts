@@ -1,0 +1,65 @@
+/**
+ * Project > Members (docs/dashboard.md): members and roles, adding by email (or an invitation),
+ * changing a role, removing; pending invitations with Cancel.
+ */
+import type { InvitationRow, MemberRow } from '@svc/management';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { dashboardPage, postForm, type Frame } from '../frame.ts';
+import { LEVELS, levelOptions, table, when } from '../parts.ts';
+
+export interface MembersPage {
+  members: MemberRow[];
+  invitations: InvitationRow[];
+  canManage: boolean;
+  error?: string;
+  email?: string;
+}
+
+function addForm(f: Frame, v: MembersPage, base: string): SafeHtml {
+  return html`<h2>Add a member</h2>${postForm(
+    f,
+    base,
+    html`<label for="member-email">Email</label><input id="member-email" name="email" type="email" required value="${v.email ?? ''}"${
+      v.error && html` aria-invalid="true" aria-describedby="member-error" autofocus`
+    }>${v.error && html`<p class="error" id="member-error">${v.error}</p>`}
+<label for="member-role">Role</label><select id="member-role" name="role">${levelOptions(LEVELS, 'VIEWER')}</select>`,
+    html`<button type="submit">Add member</button>`,
+  )}<p class="muted">An address without a confirmed svc account is mailed an invitation instead; it becomes a member when its owner accepts. Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`;
+}
+
+export function membersPage(f: Frame, v: MembersPage): SafeHtml {
+  const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/members`;
+  const rows = v.members.map((m) => {
+    const manage =
+      v.canManage && !m.owner
+        ? html`${postForm(
+            f,
+            `${base}/${encodeURIComponent(m.userId)}/role`,
+            html`<label for="role-${m.userId}" class="skip">Role of ${m.email}</label><select id="role-${m.userId}" name="role">${levelOptions(LEVELS, m.role)}</select>`,
+            html`<button type="submit" class="small secondary">Change</button>`,
+            'inline',
+          )} ${postForm(f, `${base}/${encodeURIComponent(m.userId)}/remove`, '', html`<button type="submit" class="small danger">Remove</button>`, 'inline')}`
+        : m.owner && html`<span class="muted">workspace owner</span>`;
+    return [m.email, m.role, manage];
+  });
+  const invitations = v.invitations.map((i) => {
+    const cancel =
+      v.canManage &&
+      postForm(
+        f,
+        `${base.replace(/\/members$/, '/invitations')}/${encodeURIComponent(i.id)}/cancel`,
+        '',
+        html`<button type="submit" class="small danger">Cancel</button>`,
+        'inline',
+      );
+    return [i.email, i.role, i.invitedBy, when(i.expiresAt), cancel];
+  });
+  const pending =
+    v.invitations.length > 0 &&
+    table('Pending invitations', ['Email', 'Role', 'Invited by', 'Link works until', 'Manage'], invitations, '');
+  return dashboardPage(
+    f,
+    'Members',
+    html`${table('Members', ['Email', 'Role', 'Manage'], rows, 'No members besides the owner.')}${pending}${v.canManage && addForm(f, v, base)}`,
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The pieces the dashboard's section views share (docs/dashboard.md): times, select options,
+ * tables that read on a phone, and the one box that shows a secret.
+ */
+import { html, type HtmlValue, type SafeHtml } from '../pages/html.ts';
+
+export const LEVELS = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
+
+/** A time as `<time>` in UTC, or `none` when there is none. */
+export const when = (ms: number | null, none = 'never'): SafeHtml =>
+  ms === null
+    ? html`${none}`
+    : html`<time datetime="${new Date(ms).toISOString()}">${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+
+/** How long ago, briefly: "40 s", "12 min", "3 h", "5 days". */
+export function age(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 129_600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
+}
+
+export const options = (values: readonly { value: string; label: string }[], selected?: string): SafeHtml =>
+  html`${values.map((o) => html`<option value="${o.value}"${o.value === selected && html` selected`}>${o.label}</option>`)}`;
+
+export const levelOptions = (levels: readonly string[], selected?: string): SafeHtml =>
+  options(
+    levels.map((l) => ({ value: l, label: l })),
+    selected,
+  );
+
+/** A table cell with a class (`num`, `status-active`); any other cell is its content alone. */
+export interface ClassedCell {
+  cls: string;
+  body: HtmlValue;
+}
+export type Cell = HtmlValue | ClassedCell;
+
+export const cell = (cls: string, body: HtmlValue): ClassedCell => ({ cls, body });
+
+function isClassed(c: Cell): c is ClassedCell {
+  return typeof c === 'object' && c !== null && !Array.isArray(c) && 'cls' in c;
+}
+
+/**
+ * A table in a region that scrolls on its own; each cell names its column (data-label), which a
+ * phone shows beside the value. A heading starting with `#` is a number column.
+ */
+export function table(caption: string, head: string[], rows: Cell[][], empty: string): SafeHtml {
+  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  const label = (i: number) => (head[i] ?? '').replace(/^#/, '');
+  const td = (c: Cell, i: number) =>
+    isClassed(c) ? html`<td data-label="${label(i)}" class="${c.cls}">${c.body}</td>` : html`<td data-label="${label(i)}">${c}</td>`;
+  const tr = (r: Cell[]) => html`<tr>${r.map(td)}</tr>`;
+  return html`<div class="table" role="region" aria-label="${caption}" tabindex="0"><table><caption class="skip">${caption}</caption>
+<thead><tr>${head.map((h) => html`<th scope="col"${h.startsWith('#') && html` class="num"`}>${h.replace(/^#/, '')}</th>`)}</tr></thead>
+<tbody>${rows.map((r, i) => html`${i > 0 && html`\n`}${tr(r)}`)}</tbody></table></div>`;
+}
+
+/** The one place a secret is shown: once, with a copy button and the warning. */
+export function secretBox(id: string, value: string, what: string): SafeHtml {
+  return html`<div class="secret" role="status"><p><strong>Copy this ${what} now: you will not see it again.</strong></p>
+<code id="${id}">${value}</code><button type="button" class="small" data-copy="${id}" hidden>Copy</button></div>`;
+}

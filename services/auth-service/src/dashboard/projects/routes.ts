@@ -1,0 +1,45 @@
+/** The dashboard's entry, the project switcher and "New project" (docs/dashboard.md). */
+import type { Router } from 'express';
+import { render } from '../../pages/html.ts';
+import { back, field, keysPath, str, type Kit } from '../kit.ts';
+import { newProjectPage } from './view.ts';
+
+export function projectsRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
+  router.get(
+    '/',
+    page$(async (req, res, actor) => {
+      const projects = await deps.management.projectsOf(actor);
+      res.redirect(303, projects[0] ? keysPath(projects[0].slug) : '/dashboard/projects/new');
+    }),
+  );
+  router.get(
+    '/switch',
+    page$(async (req, res) => {
+      res.redirect(303, keysPath(str(req.query['project'])));
+    }),
+  );
+  router.get(
+    '/projects/new',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'new-project', {});
+      render(res, newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor) }));
+    }),
+  );
+  router.post(
+    '/projects',
+    page$(async (req, res, actor) => {
+      const name = field(req, 'name').trim();
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'new-project', at: {} },
+        async () => {
+          const { slug } = await deps.management.createProject(actor, { name, workspace: field(req, 'workspace') });
+          back(res, keysPath(slug), 'project-created');
+        },
+        async (f, err) => newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }),
+      );
+    }),
+  );
+}

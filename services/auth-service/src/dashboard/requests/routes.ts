@@ -1,0 +1,34 @@
+/** Project > Access requests routes (docs/dashboard.md): the list, and a decision on one. */
+import type { Router } from 'express';
+import { render } from '../../pages/html.ts';
+import { back, field, param, type Kit } from '../kit.ts';
+import { requestsPage } from './view.ts';
+
+export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit): void {
+  router.get(
+    '/projects/:slug/requests',
+    page$(async (req, res, actor) => {
+      const f = await frame(req, res, actor, 'requests', { project: param(req, 'slug') });
+      render(res, requestsPage(f, { ...(await deps.management.requests(actor, param(req, 'slug'))), now: now() }));
+    }),
+  );
+  for (const decision of ['approve', 'deny'] as const) {
+    router.post(
+      `/projects/:slug/requests/:id/${decision}`,
+      page$(async (req, res, actor) => {
+        const slug = param(req, 'slug');
+        await deps.management.decideRequest(
+          actor,
+          slug,
+          param(req, 'id'),
+          decision === 'approve' ? { approve: true, level: field(req, 'level') } : { approve: false },
+        );
+        back(
+          res,
+          `/dashboard/projects/${encodeURIComponent(slug)}/requests`,
+          decision === 'approve' ? 'request-approved' : 'request-denied',
+        );
+      }),
+    );
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Workspace > Usage (docs/dashboard.md): meters against the plan, then this month per tool and per
+ * key, each an SVG bar chart followed by a table of the same numbers.
+ */
+import type { Usage } from '@svc/management';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { dashboardPage, type Frame } from '../frame.ts';
+import { cell, table } from '../parts.ts';
+
+/** A horizontal bar chart as SVG, with its numbers in a table beside it (role img + title). */
+function barChart(title: string, rows: { label: string; value: number }[]): SafeHtml | '' {
+  if (rows.length === 0) return '';
+  const max = Math.max(...rows.map((r) => r.value), 1);
+  const h = 22;
+  const bars = rows.map(
+    (r, i) =>
+      html`<text x="0" y="${i * h + 15}" font-size="12">${r.label.slice(0, 24)}</text><rect x="170" y="${i * h + 4}" width="${Math.max(1, Math.round((r.value / max) * 300))}" height="14" fill="#1f5fbf"/><text x="${176 + Math.round((r.value / max) * 300)}" y="${i * h + 15}" font-size="12">${r.value}</text>`,
+  );
+  const id = `chart-${title.replace(/\W+/g, '-')}`;
+  return html`<svg role="img" aria-labelledby="${id}" viewBox="0 0 520 ${rows.length * h + 4}" width="100%" style="max-width:520px"><title id="${id}">${title}: ${rows.map((r) => `${r.label} ${r.value}`).join(', ')}</title>${bars}</svg>`;
+}
+
+function meter(label: string, used: number, of: number | null): SafeHtml {
+  const pct = (n: number) => Math.min(100, Math.round((used / Math.max(n, 1)) * 100));
+  return html`<p><strong>${label}</strong>: ${used.toLocaleString('en')} ${of === null ? '(no quota)' : `of ${of.toLocaleString('en')} (${pct(of)} %)`}</p>${
+    of !== null &&
+    html`<svg role="img" aria-label="${label}: ${pct(of)} percent used" viewBox="0 0 300 12" width="300" height="12"><rect width="300" height="12" fill="#dfe2e6"/><rect width="${pct(of) * 3}" height="12" fill="${pct(of) >= 90 ? '#a4000f' : '#1f5fbf'}"/></svg>`
+  }`;
+}
+
+export function usagePage(f: Frame, u: Usage): SafeHtml {
+  const perTool = table(
+    'Calls by tool',
+    ['Tool', '#Calls'],
+    u.perTool.map((t) => [t.tool, cell('num', t.count)]),
+    'No calls this month.',
+  );
+  const perKey = table(
+    'Requests by key',
+    ['Key or person', 'Prefix', 'Project', '#Requests'],
+    u.perKey.map((k) => [k.name, k.prefix ? html`<code>${k.prefix}</code>` : 'OAuth', k.project || '-', cell('num', k.count)]),
+    'No requests this month.',
+  );
+  return dashboardPage(
+    f,
+    'Usage',
+    html`${meter('Requests this minute', u.minute.used, u.minute.limit)}${meter('Queries this month', u.month.used, u.month.quota)}
+<h2>By tool, this month</h2>${barChart(
+      'Calls by tool this month',
+      u.perTool.map((t) => ({ label: t.tool, value: t.count })),
+    )}
+${perTool}
+<h2>By key, this month</h2>${barChart(
+      'Requests by key this month',
+      u.perKey.map((k) => ({ label: k.name, value: k.count })),
+    )}
+${perKey}`,
+  );
+}
