@@ -114,8 +114,9 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
   }
 
   const resources: Resource<GatewayRoute>[] = [
-    mcp('team'),
+    // A project's MCP path first: a team's has one segment more, so neither ever takes the other's requests.
     mcp('project'),
+    mcp('team'),
     restTool('project'),
     restTool('team'),
     accountRoute('GET', '/api/v1/me', 'me', [p.authenticate, p.admit, account.me]),

@@ -23,11 +23,12 @@ export function sendJsonText(
   // is a two-byte string, encoded once into bytes instead (measured faster, docs/benchmarks.md).
   const length = Buffer.byteLength(json);
   const payload = length === json.length ? json : Buffer.from(json);
+  // The spread first: V8 copies an object literal that starts with one fast (measured, docs/benchmarks.md).
   res.writeHead(status, {
-    'Cache-Control': 'no-store',
     ...headers,
     'Content-Type': contentType,
     'Content-Length': length,
+    'Cache-Control': headers['Cache-Control'] ?? 'no-store',
   });
   res.end(payload);
 }
