@@ -1,14 +1,14 @@
 /**
- * createGateway(deps): the gateway as a plain node:http request handler. The hot path (POST to
- * the MCP and REST tool endpoints) is served on node:http directly; everything else goes to the
- * Express app. Measured: Express's router and body parser in front of the hot path cost about
- * two thirds of the throughput (docs/benchmarks.md).
+ * createGateway(deps): the gateway as a plain node:http request handler. One router
+ * (http/router.ts) finds the route of every request in one table (routes.ts), and the route's
+ * pipeline answers it (docs/gateway-pipeline.md). No framework sits in front: Express's router and
+ * body parser in front of the hot path cost about two thirds of the throughput (docs/benchmarks.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Accounts, Redis } from '@svc/accounts';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
-import { SvcError } from '@svc/errors';
+import type { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
@@ -18,8 +18,7 @@ import type { ResolvedCaller, Target } from './auth/caller.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
 import { ResolutionCache } from './auth/resolution-cache.ts';
 import { createResolver } from './auth/resolve-credential.ts';
-import { createExpressApp } from './express-app.ts';
-import { sendEmpty, sendRestError, sendRpcError } from './http/respond.ts';
+import { createRouter } from './http/router.ts';
 import { toolCaller } from './auth/tool-caller.ts';
 import {
   acceptNotification,
@@ -37,9 +36,9 @@ import { serverDiscover } from './methods/server-discover.ts';
 import { runTool, toolsCall } from './methods/tools-call.ts';
 import { toolsList } from './methods/tools-list.ts';
 import { createMetrics } from './metrics.ts';
-import { createOriginPolicy, preflightHeaders } from './origins.ts';
-import { newExchange, type Protocol } from './pipeline/exchange.ts';
-import { route, type Route } from './pipeline/run.ts';
+import { createOriginPolicy } from './origins.ts';
+import { newExchange } from './pipeline/exchange.ts';
+import { ACCOUNT } from './pipeline/path-steps.ts';
 import {
   admit,
   authenticate as authenticateStep,
@@ -51,19 +50,10 @@ import {
 } from './pipeline/steps.ts';
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
-import { accountSteps } from './rest/account-steps.ts';
-import {
-  MANAGEMENT_ROUTES,
-  managementActor,
-  managementBucket,
-  matchManagementRoute,
-  reportLeak,
-  runManagement,
-  type ManagementRoute,
-} from './rest/management-steps.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { callTool, prepareRestCall } from './rest/steps.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
+import { gatewayRoutes } from './routes.ts';
 import { createTools } from './tools/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
 
@@ -82,14 +72,6 @@ export interface GatewayDeps {
   draining?: () => boolean;
 }
 
-const MCP_ROUTE = /^\/mcp\/(?:(team)\/)?([^/?#]+)\/?(?:\?.*)?$/;
-const REST_ROUTE = /^\/api\/v1\/(projects|teams)\/([^/?#]+)\/tools\/([^/?#]+)\/?(?:\?.*)?$/;
-/** The account routes: path -> the one method each takes. */
-const ACCOUNT_ROUTES: Record<string, { method: string; route: 'me' | 'projects' | 'revokeSelf' }> = {
-  '/api/v1/me': { method: 'GET', route: 'me' },
-  '/api/v1/projects': { method: 'GET', route: 'projects' },
-  '/api/v1/me/key': { method: 'DELETE', route: 'revokeSelf' },
-};
 /** tools/list and server/discover may be kept this long by a client (MCP 2026-07-28 "Caching"). */
 const LIST_TTL_MS = 60_000;
 
@@ -162,185 +144,79 @@ export function createGateway(deps: GatewayDeps) {
       ['tools/call', toolsCall(callDeps)],
     ]),
   };
-  const account = accountSteps(deps.accounts);
   const runDeps = { logger, challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err) };
-  const transport = checkTransport(origins.allowed);
   const auth = authenticateStep(authenticateAndRecord);
   const charge = admit(admitFn);
   const body = readJsonBody(config.maxBodyBytes);
-  // The gateway's routes, each one pipeline of named steps (docs/gateway-pipeline.md).
-  const routes = {
-    mcp: route(
-      'mcp',
-      [
-        transport,
-        body,
-        auth,
-        parseEnvelope,
-        selectRevision,
-        resolveMethod(methods),
-        resolvePolicy,
-        prepareToolCall(registry, config.legacyCredentials),
-        charge,
-        acceptNotification,
-        dispatch(methods, (ex) => toolCaller(ex.caller!, ex.surface, ex.req.headers), {
-          serverInfo: { ...SERVER_INFO, version },
-          listTtlMs: LIST_TTL_MS,
-        }),
-      ],
-      runDeps,
-    ),
-    restTool: route(
-      'rest-tool',
-      [
-        transport,
-        readJsonBody(config.maxBodyBytes, { emptyIs: {} }),
-        auth,
-        failOnParseError,
-        resolvePolicy,
-        prepareRestCall(registry, config.legacyCredentials, (ex) => ex.params['tool'] ?? ''),
-        charge,
-        callTool(runTool(callDeps)),
-      ],
-      runDeps,
-    ),
-    me: route('me', [checkOriginOnly(origins.allowed), auth, charge, account.me], runDeps),
-    projects: route('projects', [checkOriginOnly(origins.allowed), auth, charge, account.projects], runDeps),
-    // Never refused for a limit: a key must always be able to revoke itself.
-    revokeSelf: route('revoke-self', [checkOriginOnly(origins.allowed), auth, account.revokeSelf], runDeps),
-    // No credential but the reported key itself, and never refused for a limit (docs/management.md).
-    reportLeak: route(
-      'report-leak',
-      [checkOriginOnly(origins.allowed), readJsonBody(config.maxBodyBytes), reportLeak(management)],
-      runDeps,
-    ),
-  } satisfies Record<string, Route>;
-  // The management API: one route per operation of the table (docs/management.md "REST").
-  const managementRoutes = new Map<ManagementRoute, Route>(
-    MANAGEMENT_ROUTES.map((r) => [
-      r,
-      route(
-        `management ${r.name}`,
-        [
-          checkOriginOnly(origins.allowed),
-          readJsonBody(config.maxBodyBytes, { emptyIs: {} }),
-          auth,
-          managementActor(deps.accounts),
-          managementBucket(deps.redis, now),
-          runManagement(management, r),
-        ],
-        runDeps,
-      ),
-    ]),
-  );
-
-  function serve(
-    name: keyof typeof routes,
-    req: IncomingMessage,
-    res: ServerResponse,
-    target: Target,
-    protocol: Protocol,
-    params: Record<string, string> = {},
-  ): Promise<void> {
-    const ex = newExchange(req, res, {
-      requestId: randomUUID(),
-      source: clientAddress(req, trustProxy),
-      target,
-      protocol,
-      headers: origins.corsHeaders(req),
-      params,
-    });
-    return routes[name](ex);
-  }
-
-  function serveManagement(r: ManagementRoute, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> {
-    // An OAuth token is bound to one project's MCP resource (RFC 8707): on a project's route it is
-    // checked against that project; every other credential speaks for itself (docs/management.md).
-    const oauthOnProject = params['project'] !== undefined && /^Bearer\s+svc_at_/i.test(req.headers.authorization ?? '');
-    const ex = newExchange(req, res, {
-      requestId: randomUUID(),
-      source: clientAddress(req, trustProxy),
-      target: oauthOnProject ? { kind: 'project', slug: params['project']! } : { kind: 'account', slug: '' },
-      protocol: 'rest',
-      headers: origins.corsHeaders(req),
-      params,
-    });
-    return managementRoutes.get(r)!(ex);
-  }
+  const bodyOrEmpty = readJsonBody(config.maxBodyBytes, { emptyIs: {} });
+  const transport = checkTransport(origins.allowed);
   let openApiDoc: unknown;
-  const app = createExpressApp({
+  const { resources, notFound } = gatewayRoutes({
+    run: runDeps,
+    accounts: deps.accounts,
     redis: deps.redis,
-    logger,
+    management,
     metrics,
+    now,
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
+    mcp: [
+      transport,
+      body,
+      auth,
+      parseEnvelope,
+      selectRevision,
+      resolveMethod(methods),
+      resolvePolicy,
+      prepareToolCall(registry, config.legacyCredentials),
+      charge,
+      acceptNotification,
+      dispatch(methods, (ex) => toolCaller(ex.caller!, ex.surface, ex.req.headers), {
+        serverInfo: { ...SERVER_INFO, version },
+        listTtlMs: LIST_TTL_MS,
+      }),
+    ],
+    restTool: [
+      transport,
+      bodyOrEmpty,
+      auth,
+      failOnParseError,
+      resolvePolicy,
+      prepareRestCall(registry, config.legacyCredentials, (ex) => ex.params['tool'] ?? ''),
+      charge,
+      callTool(runTool(callDeps)),
+    ],
+    checkOrigin: checkOriginOnly(origins.allowed),
+    authenticate: auth,
+    admit: charge,
+    readBody: body,
+    readBodyOrEmpty: bodyOrEmpty,
     openApi: () => (openApiDoc ??= buildOpenApi(tools, { baseUrl: config.baseUrl })),
     cacheSize: () => cache.size,
     draining: deps.draining ?? (() => false),
   });
+  const match = createRouter(resources, notFound);
 
   const hsts = strictTransportSecurity(config.baseUrl);
   function handler(req: IncomingMessage, res: ServerResponse): void {
     // RFC 6797: an https deployment tells browsers to keep to https, on every answer.
     if (hsts) res.setHeader('Strict-Transport-Security', hsts);
-    const url = req.url ?? '/';
-    const preflight = () => sendEmpty(res, 204, { ...origins.corsHeaders(req), ...preflightHeaders(req) });
-    const mcpMatch = url.startsWith('/mcp/') ? MCP_ROUTE.exec(url) : null;
-    if (mcpMatch) {
-      const target: Target = { kind: mcpMatch[1] ? 'team' : 'project', slug: decodeSlug(mcpMatch[2]) };
-      if (req.method === 'POST') return void track(res, 'mcp', serve('mcp', req, res, target, 'jsonrpc'));
-      if (req.method === 'OPTIONS') return preflight();
-      // Stateless Streamable HTTP: no SSE stream (GET) and no sessions to end (DELETE).
-      const err = new SvcError('method_not_allowed', {
-        remedy: 'The MCP endpoint takes POST (Streamable HTTP, JSON responses); GET and DELETE are not offered.',
-      });
-      return void sendRpcError(res, err, null, { Allow: 'POST, OPTIONS', ...origins.corsHeaders(req) });
-    }
-    const restMatch = url.startsWith('/api/v1/') ? REST_ROUTE.exec(url) : null;
-    if (restMatch) {
-      const target: Target = { kind: restMatch[1] === 'teams' ? 'team' : 'project', slug: decodeSlug(restMatch[2]) };
-      if (req.method === 'POST')
-        return void track(res, 'rest', serve('restTool', req, res, target, 'rest', { tool: decodeSlug(restMatch[3]) }));
-      if (req.method === 'OPTIONS') return preflight();
-    }
-    const path = url.startsWith('/api/v1/') ? url.replace(/[?#].*$/, '').replace(/\/$/, '') : '';
-    const accountRoute = path ? ACCOUNT_ROUTES[path] : undefined;
-    if (accountRoute) {
-      if (req.method === 'OPTIONS') return preflight();
-      if (req.method !== accountRoute.method) {
-        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${accountRoute.method}.` });
-        return void sendRestError(res, err, { Allow: `${accountRoute.method}, OPTIONS`, ...origins.corsHeaders(req) });
-      }
-      return void track(res, 'rest', serve(accountRoute.route, req, res, { kind: 'account', slug: '' }, 'rest'));
-    }
-    if (path === '/api/v1/keys/report-leak') {
-      if (req.method === 'OPTIONS') return preflight();
-      if (req.method !== 'POST') {
-        const err = new SvcError('method_not_allowed', { remedy: `${path} takes POST.` });
-        return void sendRestError(res, err, { Allow: 'POST, OPTIONS', ...origins.corsHeaders(req) });
-      }
-      return void track(res, 'management', serve('reportLeak', req, res, { kind: 'account', slug: '' }, 'rest'));
-    }
-    const managementMatch = path ? matchManagementRoute(req.method ?? 'GET', path) : null;
-    if (managementMatch) {
-      if (req.method === 'OPTIONS') return preflight();
-      if ('allow' in managementMatch) {
-        const err = new SvcError('method_not_allowed', { remedy: `${path} takes ${managementMatch.allow}.` });
-        return void sendRestError(res, err, { Allow: managementMatch.allow, ...origins.corsHeaders(req) });
-      }
-      return void track(res, 'management', serveManagement(managementMatch.route, req, res, managementMatch.params));
-    }
-    app(req, res);
-  }
-
-  function track(res: ServerResponse, route: string, done: Promise<void>): void {
-    done.then(
-      () => metrics.countRequest(route, res.statusCode),
-      (err: unknown) => {
-        logger.error('unhandled request failure', { err });
-        if (!res.headersSent) sendRpcError(res, new SvcError('internal_error'), null);
-      },
-    );
+    const { route, params, path } = match(req.method ?? 'GET', req.url ?? '/');
+    const ex = newExchange(req, res, {
+      requestId: randomUUID(),
+      source: clientAddress(req, trustProxy),
+      target: ACCOUNT,
+      protocol: route.protocol,
+      headers: route.cors ? origins.corsHeaders(req) : {},
+      path,
+      params,
+    });
+    const label = route.metric;
+    route.run(ex).then(label ? () => metrics.countRequest(label, res.statusCode) : undefined, (err: unknown) => {
+      // route() wrote every error a step threw; this one came from writing it: nothing more can be sent.
+      logger.error('unhandled request failure', { err });
+      res.destroy();
+    });
   }
 
   return {
@@ -366,14 +242,6 @@ function countCommands(redis: Redis, onCommand: () => void): void {
     onCommand();
     return send(...args);
   }) as Redis['sendCommand'];
-}
-
-function decodeSlug(s: string | undefined): string {
-  try {
-    return decodeURIComponent(s ?? '');
-  } catch {
-    return s ?? '';
-  }
 }
 
 /**

@@ -1,7 +1,5 @@
-/** Writing responses on the raw node:http path (the MCP and REST hot path). */
+/** Writing responses on node:http: the pipeline's writers (pipeline/run.ts) end here. */
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcId, SvcError } from '@svc/errors';
-import { toJsonRpcError, toRestError } from '@svc/errors';
 import { jsonText } from './json-text.ts';
 
 export type Headers = Record<string, string | number>;
@@ -10,17 +8,27 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   sendJsonText(res, status, jsonText(body), headers);
 }
 
-/** A body already in JSON text (jsonText, or an envelope joined around it). */
-export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Headers = {}): void {
+/**
+ * A body already in JSON text (jsonText, or an envelope joined around it), or another text of
+ * `contentType`. Not to be stored unless the headers say otherwise (the public metadata does).
+ */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  headers: Headers = {},
+  contentType = 'application/json',
+): void {
   // An ASCII body goes out as a string, joined to the head in one write; one with other characters
   // is a two-byte string, encoded once into bytes instead (measured faster, docs/benchmarks.md).
   const length = Buffer.byteLength(json);
   const payload = length === json.length ? json : Buffer.from(json);
+  // The spread first: V8 copies an object literal that starts with one fast (measured, docs/benchmarks.md).
   res.writeHead(status, {
     ...headers,
-    'Content-Type': 'application/json',
+    'Content-Type': contentType,
     'Content-Length': length,
-    'Cache-Control': 'no-store',
+    'Cache-Control': headers['Cache-Control'] ?? 'no-store',
   });
   res.end(payload);
 }
@@ -28,14 +36,4 @@ export function sendJsonText(res: ServerResponse, status: number, json: string, 
 export function sendEmpty(res: ServerResponse, status: number, headers: Headers = {}): void {
   res.writeHead(status, headers);
   res.end();
-}
-
-/** An error on an MCP endpoint: the real HTTP status with a JSON-RPC error body. */
-export function sendRpcError(res: ServerResponse, err: SvcError, id: JsonRpcId, headers: Headers = {}): void {
-  sendJson(res, err.status, toJsonRpcError(err, id), { ...headers, ...err.headers });
-}
-
-/** An error on a REST endpoint: {"error": {code, message, remedy}}. */
-export function sendRestError(res: ServerResponse, err: SvcError, headers: Headers = {}): void {
-  sendJson(res, err.status, toRestError(err), { ...headers, ...err.headers });
 }

@@ -13,7 +13,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
 import { jsonText, jsonTextWith } from '../http/json-text.ts';
-import { respondText } from '../pipeline/run.ts';
+import { respondEmpty, respondText } from '../pipeline/run.ts';
 
 /** The JSON-RPC request object, or the error naming what is wrong with it. */
 export const parseEnvelope: Step = function parseEnvelope(ex) {
@@ -108,8 +108,7 @@ function checkMirroredHeaders(ex: Exchange): void {
 /** A notification (no id): accepted with 202 and no body (Streamable HTTP "Sending Messages"). */
 export const acceptNotification: Step = function acceptNotification(ex) {
   if (ex.rpc!.id === undefined || ex.rpc!.id === null) {
-    ex.res.writeHead(202, ex.headers);
-    ex.res.end();
+    respondEmpty(ex, 202);
   }
 };
 

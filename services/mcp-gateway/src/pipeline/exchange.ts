@@ -22,10 +22,13 @@ export interface Exchange {
   readonly requestId: string;
   /** The client's address: the TCP peer, or what named proxies forwarded (docs/operations.md "Proxies"). */
   readonly source: string;
-  readonly target: Target;
+  /** What the request speaks to: set from the path by the route's first step (pipeline/path-steps.ts). */
+  target: Target;
   readonly protocol: Protocol;
-  /** Parameters the route matched in the path (the REST tool's name). */
-  readonly params: Readonly<Record<string, string>>;
+  /** The path as sent, without the query (error messages name it). */
+  readonly path: string;
+  /** Parameters the route matched in the path, percent-decoded as the route reads them. */
+  params: Readonly<Record<string, string>>;
   /** Response headers settled so far (CORS, request id, rate limit, Deprecation). */
   headers: Headers;
   /** The body as read (readBody). */
@@ -55,7 +58,15 @@ export type Step = (ex: Exchange) => void | Promise<void>;
 export function newExchange(
   req: IncomingMessage,
   res: ServerResponse,
-  init: { requestId: string; source: string; target: Target; protocol: Protocol; headers: Headers; params?: Record<string, string> },
+  init: {
+    requestId: string;
+    source: string;
+    target: Target;
+    protocol: Protocol;
+    headers: Headers;
+    path?: string;
+    params?: Record<string, string>;
+  },
 ): Exchange {
   return {
     req,
@@ -64,6 +75,7 @@ export function newExchange(
     source: init.source,
     target: init.target,
     protocol: init.protocol,
+    path: init.path ?? '',
     params: init.params ?? {},
     headers: { ...init.headers, 'X-Request-Id': init.requestId },
     raw: '',

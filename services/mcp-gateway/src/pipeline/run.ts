@@ -9,7 +9,7 @@ import { asSvcError, SvcError, toJsonRpcError, toRestError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { Target } from '../auth/caller.ts';
 import { jsonText } from '../http/json-text.ts';
-import { sendJson, sendJsonText } from '../http/respond.ts';
+import { sendEmpty, sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
 
 /** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
@@ -67,8 +67,16 @@ export function respond(ex: Exchange, body: unknown, status = 200): void {
   respondText(ex, jsonText(body), status);
 }
 
-/** The success writer for a body already in JSON text (an envelope joined around a kept result). */
-export function respondText(ex: Exchange, json: string, status = 200): void {
+/**
+ * The success writer for a body already in text: JSON (an envelope joined around a kept result)
+ * or the `contentType` given (the metrics).
+ */
+export function respondText(ex: Exchange, text: string, status = 200, contentType?: string): void {
   const headers = ex.legacy ? { ...ex.headers, Deprecation: LEGACY_DEPRECATION } : ex.headers;
-  sendJsonText(ex.res, status, json, headers);
+  sendJsonText(ex.res, status, text, headers, contentType);
+}
+
+/** The success writer of an answer without a body (a preflight's 204, a notification's 202). */
+export function respondEmpty(ex: Exchange, status: number): void {
+  sendEmpty(ex.res, status, ex.headers);
 }

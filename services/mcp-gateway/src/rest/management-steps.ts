@@ -369,37 +369,6 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   },
 ];
 
-/** Each route's path as a pattern (`{name}`: one segment) with its parameter names, compiled once. */
-const COMPILED = MANAGEMENT_ROUTES.map((route) => {
-  const names: string[] = [];
-  const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`);
-  return { route, pattern, names };
-});
-
-/** The route for `method` and `path` with its percent-decoded parameters, the methods the path takes, or null. */
-export function matchManagementRoute(
-  method: string,
-  path: string,
-): { route: ManagementRoute; params: Record<string, string> } | { allow: string } | null {
-  const allowed: string[] = [];
-  for (const { route, pattern, names } of COMPILED) {
-    const m = pattern.exec(path);
-    if (!m) continue;
-    if (route.method !== method) {
-      allowed.push(route.method);
-      continue;
-    }
-    const params: Record<string, string> = {};
-    try {
-      names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
-    } catch {
-      return null;
-    }
-    return { route, params };
-  }
-  return allowed.length ? { allow: [...allowed, 'OPTIONS'].join(', ') } : null;
-}
-
 /**
  * Who is acting: a personal key speaks for its person, a project key for itself within its
  * project, an OAuth token with mcp:admin for its person within its project; service-account keys
