@@ -39,6 +39,7 @@ import type { Mailer } from '@svc/mail';
 import { approvedLevel, isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
 import { parseAuditQuery, type AuditQueryInput } from './audit-query.ts';
 import { sweepKeyExpiries } from './expiry.ts';
+import { KEY_DEFAULTS } from './contract/defaults.ts';
 import { createNotices } from './notices.ts';
 import {
   ManagementError,
@@ -69,7 +70,7 @@ export interface Management {
   /** Workspaces the actor may create projects in. */
   workspacesOf(actor: Actor): Promise<string[]>;
   createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
-  keys(actor: Actor, project: string): Promise<{ keys: KeyRow[]; creatableLevels: readonly string[]; canRevoke: boolean }>;
+  keys(actor: Actor, project: string): Promise<{ keys: KeyRow[]; creatableLevels: readonly KeyLevel[]; canRevoke: boolean }>;
   createKey(
     actor: Actor,
     project: string,
@@ -362,7 +363,7 @@ export function createManagement(
         .createProjectKey({
           project: slug,
           workspace: project.workspace,
-          level: old.level || 'EDITOR',
+          level: old.level || KEY_DEFAULTS.unleveled,
           name: old.name,
           rateLimit: old.rateLimit,
           ...(remaining ? { expiresInSeconds: remaining } : {}),

@@ -59,6 +59,7 @@ import {
   matchManagementRoute,
   reportLeak,
   runManagement,
+  validateManagementRequest,
   type ManagementRoute,
 } from './rest/management-steps.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -227,6 +228,7 @@ export function createGateway(deps: GatewayDeps) {
           auth,
           managementActor(deps.accounts),
           managementBucket(deps.redis, now),
+          validateManagementRequest(r),
           runManagement(management, r),
         ],
         runDeps,

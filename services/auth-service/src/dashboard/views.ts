@@ -3,23 +3,24 @@
  * the data through the management layer and pass it here; nothing here reads storage or decides
  * who may do what (the `can*` fields say what the management layer allows this person).
  */
-import type {
-  AccountInfo,
-  AuditRow,
-  BotRow,
-  InvitationRow,
-  KeyRow,
-  MemberRow,
-  MyRequestRow,
-  NewKey,
-  RequestRow,
-  Usage,
+import {
+  KEY_DEFAULTS,
+  LEVELS,
+  type AccountInfo,
+  type AuditRow,
+  type BotRow,
+  type InvitationRow,
+  type KeyRow,
+  type MemberRow,
+  type MyRequestRow,
+  type NewKey,
+  type RequestRow,
+  type Usage,
 } from '@svc/management';
 import type { BrowserSession } from '../http/web-session.ts';
 import { esc } from '../pages/layout.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
 
-const LEVELS = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 /** Expiry choices offered when creating a key; the value is what the management layer parses. */
 const EXPIRY_CHOICES = [
   { value: '7d', label: '7 days' },
@@ -102,8 +103,8 @@ export function keysPage(f: Frame, v: KeysPage): string {
         f,
         base,
         `<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="80" required value="${esc(v.values?.name ?? '')}"${err('name')}>${errLine('name')}
-<label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? 'VIEWER')}</select>${errLine('level')}
-<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? '90d')}</select>${errLine('expires')}
+<label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? KEY_DEFAULTS.level)}</select>${errLine('level')}
+<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? KEY_DEFAULTS.expires)}</select>${errLine('expires')}
 ${limitField(v.values?.rateLimit ?? '', v.error?.field === 'rateLimit' ? v.error.message : undefined)}`,
         '<button type="submit">Create API key</button>',
       )}`
@@ -163,7 +164,7 @@ export function rollKeyPage(f: Frame, key: KeyRow): string {
     f,
     'Roll API key',
     `<p>Roll <strong>${esc(key.name)}</strong> (<code>${esc(key.prefix)}</code>): a new key with the same name and level is created, and the old one keeps working for the overlap you choose, so you can deploy the new one first.</p>
-${postForm(f, action, `<label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, '24h')}</select>`, '<button type="submit">Roll key</button>')}
+${postForm(f, action, `<label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, KEY_DEFAULTS.overlap)}</select>`, '<button type="submit">Roll key</button>')}
 <p><a href="/dashboard/projects/${encodeURIComponent(f.project!.slug)}/keys">Cancel</a></p>`,
   );
 }
@@ -232,7 +233,7 @@ export function membersPage(
         `<label for="member-email">Email</label><input id="member-email" name="email" type="email" required value="${esc(v.email ?? '')}"${
           v.error ? ' aria-invalid="true" aria-describedby="member-error" autofocus' : ''
         }>${v.error ? `<p class="error" id="member-error">${esc(v.error)}</p>` : ''}
-<label for="member-role">Role</label><select id="member-role" name="role">${levelOptions(LEVELS, 'VIEWER')}</select>`,
+<label for="member-role">Role</label><select id="member-role" name="role">${levelOptions(LEVELS, KEY_DEFAULTS.level)}</select>`,
         '<button type="submit">Add member</button>',
       )}<p class="muted">An address without a confirmed svc account is mailed an invitation instead; it becomes a member when its owner accepts. Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`
     : '';
@@ -272,7 +273,7 @@ export function serviceAccountsPage(
           f,
           `${base}/${encodeURIComponent(b.id)}/grant`,
           `<label for="grant-${esc(b.id)}" class="skip">Project for ${esc(b.name)}</label><select id="grant-${esc(b.id)}" name="project">${v.projects.map((p) => `<option>${esc(p)}</option>`).join('')}</select>
-<label for="grant-level-${esc(b.id)}" class="skip">Level</label><select id="grant-level-${esc(b.id)}" name="level">${levelOptions(LEVELS, 'VIEWER')}</select>`,
+<label for="grant-level-${esc(b.id)}" class="skip">Level</label><select id="grant-level-${esc(b.id)}" name="level">${levelOptions(LEVELS, KEY_DEFAULTS.level)}</select>`,
           '<button type="submit" class="small secondary">Grant</button>',
           'inline',
         )} ${postForm(f, `${base}/${encodeURIComponent(b.id)}/rotate`, '', '<button type="submit" class="small secondary">New key</button>', 'inline')} ${postForm(
