@@ -71,7 +71,7 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
   const slug = project(v);
   switch (sub ?? '') {
     case 'list': {
-      const { keys } = await answer(api(c).call('listKeys', { params: { project: slug } }), 'keys list');
+      const { keys } = await answer(api(c).listKeys({ params: { project: slug } }), 'keys list');
       return io.result(
         { keys },
         keys.length
@@ -96,18 +96,18 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
         expires: given(v, 'expires') ?? KEY_DEFAULTS.expires,
         ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
       };
-      const k = await answer(api(c).call('createKey', { params: { project: slug }, body }), 'keys create');
+      const k = await answer(api(c).createKey({ params: { project: slug }, body }), 'keys create');
       return shownOnce(io, k, `Key "${k.name}" (${k.level}) created; it expires ${k.expires_at ?? 'never'}.`);
     }
     case 'revoke': {
       if (!id) throw new CliError('Which key? Give its id: svc keys revoke <id> --project <slug> (ids: svc keys list).', EXIT.usage);
-      await answer(api(c).call('revokeKey', { params: { project: slug, id } }), 'keys revoke');
+      await answer(api(c).revokeKey({ params: { project: slug, id } }), 'keys revoke');
       return io.result({ id, revoked: true }, [`Key ${id} revoked; gateways refuse it within a second.`]);
     }
     case 'roll': {
       if (!id) throw new CliError('Which key? Give its id: svc keys roll <id> --project <slug> (ids: svc keys list).', EXIT.usage);
       const body = { overlap: given(v, 'overlap') ?? KEY_DEFAULTS.overlap };
-      const k = await answer(api(c).call('rollKey', { params: { project: slug, id }, body }), 'keys roll');
+      const k = await answer(api(c).rollKey({ params: { project: slug, id }, body }), 'keys roll');
       return shownOnce(io, k, `Key rolled; the old one works until ${String(k.old_key_until)}. Deploy the new one before then.`);
     }
     case 'limit': {
@@ -118,7 +118,7 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
           EXIT.usage,
         );
       const rateLimit = value === 'none' ? null : value;
-      const k = await answer(api(c).call('setKeyLimit', { params: { project: slug, id }, body: { rate_limit: rateLimit } }), 'keys limit');
+      const k = await answer(api(c).setKeyLimit({ params: { project: slug, id }, body: { rate_limit: rateLimit } }), 'keys limit');
       return io.result(k, [
         k.rate_limit === null
           ? `Key ${id} now has the plan's limit alone.`
@@ -141,7 +141,7 @@ function shownOnce(io: Io, k: { key: string }, summary: string): void {
 export async function requestsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
   if (sub === 'mine') {
-    const { requests } = await answer(api(c).call('myAccessRequests', {}), 'requests mine');
+    const { requests } = await answer(api(c).myAccessRequests({}), 'requests mine');
     return io.result(
       { requests },
       requests.length
@@ -158,7 +158,7 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
   }
   const slug = project(v);
   if (sub === 'list' || sub === undefined) {
-    const { requests } = await answer(api(c).call('listAccessRequests', { params: { project: slug } }), 'requests list');
+    const { requests } = await answer(api(c).listAccessRequests({ params: { project: slug } }), 'requests list');
     const pending = requests.filter((r) => r.status === 'pending');
     return io.result(
       { requests },
@@ -184,11 +184,11 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
   if (!id)
     throw new CliError(`Which request? Give its id: svc requests ${sub} <id> --project <slug> (ids: svc requests list).`, EXIT.usage);
   if (sub === 'deny') {
-    const r = await answer(api(c).call('denyAccessRequest', { params: { project: slug, id }, body: {} }), 'requests deny');
+    const r = await answer(api(c).denyAccessRequest({ params: { project: slug, id }, body: {} }), 'requests deny');
     return io.result(r, [`Request ${id} denied.`]);
   }
   const body = { level: levelOption(v, 'level', KEY_DEFAULTS.level) };
-  const r = await answer(api(c).call('approveAccessRequest', { params: { project: slug, id }, body }), 'requests approve');
+  const r = await answer(api(c).approveAccessRequest({ params: { project: slug, id }, body }), 'requests approve');
   io.result(r, [`Request ${id} approved at ${r.level}.`]);
 }
 
@@ -196,7 +196,7 @@ export async function membersCommand(io: Io, c: Caller, v: Options, args: string
   const [sub, who] = args;
   const slug = project(v);
   if (sub === 'list' || sub === undefined) {
-    const { members, invitations } = await answer(api(c).call('listMembers', { params: { project: slug } }), 'members list');
+    const { members, invitations } = await answer(api(c).listMembers({ params: { project: slug } }), 'members list');
     const pending = invitations.length
       ? [
           '',
@@ -222,7 +222,7 @@ export async function membersCommand(io: Io, c: Caller, v: Options, args: string
     if (!who) throw new CliError(`Whom? svc members ${sub} <email> --role VIEWER|EDITOR|ADMIN --project <slug>.`, EXIT.usage);
     need(v, 'role', '--role EDITOR');
     const body = { email: who, role: levelOption(v, 'role') };
-    const r = await answer(api(c).call('putMember', { params: { project: slug }, body }), `members ${sub}`);
+    const r = await answer(api(c).putMember({ params: { project: slug }, body }), `members ${sub}`);
     // docs/management.md "Invitations": an address without a confirmed account is invited, not added.
     if (r.invited)
       return io.result(r, [
@@ -232,12 +232,12 @@ export async function membersCommand(io: Io, c: Caller, v: Options, args: string
   }
   if (sub === 'cancel') {
     if (!who) throw new CliError('Which? svc members cancel <invitation-id> --project <slug> (ids: svc members list).', EXIT.usage);
-    await answer(api(c).call('cancelInvitation', { params: { project: slug, id: who } }), 'members cancel');
+    await answer(api(c).cancelInvitation({ params: { project: slug, id: who } }), 'members cancel');
     return io.result({ invitation: who, cancelled: true }, [`Invitation ${who} cancelled: its link no longer works.`]);
   }
   if (sub === 'remove') {
     if (!who) throw new CliError('Whom? svc members remove <user-id> --project <slug> (ids: svc members list).', EXIT.usage);
-    await answer(api(c).call('removeMember', { params: { project: slug, user: who } }), 'members remove');
+    await answer(api(c).removeMember({ params: { project: slug, user: who } }), 'members remove');
     return io.result({ user: who, removed: true }, [`Removed ${who} from the project.`]);
   }
   throw new CliError('Use svc members list|add|set|remove|cancel --project <slug>.', EXIT.usage);
@@ -255,7 +255,7 @@ async function workspaceOf(c: Caller, v: Options): Promise<string> {
 
 export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const u = await answer(api(c).call('usage', { params: { workspace: ws } }), 'usage');
+  const u = await answer(api(c).usage({ params: { workspace: ws } }), 'usage');
   io.result({ workspace: ws, ...u }, [
     `Workspace ${ws}`,
     `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
@@ -290,7 +290,7 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
   };
   switch (sub ?? 'list') {
     case 'list': {
-      const listed = await answer(api(c).call('listServiceAccounts', { params: { workspace: ws } }), 'service-accounts list');
+      const listed = await answer(api(c).listServiceAccounts({ params: { workspace: ws } }), 'service-accounts list');
       const rows = listed.service_accounts.map((r) => ({
         ...r,
         grants:
@@ -312,7 +312,7 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
     }
     case 'create': {
       const body = { name: need(v, 'name', '--name ci') };
-      const r = await answer(api(c).call('createServiceAccount', { params: { workspace: ws }, body }), 'service-accounts create');
+      const r = await answer(api(c).createServiceAccount({ params: { workspace: ws }, body }), 'service-accounts create');
       return shownOnce(
         io,
         r,
@@ -322,15 +322,15 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
     case 'grant': {
       const params = which('grant');
       const body = { project: need(v, 'project', '--project my-project'), level: levelOption(v, 'level', KEY_DEFAULTS.level) };
-      await answer(api(c).call('grantServiceAccount', { params, body }), 'service-accounts grant');
+      await answer(api(c).grantServiceAccount({ params, body }), 'service-accounts grant');
       return io.result({ id, ...body }, [`Service account ${String(id)} now has ${body.level} on ${body.project}.`]);
     }
     case 'rotate': {
-      const r = await answer(api(c).call('rotateServiceAccount', { params: which('rotate'), body: {} }), 'service-accounts rotate');
+      const r = await answer(api(c).rotateServiceAccount({ params: which('rotate'), body: {} }), 'service-accounts rotate');
       return shownOnce(io, r, `New key for "${r.name}"; the old one stopped working now.`);
     }
     case 'revoke':
-      await answer(api(c).call('revokeServiceAccount', { params: which('revoke') }), 'service-accounts revoke');
+      await answer(api(c).revokeServiceAccount({ params: which('revoke') }), 'service-accounts revoke');
       return io.result({ id, revoked: true }, [`Service account ${String(id)} revoked; its key stops within a second.`]);
     default:
       throw new CliError('Use svc service-accounts list|create|grant|rotate|revoke.', EXIT.usage);
@@ -340,7 +340,7 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
 export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
   const query = { action: given(v, 'action'), limit: given(v, 'limit'), cursor: given(v, 'cursor') };
-  const page = await answer(api(c).call('audit', { params: { workspace: ws }, query }), 'audit');
+  const page = await answer(api(c).audit({ params: { workspace: ws }, query }), 'audit');
   io.result(page, [
     ...(page.entries.length
       ? columns(page.entries, [

@@ -32,19 +32,29 @@ export function defineOperation<const O extends OperationDeclaration>(op: O): O 
   return op;
 }
 
+/**
+ * The types below test `undefined extends O[...]` rather than `O[...] extends ObjectSchema`:
+ * comparing a literal schema with json-schema-to-ts's recursive JSONSchema type is what makes
+ * tsc give up (TS2589).
+ */
+
 /** The path parameters of an operation. */
 export type ParamsOf<O extends OperationDeclaration> = FromSchema<O['params']>;
 
 /** The query an operation takes (every parameter optional), or nothing. */
-export type QueryOf<O extends OperationDeclaration> = O['query'] extends ObjectSchema ? FromSchema<O['query']> : Record<string, never>;
+export type QueryOf<O extends OperationDeclaration> = undefined extends O['query']
+  ? Record<string, never>
+  : FromSchema<NonNullable<O['query']>>;
 
 /** The body a client sends: properties with a default may be left out. */
-export type BodyOf<O extends OperationDeclaration> = O['body'] extends ObjectSchema ? FromSchema<O['body']> : undefined;
+export type BodyOf<O extends OperationDeclaration> = undefined extends O['body']
+  ? undefined
+  : FromSchema<NonNullable<O['body']>, { keepDefaultedPropertiesOptional: true }>;
 
 /** The body as the operation receives it once validated: ajv has filled every default. */
-export type ValidBodyOf<O extends OperationDeclaration> = O['body'] extends ObjectSchema
-  ? FromSchema<O['body'], { keepDefaultedPropertiesOptional: false }>
-  : Record<string, never>;
+export type ValidBodyOf<O extends OperationDeclaration> = undefined extends O['body']
+  ? Record<string, never>
+  : FromSchema<NonNullable<O['body']>, { keepDefaultedPropertiesOptional: false }>;
 
 /** The answer of a success. */
 export type AnswerOf<O extends OperationDeclaration> = FromSchema<O['answer']>;
