@@ -1,5 +1,5 @@
 /**
- * What a person manages of their own (docs/management.md "Your account"): their apps, personal keys,
+ * What a person manages of their own (docs/management.md "Authorized apps"): their apps, personal keys,
  * access requests and password.
  */
 import { AccountError, checkPassword, endPersonalCredentials } from '@svc/accounts';

@@ -1,5 +1,5 @@
 /**
- * A project's keys (docs/management.md "Keys"): every member sees them; an EDITOR creates VIEWER
+ * A project's keys (docs/management.md "Operations"): every member sees them; an EDITOR creates VIEWER
  * and EDITOR keys and revokes or rolls keys up to EDITOR; an ADMIN does all of it; a VIEWER only
  * looks. A key reported as leaked is revoked whoever reports it.
  */

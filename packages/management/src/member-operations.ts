@@ -1,5 +1,5 @@
 /**
- * A project's access requests, members and invitations (docs/management.md "Access requests",
+ * A project's access requests, members and invitations (docs/management.md "Access request lifecycle",
  * "Members", "Invitations"): an ADMIN of the project decides and manages; members see the member
  * list; only a confirmed account becomes a member.
  */

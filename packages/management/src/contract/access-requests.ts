@@ -1,4 +1,4 @@
-/** Access requests (docs/management.md "Access requests"): a project's, decided by its admins, and your own. */
+/** Access requests (docs/management.md "Access request lifecycle"): a project's, decided by its admins, and your own. */
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 

@@ -1,6 +1,6 @@
 /**
- * What a key, a roll or a decision gets when the person does not say (docs/management.md
- * "Defaults"): one definition, read by the dashboard's forms, the management API's schemas and
+ * What a key, a roll or a decision gets when the person does not say (docs/management.md "The
+ * contract"): one definition, read by the dashboard's forms, the management API's schemas and
  * the CLI's options.
  */
 import type { KeyLevel } from '@svc/policy';
@@ -15,6 +15,6 @@ export const KEY_DEFAULTS = {
   expires: '90d',
   /** How long a rolled key's predecessor keeps working. */
   overlap: '24h',
-  /** The level of a key made before keys had levels: it acts as EDITOR (docs/management.md "Defaults"). */
+  /** The level of a key made before keys had levels: it acts as EDITOR (docs/management.md "The contract"). */
   unleveled: 'EDITOR',
 } as const satisfies { level: KeyLevel; expires: string; overlap: string; unleveled: KeyLevel };

@@ -1,4 +1,4 @@
-/** A project's keys (docs/management.md "Keys"): list, create, limit, revoke, roll. */
+/** A project's keys (docs/management.md "Operations"): list, create, limit, revoke, roll. */
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 

@@ -1,4 +1,4 @@
-/** What a person manages of their own (docs/management.md "Your account"): authorized apps and personal keys. */
+/** What a person manages of their own (docs/management.md "Authorized apps"): authorized apps and personal keys. */
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const REVOKED = {

@@ -1,4 +1,4 @@
-/** A project's members and invitations (docs/management.md "Members", "Invitations"). */
+/** A project's members and invitations (docs/management.md "Operations", "Invitations"). */
 import { LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 

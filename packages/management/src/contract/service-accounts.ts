@@ -1,4 +1,4 @@
-/** A workspace's service accounts (docs/management.md "Service accounts"): the owner's. */
+/** A workspace's service accounts (docs/management.md "Operations"): the owner's. */
 import { LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 

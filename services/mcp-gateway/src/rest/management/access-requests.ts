@@ -1,4 +1,4 @@
-/** The routes of access requests (docs/management.md "Access requests"). */
+/** The routes of access requests (docs/management.md "Access request lifecycle"). */
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [

@@ -1,4 +1,4 @@
-/** The routes of a project's keys (docs/management.md "Keys"). */
+/** The routes of a project's keys (docs/management.md "Operations"). */
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const KEY_ROUTES: readonly ManagementRoute[] = [

@@ -1,4 +1,4 @@
-/** The routes of a project's members and invitations (docs/management.md "Members", "Invitations"). */
+/** The routes of a project's members and invitations (docs/management.md "Operations", "Invitations"). */
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const MEMBER_ROUTES: readonly ManagementRoute[] = [

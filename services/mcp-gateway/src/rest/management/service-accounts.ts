@@ -1,4 +1,4 @@
-/** The routes of a workspace's service accounts (docs/management.md "Service accounts"). */
+/** The routes of a workspace's service accounts (docs/management.md "Operations"). */
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
