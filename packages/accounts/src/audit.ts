@@ -9,43 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { runScript, script } from '@svc/limits';
 import { AUDIT_RETENTION, isPlan, type AuditRetention } from '@svc/policy';
 import type { StoreContext } from './context.ts';
+import { AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
 import { K } from './keys.ts';
 
-/** The actions recorded, one name each (docs/audit.md lists what each means). */
-export const AUDIT_ACTIONS = [
-  'project.created',
-  'key.created',
-  'key.rolled',
-  'key.limit_changed',
-  'key.revoked',
-  'key.reported',
-  'key.expired',
-  'member.added',
-  'member.role_changed',
-  'member.removed',
-  'member.invited',
-  'member.invitation_cancelled',
-  'member.invitation_accepted',
-  'access_request.approved',
-  'access_request.denied',
-  'service_account.created',
-  'service_account.granted',
-  'service_account.key_rotated',
-  'service_account.revoked',
-  'personal_key.revoked',
-  'oauth_app.authorized',
-  'oauth_app.revoked',
-  'session.ended',
-  'email.verified',
-  'password.changed',
-  'signin.succeeded',
-  'signin.failed',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
 
-/** Entries per page when none is asked for, and the most a page may hold (docs/audit.md "Reading"). */
-export const AUDIT_PAGE = 50;
-export const AUDIT_MAX_PAGE = 500;
 /** Entries read by one Redis command of an export: each command stays well under a millisecond. */
 export const AUDIT_EXPORT_BATCH = 500;
 /** The export's last line: present only when every kept entry was written (docs/audit.md "Export"). */

@@ -1,8 +1,12 @@
 /**
  * The management commands of `svc` (docs/cli.md "Managing a project"): keys, access requests,
  * members, usage and the audit log, over the management API (docs/management.md "REST") with the
- * current key. Each takes `--json`; errors keep the server's words and say what to run next.
+ * current key, through the typed client of its contract: the requests and answers are the
+ * declared ones, and the defaults are the management layer's. Each takes `--json`; errors keep
+ * the server's words and say what to run next.
  */
+import { KEY_DEFAULTS, LEVELS, managementClient, type CallResult, type OperationDeclaration } from '@svc/management/contract';
+import type { KeyLevel } from '@svc/policy';
 import { CliError, EXIT } from './errors.ts';
 import { refusal, requestJson, type JsonResponse } from './http.ts';
 import type { Io } from './run.ts';
@@ -12,17 +16,28 @@ export interface Caller {
   base: string;
 }
 
-type Row = Record<string, unknown>;
+type Options = Record<string, unknown>;
 
-const need = (v: Record<string, unknown>, name: string, example: string): string => {
+const need = (v: Options, name: string, example: string): string => {
   const value = v[name];
   if (typeof value !== 'string' || value === '') throw new CliError(`Give --${name}, e.g. ${example}.`, EXIT.usage);
   return value;
 };
 
+/** An option's text when it was given. */
+const given = (v: Options, name: string): string | undefined => (typeof v[name] === 'string' ? v[name] : undefined);
+
+/** A level option (--level, --role): one of the levels, or `fallback` when not given. */
+function levelOption(v: Options, name: string, fallback?: KeyLevel): KeyLevel {
+  const value = given(v, name) ?? fallback;
+  const level = LEVELS.find((l) => l === value);
+  if (!level) throw new CliError(`Give --${name} ${LEVELS.join('|')}.`, EXIT.usage);
+  return level;
+}
+
 /** Left-aligned columns under a header, the way `svc projects` prints them. */
-function columns(rows: Row[], cols: [string, string][]): string[] {
-  const cell = (r: Row, k: string) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]));
+function columns<T extends object>(rows: readonly T[], cols: [keyof T & string, string][]): string[] {
+  const cell = (r: T, k: keyof T) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]));
   const widths = cols.map(([k, h]) => Math.max(h.length, ...rows.map((r) => cell(r, k).length)));
   const line = (vals: string[]) =>
     vals
@@ -32,24 +47,31 @@ function columns(rows: Row[], cols: [string, string][]): string[] {
   return [line(cols.map(([, h]) => h)), ...rows.map((r) => line(cols.map(([k]) => cell(r, k))))];
 }
 
-async function call(c: Caller, method: string, path: string, what: string, body?: unknown): Promise<JsonResponse> {
-  const res = await requestJson(`${c.base}${path}`, {
-    method,
-    headers: { 'X-API-Key': c.cred.key },
-    ...(body === undefined ? {} : { body }),
-  });
-  if (res.status >= 300) throw refusal(res, what);
-  return res;
+/** The management API's client for the current key. */
+const api = (c: Caller) =>
+  managementClient((r) =>
+    requestJson(`${c.base}${r.path}`, {
+      method: r.method,
+      headers: { 'X-API-Key': c.cred.key },
+      ...(r.body === undefined ? {} : { body: r.body }),
+    }),
+  );
+
+/** The answer of a call that succeeded; a refusal becomes the CliError of `what`. */
+async function answer<O extends OperationDeclaration, A>(call: Promise<CallResult<O, JsonResponse, A>>, what: string): Promise<A> {
+  const r = await call;
+  if (!r.ok) throw refusal(r.response, what);
+  return r.body;
 }
 
-const project = (v: Record<string, unknown>) => encodeURIComponent(need(v, 'project', '--project my-project'));
+const project = (v: Options) => need(v, 'project', '--project my-project');
 
-export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+export async function keysCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
-  const base = `/api/v1/projects/${project(v)}/keys`;
+  const slug = project(v);
   switch (sub ?? '') {
     case 'list': {
-      const keys = (await call(c, 'GET', base, 'keys list')).body['keys'] as Row[];
+      const { keys } = await answer(api(c).listKeys({ params: { project: slug } }), 'keys list');
       return io.result(
         { keys },
         keys.length
@@ -67,32 +89,26 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
       );
     }
     case 'create': {
+      const rateLimit = given(v, 'rate-limit');
       const body = {
         name: need(v, 'name', '--name ci'),
-        level: (v['level'] as string | undefined) ?? 'VIEWER',
-        expires: (v['expires'] as string | undefined) ?? '90d',
-        ...(typeof v['rate-limit'] === 'string' ? { rate_limit: v['rate-limit'] } : {}),
+        level: levelOption(v, 'level', KEY_DEFAULTS.level),
+        expires: given(v, 'expires') ?? KEY_DEFAULTS.expires,
+        ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
       };
-      const k = (await call(c, 'POST', base, 'keys create', body)).body;
-      return shownOnce(
-        io,
-        k,
-        `Key "${String(k['name'])}" (${String(k['level'])}) created; it expires ${String(k['expires_at'] ?? 'never')}.`,
-      );
+      const k = await answer(api(c).createKey({ params: { project: slug }, body }), 'keys create');
+      return shownOnce(io, k, `Key "${k.name}" (${k.level}) created; it expires ${k.expires_at ?? 'never'}.`);
     }
     case 'revoke': {
       if (!id) throw new CliError('Which key? Give its id: svc keys revoke <id> --project <slug> (ids: svc keys list).', EXIT.usage);
-      await call(c, 'DELETE', `${base}/${encodeURIComponent(id)}`, 'keys revoke');
+      await answer(api(c).revokeKey({ params: { project: slug, id } }), 'keys revoke');
       return io.result({ id, revoked: true }, [`Key ${id} revoked; gateways refuse it within a second.`]);
     }
     case 'roll': {
       if (!id) throw new CliError('Which key? Give its id: svc keys roll <id> --project <slug> (ids: svc keys list).', EXIT.usage);
-      const k = (
-        await call(c, 'POST', `${base}/${encodeURIComponent(id)}/roll`, 'keys roll', {
-          overlap: (v['overlap'] as string | undefined) ?? '24h',
-        })
-      ).body;
-      return shownOnce(io, k, `Key rolled; the old one works until ${String(k['old_key_until'])}. Deploy the new one before then.`);
+      const body = { overlap: given(v, 'overlap') ?? KEY_DEFAULTS.overlap };
+      const k = await answer(api(c).rollKey({ params: { project: slug, id }, body }), 'keys roll');
+      return shownOnce(io, k, `Key rolled; the old one works until ${String(k.old_key_until)}. Deploy the new one before then.`);
     }
     case 'limit': {
       const value = args[2];
@@ -102,11 +118,11 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
           EXIT.usage,
         );
       const rateLimit = value === 'none' ? null : value;
-      const k = (await call(c, 'PATCH', `${base}/${encodeURIComponent(id)}`, 'keys limit', { rate_limit: rateLimit })).body;
+      const k = await answer(api(c).setKeyLimit({ params: { project: slug, id }, body: { rate_limit: rateLimit } }), 'keys limit');
       return io.result(k, [
-        k['rate_limit'] === null
+        k.rate_limit === null
           ? `Key ${id} now has the plan's limit alone.`
-          : `Key ${id} may now make ${String(k['rate_limit'])} requests per minute (within the plan's limit).`,
+          : `Key ${id} may now make ${k.rate_limit} requests per minute (within the plan's limit).`,
       ]);
     }
     default:
@@ -115,17 +131,17 @@ export async function keysCommand(io: Io, c: Caller, v: Record<string, unknown>,
 }
 
 /** A new key: the summary on stderr, the key alone on stdout (or the JSON), and the warning. */
-function shownOnce(io: Io, k: Row, summary: string): void {
+function shownOnce(io: Io, k: { key: string }, summary: string): void {
   if (io.json) return io.secret(JSON.stringify(k, null, 2));
   io.err(summary);
-  io.secret(String(k['key']));
+  io.secret(k.key);
   io.err('Copy it now: it is not shown again. Keep it in an environment variable such as SVC_API_KEY, never in code.');
 }
 
-export async function requestsCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+export async function requestsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
   if (sub === 'mine') {
-    const requests = (await call(c, 'GET', '/api/v1/me/access-requests', 'requests mine')).body['requests'] as Row[];
+    const { requests } = await answer(api(c).myAccessRequests({}), 'requests mine');
     return io.result(
       { requests },
       requests.length
@@ -140,10 +156,10 @@ export async function requestsCommand(io: Io, c: Caller, v: Record<string, unkno
         : ['You have asked for no access yet. Ask from an MCP client with svc_request_access.'],
     );
   }
-  const base = `/api/v1/projects/${project(v)}/access-requests`;
+  const slug = project(v);
   if (sub === 'list' || sub === undefined) {
-    const requests = (await call(c, 'GET', base, 'requests list')).body['requests'] as Row[];
-    const pending = requests.filter((r) => r['status'] === 'pending');
+    const { requests } = await answer(api(c).listAccessRequests({ params: { project: slug } }), 'requests list');
+    const pending = requests.filter((r) => r.status === 'pending');
     return io.result(
       { requests },
       requests.length
@@ -158,9 +174,7 @@ export async function requestsCommand(io: Io, c: Caller, v: Record<string, unkno
               ['reason', 'REASON'],
             ]),
             '',
-            pending.length
-              ? `Approve with: svc requests approve <id> --project ${String(v['project'])} [--level VIEWER|EDITOR|ADMIN]`
-              : 'Nothing pending.',
+            pending.length ? `Approve with: svc requests approve <id> --project ${slug} [--level VIEWER|EDITOR|ADMIN]` : 'Nothing pending.',
           ]
         : ['No access requests.'],
     );
@@ -169,25 +183,20 @@ export async function requestsCommand(io: Io, c: Caller, v: Record<string, unkno
     throw new CliError('Use svc requests list|approve|deny --project <slug>, or svc requests mine.', EXIT.usage);
   if (!id)
     throw new CliError(`Which request? Give its id: svc requests ${sub} <id> --project <slug> (ids: svc requests list).`, EXIT.usage);
-  const r = (
-    await call(
-      c,
-      'POST',
-      `${base}/${encodeURIComponent(id)}/${sub}`,
-      `requests ${sub}`,
-      sub === 'approve' ? { level: (v['level'] as string | undefined) ?? 'VIEWER' } : {},
-    )
-  ).body;
-  io.result(r, [sub === 'approve' ? `Request ${id} approved at ${String(r['level'])}.` : `Request ${id} denied.`]);
+  if (sub === 'deny') {
+    const r = await answer(api(c).denyAccessRequest({ params: { project: slug, id }, body: {} }), 'requests deny');
+    return io.result(r, [`Request ${id} denied.`]);
+  }
+  const body = { level: levelOption(v, 'level', KEY_DEFAULTS.level) };
+  const r = await answer(api(c).approveAccessRequest({ params: { project: slug, id }, body }), 'requests approve');
+  io.result(r, [`Request ${id} approved at ${r.level}.`]);
 }
 
-export async function membersCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+export async function membersCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, who] = args;
-  const base = `/api/v1/projects/${project(v)}/members`;
+  const slug = project(v);
   if (sub === 'list' || sub === undefined) {
-    const body = (await call(c, 'GET', base, 'members list')).body;
-    const members = body['members'] as Row[];
-    const invitations = (body['invitations'] ?? []) as Row[];
+    const { members, invitations } = await answer(api(c).listMembers({ params: { project: slug } }), 'members list');
     const pending = invitations.length
       ? [
           '',
@@ -211,41 +220,42 @@ export async function membersCommand(io: Io, c: Caller, v: Record<string, unknow
   }
   if (sub === 'add' || sub === 'set') {
     if (!who) throw new CliError(`Whom? svc members ${sub} <email> --role VIEWER|EDITOR|ADMIN --project <slug>.`, EXIT.usage);
-    const r = (await call(c, 'POST', base, `members ${sub}`, { email: who, role: need(v, 'role', '--role EDITOR') })).body;
+    need(v, 'role', '--role EDITOR');
+    const body = { email: who, role: levelOption(v, 'role') };
+    const r = await answer(api(c).putMember({ params: { project: slug }, body }), `members ${sub}`);
     // docs/management.md "Invitations": an address without a confirmed account is invited, not added.
-    if (r['invited'] === true)
+    if (r.invited)
       return io.result(r, [
-        `${String(r['email'])} has no confirmed svc account yet: an invitation to be ${String(r['role'])} was mailed to it (the link works for 7 days).`,
+        `${r.email} has no confirmed svc account yet: an invitation to be ${r.role} was mailed to it (the link works for 7 days).`,
       ]);
-    return io.result(r, [`${String(r['email'])} is ${String(r['role'])} on the project.`]);
+    return io.result(r, [`${r.email} is ${r.role} on the project.`]);
   }
   if (sub === 'cancel') {
     if (!who) throw new CliError('Which? svc members cancel <invitation-id> --project <slug> (ids: svc members list).', EXIT.usage);
-    await call(c, 'DELETE', `/api/v1/projects/${project(v)}/invitations/${encodeURIComponent(who)}`, 'members cancel');
+    await answer(api(c).cancelInvitation({ params: { project: slug, id: who } }), 'members cancel');
     return io.result({ invitation: who, cancelled: true }, [`Invitation ${who} cancelled: its link no longer works.`]);
   }
   if (sub === 'remove') {
     if (!who) throw new CliError('Whom? svc members remove <user-id> --project <slug> (ids: svc members list).', EXIT.usage);
-    await call(c, 'DELETE', `${base}/${encodeURIComponent(who)}`, 'members remove');
+    await answer(api(c).removeMember({ params: { project: slug, user: who } }), 'members remove');
     return io.result({ user: who, removed: true }, [`Removed ${who} from the project.`]);
   }
   throw new CliError('Use svc members list|add|set|remove|cancel --project <slug>.', EXIT.usage);
 }
 
 /** The workspace to read: --workspace, else the current key's own (GET /api/v1/me). */
-async function workspaceOf(c: Caller, v: Record<string, unknown>): Promise<string> {
-  if (typeof v['workspace'] === 'string' && v['workspace']) return v['workspace'];
-  return String((await call(c, 'GET', '/api/v1/me', 'whoami')).body['workspace']);
+async function workspaceOf(c: Caller, v: Options): Promise<string> {
+  const named = given(v, 'workspace');
+  if (named) return named;
+  // GET /api/v1/me is an account route (docs/contract.md "Hosts and endpoints"), not a management operation.
+  const res = await requestJson(`${c.base}/api/v1/me`, { headers: { 'X-API-Key': c.cred.key } });
+  if (res.status >= 300) throw refusal(res, 'whoami');
+  return String(res.body['workspace']);
 }
 
-export async function usageCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {
+export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const u = (await call(c, 'GET', `/api/v1/workspaces/${encodeURIComponent(ws)}/usage`, 'usage')).body as {
-    minute: { used: number; limit: number };
-    month: { used: number; quota: number | null };
-    perKey: Row[];
-    perTool: Row[];
-  };
+  const u = await answer(api(c).usage({ params: { workspace: ws } }), 'usage');
   io.result({ workspace: ws, ...u }, [
     `Workspace ${ws}`,
     `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
@@ -271,20 +281,20 @@ export async function usageCommand(io: Io, c: Caller, v: Record<string, unknown>
   ]);
 }
 
-export async function serviceAccountsCommand(io: Io, c: Caller, v: Record<string, unknown>, args: string[]): Promise<void> {
+export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
   const ws = await workspaceOf(c, v);
-  const base = `/api/v1/workspaces/${encodeURIComponent(ws)}/service-accounts`;
   const which = (verb: string) => {
     if (!id) throw new CliError(`Which service account? svc service-accounts ${verb} <id> (ids: svc service-accounts list).`, EXIT.usage);
-    return `${base}/${encodeURIComponent(id)}`;
+    return { workspace: ws, id };
   };
   switch (sub ?? 'list') {
     case 'list': {
-      const rows = ((await call(c, 'GET', base, 'service-accounts list')).body['service_accounts'] as Row[]).map((r) => ({
+      const listed = await answer(api(c).listServiceAccounts({ params: { workspace: ws } }), 'service-accounts list');
+      const rows = listed.service_accounts.map((r) => ({
         ...r,
         grants:
-          Object.entries(r['grants'] as Record<string, string>)
+          Object.entries(r.grants)
             .map(([p, l]) => `${p}:${l}`)
             .join(' ') || '-',
       }));
@@ -301,40 +311,36 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Record<string
       );
     }
     case 'create': {
-      const r = (await call(c, 'POST', base, 'service-accounts create', { name: need(v, 'name', '--name ci') })).body;
+      const body = { name: need(v, 'name', '--name ci') };
+      const r = await answer(api(c).createServiceAccount({ params: { workspace: ws }, body }), 'service-accounts create');
       return shownOnce(
         io,
         r,
-        `Service account "${String(r['name'])}" (${String(r['id'])}) created. Grant it a project: svc service-accounts grant ${String(r['id'])} --project <slug> --level VIEWER`,
+        `Service account "${r.name}" (${r.id}) created. Grant it a project: svc service-accounts grant ${r.id} --project <slug> --level ${KEY_DEFAULTS.level}`,
       );
     }
     case 'grant': {
-      const body = { project: need(v, 'project', '--project my-project'), level: (v['level'] as string | undefined) ?? 'VIEWER' };
-      await call(c, 'POST', `${which('grant')}/grants`, 'service-accounts grant', body);
+      const params = which('grant');
+      const body = { project: need(v, 'project', '--project my-project'), level: levelOption(v, 'level', KEY_DEFAULTS.level) };
+      await answer(api(c).grantServiceAccount({ params, body }), 'service-accounts grant');
       return io.result({ id, ...body }, [`Service account ${String(id)} now has ${body.level} on ${body.project}.`]);
     }
     case 'rotate': {
-      const r = (await call(c, 'POST', `${which('rotate')}/rotate`, 'service-accounts rotate')).body;
-      return shownOnce(io, r, `New key for "${String(r['name'])}"; the old one stopped working now.`);
+      const r = await answer(api(c).rotateServiceAccount({ params: which('rotate'), body: {} }), 'service-accounts rotate');
+      return shownOnce(io, r, `New key for "${r.name}"; the old one stopped working now.`);
     }
     case 'revoke':
-      await call(c, 'DELETE', which('revoke'), 'service-accounts revoke');
+      await answer(api(c).revokeServiceAccount({ params: which('revoke') }), 'service-accounts revoke');
       return io.result({ id, revoked: true }, [`Service account ${String(id)} revoked; its key stops within a second.`]);
     default:
       throw new CliError('Use svc service-accounts list|create|grant|rotate|revoke.', EXIT.usage);
   }
 }
 
-export async function auditCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {
+export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const q = new URLSearchParams();
-  if (typeof v['action'] === 'string') q.set('action', v['action']);
-  if (typeof v['limit'] === 'string') q.set('limit', v['limit']);
-  if (typeof v['cursor'] === 'string') q.set('cursor', v['cursor']);
-  const page = (await call(c, 'GET', `/api/v1/workspaces/${encodeURIComponent(ws)}/audit?${q}`, 'audit')).body as {
-    entries: Row[];
-    next: string | null;
-  };
+  const query = { action: given(v, 'action'), limit: given(v, 'limit'), cursor: given(v, 'cursor') };
+  const page = await answer(api(c).audit({ params: { workspace: ws }, query }), 'audit');
   io.result(page, [
     ...(page.entries.length
       ? columns(page.entries, [

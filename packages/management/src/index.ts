@@ -1,5 +1,6 @@
 /** The management layer (docs/management.md): one place for what people and keys may manage. */
 export { countManagementRequest, MANAGEMENT_PER_MINUTE } from './bucket.ts';
+export { KEY_DEFAULTS, LEVELS } from './contract/defaults.ts';
 export { streamExport } from './export-stream.ts';
 export { createManagement, type Management } from './management.ts';
 export * from './types.ts';

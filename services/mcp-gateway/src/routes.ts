@@ -11,7 +11,14 @@ import type { Protocol, Step } from './pipeline/exchange.ts';
 import { managementTarget, slugTarget } from './pipeline/path-steps.ts';
 import { route, type Route, type RunDeps } from './pipeline/run.ts';
 import { accountSteps } from './rest/account-steps.ts';
-import { MANAGEMENT_ROUTES, managementActor, managementBucket, reportLeak, runManagement } from './rest/management-steps.ts';
+import {
+  MANAGEMENT_ROUTES,
+  managementActor,
+  managementBucket,
+  reportLeak,
+  runManagement,
+  validateManagementRequest,
+} from './rest/management-steps.ts';
 import {
   decodeParams,
   health,
@@ -106,6 +113,7 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       p.authenticate,
       managementActor(p.accounts),
       managementBucket(p.redis, p.now),
+      validateManagementRequest(r),
       runManagement(p.management, r),
     ];
     const methods = managementPaths.get(r.path) ?? {};

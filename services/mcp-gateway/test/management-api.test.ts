@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END } from '@svc/accounts';
+import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
+import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
@@ -23,15 +24,13 @@ before(async () => {
 });
 after(() => f.close());
 
+/** Every answer of the suite, checked against the OpenAPI document by the last test. */
+const answered: Answered[] = [];
+
 async function api(method: string, path: string, key: string | null, body?: unknown) {
-  const res = await fetch(f.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
+  const res = await send(f.url, answered, method, path, key, body);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed response body: its shape is what the assertions check
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as any };
+  return { ...res, body: res.body as any };
 }
 
 const toolStatus = async (key: string, project = owner.project) =>
@@ -381,4 +380,56 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
   const actions = await auditActions();
   for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
     assert.ok(actions.includes(a), a);
+});
+
+test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
+  // The operations the tests above never saw succeed, through the typed client.
+  const client = typedClient(f.url, personal, answered);
+  const body = { name: 'Contract check' };
+  const made = await client.createProject({ params: { workspace: owner.workspace }, body });
+  assert.ok(made.ok, JSON.stringify(made.response.body));
+  const asker = await seed(f.accounts);
+  const refused = await seed(f.accounts);
+  const ask = (who: Seeded) =>
+    f.accounts.accessRequests.create({
+      project: owner.project,
+      requester: { type: 'user', id: who.userId, label: who.email },
+      requestedLevel: 'VIEWER',
+      reason: 'contract',
+    });
+  const denied = await ask(refused);
+  const approved = await ask(asker);
+  const listed = await client.listAccessRequests({ params: { project: owner.project } });
+  assert.ok(listed.ok && listed.body.requests.some((r) => r.id === denied.id));
+  assert.ok((await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} })).ok);
+  assert.ok((await client.approveAccessRequest({ params: { project: owner.project, id: approved.id }, body: {} })).ok);
+  const removed = await client.removeMember({ params: { project: owner.project, user: asker.userId } });
+  assert.ok(removed.ok, JSON.stringify(removed.response.body));
+  const added = await client.putMember({ params: { project: owner.project }, body: { email: refused.email, role: 'EDITOR' } });
+  assert.equal(added.status, 201, JSON.stringify(added.response.body));
+  const askerKey = (await f.accounts.keys.createUserKey({ userId: asker.userId })).key;
+  const asAsker = typedClient(f.url, askerKey, answered);
+  const mine = await asAsker.myAccessRequests({});
+  assert.ok(mine.ok && mine.body.requests[0]?.status === 'approved', JSON.stringify(mine.response.body));
+  // An OAuth grant as oidc-provider stores it (docs/redis-schema.md), to list and revoke.
+  const grantId = `grant-${Date.now()}`;
+  const grant = { kind: 'Grant', accountId: asker.userId, clientId: 'svc-cli', iat: Math.floor(Date.now() / 1000) };
+  const resources = { [`${f.url}/mcp/${owner.project}`]: 'mcp' };
+  await f.redis.client.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify({ ...grant, resources }));
+  await f.accounts.oauthGrants.index(asker.userId, grantId, 3600);
+  const apps = await asAsker.myApps({});
+  assert.ok(apps.ok && apps.body.apps.some((a) => a.id === grantId), JSON.stringify(apps.response.body));
+  assert.ok((await asAsker.revokeApp({ params: { id: grantId } })).ok);
+  const second = await f.accounts.keys.createUserKey({ userId: asker.userId });
+  assert.ok((await asAsker.revokePersonalKey({ params: { id: second.id } })).ok);
+  const email = 'invited-contract@example.com';
+  await f.accounts.invitations.create({ project: owner.project, email, role: 'VIEWER', invitedBy: owner.email });
+  const members = await client.listMembers({ params: { project: owner.project } });
+  const pending = members.ok ? members.body.invitations.find((i) => i.email === email) : undefined;
+  assert.ok(pending, 'the invitation is listed');
+  assert.ok((await client.cancelInvitation({ params: { project: owner.project, id: pending.id } })).ok);
+
+  const succeeded = await checkAnswers(f.url, answered);
+  const missing = MANAGEMENT_ROUTES.filter((r) => !succeeded.has(r.id)).map((r) => r.id);
+  assert.deepEqual(missing, [], 'operations no test saw succeed');
 });

@@ -4,7 +4,7 @@
  */
 import { html, type HtmlValue, type SafeHtml } from '../pages/html.ts';
 
-export const LEVELS = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
+export { LEVELS } from '@svc/management';
 
 /** A time as `<time>` in UTC, or `none` when there is none. */
 export const when = (ms: number | null, none = 'never'): SafeHtml =>

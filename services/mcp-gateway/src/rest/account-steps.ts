@@ -7,6 +7,7 @@
  */
 import type { Accounts, ApiKeyRecord } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
+import { KEY_DEFAULTS } from '@svc/management';
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
 import { respond } from '../pipeline/run.ts';
@@ -37,10 +38,10 @@ export function accountSteps(accounts: Accounts) {
       return (await accounts.workspaces.projectsOf(r.workspace)).map((slug) => ({
         slug,
         workspace: r.workspace,
-        role: r.level || 'EDITOR',
+        role: r.level || KEY_DEFAULTS.unleveled,
       }));
     }
-    return [{ slug: r.project, workspace: r.workspace, role: r.level || 'EDITOR' }];
+    return [{ slug: r.project, workspace: r.workspace, role: r.level || KEY_DEFAULTS.unleveled }];
   }
 
   const me: Step = async function me(ex) {

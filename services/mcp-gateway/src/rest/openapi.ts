@@ -6,36 +6,11 @@
  */
 import { API_KEY_KINDS } from '@svc/credentials';
 import type { ToolDefinition } from '../tools/types.ts';
-import { MANAGEMENT_ROUTES } from './management-steps.ts';
+import { managementPaths } from './management-openapi.ts';
+import { errorResponses, RATE_HEADERS } from './openapi-common.ts';
 
 /** Tools served on the team endpoint (the policy table's "team endpoint" row). */
 const TEAM_TOOLS = new Set(['svc_multi_project_query']);
-
-const ERROR_STATUSES: Record<string, string> = {
-  '400': 'Malformed request (bad JSON, body not an object, oversized body) or arguments that fail the schema.',
-  '401': 'Missing authentication, Invalid API key or Invalid OAuth token.',
-  '403': 'Refused by the tool policy (access level, plan, surface or entitlement); the remedy says what is needed.',
-  '404': 'Unknown tool or project.',
-  '409': 'Conflict: the object is not in a state that allows it (management API).',
-  '429': 'Rate limit exceeded, or Monthly query limit reached (see Retry-After).',
-  '503': 'The store did not answer; retry after Retry-After seconds.',
-};
-
-const RATE_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute for the plan.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets.', schema: { type: 'integer' } },
-};
-
-/** The error responses of `statuses`, each with the REST error body. */
-function errorResponses(statuses: string[] = Object.keys(ERROR_STATUSES)) {
-  return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-    ]),
-  );
-}
 
 function operation(tool: ToolDefinition, scope: 'project' | 'team') {
   return {
@@ -129,36 +104,8 @@ function accountPaths(): Record<string, unknown> {
 
 export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string }): object {
   const paths: Record<string, Record<string, unknown>> = accountPaths() as Record<string, Record<string, unknown>>;
-  // The management API (docs/management.md "REST"): one operation per row of its route table.
-  for (const r of MANAGEMENT_ROUTES) {
-    const names = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    (paths[r.path] ??= {})[r.method.toLowerCase()] = {
-      summary: r.name,
-      tags: ['management'],
-      parameters: [
-        ...names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-        ...(r.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: q.schema })),
-      ],
-      ...(r.method === 'POST' || r.method === 'PATCH'
-        ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } }
-        : {}),
-      responses: {
-        [r.creates ? '201' : '200']: { description: 'Done; the body describes the result.' },
-        ...errorResponses(['400', '401', '403', '404', '409', '429', '503']),
-      },
-    };
-  }
-  paths['/api/v1/keys/report-leak'] = {
-    post: {
-      summary: 'report a leaked key: it is revoked; the same answer whether or not it existed; no credential needed',
-      tags: ['management'],
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } } } },
-      },
-      responses: { '202': { description: 'Reported.' }, ...errorResponses(['400']) },
-    },
-  };
+  // The management API (docs/management.md "REST"): every operation from its declaration.
+  Object.assign(paths, managementPaths());
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
     if (TEAM_TOOLS.has(tool.name)) paths[`/api/v1/teams/{team}/tools/${tool.name}`] = { post: operation(tool, 'team') };
     else paths[`/api/v1/projects/{slug}/tools/${tool.name}`] = { post: operation(tool, 'project') };
@@ -218,6 +165,7 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
                 },
                 message: { type: 'string', description: 'Human message, e.g. "Invalid API key".' },
                 remedy: { type: 'string', description: 'What to do about it.' },
+                field: { type: 'string', description: 'The input field a 400 of the management API is about, when it is one.' },
               },
             },
           },

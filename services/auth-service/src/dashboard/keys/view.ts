@@ -3,7 +3,7 @@
  * (revoke, roll, limit). Pure functions of what they show; the `can*` fields say what the
  * management layer allows this person.
  */
-import type { KeyRow, NewKey } from '@svc/management';
+import { KEY_DEFAULTS, type KeyRow, type NewKey } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { cell, levelOptions, options, secretBox, table, when } from '../parts.ts';
@@ -50,8 +50,8 @@ function createForm(f: Frame, v: KeysPage): SafeHtml {
     f,
     keysPath(f),
     html`<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="80" required value="${v.values?.name ?? ''}"${err('name')}>${errLine('name')}
-<label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? 'VIEWER')}</select>${errLine('level')}
-<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? '90d')}</select>${errLine('expires')}
+<label for="key-level">Access level</label><select id="key-level" name="level"${err('level')}>${levelOptions(v.creatableLevels, v.values?.level ?? KEY_DEFAULTS.level)}</select>${errLine('level')}
+<label for="key-expires">Expires</label><select id="key-expires" name="expires"${err('expires')}>${options(EXPIRY_CHOICES, v.values?.expires ?? KEY_DEFAULTS.expires)}</select>${errLine('expires')}
 ${limitField(v.values?.rateLimit ?? '', v.error?.field === 'rateLimit' ? v.error.message : undefined)}`,
     html`<button type="submit">Create API key</button>`,
   )}`;
@@ -127,7 +127,7 @@ export function rollKeyPage(f: Frame, key: KeyRow): SafeHtml {
     f,
     'Roll API key',
     html`<p>Roll <strong>${key.name}</strong> (<code>${key.prefix}</code>): a new key with the same name and level is created, and the old one keeps working for the overlap you choose, so you can deploy the new one first.</p>
-${postForm(f, action, html`<label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, '24h')}</select>`, html`<button type="submit">Roll key</button>`)}
+${postForm(f, action, html`<label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, KEY_DEFAULTS.overlap)}</select>`, html`<button type="submit">Roll key</button>`)}
 <p><a href="${keysPath(f)}">Cancel</a></p>`,
   );
 }

@@ -1,0 +1,41 @@
+/**
+ * The audit log's vocabulary (docs/audit.md): the actions recorded and a page's sizes. Apart from
+ * the store so that the management contract (and through it the CLI) can name them without
+ * loading Redis or the password hashing.
+ */
+
+/** The actions recorded, one name each (docs/audit.md lists what each means). */
+export const AUDIT_ACTIONS = [
+  'project.created',
+  'key.created',
+  'key.rolled',
+  'key.limit_changed',
+  'key.revoked',
+  'key.reported',
+  'key.expired',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'member.invited',
+  'member.invitation_cancelled',
+  'member.invitation_accepted',
+  'access_request.approved',
+  'access_request.denied',
+  'service_account.created',
+  'service_account.granted',
+  'service_account.key_rotated',
+  'service_account.revoked',
+  'personal_key.revoked',
+  'oauth_app.authorized',
+  'oauth_app.revoked',
+  'session.ended',
+  'email.verified',
+  'password.changed',
+  'signin.succeeded',
+  'signin.failed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Entries per page when none is asked for, and the most a page may hold (docs/audit.md "Reading"). */
+export const AUDIT_PAGE = 50;
+export const AUDIT_MAX_PAGE = 500;

@@ -1,0 +1,100 @@
+/**
+ * What a person manages of their own (docs/management.md "Authorized apps"): their apps, personal keys,
+ * access requests and password.
+ */
+import { AccountError, checkPassword, endPersonalCredentials } from '@svc/accounts';
+import { approvedLevel } from '@svc/policy';
+import type { ManagementContext } from './context.ts';
+import type { Management } from './management.ts';
+import { ManagementError } from './types.ts';
+
+/** The operations of this group, on the shared context (each is described on Management). */
+export function accountOperations(
+  ctx: ManagementContext,
+): Pick<Management, 'account' | 'myRequests' | 'revokeApp' | 'revokePersonalKey' | 'changePassword'> {
+  const { accounts, now, note, keyTarget, personOf } = ctx;
+  return {
+    async account(actor) {
+      const userId = personOf(actor, 'have an account page');
+      const keys = (await accounts.keys.listForUser(userId)).filter((k) => !k.revoked && (k.expiresAt === null || k.expiresAt > now()));
+      const user = await accounts.users.get(userId);
+      return {
+        email: actor.label,
+        emailVerified: user?.emailVerifiedAt ? true : false,
+        apps: (await accounts.oauthGrants.listForUser(userId)).map((g) => ({
+          id: g.id,
+          client: g.clientName,
+          clientId: g.clientId,
+          // The level approved on the consent page, as the gateway reads it (docs/auth-service.md "Scopes").
+          projects: g.projects.map((p) => `${p.slug} (${approvedLevel(p.scope)})`),
+          createdAt: g.createdAt,
+          expiresAt: g.expiresAt,
+        })),
+        personalKeys: keys.map((k) => ({
+          id: k.id,
+          client: k.clientId || k.name,
+          prefix: k.prefix,
+          createdAt: k.createdAt,
+          expiresAt: k.expiresAt,
+          lastUsedAt: k.lastUsedAt,
+        })),
+      };
+    },
+
+    async myRequests(actor) {
+      const userId = personOf(actor, 'follow your access requests');
+      return (await accounts.accessRequests.listForUser(userId)).map((r) => ({
+        id: r.id,
+        project: r.project,
+        level: r.requested_level,
+        status: r.status,
+        grantedLevel: r.granted_level,
+        createdAt: Date.parse(r.created_at),
+        decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
+      }));
+    },
+
+    async revokeApp(actor, id) {
+      const userId = personOf(actor, 'revoke authorized apps');
+      const grant = await accounts.oauthGrants.get(id);
+      if (!grant || grant.accountId !== userId) throw new ManagementError(404, 'There is no such app authorized by you.');
+      await accounts.oauthGrants.revoke(id);
+      const user = await accounts.users.get(userId);
+      if (user)
+        await note(actor, user.workspace, 'oauth_app.revoked', `client:${grant.clientId} ("${grant.clientName}")`, {
+          projects: grant.projects.map((p) => p.slug).join(' '),
+        });
+    },
+
+    async revokePersonalKey(actor, id) {
+      const userId = personOf(actor, 'revoke personal keys');
+      const key = await accounts.keys.getById(id);
+      if (!key || key.userId !== userId || key.kind !== 'user_key')
+        throw new ManagementError(404, 'There is no such personal key of yours.');
+      await accounts.keys.revoke(id);
+      const user = await accounts.users.get(userId);
+      if (user) await note(actor, user.workspace, 'personal_key.revoked', keyTarget(key));
+    },
+
+    async changePassword(actor, current, next) {
+      const userId = personOf(actor, 'change a password');
+      const user = await accounts.users.get(userId);
+      if (!user || !(await accounts.users.verifyPassword(user.email, current)))
+        throw new ManagementError(400, 'The current password is not right.', 'current');
+      try {
+        checkPassword(next);
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        throw new ManagementError(400, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, 'password');
+      }
+      await accounts.users.setPassword(user.id, next);
+      // docs/auth-service.md "What a new password ends": reset links (the new epoch), personal keys
+      // and apps' grants; the caller ends the other browser sessions.
+      const ended = await endPersonalCredentials(accounts, user.id);
+      await note(actor, user.workspace, 'password.changed', `user:${user.email}`, {
+        personal_keys_revoked: String(ended.keys),
+        oauth_apps_revoked: String(ended.apps),
+      });
+    },
+  };
+}

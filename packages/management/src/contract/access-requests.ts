@@ -1,0 +1,107 @@
+/** Access requests (docs/management.md "Access request lifecycle"): a project's, decided by its admins, and your own. */
+import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
+import { defineOperation, segment, WHEN } from './define.ts';
+
+const REQUEST = {
+  type: 'object',
+  properties: { project: segment('Project slug.'), id: segment('Access request id (svc requests list).') },
+  required: ['project', 'id'],
+} as const;
+const STATUS = { type: 'string', enum: ['pending', 'approved', 'denied'] } as const;
+const NOTHING = { type: 'object', properties: {} } as const;
+
+export const listAccessRequests = defineOperation({
+  method: 'GET',
+  path: '/api/v1/projects/{project}/access-requests',
+  summary: 'list access requests',
+  statuses: [200],
+  params: { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] },
+  answer: {
+    type: 'object',
+    properties: {
+      requests: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            requester: { type: 'string' },
+            level: { type: 'string' },
+            reason: { type: 'string' },
+            status: STATUS,
+            created_at: WHEN,
+            granted_level: { type: ['string', 'null'] },
+            decided_by: { type: ['string', 'null'] },
+            decided_at: WHEN,
+          },
+          required: ['id', 'requester', 'level', 'reason', 'status', 'created_at', 'granted_level', 'decided_by', 'decided_at'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['requests'],
+    additionalProperties: false,
+  },
+});
+
+export const approveAccessRequest = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/access-requests/{id}/approve',
+  summary: 'approve an access request',
+  statuses: [200],
+  params: REQUEST,
+  body: { type: 'object', properties: { level: { type: 'string', enum: LEVELS, default: KEY_DEFAULTS.level } } },
+  answer: {
+    type: 'object',
+    properties: { id: { type: 'string' }, status: { const: 'approved' }, level: { type: 'string', enum: LEVELS } },
+    required: ['id', 'status', 'level'],
+    additionalProperties: false,
+  },
+});
+
+export const denyAccessRequest = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/access-requests/{id}/deny',
+  summary: 'deny an access request',
+  statuses: [200],
+  params: REQUEST,
+  body: NOTHING,
+  answer: {
+    type: 'object',
+    properties: { id: { type: 'string' }, status: { const: 'denied' } },
+    required: ['id', 'status'],
+    additionalProperties: false,
+  },
+});
+
+export const myAccessRequests = defineOperation({
+  method: 'GET',
+  path: '/api/v1/me/access-requests',
+  summary: 'your access requests and their status',
+  statuses: [200],
+  params: { type: 'object', properties: {} },
+  answer: {
+    type: 'object',
+    properties: {
+      requests: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            project: { type: 'string' },
+            level: { type: 'string' },
+            status: STATUS,
+            granted_level: { type: ['string', 'null'] },
+            created_at: WHEN,
+            decided_at: WHEN,
+          },
+          required: ['id', 'project', 'level', 'status', 'granted_level', 'created_at', 'decided_at'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['requests'],
+    additionalProperties: false,
+  },
+});

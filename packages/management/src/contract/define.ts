@@ -1,0 +1,69 @@
+/**
+ * How a management operation is declared (docs/management.md "The contract"): its method and path,
+ * and its path parameters, query, body and answer as JSON Schemas. The gateway validates requests
+ * with ajv against them, the OpenAPI document is built from them and the typed client's request
+ * and answer types are derived from them (json-schema-to-ts, as the tools' argument types are).
+ */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
+/** An object schema: the only shape a parameter set, a query, a body or an answer takes. */
+export type ObjectSchema = Extract<JSONSchema, object> & { readonly type: 'object' };
+
+/** One management operation, declared once. */
+export interface OperationDeclaration {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The path, with `{name}` for a parameter (one path segment, percent-decoded). */
+  readonly path: string;
+  /** What it does, in a few words (the OpenAPI summary). */
+  readonly summary: string;
+  /** The statuses of a success: 201 when it creates something; several when the outcome decides. */
+  readonly statuses: readonly [200 | 201 | 202, ...(200 | 201 | 202)[]];
+  readonly params: ObjectSchema;
+  readonly query?: ObjectSchema;
+  /** POST and PATCH take a JSON object; the properties a client may send, with their defaults. */
+  readonly body?: ObjectSchema;
+  readonly answer: ObjectSchema;
+  /** Set when a query can ask for the answer as a stream of JSON lines instead (the audit export). */
+  readonly streams?: string;
+}
+
+/** Declares an operation, keeping its literal schema types (from which the TypeScript types come). */
+export function defineOperation<const O extends OperationDeclaration>(op: O): O {
+  return op;
+}
+
+/**
+ * The types below test `undefined extends O[...]` rather than `O[...] extends ObjectSchema`:
+ * comparing a literal schema with json-schema-to-ts's recursive JSONSchema type is what makes
+ * tsc give up (TS2589).
+ */
+
+/** The path parameters of an operation. */
+export type ParamsOf<O extends OperationDeclaration> = FromSchema<O['params']>;
+
+/** The query an operation takes (every parameter optional), or nothing. */
+export type QueryOf<O extends OperationDeclaration> = undefined extends O['query']
+  ? Record<string, never>
+  : FromSchema<NonNullable<O['query']>>;
+
+/** The body a client sends: properties with a default may be left out. */
+export type BodyOf<O extends OperationDeclaration> = undefined extends O['body']
+  ? undefined
+  : FromSchema<NonNullable<O['body']>, { keepDefaultedPropertiesOptional: true }>;
+
+/** The body as the operation receives it once validated: ajv has filled every default. */
+export type ValidBodyOf<O extends OperationDeclaration> = undefined extends O['body']
+  ? Record<string, never>
+  : FromSchema<NonNullable<O['body']>, { keepDefaultedPropertiesOptional: false }>;
+
+/** The answer of a success. */
+export type AnswerOf<O extends OperationDeclaration> = FromSchema<O['answer']>;
+
+/** A success status the operation declares. */
+export type StatusOf<O extends OperationDeclaration> = O['statuses'][number];
+
+/** A time as ISO 8601, or null when there is none (never, not yet). */
+export const WHEN = { type: ['string', 'null'], format: 'date-time' } as const;
+
+/** A string path parameter. */
+export const segment = (description: string) => ({ type: 'string', description }) as const;

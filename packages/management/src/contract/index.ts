@@ -1,0 +1,10 @@
+/**
+ * The management API's contract (docs/management.md "The contract"): every operation declared once
+ * with its schemas, the defaults, and the typed client derived from them. Light on purpose: the
+ * CLI imports it without the management layer's stores.
+ */
+export { managementClient, type CallResult } from './client.ts';
+export { KEY_DEFAULTS, LEVELS } from './defaults.ts';
+export type { AnswerOf, BodyOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
+export { REPORT_LEAK } from './keys.ts';
+export { MANAGEMENT_OPERATIONS, type OperationId, type OperationOf } from './operations.ts';

@@ -1,0 +1,58 @@
+/** What a person manages of their own (docs/management.md "Authorized apps"): authorized apps and personal keys. */
+import { defineOperation, segment, WHEN } from './define.ts';
+
+const REVOKED = {
+  type: 'object',
+  properties: { id: { type: 'string' }, revoked: { const: true } },
+  required: ['id', 'revoked'],
+  additionalProperties: false,
+} as const;
+
+export const myApps = defineOperation({
+  method: 'GET',
+  path: '/api/v1/me/apps',
+  summary: 'list the apps you authorized (OAuth grants)',
+  statuses: [200],
+  params: { type: 'object', properties: {} },
+  answer: {
+    type: 'object',
+    properties: {
+      apps: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            client: { type: 'string' },
+            client_id: { type: 'string' },
+            projects: { type: 'array', items: { type: 'string' }, description: 'Each project with the level approved for it.' },
+            created_at: WHEN,
+            expires_at: WHEN,
+          },
+          required: ['id', 'client', 'client_id', 'projects', 'created_at', 'expires_at'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['apps'],
+    additionalProperties: false,
+  },
+});
+
+export const revokeApp = defineOperation({
+  method: 'DELETE',
+  path: '/api/v1/me/apps/{id}',
+  summary: 'revoke an app you authorized',
+  statuses: [200],
+  params: { type: 'object', properties: { id: segment('Grant id (GET /api/v1/me/apps).') }, required: ['id'] },
+  answer: REVOKED,
+});
+
+export const revokePersonalKey = defineOperation({
+  method: 'DELETE',
+  path: '/api/v1/me/keys/{id}',
+  summary: 'revoke one of your personal keys',
+  statuses: [200],
+  params: { type: 'object', properties: { id: segment('Personal key id.') }, required: ['id'] },
+  answer: REVOKED,
+});

@@ -1,0 +1,111 @@
+/** A workspace's projects, usage and audit log (docs/management.md, docs/audit.md): the owner's. */
+import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
+import { defineOperation, segment } from './define.ts';
+
+const WORKSPACE = { type: 'object', properties: { workspace: segment('Workspace slug.') }, required: ['workspace'] } as const;
+const COUNT = { type: 'integer', minimum: 0 } as const;
+
+export const createProject = defineOperation({
+  method: 'POST',
+  path: '/api/v1/workspaces/{workspace}/projects',
+  summary: 'create a project',
+  statuses: [201],
+  params: WORKSPACE,
+  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  answer: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'], additionalProperties: false },
+});
+
+export const usage = defineOperation({
+  method: 'GET',
+  path: '/api/v1/workspaces/{workspace}/usage',
+  summary: 'usage',
+  statuses: [200],
+  params: WORKSPACE,
+  answer: {
+    type: 'object',
+    properties: {
+      minute: {
+        type: 'object',
+        properties: { used: COUNT, limit: COUNT },
+        required: ['used', 'limit'],
+        additionalProperties: false,
+      },
+      month: {
+        type: 'object',
+        properties: { used: COUNT, quota: { type: ['integer', 'null'], description: 'null: no monthly quota.' } },
+        required: ['used', 'quota'],
+        additionalProperties: false,
+      },
+      perKey: {
+        type: 'array',
+        description: "This month's admitted requests per credential, most used first.",
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string' }, prefix: { type: 'string' }, project: { type: 'string' }, count: COUNT },
+          required: ['name', 'prefix', 'project', 'count'],
+          additionalProperties: false,
+        },
+      },
+      perTool: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { tool: { type: 'string' }, count: COUNT },
+          required: ['tool', 'count'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['minute', 'month', 'perKey', 'perTool'],
+    additionalProperties: false,
+  },
+});
+
+export const audit = defineOperation({
+  method: 'GET',
+  path: '/api/v1/workspaces/{workspace}/audit',
+  summary: 'the audit log',
+  statuses: [200],
+  params: WORKSPACE,
+  // Checked by parseAuditQuery (docs/audit.md "Reading"), which names the parameter it refuses.
+  query: {
+    type: 'object',
+    properties: {
+      cursor: { type: 'string', pattern: '^[0-9]+-[0-9]+$', description: 'The `next` of the previous page: a stream id.' },
+      action: { type: 'string', enum: AUDIT_ACTIONS, description: 'Only entries of this action.' },
+      limit: { type: 'integer', minimum: 1, maximum: AUDIT_MAX_PAGE, default: AUDIT_PAGE, description: 'Entries per page.' },
+      format: {
+        type: 'string',
+        enum: ['json', 'jsonl'],
+        default: 'json',
+        description: 'jsonl: every kept entry as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
+      },
+    },
+  },
+  streams: 'format=jsonl: every kept entry, one JSON object a line; the last line {"complete":true,"entries":n}.',
+  answer: {
+    type: 'object',
+    properties: {
+      entries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            at: { type: 'string', format: 'date-time' },
+            actor: { type: 'string' },
+            action: { type: 'string' },
+            target: { type: 'string' },
+            source: { type: 'string' },
+            requestId: { type: 'string' },
+          },
+          required: ['id', 'at', 'actor', 'action', 'target', 'source', 'requestId'],
+          additionalProperties: false,
+        },
+      },
+      next: { type: ['string', 'null'], description: 'The cursor of the next (older) page; null on the last.' },
+    },
+    required: ['entries', 'next'],
+    additionalProperties: false,
+  },
+});

@@ -1,0 +1,23 @@
+/**
+ * The management API's routes (docs/management.md "REST"): one per operation of the contract,
+ * each run by its handler (./management/*.ts, by resource); the gateway's one router
+ * (src/routes.ts) matches them.
+ */
+import { ACCESS_REQUEST_ROUTES } from './management/access-requests.ts';
+import type { ManagementRoute } from './management/handle.ts';
+import { KEY_ROUTES } from './management/keys.ts';
+import { MEMBER_ROUTES } from './management/members.ts';
+import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
+import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
+
+export type { ManagementRoute } from './management/handle.ts';
+
+/** Every route; their OpenAPI entries come from the same declarations (management-openapi.ts). */
+export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
+  ...KEY_ROUTES,
+  ...ACCESS_REQUEST_ROUTES,
+  ...MEMBER_ROUTES,
+  ...SERVICE_ACCOUNT_ROUTES,
+  ...WORKSPACE_ROUTES,
+  ...ME_ROUTES,
+];

@@ -1,0 +1,41 @@
+/** The routes of access requests (docs/management.md "Access request lifecycle"). */
+import { handle, iso, type ManagementRoute } from './handle.ts';
+
+export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
+  handle('listAccessRequests', async (m, a, { params }) => ({
+    body: {
+      requests: (await m.requests(a, params.project)).requests.map((r) => ({
+        id: r.id,
+        requester: r.requester,
+        level: r.level,
+        reason: r.reason,
+        status: r.status,
+        created_at: iso(r.createdAt),
+        granted_level: r.grantedLevel,
+        decided_by: r.decidedBy,
+        decided_at: iso(r.decidedAt),
+      })),
+    },
+  })),
+  handle('approveAccessRequest', async (m, a, { params, body }) => {
+    await m.decideRequest(a, params.project, params.id, { approve: true, level: body.level });
+    return { body: { id: params.id, status: 'approved', level: body.level } };
+  }),
+  handle('denyAccessRequest', async (m, a, { params }) => {
+    await m.decideRequest(a, params.project, params.id, { approve: false });
+    return { body: { id: params.id, status: 'denied' } };
+  }),
+  handle('myAccessRequests', async (m, a) => ({
+    body: {
+      requests: (await m.myRequests(a)).map((r) => ({
+        id: r.id,
+        project: r.project,
+        level: r.level,
+        status: r.status,
+        granted_level: r.grantedLevel,
+        created_at: iso(r.createdAt),
+        decided_at: iso(r.decidedAt),
+      })),
+    },
+  })),
+];

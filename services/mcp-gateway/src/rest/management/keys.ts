@@ -1,0 +1,51 @@
+/** The routes of a project's keys (docs/management.md "Operations"). */
+import { handle, iso, type ManagementRoute } from './handle.ts';
+
+export const KEY_ROUTES: readonly ManagementRoute[] = [
+  handle('listKeys', async (m, a, { params }) => {
+    const r = await m.keys(a, params.project);
+    return {
+      body: {
+        keys: r.keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          level: k.level,
+          prefix: k.prefix,
+          status: k.status,
+          created_at: iso(k.createdAt),
+          expires_at: iso(k.expiresAt),
+          last_used_at: iso(k.lastUsedAt),
+          rate_limit: k.rateLimit,
+        })),
+        creatable_levels: [...r.creatableLevels],
+      },
+    };
+  }),
+  handle('createKey', async (m, a, { params, body }) => {
+    const k = await m.createKey(a, params.project, {
+      name: body.name.trim(),
+      level: body.level,
+      expires: body.expires,
+      rateLimit: body.rate_limit ?? null,
+    });
+    return {
+      status: 201,
+      body: { id: k.id, key: k.key, name: k.name, level: body.level, expires_at: iso(k.expiresAt), rate_limit: k.rateLimit },
+    };
+  }),
+  handle('setKeyLimit', async (m, a, { params, body }) => {
+    const k = await m.setKeyLimit(a, params.project, params.id, body.rate_limit);
+    return { body: { id: k.id, rate_limit: k.rateLimit } };
+  }),
+  handle('revokeKey', async (m, a, { params }) => {
+    await m.revokeKey(a, params.project, params.id);
+    return { body: { id: params.id, revoked: true } };
+  }),
+  handle('rollKey', async (m, a, { params, body }) => {
+    const k = await m.rollKey(a, params.project, params.id, body.overlap);
+    return {
+      status: 201,
+      body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt), old_key_until: iso(k.replacedUntil) },
+    };
+  }),
+];

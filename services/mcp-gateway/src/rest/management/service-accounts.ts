@@ -1,0 +1,35 @@
+/** The routes of a workspace's service accounts (docs/management.md "Operations"). */
+import { handle, iso, type ManagementRoute } from './handle.ts';
+
+export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
+  handle('listServiceAccounts', async (m, a, { params }) => {
+    const r = await m.bots(a, params.workspace);
+    return {
+      body: {
+        service_accounts: r.bots.map((x) => ({
+          id: x.id,
+          name: x.name,
+          grants: x.grants,
+          key_prefix: x.keyPrefix,
+          created_at: iso(x.createdAt),
+        })),
+      },
+    };
+  }),
+  handle('createServiceAccount', async (m, a, { params, body }) => {
+    const r = await m.createBot(a, params.workspace, body.name.trim());
+    return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
+  }),
+  handle('grantServiceAccount', async (m, a, { params, body }) => {
+    await m.grantBot(a, params.workspace, params.id, body.project, body.level);
+    return { body: { id: params.id, project: body.project, level: body.level } };
+  }),
+  handle('rotateServiceAccount', async (m, a, { params }) => {
+    const r = await m.rotateBot(a, params.workspace, params.id);
+    return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
+  }),
+  handle('revokeServiceAccount', async (m, a, { params }) => {
+    await m.revokeBot(a, params.workspace, params.id);
+    return { body: { id: params.id, revoked: true } };
+  }),
+];

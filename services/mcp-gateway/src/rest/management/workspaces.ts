@@ -1,0 +1,46 @@
+/** The routes of a workspace's projects, usage and audit log, and of a person's own apps and keys. */
+import { ManagementError } from '@svc/management';
+import { handle, iso, type ManagementRoute } from './handle.ts';
+
+export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
+  handle('createProject', async (m, a, { params, body }) => {
+    const r = await m.createProject(a, { name: body.name.trim(), workspace: params.workspace });
+    return { status: 201, body: { slug: r.slug } };
+  }),
+  handle('usage', async (m, a, { params }) => ({ body: await m.usage(a, params.workspace) })),
+  handle('audit', async (m, a, { params, query }) => {
+    const format = query.get('format');
+    if (format === 'jsonl') return { stream: await m.auditExport(a, params.workspace) };
+    if (format !== null && format !== 'json')
+      throw new ManagementError(400, 'The format must be jsonl (the export) or json (a page, the default).', 'format');
+    const page = await m.audit(a, params.workspace, {
+      cursor: query.get('cursor'),
+      action: query.get('action'),
+      limit: query.get('limit'),
+    });
+    return { body: { entries: page.entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })), next: page.next } };
+  }),
+];
+
+export const ME_ROUTES: readonly ManagementRoute[] = [
+  handle('myApps', async (m, a) => ({
+    body: {
+      apps: (await m.account(a)).apps.map((x) => ({
+        id: x.id,
+        client: x.client,
+        client_id: x.clientId,
+        projects: x.projects,
+        created_at: iso(x.createdAt),
+        expires_at: iso(x.expiresAt),
+      })),
+    },
+  })),
+  handle('revokeApp', async (m, a, { params }) => {
+    await m.revokeApp(a, params.id);
+    return { body: { id: params.id, revoked: true } };
+  }),
+  handle('revokePersonalKey', async (m, a, { params }) => {
+    await m.revokePersonalKey(a, params.id);
+    return { body: { id: params.id, revoked: true } };
+  }),
+];
