@@ -15,6 +15,7 @@ import { render, type SafeHtml } from '../pages/html.ts';
 import { alertPage, page } from '../pages/layout.ts';
 import { html } from '../pages/html.ts';
 import type { Frame, Section } from './frame.ts';
+import { createReveals } from './reveal.ts';
 
 export interface DashboardDeps {
   accounts: Accounts;
@@ -73,12 +74,16 @@ function flashOf(req: Request): Frame['flash'] {
   return Object.hasOwn(DONE, done) ? { kind: 'ok', text: DONE[done as Done] } : undefined;
 }
 
+/** A destructive form's second step: only a POST carrying this field acts (docs/dashboard.md "Confirmation"). */
+export const confirmed = (req: Request) => field(req, 'confirm') === 'yes';
+
 /** After a POST: back to a page that says what was done (a code in its query, never free text). */
 export const back = (res: Response, path: string, done: Done) => res.redirect(303, `${path}?done=${done}`);
 
 /** The shared steps of every dashboard route, bound to its dependencies. */
 export function dashboardKit(deps: DashboardDeps) {
   const now = deps.now ?? Date.now;
+  const reveals = createReveals(deps.redis);
 
   /** Who is asking: the session's person (with their own workspace), or a trip to the sign-in page and back. */
   async function actorOf(req: Request, res: Response): Promise<{ actor: Actor; workspace: string } | null> {
@@ -174,7 +179,7 @@ export function dashboardKit(deps: DashboardDeps) {
     }
   }
 
-  return { deps, now, page$, frame, submit };
+  return { deps, now, page$, frame, submit, reveals };
 }
 
 export type Kit = ReturnType<typeof dashboardKit>;

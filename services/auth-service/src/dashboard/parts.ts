@@ -3,6 +3,7 @@
  * tables that read on a phone, and the one box that shows a secret.
  */
 import { html, type HtmlValue, type SafeHtml } from '../pages/html.ts';
+import { dashboardPage, postForm, type Frame } from './frame.ts';
 
 export { LEVELS } from '@svc/management';
 
@@ -58,8 +59,30 @@ export function table(caption: string, head: string[], rows: Cell[][], empty: st
 <tbody>${rows.map((r, i) => html`${i > 0 && html`\n`}${tr(r)}`)}</tbody></table></div>`;
 }
 
-/** The one place a secret is shown: once, with a copy button and the warning. */
+/**
+ * The one place a secret is shown: once, with a copy button and the warning. Focus moves to the box
+ * (autofocus on it, tabindex -1) so a keyboard or screen-reader user lands on the key; it is not a
+ * live region, which would read the secret aloud.
+ */
 export function secretBox(id: string, value: string, what: string): SafeHtml {
-  return html`<div class="secret" role="status"><p><strong>Copy this ${what} now: you will not see it again.</strong></p>
+  return html`<div class="secret" id="${id}-box" tabindex="-1" autofocus aria-labelledby="${id}-title"><p id="${id}-title"><strong>Copy this ${what} now: you will not see it again.</strong></p>
 <code id="${id}">${value}</code><button type="button" class="small" data-copy="${id}" hidden>Copy</button></div>`;
+}
+
+/** Where the box was, when the reveal page is opened again (reload, Back, Forward): the key is gone. */
+export function secretGone(what: string, remedy: string): SafeHtml {
+  return html`<div class="secret gone" id="new-key-gone" tabindex="-1" autofocus><p><strong>This ${what} was shown once and is gone.</strong> No new one was made. ${remedy}</p></div>`;
+}
+
+/**
+ * The second step of a destructive form (docs/dashboard.md "Confirmation"): what it ends, then the
+ * same form again with `confirm=yes`, which alone acts (kit.ts `confirmed`), and a way back.
+ */
+export function confirmPage(f: Frame, c: { title: string; ends: SafeHtml; action: string; button: string; cancel: string }): SafeHtml {
+  return dashboardPage(
+    f,
+    c.title,
+    html`<p>${c.ends}</p>
+${postForm(f, c.action, html`<input type="hidden" name="confirm" value="yes">`, html`<button type="submit" class="danger">${c.button}</button>`)}<p><a href="${c.cancel}">Cancel</a></p>`,
+  );
 }

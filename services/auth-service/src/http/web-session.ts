@@ -38,6 +38,12 @@ export function readCookie(req: { headers: { cookie?: string | undefined } }, na
   return undefined;
 }
 
+/** This browser's session cookie value (never stored: Redis keys hold its SHA-256), or undefined. */
+export const sessionCookieOf = (req: { headers: { cookie?: string | undefined } }): string | undefined => {
+  const id = readCookie(req, SESSION_COOKIE);
+  return id && id.length <= 100 ? id : undefined;
+};
+
 /** One browser session of a person, as the account page lists it (never the cookie value). */
 export interface BrowserSession {
   /** A handle for ending it: the first 16 characters of the SHA-256 of its cookie value. */

@@ -24,6 +24,11 @@ export const OK = {
   userWebSessions: (userId: string) => `svc:oidc:user-web-sessions:${userId}`,
   /** A person's oidc-provider sessions (set of Session record digests), ended with their browser sessions. */
   accountSessions: (accountId: string) => `svc:oidc:account-sessions:${accountId}`,
+  /**
+   * A new key waiting for its one reveal (docs/dashboard.md "A key is shown once"): sealed under
+   * the browser's session cookie, read once with GETDEL, `REVEAL_TTL_SECONDS` at most.
+   */
+  reveal: (sessionHash: string, id: string) => `svc:oidc:reveal:${sessionHash}:${id}`,
   /** Fixed-window attempt counters for sign-in and code entry. */
   throttle: (scope: string, subject: string) => `svc:oidc:throttle:${scope}:${subject}`,
   /** Refresh token digest -> which request rotates it (docs/security.md "Refresh tokens"). */

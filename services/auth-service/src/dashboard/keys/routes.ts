@@ -1,11 +1,17 @@
 /** Project > API Keys routes (docs/dashboard.md): the list and create form, then a key's own pages and forms. */
 import type { Request, Response, Router } from 'express';
-import { ManagementError, type Actor } from '@svc/management';
+import { ManagementError, type Actor, type NewKey } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { back, field, keysPath, param, type Kit } from '../kit.ts';
 import { keyLimitPage, keysPage, revokeKeyPage, rollKeyPage, type KeysPage } from './view.ts';
 
-export function keysRoutes(router: Router, { deps, now, page$, frame, submit }: Kit): void {
+/** What a key's reveal holds: the new key and the project it was made in (its page shows it there only). */
+interface Revealed {
+  project: string;
+  created: NewKey;
+}
+
+export function keysRoutes(router: Router, { deps, now, page$, frame, submit, reveals }: Kit): void {
   async function renderKeys(req: Request, res: Response, actor: Actor, extra: Partial<KeysPage> = {}, status = 200): Promise<void> {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
@@ -19,9 +25,25 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit }: 
     return key;
   }
 
+  /** Post-redirect-get (docs/dashboard.md "A key is shown once"): the key waits for one read by this session. */
+  async function reveal(req: Request, res: Response, created: NewKey): Promise<void> {
+    const slug = param(req, 'slug');
+    const id = await reveals.put(req, { project: slug, created } satisfies Revealed);
+    res.redirect(303, `${keysPath(slug)}/reveal/${id}`);
+  }
+
   router.get(
     '/projects/:slug/keys',
     page$((req, res, actor) => renderKeys(req, res, actor)),
+  );
+  router.get(
+    '/projects/:slug/keys/reveal/:id',
+    page$(async (req, res, actor) => {
+      // Sealed by reveal() above and authenticated (AES-GCM), so its shape is the one written there.
+      const taken = (await reveals.take(req, param(req, 'id'))) as Revealed | null;
+      const created = taken?.project === param(req, 'slug') ? taken.created : undefined;
+      await renderKeys(req, res, actor, created ? { created } : { gone: true });
+    }),
   );
   router.post(
     '/projects/:slug/keys',
@@ -33,9 +55,7 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit }: 
         rateLimit: field(req, 'rateLimit').trim(),
       };
       try {
-        const created = await deps.management.createKey(actor, param(req, 'slug'), values);
-        // The key is in this response only: never in a redirect, a log or a stored page.
-        await renderKeys(req, res, actor, { created });
+        await reveal(req, res, await deps.management.createKey(actor, param(req, 'slug'), values));
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const at = err.field === 'level' || err.field === 'expires' || err.field === 'rateLimit' ? err.field : 'name';
@@ -87,8 +107,7 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit }: 
   router.post(
     '/projects/:slug/keys/:id/roll',
     page$(async (req, res, actor) => {
-      const created = await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), field(req, 'overlap'));
-      await renderKeys(req, res, actor, { created });
+      await reveal(req, res, await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), field(req, 'overlap')));
     }),
   );
 }

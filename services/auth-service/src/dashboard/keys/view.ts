@@ -6,7 +6,7 @@
 import { KEY_DEFAULTS, type KeyRow, type NewKey } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { cell, levelOptions, options, secretBox, table, when } from '../parts.ts';
+import { cell, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
 
 /** Expiry choices offered when creating a key; the value is what the management layer parses. */
 const EXPIRY_CHOICES = [
@@ -32,6 +32,8 @@ export interface KeysPage {
   creatableLevels: readonly string[];
   canRevoke: boolean;
   created?: NewKey;
+  /** The reveal page opened again (reload, Back, Forward): the key was shown once and is gone. */
+  gone?: boolean;
   error?: { field: 'name' | 'level' | 'expires' | 'rateLimit'; message: string };
   values?: { name?: string; level?: string; expires?: string; rateLimit?: string };
   now: number;
@@ -86,7 +88,9 @@ export function keysPage(f: Frame, v: KeysPage): SafeHtml {
   return dashboardPage(
     f,
     'API Keys',
-    html`${v.created && createdBox(v.created, v.now)}<p class="muted">Keys of project ${f.project!.slug}. A key is shown once, when it is created; the list shows its first characters only.</p>
+    html`${v.created && createdBox(v.created, v.now)}${
+      v.gone && secretGone('key', 'If it was not copied, roll the key from the list below or revoke it.')
+    }<p class="muted">Keys of project ${f.project!.slug}. A key is shown once, when it is created; the list shows its first characters only.</p>
 ${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Limit', 'Status', 'Actions'], rows, 'No keys yet.')}${createForm(f, v)}`,
   );
 }

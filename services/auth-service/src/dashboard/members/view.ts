@@ -27,6 +27,10 @@ function addForm(f: Frame, v: MembersPage, base: string): SafeHtml {
   )}<p class="muted">An address without a confirmed svc account is mailed an invitation instead; it becomes a member when its owner accepts. Removing a member also revokes what they reach through this project: their OAuth grants for it and their personal keys' access to it.</p>`;
 }
 
+/** What removing a member ends: their role here, and what they reach through it. */
+export const removeMemberEnds = (m: MemberRow, slug: string): SafeHtml =>
+  html`Remove <strong>${m.email}</strong> (${m.role}) from ${slug}? Their access to it ends, and with it what they reach through it: the OAuth apps they authorized for it and their personal keys' access to it, refused within a second.`;
+
 export function membersPage(f: Frame, v: MembersPage): SafeHtml {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/members`;
   const rows = v.members.map((m) => {

@@ -1,27 +1,65 @@
-/** Workspace > Service accounts routes (docs/dashboard.md): create (the key shown once), grant, a new key, revoke. */
+/**
+ * Workspace > Service accounts routes (docs/dashboard.md): create (the key revealed once), grant,
+ * a new key and revoke (each confirmed first).
+ */
 import type { Request, Response, Router } from 'express';
-import type { Actor } from '@svc/management';
+import { ManagementError, type Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
-import { back, field, param, type Kit } from '../kit.ts';
-import { serviceAccountsPage } from './view.ts';
+import { back, confirmed, field, param, type Kit } from '../kit.ts';
+import { confirmPage } from '../parts.ts';
+import { rotateBotEnds, revokeBotEnds, serviceAccountsPage } from './view.ts';
 
 const botsPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/service-accounts`;
 
-export function serviceAccountsRoutes(router: Router, { deps, page$, frame }: Kit): void {
-  async function renderBots(req: Request, res: Response, actor: Actor, newKey?: { bot: string; key: string }) {
+/** What a service account's reveal holds: its new key and the workspace it is in. */
+interface Revealed {
+  workspace: string;
+  newKey: { bot: string; key: string };
+}
+
+export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reveals }: Kit): void {
+  async function renderBots(req: Request, res: Response, actor: Actor, shown: { newKey?: Revealed['newKey']; gone?: true } = {}) {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
-    render(res, serviceAccountsPage(f, { ...(await deps.management.bots(actor, ws)), ...(newKey ? { newKey } : {}) }));
+    render(res, serviceAccountsPage(f, { ...(await deps.management.bots(actor, ws)), ...shown }));
   }
+
+  /** Post-redirect-get (docs/dashboard.md "A key is shown once"): the key waits for one read by this session. */
+  async function reveal(req: Request, res: Response, newKey: Revealed['newKey']): Promise<void> {
+    const ws = param(req, 'ws');
+    const id = await reveals.put(req, { workspace: ws, newKey } satisfies Revealed);
+    res.redirect(303, `${botsPath(ws)}/reveal/${id}`);
+  }
+
+  /** The first POST of a destructive form shows what it ends (docs/dashboard.md "Confirmation"). */
+  async function confirmFirst(req: Request, res: Response, actor: Actor, step: 'rotate' | 'revoke'): Promise<void> {
+    const ws = param(req, 'ws');
+    const bot = (await deps.management.bots(actor, ws)).bots.find((b) => b.id === param(req, 'id'));
+    if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
+    const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
+    const action = `${botsPath(ws)}/${encodeURIComponent(bot.id)}/${step}`;
+    const page =
+      step === 'rotate'
+        ? { title: 'New service-account key', ends: rotateBotEnds(bot), button: 'Issue a new key' }
+        : { title: 'Revoke service account', ends: revokeBotEnds(bot), button: 'Revoke service account' };
+    render(res, confirmPage(f, { ...page, action, cancel: botsPath(ws) }));
+  }
+
   router.get(
     '/workspaces/:ws/service-accounts',
     page$((req, res, actor) => renderBots(req, res, actor)),
   );
+  router.get(
+    '/workspaces/:ws/service-accounts/reveal/:id',
+    page$(async (req, res, actor) => {
+      // Sealed by reveal() above and authenticated (AES-GCM), so its shape is the one written there.
+      const taken = (await reveals.take(req, param(req, 'id'))) as Revealed | null;
+      await renderBots(req, res, actor, taken?.workspace === param(req, 'ws') ? { newKey: taken.newKey } : { gone: true });
+    }),
+  );
   router.post(
     '/workspaces/:ws/service-accounts',
-    page$(async (req, res, actor) =>
-      renderBots(req, res, actor, await deps.management.createBot(actor, param(req, 'ws'), field(req, 'name').trim())),
-    ),
+    page$(async (req, res, actor) => reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), field(req, 'name').trim()))),
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/grant',
@@ -32,13 +70,15 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame }: Ki
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/rotate',
-    page$(async (req, res, actor) =>
-      renderBots(req, res, actor, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id'))),
-    ),
+    page$(async (req, res, actor) => {
+      if (!confirmed(req)) return confirmFirst(req, res, actor, 'rotate');
+      await reveal(req, res, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id')));
+    }),
   );
   router.post(
     '/workspaces/:ws/service-accounts/:id/revoke',
     page$(async (req, res, actor) => {
+      if (!confirmed(req)) return confirmFirst(req, res, actor, 'revoke');
       await deps.management.revokeBot(actor, param(req, 'ws'), param(req, 'id'));
       back(res, botsPath(param(req, 'ws')), 'bot-revoked');
     }),

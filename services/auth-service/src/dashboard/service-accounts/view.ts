@@ -5,14 +5,24 @@
 import type { BotRow } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { LEVELS, levelOptions, secretBox, table, when } from '../parts.ts';
+import { LEVELS, levelOptions, secretBox, secretGone, table, when } from '../parts.ts';
 
 export interface ServiceAccountsPage {
   bots: BotRow[];
   projects: string[];
   canManage: boolean;
   newKey?: { bot: string; key: string };
+  /** The reveal page opened again (reload, Back, Forward): the key was shown once and is gone. */
+  gone?: true;
 }
+
+/** What issuing a service account a new key ends: its current key, at once (no overlap). */
+export const rotateBotEnds = (b: BotRow): SafeHtml =>
+  html`Issue a new key for <strong>${b.name}</strong>? Its current key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} stops working at once, with no overlap: every machine using it is refused until it has the new one.`;
+
+/** What revoking a service account ends: its key and every project it was granted. */
+export const revokeBotEnds = (b: BotRow): SafeHtml =>
+  html`Revoke <strong>${b.name}</strong>? Its key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} is refused within a second and it loses its access to ${Object.keys(b.grants).length} project(s). This cannot be undone.`;
 
 function manageForms(f: Frame, v: ServiceAccountsPage, base: string, b: BotRow): SafeHtml {
   const at = `${base}/${encodeURIComponent(b.id)}`;
@@ -50,7 +60,9 @@ export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml 
   return dashboardPage(
     f,
     'Service accounts',
-    html`${v.newKey && secretBox('new-key', v.newKey.key, `key of ${v.newKey.bot}`)}<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members.</p>
+    html`${v.newKey && secretBox('new-key', v.newKey.key, `key of ${v.newKey.bot}`)}${
+      v.gone && secretGone('key', 'If it was not copied, issue the service account a new key.')
+    }<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members.</p>
 ${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], rows, 'No service accounts yet.')}${create}`,
   );
 }
