@@ -57,6 +57,43 @@ async function gatewayStatus(key: string, slug = owner.slug): Promise<number> {
   return res.status;
 }
 
+/** The reveal page shows the key once, with focus on its box and outside any live region. */
+async function assertRevealed(page: Page): Promise<string> {
+  await page.waitForSelector('#new-key');
+  assert.match(page.url(), /\/reveal\/[A-Za-z0-9_-]{22}$/, 'the key is on the page the POST redirected to');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'new-key-box', 'focus moves to the key');
+  assert.equal(
+    await page.locator('#new-key').evaluate((el) => el.closest('[role=status],[role=alert],[aria-live]') !== null),
+    false,
+    'not in a live region',
+  );
+  return ((await page.textContent('#new-key')) ?? '').trim();
+}
+
+/** A reveal page opened again says the key is gone, shows no key, and no key was made. */
+async function assertGone(page: Page, key: string, keysBefore: () => Promise<number>, count: number, how: string): Promise<void> {
+  await page.waitForSelector('#new-key-gone');
+  assert.equal(await page.locator('#new-key').count(), 0, `${how}: no key shown`);
+  assert.ok(!(await page.content()).includes(key), `${how}: the secret is not on the page`);
+  assert.match((await page.textContent('#new-key-gone')) ?? '', /shown once and is gone/);
+  assert.equal(await keysBefore(), count, `${how}: no second key made`);
+}
+
+/** Reload, Back then Forward on a reveal page: each lands on a page without the key, and no key is made. */
+async function revisitReveal(page: Page, key: string, count: () => Promise<number>): Promise<void> {
+  const before = await count();
+  const at = page.url();
+  await page.reload();
+  await assertGone(page, key, count, before, 'reload');
+  await page.goBack();
+  assert.ok(!(await page.content()).includes(key), 'Back: the secret is not on the page');
+  await page.goForward();
+  assert.equal(page.url(), at);
+  await assertGone(page, key, count, before, 'Forward');
+}
+
+const projectKeyCount = async () => (await stack.accounts.keys.listForProject(owner.slug)).length;
+
 test('Project > API Keys: create with the keyboard alone, shown once, works at the gateway; revoke with confirmation', async () => {
   const { context, page } = await signedIn(owner.email);
   try {
@@ -74,12 +111,13 @@ test('Project > API Keys: create with the keyboard alone, shown once, works at t
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await Promise.all([page.waitForLoadState('load'), page.keyboard.press('Enter')]);
-    await page.waitForSelector('#new-key');
-    const key = ((await page.textContent('#new-key')) ?? '').trim();
+    const key = await assertRevealed(page);
     assert.match(key, /^svc-[0-9A-Za-z]{28}$/);
     assert.match((await page.textContent('.secret')) ?? '', /you will not see it again/);
     await checkPage(page, 'keys-created');
     assert.equal(await gatewayStatus(key), 200, 'the new key works at once');
+    await revisitReveal(page, key, projectKeyCount);
+    await checkPage(page, 'keys-gone');
 
     // Listed by its prefix only, and never shown again.
     await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
@@ -92,6 +130,8 @@ test('Project > API Keys: create with the keyboard alone, shown once, works at t
 
     await page.click(`a[href$="/keys/${record.id}/revoke"]`);
     await checkPage(page, 'keys-revoke-confirm');
+    assert.equal((await stack.accounts.keys.getById(record.id))?.revoked, false, 'the first step revokes nothing');
+    assert.equal(await gatewayStatus(key), 200);
     await Promise.all([page.waitForURL(/done=key-revoked/), page.click('button.danger')]);
     assert.match((await page.textContent('.flash')) ?? '', /Key revoked/);
     await waitFor(async () => (await gatewayStatus(key)) === 401, { timeout: 1000, message: 'the gateway to refuse the revoked key' });
@@ -112,9 +152,10 @@ test('roll: a new key at once, the old one until the overlap ends', async () => 
     await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys/${issued.id}/roll`);
     await checkPage(page, 'keys-roll');
     await page.selectOption('#overlap', '1h');
-    await Promise.all([page.waitForSelector('#new-key'), page.click('main form button[type=submit]')]);
-    const fresh = ((await page.textContent('#new-key')) ?? '').trim();
+    await page.click('main form button[type=submit]');
+    const fresh = await assertRevealed(page);
     assert.notEqual(fresh, issued.key);
+    await revisitReveal(page, fresh, projectKeyCount);
     assert.equal(await gatewayStatus(fresh), 200);
     assert.equal(await gatewayStatus(issued.key), 200, 'the old key works during the overlap');
     const old = await stack.accounts.keys.getById(issued.id);
@@ -296,14 +337,54 @@ test('members, service accounts, usage, account, new project: every page at both
         assert.doesNotMatch((await page.textContent('main')) ?? '', /nobody@example\.com/);
       }
       await checkPage(page, `members${tag}`);
+      // Removing a member: the first click only asks, saying what it ends.
+      await page.click(`tr:has-text("${member.email}") button:has-text("Remove")`);
+      assert.match((await page.textContent('main')) ?? '', /OAuth apps they authorized/);
+      await checkPage(page, `members-remove-confirm${tag}`);
+      const project = (await stack.accounts.workspaces.getProject(owner.slug))!;
+      assert.equal(await stack.accounts.workspaces.roleOf(member.user.id, project), 'EDITOR', 'the first step removes nobody');
 
-      await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/service-accounts`);
+      const bots = `${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/service-accounts`;
+      const ws = owner.user.workspace;
+      const botCount = async () => (await stack.accounts.bots.listForWorkspace(ws)).length;
+      await page.goto(bots);
       if (size === DESKTOP) {
         await page.fill('#bot-name', 'nightly build');
-        await Promise.all([page.waitForSelector('#new-key'), page.click('main form button[type=submit]:has-text("Create")')]);
-        assert.match(((await page.textContent('#new-key')) ?? '').trim(), /^svc-bot-/);
+        await page.click('main form button[type=submit]:has-text("Create")');
+        const botKey = await assertRevealed(page);
+        assert.match(botKey, /^svc-bot-/);
+        await checkPage(page, `service-accounts-created`);
+        await revisitReveal(page, botKey, botCount);
       }
       await checkPage(page, `service-accounts${tag}`);
+      const bot = (await stack.accounts.bots.listForWorkspace(ws)).find((b) => b.name === 'nightly build')!;
+      const keyActive = async (id: string) => (await stack.accounts.keys.getById(id))?.revoked === false;
+
+      // A new key: the first click only asks; the confirming one ends the old key and reveals the new once.
+      await page.click('tr:has-text("nightly build") button:has-text("New key")');
+      assert.match((await page.textContent('main')) ?? '', /stops working at once, with no overlap/);
+      await checkPage(page, `service-accounts-rotate-confirm${tag}`);
+      assert.equal((await stack.accounts.bots.get(bot.id))?.keyId, bot.keyId, 'the first step issues no key');
+      if (size === DESKTOP) {
+        assert.ok(await keyActive(bot.keyId), 'the first step leaves the old key working');
+        await page.click('main form button.danger');
+        const rotated = await assertRevealed(page);
+        assert.ok(!(await keyActive(bot.keyId)), 'the confirmed step ends the old key');
+        await revisitReveal(page, rotated, botCount);
+        assert.equal((await stack.accounts.bots.get(bot.id))?.keyId !== bot.keyId, true);
+      }
+
+      // Revoking: the first click only asks; the confirming one revokes.
+      await page.goto(bots);
+      await page.click('tr:has-text("nightly build") button:has-text("Revoke")');
+      assert.match((await page.textContent('main')) ?? '', /cannot be undone/);
+      await checkPage(page, `service-accounts-revoke-confirm${tag}`);
+      const current = (await stack.accounts.bots.get(bot.id))!;
+      if (size === DESKTOP) {
+        assert.ok(await keyActive(current.keyId), 'the first step revokes nothing');
+        await Promise.all([page.waitForURL(/done=bot-revoked/), page.click('main form button.danger')]);
+        assert.ok(!(await keyActive(current.keyId)), 'the confirmed step revokes');
+      }
 
       await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/usage`);
       assert.match((await page.textContent('main')) ?? '', /Requests this minute/);
@@ -517,7 +598,9 @@ test('Account: authorized apps revoked from the page; removing a member ends the
       await admin.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/members`);
       await Promise.all([
         admin.page.waitForURL(/done=member-removed/),
-        admin.page.click(`tr:has-text("${member.email}") button:has-text("Remove")`),
+        admin.page
+          .click(`tr:has-text("${member.email}") button:has-text("Remove")`)
+          .then(() => admin.page.click('main form button.danger')),
       ]);
     } finally {
       await admin.context.close();

@@ -62,12 +62,15 @@ td code{white-space:nowrap}
 
 /**
  * The dashboard's only script, progressive enhancement: the switcher opens a project when it
- * changes, and "Copy" buttons copy the text of the element their data-copy names. Allowed by its
+ * changes, "Copy" buttons copy the text of the element their data-copy names, and a page showing a
+ * new key that the browser restores from its back/forward cache is loaded again from the server,
+ * which then says the key is gone (docs/dashboard.md "A key is shown once"). Allowed by its
  * hash in the Content-Security-Policy (DASHBOARD_CSP), so no other inline script can run.
  */
 const SCRIPT = `document.getElementById('switch-project')?.addEventListener('change',e=>e.target.form.submit());
 document.querySelectorAll('button[data-copy]').forEach(b=>{b.hidden=false;b.addEventListener('click',async()=>{
-const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the key and copy it'}})});`;
+const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the key and copy it'}})});
+addEventListener('pageshow',e=>{if(e.persisted&&document.getElementById('new-key'))location.reload()});`;
 
 /** The dashboard pages' Content-Security-Policy: nothing loads or runs but the page itself. */
 export const DASHBOARD_CSP = [

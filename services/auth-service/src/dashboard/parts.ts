@@ -74,6 +74,10 @@ export function secretGone(what: string, remedy: string): SafeHtml {
   return html`<div class="secret gone" id="new-key-gone" tabindex="-1" autofocus><p><strong>This ${what} was shown once and is gone.</strong> No new one was made. ${remedy}</p></div>`;
 }
 
+/** A button that opens a destructive action's confirmation page (a GET: it changes nothing, and Back returns to it). */
+export const confirmButton = (action: string, label: string): SafeHtml =>
+  html`<form method="get" action="${action}" class="inline"><button type="submit" class="small danger">${label}</button></form>`;
+
 /**
  * The second step of a destructive form (docs/dashboard.md "Confirmation"): what it ends, then the
  * same form again with `confirm=yes`, which alone acts (kit.ts `confirmed`), and a way back.

@@ -1,7 +1,7 @@
 /** Project > Members routes (docs/dashboard.md): add (or invite), cancel an invitation, change a role, remove (confirmed first). */
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { render } from '../../pages/html.ts';
-import { ManagementError } from '@svc/management';
+import { ManagementError, type Actor } from '@svc/management';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
 import { membersPage, removeMemberEnds } from './view.ts';
@@ -48,19 +48,29 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
       back(res, membersPath(param(req, 'slug')), 'role-changed');
     }),
   );
+  /** The confirmation page (its GET, or a POST without `confirm=yes`) says what the removal ends (docs/dashboard.md "Confirmation"). */
+  async function confirmRemoval(req: Request, res: Response, actor: Actor): Promise<void> {
+    const slug = param(req, 'slug');
+    const member = (await deps.management.members(actor, slug)).members.find((m) => m.userId === param(req, 'user'));
+    if (!member) throw new ManagementError(404, 'There is no such member of this project.');
+    const f = await frame(req, res, actor, 'members', { project: slug });
+    const action = `${membersPath(slug)}/${encodeURIComponent(member.userId)}/remove`;
+    render(
+      res,
+      confirmPage(f, {
+        title: 'Remove member',
+        ends: removeMemberEnds(member, slug),
+        action,
+        button: 'Remove member',
+        cancel: membersPath(slug),
+      }),
+    );
+  }
+  router.get('/projects/:slug/members/:user/remove', page$(confirmRemoval));
   router.post(
     '/projects/:slug/members/:user/remove',
     page$(async (req, res, actor) => {
-      if (!confirmed(req)) {
-        // The first POST shows what the removal ends (docs/dashboard.md "Confirmation").
-        const slug = param(req, 'slug');
-        const member = (await deps.management.members(actor, slug)).members.find((m) => m.userId === param(req, 'user'));
-        if (!member) throw new ManagementError(404, 'There is no such member of this project.');
-        const f = await frame(req, res, actor, 'members', { project: slug });
-        const action = `${membersPath(slug)}/${encodeURIComponent(member.userId)}/remove`;
-        render(res, confirmPage(f, { title: 'Remove member', ends: removeMemberEnds(member, slug), action, button: 'Remove member', cancel: membersPath(slug) }));
-        return;
-      }
+      if (!confirmed(req)) return confirmRemoval(req, res, actor);
       await deps.management.removeMember(actor, param(req, 'slug'), param(req, 'user'));
       back(res, membersPath(param(req, 'slug')), 'member-removed');
     }),

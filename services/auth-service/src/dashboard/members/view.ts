@@ -5,7 +5,7 @@
 import type { InvitationRow, MemberRow } from '@svc/management';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { LEVELS, levelOptions, table, when } from '../parts.ts';
+import { confirmButton, LEVELS, levelOptions, table, when } from '../parts.ts';
 
 export interface MembersPage {
   members: MemberRow[];
@@ -42,7 +42,7 @@ export function membersPage(f: Frame, v: MembersPage): SafeHtml {
             html`<label for="role-${m.userId}" class="skip">Role of ${m.email}</label><select id="role-${m.userId}" name="role">${levelOptions(LEVELS, m.role)}</select>`,
             html`<button type="submit" class="small secondary">Change</button>`,
             'inline',
-          )} ${postForm(f, `${base}/${encodeURIComponent(m.userId)}/remove`, '', html`<button type="submit" class="small danger">Remove</button>`, 'inline')}`
+          )} ${confirmButton(`${base}/${encodeURIComponent(m.userId)}/remove`, 'Remove')}`
         : m.owner && html`<span class="muted">workspace owner</span>`;
     return [m.email, m.role, manage];
   });

@@ -31,7 +31,7 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     res.redirect(303, `${botsPath(ws)}/reveal/${id}`);
   }
 
-  /** The first POST of a destructive form shows what it ends (docs/dashboard.md "Confirmation"). */
+  /** The confirmation page (its GET, or a POST without `confirm=yes`) says what the action ends (docs/dashboard.md "Confirmation"). */
   async function confirmFirst(req: Request, res: Response, actor: Actor, step: 'rotate' | 'revoke'): Promise<void> {
     const ws = param(req, 'ws');
     const bot = (await deps.management.bots(actor, ws)).bots.find((b) => b.id === param(req, 'id'));
@@ -68,6 +68,12 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
       back(res, botsPath(param(req, 'ws')), 'bot-granted');
     }),
   );
+  for (const step of ['rotate', 'revoke'] as const) {
+    router.get(
+      `/workspaces/:ws/service-accounts/:id/${step}`,
+      page$((req, res, actor) => confirmFirst(req, res, actor, step)),
+    );
+  }
   router.post(
     '/workspaces/:ws/service-accounts/:id/rotate',
     page$(async (req, res, actor) => {

@@ -5,7 +5,7 @@
 import type { BotRow } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { LEVELS, levelOptions, secretBox, secretGone, table, when } from '../parts.ts';
+import { confirmButton, LEVELS, levelOptions, secretBox, secretGone, table, when } from '../parts.ts';
 
 export interface ServiceAccountsPage {
   bots: BotRow[];
@@ -33,13 +33,7 @@ function manageForms(f: Frame, v: ServiceAccountsPage, base: string, b: BotRow):
 <label for="grant-level-${b.id}" class="skip">Level</label><select id="grant-level-${b.id}" name="level">${levelOptions(LEVELS, 'VIEWER')}</select>`,
     html`<button type="submit" class="small secondary">Grant</button>`,
     'inline',
-  )} ${postForm(f, `${at}/rotate`, '', html`<button type="submit" class="small secondary">New key</button>`, 'inline')} ${postForm(
-    f,
-    `${at}/revoke`,
-    '',
-    html`<button type="submit" class="small danger">Revoke</button>`,
-    'inline',
-  )}`;
+  )} ${confirmButton(`${at}/rotate`, 'New key')} ${confirmButton(`${at}/revoke`, 'Revoke')}`;
 }
 
 export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml {
