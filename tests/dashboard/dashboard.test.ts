@@ -14,6 +14,7 @@ import { MANAGEMENT_PER_MINUTE } from '@svc/management';
 import { waitFor } from '@svc/testkit';
 import { runDeviceFlow, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
+import { REVEAL_TTL_SECONDS } from '../../services/auth-service/src/dashboard/reveal.ts';
 import { axeViolations } from '../support/axe.ts';
 import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
 
@@ -137,6 +138,37 @@ test('Project > API Keys: create with the keyboard alone, shown once, works at t
     await waitFor(async () => (await gatewayStatus(key)) === 401, { timeout: 1000, message: 'the gateway to refuse the revoked key' });
   } finally {
     await context.close();
+  }
+});
+
+test(`a new key waits for its reveal sealed, ${REVEAL_TTL_SECONDS} s at most, for this browser session only`, async () => {
+  const mine = await signedIn(owner.email);
+  const other = await signedIn(owner.email); // the same person in another browser
+  try {
+    const csrf = await mine.page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const res = await mine.page.request.post(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`, {
+      form: { csrf, name: 'sealed', level: 'VIEWER', expires: '7d', rateLimit: '' },
+      maxRedirects: 0,
+    });
+    assert.equal(res.status(), 303);
+    const location = res.headers()['location'] ?? '';
+    assert.match(location, /\/keys\/reveal\/[A-Za-z0-9_-]{22}$/);
+    const stored = await stack.client.keys('svc:oidc:reveal:*');
+    assert.equal(stored.length, 1);
+    const ttl = await stack.client.ttl(stored[0]!);
+    assert.ok(ttl > 0 && ttl <= REVEAL_TTL_SECONDS, `the reveal lives ${REVEAL_TTL_SECONDS} s at most (ttl ${ttl})`);
+    // Another browser session finds nothing there, and does not spend it.
+    await other.page.goto(`${stack.authUrl}${location}`);
+    await other.page.waitForSelector('#new-key-gone');
+    assert.equal(await stack.client.exists(stored[0]!), 1);
+    await mine.page.goto(`${stack.authUrl}${location}`);
+    const key = await assertRevealed(mine.page);
+    assert.ok(!(await stack.client.get(stored[0]!)), 'read once (GETDEL)');
+    assert.equal((await stack.accounts.keys.listForProject(owner.slug)).filter((k) => k.name === 'sealed').length, 1);
+    assert.equal(await gatewayStatus(key), 200);
+  } finally {
+    await mine.context.close();
+    await other.context.close();
   }
 });
 
