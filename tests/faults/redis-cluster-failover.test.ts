@@ -2,8 +2,8 @@
  * Redis Cluster with replicas (docs/operations.md "Redis Cluster"): three masters with a replica
  * each, the auth-service and two gateways with REDIS_CLUSTER=on and REDIS_WAIT_REPLICAS=1. The key,
  * limit, usage, audit and svc-admin paths work across slots; a replica promoted under load
- * (CLUSTER FAILOVER) loses no acknowledged write; a master killed under load: calls succeed again
- * within FAILOVER_RECOVERY_MS, never a 500, never a 200 for a revoked key, limits keep counting.
+ * (CLUSTER FAILOVER) loses no acknowledged write; a master killed under load: calls succeed again,
+ * and the last failure ends, within FAILOVER_RECOVERY_MS, never a 500, never a 200 for a revoked key, limits keep counting.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -27,12 +27,11 @@ import {
 /** What the service promises after a master crash (docs/operations.md "Redis Cluster"). */
 const FAILOVER_RECOVERY_MS = 3_000;
 /**
- * Until when a call may still fail after a master crash. Calls succeed again within
- * FAILOVER_RECOVERY_MS, but a client can then learn a stale slot map from a node that has not yet
- * heard of the failover and send a few more calls' commands to the dead master
- * (docs/operations.md "Redis Cluster"): up to 5.6 s measured.
+ * How long the load goes on after a master crash, every failure in it checked against
+ * FAILOVER_RECOVERY_MS: past the gateways' next write of API keys' last-used times (every 5 s),
+ * the first write after the promotion to the master that has no replica yet.
  */
-const CLUSTER_SETTLED_MS = 8_000;
+const WATCHED_AFTER_CRASH_MS = 8_000;
 /** Revocation reaches every gateway within this (docs/contract.md "Credentials"). */
 const REVOCATION_MS = 1_000;
 
@@ -151,7 +150,7 @@ test('a master killed under load: calls succeed again within 3 s, no 500, no rev
   await cluster.kill(victim);
   const recovered = await recoveredAfter(load, t0, stack.gateways.length);
   // Recovered means recovered: the load goes on a second past the promise, every failure checked.
-  await waitFor(() => load.answers.some((a) => a.sentAt > t0 + CLUSTER_SETTLED_MS + 1_000), { timeout: 15_000 });
+  await waitFor(() => load.answers.some((a) => a.sentAt > t0 + WATCHED_AFTER_CRASH_MS), { timeout: 15_000 });
   await load.stop();
   // The killed node comes back as a replica; then writes (REDIS_WAIT_REPLICAS=1) go on.
   await cluster.restart(victim);
@@ -163,7 +162,7 @@ test('a master killed under load: calls succeed again within 3 s, no 500, no rev
   assert.deepEqual(load.problems, []);
   assert.ok(recovered <= FAILOVER_RECOVERY_MS, `calls succeeded again only after ${Math.round(recovered)} ms`);
   const lastFailure = lastFailureAfter(load, t0);
-  assert.ok(lastFailure <= CLUSTER_SETTLED_MS, `a call failed ${Math.round(lastFailure)} ms after the crash`);
+  assert.ok(lastFailure <= FAILOVER_RECOVERY_MS, `a call failed ${Math.round(lastFailure)} ms after the crash`);
   const res = await callGateway(gw1, counted.slug, counted.valid);
   assert.equal(Number(res.headers.get('x-ratelimit-remaining')), before - 1);
 

@@ -4,21 +4,29 @@
  * spreads requests over the ready replicas on pooled keep-alive connections and never retries.
  * Under steady load one replica gets SIGTERM: it stops being ready, keeps serving through its
  * notice period, finishes what is in flight and exits 0, and not one request fails. The same for
- * two auth-service replicas with device-flow polls in flight.
+ * two auth-service replicas with device-flow polls and refresh-token rotations in flight.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { connectRedis, createAccounts } from '@svc/accounts';
-import { DEV_KEY_PEPPER } from '@svc/config';
+import { connectRedis, createAccounts, type Accounts } from '@svc/accounts';
+import { startAuthService, type RunningAuthService } from '@svc/auth-service/server.ts';
+import { DEV_KEY_PEPPER, loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
 import { freePort, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** How often the proxy checks readiness (an ingress controller checks about every second). */
 const HEALTH_CHECK_MS = 200;
 const WORKERS = 6;
+/**
+ * The auth-service's requests are slower, so it takes more clients to keep as many pooled
+ * connections busy and idle: with 6, a replica stopped without its notice period failed no request
+ * in 2 of 4 runs; with 16, 2 to 37 failed in each of 4 (docs/operations.md "Rolling restarts").
+ */
+const AUTH_WORKERS = 16;
 
 let redis: RedisFixture;
 const cleanup: (() => unknown)[] = [];
@@ -96,14 +104,14 @@ interface Load {
   stop(): Promise<void>;
 }
 
-/** WORKERS loops calling `one` until stopped; a request fails when it throws or `one` says why. */
-function startLoad(one: () => Promise<string | null>): Load {
+/** `workers` loops calling `one(worker)` until stopped; a request fails when it throws or `one` says why. */
+function startLoad(one: (worker: number) => Promise<string | null>, workers = WORKERS): Load {
   let running = true;
   const load: Load = { ok: 0, failures: [], stop: async () => {} };
   const loops = Promise.all(
-    Array.from({ length: WORKERS }, async () => {
+    Array.from({ length: workers }, async (_, worker) => {
       while (running) {
-        const failure = await one().catch((err: unknown) => `network: ${String(err)}`);
+        const failure = await one(worker).catch((err: unknown) => `network: ${String(err)}`);
         if (failure) load.failures.push(failure);
         else load.ok++;
       }
@@ -163,10 +171,47 @@ test('a gateway replica stopped with SIGTERM under load: no request fails', asyn
   assertNoFailure(load);
 });
 
-test('an auth-service replica stopped with SIGTERM while devices poll: no poll fails', async () => {
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** A refresh token of svc-mcp for a new person's project, minted through the provider's models. */
+async function mintRefreshToken(auth: RunningAuthService, accounts: Accounts, baseUrl: string, n: number): Promise<string> {
+  const user = await accounts.users.create({
+    emailVerified: true,
+    email: `rotate-${n}@example.com`,
+    password: 'correct horse battery staple',
+  });
+  await accounts.workspaces.createProject({ slug: `rotate-${n}`, workspace: user.workspace });
+  const resource = `${baseUrl}/mcp/rotate-${n}`;
+  const p = auth.provider;
+  const grant = new p.Grant({ accountId: user.id, clientId: 'svc-mcp' });
+  grant.addResourceScope(resource, 'mcp');
+  const grantId = await grant.save();
+  const client = await p.Client.find('svc-mcp');
+  if (!client) throw new Error('svc-mcp is a registered client');
+  return new p.RefreshToken({ client, accountId: user.id, grantId, gty: DEVICE_GRANT, scope: 'mcp', resource }).save();
+}
+
+test('an auth-service replica stopped with SIGTERM while devices poll and refresh: no request fails', async () => {
   const ports = [await freePort(), await freePort()];
   const proxy = await startProxy(ports);
   const env = { AUTH_URL: proxy.url, BASE_URL: 'http://127.0.0.1:1' };
+  // The refresh tokens are minted by a third instance on the same Redis and issuer, outside the proxy.
+  const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redis.url, LOG_LEVEL: 'error', ...env });
+  const minter = await startAuthService({
+    config: { ...config, port: await freePort() },
+    logger: createLogger({ service: 'minter', level: 'error', silent: true }),
+  });
+  cleanup.push(() => minter.close());
+  const client = connectRedis(redis.url, { name: 'rolling-restart-auth' });
+  cleanup.push(() => client.disconnect());
+  const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4 });
+  // One token family per loop: each rotation must be answered with a pair never seen before.
+  const families = await Promise.all(
+    Array.from({ length: AUTH_WORKERS }, async (_, n) => ({
+      refresh: await mintRefreshToken(minter, accounts, config.baseUrl, n),
+      access: '',
+    })),
+  );
   const [victim] = [
     await startReplica('services/auth-service/src/main.ts', env, ports[0] as number),
     await startReplica('services/auth-service/src/main.ts', env, ports[1] as number),
@@ -176,18 +221,34 @@ test('an auth-service replica stopped with SIGTERM while devices poll: no poll f
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
   });
-  // Each loop starts a device flow and polls it: both are answered by either replica.
-  const load = startLoad(async () => {
+  // Each loop starts a device flow and polls it, then rotates its refresh token: all answered by either replica.
+  const load = startLoad(async (worker) => {
     const started = await fetch(`${proxy.url}/api/oauth/device/code`, form({ client_id: 'svc-cli', scope: 'mcp' }));
     if (started.status !== 200) return `device code: ${started.status} ${(await started.text()).slice(0, 200)}`;
     const { device_code } = (await started.json()) as { device_code: string };
     const polled = await fetch(
       `${proxy.url}/api/oauth/device/token`,
-      form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code, client_id: 'svc-cli' }),
+      form({ grant_type: DEVICE_GRANT, device_code, client_id: 'svc-cli' }),
     );
     const body = (await polled.json().catch(() => ({}))) as { error?: string };
-    return polled.status === 400 && body.error === 'authorization_pending' ? null : `poll: ${polled.status} ${JSON.stringify(body)}`;
-  });
+    if (polled.status !== 400 || body.error !== 'authorization_pending') return `poll: ${polled.status} ${JSON.stringify(body)}`;
+    const family = families[worker] as { refresh: string; access: string };
+    const rotated = await fetch(
+      `${proxy.url}/api/oauth/token`,
+      form({ grant_type: 'refresh_token', refresh_token: family.refresh, client_id: 'svc-mcp' }),
+    );
+    const pair = (await rotated.json().catch(() => ({}))) as { refresh_token?: string; access_token?: string; error?: string };
+    if (rotated.status !== 200) return `refresh: ${rotated.status} ${JSON.stringify(pair)}`;
+    if (
+      !pair.refresh_token?.startsWith('svc_rt_') ||
+      pair.refresh_token === family.refresh ||
+      !pair.access_token ||
+      pair.access_token === family.access
+    )
+      return `refresh: no new pair for worker ${worker}`;
+    families[worker] = { refresh: pair.refresh_token, access: pair.access_token };
+    return null;
+  }, AUTH_WORKERS);
   assert.equal(await restartUnderLoad(victim as Replica, load, 100), 0, 'the replica drained and exited 0');
   assertNoFailure(load);
 });

@@ -294,7 +294,9 @@ export class ApiKeyStore {
   async touch(lastUsed: ReadonlyMap<string, number>): Promise<void> {
     if (lastUsed.size === 0) return;
     // One command per key (auto-pipelined by the client): a MULTI or pipeline would span slots on Cluster.
-    await Promise.all([...lastUsed].map(([hash, at]) => this.ctx.redis.hset(K.apiKey(hash), 'lastUsedAt', String(at))));
+    // Not waited for (docs/operations.md "Write durability"): a WAIT that runs out holds the request
+    // commands queued behind it on the same connection.
+    await Promise.all([...lastUsed].map(([hash, at]) => this.ctx.unconfirmed.hset(K.apiKey(hash), 'lastUsedAt', String(at))));
   }
 }
 

@@ -5,7 +5,13 @@ import { INVALIDATION_CHANNEL } from './keys.ts';
 
 /** What every store of the account model shares. */
 export interface StoreContext {
+  /** Writes through it are confirmed by REDIS_WAIT_REPLICAS replicas (replicated-writes.ts). */
   redis: Redis;
+  /**
+   * The same connection without the replicas' confirmation, for writes whose loss costs nothing:
+   * API keys' last-used times (docs/operations.md "Write durability").
+   */
+  unconfirmed: Redis;
   /** Pepper of the keyed credential hash (KEY_PEPPER). */
   pepper: string;
   /** The pepper being retired (KEY_PEPPER_PREVIOUS): keys under it are re-hashed on use. */

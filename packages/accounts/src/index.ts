@@ -66,6 +66,7 @@ export interface AccountsOptions {
 export function createAccounts(redis: Redis, options: AccountsOptions): Accounts {
   const ctx: StoreContext = {
     redis: replicatedWrites(redis, options.waitReplicas ?? 0),
+    unconfirmed: redis,
     pepper: options.pepper,
     previousPepper: options.previousPepper ?? null,
     bcryptCost: options.bcryptCost ?? 10,
