@@ -76,7 +76,8 @@ export class ApiKeyStore {
     const rec = await this.findByHash(current);
     if (rec) {
       const version = pepperVersion(this.ctx.pepper);
-      if (rec.pepper !== version) await this.ctx.redis.hset(K.apiKey(rec.hash), 'pepper', version);
+      // Bookkeeping written again on the next lookup if lost: no replicas' confirmation on the request path.
+      if (rec.pepper !== version) await this.ctx.unconfirmed.hset(K.apiKey(rec.hash), 'pepper', version);
       return rec;
     }
     if (!this.ctx.previousPepper) return null;
@@ -85,12 +86,17 @@ export class ApiKeyStore {
     return old;
   }
 
-  /** Makes `rec` findable under `alias` (its hash under the current pepper), for as long as it lives. */
+  /**
+   * Makes `rec` findable under `alias` (its hash under the current pepper), for as long as it lives.
+   * A lost alias is made again by the next lookup while the previous pepper is set: no replicas'
+   * confirmation on the request path.
+   */
   private async rehash(rec: ApiKeyRecord, alias: string): Promise<void> {
-    const ttl = await this.ctx.redis.pttl(K.apiKey(rec.hash));
-    await this.ctx.redis.hset(K.apiKey(alias), 'alias', rec.hash);
-    if (ttl > 0) await this.ctx.redis.pexpire(K.apiKey(alias), ttl);
-    await this.ctx.redis.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(this.ctx.pepper));
+    const r = this.ctx.unconfirmed;
+    const ttl = await r.pttl(K.apiKey(rec.hash));
+    await r.hset(K.apiKey(alias), 'alias', rec.hash);
+    if (ttl > 0) await r.pexpire(K.apiKey(alias), ttl);
+    await r.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(this.ctx.pepper));
   }
 
   /**
