@@ -6,6 +6,7 @@ import type { StoreContext } from './context.ts';
 import { newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { K } from './keys.ts';
+import { runScript, script } from '@svc/limits';
 import type { AccessRequest, AccessRequestStatus, Requester } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
@@ -28,6 +29,18 @@ export interface RequestOutcome extends AccessRequest {
   /** True when an earlier pending request was updated rather than a new one made. */
   updated: boolean;
 }
+
+// KEYS: the project's latest-request hash. ARGV: requester, the id the caller read ('' none), a
+// new id. Sets the new id only if the latest is still what the caller read; returns the latest.
+// Two concurrent requests of one requester thus make one request, never two pending.
+const CLAIM_LATEST = script(`
+local cur = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if cur ~= ARGV[2] then return cur end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return ARGV[3]`);
+
+/** A requester's field in the project's latest-request hash. */
+export const requesterField = (r: Requester) => `${r.type}:${r.id}`;
 
 /** The reason as stored: controls other than line feeds dropped, at most MAX_REASON_LENGTH characters. */
 export function cleanReason(reason: string): string {
@@ -59,24 +72,31 @@ export class AccessRequestStore {
    */
   async create(input: { project: string; requester: Requester; requestedLevel: KeyLevel; reason: string }): Promise<RequestOutcome> {
     await this.workspaces.requireProject(input.project);
-    const mine = (await this.list(input.project)).filter(
-      (r) => r.requester.type === input.requester.type && r.requester.id === input.requester.id,
-    );
+    const latestKey = K.projectLatestRequests(input.project);
+    const field = requesterField(input.requester);
+    const latestId = (await this.ctx.redis.hget(latestKey, field)) ?? '';
+    const latest = latestId ? await this.get(latestId) : null;
     const now = this.ctx.now();
-    const denied = mine
-      .filter((r) => r.status === 'denied' && r.decided_at)
-      .map((r) => Date.parse(r.decided_at!))
-      .sort((a, b) => b - a)[0];
+    const denied = latest?.status === 'denied' && latest.decided_at ? Date.parse(latest.decided_at) : undefined;
     if (denied !== undefined && now - denied < ACCESS_REQUEST_TIMING.denialCooldownMs) {
       const again = new Date(denied + ACCESS_REQUEST_TIMING.denialCooldownMs).toISOString();
       throw new AccountError('cooldown', `Your last request for project ${input.project} was denied; you can ask again after ${again}.`);
     }
-    const existing = mine.find((r) => r.status === 'pending');
-    const id = existing?.id ?? newId('ar');
+    let id = latest?.status === 'pending' ? latest.id : '';
+    let isNew = false;
+    if (!id) {
+      const fresh = newId('ar');
+      // Another request of this requester may get in first: then it is the pending one updated.
+      id = String(await runScript(this.ctx.redis, CLAIM_LATEST, [latestKey], [field, latestId, fresh]));
+      isNew = id === fresh;
+    }
+    const existing = isNew ? undefined : ((await this.get(id)) ?? undefined);
+    // The concurrent request that got in first was decided meanwhile: never turned back to pending.
+    if (existing && existing.status !== 'pending') throw new AccountError('conflict', `access request ${id} was just decided; ask again`);
     const createdAt = existing?.created_at ?? new Date(now).toISOString();
     const notifiedAt = Number((await this.ctx.redis.hget(K.accessRequest(id), 'notified_at')) ?? 0);
-    const notifyAdmins = !existing || now - notifiedAt >= ACCESS_REQUEST_TIMING.notifyCooldownMs;
-    if (!existing) await addToSet(this.ctx, 'pendingRequestsPerProject', K.projectPendingRequests(input.project), id);
+    const notifyAdmins = isNew || now - notifiedAt >= ACCESS_REQUEST_TIMING.notifyCooldownMs;
+    if (isNew) await addToSet(this.ctx, 'pendingRequestsPerProject', K.projectPendingRequests(input.project), id);
     await this.ctx.redis.hset(K.accessRequest(id), {
       id,
       project: input.project,
@@ -89,11 +109,11 @@ export class AccessRequestStore {
       decided_at: '',
       ...(notifyAdmins ? { notified_at: String(now) } : {}),
     });
-    if (!existing) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), now, id);
-    if (!existing && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
+    if (isNew) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), now, id);
+    if (isNew && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
     const request = await this.get(id);
     if (!request) throw new AccountError('not_found', `no access request ${id}`);
-    return { ...request, notifyAdmins, updated: existing !== undefined };
+    return { ...request, notifyAdmins, updated: !isNew };
   }
 
   async get(id: string): Promise<AccessRequest | null> {

@@ -45,6 +45,11 @@ export const K = {
   projectAccessRequests: (slug: string) => `svc:project:${slug}:access-requests`,
   /** The ids of a project's access requests awaiting a decision (set), held under their limit. */
   projectPendingRequests: (slug: string) => `svc:project:${slug}:pending-requests`,
+  /**
+   * Each requester's latest access request of a project (hash `<type>:<id>` -> request id): what
+   * a new request is checked against, one read however long the project's history grows.
+   */
+  projectLatestRequests: (slug: string) => `svc:project:${slug}:latest-requests`,
   /** A project's pending invitations by expiry time (sorted set of ids), held under their limit (docs/management.md "Invitations"). */
   projectInvitations: (slug: string) => `svc:project:${slug}:invitations`,
   /** One invitation: hash {id, project, email, role, invitedBy, createdAt, expiresAt, tokenDigest}, 7 days. */

@@ -8,7 +8,7 @@
 import { runScript, script } from '@svc/limits';
 import { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 import type { ApiKeyStore } from './api-keys.ts';
-import type { AccessRequestStore } from './access-requests.ts';
+import { requesterField, type AccessRequestStore } from './access-requests.ts';
 import type { BotStore } from './bots.ts';
 import type { StoreContext } from './context.ts';
 import { K } from './keys.ts';
@@ -64,8 +64,11 @@ export async function migrate(
         await redis.zadd(K.projectLiveKeys(slug), rec.expiresAt ?? '+inf', id);
         report.liveKeys++;
       }
+      // Oldest first: each requester's latest request is the last one written.
       for (const id of await redis.zrange(K.projectAccessRequests(slug), 0, -1)) {
-        if ((await stores.accessRequests.get(id))?.status !== 'pending') continue;
+        const request = await stores.accessRequests.get(id);
+        if (request) await redis.hset(K.projectLatestRequests(slug), requesterField(request.requester), id);
+        if (request?.status !== 'pending') continue;
         await redis.sadd(K.projectPendingRequests(slug), id);
         report.pendingRequests++;
       }

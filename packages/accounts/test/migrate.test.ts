@@ -28,6 +28,7 @@ async function indexes(): Promise<Record<string, unknown>> {
   for await (const batch of scanKeys(client, 'svc:*'))
     for (const key of batch) {
       if (key.endsWith(':live-keys')) out[key] = await client.zrange(key, 0, -1, 'WITHSCORES');
+      else if (key.endsWith(':latest-requests')) out[key] = await client.hgetall(key);
       else if (/:(live-bots|pending-requests)$/.test(key)) out[key] = (await client.smembers(key)).sort();
       else if (/^svc:audit:\{[^}]+\}:action:/.test(key)) out[key] = (await client.xrange(key, '-', '+')).map(([id]) => id);
     }
