@@ -4,21 +4,35 @@
  * loop did not turn for that long. The main thread's own CPU time over the same span is counted
  * too, and the smaller of the two is taken: a process the machine did not schedule (two cores
  * shared by parallel test files and Redis) waited, but held nothing.
+ *
+ * Garbage collection's pauses on the main thread are taken out of a hold they overlap: their
+ * length follows the whole test process's heap (three services, Redis clients and the test's own
+ * load generator share it), not one request's work. They are reported beside the hold instead,
+ * and a single pause longer than GC_PAUSE_BUDGET_MS still fails (docs/conventions.md "Tests").
  */
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 
 /** How often the loop is sampled. */
 const TICK_MS = 5;
 
+/** A single garbage-collection pause longer than this fails the test even so. */
+export const GC_PAUSE_BUDGET_MS = 200;
+
 export interface LoopHold {
-  /** Milliseconds the loop was held without turning (wall time, capped by thread CPU time). */
+  /** Milliseconds the loop was held without turning (wall time, capped by thread CPU time), garbage collection's pauses taken out. */
   ms: number;
   /** When it ended (performance.now()). */
   at: number;
+  /** The longest garbage-collection pause since the last reset, in milliseconds. */
+  gcMs: number;
 }
 
 export interface LoopMonitor {
-  /** The longest hold since the last reset. */
-  worst(): LoopHold;
+  /**
+   * The longest hold since the last reset. Async: garbage collection's pauses are reported to an
+   * observer a turn after they happen, so one turn is let by first.
+   */
+  worst(): Promise<LoopHold>;
   reset(): void;
   stop(): void;
 }
@@ -48,10 +62,24 @@ function threadCpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
+/** A turn that came late by more than this is kept, to have garbage collection taken out of it later. */
+const KEPT_HOLD_MS = 10;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+function overlap(a: Span, b: Span): number {
+  return Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+}
+
 export function monitorLoop(): LoopMonitor {
   let lastWall = performance.now();
   let lastCpu = threadCpuMs();
-  let worst: LoopHold = { ms: 0, at: lastWall };
+  /** Turns that came late since the last reset: their span, and the held time (capped by CPU). */
+  let holds: (Span & { held: number })[] = [];
+  let pauses: Span[] = [];
   const state = {
     paused: 0,
     reset() {
@@ -65,22 +93,39 @@ export function monitorLoop(): LoopMonitor {
     const wall = performance.now();
     const cpu = threadCpuMs();
     const held = Math.min(wall - lastWall - TICK_MS, cpu - lastCpu);
-    if (held > worst.ms) worst = { ms: held, at: wall };
+    if (held > KEPT_HOLD_MS) holds.push({ start: lastWall, end: wall, held });
     lastWall = wall;
     lastCpu = cpu;
   };
   const timer = setInterval(sample, TICK_MS);
   timer.unref();
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as PerformanceEntry[]) pauses.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+  gc.observe({ entryTypes: ['gc'] });
   return {
-    // Sampled once more now: a hold that just ended has had no tick after it yet.
-    worst: () => (sample(), worst),
+    async worst() {
+      // Sampled once more now: a hold that just ended has had no tick after it yet.
+      sample();
+      await new Promise((done) => setImmediate(done));
+      let worst: LoopHold = { ms: 0, at: lastWall, gcMs: 0 };
+      for (const p of pauses) worst.gcMs = Math.max(worst.gcMs, p.end - p.start);
+      for (const h of holds) {
+        const inGc = pauses.reduce((sum, p) => sum + overlap(h, p), 0);
+        const ms = h.held - inGc;
+        if (ms > worst.ms) worst = { ...worst, ms, at: h.end };
+      }
+      return worst;
+    },
     reset() {
       lastWall = performance.now();
       lastCpu = threadCpuMs();
-      worst = { ms: 0, at: lastWall };
+      holds = [];
+      pauses = [];
     },
     stop() {
       clearInterval(timer);
+      gc.disconnect();
       running.delete(state);
     },
   };
