@@ -91,6 +91,13 @@ test('mcp-config: keyless OAuth lines for Claude Code, VS Code, Cursor and any c
   const metadata = (await (await fetch(metadataUrl)).json()) as { authorization_servers: string[] };
   assert.deepEqual(metadata.authorization_servers, [stack.authUrl]);
 
+  // A surface asked for travels with the OAuth lines too.
+  const companion = JSON.parse((await svc('mcp-config', '--project', owner.slug, '--surface', 'companion', '--json')).stdout) as {
+    oauth: { claude: string; vscode: string };
+  };
+  assert.ok(companion.oauth.claude.endsWith(" --header 'X-Svc-Surface: companion'"), companion.oauth.claude);
+  assert.match(companion.oauth.vscode, /"headers":\{"X-Svc-Surface":"companion"\}/);
+
   const text = await svc('mcp-config', '--project', owner.slug, '--client', 'claude');
   assert.match(text.stdout, /With OAuth: no key at all/);
   assert.ok(text.stdout.includes(oauth.claude) && text.stdout.includes(oauth.vscode));

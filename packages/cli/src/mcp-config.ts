@@ -85,14 +85,16 @@ export interface OAuthSetup {
   json: Record<string, unknown>;
 }
 
-export function oauthSetup(endpoint: string, slug: string): OAuthSetup {
+export function oauthSetup(endpoint: string, slug: string, surface?: Surface): OAuthSetup {
   const name = serverName(slug);
+  // The surface header, when asked for, travels as it does with a key (docs/contract.md "Surfaces").
+  const headers = surface ? { headers: { 'X-Svc-Surface': surface } } : {};
   // Cursor's install link carries the server entry as base64 JSON (cursor.com/docs/mcp/install-links).
-  const cursorEntry = Buffer.from(JSON.stringify({ url: endpoint })).toString('base64');
+  const cursorEntry = Buffer.from(JSON.stringify({ url: endpoint, ...headers })).toString('base64');
   return {
-    claude: `claude mcp add --transport http ${name} ${endpoint}`,
-    vscode: `code --add-mcp '${JSON.stringify({ name, type: 'http', url: endpoint })}'`,
+    claude: `claude mcp add --transport http ${name} ${endpoint}${surface ? ` --header 'X-Svc-Surface: ${surface}'` : ''}`,
+    vscode: `code --add-mcp '${JSON.stringify({ name, type: 'http', url: endpoint, ...headers })}'`,
     cursor: `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(cursorEntry)}`,
-    json: { mcpServers: { [name]: { type: 'http', url: endpoint } } },
+    json: { mcpServers: { [name]: { type: 'http', url: endpoint, ...headers } } },
   };
 }

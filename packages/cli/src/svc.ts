@@ -365,7 +365,7 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
         if (!configs.length) throw new CliError(`Unknown client "${String(v['client'])}": use claude, cursor or vscode.`, EXIT.usage);
       }
       const key = await keySource(io);
-      const oauth = oauthSetup(endpoint, slug);
+      const oauth = oauthSetup(endpoint, slug, surface);
       const claude = claudeAddCommand(endpoint, slug, surface);
       const cursorLink = cursorInstallLink(endpoint, slug, surface);
       const extra = (name: string) =>
