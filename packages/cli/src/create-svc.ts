@@ -13,7 +13,7 @@ import { displayPrefix, parseCredential } from '@svc/credentials';
 import { offerToOpen, type BrowserOffer } from './browser.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
-import { hostsOf } from './hosts.ts';
+import { hostsOf, serverHelp } from './hosts.ts';
 import { requestJson } from './http.ts';
 import { KEY_VARIABLE, serverName } from './mcp-config.ts';
 import { ensureGitignore, keyInEnvFile, readMcpJson, writeEnvFile, writeMcpJson } from './project-files.ts';
@@ -21,7 +21,7 @@ import { run } from './run.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
 
-const HELP = `create-svc ${VERSION}: connect this project folder to svc
+const help = (env: NodeJS.ProcessEnv) => `create-svc ${VERSION}: connect this project folder to svc
 
 Usage: create-svc [--dir PATH] [--name NAME] [--server URL] [--auth-server URL] [--json]
 
@@ -36,10 +36,7 @@ reuses that project and replaces the key.
 Options:
   --dir PATH          the project folder (default: the current directory)
   --name NAME         the project's name (default: the folder's name)
-  --server URL        the gateway ({base_url}); or SVC_BASE_URL (default http://localhost:3000)
-  --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
-  --json              machine-readable output on stdout
-  -h, --help          this help`;
+${serverHelp(env)}`;
 
 /** The svc checkout these files run from (packages/cli/src, three levels down). */
 const CHECKOUT = resolve(import.meta.dirname, '../../..');
@@ -69,7 +66,7 @@ await run(async (io, argv) => {
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.usage, 'Run "create-svc --help".');
   }
-  if (values.help) return io.out(HELP);
+  if (values.help) return io.out(help(io.env));
   if (values.version) return io.out(VERSION);
   io.json = values.json === true;
 

@@ -1,12 +1,13 @@
 /**
- * Which servers a command talks to. The gateway ({base_url}) comes from --server, SVC_BASE_URL or
- * the local default; the auth host ({auth_url}) from --auth-server, SVC_AUTH_URL, the gateway's
+ * Which servers a command talks to. The gateway comes from --server, SVC_BASE_URL or the local
+ * default; the auth host from --auth-server, SVC_AUTH_URL, the gateway's
  * protected resource metadata (RFC 9728 names its authorization server) when only the gateway was
  * given, or the local default.
  */
 import { CliError, EXIT } from './errors.ts';
 import { requestJson } from './http.ts';
 
+/** Where a local `pnpm dev` serves the gateway and the auth host (docs/development.md). */
 const DEFAULT_BASE_URL = 'http://localhost:3000';
 const DEFAULT_AUTH_URL = 'http://localhost:4000';
 
@@ -47,4 +48,18 @@ export async function hostsOf(
     throw new CliError(`${baseUrl} did not name its authorization server.`, EXIT.usage, 'Set it with --auth-server or SVC_AUTH_URL.');
   }
   return { baseUrl, authUrl: origin(servers[0], 'the authorization server') };
+}
+
+/** The options every command takes, with the servers as they are configured now (never a placeholder). */
+export function serverHelp(env: NodeJS.ProcessEnv): string {
+  const base = env['SVC_BASE_URL'] ? `now ${env['SVC_BASE_URL']} from SVC_BASE_URL` : `now ${DEFAULT_BASE_URL}, the default`;
+  const auth = env['SVC_AUTH_URL']
+    ? `now ${env['SVC_AUTH_URL']} from SVC_AUTH_URL`
+    : env['SVC_BASE_URL']
+      ? 'now the one the gateway names in its metadata'
+      : `now ${DEFAULT_AUTH_URL}, the default`;
+  return `  --server URL        the gateway that serves MCP and the API (${base}); or set SVC_BASE_URL
+  --auth-server URL   the sign-in server (${auth}); or set SVC_AUTH_URL
+  --json              machine-readable output on stdout
+  -h, --help          this help`;
 }

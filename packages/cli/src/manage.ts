@@ -48,7 +48,7 @@ function columns<T extends object>(rows: readonly T[], cols: [keyof T & string, 
 }
 
 /** The management API's client for the current key. */
-const api = (c: Caller) =>
+export const api = (c: Caller) =>
   managementClient((r) =>
     requestJson(`${c.base}${r.path}`, {
       method: r.method,
@@ -58,7 +58,7 @@ const api = (c: Caller) =>
   );
 
 /** The answer of a call that succeeded; a refusal becomes the CliError of `what`. */
-async function answer<O extends OperationDeclaration, A>(call: Promise<CallResult<O, JsonResponse, A>>, what: string): Promise<A> {
+export async function answer<O extends OperationDeclaration, A>(call: Promise<CallResult<O, JsonResponse, A>>, what: string): Promise<A> {
   const r = await call;
   if (!r.ok) throw refusal(r.response, what);
   return r.body;
@@ -153,7 +153,7 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
             ['created_at', 'ASKED AT'],
             ['decided_at', 'DECIDED AT'],
           ])
-        : ['You have asked for no access yet. Ask from an MCP client with svc_request_access.'],
+        : ['You have asked for no access yet. Ask with svc request-access --project P --level L --reason R.'],
     );
   }
   const slug = project(v);

@@ -71,3 +71,30 @@ export function mergeMcpJson(existing: unknown, endpoint: string, slug: string):
   base['mcpServers'] = servers;
   return base;
 }
+
+/**
+ * The keyless setup (docs/cli.md "svc mcp-config"): the client is given the endpoint only. Its first
+ * call is answered 401 with a `WWW-Authenticate` naming the protected resource metadata (RFC 9728),
+ * which names the authorization server; the client registers, and the person signs in and consents
+ * in the browser (MCP authorization spec). One line per common client, and the generic JSON.
+ */
+export interface OAuthSetup {
+  claude: string;
+  vscode: string;
+  cursor: string;
+  json: Record<string, unknown>;
+}
+
+export function oauthSetup(endpoint: string, slug: string, surface?: Surface): OAuthSetup {
+  const name = serverName(slug);
+  // The surface header, when asked for, travels as it does with a key (docs/contract.md "Surfaces").
+  const headers = surface ? { headers: { 'X-Svc-Surface': surface } } : {};
+  // Cursor's install link carries the server entry as base64 JSON (cursor.com/docs/mcp/install-links).
+  const cursorEntry = Buffer.from(JSON.stringify({ url: endpoint, ...headers })).toString('base64');
+  return {
+    claude: `claude mcp add --transport http ${name} ${endpoint}${surface ? ` --header 'X-Svc-Surface: ${surface}'` : ''}`,
+    vscode: `code --add-mcp '${JSON.stringify({ name, type: 'http', url: endpoint, ...headers })}'`,
+    cursor: `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(cursorEntry)}`,
+    json: { mcpServers: { [name]: { type: 'http', url: endpoint, ...headers } } },
+  };
+}

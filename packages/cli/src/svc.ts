@@ -8,10 +8,11 @@ import { offerToOpen, type BrowserOffer } from './browser.ts';
 import { auditCommand, keysCommand, membersCommand, requestsCommand, serviceAccountsCommand, usageCommand } from './manage.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
-import { baseUrlOf, hostsOf } from './hosts.ts';
+import { baseUrlOf, hostsOf, serverHelp } from './hosts.ts';
 import { refusal, requestJson } from './http.ts';
 import { SURFACES, isSurface, type Surface } from '@svc/policy';
-import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs } from './mcp-config.ts';
+import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs, oauthSetup } from './mcp-config.ts';
+import { requestAccessCommand } from './request-access.ts';
 import { credentialOf, credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
@@ -27,16 +28,11 @@ const GLOBAL: Options = {
   help: { type: 'boolean', short: 'h', default: false },
 };
 
-const SERVER_HELP = `  --server URL        the gateway ({base_url}); or SVC_BASE_URL (default http://localhost:3000)
-  --auth-server URL   the auth host ({auth_url}); or SVC_AUTH_URL (default: the one the gateway names)
-  --json              machine-readable output on stdout
-  -h, --help          this help`;
-
 interface Command {
   summary: string;
   usage: string;
-  /** Lines describing the command's own options, for --help. */
-  details?: string;
+  /** Lines describing the command's own options, for --help (given the environment, to name real URLs). */
+  details?: string | ((env: NodeJS.ProcessEnv) => string);
   options: Options;
   run(io: Io, values: Record<string, unknown>, positionals: string[]): Promise<void>;
 }
@@ -205,7 +201,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'call one tool through the gateway and print its result',
     usage:
       'svc call <tool> --project <slug> [--arg name=value ...] [--args JSON] [--rate-limit] [--json]\n       svc call <tool> --team <team_slug> ...',
-    details: `  --project SLUG      the project (POST {base_url}/api/v1/projects/SLUG/tools/<tool>)
+    details: (env) => `  --project SLUG      the project (POST ${baseUrlOf({}, env)}/api/v1/projects/SLUG/tools/<tool>)
   --team SLUG         a team endpoint instead (service-account keys; svc_multi_project_query)
   --arg NAME=VALUE    one argument; VALUE is taken as JSON when it parses (5, true, {"a":1}), else as text
   --args JSON         all arguments as one JSON object (--arg values are applied on top)
@@ -286,6 +282,19 @@ mine lists the requests you made, pending or decided, with the level granted.`,
     },
   },
 
+  'request-access': {
+    summary: "ask a project's admins for a level, with a reason",
+    usage: 'svc request-access --project <slug> --level VIEWER|EDITOR|ADMIN --reason "..." [--json]',
+    details: `  --project SLUG      the project
+  --level LEVEL       the level you need: VIEWER, EDITOR or ADMIN
+  --reason TEXT       why you need it; the admins read it (at most 1000 characters)
+Asking again while a request is pending updates it. Follow it with svc requests mine.`,
+    options: { project: { type: 'string' }, level: { type: 'string' }, reason: { type: 'string' } },
+    async run(io, v) {
+      await requestAccessCommand(io, await callerOf(io, v), v);
+    },
+  },
+
   members: {
     summary: "a project's members: list, add or set a role, remove; pending invitations: cancel",
     usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> --project <slug> [--role R] [--json]',
@@ -339,7 +348,7 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
   },
 
   'mcp-config': {
-    summary: 'print MCP client configuration for a project (the key comes from $SVC_API_KEY)',
+    summary: 'print MCP client setup for a project: sign in with OAuth (no key), or a key from $SVC_API_KEY',
     usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--surface NAME] [--json]',
     details: `  --project SLUG      the project whose MCP endpoint to configure
   --client NAME       only this client's snippet (claude, cursor, vscode); default all
@@ -356,6 +365,7 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
         if (!configs.length) throw new CliError(`Unknown client "${String(v['client'])}": use claude, cursor or vscode.`, EXIT.usage);
       }
       const key = await keySource(io);
+      const oauth = oauthSetup(endpoint, slug, surface);
       const claude = claudeAddCommand(endpoint, slug, surface);
       const cursorLink = cursorInstallLink(endpoint, slug, surface);
       const extra = (name: string) =>
@@ -367,6 +377,7 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
       io.result(
         {
           endpoint,
+          oauth,
           key_variable: KEY_VARIABLE,
           key_source: key.source,
           claude_add_command: claude,
@@ -375,7 +386,15 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
         },
         [
           `MCP endpoint: ${endpoint} (Streamable HTTP).`,
-          `Each client reads the key from $${KEY_VARIABLE} when it starts; the key never goes into these files.`,
+          '',
+          '## With OAuth: no key at all. The client finds the sign-in server from the endpoint and opens your browser.',
+          `Claude Code:  ${oauth.claude}`,
+          `VS Code:      ${oauth.vscode}`,
+          `Cursor:       open ${oauth.cursor}`,
+          'Any other client, as JSON:',
+          JSON.stringify(oauth.json, null, 2),
+          '',
+          `## With a key (CI, scripts, clients without OAuth): each client reads it from $${KEY_VARIABLE} when it starts; the key never goes into these files.`,
           `$${KEY_VARIABLE}: ${key.line}`,
           ...configs.flatMap((c) => ['', `# ${c.title}`, ...extra(c.name), JSON.stringify(c.config, null, 2)]),
         ],
@@ -423,7 +442,12 @@ function rateLimitOf(headers: Headers): Record<string, string> {
   return out;
 }
 
-function mainHelp(): string {
+function details(command: Command, env: NodeJS.ProcessEnv): string {
+  const text = typeof command.details === 'function' ? command.details(env) : command.details;
+  return text ? `${text}\n` : '';
+}
+
+function mainHelp(env: NodeJS.ProcessEnv): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return [
     `svc ${VERSION}: the command-line client of svc`,
@@ -434,7 +458,7 @@ function mainHelp(): string {
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
     'Options of every command:',
-    SERVER_HELP,
+    serverHelp(env),
     '',
     `Credentials: $${KEY_VARIABLE} first, then the key stored by "svc login" (in $SVC_CONFIG_DIR,`,
     '$XDG_CONFIG_HOME/svc or ~/.config/svc). "svc <command> --help" describes one command.',
@@ -443,7 +467,7 @@ function mainHelp(): string {
 
 await run(async (io, argv) => {
   const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') return io.out(mainHelp());
+  if (!name || name === 'help' || name === '--help' || name === '-h') return io.out(mainHelp(io.env));
   if (name === '--version' || name === 'version') return io.out(VERSION);
   const command = COMMANDS[name];
   if (!command) throw new CliError(`Unknown command "${name}".`, EXIT.usage, 'Run "svc --help" for the list.');
@@ -454,9 +478,7 @@ await run(async (io, argv) => {
     throw new CliError((err as Error).message, EXIT.usage, `Usage: ${command.usage}`);
   }
   if (parsed.values['help']) {
-    return io.out(
-      `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${command.details ? `${command.details}\n` : ''}${SERVER_HELP}`,
-    );
+    return io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${details(command, io.env)}${serverHelp(io.env)}`);
   }
   io.json = parsed.values['json'] === true;
   await command.run(io, parsed.values, parsed.positionals);

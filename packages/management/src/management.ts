@@ -23,6 +23,7 @@ import type { AuditQueryInput } from './audit-query.ts';
 import { managementContext, type ManagementDeps } from './context.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
+import { requestAccessOperation } from './request-access.ts';
 import type {
   AccountInfo,
   Actor,
@@ -34,6 +35,7 @@ import type {
   MyRequestRow,
   NewKey,
   ProjectRow,
+  RequestAccessOutcome,
   RequestRow,
   Usage,
 } from './types.ts';
@@ -55,6 +57,8 @@ export interface Management {
   revokeKey(actor: Actor, project: string, id: string): Promise<void>;
   rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
   requests(actor: Actor, project: string): Promise<{ requests: RequestRow[]; canDecide: boolean }>;
+  /** The actor asks the project's admins for `level` (a person for themselves, a key for itself). */
+  requestAccess(actor: Actor, project: string, input: { level: string; reason: string }): Promise<RequestAccessOutcome>;
   decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
   members(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
   /** A confirmed account becomes a member at once; any other address is mailed an invitation (`invited`). */
@@ -99,5 +103,11 @@ export interface Management {
 /** The management layer: its operations, grouped by resource in the files named above. */
 export function createManagement(accounts: Accounts, deps: ManagementDeps): Management {
   const ctx = managementContext(accounts, deps);
-  return { ...workspaceOperations(ctx), ...keyOperations(ctx), ...memberOperations(ctx), ...accountOperations(ctx) };
+  return {
+    ...workspaceOperations(ctx),
+    ...keyOperations(ctx),
+    ...memberOperations(ctx),
+    ...requestAccessOperation(ctx),
+    ...accountOperations(ctx),
+  };
 }

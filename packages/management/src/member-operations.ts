@@ -102,6 +102,16 @@ export function memberOperations(
       const email = input.email.trim().toLowerCase();
       if (!EMAIL_PATTERN.test(email)) throw new ManagementError(400, `"${input.email}" is not an email address.`, 'email');
       const user = await accounts.users.findByEmail(email);
+      // Adding (or inviting) someone who already holds a role here would change it unseen: roles change in the list.
+      const owner = (await accounts.workspaces.get(project.workspace))?.owner;
+      const current =
+        user && (user.id === owner ? 'ADMIN' : (await accounts.workspaces.members(slug)).find((m) => m.userId === user.id)?.role);
+      if (current)
+        throw new ManagementError(
+          409,
+          `${email} is already ${current} on ${slug}; change their role in the members list instead.`,
+          'email',
+        );
       if (user?.emailVerifiedAt) {
         await accounts.workspaces.setRole(slug, user.id, role).catch(full);
         await note(actor, project.workspace, 'member.added', `user:${user.email}`, { project: slug, role });

@@ -80,6 +80,17 @@ export interface RequestRow {
 }
 
 /** One of the signed-in person's own access requests. */
+/** What asking for a level did: a pending request, or nothing when the level is already held. */
+export interface RequestAccessOutcome {
+  id: string | null;
+  project: string;
+  level: KeyLevel;
+  status: 'pending' | 'unchanged';
+  current_level: string;
+  admins_emailed: boolean;
+  updated: boolean;
+}
+
 export interface MyRequestRow {
   id: string;
   project: string;

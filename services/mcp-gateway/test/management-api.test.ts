@@ -247,18 +247,22 @@ test('cross-tenant: every route with credentials of another workspace, another p
     projects: { name: 'Intruder' },
     'service-accounts': { name: 'intruder' },
     grants: { project: owner.project, level: 'ADMIN' },
+    'access-requests': { level: 'ADMIN', reason: 'x' },
   };
+  // Asking for access is open to anyone who can name the project (its point), for themselves:
+  // only a key of another project is refused; the request decides nothing.
+  const asks = (r: (typeof MANAGEMENT_ROUTES)[number]) => r.id === 'requestAccess';
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
     // A person's own lists (apps, access requests) are theirs to read: not another tenant's.
-    ['a personal key of another workspace', strangerPersonal, (r) => !(r.method === 'GET' && r.path.startsWith('/api/v1/me/'))],
+    ['a personal key of another workspace', strangerPersonal, (r) => !(r.method === 'GET' && r.path.startsWith('/api/v1/me/')) && !asks(r)],
     ["another project's ADMIN key", otherProjectAdmin, () => true],
-    ['a service-account key with ADMIN on the project', bot.key.key, () => true],
+    ['a service-account key with ADMIN on the project', bot.key.key, (r) => !asks(r)],
     // A VIEWER key may read its project's keys and members; an EDITOR key may also create keys.
-    ['a VIEWER key of the project', viewer, (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path))],
+    ['a VIEWER key of the project', viewer, (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path)) && !asks(r)],
     [
       'an EDITOR key of the project',
       editor,
-      (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path)) && !(r.method === 'POST' && r.path.endsWith('/keys')),
+      (r) => !(r.method === 'GET' && /\/(keys|members)$/.test(r.path)) && !(r.method === 'POST' && r.path.endsWith('/keys')) && !asks(r),
     ],
   ];
   for (const [who, key, refused] of credentials) {
@@ -411,6 +415,10 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const asAsker = typedClient(f.url, askerKey, answered);
   const mine = await asAsker.myAccessRequests({});
   assert.ok(mine.ok && mine.body.requests[0]?.status === 'approved', JSON.stringify(mine.response.body));
+  // Removed from the project, they ask again for themselves (svc request-access): a new pending request.
+  const asked = await asAsker.requestAccess({ params: { project: owner.project }, body: { level: 'VIEWER', reason: 'back again' } });
+  assert.equal(asked.status, 201, JSON.stringify(asked.response.body));
+  assert.ok(asked.ok && asked.body.status === 'pending' && asked.body.current_level === 'NONE');
   // An OAuth grant as oidc-provider stores it (docs/redis-schema.md), to list and revoke.
   const grantId = `grant-${Date.now()}`;
   const grant = { kind: 'Grant', accountId: asker.userId, clientId: 'svc-cli', iat: Math.floor(Date.now() / 1000) };

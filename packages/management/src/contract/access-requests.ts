@@ -44,6 +44,37 @@ export const listAccessRequests = defineOperation({
   },
 });
 
+export const requestAccess = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/access-requests',
+  summary: "ask a project's admins for a level",
+  // 201: a new request; 200: your pending request updated, or nothing to ask (you already hold the level).
+  statuses: [200, 201],
+  params: { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] },
+  body: {
+    type: 'object',
+    properties: {
+      level: { type: 'string', enum: LEVELS, description: 'The level you need.' },
+      reason: { type: 'string', minLength: 1, description: 'Why you need it, shown to the admins (at most 1000 characters).' },
+    },
+    required: ['level', 'reason'],
+  },
+  answer: {
+    type: 'object',
+    properties: {
+      id: { type: ['string', 'null'], description: 'The request, or null when you already hold the level.' },
+      project: { type: 'string' },
+      level: { type: 'string', enum: LEVELS },
+      status: { type: 'string', enum: ['pending', 'unchanged'] },
+      current_level: { type: 'string' },
+      admins_emailed: { type: 'boolean' },
+      updated: { type: 'boolean', description: 'True when your pending request was updated rather than made.' },
+    },
+    required: ['id', 'project', 'level', 'status', 'current_level', 'admins_emailed', 'updated'],
+    additionalProperties: false,
+  },
+});
+
 export const approveAccessRequest = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/access-requests/{id}/approve',

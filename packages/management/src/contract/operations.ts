@@ -2,7 +2,7 @@
  * Every operation of the management API (docs/management.md "REST"), by operation id. The gateway
  * routes, validates and documents each from this table; the typed client calls them by id.
  */
-import { approveAccessRequest, denyAccessRequest, listAccessRequests, myAccessRequests } from './access-requests.ts';
+import { approveAccessRequest, denyAccessRequest, listAccessRequests, myAccessRequests, requestAccess } from './access-requests.ts';
 import { createKey, listKeys, revokeKey, rollKey, setKeyLimit } from './keys.ts';
 import { myApps, revokeApp, revokePersonalKey } from './me.ts';
 import { cancelInvitation, listMembers, putMember, removeMember } from './members.ts';
@@ -22,6 +22,7 @@ export const MANAGEMENT_OPERATIONS = {
   revokeKey,
   rollKey,
   listAccessRequests,
+  requestAccess,
   approveAccessRequest,
   denyAccessRequest,
   listMembers,

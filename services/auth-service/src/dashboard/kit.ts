@@ -158,9 +158,9 @@ export function dashboardKit(deps: DashboardDeps) {
   }
 
   /**
-   * A form's change, and what a refusal of it shows: a 400 from the management layer renders the
-   * form again (status 400) with the message; any other failure goes to refusalPage or the error
-   * handler.
+   * A form's change, and what a refusal of it shows: a 400 from the management layer, or a 409 about
+   * one of its fields (an address already invited or already a member), renders the form again with
+   * the message and that status; any other failure goes to refusalPage or the error handler.
    */
   async function submit(
     req: Request,
@@ -173,9 +173,9 @@ export function dashboardKit(deps: DashboardDeps) {
     try {
       await change();
     } catch (err) {
-      if (!(err instanceof ManagementError) || err.status !== 400) throw err;
+      if (!(err instanceof ManagementError) || !(err.status === 400 || (err.status === 409 && err.field))) throw err;
       const f = await frame(req, res, actor, form.section, form.at);
-      render(res, await again(f, err), { status: 400 });
+      render(res, await again(f, err), { status: err.status });
     }
   }
 

@@ -1,8 +1,9 @@
 /**
- * Where a page may send the browser after sign-in: only our own interaction, device and dashboard
- * pages (no open redirect: a path on this host, never `//host` or a scheme).
+ * Where a page may send the browser after sign-in or sign-up: only our own interaction, device,
+ * invitation and dashboard pages (no open redirect: a path on this host, never `//host` or a scheme).
  */
-const ALLOWED = /^\/(interaction\/[A-Za-z0-9_-]{1,100}|device(\?code=[A-Za-z0-9-]{1,20})?|dashboard(\/[A-Za-z0-9_-]{1,100}){0,6})$/;
+const ALLOWED =
+  /^\/(interaction\/[A-Za-z0-9_-]{1,100}|device(\?code=[A-Za-z0-9-]{1,20})?|invitation\?token=[A-Za-z0-9_-]{1,100}|dashboard(\/[A-Za-z0-9_-]{1,100}){0,6})$/;
 
 export function safeReturn(value: unknown): string {
   return typeof value === 'string' && ALLOWED.test(value) ? value : '/';

@@ -1,12 +1,13 @@
-/** Project > Members routes (docs/dashboard.md): add (or invite), cancel an invitation, change a role, remove (confirmed first). */
+/** Project > Members routes (docs/dashboard.md): add (or invite), revoke an invitation (confirmed first), change a role, remove (confirmed first). */
 import type { Request, Response, Router } from 'express';
 import { render } from '../../pages/html.ts';
 import { ManagementError, type Actor } from '@svc/management';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
-import { membersPage, removeMemberEnds } from './view.ts';
+import { membersPage, removeMemberEnds, revokeInvitationEnds } from './view.ts';
 
 const membersPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/members`;
+const invitationsPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/invitations`;
 
 export function membersRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
   router.get(
@@ -34,9 +35,28 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
       );
     }),
   );
+  /** Revoking an invitation asks first too, saying what it ends (docs/dashboard.md "Confirmation"). */
+  async function confirmRevoke(req: Request, res: Response, actor: Actor): Promise<void> {
+    const slug = param(req, 'slug');
+    const invitation = (await deps.management.members(actor, slug)).invitations.find((i) => i.id === param(req, 'id'));
+    if (!invitation) throw new ManagementError(404, 'There is no such pending invitation in this project.');
+    const f = await frame(req, res, actor, 'members', { project: slug });
+    render(
+      res,
+      confirmPage(f, {
+        title: 'Revoke invitation',
+        ends: revokeInvitationEnds(invitation, slug),
+        action: `${invitationsPath(slug)}/${encodeURIComponent(invitation.id)}/cancel`,
+        button: 'Revoke invitation',
+        cancel: membersPath(slug),
+      }),
+    );
+  }
+  router.get('/projects/:slug/invitations/:id/cancel', page$(confirmRevoke));
   router.post(
     '/projects/:slug/invitations/:id/cancel',
     page$(async (req, res, actor) => {
+      if (!confirmed(req)) return confirmRevoke(req, res, actor);
       await deps.management.cancelInvitation(actor, param(req, 'slug'), param(req, 'id'));
       back(res, membersPath(param(req, 'slug')), 'invitation-cancelled');
     }),

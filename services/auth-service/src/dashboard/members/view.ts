@@ -1,6 +1,6 @@
 /**
  * Project > Members (docs/dashboard.md): members and roles, adding by email (or an invitation),
- * changing a role, removing; pending invitations with Cancel.
+ * changing a role, removing; pending invitations with Revoke (confirmed first).
  */
 import type { InvitationRow, MemberRow } from '@svc/management';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -31,6 +31,10 @@ function addForm(f: Frame, v: MembersPage, base: string): SafeHtml {
 export const removeMemberEnds = (m: MemberRow, slug: string): SafeHtml =>
   html`Remove <strong>${m.email}</strong> (${m.role}) from ${slug}? Their access to it ends, and with it what they reach through it: the OAuth apps they authorized for it and their personal keys' access to it, refused within a second.`;
 
+/** What revoking an invitation ends: its link, before anyone accepted it. */
+export const revokeInvitationEnds = (i: InvitationRow, slug: string): SafeHtml =>
+  html`Revoke the invitation of <strong>${i.email}</strong> to ${slug} as ${i.role}? The link mailed to them stops working at once; nobody has accepted it yet. You can invite the address again later.`;
+
 export function membersPage(f: Frame, v: MembersPage): SafeHtml {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/members`;
   const rows = v.members.map((m) => {
@@ -48,19 +52,12 @@ export function membersPage(f: Frame, v: MembersPage): SafeHtml {
   });
   const invitations = v.invitations.map((i) => {
     const cancel =
-      v.canManage &&
-      postForm(
-        f,
-        `${base.replace(/\/members$/, '/invitations')}/${encodeURIComponent(i.id)}/cancel`,
-        '',
-        html`<button type="submit" class="small danger">Cancel</button>`,
-        'inline',
-      );
+      v.canManage && confirmButton(`${base.replace(/\/members$/, '/invitations')}/${encodeURIComponent(i.id)}/cancel`, 'Revoke');
     return [i.email, i.role, i.invitedBy, when(i.expiresAt), cancel];
   });
   const pending =
     v.invitations.length > 0 &&
-    table('Pending invitations', ['Email', 'Role', 'Invited by', 'Link works until', 'Manage'], invitations, '');
+    html`<h2>Pending invitations</h2><p class="muted">Each becomes a membership when its address's owner, signed in and confirmed, accepts; the link works once, until the time shown.</p>${table('Pending invitations', ['Email', 'Role', 'Invited by', 'Link works until', 'Manage'], invitations, '')}`;
   return dashboardPage(
     f,
     'Members',

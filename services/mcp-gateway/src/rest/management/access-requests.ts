@@ -17,6 +17,10 @@ export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
       })),
     },
   })),
+  handle('requestAccess', async (m, a, { params, body }) => {
+    const outcome = await m.requestAccess(a, params.project, body);
+    return { status: outcome.status === 'pending' && !outcome.updated ? 201 : 200, body: outcome };
+  }),
   handle('approveAccessRequest', async (m, a, { params, body }) => {
     await m.decideRequest(a, params.project, params.id, { approve: true, level: body.level });
     return { body: { id: params.id, status: 'approved', level: body.level } };
