@@ -255,7 +255,8 @@ async function workspaceOf(c: Caller, v: Options): Promise<string> {
 
 export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const u = await answer(api(c).usage({ params: { workspace: ws } }), 'usage');
+  const days = given(v, 'days');
+  const u = await answer(api(c).usage({ params: { workspace: ws }, query: days === undefined ? {} : { days } }), 'usage');
   io.result({ workspace: ws, ...u }, [
     `Workspace ${ws}`,
     `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
@@ -278,6 +279,14 @@ export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void>
           ]),
         ]
       : []),
+    '',
+    ...columns(
+      u.daily.days.map((day, i) => ({ day, requests: u.daily.requests[i] ?? 0 })),
+      [
+        ['day', 'DAY (UTC)'],
+        ['requests', 'REQUESTS'],
+      ],
+    ),
   ]);
 }
 

@@ -316,10 +316,11 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
   },
 
   usage: {
-    summary: "a workspace's requests this minute and this month, per key and per tool",
-    usage: 'svc usage [--workspace W] [--json]',
-    details: "  --workspace W       the workspace (default: the current key's)",
-    options: { workspace: { type: 'string' } },
+    summary: "a workspace's requests this minute and this month, per key and per tool, and per day",
+    usage: 'svc usage [--workspace W] [--days N] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --days N            days of history, today included: 1 to 30 (default 30; --json has them per key and per tool)`,
+    options: { workspace: { type: 'string' }, days: { type: 'string' } },
     async run(io, v) {
       await usageCommand(io, await callerOf(io, v), v);
     },

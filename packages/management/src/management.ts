@@ -67,7 +67,8 @@ export interface Management {
   grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
   rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
-  usage(actor: Actor, workspace: string): Promise<Usage>;
+  /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
+  usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;
   /** A page of the audit log; a cursor, action or limit that is not valid is a 400 naming it. */
   audit(
     actor: Actor,

@@ -169,6 +169,12 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       month: { used: 95, quota: 100 },
       perKey: [{ name: s, prefix: s, project: s, count: 3 }],
       perTool: [{ tool: s, count: 2 }],
+      daily: {
+        days: ['2026-01-01', '2026-01-02'],
+        requests: [1, 3],
+        perKey: [{ name: s, prefix: s, project: s, counts: [1, 3] }],
+        perTool: [{ tool: s, counts: [0, 2] }],
+      },
     }),
   audit: (s) =>
     auditPage(frame(s), {

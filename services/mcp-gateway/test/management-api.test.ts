@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
+import { AUDIT_EXPORT_END, oidcRecordKey, USAGE_HISTORY_DAYS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
@@ -349,6 +349,40 @@ test('usage: this month per key and per tool, counted by the rate-limit script i
   assert.deepEqual(perKey, { alpha: 3, beta: 2 }, 'every admitted request counts for its key');
   assert.deepEqual(usage.body.perTool, [{ tool: 'svc_help', count: 4 }], 'tools/call counts for its tool; tools/list for none');
   assert.equal(usage.body.minute.used, 5);
+});
+
+test('usage over time: the last 30 days per day, per key and per tool, as the gateway counted them; days out of range is a 400 naming it', async () => {
+  const u = await seed(f.accounts, { plan: 'TEAM' });
+  const mine = (await f.accounts.keys.createUserKey({ userId: u.userId })).key;
+  const a = await f.accounts.keys.createProjectKey({ project: u.project, workspace: u.workspace, level: 'VIEWER', name: 'alpha' });
+  for (let i = 0; i < 2; i++) assert.equal(await toolStatus(a.key, u.project), 200);
+  // Three days ago, through the gateway's own limiter on a clock set back.
+  const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
+  const past = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: () => Date.now() - 3 * 86_400_000 });
+  for (let i = 0; i < 4; i++)
+    await past({ workspace: u.workspace, plan: 'TEAM', countsAsQuery: true, credential: `key:${a.record.id}`, tool: 'svc_search' });
+  const usage = await api('GET', `/api/v1/workspaces/${u.workspace}/usage`, mine);
+  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  const daily = usage.body.daily;
+  assert.equal(daily.days.length, USAGE_HISTORY_DAYS);
+  assert.equal(daily.days.at(-1), new Date().toISOString().slice(0, 10), 'today is last');
+  const expected = new Array<number>(USAGE_HISTORY_DAYS).fill(0);
+  expected[USAGE_HISTORY_DAYS - 1] = 2;
+  expected[USAGE_HISTORY_DAYS - 4] = 4;
+  assert.deepEqual(daily.requests, expected);
+  assert.deepEqual(daily.perKey, [{ name: 'alpha', prefix: a.record.prefix, project: u.project, counts: expected }]);
+  const tools = Object.fromEntries(
+    daily.perTool.map((t: { tool: string; counts: number[] }) => [t.tool, t.counts.indexOf(Math.max(...t.counts))]),
+  );
+  assert.deepEqual(tools, { svc_search: USAGE_HISTORY_DAYS - 4, svc_help: USAGE_HISTORY_DAYS - 1 });
+  assert.equal(usage.body.month.used >= 2, true, 'the meters are as before');
+  const week = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=7`, mine);
+  assert.deepEqual(week.body.daily.requests, expected.slice(-7));
+  for (const bad of ['0', '31', 'x', '7.5', '-1']) {
+    const r = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=${bad}`, mine);
+    assert.equal(r.status, 400, bad);
+    assert.equal(r.body.error.field, 'days', JSON.stringify(r.body));
+  }
 });
 
 test('service accounts over REST: create, grant, call, rotate, revoke, each audited', async () => {

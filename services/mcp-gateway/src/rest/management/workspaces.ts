@@ -7,7 +7,7 @@ export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
     const r = await m.createProject(a, { name: body.name.trim(), workspace: params.workspace });
     return { status: 201, body: { slug: r.slug } };
   }),
-  handle('usage', async (m, a, { params }) => ({ body: await m.usage(a, params.workspace) })),
+  handle('usage', async (m, a, { params, query }) => ({ body: await m.usage(a, params.workspace, { days: query.get('days') }) })),
   handle('audit', async (m, a, { params, query }) => {
     const format = query.get('format');
     if (format === 'jsonl') return { stream: await m.auditExport(a, params.workspace) };
