@@ -346,9 +346,20 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
   }
 }
 
+/** The filter options of an audit listing, as they are typed again for its next page. */
+const filterOptions = (q: Record<string, string | undefined>) =>
+  (['action', 'actor', 'from', 'to'] as const).map((k) => (q[k] === undefined ? '' : ` --${k} ${JSON.stringify(q[k])}`)).join('');
+
 export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const query = { action: given(v, 'action'), limit: given(v, 'limit'), cursor: given(v, 'cursor') };
+  const query = {
+    action: given(v, 'action'),
+    actor: given(v, 'actor'),
+    from: given(v, 'from'),
+    to: given(v, 'to'),
+    limit: given(v, 'limit'),
+    cursor: given(v, 'cursor'),
+  };
   const page = await answer(api(c).audit({ params: { workspace: ws }, query }), 'audit');
   io.result(page, [
     ...(page.entries.length
@@ -359,6 +370,6 @@ export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void>
           ['target', 'TARGET'],
         ])
       : ['Nothing recorded.']),
-    ...(page.next ? ['', `Older entries: svc audit --workspace ${ws} --cursor ${page.next}`] : []),
+    ...(page.next ? ['', `Older entries: svc audit --workspace ${ws}${filterOptions(query)} --cursor ${page.next}`] : []),
   ]);
 }

@@ -4,7 +4,7 @@
  */
 import { AUDIT_ACTIONS, AccountError, K, nameProblem, slugStem, WINDOWS, type Accounts } from '@svc/accounts';
 import { isKeyLevel, planLimits, type KeyLevel } from '@svc/policy';
-import { parseAuditQuery } from './audit-query.ts';
+import { parseAuditFilter, parseAuditQuery } from './audit-query.ts';
 import { MAX_NAME, type ManagementContext } from './context.ts';
 import { sweepKeyExpiries } from './expiry.ts';
 import type { Management } from './management.ts';
@@ -185,9 +185,9 @@ export function workspaceOperations(
       };
     },
 
-    async auditExport(actor, workspace) {
+    async auditExport(actor, workspace, filter = {}) {
       await ownerOf(actor, workspace, 'export the audit log');
-      return accounts.audit.exportChunks(workspace);
+      return accounts.audit.exportChunks(workspace, parseAuditFilter(filter));
     },
 
     sweepKeyExpiries() {

@@ -70,6 +70,56 @@ test('keys: create (shown once), list without values, revoke reaches the gateway
   assert.deepEqual(JSON.parse(lines.at(-1)!), { [AUDIT_EXPORT_END]: true, entries: lines.length - 1 }, 'the closing line');
 });
 
+test('audit filters over REST: by person, action and time range, and the export of the filtered view; a bad filter is a 400 naming it', async () => {
+  const u = await seed(f.accounts, { plan: 'TEAM' });
+  const mine = (await f.accounts.keys.createUserKey({ userId: u.userId })).key;
+  const base = `/api/v1/workspaces/${u.workspace}/audit`;
+  const note = (actor: string, action: 'key.created' | 'member.added', n: number) =>
+    f.accounts.audit.record({ workspace: u.workspace, actor, action, target: `t${n}`, source: '127.0.0.1', requestId: `r${n}` });
+  await note('ada@example.com', 'key.created', 1);
+  await note('bob@example.com', 'key.created', 2);
+  await note('ada@example.com', 'member.added', 3);
+  const ada = await api('GET', `${base}?actor=ADA@example.com`, mine);
+  assert.equal(ada.status, 200, JSON.stringify(ada.body));
+  assert.deepEqual(
+    ada.body.entries.map((e: { target: string }) => e.target),
+    ['t3', 't1'],
+    'the person, case aside, newest first',
+  );
+  const adaKeys = await api('GET', `${base}?actor=ada@example.com&action=key.created`, mine);
+  assert.deepEqual(
+    adaKeys.body.entries.map((e: { target: string }) => e.target),
+    ['t1'],
+  );
+  const today = new Date().toISOString().slice(0, 10);
+  assert.equal((await api('GET', `${base}?actor=ada@example.com&from=${today}&to=${today}`, mine)).body.entries.length, 2);
+  assert.equal((await api('GET', `${base}?actor=ada@example.com&to=2020-01-01`, mine)).body.entries.length, 0, 'nothing that old');
+  const exported = await fetch(`${f.url}${base}?format=jsonl&actor=ada@example.com&from=${today}`, { headers: { 'x-api-key': mine } });
+  assert.equal(exported.status, 200);
+  const lines = (await exported.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    lines.slice(0, -1).map((l) => l['target']),
+    ['t1', 't3'],
+    'the export holds the filtered view, oldest first',
+  );
+  assert.deepEqual(lines.at(-1), { [AUDIT_EXPORT_END]: true, entries: 2 });
+  const bad: [string, string][] = [
+    ['from=yesterday', 'from'],
+    ['to=2026-02-31', 'to'],
+    ['from=2026-03-02&to=2026-03-01', 'to'],
+    [`actor=${'a'.repeat(321)}`, 'actor'],
+    ['format=jsonl&from=12', 'from'],
+  ];
+  for (const [q, field] of bad) {
+    const r = await api('GET', `${base}?${q}`, mine);
+    assert.equal(r.status, 400, q);
+    assert.equal(r.body.error.field, field, `${q}: ${JSON.stringify(r.body)}`);
+  }
+});
+
 test('roll: the old key works until the overlap ends, not after; expiry in human units ends a key', async () => {
   const old = await f.accounts.keys.createProjectKey({
     project: owner.project,

@@ -1,5 +1,5 @@
 /** A workspace's projects, usage and audit log (docs/management.md, docs/audit.md): the owner's. */
-import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_MAX, AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
 import { USAGE_HISTORY_DAYS } from '@svc/accounts/keys.ts';
 import { defineOperation, segment } from './define.ts';
 
@@ -120,12 +120,27 @@ export const audit = defineOperation({
     properties: {
       cursor: { type: 'string', pattern: '^[0-9]+-[0-9]+$', description: 'The `next` of the previous page: a stream id.' },
       action: { type: 'string', enum: AUDIT_ACTIONS, description: 'Only entries of this action.' },
+      actor: {
+        type: 'string',
+        minLength: 1,
+        maxLength: AUDIT_ACTOR_MAX,
+        description: `Only entries of this person or credential (the actor, matched whole, case aside). Filtered by actor, from or to, a page reads at most ${AUDIT_FILTER_SCAN} entries: it may hold fewer than the limit, even none, and still have a next.`,
+      },
+      from: {
+        type: 'string',
+        description: 'Only entries at or after this: a date (YYYY-MM-DD, from 00:00 UTC) or an RFC 3339 time.',
+      },
+      to: {
+        type: 'string',
+        description: 'Only entries at or before this: a date (YYYY-MM-DD, to the end of the day UTC) or an RFC 3339 time.',
+      },
       limit: { type: 'integer', minimum: 1, maximum: AUDIT_MAX_PAGE, default: AUDIT_PAGE, description: 'Entries per page.' },
       format: {
         type: 'string',
         enum: ['json', 'jsonl'],
         default: 'json',
-        description: 'jsonl: every kept entry as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
+        description:
+          'jsonl: every kept entry the filters (action, actor, from, to) let through, as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
       },
     },
   },
