@@ -60,6 +60,11 @@ const frame = (s: string): Frame => {
     csrf: s,
     email: s,
     projects: [project],
+    workspaces: [
+      { slug: 'own-ws', own: true },
+      { slug: s, own: false },
+    ],
+    ownWorkspace: 'own-ws',
     project,
     workspace: s,
     section: 'keys',
@@ -180,6 +185,9 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
     auditPage(frame(s), {
       entries: [{ id: s, at: T, actor: s, action: s, target: s, source: s, requestId: s }],
       action: s,
+      actor: s,
+      from: s,
+      to: s,
       next: s,
       actions: [s, 'key.created'],
       error: s,
