@@ -111,6 +111,13 @@ test('requests and members: approve at a level, add a member; usage reads the wo
     usage.stdout,
     new RegExp(`Workspace ${owner.user.workspace}\\nThis minute: \\d+ of \\d+ requests\\nThis month:  \\d+ of \\d+ queries`),
   );
+  const week = await svc('usage', '--days', '7');
+  assert.equal(week.code, 0, week.stderr);
+  assert.equal((week.stdout.match(/^\d{4}-\d{2}-\d{2}\s+\d+$/gm) ?? []).length, 7, week.stdout);
+  assert.match(week.stdout, new RegExp(`^${new Date().toISOString().slice(0, 10)}\\s+\\d+$`, 'm'), 'today is the last day');
+  const tooMany = await svc('usage', '--days', '31');
+  assert.notEqual(tooMany.code, 0);
+  assert.match(tooMany.stderr, /days must be a whole number from 1 to 30/);
 });
 
 test('what a newcomer reads: a missing option, a missing id, a refusal with its remedy', async () => {

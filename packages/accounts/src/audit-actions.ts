@@ -39,3 +39,11 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** Entries per page when none is asked for, and the most a page may hold (docs/audit.md "Reading"). */
 export const AUDIT_PAGE = 50;
 export const AUDIT_MAX_PAGE = 500;
+
+/**
+ * The most entries one filtered page reads (docs/audit.md "Reading"): a filter by person or date
+ * reads the log newest first and stops here, answering what it found with a cursor to go on.
+ */
+export const AUDIT_FILTER_SCAN = 2000;
+/** The longest person (actor) a filter may name: an email address is at most 254 characters. */
+export const AUDIT_ACTOR_MAX = 320;

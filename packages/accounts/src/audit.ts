@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { runScript, script } from '@svc/limits';
 import { AUDIT_RETENTION, isPlan, type AuditRetention } from '@svc/policy';
 import type { StoreContext } from './context.ts';
-import { AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
+import { AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
 import { K } from './keys.ts';
 
-export { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
+export { AUDIT_ACTIONS, AUDIT_ACTOR_MAX, AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
 
 /** Entries read by one Redis command of an export: each command stays well under a millisecond. */
 export const AUDIT_EXPORT_BATCH = 500;
@@ -20,6 +20,11 @@ export const AUDIT_EXPORT_BATCH = 500;
 export const AUDIT_EXPORT_END = 'complete';
 
 const DAY_MS = 86_400_000;
+/**
+ * How far an entry's time (`at`, the writer's clock) may be from its stream id (Redis's clock): a
+ * date range is sought by id this much wider, then matched on `at` exactly.
+ */
+export const AUDIT_CLOCK_SLACK_MS = 60_000;
 
 /**
  * Appends one entry and trims, in one script (so the index never names an entry the log lacks
@@ -63,12 +68,22 @@ export interface AuditPage {
   next: string | null;
 }
 
+/** Which entries a page or an export holds: all of them, or those of one action, person or time range. */
+export interface AuditFilter {
+  action?: AuditAction;
+  /** The actor, matched whole and without regard to case. */
+  actor?: string;
+  /** Entries at or after this time (Unix ms). */
+  from?: number;
+  /** Entries at or before this time (Unix ms). */
+  to?: number;
+}
+
 /** A page's request, already validated (the management layer checks what a caller sent). */
-export interface AuditPageQuery {
+export interface AuditPageQuery extends AuditFilter {
   /** A stream id (`<ms>-<seq>`): entries older than it. */
   cursor?: string;
   limit?: number;
-  action?: AuditAction;
 }
 
 type StreamEntry = [string, string[]];
@@ -140,30 +155,44 @@ export class AuditLog {
   }
 
   /**
-   * Newest first, `limit` at a time, optionally one action only; `cursor` continues a listing.
-   * Bounded at any log size: one XREVRANGE of at most limit+1 entries, or with an action one
-   * XREVRANGE of its index and one pipeline of single-id reads.
+   * Newest first, `limit` at a time, optionally filtered (AuditFilter); `cursor` continues a
+   * listing. Bounded at any log size: unfiltered, one XREVRANGE of at most limit+1 entries; by
+   * action, one XREVRANGE of its index and one pipeline of single-id reads. A date range is sought
+   * by stream id; a person or date filter reads batches newest first and stops after
+   * AUDIT_FILTER_SCAN entries, answering the matches found with `next` where it stopped.
    */
   async page(workspace: string, query: AuditPageQuery = {}): Promise<AuditPage> {
     const limit = Math.min(AUDIT_MAX_PAGE, Math.max(1, query.limit ?? AUDIT_PAGE));
     const oldest = this.ctx.now() - (await this.retentionOf(workspace)).days * DAY_MS;
-    const end = query.cursor ? `(${query.cursor}` : '+';
-    const found = query.action
-      ? await this.byAction(workspace, query.action, end, limit + 1)
-      : ((await this.ctx.redis.xrevrange(K.auditLog(workspace), end, '-', 'COUNT', String(limit + 1))) as StreamEntry[]);
+    const matches = matcher(query);
+    const scanning = query.actor !== undefined || query.from !== undefined || query.to !== undefined;
+    let end = query.cursor ? `(${query.cursor}` : query.to !== undefined ? String(query.to + AUDIT_CLOCK_SLACK_MS) : '+';
+    const start = query.from !== undefined ? String(Math.max(0, query.from - AUDIT_CLOCK_SLACK_MS)) : '-';
     const entries: AuditEntry[] = [];
-    for (const [id, fields] of found) {
-      const e = entryOf(workspace, id, fields);
-      if (e.at < oldest) return { entries, next: null };
-      if (entries.length === limit) return { entries, next: entries.at(-1)!.id };
-      entries.push(e);
+    let scanned = 0;
+    for (;;) {
+      const want = scanning ? Math.min(AUDIT_EXPORT_BATCH, AUDIT_FILTER_SCAN - scanned) : limit + 1;
+      const found = query.action
+        ? await this.byAction(workspace, query.action, end, start, want)
+        : ((await this.ctx.redis.xrevrange(K.auditLog(workspace), end, start, 'COUNT', String(want))) as StreamEntry[]);
+      for (const [id, fields] of found) {
+        const e = entryOf(workspace, id, fields);
+        if (e.at < oldest) return { entries, next: null };
+        if (!matches(e)) continue;
+        if (entries.length === limit) return { entries, next: entries.at(-1)!.id };
+        entries.push(e);
+      }
+      scanned += found.length;
+      if (found.length < want) return { entries, next: null };
+      // The scan's bound: what matched so far, and where to go on from.
+      if (scanned >= AUDIT_FILTER_SCAN) return { entries, next: found.at(-1)![0] };
+      end = `(${found.at(-1)![0]}`;
     }
-    return { entries, next: null };
   }
 
   /** Up to `count` entries of one action, newest first, through its index; stops at one the log no longer holds. */
-  private async byAction(workspace: string, action: AuditAction, end: string, count: number): Promise<StreamEntry[]> {
-    const ids = (await this.ctx.redis.xrevrange(K.auditByAction(workspace, action), end, '-', 'COUNT', String(count))) as StreamEntry[];
+  private async byAction(workspace: string, action: AuditAction, end: string, start: string, count: number): Promise<StreamEntry[]> {
+    const ids = (await this.ctx.redis.xrevrange(K.auditByAction(workspace, action), end, start, 'COUNT', String(count))) as StreamEntry[];
     if (ids.length === 0) return [];
     const reads = this.ctx.redis.pipeline();
     for (const [id] of ids) reads.xrange(K.auditLog(workspace), id, id);
@@ -180,20 +209,23 @@ export class AuditLog {
   }
 
   /**
-   * Every kept entry, oldest first, as chunks of JSON lines, AUDIT_EXPORT_BATCH entries read per
-   * Redis command, each chunk read only when the previous one was taken; the last chunk is the line
+   * Every kept entry that `filter` lets through, oldest first, as chunks of JSON lines,
+   * AUDIT_EXPORT_BATCH entries read per Redis command (the date range sought by stream id), each
+   * chunk read only when the previous one was taken; the last chunk is the line
    * `{"complete":true,"entries":<n>}` (docs/audit.md "Export").
    */
-  async *exportChunks(workspace: string): AsyncGenerator<string> {
+  async *exportChunks(workspace: string, filter: AuditFilter = {}): AsyncGenerator<string> {
     const oldest = this.ctx.now() - (await this.retentionOf(workspace)).days * DAY_MS;
-    let start = '-';
+    const matches = matcher(filter);
+    let start = filter.from !== undefined ? String(Math.max(0, filter.from - AUDIT_CLOCK_SLACK_MS)) : '-';
+    const end = filter.to !== undefined ? String(filter.to + AUDIT_CLOCK_SLACK_MS) : '+';
     let count = 0;
     for (;;) {
-      const batch = (await this.ctx.redis.xrange(K.auditLog(workspace), start, '+', 'COUNT', String(AUDIT_EXPORT_BATCH))) as StreamEntry[];
+      const batch = (await this.ctx.redis.xrange(K.auditLog(workspace), start, end, 'COUNT', String(AUDIT_EXPORT_BATCH))) as StreamEntry[];
       let chunk = '';
       for (const [id, fields] of batch) {
         const e = entryOf(workspace, id, fields);
-        if (e.at < oldest) continue;
+        if (e.at < oldest || !matches(e)) continue;
         chunk += `${JSON.stringify(e)}\n`;
         count++;
       }
@@ -203,6 +235,16 @@ export class AuditLog {
     }
     yield `${JSON.stringify({ [AUDIT_EXPORT_END]: true, entries: count })}\n`;
   }
+}
+
+/** Whether an entry passes a filter: its action, its actor (case aside) and its time within the range. */
+function matcher(filter: AuditFilter): (e: AuditEntry) => boolean {
+  const actor = filter.actor?.toLowerCase();
+  return (e) =>
+    (filter.action === undefined || e.action === filter.action) &&
+    (actor === undefined || e.actor.toLowerCase() === actor) &&
+    (filter.from === undefined || e.at >= filter.from) &&
+    (filter.to === undefined || e.at <= filter.to);
 }
 
 function entryOf(workspace: string, id: string, fields: string[]): AuditEntry {

@@ -23,7 +23,18 @@ export { NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS } from './replicated-writes.ts';
 export { parseDuration } from './durations.ts';
 export { slugStem } from './workspaces.ts';
 export { MIN_PASSWORD, checkPassword } from './passwords.ts';
-export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit.ts';
+export {
+  AUDIT_ACTIONS,
+  AUDIT_ACTOR_MAX,
+  AUDIT_CLOCK_SLACK_MS,
+  AUDIT_EXPORT_BATCH,
+  AUDIT_EXPORT_END,
+  AUDIT_FILTER_SCAN,
+  AUDIT_MAX_PAGE,
+  AUDIT_PAGE,
+  type AuditAction,
+  type AuditFilter,
+} from './audit.ts';
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';

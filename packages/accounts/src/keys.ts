@@ -79,18 +79,29 @@ export const K = {
    * per tool (`tool:<name>`): a hash counted by the same script as the limits.
    */
   usage: (workspace: string, month: string) => `svc:rl:{${workspace}}:u:${month}`,
+  /**
+   * The same counts for one UTC day (YYYYMMDD), written by the same script call as the month's and
+   * kept USAGE_DAY_TTL_SECONDS: usage over time (docs/redis-schema.md).
+   */
+  usageDay: (workspace: string, day: string) => `svc:rl:{${workspace}}:d:${day}`,
   /** Management API requests of a workspace in one minute (their own bucket, docs/management.md). */
   rateManagement: (workspace: string, minute: number) => `svc:rl:{${workspace}}:mgmt:${minute}`,
 };
 
-/** The windows the rate-limit keys are named by: the minute since the epoch, the UTC month (YYYYMM). */
+/** The windows the rate-limit keys are named by: the minute since the epoch, the UTC month (YYYYMM), the UTC day (YYYYMMDD). */
 export const WINDOWS = {
   minute: (atMs: number): number => Math.floor(atMs / 60_000),
   month: (atMs: number): string => {
     const d = new Date(atMs);
     return `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
   },
+  day: (atMs: number): string => new Date(atMs).toISOString().slice(0, 10).replaceAll('-', ''),
 };
+
+/** Days of usage history shown (docs/dashboard.md "Usage"): the day hashes are read this far back. */
+export const USAGE_HISTORY_DAYS = 30;
+/** How long a day's usage hash lives: the history's days and two more, so the oldest shown day is whole. */
+export const USAGE_DAY_TTL_SECONDS = (USAGE_HISTORY_DAYS + 2) * 86_400;
 
 /** The usage hash's field names (K.usage). */
 export const USAGE_FIELDS = {

@@ -255,7 +255,8 @@ async function workspaceOf(c: Caller, v: Options): Promise<string> {
 
 export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const u = await answer(api(c).usage({ params: { workspace: ws } }), 'usage');
+  const days = given(v, 'days');
+  const u = await answer(api(c).usage({ params: { workspace: ws }, query: days === undefined ? {} : { days } }), 'usage');
   io.result({ workspace: ws, ...u }, [
     `Workspace ${ws}`,
     `This minute: ${u.minute.used} of ${u.minute.limit} requests`,
@@ -278,6 +279,14 @@ export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void>
           ]),
         ]
       : []),
+    '',
+    ...columns(
+      u.daily.days.map((day, i) => ({ day, requests: u.daily.requests[i] ?? 0 })),
+      [
+        ['day', 'DAY (UTC)'],
+        ['requests', 'REQUESTS'],
+      ],
+    ),
   ]);
 }
 
@@ -337,9 +346,20 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
   }
 }
 
+/** The filter options of an audit listing, as they are typed again for its next page. */
+const filterOptions = (q: Record<string, string | undefined>) =>
+  (['action', 'actor', 'from', 'to'] as const).map((k) => (q[k] === undefined ? '' : ` --${k} ${JSON.stringify(q[k])}`)).join('');
+
 export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
-  const query = { action: given(v, 'action'), limit: given(v, 'limit'), cursor: given(v, 'cursor') };
+  const query = {
+    action: given(v, 'action'),
+    actor: given(v, 'actor'),
+    from: given(v, 'from'),
+    to: given(v, 'to'),
+    limit: given(v, 'limit'),
+    cursor: given(v, 'cursor'),
+  };
   const page = await answer(api(c).audit({ params: { workspace: ws }, query }), 'audit');
   io.result(page, [
     ...(page.entries.length
@@ -350,6 +370,6 @@ export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void>
           ['target', 'TARGET'],
         ])
       : ['Nothing recorded.']),
-    ...(page.next ? ['', `Older entries: svc audit --workspace ${ws} --cursor ${page.next}`] : []),
+    ...(page.next ? ['', `Older entries: svc audit --workspace ${ws}${filterOptions(query)} --cursor ${page.next}`] : []),
   ]);
 }

@@ -325,10 +325,11 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
   },
 
   usage: {
-    summary: "a workspace's requests this minute and this month, per key and per tool",
-    usage: 'svc usage [--workspace W] [--json]',
-    details: "  --workspace W       the workspace (default: the current key's)",
-    options: { workspace: { type: 'string' } },
+    summary: "a workspace's requests this minute and this month, per key and per tool, and per day",
+    usage: 'svc usage [--workspace W] [--days N] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --days N            days of history, today included: 1 to 30 (default 30; --json has them per key and per tool)`,
+    options: { workspace: { type: 'string' }, days: { type: 'string' } },
     async run(io, v) {
       await usageCommand(io, await callerOf(io, v), v);
     },
@@ -336,12 +337,23 @@ A new key is printed once, alone on stdout; the rest goes to stderr. Only the wo
 
   audit: {
     summary: "a workspace's audit log, newest first",
-    usage: 'svc audit [--workspace W] [--action A] [--limit N] [--cursor C] [--json]',
+    usage: 'svc audit [--workspace W] [--action A] [--actor EMAIL] [--from DATE] [--to DATE] [--limit N] [--cursor C] [--json]',
     details: `  --workspace W       the workspace (default: the current key's)
   --action ACTION     only this action, e.g. key.revoked
+  --actor EMAIL       only what this person (or key:<prefix>) did
+  --from DATE         only entries from this day (YYYY-MM-DD, UTC) or time (RFC 3339)
+  --to DATE           only entries up to the end of this day, or this time
   --limit N           entries per page (default 50)
   --cursor C          continue where the last page ended`,
-    options: { workspace: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      action: { type: 'string' },
+      actor: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+    },
     async run(io, v) {
       await auditCommand(io, await callerOf(io, v), v);
     },

@@ -71,15 +71,16 @@ export interface Management {
   grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
   rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
-  usage(actor: Actor, workspace: string): Promise<Usage>;
-  /** A page of the audit log; a cursor, action or limit that is not valid is a 400 naming it. */
+  /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
+  usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;
+  /** A page of the audit log, filtered by action, person and time range; a parameter that is not valid is a 400 naming it. */
   audit(
     actor: Actor,
     workspace: string,
     page: AuditQueryInput,
   ): Promise<{ entries: AuditRow[]; next: string | null; actions: readonly string[] }>;
-  /** Every kept entry as chunks of JSON lines, read as they are taken (streamExport writes them). */
-  auditExport(actor: Actor, workspace: string): Promise<AsyncIterable<string>>;
+  /** Every kept entry the filter lets through, as chunks of JSON lines, read as they are taken (streamExport writes them). */
+  auditExport(actor: Actor, workspace: string, filter?: AuditQueryInput): Promise<AsyncIterable<string>>;
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
   /** The access requests the signed-in person made, with their status (docs/management.md). */

@@ -135,6 +135,13 @@ export interface Usage {
    */
   perKey: { name: string; prefix: string; project: string; count: number }[];
   perTool: { tool: string; count: number }[];
+  /** The last days' admitted requests (docs/dashboard.md "Usage"): one count per day of `days`, oldest first. */
+  daily: {
+    days: string[];
+    requests: number[];
+    perKey: { name: string; prefix: string; project: string; counts: number[] }[];
+    perTool: { tool: string; counts: number[] }[];
+  };
 }
 
 export interface AuditRow {

@@ -60,6 +60,11 @@ const frame = (s: string): Frame => {
     csrf: s,
     email: s,
     projects: [project],
+    workspaces: [
+      { slug: 'own-ws', own: true },
+      { slug: s, own: false },
+    ],
+    ownWorkspace: 'own-ws',
     project,
     workspace: s,
     section: 'keys',
@@ -169,11 +174,20 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       month: { used: 95, quota: 100 },
       perKey: [{ name: s, prefix: s, project: s, count: 3 }],
       perTool: [{ tool: s, count: 2 }],
+      daily: {
+        days: ['2026-01-01', '2026-01-02'],
+        requests: [1, 3],
+        perKey: [{ name: s, prefix: s, project: s, counts: [1, 3] }],
+        perTool: [{ tool: s, counts: [0, 2] }],
+      },
     }),
   audit: (s) =>
     auditPage(frame(s), {
       entries: [{ id: s, at: T, actor: s, action: s, target: s, source: s, requestId: s }],
       action: s,
+      actor: s,
+      from: s,
+      to: s,
       next: s,
       actions: [s, 'key.created'],
       error: s,

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
+import { AUDIT_EXPORT_END, oidcRecordKey, USAGE_HISTORY_DAYS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
@@ -68,6 +68,56 @@ test('keys: create (shown once), list without values, revoke reaches the gateway
   assert.ok(lines.some((l) => l.includes(created.body.id)));
   assert.ok(!lines.some((l) => l.includes(created.body.key)), 'no key in the log');
   assert.deepEqual(JSON.parse(lines.at(-1)!), { [AUDIT_EXPORT_END]: true, entries: lines.length - 1 }, 'the closing line');
+});
+
+test('audit filters over REST: by person, action and time range, and the export of the filtered view; a bad filter is a 400 naming it', async () => {
+  const u = await seed(f.accounts, { plan: 'TEAM' });
+  const mine = (await f.accounts.keys.createUserKey({ userId: u.userId })).key;
+  const base = `/api/v1/workspaces/${u.workspace}/audit`;
+  const note = (actor: string, action: 'key.created' | 'member.added', n: number) =>
+    f.accounts.audit.record({ workspace: u.workspace, actor, action, target: `t${n}`, source: '127.0.0.1', requestId: `r${n}` });
+  await note('ada@example.com', 'key.created', 1);
+  await note('bob@example.com', 'key.created', 2);
+  await note('ada@example.com', 'member.added', 3);
+  const ada = await api('GET', `${base}?actor=ADA@example.com`, mine);
+  assert.equal(ada.status, 200, JSON.stringify(ada.body));
+  assert.deepEqual(
+    ada.body.entries.map((e: { target: string }) => e.target),
+    ['t3', 't1'],
+    'the person, case aside, newest first',
+  );
+  const adaKeys = await api('GET', `${base}?actor=ada@example.com&action=key.created`, mine);
+  assert.deepEqual(
+    adaKeys.body.entries.map((e: { target: string }) => e.target),
+    ['t1'],
+  );
+  const today = new Date().toISOString().slice(0, 10);
+  assert.equal((await api('GET', `${base}?actor=ada@example.com&from=${today}&to=${today}`, mine)).body.entries.length, 2);
+  assert.equal((await api('GET', `${base}?actor=ada@example.com&to=2020-01-01`, mine)).body.entries.length, 0, 'nothing that old');
+  const exported = await fetch(`${f.url}${base}?format=jsonl&actor=ada@example.com&from=${today}`, { headers: { 'x-api-key': mine } });
+  assert.equal(exported.status, 200);
+  const lines = (await exported.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    lines.slice(0, -1).map((l) => l['target']),
+    ['t1', 't3'],
+    'the export holds the filtered view, oldest first',
+  );
+  assert.deepEqual(lines.at(-1), { [AUDIT_EXPORT_END]: true, entries: 2 });
+  const bad: [string, string][] = [
+    ['from=yesterday', 'from'],
+    ['to=2026-02-31', 'to'],
+    ['from=2026-03-02&to=2026-03-01', 'to'],
+    [`actor=${'a'.repeat(321)}`, 'actor'],
+    ['format=jsonl&from=12', 'from'],
+  ];
+  for (const [q, field] of bad) {
+    const r = await api('GET', `${base}?${q}`, mine);
+    assert.equal(r.status, 400, q);
+    assert.equal(r.body.error.field, field, `${q}: ${JSON.stringify(r.body)}`);
+  }
 });
 
 test('roll: the old key works until the overlap ends, not after; expiry in human units ends a key', async () => {
@@ -353,6 +403,40 @@ test('usage: this month per key and per tool, counted by the rate-limit script i
   assert.deepEqual(perKey, { alpha: 3, beta: 2 }, 'every admitted request counts for its key');
   assert.deepEqual(usage.body.perTool, [{ tool: 'svc_help', count: 4 }], 'tools/call counts for its tool; tools/list for none');
   assert.equal(usage.body.minute.used, 5);
+});
+
+test('usage over time: the last 30 days per day, per key and per tool, as the gateway counted them; days out of range is a 400 naming it', async () => {
+  const u = await seed(f.accounts, { plan: 'TEAM' });
+  const mine = (await f.accounts.keys.createUserKey({ userId: u.userId })).key;
+  const a = await f.accounts.keys.createProjectKey({ project: u.project, workspace: u.workspace, level: 'VIEWER', name: 'alpha' });
+  for (let i = 0; i < 2; i++) assert.equal(await toolStatus(a.key, u.project), 200);
+  // Three days ago, through the gateway's own limiter on a clock set back.
+  const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
+  const past = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: () => Date.now() - 3 * 86_400_000 });
+  for (let i = 0; i < 4; i++)
+    await past({ workspace: u.workspace, plan: 'TEAM', countsAsQuery: true, credential: `key:${a.record.id}`, tool: 'svc_search' });
+  const usage = await api('GET', `/api/v1/workspaces/${u.workspace}/usage`, mine);
+  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  const daily = usage.body.daily;
+  assert.equal(daily.days.length, USAGE_HISTORY_DAYS);
+  assert.equal(daily.days.at(-1), new Date().toISOString().slice(0, 10), 'today is last');
+  const expected = new Array<number>(USAGE_HISTORY_DAYS).fill(0);
+  expected[USAGE_HISTORY_DAYS - 1] = 2;
+  expected[USAGE_HISTORY_DAYS - 4] = 4;
+  assert.deepEqual(daily.requests, expected);
+  assert.deepEqual(daily.perKey, [{ name: 'alpha', prefix: a.record.prefix, project: u.project, counts: expected }]);
+  const tools = Object.fromEntries(
+    daily.perTool.map((t: { tool: string; counts: number[] }) => [t.tool, t.counts.indexOf(Math.max(...t.counts))]),
+  );
+  assert.deepEqual(tools, { svc_search: USAGE_HISTORY_DAYS - 4, svc_help: USAGE_HISTORY_DAYS - 1 });
+  assert.equal(usage.body.month.used >= 2, true, 'the meters are as before');
+  const week = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=7`, mine);
+  assert.deepEqual(week.body.daily.requests, expected.slice(-7));
+  for (const bad of ['0', '31', 'x', '7.5', '-1']) {
+    const r = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=${bad}`, mine);
+    assert.equal(r.status, 400, bad);
+    assert.equal(r.body.error.field, 'days', JSON.stringify(r.body));
+  }
 });
 
 test('service accounts over REST: create, grant, call, rotate, revoke, each audited', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
-import { K } from '@svc/accounts';
+import { K, USAGE_DAY_TTL_SECONDS, WINDOWS } from '@svc/accounts';
 import { planLimits } from '@svc/policy';
 import { freePort, GiveUp, testClock, waitFor } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
@@ -162,6 +162,48 @@ test('charges made together share one Redis call, decided in arrival order, exac
     assert.equal(decisions[40]!.remaining, 28, 'the other workspace is counted on its own');
     const usage = await f.redis.client.hgetall(K.usage('batch-a', month()));
     assert.equal(Number(usage['tool:svc_help']), 30, 'usage counts admitted requests only');
+  } finally {
+    client.disconnect();
+  }
+});
+
+test("the day's usage hash is counted in the same call as the month's: per key and per tool, with its TTL", async () => {
+  const { createRateLimiter } = await import('../src/ratelimit/rate-limiter.ts');
+  const client = f.redis.client.duplicate();
+  try {
+    const sent: string[] = [];
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      sent.push(command.name);
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof client.sendCommand;
+    const limiter = createRateLimiter(client, { profile: 'current', scale: 1, now: clock.now });
+    await limiter({ workspace: 'day-warm', plan: 'PRO', countsAsQuery: false, credential: 'key:w' }); // loads the script
+    sent.length = 0;
+    const charge = (i: number) => ({
+      workspace: 'day-a',
+      plan: 'PRO' as const,
+      countsAsQuery: true,
+      credential: `key:k${i % 2}`,
+      tool: i % 3 === 0 ? 'svc_help' : null,
+    });
+    await Promise.all(Array.from({ length: 9 }, (_, i) => limiter(charge(i))));
+    assert.deepEqual(sent, ['evalsha'], 'the day counters cost no extra round trip');
+    const day = K.usageDay('day-a', WINDOWS.day(clock.now()));
+    assert.deepEqual(await f.redis.client.hgetall(day), { 'key:k0': '5', 'key:k1': '4', 'tool:svc_help': '3' });
+    assert.deepEqual(
+      await f.redis.client.hgetall(day),
+      await f.redis.client.hgetall(K.usage('day-a', month())),
+      'the same counts as the month',
+    );
+    const ttl = await f.redis.client.ttl(day);
+    assert.ok(ttl > USAGE_DAY_TTL_SECONDS - 60 && ttl <= USAGE_DAY_TTL_SECONDS, `TTL ${ttl}`);
+    assert.equal(USAGE_DAY_TTL_SECONDS, 32 * 86_400);
+    // A later batch of the same day keeps the TTL the first one set (it is not pushed on).
+    await f.redis.client.expire(day, 1000);
+    await limiter(charge(1));
+    assert.equal(await f.redis.client.ttl(day), 1000);
+    assert.equal(await f.redis.client.hget(day, 'key:k1'), '5');
   } finally {
     client.disconnect();
   }

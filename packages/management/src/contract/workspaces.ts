@@ -1,5 +1,6 @@
 /** A workspace's projects, usage and audit log (docs/management.md, docs/audit.md): the owner's. */
-import { AUDIT_ACTIONS, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_MAX, AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
+import { USAGE_HISTORY_DAYS } from '@svc/accounts/keys.ts';
 import { defineOperation, segment } from './define.ts';
 
 const WORKSPACE = { type: 'object', properties: { workspace: segment('Workspace slug.') }, required: ['workspace'] } as const;
@@ -21,6 +22,19 @@ export const usage = defineOperation({
   summary: 'usage',
   statuses: [200],
   params: WORKSPACE,
+  // Checked by parseUsageDays (docs/dashboard.md "Usage"), which names the parameter it refuses.
+  query: {
+    type: 'object',
+    properties: {
+      days: {
+        type: 'integer',
+        minimum: 1,
+        maximum: USAGE_HISTORY_DAYS,
+        default: USAGE_HISTORY_DAYS,
+        description: 'Days of history in `daily`, today included (UTC days).',
+      },
+    },
+  },
   answer: {
     type: 'object',
     properties: {
@@ -55,8 +69,41 @@ export const usage = defineOperation({
           additionalProperties: false,
         },
       },
+      daily: {
+        type: 'object',
+        description: 'Admitted requests per UTC day, oldest first (today last): in all, per credential and per tool.',
+        properties: {
+          days: { type: 'array', items: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'YYYY-MM-DD (UTC).' } },
+          requests: { type: 'array', items: COUNT },
+          perKey: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                prefix: { type: 'string' },
+                project: { type: 'string' },
+                counts: { type: 'array', items: COUNT },
+              },
+              required: ['name', 'prefix', 'project', 'counts'],
+              additionalProperties: false,
+            },
+          },
+          perTool: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { tool: { type: 'string' }, counts: { type: 'array', items: COUNT } },
+              required: ['tool', 'counts'],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ['days', 'requests', 'perKey', 'perTool'],
+        additionalProperties: false,
+      },
     },
-    required: ['minute', 'month', 'perKey', 'perTool'],
+    required: ['minute', 'month', 'perKey', 'perTool', 'daily'],
     additionalProperties: false,
   },
 });
@@ -73,12 +120,27 @@ export const audit = defineOperation({
     properties: {
       cursor: { type: 'string', pattern: '^[0-9]+-[0-9]+$', description: 'The `next` of the previous page: a stream id.' },
       action: { type: 'string', enum: AUDIT_ACTIONS, description: 'Only entries of this action.' },
+      actor: {
+        type: 'string',
+        minLength: 1,
+        maxLength: AUDIT_ACTOR_MAX,
+        description: `Only entries of this person or credential (the actor, matched whole, case aside). Filtered by actor, from or to, a page reads at most ${AUDIT_FILTER_SCAN} entries: it may hold fewer than the limit, even none, and still have a next.`,
+      },
+      from: {
+        type: 'string',
+        description: 'Only entries at or after this: a date (YYYY-MM-DD, from 00:00 UTC) or an RFC 3339 time.',
+      },
+      to: {
+        type: 'string',
+        description: 'Only entries at or before this: a date (YYYY-MM-DD, to the end of the day UTC) or an RFC 3339 time.',
+      },
       limit: { type: 'integer', minimum: 1, maximum: AUDIT_MAX_PAGE, default: AUDIT_PAGE, description: 'Entries per page.' },
       format: {
         type: 'string',
         enum: ['json', 'jsonl'],
         default: 'json',
-        description: 'jsonl: every kept entry as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
+        description:
+          'jsonl: every kept entry the filters (action, actor, from, to) let through, as JSON lines (application/x-ndjson), streamed, the last line {"complete":true,"entries":n}.',
       },
     },
   },

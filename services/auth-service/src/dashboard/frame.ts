@@ -1,8 +1,9 @@
 /**
- * The dashboard's frame (docs/dashboard.md): a header with the workspace and project switcher, the
- * section navigation with the pending-requests badge, a main landmark, and a footer. Server
- * rendered; works without JavaScript (the switcher is a GET form with a button) and is wider than
- * the sign-in pages' single column, with tables that scroll inside their own region on a phone.
+ * The dashboard's frame (docs/dashboard.md): a header with the workspace and project switchers and
+ * a link to the person's own workspace, the section navigation with the pending-requests badge, a
+ * main landmark, and a footer. Server rendered; each switcher is a GET form whose button opens the
+ * choice, so arrow keys browse a list without leaving the page (WCAG 2.1 SC 3.2.2 On Input). It is
+ * wider than the sign-in pages' single column, with tables that scroll in their own region on a phone.
  */
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '@svc/management';
@@ -13,10 +14,20 @@ export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'us
 
 export type FrameProject = ProjectRow;
 
+/** A workspace the person belongs to: one they own, or one where they are a member of a project. */
+export interface FrameWorkspace {
+  slug: string;
+  own: boolean;
+}
+
 export interface Frame {
   csrf: string;
   email: string;
   projects: FrameProject[];
+  /** The workspaces the person belongs to, their own first. */
+  workspaces: FrameWorkspace[];
+  /** The person's own (personal) workspace, linked from every page. */
+  ownWorkspace: string;
   /** The project the Project sections show; null when the person has none yet. */
   project: FrameProject | null;
   workspace: string;
@@ -31,7 +42,7 @@ a{color:#1f5fbf}:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
 header{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding:.75rem 1.25rem;background:#10233f;color:#fff}
 header .brand{font-weight:700;font-size:1.1rem;color:#fff;text-decoration:none}header form{display:flex;gap:.5rem;align-items:center;margin:0}
-header label{font-size:.9rem}header select{padding:.35rem;font-size:.95rem;max-width:16rem}
+header label{font-size:.9rem;margin:0;font-weight:600}header select{padding:.35rem;font-size:.95rem;max-width:16rem;min-height:2rem}
 header .who{margin-left:auto;font-size:.9rem}header .who a{color:#cfe0ff}
 .layout{display:flex;flex-wrap:wrap;max-width:72rem;margin:0 auto;padding:1rem;gap:1rem}
 nav.sections{flex:0 0 13rem}nav.sections h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#4a4f57;margin:1rem 0 .25rem}
@@ -42,12 +53,16 @@ main{flex:1 1 30rem;min-width:0;background:#fff;border-radius:8px;box-shadow:0 1
 h1{font-size:1.4rem;margin:0 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #dfe2e6;vertical-align:top}
 th{font-size:.85rem;color:#3d424a}td.num,th.num{text-align:right}
-form.inline{display:inline}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+form.inline{display:inline}fieldset{border:1px solid #dfe2e6;border-radius:6px;padding:.5rem 1rem 1rem}legend{font-weight:600}
+.filters .dates{display:flex;flex-wrap:wrap;gap:0 1rem}.filters input[type=date]{padding:.45rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px;min-height:2.5rem}
+.filters a{display:inline-block;padding:.5rem}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=text],input[type=email],input[type=password],input[type=number],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
 input[aria-invalid=true]{border-color:#a4000f;border-width:2px}p.error{color:#a4000f;font-weight:600;margin:.25rem 0}p.hint{margin:.25rem 0}
 button{margin:.75rem .5rem .25rem 0;padding:.5rem 1rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}
 button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}button.danger{background:#a4000f}
-.small{font-size:.85rem;padding:.25rem .6rem;margin:0}
+.small{font-size:.85rem;padding:.25rem .6rem;margin:0;min-height:2rem;min-width:2rem}
+form.inline+form.inline,form.inline+a{margin-left:.5rem}td form.inline{display:inline-block;margin:.15rem 0}
+header .own{color:#cfe0ff;font-size:.9rem;padding:.25rem 0}
 .flash{padding:.6rem .8rem;border-radius:4px;margin:0 0 1rem}.flash.ok{background:#e3f4e8;color:#0b5b24}.flash.error{background:#fbe6e8;color:#a4000f}
 .secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;padding:.75rem;border:2px solid #b35c00;border-radius:6px;background:#fff8ec}
 .secret code{font:1rem ui-monospace,monospace;word-break:break-all}
@@ -61,14 +76,12 @@ td code{white-space:nowrap}
 `);
 
 /**
- * The dashboard's only script, progressive enhancement: the switcher opens a project when it
- * changes, "Copy" buttons copy the text of the element their data-copy names, and a page showing a
+ * The dashboard's only script, progressive enhancement: "Copy" buttons copy the text of the element their data-copy names, and a page showing a
  * new key that the browser restores from its back/forward cache is loaded again from the server,
  * which then says the key is gone (docs/dashboard.md "A key is shown once"). Allowed by its
  * hash in the Content-Security-Policy (DASHBOARD_CSP), so no other inline script can run.
  */
-const SCRIPT = `document.getElementById('switch-project')?.addEventListener('change',e=>e.target.form.submit());
-document.querySelectorAll('button[data-copy]').forEach(b=>{b.hidden=false;b.addEventListener('click',async()=>{
+const SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(b=>{b.hidden=false;b.addEventListener('click',async()=>{
 const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the key and copy it'}})});
 addEventListener('pageshow',e=>{if(e.persisted&&document.getElementById('new-key'))location.reload()});`;
 
@@ -92,7 +105,9 @@ interface NavItem {
 
 const projectPath = (f: Frame, rest: string) =>
   f.project ? `/dashboard/projects/${encodeURIComponent(f.project.slug)}/${rest}` : '/dashboard';
-const workspacePath = (f: Frame, rest: string) => `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/${rest}`;
+/** The workspace the Workspace sections open: the one shown when the person owns it, else their own. */
+const ownedWorkspace = (f: Frame) => (f.workspaces.some((w) => w.own && w.slug === f.workspace) ? f.workspace : f.ownWorkspace);
+const workspacePath = (f: Frame, rest: string) => `/dashboard/workspaces/${encodeURIComponent(ownedWorkspace(f))}/${rest}`;
 
 const NAV: { heading: string; items: NavItem[] }[] = [
   {
@@ -115,19 +130,37 @@ const NAV: { heading: string; items: NavItem[] }[] = [
   { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },
 ];
 
-function switcher(f: Frame): SafeHtml | '' {
-  if (f.projects.length === 0) return '';
-  const options = f.projects.map(
-    (p) => html`<option value="${p.slug}"${p.slug === f.project?.slug && html` selected`}>${p.name} (${p.workspace} · ${p.role})</option>`,
-  );
-  return html`<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
-<select id="switch-project" name="project">${options}</select><button type="submit" class="small secondary">Open</button></form>`;
+/**
+ * The workspace and project switchers: a select and a button each, so choosing with the arrow keys
+ * changes nothing until the button (WCAG 2.1 SC 3.2.2). The project list is the open workspace's.
+ */
+function switchers(f: Frame): SafeHtml {
+  const workspaces =
+    f.workspaces.length > 1
+      ? html`<form method="get" action="/dashboard/switch"><label for="switch-workspace">Workspace</label>
+<select id="switch-workspace" name="workspace">${f.workspaces.map(
+          (w) => html`<option value="${w.slug}"${w.slug === f.workspace && html` selected`}>${w.slug}${w.own ? ' (yours)' : ''}</option>`,
+        )}</select><button type="submit" class="small secondary">Go</button></form>`
+      : '';
+  const inWorkspace = f.projects.filter((p) => p.workspace === f.workspace);
+  const projects =
+    inWorkspace.length > 0
+      ? html`<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
+<select id="switch-project" name="project">${inWorkspace.map(
+          (p) => html`<option value="${p.slug}"${p.slug === f.project?.slug && html` selected`}>${p.name} (${p.role})</option>`,
+        )}</select><button type="submit" class="small secondary">Go</button></form>`
+      : '';
+  const own =
+    f.workspace === f.ownWorkspace || !f.ownWorkspace
+      ? ''
+      : html`<a class="own" href="/dashboard/switch?workspace=${encodeURIComponent(f.ownWorkspace)}">Your workspace</a>`;
+  return html`${workspaces}${projects}${own}`;
 }
 
 function nav(f: Frame): SafeHtml {
   return html`<nav class="sections" aria-label="Dashboard sections">${NAV.map(
     (group) =>
-      html`<h2>${group.heading}</h2><ul>${group.items
+      html`<h2>${group.heading === 'Workspace' ? `Workspace ${ownedWorkspace(f)}` : group.heading}</h2><ul>${group.items
         .filter((i) => !i.needsProject || f.project)
         .map((i) => {
           const badge =
@@ -148,7 +181,7 @@ export function dashboardPage(f: Frame, title: string, body: SafeHtml): SafeHtml
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · svc dashboard</title><style>${CSS}</style></head>
 <body><a class="skip" href="#main">Skip to content</a>
-<header><a class="brand" href="/dashboard">svc</a>${switcher(f)}
+<header><a class="brand" href="/dashboard">svc</a>${switchers(f)}
 <div class="who">${f.email} · <a href="/signout">Sign out</a></div></header>
 <div class="layout">${nav(f)}
 <main id="main"><h1>${title}</h1>${flash}${body}</main></div>

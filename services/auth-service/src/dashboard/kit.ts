@@ -135,10 +135,23 @@ export function dashboardKit(deps: DashboardDeps) {
 
   /** The frame of a page: the person's projects, the one open, its workspace, the pending badge and any flash. */
   async function frame(req: Request, res: Response, actor: Actor, section: Section, at: At): Promise<Frame> {
-    const projects = await deps.management.projectsOf(actor);
-    const project = at.project ? (projects.find((p) => p.slug === at.project) ?? null) : (projects[0] ?? null);
+    const [projects, owned, person] = await Promise.all([
+      deps.management.projectsOf(actor),
+      deps.management.workspacesOf(actor),
+      actor.kind === 'person' ? deps.accounts.users.get(actor.userId) : null,
+    ]);
+    const ownWorkspace = person?.workspace ?? owned[0] ?? '';
+    // The person's workspaces: their own first, then those of the projects they are a member of.
+    const workspaces = [...new Set([ownWorkspace, ...owned, ...projects.map((p) => p.workspace)])]
+      .filter(Boolean)
+      .map((slug) => ({ slug, own: owned.includes(slug) }));
+    const project = at.project
+      ? (projects.find((p) => p.slug === at.project) ?? null)
+      : at.workspace
+        ? (projects.find((p) => p.workspace === at.workspace) ?? null)
+        : (projects[0] ?? null);
     if (at.project && !project) throw new ManagementError(404, `There is no project ${at.project} you can open.`);
-    const workspace = at.workspace ?? project?.workspace ?? (await deps.management.workspacesOf(actor))[0] ?? '';
+    const workspace = at.workspace ?? project?.workspace ?? ownWorkspace;
     let pendingRequests = 0;
     if (project) {
       const r = await deps.management.requests(actor, project.slug).catch(() => null);
@@ -149,6 +162,8 @@ export function dashboardKit(deps: DashboardDeps) {
       csrf: deps.web.csrfToken(req, res),
       email: actor.label,
       projects,
+      workspaces,
+      ownWorkspace,
       project,
       workspace,
       section,

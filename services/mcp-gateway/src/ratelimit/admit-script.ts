@@ -4,9 +4,10 @@
  */
 import { script } from '@svc/limits';
 
-// KEYS: 1 workspace minute, 2 workspace month, 3 usage hash, 4.. the key minutes of this batch.
+// KEYS: 1 workspace minute, 2 workspace month, 3 month's usage hash, 4 day's usage hash, 5.. the key
+// minutes of this batch.
 // ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
-// 6 number of runs, then 6 per run of consecutive charges alike: how many, counts as a query, its
+// 6 number of runs, 7 day hash TTL, then 6 per run of consecutive charges alike: how many, counts as a query, its
 // key minute's index in KEYS (0 none), the key's own limit (-1 none), credential field, tool field
 // ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
 // Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
@@ -25,7 +26,7 @@ local function bump(field)
 end
 local out = {}
 for run = 0, tonumber(ARGV[6]) - 1 do
-  local a = 7 + run * 6
+  local a = 8 + run * 6
   local counts, kkey, klimit = ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
   local credential, tool = ARGV[a + 4], ARGV[a + 5]
   for _ = 1, tonumber(ARGV[a]) do
@@ -68,10 +69,15 @@ for kkey, n in pairs(k) do
     if k0[kkey] == 0 then redis.call('EXPIRE', KEYS[kkey], ARGV[2]) end
   end
 end
+-- The month's and the day's usage hashes get the same counts (docs/redis-schema.md "Usage").
+local function count(hash, ttl)
+  local fresh = redis.call('EXISTS', hash) == 0
+  for _, field in ipairs(fields) do redis.call('HINCRBY', hash, field, usage[field]) end
+  if fresh then redis.call('EXPIRE', hash, ttl) end
+end
 if #fields > 0 then
-  local fresh = redis.call('EXISTS', KEYS[3]) == 0
-  for _, field in ipairs(fields) do redis.call('HINCRBY', KEYS[3], field, usage[field]) end
-  if fresh then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+  count(KEYS[3], ARGV[5])
+  count(KEYS[4], ARGV[7])
 end
 return out
 `);

@@ -7,7 +7,7 @@
  *
  * The same script keeps a key's own minute counter when the key has a limit below the plan's
  * (docs/management.md "Per-key limits"), and counts each admitted request in the month's usage
- * hash, per credential and per tool, so usage costs no extra round trip.
+ * hash and the day's, per credential and per tool, so usage and its history cost no extra round trip.
  *
  * Concurrent requests of one workspace share one call (docs/gateway-pipeline.md "One Redis call
  * per batch"): charges made in the same turn of the event loop are sent together when it ends
@@ -16,7 +16,7 @@
  * one Redis call.
  */
 import type { Redis } from '@svc/accounts';
-import { K, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
 import { runScript } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
@@ -94,7 +94,12 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     const limits = limitsOf(batch.plan);
     const minute = WINDOWS.minute(t);
     const month = WINDOWS.month(t);
-    const keys = [K.rateMinute(batch.workspace, minute), K.rateMonth(batch.workspace, month), K.usage(batch.workspace, month)];
+    const keys = [
+      K.rateMinute(batch.workspace, minute),
+      K.rateMonth(batch.workspace, month),
+      K.usage(batch.workspace, month),
+      K.usageDay(batch.workspace, WINDOWS.day(t)),
+    ];
     const args: (string | number)[] = [
       limits.requestsPerMinute,
       120,
@@ -102,6 +107,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       limits.fairUse ? '1' : '0',
       monthTtl(t),
       0,
+      USAGE_DAY_TTL_SECONDS,
     ];
     let runs = 0;
     for (const { charge, keyLimit } of batch.pending) {

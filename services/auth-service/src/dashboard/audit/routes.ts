@@ -1,25 +1,33 @@
 /** Workspace > Audit log routes (docs/dashboard.md, docs/audit.md "Export"): the pages and the export. */
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { ManagementError, streamExport } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { param, str, type Kit } from '../kit.ts';
 import { auditPage } from './view.ts';
+
+/** The filter's fields as the page's form sends them (checked by the management layer). */
+const filterOf = (req: Request) => ({
+  actor: str(req.query['actor']),
+  action: str(req.query['action']),
+  from: str(req.query['from']),
+  to: str(req.query['to']),
+});
 
 export function auditRoutes(router: Router, { deps, page$, frame }: Kit): void {
   router.get(
     '/workspaces/:ws/audit',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'audit', { workspace: param(req, 'ws') });
-      const action = str(req.query['action']);
-      const cursor = str(req.query['cursor']);
+      const form = filterOf(req);
       try {
-        const data = await deps.management.audit(actor, param(req, 'ws'), { cursor, action });
-        render(res, auditPage(f, { ...data, action }));
+        const data = await deps.management.audit(actor, param(req, 'ws'), { ...form, cursor: str(req.query['cursor']) });
+        render(res, auditPage(f, { ...data, ...form }));
       } catch (err) {
-        // A cursor or action the page never gave (a hand-edited address): the log's first page, with why.
+        // A filter or cursor that is not valid (a date typed by hand, an edited address): the
+        // log's first page, with why and the form as sent.
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const data = await deps.management.audit(actor, param(req, 'ws'), {});
-        render(res, auditPage(f, { ...data, action: '', error: err.message }), { status: 400 });
+        render(res, auditPage(f, { ...data, ...form, error: err.message }), { status: 400 });
       }
     }),
   );
@@ -27,7 +35,7 @@ export function auditRoutes(router: Router, { deps, page$, frame }: Kit): void {
     '/workspaces/:ws/audit/export',
     page$(
       async (req, res, actor) => {
-        const chunks = await deps.management.auditExport(actor, param(req, 'ws'));
+        const chunks = await deps.management.auditExport(actor, param(req, 'ws'), filterOf(req));
         // A store failure before the first byte reaches the error handler (503 with Retry-After);
         // after it, the body is cut and lacks its closing line (docs/audit.md "Export").
         const outcome = await streamExport(res, chunks, () =>

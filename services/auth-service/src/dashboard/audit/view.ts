@@ -1,31 +1,54 @@
 /**
- * Workspace > Audit log (docs/dashboard.md, docs/audit.md): newest first, filtered by action,
- * "Older entries", and the export.
+ * Workspace > Audit log (docs/dashboard.md, docs/audit.md): newest first, filtered by person,
+ * action and date range, "Older entries", and the export of the filtered view.
  */
+import { AUDIT_FILTER_SCAN } from '@svc/accounts/audit-actions.ts';
 import type { AuditRow } from '@svc/management';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, type Frame } from '../frame.ts';
 import { table, when } from '../parts.ts';
 
-export interface AuditPage {
-  entries: AuditRow[];
+/** The filter as the form sent it (the page shows it back and carries it to the next page and the export). */
+export interface AuditFilterForm {
   action: string;
+  actor: string;
+  from: string;
+  to: string;
+}
+
+export interface AuditPage extends AuditFilterForm {
+  entries: AuditRow[];
   next: string | null;
   actions: readonly string[];
   error?: string;
 }
 
+/** The filter's query string (empty parts left out), to carry the filter to "Older entries" and the export. */
+function filterQuery(v: AuditFilterForm): string {
+  const q = new URLSearchParams();
+  for (const k of ['actor', 'action', 'from', 'to'] as const) if (v[k]) q.set(k, v[k]);
+  return q.toString();
+}
+
 export function auditPage(f: Frame, v: AuditPage): SafeHtml {
   const base = `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/audit`;
-  const filter = html`<form method="get" action="${base}"><label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">All actions</option>${v.actions.map(
+  const filter = html`<form method="get" action="${base}" class="filters"><fieldset><legend>Filter</legend>
+<div><label for="audit-actor">Person</label><input type="text" id="audit-actor" name="actor" value="${v.actor}" autocomplete="off" aria-describedby="audit-actor-hint"><p class="hint muted" id="audit-actor-hint">An email address, or key:&lt;prefix&gt;, exactly as the Actor column shows it.</p></div>
+<div><label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">All actions</option>${v.actions.map(
     (a) => html`<option${a === v.action && html` selected`}>${a}</option>`,
-  )}</select><button type="submit" class="secondary">Filter</button></form>`;
+  )}</select></div>
+<div class="dates"><div><label for="audit-from">From</label><input type="date" id="audit-from" name="from" value="${v.from}"></div>
+<div><label for="audit-to">To</label><input type="date" id="audit-to" name="to" value="${v.to}"></div></div>
+<button type="submit" class="secondary">Filter</button>${filterQuery(v) && html`<a href="${base}">Clear</a>`}</fieldset></form>`;
   const rows = v.entries.map((e) => [when(e.at), e.actor, e.action, e.target, e.source, html`<code>${e.requestId}</code>`]);
-  const older = v.next && `${base}?cursor=${encodeURIComponent(v.next)}${v.action ? `&action=${encodeURIComponent(v.action)}` : ''}`;
+  const query = filterQuery(v);
+  const older = v.next && `${base}?${query ? `${query}&` : ''}cursor=${encodeURIComponent(v.next)}`;
+  const filtered = query !== '';
+  const empty = filtered ? 'No entries on this page match the filter.' : 'Nothing recorded yet.';
   return dashboardPage(
     f,
     'Audit log',
-    html`${v.error && html`<p class="error" role="alert">${v.error} Showing the newest entries.</p>`}${filter}<p><a href="${`${base}/export`}" download>Export as JSON lines</a> (every entry your plan keeps; a complete file ends with a line <code>{"complete":true,...}</code>)</p>
-${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'], rows, 'Nothing recorded yet.')}${older && html`<p><a href="${older}">Older entries</a></p>`}`,
+    html`${v.error && html`<p class="error" role="alert">${v.error} Showing the newest entries.</p>`}${filter}<p><a href="${`${base}/export${query ? `?${query}` : ''}`}" download>Export${filtered ? ' this filtered view' : ''} as JSON lines</a> (${filtered ? 'every kept entry the filter lets through' : 'every entry your plan keeps'}; a complete file ends with a line <code>{"complete":true,...}</code>)</p>
+${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'], rows, empty)}${older && html`<p><a href="${older}">Older entries</a>${filtered && html` <span class="muted">(a filtered page searches at most ${AUDIT_FILTER_SCAN} entries)</span>`}</p>`}`,
   );
 }

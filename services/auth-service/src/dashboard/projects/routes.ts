@@ -1,5 +1,6 @@
 /** The dashboard's entry, the project switcher and "New project" (docs/dashboard.md). */
 import type { Router } from 'express';
+import { ManagementError } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { back, field, keysPath, str, type Kit } from '../kit.ts';
 import { newProjectPage } from './view.ts';
@@ -14,8 +15,15 @@ export function projectsRoutes(router: Router, { deps, page$, frame, submit }: K
   );
   router.get(
     '/switch',
-    page$(async (req, res) => {
-      res.redirect(303, keysPath(str(req.query['project'])));
+    page$(async (req, res, actor) => {
+      const workspace = str(req.query['workspace']);
+      if (!workspace) return res.redirect(303, keysPath(str(req.query['project'])));
+      // A workspace opens at its first project the person reaches; an owned one without any, at its usage.
+      const first = (await deps.management.projectsOf(actor)).find((p) => p.workspace === workspace);
+      if (first) return res.redirect(303, keysPath(first.slug));
+      if ((await deps.management.workspacesOf(actor)).includes(workspace))
+        return res.redirect(303, `/dashboard/workspaces/${encodeURIComponent(workspace)}/usage`);
+      throw new ManagementError(404, `There is no workspace ${workspace} you can open.`);
     }),
   );
   router.get(

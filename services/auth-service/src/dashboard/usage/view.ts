@@ -1,5 +1,6 @@
 /**
- * Workspace > Usage (docs/dashboard.md): meters against the plan, then this month per tool and per
+ * Workspace > Usage (docs/dashboard.md): meters against the plan, the last days' requests as a
+ * column chart with its table (per key and per tool each day), then this month per tool and per
  * key, each an SVG bar chart followed by a table of the same numbers.
  */
 import type { Usage } from '@svc/management';
@@ -28,6 +29,39 @@ function meter(label: string, used: number, of: number | null): SafeHtml {
   }`;
 }
 
+/** A day's requests as a column chart: its summary in the title; every number is in the table that follows. */
+function dailyChart(d: Usage['daily']): SafeHtml {
+  const max = Math.max(...d.requests, 1);
+  const w = 18;
+  const h = 120;
+  const total = d.requests.reduce((a, b) => a + b, 0);
+  const busiest = d.requests.indexOf(Math.max(...d.requests));
+  const summary =
+    total === 0
+      ? `Requests per day, last ${d.days.length} days: none`
+      : `Requests per day, last ${d.days.length} days: ${total} in all, most on ${d.days[busiest]} (${d.requests[busiest]})`;
+  const bars = d.requests.map((n, i) => {
+    const bh = n === 0 ? 0 : Math.max(2, Math.round((n / max) * h));
+    return html`<rect x="${i * w + 2}" y="${h - bh + 4}" width="${w - 4}" height="${bh}" fill="#1f5fbf"/>`;
+  });
+  return html`<svg role="img" aria-labelledby="chart-daily" viewBox="0 0 ${d.days.length * w + 4} ${h + 24}" width="100%" style="max-width:600px"><title id="chart-daily">${summary}</title><line x1="0" y1="${h + 4}" x2="${d.days.length * w + 4}" y2="${h + 4}" stroke="#6b7079"/>${bars}<text x="2" y="${h + 20}" font-size="11">${d.days[0] ?? ''}</text><text x="${d.days.length * w + 2}" y="${h + 20}" font-size="11" text-anchor="end">${d.days.at(-1) ?? ''}</text></svg>`;
+}
+
+/** The days' table: newest first, each day's requests in all, per key and per tool (those with any). */
+function dailyTable(d: Usage['daily']): SafeHtml {
+  const listed = (rows: { label: string; counts: number[] }[], i: number) =>
+    rows
+      .filter((r) => (r.counts[i] ?? 0) > 0)
+      .map((r) => `${r.label} ${r.counts[i]}`)
+      .join('; ') || '-';
+  const keys = d.perKey.map((k) => ({ label: k.prefix ? `${k.name} (${k.prefix})` : k.name, counts: k.counts }));
+  const tools = d.perTool.map((t) => ({ label: t.tool, counts: t.counts }));
+  const rows = d.days
+    .map((day, i) => [html`<time datetime="${day}">${day}</time>`, cell('num', d.requests[i] ?? 0), listed(keys, i), listed(tools, i)])
+    .reverse();
+  return table('Requests per day', ['Day (UTC)', '#Requests', 'By key or person', 'By tool'], rows, 'No days to show.');
+}
+
 export function usagePage(f: Frame, u: Usage): SafeHtml {
   const perTool = table(
     'Calls by tool',
@@ -45,6 +79,8 @@ export function usagePage(f: Frame, u: Usage): SafeHtml {
     f,
     'Usage',
     html`${meter('Requests this minute', u.minute.used, u.minute.limit)}${meter('Queries this month', u.month.used, u.month.quota)}
+<h2>Per day, last ${u.daily.days.length} days</h2>${dailyChart(u.daily)}
+${dailyTable(u.daily)}
 <h2>By tool, this month</h2>${barChart(
       'Calls by tool this month',
       u.perTool.map((t) => ({ label: t.tool, value: t.count })),

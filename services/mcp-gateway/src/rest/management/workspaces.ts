@@ -7,17 +7,14 @@ export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
     const r = await m.createProject(a, { name: body.name.trim(), workspace: params.workspace });
     return { status: 201, body: { slug: r.slug } };
   }),
-  handle('usage', async (m, a, { params }) => ({ body: await m.usage(a, params.workspace) })),
+  handle('usage', async (m, a, { params, query }) => ({ body: await m.usage(a, params.workspace, { days: query.get('days') }) })),
   handle('audit', async (m, a, { params, query }) => {
     const format = query.get('format');
-    if (format === 'jsonl') return { stream: await m.auditExport(a, params.workspace) };
+    const filter = { action: query.get('action'), actor: query.get('actor'), from: query.get('from'), to: query.get('to') };
+    if (format === 'jsonl') return { stream: await m.auditExport(a, params.workspace, filter) };
     if (format !== null && format !== 'json')
       throw new ManagementError(400, 'The format must be jsonl (the export) or json (a page, the default).', 'format');
-    const page = await m.audit(a, params.workspace, {
-      cursor: query.get('cursor'),
-      action: query.get('action'),
-      limit: query.get('limit'),
-    });
+    const page = await m.audit(a, params.workspace, { ...filter, cursor: query.get('cursor'), limit: query.get('limit') });
     return { body: { entries: page.entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })), next: page.next } };
   }),
 ];
