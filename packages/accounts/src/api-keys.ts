@@ -7,7 +7,8 @@ import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import { scanKeys } from './scan.ts';
-import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
+import { checkRateLimit, deserializeKey, serializeKey, type IssuedKey, type NewKey, type PepperStatus } from './api-key-records.ts';
+import type { ApiKeyRecord } from './types.ts';
 
 /** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
 export const USER_KEY_TTL_SECONDS = 2_592_000;
@@ -18,40 +19,6 @@ export const USER_KEY_TTL_SECONDS = 2_592_000;
 export const CREATE_SVC_KEY_TTL_SECONDS = 90 * 86_400;
 /** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
 const RECORD_GRACE_SECONDS = 7 * 86_400;
-
-export interface IssuedKey {
-  id: string;
-  /** The clear key: returned once, never stored. */
-  key: string;
-  record: ApiKeyRecord;
-}
-
-/** What `svc-admin pepper status` reports (docs/operations.md "Rotating the key pepper"). */
-export interface PepperStatus {
-  /** Version of KEY_PEPPER. */
-  current: string;
-  /** Version of KEY_PEPPER_PREVIOUS, if set. */
-  previous: string | null;
-  /** Keys neither revoked nor expired. */
-  live: number;
-  /** Live keys the current pepper finds. */
-  underCurrent: number;
-  /** Live keys that still need an older pepper: not used since it was replaced. */
-  waiting: { id: string; lastUsedAt: number | null }[];
-}
-
-export interface NewKey {
-  kind: ApiKeyKind;
-  name: string;
-  level?: KeyLevel;
-  project?: string;
-  workspace?: string;
-  userId?: string;
-  botId?: string;
-  clientId?: string;
-  expiresInSeconds?: number;
-  rateLimit?: number | null;
-}
 
 /** API keys of every kind, stored under the keyed hash of their value. */
 export class ApiKeyStore {
@@ -160,7 +127,7 @@ export class ApiKeyStore {
     // Record first, then its id index: separate commands (not MULTI), since on Redis Cluster the two
     // keys live in different slots. A crash between them leaves a record no id points to: harmless.
     const ttl = input.expiresInSeconds ? input.expiresInSeconds + RECORD_GRACE_SECONDS : 0;
-    await this.ctx.redis.hset(K.apiKey(hash), serialize(record));
+    await this.ctx.redis.hset(K.apiKey(hash), serializeKey(record));
     if (ttl) await this.ctx.redis.expire(K.apiKey(hash), ttl);
     await (ttl ? this.ctx.redis.set(K.apiKeyById(record.id), hash, 'EX', ttl) : this.ctx.redis.set(K.apiKeyById(record.id), hash));
     if (record.expiresAt !== null && record.kind === 'project_key') await this.ctx.redis.zadd(K.keyExpiries(), record.expiresAt, record.id);
@@ -212,7 +179,7 @@ export class ApiKeyStore {
     const h = await this.ctx.redis.hgetall(K.apiKey(hash));
     // An alias (a key re-hashed under a new pepper) names its record; one hop, never a chain.
     const rec = h['alias'] ? await this.ctx.redis.hgetall(K.apiKey(h['alias'])) : h;
-    return rec['id'] ? deserialize(rec) : null;
+    return rec['id'] ? deserializeKey(rec) : null;
   }
 
   async getById(id: string): Promise<ApiKeyRecord | null> {
@@ -304,53 +271,4 @@ export class ApiKeyStore {
     // commands queued behind it on the same connection.
     await Promise.all([...lastUsed].map(([hash, at]) => this.ctx.unconfirmed.hset(K.apiKey(hash), 'lastUsedAt', String(at))));
   }
-}
-
-function serialize(r: ApiKeyRecord): Record<string, string> {
-  return {
-    id: r.id,
-    kind: r.kind,
-    hash: r.hash,
-    prefix: r.prefix,
-    name: r.name,
-    level: r.level,
-    project: r.project,
-    workspace: r.workspace,
-    userId: r.userId,
-    botId: r.botId,
-    clientId: r.clientId,
-    createdAt: String(r.createdAt),
-    expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
-    revoked: r.revoked ? '1' : '0',
-    lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
-    rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
-    pepper: r.pepper,
-  };
-}
-
-function deserialize(h: Record<string, string>): ApiKeyRecord {
-  return {
-    id: h['id'] ?? '',
-    kind: (h['kind'] ?? 'project_key') as ApiKeyKind,
-    hash: h['hash'] ?? '',
-    prefix: h['prefix'] ?? '',
-    name: h['name'] ?? '',
-    level: (h['level'] ?? '') as KeyLevel | '',
-    project: h['project'] ?? '',
-    workspace: h['workspace'] ?? '',
-    userId: h['userId'] ?? '',
-    botId: h['botId'] ?? '',
-    clientId: h['clientId'] ?? '',
-    createdAt: Number(h['createdAt']),
-    expiresAt: num(h['expiresAt']),
-    revoked: h['revoked'] === '1',
-    lastUsedAt: num(h['lastUsedAt']),
-    rateLimit: num(h['rateLimit']),
-    pepper: h['pepper'] ?? '',
-  };
-}
-
-function checkRateLimit(limit: number | null): void {
-  if (limit !== null && !(Number.isInteger(limit) && limit >= 1))
-    throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
 }

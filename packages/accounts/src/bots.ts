@@ -1,6 +1,7 @@
 import type { KeyLevel } from '@svc/policy';
 import { isKeyLevel } from '@svc/policy';
-import type { ApiKeyStore, IssuedKey } from './api-keys.ts';
+import type { IssuedKey } from './api-key-records.ts';
+import type { ApiKeyStore } from './api-keys.ts';
 import { addToSet } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';

@@ -187,7 +187,10 @@ export function createApp(deps: AppDeps): AuthApp {
   const invite = invitationPages(pageDeps);
   app.get('/invitation', invite.page);
   app.post('/invitation', invite.accept);
-  app.use('/dashboard', dashboardRoutes({ accounts, redis, web, logger, management, verification }));
+  app.use(
+    '/dashboard',
+    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
+  );
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

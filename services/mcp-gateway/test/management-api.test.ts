@@ -10,54 +10,56 @@ import { after, before, test } from 'node:test';
 import { AUDIT_EXPORT_END, oidcRecordKey, USAGE_HISTORY_DAYS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
-import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
+import { checkAnswers, refusal, send, success, typedClient, type Answered } from './management-client.ts';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
 let owner: Seeded;
 let personal: string;
+/** The typed client of the management API with the owner's personal key. */
+let me: ReturnType<typeof typedClient>;
 
 before(async () => {
   f = await startFixture();
   owner = await seed(f.accounts, { plan: 'TEAM' });
   personal = (await f.accounts.keys.createUserKey({ userId: owner.userId })).key;
+  me = typedClient(f.url, personal, answered);
 });
 after(() => f.close());
 
 /** Every answer of the suite, checked against the OpenAPI document by the last test. */
 const answered: Answered[] = [];
 
-async function api(method: string, path: string, key: string | null, body?: unknown) {
-  const res = await send(f.url, answered, method, path, key, body);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed response body: its shape is what the assertions check
-  return { ...res, body: res.body as any };
-}
+/** A request outside the declared operations (a wrong method, a route sweep), its answer as it came. */
+const api = (method: string, path: string, key: string | null, body?: unknown) => send(f.url, answered, method, path, key, body);
+
+/** The typed client with `key`: requests and answers typed by the contract's declarations. */
+const as = (key: string | null) => typedClient(f.url, key, answered);
 
 const toolStatus = async (key: string, project = owner.project) =>
   (await post(f.url, `/mcp/${project}`, call('svc_help'), { 'X-API-Key': key })).status;
 
 async function auditActions(workspace = owner.workspace): Promise<string[]> {
-  const r = await api('GET', `/api/v1/workspaces/${workspace}/audit?limit=500`, personal);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.entries.map((e: { action: string }) => e.action);
+  const r = success(await me.audit({ params: { workspace }, query: { limit: 500 } }));
+  return r.body.entries.map((e) => e.action);
 }
 
 test('keys: create (shown once), list without values, revoke reaches the gateway; each leaves its audit entry', async () => {
-  const created = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'ci', level: 'EDITOR', expires: '30d' });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const project = { project: owner.project };
+  const created = success(await me.createKey({ params: project, body: { name: 'ci', level: 'EDITOR', expires: '30d' } }), 201);
   assert.match(created.body.key, /^svc-[0-9A-Za-z]{28}$/);
-  assert.ok(Math.abs(Date.parse(created.body.expires_at) - Date.now() - 30 * 86_400_000) < 60_000);
+  assert.ok(Math.abs(Date.parse(created.body.expires_at ?? '') - Date.now() - 30 * 86_400_000) < 60_000);
   assert.equal(await toolStatus(created.body.key), 200);
-  const list = await api('GET', `/api/v1/projects/${owner.project}/keys`, personal);
-  assert.equal(list.status, 200);
+  const list = success(await me.listKeys({ params: project }));
   assert.ok(!JSON.stringify(list.body).includes(created.body.key), 'a listing never shows a key');
-  const row = list.body.keys.find((k: { id: string }) => k.id === created.body.id);
-  assert.deepEqual([row.name, row.level, row.status], ['ci', 'EDITOR', 'active']);
-  assert.equal((await api('DELETE', `/api/v1/projects/${owner.project}/keys/${created.body.id}`, personal)).status, 200);
+  const row = list.body.keys.find((k) => k.id === created.body.id);
+  assert.deepEqual([row?.name, row?.level, row?.status], ['ci', 'EDITOR', 'active']);
+  success(await me.revokeKey({ params: { ...project, id: created.body.id } }));
   await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the revoked key to be refused' });
   const actions = await auditActions();
   assert.ok(actions.includes('key.created') && actions.includes('key.revoked'), actions.join(','));
-  const entry = (await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?action=key.created`, personal)).body.entries[0];
+  const entry = success(await me.audit({ params: { workspace: owner.workspace }, query: { action: 'key.created' } })).body.entries[0];
+  assert.ok(entry, 'the creation is audited');
   assert.equal(entry.actor, owner.email);
   assert.match(entry.target, new RegExp(`key:${created.body.id}`));
   assert.ok(entry.requestId && entry.source, 'request id and source recorded');
@@ -79,21 +81,21 @@ test('audit filters over REST: by person, action and time range, and the export 
   await note('ada@example.com', 'key.created', 1);
   await note('bob@example.com', 'key.created', 2);
   await note('ada@example.com', 'member.added', 3);
-  const ada = await api('GET', `${base}?actor=ADA@example.com`, mine);
-  assert.equal(ada.status, 200, JSON.stringify(ada.body));
+  const log = (query: Record<string, string>) => as(mine).audit({ params: { workspace: u.workspace }, query });
+  const ada = success(await log({ actor: 'ADA@example.com' }));
   assert.deepEqual(
-    ada.body.entries.map((e: { target: string }) => e.target),
+    ada.body.entries.map((e) => e.target),
     ['t3', 't1'],
     'the person, case aside, newest first',
   );
-  const adaKeys = await api('GET', `${base}?actor=ada@example.com&action=key.created`, mine);
+  const adaKeys = success(await log({ actor: 'ada@example.com', action: 'key.created' }));
   assert.deepEqual(
-    adaKeys.body.entries.map((e: { target: string }) => e.target),
+    adaKeys.body.entries.map((e) => e.target),
     ['t1'],
   );
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal((await api('GET', `${base}?actor=ada@example.com&from=${today}&to=${today}`, mine)).body.entries.length, 2);
-  assert.equal((await api('GET', `${base}?actor=ada@example.com&to=2020-01-01`, mine)).body.entries.length, 0, 'nothing that old');
+  assert.equal(success(await log({ actor: 'ada@example.com', from: today, to: today })).body.entries.length, 2);
+  assert.equal(success(await log({ actor: 'ada@example.com', to: '2020-01-01' })).body.entries.length, 0, 'nothing that old');
   const exported = await fetch(`${f.url}${base}?format=jsonl&actor=ada@example.com&from=${today}`, { headers: { 'x-api-key': mine } });
   assert.equal(exported.status, 200);
   const lines = (await exported.text())
@@ -106,17 +108,16 @@ test('audit filters over REST: by person, action and time range, and the export 
     'the export holds the filtered view, oldest first',
   );
   assert.deepEqual(lines.at(-1), { [AUDIT_EXPORT_END]: true, entries: 2 });
-  const bad: [string, string][] = [
-    ['from=yesterday', 'from'],
-    ['to=2026-02-31', 'to'],
-    ['from=2026-03-02&to=2026-03-01', 'to'],
-    [`actor=${'a'.repeat(321)}`, 'actor'],
-    ['format=jsonl&from=12', 'from'],
+  const bad: [Record<string, string>, string][] = [
+    [{ from: 'yesterday' }, 'from'],
+    [{ to: '2026-02-31' }, 'to'],
+    [{ from: '2026-03-02', to: '2026-03-01' }, 'to'],
+    [{ actor: 'a'.repeat(321) }, 'actor'],
+    [{ format: 'jsonl', from: '12' }, 'from'],
   ];
-  for (const [q, field] of bad) {
-    const r = await api('GET', `${base}?${q}`, mine);
-    assert.equal(r.status, 400, q);
-    assert.equal(r.body.error.field, field, `${q}: ${JSON.stringify(r.body)}`);
+  for (const [query, field] of bad) {
+    const r = refusal(await log(query), 400);
+    assert.equal(r.field, field, `${JSON.stringify(query)}: ${JSON.stringify(r)}`);
   }
 });
 
@@ -127,21 +128,24 @@ test('roll: the old key works until the overlap ends, not after; expiry in human
     level: 'VIEWER',
     name: 'rolling',
   });
-  const rolled = await api('POST', `/api/v1/projects/${owner.project}/keys/${old.id}/roll`, personal, { overlap: '2s' });
-  assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
+  const rolled = success(await me.rollKey({ params: { project: owner.project, id: old.id }, body: { overlap: '2s' } }), 201);
   assert.equal(await toolStatus(rolled.body.key), 200);
   assert.equal(await toolStatus(old.key), 200, 'during the overlap both work');
   await waitFor(async () => (await toolStatus(old.key)) === 401, { timeout: 4000, message: 'the old key to stop when the overlap ends' });
   assert.equal(await toolStatus(rolled.body.key), 200);
   assert.ok((await auditActions()).includes('key.rolled'));
 
-  const short = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'brief', level: 'VIEWER', expires: '2s' });
+  const short = success(
+    await me.createKey({ params: { project: owner.project }, body: { name: 'brief', level: 'VIEWER', expires: '2s' } }),
+  );
   assert.equal(await toolStatus(short.body.key), 200);
   await waitFor(async () => (await toolStatus(short.body.key)) === 401, { timeout: 4000, message: 'the key to expire' });
-  const bad = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'x', level: 'VIEWER', expires: 'soon' });
-  assert.equal(bad.status, 400);
-  assert.equal(bad.body.error.code, 'invalid_params');
-  assert.match(bad.body.error.message, /e\.g\. 90m, 12h, 30d or 4w/);
+  const bad = refusal(
+    await me.createKey({ params: { project: owner.project }, body: { name: 'x', level: 'VIEWER', expires: 'soon' } }),
+    400,
+  );
+  assert.equal(bad.code, 'invalid_params');
+  assert.match(bad.message, /e\.g\. 90m, 12h, 30d or 4w/);
 });
 
 test("roll: the old key's end is reported as it is (its own expiry when sooner than the overlap); an expired key is not rolled", async () => {
@@ -152,17 +156,14 @@ test("roll: the old key's end is reported as it is (its own expiry when sooner t
     name: 'ends-soon',
     expiresInSeconds: 3600,
   });
-  const rolled = await api('POST', `/api/v1/projects/${owner.project}/keys/${soon.id}/roll`, personal, { overlap: '24h' });
-  assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
-  const end = Date.parse(rolled.body.old_key_until);
+  const rolled = success(await me.rollKey({ params: { project: owner.project, id: soon.id }, body: { overlap: '24h' } }), 201);
+  const end = Date.parse(rolled.body.old_key_until ?? '');
   assert.ok(
     Math.abs(end - (Date.now() + 3600_000)) < 60_000,
     `the old key ends in an hour, not after the 24 h overlap: ${rolled.body.old_key_until}`,
   );
-  const listed = (await api('GET', `/api/v1/projects/${owner.project}/keys`, personal)).body.keys.find(
-    (k: { id: string }) => k.id === soon.id,
-  );
-  assert.equal(listed.expires_at, rolled.body.old_key_until, 'the listing and the roll agree');
+  const listed = success(await me.listKeys({ params: { project: owner.project } })).body.keys.find((k) => k.id === soon.id);
+  assert.equal(listed?.expires_at, rolled.body.old_key_until, 'the listing and the roll agree');
 
   const brief = await f.accounts.keys.createProjectKey({
     project: owner.project,
@@ -172,9 +173,8 @@ test("roll: the old key's end is reported as it is (its own expiry when sooner t
     expiresInSeconds: 1,
   });
   await waitFor(async () => (await toolStatus(brief.key)) === 401, { timeout: 4000, message: 'the key to expire' });
-  const refused = await api('POST', `/api/v1/projects/${owner.project}/keys/${brief.id}/roll`, personal, { overlap: '24h' });
-  assert.equal(refused.status, 409, JSON.stringify(refused.body));
-  assert.match(refused.body.error.message, /expired/);
+  const refused = refusal(await me.rollKey({ params: { project: owner.project, id: brief.id }, body: { overlap: '24h' } }), 409);
+  assert.match(refused.message, /expired/);
   assert.equal(await toolStatus(brief.key), 401, 'the roll did not bring it back');
 });
 
@@ -191,20 +191,17 @@ test('names: control, invisible and direction-changing characters are refused fo
     'b\ufeffom',
   ];
   for (const name of hostile) {
-    const routes: [string, Record<string, unknown>][] = [
-      [`/api/v1/projects/${owner.project}/keys`, { name, level: 'VIEWER' }],
-      [`/api/v1/workspaces/${owner.workspace}/projects`, { name }],
-      [`/api/v1/workspaces/${owner.workspace}/service-accounts`, { name }],
-    ];
-    for (const [path, body] of routes) {
-      const r = await api('POST', path, personal, body);
-      assert.equal(r.status, 400, `${path} ${JSON.stringify(name)}: ${JSON.stringify(r.body)}`);
-      assert.equal(r.body.error.field, 'name');
-      assert.match(r.body.error.message, /control characters|invisible or direction-changing/);
+    for (const called of [
+      await me.createKey({ params: { project: owner.project }, body: { name, level: 'VIEWER' } }),
+      await me.createProject({ params: { workspace: owner.workspace }, body: { name } }),
+      await me.createServiceAccount({ params: { workspace: owner.workspace }, body: { name } }),
+    ]) {
+      const r = refusal(called, 400);
+      assert.equal(r.field, 'name', JSON.stringify(name));
+      assert.match(r.message, /control characters|invisible or direction-changing/);
     }
   }
-  const fine = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'déploiement 日本 🚀', level: 'VIEWER' });
-  assert.equal(fine.status, 201, JSON.stringify(fine.body));
+  success(await me.createKey({ params: { project: owner.project }, body: { name: 'déploiement 日本 🚀', level: 'VIEWER' } }), 201);
 });
 
 test('access requests: a project ADMIN key approves at a level; a second decision is a conflict', async () => {
@@ -218,17 +215,15 @@ test('access requests: a project ADMIN key approves at a level; a second decisio
     requestedLevel: 'ADMIN',
     reason: 'please',
   });
-  const list = await api('GET', `/api/v1/projects/${owner.project}/access-requests`, adminKey);
-  assert.equal(list.status, 200);
-  assert.equal(list.body.requests.find((r: { id: string }) => r.id === req.id).status, 'pending');
-  const ok = await api('POST', `/api/v1/projects/${owner.project}/access-requests/${req.id}/approve`, adminKey, { level: 'VIEWER' });
-  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const admin = as(adminKey);
+  const list = success(await admin.listAccessRequests({ params: { project: owner.project } }));
+  assert.equal(list.body.requests.find((r) => r.id === req.id)?.status, 'pending');
+  success(await admin.approveAccessRequest({ params: { project: owner.project, id: req.id }, body: { level: 'VIEWER' } }), 200);
   const project = (await f.accounts.workspaces.getProject(owner.project))!;
   assert.equal(await f.accounts.workspaces.roleOf(asker.userId, project), 'VIEWER');
-  const again = await api('POST', `/api/v1/projects/${owner.project}/access-requests/${req.id}/deny`, adminKey, {});
-  assert.equal(again.status, 409);
-  const entry = (await api('GET', `/api/v1/workspaces/${owner.workspace}/audit?action=access_request.approved`, personal)).body.entries[0];
-  assert.match(entry.actor, /^key:svc-/);
+  refusal(await admin.denyAccessRequest({ params: { project: owner.project, id: req.id }, body: {} }), 409);
+  const audited = await me.audit({ params: { workspace: owner.workspace }, query: { action: 'access_request.approved' } });
+  assert.match(success(audited).body.entries[0]?.actor ?? '', /^key:svc-/);
 });
 
 test('report-leak: the key is revoked, the answer is the same for an unknown key, and it is never limited', async () => {
@@ -249,16 +244,16 @@ test('report-leak: the key is revoked, the answer is the same for an unknown key
 
 test('the management bucket: 120 a minute, apart from tool calls; tools still pass when it is spent', async () => {
   const other = await seed(f.accounts, { plan: 'TEAM' });
-  const key = (await f.accounts.keys.createUserKey({ userId: other.userId })).key;
+  const theirs = as((await f.accounts.keys.createUserKey({ userId: other.userId })).key);
   const statuses = await Promise.all(
-    Array.from({ length: 125 }, () => api('GET', `/api/v1/projects/${other.project}/members`, key).then((r) => r.status)),
+    Array.from({ length: 125 }, () => theirs.listMembers({ params: { project: other.project } }).then((r) => r.status)),
   );
   assert.equal(statuses.filter((s) => s === 200).length, 120);
   assert.equal(statuses.filter((s) => s === 429).length, 5);
   assert.equal(await toolStatus(other.key, other.project), 200, 'tool traffic is not in the management bucket');
-  const limited = await api('GET', `/api/v1/projects/${other.project}/members`, key);
-  assert.equal(limited.body.error.code, 'rate_limited');
-  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  const limited = await theirs.listMembers({ params: { project: other.project } });
+  assert.equal(refusal(limited, 429).code, 'rate_limited');
+  assert.ok(!limited.ok && Number(limited.response.headers.get('retry-after')) >= 1);
 });
 
 test('cross-tenant: every route with credentials of another workspace, another project, each level and a service account', async () => {
@@ -332,9 +327,11 @@ test('cross-tenant: every route with credentials of another workspace, another p
   assert.equal((await f.accounts.bots.listForWorkspace(owner.workspace)).length, 1, 'no service account was created');
   assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
   // An EDITOR key may not create ADMIN keys.
-  const refusedLevel = await api('POST', `/api/v1/projects/${owner.project}/keys`, editor, { name: 'x', level: 'ADMIN' });
-  assert.equal(refusedLevel.status, 400);
-  assert.match(refusedLevel.body.error.message, /Your role \(EDITOR\) can create VIEWER or EDITOR keys/);
+  const refusedLevel = refusal(
+    await as(editor).createKey({ params: { project: owner.project }, body: { name: 'x', level: 'ADMIN' } }),
+    400,
+  );
+  assert.match(refusedLevel.message, /Your role \(EDITOR\) can create VIEWER or EDITOR keys/);
 });
 
 test('wrong method, bad JSON and no credential get their REST errors', async () => {
@@ -348,7 +345,7 @@ test('wrong method, bad JSON and no credential get their REST errors', async () 
   });
   assert.equal(broken.status, 400);
   assert.equal(((await broken.json()) as { error: { code: string } }).error.code, 'parse_error');
-  assert.equal((await api('GET', `/api/v1/projects/${owner.project}/keys`, null)).status, 401);
+  refusal(await as(null).listKeys({ params: { project: owner.project } }), 401);
 });
 
 test('the OpenAPI document lists every management route', async () => {
@@ -358,10 +355,10 @@ test('the OpenAPI document lists every management route', async () => {
 });
 
 test("a key's own rate limit: below the plan's, refuses that key alone, and is audited", async () => {
-  const ci = await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'ci-bot', level: 'VIEWER', rate_limit: 3 });
-  assert.equal(ci.status, 201, JSON.stringify(ci.body));
+  const project = { project: owner.project };
+  const ci = success(await me.createKey({ params: project, body: { name: 'ci-bot', level: 'VIEWER', rate_limit: 3 } }), 201);
   assert.equal(ci.body.rate_limit, 3);
-  const other = (await api('POST', `/api/v1/projects/${owner.project}/keys`, personal, { name: 'people', level: 'VIEWER' })).body.key;
+  const other = success(await me.createKey({ params: project, body: { name: 'people', level: 'VIEWER' } })).body.key;
   const statuses = [];
   for (let i = 0; i < 4; i++) statuses.push(await toolStatus(ci.body.key));
   assert.deepEqual(statuses, [200, 200, 200, 429]);
@@ -371,20 +368,17 @@ test("a key's own rate limit: below the plan's, refuses that key alone, and is a
   assert.ok(Number(refused.headers.get('retry-after')) >= 1);
   assert.equal(await toolStatus(other), 200, 'another key of the workspace is not held back');
 
-  const tooHigh = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, { rate_limit: 1_000_000 });
-  assert.equal(tooHigh.status, 400);
-  assert.equal(tooHigh.body.error.field, 'rateLimit');
-  assert.match(tooHigh.body.error.message, /from 1 to \d+ \(the TEAM plan's limit\)/);
-  const missing = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, {});
-  assert.equal(missing.status, 400);
-  const lifted = await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, { rate_limit: null });
-  assert.equal(lifted.status, 200, JSON.stringify(lifted.body));
+  const key = { ...project, id: ci.body.id };
+  const tooHigh = refusal(await me.setKeyLimit({ params: key, body: { rate_limit: 1_000_000 } }), 400);
+  assert.equal(tooHigh.field, 'rateLimit');
+  assert.match(tooHigh.message, /from 1 to \d+ \(the TEAM plan's limit\)/);
+  // A body without the required field: sent as a client that skips the types would.
+  assert.equal((await api('PATCH', `/api/v1/projects/${owner.project}/keys/${ci.body.id}`, personal, {})).status, 400);
+  const lifted = success(await me.setKeyLimit({ params: key, body: { rate_limit: null } }));
   assert.equal(lifted.body.rate_limit, null);
   await waitFor(async () => (await toolStatus(ci.body.key)) === 200, { timeout: 1000, message: 'the lifted limit to reach the gateway' });
-  const row = (await api('GET', `/api/v1/projects/${owner.project}/keys`, personal)).body.keys.find(
-    (k: { id: string }) => k.id === ci.body.id,
-  );
-  assert.equal(row.rate_limit, null);
+  const row = success(await me.listKeys({ params: project })).body.keys.find((k) => k.id === ci.body.id);
+  assert.equal(row?.rate_limit, null);
   assert.ok((await auditActions()).includes('key.limit_changed'));
 });
 
@@ -397,9 +391,8 @@ test('usage: this month per key and per tool, counted by the rate-limit script i
   assert.equal(await toolStatus(b.key, u.project), 200);
   const list = await post(f.url, `/mcp/${u.project}`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'X-API-Key': b.key });
   assert.equal(list.status, 200);
-  const usage = await api('GET', `/api/v1/workspaces/${u.workspace}/usage`, mine);
-  assert.equal(usage.status, 200, JSON.stringify(usage.body));
-  const perKey = Object.fromEntries(usage.body.perKey.map((k: { name: string; count: number }) => [k.name, k.count]));
+  const usage = success(await as(mine).usage({ params: { workspace: u.workspace } }));
+  const perKey = Object.fromEntries(usage.body.perKey.map((k) => [k.name, k.count]));
   assert.deepEqual(perKey, { alpha: 3, beta: 2 }, 'every admitted request counts for its key');
   assert.deepEqual(usage.body.perTool, [{ tool: 'svc_help', count: 4 }], 'tools/call counts for its tool; tools/list for none');
   assert.equal(usage.body.minute.used, 5);
@@ -415,8 +408,8 @@ test('usage over time: the last 30 days per day, per key and per tool, as the ga
   const past = createRateLimiter(f.redis.client, { profile: 'current', scale: 1, now: () => Date.now() - 3 * 86_400_000 });
   for (let i = 0; i < 4; i++)
     await past({ workspace: u.workspace, plan: 'TEAM', countsAsQuery: true, credential: `key:${a.record.id}`, tool: 'svc_search' });
-  const usage = await api('GET', `/api/v1/workspaces/${u.workspace}/usage`, mine);
-  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  const usageOf = (query: { days?: number } = {}) => as(mine).usage({ params: { workspace: u.workspace }, query });
+  const usage = success(await usageOf());
   const daily = usage.body.daily;
   assert.equal(daily.days.length, USAGE_HISTORY_DAYS);
   assert.equal(daily.days.at(-1), new Date().toISOString().slice(0, 10), 'today is last');
@@ -425,23 +418,21 @@ test('usage over time: the last 30 days per day, per key and per tool, as the ga
   expected[USAGE_HISTORY_DAYS - 4] = 4;
   assert.deepEqual(daily.requests, expected);
   assert.deepEqual(daily.perKey, [{ name: 'alpha', prefix: a.record.prefix, project: u.project, counts: expected }]);
-  const tools = Object.fromEntries(
-    daily.perTool.map((t: { tool: string; counts: number[] }) => [t.tool, t.counts.indexOf(Math.max(...t.counts))]),
-  );
+  const tools = Object.fromEntries(daily.perTool.map((t) => [t.tool, t.counts.indexOf(Math.max(...t.counts))]));
   assert.deepEqual(tools, { svc_search: USAGE_HISTORY_DAYS - 4, svc_help: USAGE_HISTORY_DAYS - 1 });
   assert.equal(usage.body.month.used >= 2, true, 'the meters are as before');
-  const week = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=7`, mine);
+  const week = success(await usageOf({ days: 7 }));
   assert.deepEqual(week.body.daily.requests, expected.slice(-7));
   for (const bad of ['0', '31', 'x', '7.5', '-1']) {
-    const r = await api('GET', `/api/v1/workspaces/${u.workspace}/usage?days=${bad}`, mine);
-    assert.equal(r.status, 400, bad);
-    assert.equal(r.body.error.field, 'days', JSON.stringify(r.body));
+    // Not numbers the contract allows: sent as the query string carries them.
+    const r = refusal(await usageOf({ days: bad as unknown as number }), 400);
+    assert.equal(r.field, 'days', JSON.stringify(r));
   }
 });
 
 test('service accounts over REST: create, grant, call, rotate, revoke, each audited', async () => {
-  const created = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal, { name: 'deploy-bot' });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const workspace = { workspace: owner.workspace };
+  const created = success(await me.createServiceAccount({ params: workspace, body: { name: 'deploy-bot' } }), 201);
   assert.match(created.body.key, /^svc-bot-/);
   const id = created.body.id;
   // A refusal by role is a JSON-RPC error in a 403 answer (docs/errors.md): read its code.
@@ -450,20 +441,14 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
     return r.status === 403 && r.body.error ? r.body.error.data.code : r.status;
   };
   assert.equal(await search(created.body.key), 'access_denied', 'no grant yet: no role on the project');
-  const grant = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/grants`, personal, {
-    project: owner.project,
-    level: 'VIEWER',
-  });
-  assert.equal(grant.status, 200, JSON.stringify(grant.body));
+  success(await me.grantServiceAccount({ params: { ...workspace, id }, body: { project: owner.project, level: 'VIEWER' } }), 200);
   await waitFor(async () => (await search(created.body.key)) === 200, { timeout: 1000, message: 'the grant to reach the gateway' });
-  const listed = await api('GET', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal);
-  const row = listed.body.service_accounts.find((x: { id: string }) => x.id === id);
-  assert.deepEqual(row.grants, { [owner.project]: 'VIEWER' });
-  const rotated = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/rotate`, personal);
-  assert.equal(rotated.status, 201);
+  const listed = success(await me.listServiceAccounts({ params: workspace }));
+  assert.deepEqual(listed.body.service_accounts.find((x) => x.id === id)?.grants, { [owner.project]: 'VIEWER' });
+  const rotated = success(await me.rotateServiceAccount({ params: { ...workspace, id }, body: {} }), 201);
   await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
   assert.equal(await toolStatus(rotated.body.key), 200);
-  assert.equal((await api('DELETE', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}`, personal)).status, 200);
+  success(await me.revokeServiceAccount({ params: { ...workspace, id } }));
   await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
   const actions = await auditActions();
   for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
@@ -472,7 +457,7 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
   // The operations the tests above never saw succeed, through the typed client.
-  const client = typedClient(f.url, personal, answered);
+  const client = me;
   const body = { name: 'Contract check' };
   const made = await client.createProject({ params: { workspace: owner.workspace }, body });
   assert.ok(made.ok, JSON.stringify(made.response.body));
@@ -496,7 +481,7 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const added = await client.putMember({ params: { project: owner.project }, body: { email: refused.email, role: 'EDITOR' } });
   assert.equal(added.status, 201, JSON.stringify(added.response.body));
   const askerKey = (await f.accounts.keys.createUserKey({ userId: asker.userId })).key;
-  const asAsker = typedClient(f.url, askerKey, answered);
+  const asAsker = as(askerKey);
   const mine = await asAsker.myAccessRequests({});
   assert.ok(mine.ok && mine.body.requests[0]?.status === 'approved', JSON.stringify(mine.response.body));
   // Removed from the project, they ask again for themselves (svc request-access): a new pending request.

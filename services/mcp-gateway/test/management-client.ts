@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { managementClient } from '@svc/management/contract';
+import { managementClient, type Refusal } from '@svc/management/contract';
 import { outsideLoopBudget } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 
@@ -34,9 +34,27 @@ export async function send(url: string, log: Answered[], method: string, path: s
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-/** The typed client of the management API for `key`, its answers noted in `log`. */
-export function typedClient(url: string, key: string, log: Answered[]) {
+/** The typed client of the management API for `key` (none: no credential), its answers noted in `log`. */
+export function typedClient(url: string, key: string | null, log: Answered[]) {
   return managementClient((r) => send(url, log, r.method, r.path, key, r.body));
+}
+
+/** What a call of the typed client gives: a success with its declared answer, or a refusal as it came. */
+type Outcome = { ok: true; status: number; body: unknown } | { ok: false; status: number; response: { body: unknown } };
+
+/** The success of a call, with its answer typed by the operation's declaration; a refusal fails the test. */
+export function success<R extends Outcome>(result: R, status?: number): Extract<R, { ok: true }> {
+  if (!result.ok) assert.fail(`a success expected, got ${result.status} ${JSON.stringify(result.response.body)}`);
+  if (status !== undefined) assert.equal(result.status, status);
+  return result as Extract<R, { ok: true }>;
+}
+
+/** The refusal of a call with `status`, its body typed by the contract's REFUSAL (docs/errors.md); a success fails the test. */
+export function refusal(result: Outcome, status: number): Refusal['error'] {
+  if (result.ok) assert.fail(`a refusal expected, got ${result.status} ${JSON.stringify(result.body)}`);
+  assert.equal(result.status, status, JSON.stringify(result.response.body));
+  // The shape every refusal has; checkAnswers holds each against the document's Error schema (REFUSAL).
+  return (result.response.body as Refusal).error;
 }
 
 interface Document {

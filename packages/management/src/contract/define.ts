@@ -56,6 +56,9 @@ export type ValidBodyOf<O extends OperationDeclaration> = undefined extends O['b
   ? Record<string, never>
   : FromSchema<NonNullable<O['body']>, { keepDefaultedPropertiesOptional: false }>;
 
+/** An input as its schema describes it once checked, defaults filled: a body or a dashboard form. */
+export type InputOf<S extends ObjectSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: false }>;
+
 /** The answer of a success. */
 export type AnswerOf<O extends OperationDeclaration> = FromSchema<O['answer']>;
 

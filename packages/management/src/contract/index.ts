@@ -5,6 +5,7 @@
  */
 export { managementClient, type CallResult } from './client.ts';
 export { KEY_DEFAULTS, LEVELS } from './defaults.ts';
-export type { AnswerOf, BodyOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
+export type { AnswerOf, BodyOf, InputOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
 export { REPORT_LEAK } from './keys.ts';
+export { REFUSAL, type Refusal } from './refusal.ts';
 export { MANAGEMENT_OPERATIONS, type OperationId, type OperationOf } from './operations.ts';

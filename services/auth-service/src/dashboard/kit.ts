@@ -15,6 +15,8 @@ import { render, type SafeHtml } from '../pages/html.ts';
 import { alertPage, page } from '../pages/layout.ts';
 import { html } from '../pages/html.ts';
 import type { Frame, Section } from './frame.ts';
+import type { CONFIRM_FIELDS } from './form.ts';
+import { formOf, type DashboardForm } from './form.ts';
 import { createReveals } from './reveal.ts';
 
 export interface DashboardDeps {
@@ -35,7 +37,10 @@ type At = { project?: string; workspace?: string };
 
 export const str = (v: unknown) => (typeof v === 'string' ? v : '');
 export const param = (req: Request, name: string) => str(req.params[name]);
-/** A form field of the urlencoded body ('' when absent). */
+/**
+ * A form field's text as it came ('' when absent or not one text), only to show it again on a
+ * refused form: a route reads its fields through its declared form (form.ts `formOf`).
+ */
 export const field = (req: Request, name: string) => str((req.body as Record<string, unknown> | undefined)?.[name]);
 
 export const keysPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/keys`;
@@ -74,8 +79,8 @@ function flashOf(req: Request): Frame['flash'] {
   return Object.hasOwn(DONE, done) ? { kind: 'ok', text: DONE[done as Done] } : undefined;
 }
 
-/** A destructive form's second step: only a POST carrying this field acts (docs/dashboard.md "Confirmation"). */
-export const confirmed = (req: Request) => field(req, 'confirm') === 'yes';
+/** A destructive form's second step: only a POST carrying `confirm=yes` acts (docs/dashboard.md "Confirmation"). */
+export const confirmed = (req: Request, form: DashboardForm<typeof CONFIRM_FIELDS>) => formOf(req, form).confirm === 'yes';
 
 /** After a POST: back to a page that says what was done (a code in its query, never free text). */
 export const back = (res: Response, path: string, done: Done) => res.redirect(303, `${path}?done=${done}`);
@@ -111,7 +116,8 @@ export function dashboardKit(deps: DashboardDeps) {
 
   function refusalPage(res: Response, err: ManagementError): void {
     const body = html`<p class="error" role="alert">${err.message}</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`;
-    render(res, page(err.status === 404 ? 'Not found' : 'Not allowed', body), { status: err.status });
+    const title = err.status === 404 ? 'Not found' : err.status === 400 ? 'Check the form' : 'Not allowed';
+    render(res, page(title, body), { status: err.status });
   }
 
   /** A page or form: the person, the CSRF token of a POST, the management bucket, then the handler. */

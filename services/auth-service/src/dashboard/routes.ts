@@ -7,18 +7,38 @@
 import express, { type Router } from 'express';
 import { render } from '../pages/html.ts';
 import { notFoundPage } from '../pages/layout.ts';
+import { ACCOUNT_FORMS } from './account/forms.ts';
 import { accountRoutes } from './account/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { DASHBOARD_CSP } from './frame.ts';
+import type { DashboardForm } from './form.ts';
+import { KEY_FORMS } from './keys/forms.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { dashboardKit, type DashboardDeps } from './kit.ts';
+import { MEMBER_FORMS } from './members/forms.ts';
 import { membersRoutes } from './members/routes.ts';
+import { PROJECT_FORMS } from './projects/forms.ts';
 import { projectsRoutes } from './projects/routes.ts';
+import { REQUEST_FORMS } from './requests/forms.ts';
 import { requestsRoutes } from './requests/routes.ts';
+import { BOT_FORMS } from './service-accounts/forms.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
+
+/** Every form of the dashboard (docs/dashboard.md "Forms"): each POST route is one of these. */
+export const DASHBOARD_FORMS: readonly DashboardForm[] = [
+  PROJECT_FORMS,
+  KEY_FORMS,
+  REQUEST_FORMS,
+  MEMBER_FORMS,
+  BOT_FORMS,
+  ACCOUNT_FORMS,
+].flatMap((forms) => Object.values(forms));
+
+/** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
+export const FORM_BODY_LIMIT = '16kb';
 
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const router = express.Router();
@@ -26,7 +46,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     res.set({ 'Content-Security-Policy': DASHBOARD_CSP, 'Cache-Control': 'no-store' });
     next();
   });
-  router.post('*path', express.urlencoded({ extended: false, limit: '16kb' }));
+  router.post('*path', express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT }));
   const kit = dashboardKit(deps);
   for (const section of [
     projectsRoutes,

@@ -5,6 +5,7 @@
  * Who may call what is the policy table's business (svc_help explains it); the document lists every tool.
  */
 import { API_KEY_KINDS } from '@svc/credentials';
+import { REFUSAL } from '@svc/management/contract';
 import type { ToolDefinition } from '../tools/types.ts';
 import { managementPaths } from './management-openapi.ts';
 import { errorResponses, RATE_HEADERS } from './openapi-common.ts';
@@ -151,25 +152,7 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
             isError: { type: 'boolean', description: 'A failure the caller should correct.' },
           },
         },
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  type: 'string',
-                  description: 'Machine code, e.g. missing_authentication, invalid_api_key, rate_limited, access_denied.',
-                },
-                message: { type: 'string', description: 'Human message, e.g. "Invalid API key".' },
-                remedy: { type: 'string', description: 'What to do about it.' },
-                field: { type: 'string', description: 'The input field a 400 of the management API is about, when it is one.' },
-              },
-            },
-          },
-        },
+        Error: REFUSAL,
       },
     },
   };

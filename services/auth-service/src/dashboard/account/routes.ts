@@ -6,7 +6,9 @@ import type { Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { isProfile, profileName } from '../../provider/clients.ts';
-import { back, field, param, personOf, type Kit } from '../kit.ts';
+import { formOf } from '../form.ts';
+import { back, param, personOf, type Kit } from '../kit.ts';
+import { ACCOUNT_FORMS } from './forms.ts';
 import { accountPage, changePasswordPage } from './view.ts';
 
 export function accountRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
@@ -39,7 +41,7 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
     }),
   );
   router.post(
-    '/account/password',
+    ACCOUNT_FORMS.password.path,
     page$(async (req, res, actor) => {
       await submit(
         req,
@@ -47,7 +49,8 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
         actor,
         { section: 'account', at: {} },
         async () => {
-          await deps.management.changePassword(actor, field(req, 'current'), field(req, 'password'));
+          const form = formOf(req, ACCOUNT_FORMS.password);
+          await deps.management.changePassword(actor, form.current, form.password);
           // Whoever else was signed in with the old password is signed out; this browser stays.
           await deps.web.endOthers(req, personOf(actor));
           back(res, '/dashboard/account', 'password-changed');
@@ -57,21 +60,21 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
     }),
   );
   router.post(
-    '/account/keys/:id/revoke',
+    ACCOUNT_FORMS.revokeKey.path,
     page$(async (req, res, actor) => {
       await deps.management.revokePersonalKey(actor, param(req, 'id'));
       back(res, '/dashboard/account', 'personal-key-revoked');
     }),
   );
   router.post(
-    '/account/apps/:id/revoke',
+    ACCOUNT_FORMS.revokeApp.path,
     page$(async (req, res, actor) => {
       await deps.management.revokeApp(actor, param(req, 'id'));
       back(res, '/dashboard/account', 'app-revoked');
     }),
   );
   router.post(
-    '/account/sessions/:handle/end',
+    ACCOUNT_FORMS.endSession.path,
     page$(async (req, res, actor) => {
       const userId = personOf(actor);
       if (!(await deps.web.endOne(userId, param(req, 'handle')))) throw new ManagementError(404, 'There is no such session of yours.');
@@ -80,7 +83,7 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
     }),
   );
   router.post(
-    '/account/sessions/end-others',
+    ACCOUNT_FORMS.endOthers.path,
     page$(async (req, res, actor) => {
       const n = await deps.web.endOthers(req, personOf(actor));
       await sessionEnded(actor, String(n));
@@ -88,7 +91,7 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
     }),
   );
   router.post(
-    '/account/verify-email',
+    ACCOUNT_FORMS.verifyEmail.path,
     page$(async (req, res, actor) => {
       if (!deps.verification.enabled) return back(res, '/dashboard/account', 'email-off');
       const user = await deps.accounts.users.get(personOf(actor));

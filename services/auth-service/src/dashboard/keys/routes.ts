@@ -2,7 +2,9 @@
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor, type NewKey } from '@svc/management';
 import { render } from '../../pages/html.ts';
+import { formOf } from '../form.ts';
 import { back, field, keysPath, param, type Kit } from '../kit.ts';
+import { KEY_FORMS } from './forms.ts';
 import { keyLimitPage, keysPage, revokeKeyPage, rollKeyPage, type KeysPage } from './view.ts';
 
 /** What a key's reveal holds: the new key and the project it was made in (its page shows it there only). */
@@ -46,16 +48,23 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
     }),
   );
   router.post(
-    '/projects/:slug/keys',
+    KEY_FORMS.create.path,
     page$(async (req, res, actor) => {
+      // What was typed, shown again on the form when it is refused.
       const values = {
-        name: field(req, 'name').trim(),
+        name: field(req, 'name'),
         level: field(req, 'level'),
         expires: field(req, 'expires'),
-        rateLimit: field(req, 'rateLimit').trim(),
+        rateLimit: field(req, 'rateLimit'),
       };
       try {
-        await reveal(req, res, await deps.management.createKey(actor, param(req, 'slug'), values));
+        const form = formOf(req, KEY_FORMS.create);
+        const input = {
+          ...form,
+          name: form.name.trim(),
+          rateLimit: typeof form.rateLimit === 'string' ? form.rateLimit.trim() : form.rateLimit,
+        };
+        await reveal(req, res, await deps.management.createKey(actor, param(req, 'slug'), input));
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const at = err.field === 'level' || err.field === 'expires' || err.field === 'rateLimit' ? err.field : 'name';
@@ -79,7 +88,7 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
     );
   }
   router.post(
-    '/projects/:slug/keys/:id/revoke',
+    KEY_FORMS.revoke.path,
     page$(async (req, res, actor) => {
       const key = await keyOf(actor, param(req, 'slug'), param(req, 'id'));
       await deps.management.revokeKey(actor, param(req, 'slug'), key.id);
@@ -87,7 +96,7 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
     }),
   );
   router.post(
-    '/projects/:slug/keys/:id/limit',
+    KEY_FORMS.limit.path,
     page$(async (req, res, actor) => {
       const slug = param(req, 'slug');
       const value = field(req, 'rateLimit').trim();
@@ -97,7 +106,8 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
         actor,
         { section: 'keys', at: { project: slug } },
         async () => {
-          await deps.management.setKeyLimit(actor, slug, param(req, 'id'), value);
+          const rateLimit = formOf(req, KEY_FORMS.limit).rateLimit;
+          await deps.management.setKeyLimit(actor, slug, param(req, 'id'), typeof rateLimit === 'string' ? rateLimit.trim() : rateLimit);
           back(res, keysPath(slug), 'key-limit-changed');
         },
         async (f, err) => keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),
@@ -105,9 +115,10 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
     }),
   );
   router.post(
-    '/projects/:slug/keys/:id/roll',
+    KEY_FORMS.roll.path,
     page$(async (req, res, actor) => {
-      await reveal(req, res, await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), field(req, 'overlap')));
+      const form = formOf(req, KEY_FORMS.roll);
+      await reveal(req, res, await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), form.overlap));
     }),
   );
 }

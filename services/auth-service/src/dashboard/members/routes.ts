@@ -2,8 +2,10 @@
 import type { Request, Response, Router } from 'express';
 import { render } from '../../pages/html.ts';
 import { ManagementError, type Actor } from '@svc/management';
+import { formOf } from '../form.ts';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
+import { MEMBER_FORMS } from './forms.ts';
 import { membersPage, removeMemberEnds, revokeInvitationEnds } from './view.ts';
 
 const membersPath = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/members`;
@@ -18,7 +20,7 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
     }),
   );
   router.post(
-    '/projects/:slug/members',
+    MEMBER_FORMS.add.path,
     page$(async (req, res, actor) => {
       const slug = param(req, 'slug');
       const email = field(req, 'email').trim();
@@ -28,7 +30,8 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
         actor,
         { section: 'members', at: { project: slug } },
         async () => {
-          const { invited } = await deps.management.addMember(actor, slug, { email, role: field(req, 'role') });
+          const form = formOf(req, MEMBER_FORMS.add);
+          const { invited } = await deps.management.addMember(actor, slug, { email: form.email.trim(), role: form.role });
           back(res, membersPath(slug), invited ? 'member-invited' : 'member-added');
         },
         async (f, err) => membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
@@ -54,17 +57,17 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
   }
   router.get('/projects/:slug/invitations/:id/cancel', page$(confirmRevoke));
   router.post(
-    '/projects/:slug/invitations/:id/cancel',
+    MEMBER_FORMS.cancelInvitation.path,
     page$(async (req, res, actor) => {
-      if (!confirmed(req)) return confirmRevoke(req, res, actor);
+      if (!confirmed(req, MEMBER_FORMS.cancelInvitation)) return confirmRevoke(req, res, actor);
       await deps.management.cancelInvitation(actor, param(req, 'slug'), param(req, 'id'));
       back(res, membersPath(param(req, 'slug')), 'invitation-cancelled');
     }),
   );
   router.post(
-    '/projects/:slug/members/:user/role',
+    MEMBER_FORMS.role.path,
     page$(async (req, res, actor) => {
-      await deps.management.setRole(actor, param(req, 'slug'), param(req, 'user'), field(req, 'role'));
+      await deps.management.setRole(actor, param(req, 'slug'), param(req, 'user'), formOf(req, MEMBER_FORMS.role).role);
       back(res, membersPath(param(req, 'slug')), 'role-changed');
     }),
   );
@@ -88,9 +91,9 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
   }
   router.get('/projects/:slug/members/:user/remove', page$(confirmRemoval));
   router.post(
-    '/projects/:slug/members/:user/remove',
+    MEMBER_FORMS.remove.path,
     page$(async (req, res, actor) => {
-      if (!confirmed(req)) return confirmRemoval(req, res, actor);
+      if (!confirmed(req, MEMBER_FORMS.remove)) return confirmRemoval(req, res, actor);
       await deps.management.removeMember(actor, param(req, 'slug'), param(req, 'user'));
       back(res, membersPath(param(req, 'slug')), 'member-removed');
     }),

@@ -2,7 +2,9 @@
 import type { Router } from 'express';
 import { ManagementError } from '@svc/management';
 import { render } from '../../pages/html.ts';
+import { formOf } from '../form.ts';
 import { back, field, keysPath, str, type Kit } from '../kit.ts';
+import { PROJECT_FORMS } from './forms.ts';
 import { newProjectPage } from './view.ts';
 
 export function projectsRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
@@ -34,7 +36,7 @@ export function projectsRoutes(router: Router, { deps, page$, frame, submit }: K
     }),
   );
   router.post(
-    '/projects',
+    PROJECT_FORMS.create.path,
     page$(async (req, res, actor) => {
       const name = field(req, 'name').trim();
       await submit(
@@ -43,7 +45,8 @@ export function projectsRoutes(router: Router, { deps, page$, frame, submit }: K
         actor,
         { section: 'new-project', at: {} },
         async () => {
-          const { slug } = await deps.management.createProject(actor, { name, workspace: field(req, 'workspace') });
+          const form = formOf(req, PROJECT_FORMS.create);
+          const { slug } = await deps.management.createProject(actor, { name: form.name.trim(), workspace: form.workspace });
           back(res, keysPath(slug), 'project-created');
         },
         async (f, err) => newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }),

@@ -1,7 +1,9 @@
 /** Project > Access requests routes (docs/dashboard.md): the list, and a decision on one. */
 import type { Router } from 'express';
 import { render } from '../../pages/html.ts';
-import { back, field, param, type Kit } from '../kit.ts';
+import { formOf } from '../form.ts';
+import { back, param, type Kit } from '../kit.ts';
+import { REQUEST_FORMS } from './forms.ts';
 import { requestsPage } from './view.ts';
 
 export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit): void {
@@ -14,14 +16,14 @@ export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit)
   );
   for (const decision of ['approve', 'deny'] as const) {
     router.post(
-      `/projects/:slug/requests/:id/${decision}`,
+      REQUEST_FORMS[decision].path,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
         await deps.management.decideRequest(
           actor,
           slug,
           param(req, 'id'),
-          decision === 'approve' ? { approve: true, level: field(req, 'level') } : { approve: false },
+          decision === 'approve' ? { approve: true, level: formOf(req, REQUEST_FORMS.approve).level } : { approve: false },
         );
         back(
           res,

@@ -5,8 +5,10 @@
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
-import { back, confirmed, field, param, type Kit } from '../kit.ts';
+import { formOf } from '../form.ts';
+import { back, confirmed, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
+import { BOT_FORMS } from './forms.ts';
 import { rotateBotEnds, revokeBotEnds, serviceAccountsPage } from './view.ts';
 
 const botsPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/service-accounts`;
@@ -58,13 +60,16 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     }),
   );
   router.post(
-    '/workspaces/:ws/service-accounts',
-    page$(async (req, res, actor) => reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), field(req, 'name').trim()))),
+    BOT_FORMS.create.path,
+    page$(async (req, res, actor) =>
+      reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim())),
+    ),
   );
   router.post(
-    '/workspaces/:ws/service-accounts/:id/grant',
+    BOT_FORMS.grant.path,
     page$(async (req, res, actor) => {
-      await deps.management.grantBot(actor, param(req, 'ws'), param(req, 'id'), field(req, 'project'), field(req, 'level'));
+      const form = formOf(req, BOT_FORMS.grant);
+      await deps.management.grantBot(actor, param(req, 'ws'), param(req, 'id'), form.project, form.level);
       back(res, botsPath(param(req, 'ws')), 'bot-granted');
     }),
   );
@@ -75,16 +80,16 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     );
   }
   router.post(
-    '/workspaces/:ws/service-accounts/:id/rotate',
+    BOT_FORMS.rotate.path,
     page$(async (req, res, actor) => {
-      if (!confirmed(req)) return confirmFirst(req, res, actor, 'rotate');
+      if (!confirmed(req, BOT_FORMS.rotate)) return confirmFirst(req, res, actor, 'rotate');
       await reveal(req, res, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id')));
     }),
   );
   router.post(
-    '/workspaces/:ws/service-accounts/:id/revoke',
+    BOT_FORMS.revoke.path,
     page$(async (req, res, actor) => {
-      if (!confirmed(req)) return confirmFirst(req, res, actor, 'revoke');
+      if (!confirmed(req, BOT_FORMS.revoke)) return confirmFirst(req, res, actor, 'revoke');
       await deps.management.revokeBot(actor, param(req, 'ws'), param(req, 'id'));
       back(res, botsPath(param(req, 'ws')), 'bot-revoked');
     }),

@@ -1,0 +1,94 @@
+/**
+ * What goes in and out of the API key store (api-keys.ts): a new key's request, an issued key,
+ * the pepper report, and a key record's Redis hash (docs/redis-schema.md).
+ */
+import type { KeyLevel } from '@svc/policy';
+import { num } from './context.ts';
+import { AccountError } from './errors.ts';
+import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
+
+export interface IssuedKey {
+  id: string;
+  /** The clear key: returned once, never stored. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+/** What `svc-admin pepper status` reports (docs/operations.md "Rotating the key pepper"). */
+export interface PepperStatus {
+  /** Version of KEY_PEPPER. */
+  current: string;
+  /** Version of KEY_PEPPER_PREVIOUS, if set. */
+  previous: string | null;
+  /** Keys neither revoked nor expired. */
+  live: number;
+  /** Live keys the current pepper finds. */
+  underCurrent: number;
+  /** Live keys that still need an older pepper: not used since it was replaced. */
+  waiting: { id: string; lastUsedAt: number | null }[];
+}
+
+export interface NewKey {
+  kind: ApiKeyKind;
+  name: string;
+  level?: KeyLevel;
+  project?: string;
+  workspace?: string;
+  userId?: string;
+  botId?: string;
+  clientId?: string;
+  expiresInSeconds?: number;
+  rateLimit?: number | null;
+}
+
+/** A key record as its Redis hash stores it (docs/redis-schema.md). */
+export function serializeKey(r: ApiKeyRecord): Record<string, string> {
+  return {
+    id: r.id,
+    kind: r.kind,
+    hash: r.hash,
+    prefix: r.prefix,
+    name: r.name,
+    level: r.level,
+    project: r.project,
+    workspace: r.workspace,
+    userId: r.userId,
+    botId: r.botId,
+    clientId: r.clientId,
+    createdAt: String(r.createdAt),
+    expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
+    revoked: r.revoked ? '1' : '0',
+    lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
+    rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
+    pepper: r.pepper,
+  };
+}
+
+/** A key record read back from its hash; absent fields empty. */
+export function deserializeKey(h: Record<string, string>): ApiKeyRecord {
+  return {
+    id: h['id'] ?? '',
+    kind: (h['kind'] ?? 'project_key') as ApiKeyKind,
+    hash: h['hash'] ?? '',
+    prefix: h['prefix'] ?? '',
+    name: h['name'] ?? '',
+    level: (h['level'] ?? '') as KeyLevel | '',
+    project: h['project'] ?? '',
+    workspace: h['workspace'] ?? '',
+    userId: h['userId'] ?? '',
+    botId: h['botId'] ?? '',
+    clientId: h['clientId'] ?? '',
+    createdAt: Number(h['createdAt']),
+    expiresAt: num(h['expiresAt']),
+    revoked: h['revoked'] === '1',
+    lastUsedAt: num(h['lastUsedAt']),
+    rateLimit: num(h['rateLimit']),
+    pepper: h['pepper'] ?? '',
+  };
+}
+
+/** A key's own rate limit is a whole number of requests per minute, or null for the plan's alone. */
+export function checkRateLimit(limit: number | null): void {
+  if (limit !== null && !(Number.isInteger(limit) && limit >= 1))
+    throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
+}

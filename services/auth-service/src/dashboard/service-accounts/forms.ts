@@ -1,0 +1,10 @@
+/** Workspace > Service accounts forms (docs/dashboard.md "Forms"): the contract's create and grant bodies, confirmations. */
+import { MANAGEMENT_OPERATIONS } from '@svc/management/contract';
+import { CONFIRM_FIELDS, defineForm } from '../form.ts';
+
+export const BOT_FORMS = {
+  create: defineForm('/workspaces/:ws/service-accounts', MANAGEMENT_OPERATIONS.createServiceAccount.body),
+  grant: defineForm('/workspaces/:ws/service-accounts/:id/grant', MANAGEMENT_OPERATIONS.grantServiceAccount.body),
+  rotate: defineForm('/workspaces/:ws/service-accounts/:id/rotate', CONFIRM_FIELDS),
+  revoke: defineForm('/workspaces/:ws/service-accounts/:id/revoke', CONFIRM_FIELDS),
+} as const;
