@@ -16,6 +16,7 @@ import { membersRoutes } from './members/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { requestsRoutes } from './requests/routes.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
@@ -36,6 +37,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     serviceAccountsRoutes,
     usageRoutes,
     auditRoutes,
+    ssoRoutes,
     accountRoutes,
   ]) {
     section(router, kit);

@@ -14,6 +14,7 @@ import { csrfField } from '../http/web-session.ts';
 import { html, render, type SafeHtml } from './html.ts';
 import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
+import type { Sso } from '../sso/create-sso.ts';
 import { tooMany } from './too-many.ts';
 
 export interface PageDeps {
@@ -25,8 +26,11 @@ export interface PageDeps {
   logger: Logger;
 }
 
-/** The sign-in page reads the waiting authorization through the provider's models (its public API). */
-export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'> };
+/**
+ * The sign-in page reads the waiting authorization through the provider's models (its public API),
+ * and asks single sign-on which way an address signs in (docs/auth-service.md "Single sign-on").
+ */
+export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'>; sso: Pick<Sso, 'route' | 'start'> };
 
 /**
  * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
@@ -55,7 +59,8 @@ function signInForm(csrf: string, returnTo: string, email: string, error: string
 <input type="hidden" name="return" value="${returnTo}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>
+<button type="submit">Sign in</button>
+<button type="submit" name="sso" value="1" class="secondary" formnovalidate>Continue with single sign-on</button></form>
 <nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
 }
 
@@ -84,6 +89,14 @@ export function signIn(deps: SignInDeps) {
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req)) {
         render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { status: 403 });
+        return;
+      }
+      // Home-realm discovery: an address at a workspace's proven domain may go to its provider.
+      const route = await deps.sso.route({ email, passwordGiven: password !== '', ssoAsked: body['sso'] === '1' });
+      if (route.kind === 'provider') return deps.sso.start(res, route.workspace, email, returnTo);
+      if (route.kind === 'refused') {
+        deps.logger.info('password sign-in refused: single sign-on', { status: route.status });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { status: route.status });
         return;
       }
       const ip = req.ip ?? 'unknown';
