@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { startCompanyIdp, startMixUpIssuer, type CompanyIdp } from '../support/company-idp.ts';
 import { shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
@@ -124,6 +125,7 @@ test('the owner sets SSO up: the secret is never shown back nor stored in clear,
   assert.equal(await stack.client.get('svc:sso:domain:acme.test'), null, 'an unproven claim takes no effect');
   await setUpSso(page, 'acme', { issuer: idp.issuer, domain: 'acme.test', groups: 'svc-admins=ADMIN\nwriters=EDITOR' });
   await shot(page, 'sso-settings');
+  assert.deepEqual(await axeViolations(page), [], 'the settings page passes axe');
   assert.ok(!(await page.content()).includes(idp.clientSecret), 'the secret is not shown back');
   const stored = JSON.stringify(await stack.client.hgetall('svc:sso:config:acme'));
   assert.ok(!stored.includes(idp.clientSecret), 'the secret is stored sealed');
@@ -210,6 +212,7 @@ test('"members must use SSO" refuses password sign-in at the domain, with a clea
   assert.equal((await answer).status(), 403);
   await page.waitForSelector("text=Members at acme.test sign in through their company's sign-in, not with a password");
   await shot(page, 'sso-password-refused');
+  assert.deepEqual(await axeViolations(page), [], 'the sign-in page with its SSO button passes axe');
   await page.context().close();
 });
 

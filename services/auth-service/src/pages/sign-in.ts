@@ -15,6 +15,7 @@ import { html, render, type SafeHtml } from './html.ts';
 import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { Sso } from '../sso/create-sso.ts';
+import { SsoError } from '../sso/errors.ts';
 import { tooMany } from './too-many.ts';
 
 export interface PageDeps {
@@ -91,14 +92,6 @@ export function signIn(deps: SignInDeps) {
         render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { status: 403 });
         return;
       }
-      // Home-realm discovery: an address at a workspace's proven domain may go to its provider.
-      const route = await deps.sso.route({ email, passwordGiven: password !== '', ssoAsked: body['sso'] === '1' });
-      if (route.kind === 'provider') return deps.sso.start(res, route.workspace, email, returnTo);
-      if (route.kind === 'refused') {
-        deps.logger.info('password sign-in refused: single sign-on', { status: route.status });
-        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { status: route.status });
-        return;
-      }
       const ip = req.ip ?? 'unknown';
       const slowed = (seconds: number) => tooMany(res, seconds, { returnTo, csrf: deps.web.csrfToken(req, res), reset: true });
       // Each limit is checked and counted in one step (throttle.ts); the fixed windows are given
@@ -109,6 +102,26 @@ export function signIn(deps: SignInDeps) {
       const accountSource = `${email}|${ip}`;
       const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
       if (ipWait > 0) return slowed(ipWait);
+      // Home-realm discovery: an address at a workspace's proven domain may go to its provider. It
+      // comes after the address's budget, and counts in it: each start reads the provider's
+      // discovery, so one address cannot make svc fetch it without bound.
+      const route = await deps.sso.route({ email, passwordGiven: password !== '', ssoAsked: body['sso'] === '1' });
+      if (route.kind === 'provider') {
+        try {
+          return await deps.sso.start(res, route.workspace, email, returnTo);
+        } catch (err) {
+          // The provider cannot be reached or read: said on the sign-in page, the detail logged.
+          if (!(err instanceof SsoError)) throw err;
+          deps.logger.warn('sso start failed', { status: err.status, detail: err.detail });
+          render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, err.message), { status: err.status });
+          return;
+        }
+      }
+      if (route.kind === 'refused') {
+        deps.logger.info('password sign-in refused: single sign-on', { status: route.status });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { status: route.status });
+        return;
+      }
       if (email) {
         const pairWait = await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount);
         const accountWait = pairWait > 0 ? 0 : await deps.throttle.backoff('signin-backoff', email, deps.limits.signInAccountBackoff);
