@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import * as oc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { startCompanyIdp, startMixUpIssuer, type CompanyIdp } from '../support/company-idp.ts';
-import { shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
+import { consent, shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 
 /** The SSO session bound of src/sso/bounds.ts (SSO_SESSION_MAX_SECONDS), read off the session's TTL. */
 const SSO_SESSION_MAX_SECONDS = 8 * 3600;
@@ -84,8 +85,13 @@ async function setUpSso(
 
 /** The sign-in page's SSO step for `email`, then the company's login page as `login`; the page where it ends. */
 async function ssoSignIn(page: Page, email: string, login: string, atProvider?: (page: Page) => Promise<void>): Promise<void> {
-  const returnTo = '/dashboard';
-  await page.goto(`${stack.authUrl}/signin?return=${encodeURIComponent(returnTo)}`);
+  await page.goto(`${stack.authUrl}/signin?return=${encodeURIComponent('/dashboard')}`);
+  await ssoFromSignInPage(page, email, login, atProvider);
+}
+
+/** On the sign-in page shown (whatever sent the browser there): SSO for `email`, the company's login as `login`, back at svc. */
+async function ssoFromSignInPage(page: Page, email: string, login: string, atProvider?: (page: Page) => Promise<void>): Promise<void> {
+  await page.waitForSelector('form[action="/signin"]');
   await page.fill('#email', email);
   await page.click('button[name=sso]');
   await page.waitForSelector('text=Company sign-in').catch(async (err: unknown) => {
@@ -191,6 +197,45 @@ test('a first SSO sign-in makes the account, with its role from the groups claim
   );
   await second.context().close();
   assert.ok((await auditActions('acme')).includes('sso.signed_in'));
+});
+
+test("svc login's device flow signs in through SSO: the code, the company's sign-in, consent, tokens", async () => {
+  idp.directory.set('fay', { email: 'fay@acme.test', email_verified: true, groups: ['writers'] });
+  const config = await oc.discovery(new URL(stack.authUrl), 'svc-cli', undefined, oc.None(), {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
+  const dar = await oc.initiateDeviceAuthorization(config, {});
+  const polling = oc.pollDeviceAuthorizationGrant(config, dar);
+  const page = await (await browser.newContext()).newPage();
+  // svc login's code is typed, as the terminal shows it (docs/auth-service.md "Endpoints").
+  await page.goto(dar.verification_uri);
+  await page.waitForSelector('#user_code');
+  await page.fill('#user_code', dar.user_code);
+  await page.click('button[type=submit]');
+  await ssoFromSignInPage(page, 'fay@acme.test', 'fay');
+  await consent(page, { kind: 'personal' }, 'sso-device-consent');
+  const tokens = await polling;
+  assert.equal(typeof tokens.access_token, 'string');
+  const fay = await stack.accounts.users.findByEmail('fay@acme.test');
+  assert.ok(fay);
+  assert.equal(await stack.accounts.workspaces.roleOf(fay.id, (await stack.accounts.workspaces.getProject('acme-docs'))!), 'EDITOR');
+  await page.context().close();
+});
+
+test('an account someone made at the domain without proving the address loses its password and sessions to the SSO sign-in', async () => {
+  // A squatter signed up with gus@acme.test (never confirmed) and is signed in.
+  await stack.accounts.users.create({ email: 'gus@acme.test', password: PASSWORD });
+  const squatter = await signedInPage('gus@acme.test', '/dashboard');
+  idp.directory.set('gus', { email: 'gus@acme.test', email_verified: true });
+  const gus = await (await browser.newContext()).newPage();
+  await ssoSignIn(gus, 'gus@acme.test', 'gus');
+  assert.match(new URL(gus.url()).pathname, /^\/dashboard/);
+  await squatter.goto(`${stack.authUrl}/dashboard`);
+  assert.equal(new URL(squatter.url()).pathname, '/signin', "the squatter's session ended");
+  assert.equal(await stack.accounts.users.verifyPassword('gus@acme.test', PASSWORD), null, "the squatter's password is gone");
+  await squatter.context().close();
+  await gus.context().close();
 });
 
 test('"members must use SSO" refuses password sign-in at the domain, with a clear sentence', async () => {

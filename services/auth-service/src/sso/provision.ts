@@ -29,11 +29,18 @@ export function roleFor(settings: Pick<SsoSettings, 'defaultRole' | 'groupRoles'
 }
 
 export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
-  async function accountOf(email: string): Promise<{ user: User; created: boolean }> {
+  /**
+   * The account of the address. One made before (by sign-up) whose address was never proven may be
+   * a squatter's: its password is removed, and `unproven` tells the caller to end its sessions,
+   * before it becomes the person's the provider vouched for.
+   */
+  async function accountOf(email: string): Promise<{ user: User; created: boolean; unproven?: true }> {
     const found = await deps.accounts.users.findByEmail(email);
     if (found) {
-      if (found.emailVerifiedAt === null) await deps.accounts.users.markEmailVerified(found.id);
-      return { user: found, created: false };
+      if (found.emailVerifiedAt !== null) return { user: found, created: false };
+      await deps.accounts.users.clearPassword(found.id);
+      await deps.accounts.users.markEmailVerified(found.id);
+      return { user: found, created: false, unproven: true };
     }
     try {
       return { user: await deps.accounts.users.create({ email, emailVerified: true }), created: true };
@@ -47,7 +54,12 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
 
   return {
     /** Accepts the ID token's person for the workspace; refuses an unverified or foreign address. */
-    async signIn(workspace: string, settings: SsoSettings, claims: IDToken, source: string): Promise<{ userId: string; email: string }> {
+    async signIn(
+      workspace: string,
+      settings: SsoSettings,
+      claims: IDToken,
+      source: string,
+    ): Promise<{ userId: string; email: string; unproven: boolean }> {
       const email = typeof claims['email'] === 'string' ? claims['email'].trim().toLowerCase() : '';
       if (!email.includes('@')) throw new SsoError(403, "Your company's sign-in sent no email address for you.");
       // OpenID Connect Core 1.0 §5.1: email_verified true means the provider checked the address.
@@ -58,7 +70,7 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
       if ((await deps.store.ownerOf(domain)) !== workspace) {
         throw new SsoError(403, `${domain} is not a domain this workspace proved, so its sign-in cannot vouch for ${email}.`);
       }
-      const { user, created } = await accountOf(email);
+      const { user, created, unproven } = await accountOf(email);
       const role = roleFor(settings, groupsOf(claims));
       const owner = (await deps.accounts.workspaces.get(workspace))?.owner;
       if (owner !== user.id) {
@@ -74,10 +86,10 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
         target: `user:${email}`,
         source,
         requestId,
-        detail: { role, created: String(created), issuer: settings.issuer },
+        detail: { role, created: String(created), issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
       });
       await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source, requestId }, { method: 'sso', workspace });
-      return { userId: user.id, email };
+      return { userId: user.id, email, unproven: unproven ?? false };
     },
   };
 }
