@@ -327,4 +327,16 @@ describe('a workspace whose issuer sends its sign-ins to another provider', () =
     assert.equal(await stack.accounts.users.findByEmail('mallory@mixup.test'), null);
     await mixed.context().close();
   });
+
+  test('a provider that cannot be read is said on the sign-in page (502), never an error page', async () => {
+    await mixUp.close();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${stack.authUrl}/signin`);
+    await page.fill('#email', 'mallory@mixup.test');
+    const answer = page.waitForResponse((r) => r.url().endsWith('/signin') && r.request().method() === 'POST');
+    await page.click('button[name=sso]');
+    assert.equal((await answer).status(), 502);
+    await expectText(page, "The provider's discovery document at");
+    await page.context().close();
+  });
 });
