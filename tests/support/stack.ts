@@ -30,6 +30,8 @@ export interface StackOptions {
   authLimits?: StartAuthServiceOptions['limits'];
   /** The auth-service's clock for the refresh replay window, see StartAuthServiceOptions. */
   authNow?: StartAuthServiceOptions['now'];
+  /** The auth-service's DNS TXT lookups (SSO domain proofs), see StartAuthServiceOptions. */
+  authResolveTxt?: StartAuthServiceOptions['resolveTxt'];
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
@@ -45,6 +47,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     ...(options.authFetch ? { fetch: options.authFetch } : {}),
     ...(options.authLimits ? { limits: options.authLimits } : {}),
     ...(options.authNow ? { now: options.authNow } : {}),
+    ...(options.authResolveTxt ? { resolveTxt: options.authResolveTxt } : {}),
   });
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
   // The gateway connects to Redis in the background (fail-fast): a first request must not race it.

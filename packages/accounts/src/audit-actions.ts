@@ -33,6 +33,13 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'signin.succeeded',
   'signin.failed',
+  'sso.configured',
+  'sso.policy_changed',
+  'sso.domain_claimed',
+  'sso.domain_verified',
+  'sso.domain_released',
+  'sso.signed_in',
+  'sso.refused',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

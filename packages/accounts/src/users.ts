@@ -78,6 +78,16 @@ export class UserStore {
     await this.ctx.redis.hsetnx(K.user(id), 'emailVerifiedAt', String(this.ctx.now()));
   }
 
+  /**
+   * Removes the password and starts a new password epoch (reset links made before stop working):
+   * for an account whose address someone else proved, as a single sign-on does for an account
+   * made before its domain was claimed (docs/auth-service.md "Single sign-on").
+   */
+  async clearPassword(id: string): Promise<void> {
+    if (!(await this.ctx.redis.exists(K.user(id)))) throw new AccountError('not_found', `no user ${id}`);
+    await this.ctx.redis.multi().hincrby(K.user(id), 'passwordEpoch', 1).hset(K.user(id), 'passwordHash', '').exec();
+  }
+
   async findByEmail(email: string): Promise<User | null> {
     const id = await this.ctx.redis.get(K.userByEmail(email.trim()));
     return id ? this.get(id) : null;

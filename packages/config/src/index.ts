@@ -51,6 +51,11 @@ export interface Config {
   authCacheTtlMs: number;
   /** Hosts whose Client ID Metadata Documents the auth-service may fetch ('*' any https host). */
   cimdAllowedHosts: string[];
+  /**
+   * SSO_PRIVATE_ISSUERS=allow: single sign-on may reach a provider at a loopback or private address,
+   * over plain http (docs/auth-service.md "Single sign-on"); off unless an operator sets it.
+   */
+  ssoPrivateIssuers: boolean;
   /** OpenAI-compatible embeddings endpoint for semantic search; null: the built-in local embedder. */
   embeddings: { url: string; apiKey: string | null; model: string } | null;
   /** The proxies whose X-Forwarded-For is read (TRUST_PROXY; docs/operations.md "Proxies"). */
@@ -102,6 +107,7 @@ interface EnvShape {
   MAX_BODY_BYTES: number;
   AUTH_CACHE_TTL_MS: number;
   CIMD_ALLOWED_HOSTS: string;
+  SSO_PRIVATE_ISSUERS: 'allow' | 'refuse';
   TRUST_PROXY: string;
   EMBEDDINGS_URL?: string;
   EMBEDDINGS_API_KEY?: string;
@@ -142,6 +148,7 @@ const schema: JSONSchemaType<EnvShape> = {
     MAX_BODY_BYTES: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024, default: 512 * 1024 },
     AUTH_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60_000, default: 5_000 },
     CIMD_ALLOWED_HOSTS: { type: 'string', default: '*' },
+    SSO_PRIVATE_ISSUERS: { type: 'string', enum: ['allow', 'refuse'], default: 'refuse' },
     TRUST_PROXY: { type: 'string', minLength: 1, maxLength: 2000, default: 'off' },
     EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
     EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
@@ -226,6 +233,7 @@ export function loadConfig(env: Raw = process.env): Config {
     maxBodyBytes: c.MAX_BODY_BYTES,
     authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
+    ssoPrivateIssuers: c.SSO_PRIVATE_ISSUERS === 'allow',
     trustProxy,
     email:
       c.EMAIL === 'off'

@@ -38,6 +38,9 @@ import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
+import { createSso } from './sso/create-sso.ts';
+import { CALLBACK_PATH } from './sso/flow.ts';
+import type { ResolveTxt } from './sso/domain-proof.ts';
 import { ROUTES } from './provider/configuration.ts';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
@@ -58,6 +61,8 @@ export interface AppDeps {
   now?: () => number;
   /** Outgoing email (password reset); from config.email unless a test gives another. */
   mailer?: Mailer;
+  /** DNS TXT lookups proving SSO domains; node:dns/promises unless a test gives its own. */
+  resolveTxt?: ResolveTxt;
 }
 
 export interface AuthApp {
@@ -155,7 +160,17 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.code_verification, guesses);
   const mailer = deps.mailer ?? createMailer(config.email);
   const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
-  const signin = signIn({ ...pageDeps, provider });
+  const sso = createSso({
+    redis,
+    accounts,
+    web,
+    logger,
+    authUrl: config.authUrl,
+    cookieKeys: config.cookieKeys,
+    allowPrivateIssuers: config.ssoPrivateIssuers,
+    ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
+  });
+  const signin = signIn({ ...pageDeps, provider, sso });
   const signup = signUp({ ...pageDeps, verification });
   const signout = signOut({ ...pageDeps, redis });
   const management = createManagement(accounts, {
@@ -167,6 +182,7 @@ export function createApp(deps: AppDeps): AuthApp {
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
+  app.get(CALLBACK_PATH, sso.callback);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get('/forgot', reset.forgot);
   app.post('/forgot', reset.sendLink);
@@ -189,7 +205,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/invitation', invite.accept);
   app.use(
     '/dashboard',
-    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
+    dashboardRoutes({ accounts, redis, web, logger, management, verification, sso: sso.settings, ...(deps.now ? { now: deps.now } : {}) }),
   );
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);

@@ -23,6 +23,8 @@ export interface StartAuthServiceOptions {
   fetch?: AppDeps['fetch'];
   /** The clock of the refresh replay window (tests move it). */
   now?: AppDeps['now'];
+  /** DNS TXT lookups proving SSO domains (AppDeps.resolveTxt); tests give their own. */
+  resolveTxt?: AppDeps['resolveTxt'];
   /** The HTTP server's bounds (docs/security.md \"Bounds\"); tests shorten the timeouts. */
   httpBounds?: Partial<HttpServerBounds>;
 }
@@ -65,6 +67,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.resolveTxt ? { resolveTxt: opts.resolveTxt } : {}),
   });
 
   const server = createBoundedServer(app, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });

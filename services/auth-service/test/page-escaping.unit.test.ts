@@ -19,6 +19,7 @@ import { membersPage } from '../src/dashboard/members/view.ts';
 import { newProjectPage } from '../src/dashboard/projects/view.ts';
 import { requestsPage } from '../src/dashboard/requests/view.ts';
 import { serviceAccountsPage } from '../src/dashboard/service-accounts/view.ts';
+import { ssoPage } from '../src/dashboard/sso/view.ts';
 import { usagePage } from '../src/dashboard/usage/view.ts';
 import { confirmFirstPage } from '../src/pages/confirm-first.ts';
 import {
@@ -139,6 +140,25 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       now: T,
     }),
   keyLimit: (s) => keyLimitPage(frame(s), key(s), s, s),
+  sso: (s) =>
+    ssoPage(
+      frame(s),
+      {
+        settings: {
+          issuer: s,
+          clientId: s,
+          defaultRole: 'VIEWER',
+          required: true,
+          groupRoles: [{ group: s, role: 'ADMIN' }],
+          updatedAt: T,
+        },
+        claims: [
+          { domain: s, token: s, verifiedAt: null },
+          { domain: s, token: s, verifiedAt: T },
+        ],
+      },
+      s,
+    ),
   revokeKey: (s) => revokeKeyPage(frame(s), key(s)),
   rollKey: (s) => rollKeyPage(frame(s), key(s)),
   requests: (s) =>

@@ -10,7 +10,7 @@ import type { ProjectRow } from '@svc/management';
 import { html, trustedHtml, type SafeHtml } from '../pages/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
-export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'account' | 'new-project';
+export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'account' | 'new-project';
 
 export type FrameProject = ProjectRow;
 
@@ -125,6 +125,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'service-accounts', label: 'Service accounts', href: (f) => workspacePath(f, 'service-accounts') },
       { section: 'usage', label: 'Usage', href: (f) => workspacePath(f, 'usage') },
       { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit') },
+      { section: 'sso', label: 'Single sign-on', href: (f) => workspacePath(f, 'sso') },
     ],
   },
   { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },

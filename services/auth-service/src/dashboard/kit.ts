@@ -18,6 +18,7 @@ import type { Frame, Section } from './frame.ts';
 import type { CONFIRM_FIELDS } from './form.ts';
 import { formOf, type DashboardForm } from './form.ts';
 import { createReveals } from './reveal.ts';
+import type { SsoSettingsService } from '../sso/settings.ts';
 
 export interface DashboardDeps {
   accounts: Accounts;
@@ -27,6 +28,8 @@ export interface DashboardDeps {
   management: Management;
   logger: Logger;
   verification: EmailVerification;
+  /** A workspace owner's single sign-on settings (docs/auth-service.md "Single sign-on"). */
+  sso: SsoSettingsService;
   now?: () => number;
 }
 
@@ -71,6 +74,11 @@ const DONE = {
   'verification-sent': 'We sent a new confirmation link to your address.',
   'verification-held': 'Several confirmation links were sent lately, so no new one was sent: use the latest, or try again in an hour.',
   'email-off': 'Email is off on this server (EMAIL=off), so no confirmation link can be sent.',
+  'sso-provider-saved': 'Provider saved: its discovery document was read. The secret is stored sealed and never shown again.',
+  'sso-policy-saved': 'Single sign-on policy saved.',
+  'sso-domain-claimed': 'Domain claimed: publish the TXT record below, then verify.',
+  'sso-domain-verified': 'Domain proven: its addresses now sign in through your provider.',
+  'sso-domain-released': 'Domain released.',
 } as const;
 export type Done = keyof typeof DONE;
 

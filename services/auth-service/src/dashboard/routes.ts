@@ -7,6 +7,7 @@
 import express, { type Router } from 'express';
 import { render } from '../pages/html.ts';
 import { notFoundPage } from '../pages/layout.ts';
+import { SSO_FORMS } from './sso/forms.ts';
 import { ACCOUNT_FORMS } from './account/forms.ts';
 import { accountRoutes } from './account/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
@@ -23,6 +24,7 @@ import { REQUEST_FORMS } from './requests/forms.ts';
 import { requestsRoutes } from './requests/routes.ts';
 import { BOT_FORMS } from './service-accounts/forms.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
@@ -35,6 +37,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   MEMBER_FORMS,
   BOT_FORMS,
   ACCOUNT_FORMS,
+  SSO_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -56,6 +59,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     serviceAccountsRoutes,
     usageRoutes,
     auditRoutes,
+    ssoRoutes,
     accountRoutes,
   ]) {
     section(router, kit);

@@ -56,7 +56,8 @@ export interface BrowserSession {
 
 export interface WebSessions {
   userOf(req: Request): Promise<string | null>;
-  start(req: Request, res: Response, userId: string): Promise<void>;
+  /** Starts a session of `ttlSeconds` (SESSION_TTL_SECONDS unless shorter, as an SSO sign-in's is). */
+  start(req: Request, res: Response, userId: string, ttlSeconds?: number): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
   /** The person's live browser sessions, newest first; `current` marks this request's. */
   list(req: Request, userId: string): Promise<BrowserSession[]>;
@@ -140,7 +141,8 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       const idHash = own(req);
       return idHash ? ((await deps.redis.hget(OK.webSession(idHash), 'userId')) ?? null) : null;
     },
-    async start(req, res, userId) {
+    async start(req, res, userId, ttlSeconds = SESSION_TTL_SECONDS) {
+      const ttl = Math.min(ttlSeconds, SESSION_TTL_SECONDS);
       const id = randomBytes(32).toString('base64url');
       const key = OK.webSession(sha(id));
       const agent = String(req.headers['user-agent'] ?? '').slice(0, 160);
@@ -151,11 +153,11 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
         deps.redis
           .multi()
           .hset(key, { userId, createdAt: String(now()), agent })
-          .expire(key, SESSION_TTL_SECONDS),
+          .expire(key, ttl),
       );
       const index = OK.userWebSessions(userId);
       await exec(deps.redis.multi().sadd(index, sha(id)).expire(index, SESSION_TTL_SECONDS));
-      res.cookie(SESSION_COOKIE, id, { ...cookie, maxAge: SESSION_TTL_SECONDS * 1000 });
+      res.cookie(SESSION_COOKIE, id, { ...cookie, maxAge: ttl * 1000 });
     },
     async end(req, res) {
       const idHash = own(req);

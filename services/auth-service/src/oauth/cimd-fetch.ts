@@ -84,6 +84,13 @@ export interface CimdFetchOptions {
   refuse?: (address: string) => boolean;
   /** Name resolution; default the system's (getaddrinfo, as every Node connection uses). */
   resolve?: Resolver;
+  /** The largest body read; default CIMD_MAX_DOCUMENT_BYTES (single sign-on reads larger ones, src/sso/bounds.ts). */
+  maxBytes?: number;
+  /**
+   * Read the body of every status, not only 200, and send a request's method and form body (an
+   * OpenID provider's token endpoint answers errors as JSON, RFC 6749 §5.2); CIMD only GETs.
+   */
+  anyStatus?: boolean;
 }
 
 type FetchLike = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -92,6 +99,8 @@ type FetchLike = (url: string | URL | Request, init?: RequestInit) => Promise<Re
 export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
   const refuse = options.refuse ?? isSpecialUseAddress;
   const resolve = options.resolve ?? systemResolver;
+  const maxBytes = options.maxBytes ?? CIMD_MAX_DOCUMENT_BYTES;
+  const anyStatus = options.anyStatus ?? false;
 
   /** Resolves once, refuses if any answer is special-use, and hands the socket exactly those addresses. */
   async function checkedAddresses(host: string): Promise<LookupAddress[]> {
@@ -116,8 +125,9 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const body = anyStatus ? formBody(init.body) : null;
     const req = send(url, {
-      method: 'GET',
+      method: anyStatus && init.method ? init.method : 'GET',
       headers,
       agent: false,
       signal,
@@ -125,7 +135,7 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
       lookup: pinned as never,
       ...(url.protocol === 'https:' && isIP(url.hostname) === 0 ? { servername: url.hostname } : {}),
     });
-    req.end();
+    req.end(body ?? undefined);
     const res = await abortable(
       new Promise<IncomingMessage>((ok, fail) => {
         req.once('response', ok);
@@ -133,8 +143,16 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
       }),
       signal,
     );
-    return toResponse(res, await readBounded(res, signal));
+    return toResponse(res, await readBounded(res, signal, maxBytes, anyStatus));
   };
+}
+
+/** A request body as text: only forms and strings are sent (what an OpenID client posts). */
+function formBody(body: RequestInit['body']): string | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  throw new CimdFetchRefused('only form and text bodies are sent');
 }
 
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -146,25 +164,25 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The body, at most CIMD_MAX_DOCUMENT_BYTES; a longer one is cut off and refused. */
-async function readBounded(res: IncomingMessage, signal: AbortSignal): Promise<Buffer | null> {
-  if (res.statusCode !== 200) {
+/** The body, at most `maxBytes`; a longer one is cut off and refused. */
+async function readBounded(res: IncomingMessage, signal: AbortSignal, maxBytes: number, anyStatus: boolean): Promise<Buffer | null> {
+  if (res.statusCode !== 200 && !anyStatus) {
     res.destroy();
     return null;
   }
   const declared = Number(res.headers['content-length'] ?? 0);
-  if (declared > CIMD_MAX_DOCUMENT_BYTES) {
+  if (declared > maxBytes) {
     res.destroy();
-    throw new CimdFetchRefused(`the document is ${declared} bytes, more than ${CIMD_MAX_DOCUMENT_BYTES}`);
+    throw new CimdFetchRefused(`the document is ${declared} bytes, more than ${maxBytes}`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   const reading = (async () => {
     for await (const chunk of res as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > CIMD_MAX_DOCUMENT_BYTES) {
+      if (size > maxBytes) {
         res.destroy();
-        throw new CimdFetchRefused(`the document is more than ${CIMD_MAX_DOCUMENT_BYTES} bytes`);
+        throw new CimdFetchRefused(`the document is more than ${maxBytes} bytes`);
       }
       chunks.push(chunk);
     }

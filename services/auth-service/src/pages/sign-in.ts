@@ -14,6 +14,8 @@ import { csrfField } from '../http/web-session.ts';
 import { html, render, type SafeHtml } from './html.ts';
 import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
+import type { Sso } from '../sso/create-sso.ts';
+import { SsoError } from '../sso/errors.ts';
 import { tooMany } from './too-many.ts';
 
 export interface PageDeps {
@@ -25,8 +27,11 @@ export interface PageDeps {
   logger: Logger;
 }
 
-/** The sign-in page reads the waiting authorization through the provider's models (its public API). */
-export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'> };
+/**
+ * The sign-in page reads the waiting authorization through the provider's models (its public API),
+ * and asks single sign-on which way an address signs in (docs/auth-service.md "Single sign-on").
+ */
+export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'>; sso: Pick<Sso, 'route' | 'start'> };
 
 /**
  * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
@@ -55,7 +60,8 @@ function signInForm(csrf: string, returnTo: string, email: string, error: string
 <input type="hidden" name="return" value="${returnTo}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>
+<button type="submit">Sign in</button>
+<button type="submit" name="sso" value="1" class="secondary" formnovalidate>Continue with single sign-on</button></form>
 <nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
 }
 
@@ -96,6 +102,26 @@ export function signIn(deps: SignInDeps) {
       const accountSource = `${email}|${ip}`;
       const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
       if (ipWait > 0) return slowed(ipWait);
+      // Home-realm discovery: an address at a workspace's proven domain may go to its provider. It
+      // comes after the address's budget, and counts in it: each start reads the provider's
+      // discovery, so one address cannot make svc fetch it without bound.
+      const route = await deps.sso.route({ email, passwordGiven: password !== '', ssoAsked: body['sso'] === '1' });
+      if (route.kind === 'provider') {
+        try {
+          return await deps.sso.start(res, route.workspace, email, returnTo);
+        } catch (err) {
+          // The provider cannot be reached or read: said on the sign-in page, the detail logged.
+          if (!(err instanceof SsoError)) throw err;
+          deps.logger.warn('sso start failed', { status: err.status, detail: err.detail });
+          render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, err.message), { status: err.status });
+          return;
+        }
+      }
+      if (route.kind === 'refused') {
+        deps.logger.info('password sign-in refused: single sign-on', { status: route.status });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { status: route.status });
+        return;
+      }
       if (email) {
         const pairWait = await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount);
         const accountWait = pairWait > 0 ? 0 : await deps.throttle.backoff('signin-backoff', email, deps.limits.signInAccountBackoff);

@@ -1,0 +1,11 @@
+/** The Redis keys of single sign-on (docs/redis-schema.md, section "auth-service (single sign-on)"). */
+export const SK = {
+  /** A workspace's provider and policy: hash {issuer, clientId, secretSealed, defaultRole, required, groupRoles, updatedAt}. */
+  config: (workspace: string) => `svc:sso:config:${workspace}`,
+  /** A workspace's claimed domains: hash domain -> JSON {token, verifiedAt}. */
+  claims: (workspace: string) => `svc:sso:claims:${workspace}`,
+  /** A proven domain -> the one workspace it belongs to (SET NX when proven). */
+  domain: (domain: string) => `svc:sso:domain:${domain}`,
+  /** A started sign-in, by the SHA-256 of its state: JSON {workspace, nonce, verifier, browser, returnTo}; taken with GETDEL. */
+  state: (stateDigest: string) => `svc:sso:state:${stateDigest}`,
+};

@@ -1,0 +1,59 @@
+/**
+ * The company's OpenID provider as openid-client sees it: discovery (OpenID Connect Discovery 1.0
+ * §4) and every later request (keys, token) go through the same guarded client as Client ID
+ * Metadata Documents (src/oauth/cimd-fetch.ts): no loopback, private or other special-use address,
+ * bounded in time and size, no redirects. SSO_PRIVATE_ISSUERS=allow lifts the address rule, and
+ * allows plain http, for a provider inside svc's own network (and the tests' local provider).
+ */
+import * as oc from 'openid-client';
+import { CimdFetchRefused, createCimdFetch } from '../oauth/cimd-fetch.ts';
+import { SSO_MAX_RESPONSE_BYTES } from './bounds.ts';
+import { SsoError } from './errors.ts';
+
+export interface ProviderClientOptions {
+  /** SSO_PRIVATE_ISSUERS=allow. */
+  allowPrivate: boolean;
+}
+
+export type Discover = (issuer: string, clientId: string, secret: string) => Promise<oc.Configuration>;
+
+export function providerClient(options: ProviderClientOptions): Discover {
+  const fetch = createCimdFetch({
+    maxBytes: SSO_MAX_RESPONSE_BYTES,
+    anyStatus: true,
+    ...(options.allowPrivate ? { refuse: () => false } : {}),
+  }) as unknown as oc.CustomFetch;
+
+  return async function discover(issuer, clientId, secret) {
+    const url = new URL(issuer);
+    const insecure = url.protocol === 'http:';
+    if (url.protocol !== 'https:' && !(insecure && options.allowPrivate)) {
+      throw new SsoError(400, `The issuer must be an https URL (${url.protocol} given).`);
+    }
+    try {
+      const config = await oc.discovery(url, clientId, undefined, oc.ClientSecretBasic(secret), {
+        [oc.customFetch]: fetch,
+        ...(insecure ? { execute: [oc.allowInsecureRequests] } : {}),
+      });
+      config[oc.customFetch] = fetch;
+      return config;
+    } catch (err) {
+      throw discoveryRefusal(issuer, err);
+    }
+  };
+}
+
+/** Why discovery failed, in words an owner can act on; the library's detail goes to the log. */
+function discoveryRefusal(issuer: string, err: unknown): SsoError {
+  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const refused = err instanceof CimdFetchRefused ? err : err instanceof Error && err.cause instanceof CimdFetchRefused ? err.cause : null;
+  if (refused && /special-use/.test(refused.message)) {
+    return new SsoError(
+      400,
+      `The provider's discovery at ${issuer} was refused: it is at a loopback or private address. An operator can allow such providers with SSO_PRIVATE_ISSUERS=allow.`,
+      detail,
+    );
+  }
+  if (refused) return new SsoError(502, `The provider's discovery at ${issuer} was refused: ${refused.message}.`, detail);
+  return new SsoError(502, `The provider's discovery document at ${issuer} could not be read or does not name this issuer.`, detail);
+}

@@ -1,0 +1,97 @@
+/**
+ * What an accepted SSO sign-in does to svc's accounts (docs/auth-service.md "Single sign-on"):
+ * the account of the address (made on first sign-in, the address proven by the provider), and the
+ * person's role on each of the workspace's projects: the highest role a group of theirs maps to,
+ * else the workspace's default. Set again at every sign-in, so a change of groups at the provider
+ * takes effect at the next one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Accounts, User } from '@svc/accounts';
+import { AccountError } from '@svc/accounts';
+import { roleAtLeast, type Role } from '@svc/policy';
+import type { IDToken } from 'openid-client';
+import { SSO_MAX_GROUPS_READ } from './bounds.ts';
+import { SsoError } from './errors.ts';
+import type { SsoSettings, SsoStore } from './store.ts';
+
+/** The groups of an ID token (its `groups` claim, a list of strings), at most SSO_MAX_GROUPS_READ. */
+export function groupsOf(claims: IDToken): string[] {
+  const groups = claims['groups'];
+  if (!Array.isArray(groups)) return [];
+  return groups.slice(0, SSO_MAX_GROUPS_READ).filter((g): g is string => typeof g === 'string');
+}
+
+/** The highest role any of the groups maps to; the default when none does. */
+export function roleFor(settings: Pick<SsoSettings, 'defaultRole' | 'groupRoles'>, groups: string[]): Role {
+  const mapped = settings.groupRoles.filter((m) => groups.includes(m.group)).map((m) => m.role);
+  if (mapped.length === 0) return settings.defaultRole;
+  return mapped.reduce((best, r) => (roleAtLeast(r, best) ? r : best));
+}
+
+export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
+  /**
+   * The account of the address. One made before (by sign-up) whose address was never proven may be
+   * a squatter's: its password is removed, and `unproven` tells the caller to end its sessions,
+   * before it becomes the person's the provider vouched for.
+   */
+  async function accountOf(email: string): Promise<{ user: User; created: boolean; unproven?: true }> {
+    const found = await deps.accounts.users.findByEmail(email);
+    if (found) {
+      if (found.emailVerifiedAt !== null) return { user: found, created: false };
+      await deps.accounts.users.clearPassword(found.id);
+      await deps.accounts.users.markEmailVerified(found.id);
+      return { user: found, created: false, unproven: true };
+    }
+    try {
+      return { user: await deps.accounts.users.create({ email, emailVerified: true }), created: true };
+    } catch (err) {
+      // Two first sign-ins at once: the other made it.
+      const again = err instanceof AccountError && err.code === 'conflict' ? await deps.accounts.users.findByEmail(email) : null;
+      if (!again) throw err;
+      return { user: again, created: false };
+    }
+  }
+
+  return {
+    /** Accepts the ID token's person for the workspace; refuses an unverified or foreign address. */
+    async signIn(
+      workspace: string,
+      settings: SsoSettings,
+      claims: IDToken,
+      source: string,
+    ): Promise<{ userId: string; email: string; unproven: boolean }> {
+      const email = typeof claims['email'] === 'string' ? claims['email'].trim().toLowerCase() : '';
+      if (!email.includes('@')) throw new SsoError(403, "Your company's sign-in sent no email address for you.");
+      // OpenID Connect Core 1.0 §5.1: email_verified true means the provider checked the address.
+      if (claims['email_verified'] !== true) {
+        throw new SsoError(403, `Your company's sign-in has not verified the address ${email}; svc accepts only a verified address.`);
+      }
+      const domain = email.slice(email.lastIndexOf('@') + 1);
+      if ((await deps.store.ownerOf(domain)) !== workspace) {
+        throw new SsoError(403, `${domain} is not a domain this workspace proved, so its sign-in cannot vouch for ${email}.`);
+      }
+      const { user, created, unproven } = await accountOf(email);
+      const role = roleFor(settings, groupsOf(claims));
+      const owner = (await deps.accounts.workspaces.get(workspace))?.owner;
+      if (owner !== user.id) {
+        for (const project of await deps.accounts.workspaces.projectsOf(workspace)) {
+          await deps.accounts.workspaces.setRole(project, user.id, role);
+        }
+      }
+      const requestId = randomUUID();
+      await deps.accounts.audit.record({
+        workspace,
+        actor: email,
+        action: 'sso.signed_in',
+        target: `user:${email}`,
+        source,
+        requestId,
+        detail: { role, created: String(created), issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
+      });
+      await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source, requestId }, { method: 'sso', workspace });
+      return { userId: user.id, email, unproven: unproven ?? false };
+    },
+  };
+}
+
+export type Provisioning = ReturnType<typeof provisioning>;

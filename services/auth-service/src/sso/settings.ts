@@ -1,0 +1,173 @@
+/**
+ * A workspace owner's SSO settings (docs/auth-service.md "Single sign-on"): the provider, the
+ * claimed domains and their proof, and the policy. Only the workspace's owner changes them; every
+ * change is recorded in the workspace's audit log (docs/audit.md), never with the client secret.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Accounts, AuditAction } from '@svc/accounts';
+import { isRole, type Role } from '@svc/policy';
+import {
+  SSO_MAX_CLIENT_ID_LENGTH,
+  SSO_MAX_CLIENT_SECRET_LENGTH,
+  SSO_MAX_DOMAINS,
+  SSO_MAX_GROUP_LENGTH,
+  SSO_MAX_GROUP_MAPPINGS,
+  SSO_MAX_ISSUER_LENGTH,
+} from './bounds.ts';
+import { domainProven, newProofToken, normalDomain, type ResolveTxt } from './domain-proof.ts';
+import { SsoError } from './errors.ts';
+import type { Discover } from './provider-client.ts';
+import type { DomainClaim, GroupRole, SsoSettings, SsoStore } from './store.ts';
+
+/** Who is changing the settings: a signed-in person, from an address. */
+export interface SettingsActor {
+  userId: string;
+  email: string;
+  source: string;
+}
+
+export interface SsoSettingsDeps {
+  accounts: Accounts;
+  store: SsoStore;
+  discover: Discover;
+  resolveTxt: ResolveTxt;
+  now: () => number;
+}
+
+export interface SsoView {
+  settings: SsoSettings | null;
+  claims: DomainClaim[];
+}
+
+export interface PolicyInput {
+  defaultRole: string;
+  required: boolean;
+  groupRoles: { group: string; role: string }[];
+}
+
+export function ssoSettings(deps: SsoSettingsDeps) {
+  async function owned(actor: SettingsActor, workspace: string): Promise<void> {
+    const ws = await deps.accounts.workspaces.get(workspace);
+    if (!ws) throw new SsoError(404, `There is no workspace ${workspace}.`);
+    if (ws.owner !== actor.userId) throw new SsoError(403, `Only the owner of ${workspace} changes its single sign-on.`);
+  }
+
+  async function audit(actor: SettingsActor, workspace: string, action: AuditAction, detail: Record<string, string>): Promise<void> {
+    await deps.accounts.audit.record({
+      workspace,
+      actor: actor.email,
+      action,
+      target: `workspace:${workspace}`,
+      source: actor.source,
+      requestId: randomUUID(),
+      detail,
+    });
+  }
+
+  return {
+    async view(actor: SettingsActor, workspace: string): Promise<SsoView> {
+      await owned(actor, workspace);
+      return { settings: await deps.store.settings(workspace), claims: await deps.store.claims(workspace) };
+    },
+
+    /** Saves the provider after its discovery document was read through the guarded client. */
+    async configureProvider(
+      actor: SettingsActor,
+      workspace: string,
+      input: { issuer: string; clientId: string; secret: string },
+    ): Promise<void> {
+      await owned(actor, workspace);
+      const issuer = input.issuer.trim();
+      const clientId = input.clientId.trim();
+      if (!URL.canParse(issuer) || issuer.length > SSO_MAX_ISSUER_LENGTH) {
+        throw new SsoError(400, `The issuer must be a URL of at most ${SSO_MAX_ISSUER_LENGTH} characters.`);
+      }
+      if (!clientId || clientId.length > SSO_MAX_CLIENT_ID_LENGTH) {
+        throw new SsoError(400, `The client id must be 1 to ${SSO_MAX_CLIENT_ID_LENGTH} characters.`);
+      }
+      const previous = await deps.store.secret(workspace);
+      const secret = input.secret || previous || '';
+      if (!secret || secret.length > SSO_MAX_CLIENT_SECRET_LENGTH) {
+        throw new SsoError(400, `The client secret must be 1 to ${SSO_MAX_CLIENT_SECRET_LENGTH} characters.`);
+      }
+      await deps.discover(issuer, clientId, secret);
+      await deps.store.saveProvider(workspace, { issuer, clientId, secret }, deps.now());
+      await audit(actor, workspace, 'sso.configured', { issuer, clientId, secret: input.secret ? 'replaced' : 'kept' });
+    },
+
+    async setPolicy(actor: SettingsActor, workspace: string, input: PolicyInput): Promise<void> {
+      await owned(actor, workspace);
+      if (!isRole(input.defaultRole)) throw new SsoError(400, 'The default role must be NONE, VIEWER, EDITOR or ADMIN.');
+      if (input.groupRoles.length > SSO_MAX_GROUP_MAPPINGS) {
+        throw new SsoError(400, `At most ${SSO_MAX_GROUP_MAPPINGS} group mappings (${input.groupRoles.length} given).`);
+      }
+      const groupRoles: GroupRole[] = [];
+      for (const row of input.groupRoles) {
+        const group = row.group.trim();
+        if (!group || group.length > SSO_MAX_GROUP_LENGTH)
+          throw new SsoError(400, `A group name must be 1 to ${SSO_MAX_GROUP_LENGTH} characters.`);
+        if (!isRole(row.role)) throw new SsoError(400, `The role of group ${group} must be NONE, VIEWER, EDITOR or ADMIN.`);
+        groupRoles.push({ group, role: row.role });
+      }
+      const settings = await deps.store.settings(workspace);
+      if (input.required && !settings) throw new SsoError(400, 'Configure the provider before requiring SSO.');
+      if (input.required && !(await deps.store.claims(workspace)).some((c) => c.verifiedAt !== null)) {
+        throw new SsoError(400, 'Prove a domain before requiring SSO: the policy applies to addresses at proven domains.');
+      }
+      const defaultRole: Role = input.defaultRole;
+      await deps.store.savePolicy(workspace, { defaultRole, required: input.required, groupRoles }, deps.now());
+      await audit(actor, workspace, 'sso.policy_changed', {
+        defaultRole,
+        required: String(input.required),
+        groupRoles: groupRoles.map((g) => `${g.group}=${g.role}`).join(','),
+      });
+    },
+
+    /** Claims a domain: a token to publish in DNS; it takes effect once proven (verifyDomain). */
+    async claimDomain(actor: SettingsActor, workspace: string, input: string): Promise<DomainClaim> {
+      await owned(actor, workspace);
+      const domain = normalDomain(input);
+      if (!domain) throw new SsoError(400, `"${input.slice(0, 100)}" is not a domain name.`);
+      const claims = await deps.store.claims(workspace);
+      const existing = claims.find((c) => c.domain === domain);
+      if (existing) return existing;
+      if (claims.length >= SSO_MAX_DOMAINS) throw new SsoError(400, `A workspace claims at most ${SSO_MAX_DOMAINS} domains.`);
+      const owner = await deps.store.ownerOf(domain);
+      if (owner && owner !== workspace) throw new SsoError(409, `${domain} is already proven by another workspace.`);
+      const claim = { domain, token: newProofToken(), verifiedAt: null };
+      await deps.store.putClaim(workspace, claim);
+      await audit(actor, workspace, 'sso.domain_claimed', { domain });
+      return claim;
+    },
+
+    /** Looks the proof up in DNS; the domain becomes the workspace's, unless another proved it first. */
+    async verifyDomain(actor: SettingsActor, workspace: string, input: string): Promise<void> {
+      await owned(actor, workspace);
+      const domain = normalDomain(input) ?? '';
+      const claim = (await deps.store.claims(workspace)).find((c) => c.domain === domain);
+      if (!claim) throw new SsoError(404, `${input.slice(0, 100)} is not claimed by ${workspace}.`);
+      if (claim.verifiedAt !== null) return;
+      if (!(await domainProven(deps.resolveTxt, domain, claim.token))) {
+        throw new SsoError(
+          400,
+          `No TXT record _svc-sso.${domain} with the value svc-sso=${claim.token} was found. DNS changes can take a while to appear.`,
+        );
+      }
+      if (!(await deps.store.takeDomain(workspace, domain))) throw new SsoError(409, `${domain} is already proven by another workspace.`);
+      await deps.store.putClaim(workspace, { ...claim, verifiedAt: deps.now() });
+      await audit(actor, workspace, 'sso.domain_verified', { domain });
+    },
+
+    async releaseDomain(actor: SettingsActor, workspace: string, input: string): Promise<void> {
+      await owned(actor, workspace);
+      const domain = normalDomain(input) ?? '';
+      if (!(await deps.store.claims(workspace)).some((c) => c.domain === domain)) {
+        throw new SsoError(404, `${input.slice(0, 100)} is not claimed by ${workspace}.`);
+      }
+      await deps.store.releaseDomain(workspace, domain);
+      await audit(actor, workspace, 'sso.domain_released', { domain });
+    },
+  };
+}
+
+export type SsoSettingsService = ReturnType<typeof ssoSettings>;
