@@ -202,8 +202,8 @@ test('each broken proof or misuse is refused with its error and a DPoP challenge
       /signed by another key/,
     ],
     [
-      'a jwk header that is not the signing key',
-      async () => ({ DPoP: await proof(token, { header: { jwk: otherKey.jwk } }) }),
+      'the bound key in the jwk header, signed by another',
+      async () => ({ DPoP: await proof(token, { signer: otherKey, header: { jwk: key.jwk } }) }),
       'invalid_dpop_proof',
       /signature does not verify/,
     ],

@@ -11,7 +11,7 @@ import { K, type Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { ResolvedCaller } from './caller.ts';
 import { credentialFrom } from './credentials-from-request.ts';
-import { checkDpopProof, DPOP_REPLAY_TTL_SECONDS } from './dpop-proof.ts';
+import { createDpopProofCheck, DPOP_REPLAY_TTL_SECONDS } from './dpop-proof.ts';
 import { replayed } from '../ratelimit/admit.ts';
 
 export interface DpopBindingDeps {
@@ -37,6 +37,7 @@ export type DpopBinding = (req: BindingRequest, caller: ResolvedCaller) => null 
 
 /** Null at once for a request that neither uses nor needs DPoP (API keys, bearer tokens that are not bound). */
 export function createDpopBinding(deps: DpopBindingDeps): DpopBinding {
+  const checkDpopProof = createDpopProofCheck();
   const invalid = (message: string, remedy: string) => new SvcError('invalid_token', { message, remedy, scheme: 'DPoP' });
   return (req, caller) => {
     const scheme = req.headers['x-api-key'] === undefined && /^DPoP\s/i.test(req.headers.authorization ?? '');
@@ -59,15 +60,9 @@ export function createDpopBinding(deps: DpopBindingDeps): DpopBinding {
       method: req.method,
       url: `${deps.baseUrl}${req.path}`,
       accessToken: credentialFrom(req.headers)?.value ?? '',
+      boundJkt: jkt,
       nowMs: deps.now(),
-    }).then((proven) => {
-      if (proven.jkt !== jkt)
-        throw invalid(
-          'Invalid OAuth token: the DPoP proof is signed by another key than the one the token is bound to',
-          'Sign the proof with the key the token was issued for.',
-        );
-      return { replayKey: K.dpopProof(caller.payer.workspace, hash('sha256', `${proven.jkt} ${proven.jti}`, 'base64url')) };
-    });
+    }).then((proven) => ({ replayKey: K.dpopProof(caller.payer.workspace, hash('sha256', `${jkt} ${proven.jti}`, 'base64url')) }));
   };
 }
 
