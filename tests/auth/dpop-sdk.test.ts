@@ -20,6 +20,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { oidcRecordKey } from '@svc/accounts';
+import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import { startStack, newPerson, PASSWORD, type Stack } from '../support/stack.ts';
 import { consent, launchBrowser, signInOnPage } from './browser.ts';
 
@@ -119,6 +120,13 @@ async function refreshWith(refreshToken: string, clientId: string, proof: string
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
+
+test('the authorization server accepts the algorithms the gateway accepts, and says so', async () => {
+  const as = (await (await fetch(`${stack.authUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  assert.deepEqual(as['dpop_signing_alg_values_supported'], [...DPOP_SIGNING_ALGS]);
+  const prm = (await (await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/mcp/${slug}`)).json()) as Record<string, unknown>;
+  assert.deepEqual(prm['dpop_signing_alg_values_supported'], as['dpop_signing_alg_values_supported']);
+});
 
 test('SDK v2 with DPoP: code flow, tool call and refresh, every token bound to its key', async () => {
   const session = await DpopSession.create();

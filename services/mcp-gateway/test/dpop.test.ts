@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { hash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { connectRedis, oidcRecordKey, type Redis } from '@svc/accounts';
+import { connectRedis, K, oidcRecordKey, type Redis } from '@svc/accounts';
 import { generateCredential } from '@svc/credentials';
 import { waitFor } from '@svc/testkit';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
@@ -54,7 +54,7 @@ after(async () => {
 });
 
 /** An access token record as oidc-provider stores it, bound to `jkt` when given (RFC 9449 §6). */
-async function plantToken(jkt: string | null): Promise<string> {
+async function plantToken(jkt: string | null, scope = 'mcp'): Promise<string> {
   const token = generateCredential('access_token');
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
   const aud = `${f.config.baseUrl}/mcp/${project}`;
@@ -71,7 +71,7 @@ async function plantToken(jkt: string | null): Promise<string> {
     clientId: 'registered-client',
     grantId,
     aud,
-    scope: 'mcp',
+    scope,
     ...(jkt ? { jkt } : {}),
   };
   await redis.hset(oidcRecordKey('AccessToken', token), 'payload', JSON.stringify(payload));
@@ -304,6 +304,32 @@ test("a proof's jti is accepted once, across two gateways, and even when its fir
     const ttl = await redis.ttl(k);
     assert.ok(ttl > 0 && ttl <= 2 * DPOP_IAT_WINDOW_SECONDS, `${k} lives ${ttl} s`);
   }
+});
+
+test('a proof is used up by a call the policy refuses, and on a management route that makes no rate-limit call', async () => {
+  const workspace = (await f.accounts.workspaces.getProject(project))!.workspace;
+  const replayKey = (jti: string) => K.dpopProof(workspace, hash('sha256', `${key.jkt} ${jti}`, 'base64url'));
+  const reader = await plantToken(key.jkt, 'mcp:read');
+  const jti = crypto.randomUUID();
+  const refused = await post(f.url, `/mcp/${project}`, call('svc_inject', {}), {
+    Authorization: `DPoP ${reader}`,
+    DPoP: await proof(reader, { jti }),
+  });
+  assert.equal(refused.status, 403, refused.text);
+  await waitFor(async () => (await redis.exists(replayKey(jti))) === 1, { timeout: 5_000, message: 'the refused call claims its proof' });
+  assertRefused(await mcp(reader, { DPoP: await proof(reader, { jti }) }), 'invalid_dpop_proof', /already used/, 'after a policy refusal');
+
+  const admin = await plantToken(key.jkt, 'mcp:admin');
+  const path = `/api/v1/projects/${project}/keys`;
+  const listProof = await proof(admin, { htm: 'GET', htu: `${f.url}${path}` });
+  const get = () => fetch(`${f.url}${path}`, { headers: { Authorization: `DPoP ${admin}`, DPoP: listProof } });
+  const first = await get();
+  assert.equal(first.status, 200, await first.text());
+  const again = await get();
+  assert.equal(again.status, 401);
+  assert.match(again.headers.get('www-authenticate') ?? '', /^DPoP .*error="invalid_dpop_proof"/);
+  const bearer = await fetch(`${f.url}${path}`, { headers: { Authorization: `Bearer ${admin}` } });
+  assert.equal(bearer.status, 401, 'a bound token is no bearer token on the management API either');
 });
 
 test('a DPoP call with a cached credential costs no Redis round trip more than a bearer call', async () => {
