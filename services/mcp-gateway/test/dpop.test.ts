@@ -351,6 +351,19 @@ test('a DPoP call with a cached credential costs no Redis round trip more than a
   assert.equal(dpopCost, bearerCost, `${N} DPoP calls sent ${dpopCost} commands, ${N} bearer calls ${bearerCost}`);
 });
 
+test('a browser client may send the DPoP header (CORS preflight)', async () => {
+  const res = await fetch(`${f.url}/mcp/${project}`, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: f.url,
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'authorization, dpop, content-type',
+    },
+  });
+  assert.equal(res.status, 204);
+  assert.ok((res.headers.get('access-control-allow-headers') ?? '').split(', ').includes('dpop'));
+});
+
 test('the protected resource metadata advertises DPoP, not required', async () => {
   const res = await fetch(`${f.url}/.well-known/oauth-protected-resource/mcp/${project}`);
   const doc = (await res.json()) as Record<string, unknown>;
