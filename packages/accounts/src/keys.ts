@@ -84,6 +84,12 @@ export const K = {
    * kept USAGE_DAY_TTL_SECONDS: usage over time (docs/redis-schema.md).
    */
   usageDay: (workspace: string, day: string) => `svc:rl:{${workspace}}:d:${day}`,
+  /**
+   * A DPoP proof seen (RFC 9449 §11.1), by the SHA-256 of its key's thumbprint and its jti, under
+   * the paying workspace's hash tag so the rate-limit script sets it in the same call
+   * (docs/auth-service.md "DPoP").
+   */
+  dpopProof: (workspace: string, digest: string) => `svc:rl:{${workspace}}:dpop:${digest}`,
   /** Management API requests of a workspace in one minute (their own bucket, docs/management.md). */
   rateManagement: (workspace: string, minute: number) => `svc:rl:{${workspace}}:mgmt:${minute}`,
 };

@@ -117,3 +117,10 @@ export function displayPrefix(value: string): string {
 
 /** A regular expression matching any credential shape, for redaction in logs. */
 export const CREDENTIAL_PATTERN = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
+
+/**
+ * The JWS algorithms a DPoP proof may be signed with (RFC 9449 §5.1 `dpop_signing_alg_values_supported`):
+ * asymmetric only (RFC 9449 §11.6 forbids `none` and MACs). The auth-service's token endpoint and
+ * the gateway accept the same list, and both advertise it (docs/auth-service.md "DPoP").
+ */
+export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'missing_authentication'
   | 'invalid_api_key'
   | 'invalid_token'
+  | 'invalid_dpop_proof'
   | 'rate_limited'
   | 'quota_exhausted'
   | 'access_denied'
@@ -59,6 +60,13 @@ const ERROR_CATALOGUE = {
     message: 'Invalid OAuth token',
     remedy: 'Refresh the access token with the refresh_token, or sign in again; user-key flows return a reusable key.',
     rpc: -31003,
+  },
+  invalid_dpop_proof: {
+    status: 401,
+    message: 'Invalid DPoP proof',
+    remedy:
+      'Send a new DPoP proof (RFC 9449 §4) for this request: its method, URL and access token, signed by the key the token is bound to, with a fresh jti and iat.',
+    rpc: -31004,
   },
   access_denied: {
     status: 403,
@@ -141,6 +149,11 @@ export interface SvcErrorOptions {
    * was refused: a policy refusal, an unknown tool). REST answers always use `status`.
    */
   inBody?: boolean;
+  /**
+   * The authentication scheme a 401's challenge names: `DPoP` for a refused DPoP proof or a
+   * DPoP-bound token (RFC 9449 §7.1), `Bearer` (RFC 6750 §3) otherwise.
+   */
+  scheme?: 'Bearer' | 'DPoP';
 }
 
 export class SvcError extends Error {
@@ -151,6 +164,7 @@ export class SvcError extends Error {
   readonly headers: Record<string, string>;
   readonly data: Record<string, unknown>;
   readonly inBody: boolean;
+  readonly scheme: 'Bearer' | 'DPoP';
 
   constructor(code: ErrorCode, options: SvcErrorOptions = {}) {
     const entry: CatalogueEntry = ERROR_CATALOGUE[code];
@@ -163,6 +177,7 @@ export class SvcError extends Error {
     this.headers = options.headers ?? {};
     this.data = options.data ?? {};
     this.inBody = options.inBody ?? false;
+    this.scheme = options.scheme ?? (code === 'invalid_dpop_proof' ? 'DPoP' : 'Bearer');
   }
 
   get rpcCode(): number {

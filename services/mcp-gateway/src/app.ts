@@ -12,9 +12,11 @@ import type { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
+import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import { createAuthenticate } from './auth/authenticate.ts';
 import type { ResolvedCaller, Target } from './auth/caller.ts';
+import { claimProof, createDpopBinding } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
 import { ResolutionCache } from './auth/resolution-cache.ts';
 import { createResolver } from './auth/resolve-credential.ts';
@@ -144,9 +146,17 @@ export function createGateway(deps: GatewayDeps) {
       ['tools/call', toolsCall(callDeps)],
     ]),
   };
-  const runDeps = { logger, challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err) };
-  const auth = authenticateStep(authenticateAndRecord);
-  const charge = admit(admitFn);
+  const runDeps = {
+    logger,
+    challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err),
+    claimLeftProof: (proof: Parameters<typeof claimProof>[1]) => claimProof(deps.redis, proof),
+  };
+  const dpop = createDpopBinding({ baseUrl: config.baseUrl, now });
+  // Routes without a rate-limit call claim a DPoP proof's jti at once; the MCP and REST tool
+  // routes fold it into their one rate-limit call (docs/auth-service.md "DPoP").
+  const auth = authenticateStep(authenticateAndRecord, { dpop, claim: deps.redis });
+  const authThenCharge = authenticateStep(authenticateAndRecord, { dpop, claim: 'admit' });
+  const charge = admit(admitFn, deps.redis);
   const body = readJsonBody(config.maxBodyBytes);
   const bodyOrEmpty = readJsonBody(config.maxBodyBytes, { emptyIs: {} });
   const transport = checkTransport(origins.allowed);
@@ -163,7 +173,7 @@ export function createGateway(deps: GatewayDeps) {
     mcp: [
       transport,
       body,
-      auth,
+      authThenCharge,
       parseEnvelope,
       selectRevision,
       resolveMethod(methods),
@@ -179,7 +189,7 @@ export function createGateway(deps: GatewayDeps) {
     restTool: [
       transport,
       bodyOrEmpty,
-      auth,
+      authThenCharge,
       failOnParseError,
       resolvePolicy,
       prepareRestCall(registry, config.legacyCredentials, (ex) => ex.params['tool'] ?? ''),
@@ -247,18 +257,22 @@ function countCommands(redis: Redis, onCommand: () => void): void {
 /**
  * RFC 6750 §3 / RFC 9728 §5.1: the 401 challenge points at the resource's metadata and names the
  * scope to ask for (MCP 2026-07-28 authorization: `scope`, never offline_access). Every route's 401
- * carries the same challenge; account routes have no resource metadata of their own.
+ * carries the same challenge; account routes have no resource metadata of their own. A refused
+ * DPoP proof or DPoP-bound token is challenged with the DPoP scheme and the algorithms accepted
+ * (RFC 9449 §7.1).
  */
 function challenge(baseUrl: string, target: Target, err: SvcError): string {
   const metadata = `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp/${encodeURIComponent(target.slug)}"`;
   // RFC 6750 §3.1: the scope the call needs, so the client can authorize again with it.
   if (err.code === 'insufficient_scope') return `Bearer error="insufficient_scope", scope="${String(err.data['scope'])}", ${metadata}`;
-  const parts = ['Bearer realm="svc"'];
+  const parts = [err.scheme === 'DPoP' ? 'DPoP realm="svc"' : 'Bearer realm="svc"'];
   if (target.kind === 'project') {
     parts.push(metadata);
     parts.push('scope="mcp"');
   }
+  if (err.scheme === 'DPoP') parts.push(`algs="${DPOP_SIGNING_ALGS.join(' ')}"`);
   if (err.code === 'invalid_token' || err.code === 'invalid_api_key')
     parts.push(`error="invalid_token", error_description="${err.message}"`);
+  if (err.code === 'invalid_dpop_proof') parts.push(`error="invalid_dpop_proof", error_description="${err.message}"`);
   return parts.join(', ');
 }

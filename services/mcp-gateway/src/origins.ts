@@ -45,6 +45,8 @@ const ALLOWED_REQUEST_HEADERS = new Set([
   'mcp-name',
   'x-svc-surface',
   'last-event-id',
+  // RFC 9449 §4.1: a browser client's proof of possession.
+  'dpop',
 ]);
 
 /**

@@ -5,6 +5,7 @@
 import { MCP_SCOPES } from '@svc/policy';
 import { clientProfile, type Accounts } from '@svc/accounts';
 import { strictTransportSecurity, type Config } from '@svc/config';
+import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -113,8 +114,13 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       jwks_uri: CIMD_MAX_DOCUMENT_BYTES,
       sector_identifier_uri: CIMD_MAX_DOCUMENT_BYTES,
     },
+    // RFC 9449: the algorithms a DPoP proof may use, the same list the gateway checks (docs/auth-service.md "DPoP").
+    enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
     features: {
       devInteractions: { enabled: false },
+      // RFC 9449, optional for every client; a client registered with dpop_bound_access_tokens=true
+      // must send a proof at the token endpoint. No nonces (docs/auth-service.md "DPoP").
+      dPoP: { enabled: true },
       deviceFlow: {
         enabled: true,
         charset: 'base-20',

@@ -41,6 +41,11 @@ export interface ResolvedCaller {
   keyLimit: number | null;
   /** Stored key hash, for last-used bookkeeping; empty for OAuth tokens. */
   keyHash: string;
+  /**
+   * An OAuth token's DPoP binding (RFC 9449 §6: the thumbprint of its key); the request must carry
+   * a proof signed by that key (auth/dpop-binding.ts). Absent for unbound tokens and API keys.
+   */
+  jkt?: string;
   /** Unix ms after which the cached resolution must not be used. */
   expiresAt: number | null;
 }

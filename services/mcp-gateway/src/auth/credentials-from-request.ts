@@ -1,9 +1,9 @@
-/** Which credential a request carries: X-API-Key, else Authorization: Bearer. */
+/** Which credential a request carries: X-API-Key, else Authorization: Bearer or DPoP (RFC 9449 §7.1). */
 import type { IncomingHttpHeaders } from 'node:http';
 
 export interface PresentedCredential {
   value: string;
-  via: 'x-api-key' | 'bearer';
+  via: 'x-api-key' | 'bearer' | 'dpop';
 }
 
 /** The credential presented, '' when a header is there but empty, null when none is. */
@@ -12,8 +12,9 @@ export function credentialFrom(headers: IncomingHttpHeaders): PresentedCredentia
   if (typeof apiKey === 'string') return { value: apiKey.trim(), via: 'x-api-key' };
   const auth = headers.authorization;
   if (typeof auth === 'string') {
-    const m = /^Bearer\s+(.*)$/i.exec(auth.trim());
-    return { value: m ? (m[1] ?? '').trim() : '', via: 'bearer' };
+    const m = /^(Bearer|DPoP)\s+(.*)$/i.exec(auth.trim());
+    if (!m) return { value: '', via: 'bearer' };
+    return { value: (m[2] ?? '').trim(), via: m[1]!.length === 4 ? 'dpop' : 'bearer' };
   }
   return null;
 }

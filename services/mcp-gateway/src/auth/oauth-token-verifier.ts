@@ -3,7 +3,8 @@
  * Redis, read through their one codec (`oidcRecords` of @svc/accounts; layout: docs/redis-schema.md,
  * "auth-service (oidc-provider)"). A token is accepted only
  * when its record is an unexpired, unconsumed AccessToken whose Grant still exists, that is not
- * sender-constrained (DPoP / mTLS proofs are not checked here), not bound to an ended browser
+ * bound to a client certificate (mTLS is not offered; a DPoP binding is returned as `jkt` and
+ * checked per request by auth/dpop-binding.ts), not bound to an ended browser
  * session, and whose audience is one MCP resource `{baseUrl}/mcp/<slug>` (docs/contract.md
  * "Remote MCP OAuth" 3; RFC 8707). The level the person approved on the consent page is read from
  * the Grant (its scope for that resource), whatever scope the client asked for
@@ -33,7 +34,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       if (!stored || stored.consumed !== null) return null;
       const at = stored.payload;
       if (at.exp * 1000 <= now()) return null;
-      if (at.jkt || at['x5t#S256']) return null;
+      if (at['x5t#S256']) return null;
       const project = projectOf(at.aud);
       if (!project) return null;
       const grant = await oidcRecords.grant(deps.redis, at.grantId);
@@ -49,6 +50,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
         expiresAt: at.exp * 1000,
         scope: at.scope ?? '',
         approvedLevel: approvedLevel(granted),
+        jkt: at.jkt ?? null,
       };
     },
   };

@@ -23,6 +23,8 @@ export interface OAuthTokenInfo {
    * VIEWER when the Grant records none (docs/auth-service.md "Scopes").
    */
   approvedLevel: KeyLevel;
+  /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1 `cnf.jkt`); null when unbound. */
+  jkt: string | null;
 }
 
 export interface OAuthTokenVerifier {

@@ -128,6 +128,7 @@ export function createResolver(deps: ResolverDeps) {
       session: info.grantId,
       keyHash: '',
       keyLimit: null,
+      ...(info.jkt ? { jkt: info.jkt } : {}),
       expiresAt: info.expiresAt,
     });
   }

@@ -8,6 +8,7 @@ import type { JsonRpcId } from '@svc/errors';
 import type { Actor } from '@svc/management';
 import type { CallerContext, Surface } from '@svc/policy';
 import type { ResolvedCaller, Target } from '../auth/caller.ts';
+import type { CheckedProof } from '../auth/dpop-binding.ts';
 import type { Headers } from '../http/respond.ts';
 import type { JsonRpcRequest } from '../mcp/envelope.ts';
 import type { Era } from '../mcp/protocol.ts';
@@ -42,6 +43,8 @@ export interface Exchange {
   era: Era;
   version: string;
   caller: ResolvedCaller | null;
+  /** The DPoP proof checked by authenticate, until its jti is claimed (the rate-limit call, or alone). */
+  proof: CheckedProof | null;
   surface: Surface;
   policy: CallerContext | null;
   /** tools/call, and the REST tool route: the tool and the policy's decision. */
@@ -86,6 +89,7 @@ export function newExchange(
     era: 'legacy',
     version: '',
     caller: null,
+    proof: null,
     surface: 'hosted',
     policy: null,
     prepared: null,

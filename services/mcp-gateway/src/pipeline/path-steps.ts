@@ -32,7 +32,7 @@ export const managementTarget: Step = function managementTarget(ex) {
   }
   ex.params = params;
   const project = params['project'];
-  const oauth = /^Bearer\s+svc_at_/i.test(ex.req.headers.authorization ?? '');
+  const oauth = /^(Bearer|DPoP)\s+svc_at_/i.test(ex.req.headers.authorization ?? '');
   ex.target = project !== undefined && oauth ? { kind: 'project', slug: project } : ACCOUNT;
 };
 

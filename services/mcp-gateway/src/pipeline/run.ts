@@ -8,6 +8,7 @@ import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS } from '@svc/accounts';
 import { asSvcError, SvcError, toJsonRpcError, toRestError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { Target } from '../auth/caller.ts';
+import type { CheckedProof } from '../auth/dpop-binding.ts';
 import { jsonText } from '../http/json-text.ts';
 import { sendEmpty, sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
@@ -19,6 +20,11 @@ export interface RunDeps {
   logger: Logger;
   /** The WWW-Authenticate value of a 401 or an insufficient_scope 403 (RFC 6750 §3, RFC 9728 §5.1). */
   challenge: (target: Target, err: SvcError) => string;
+  /**
+   * Uses up a DPoP proof left unclaimed by a request refused before its rate-limit call, so it
+   * cannot be sent again with another body (RFC 9449 §11.1); not awaited.
+   */
+  claimLeftProof?: (proof: CheckedProof) => Promise<void>;
 }
 
 export type Route = (ex: Exchange) => Promise<void>;
@@ -34,6 +40,13 @@ export function route(name: string, steps: readonly Step[], deps: RunDeps): Rout
       }
     } catch (err) {
       writeError(name, ex, storeAware(err), deps);
+      const left = ex.proof;
+      if (left && deps.claimLeftProof) {
+        ex.proof = null;
+        deps
+          .claimLeftProof(left)
+          .catch((e: unknown) => deps.logger.http('DPoP proof not claimed', { requestId: ex.requestId, err: String(e) }));
+      }
     }
   };
 }

@@ -4,7 +4,9 @@
  */
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import { SvcError } from '@svc/errors';
+import type { Redis } from '@svc/accounts';
 import type { Authenticate } from '../auth/authenticate.ts';
+import { claimProof, type DpopBinding } from '../auth/dpop-binding.ts';
 import { policyContext } from '../auth/policy-context.ts';
 import { readBody } from '../http/body.ts';
 import { checkMediaTypes, checkOrigin } from '../mcp/checks.ts';
@@ -59,18 +61,57 @@ export const failOnParseError: Step = function failOnParseError(ex) {
   if (ex.parseError) throw ex.parseError;
 };
 
-/** Who is calling (cache, then Redis): 401 for missing or refused credentials. */
-export function authenticate(auth: Authenticate): Step {
-  const known = (ex: Exchange, caller: ResolvedCaller) => {
+export interface AuthenticateOptions {
+  /** The DPoP sender constraint, checked on every request, cached credential or not. */
+  dpop: DpopBinding;
+  /**
+   * Where a DPoP proof's jti is claimed: `admit` leaves it to the route's rate-limit call (one
+   * Redis round trip for both); a Redis client claims it here, for routes that make no such call.
+   */
+  claim: 'admit' | Redis;
+}
+
+/** Who is calling (cache, then Redis) and, for a DPoP-bound token, its proof: 401 for missing or refused credentials. */
+export function authenticate(auth: Authenticate, options: AuthenticateOptions): Step {
+  const { dpop, claim } = options;
+  const known = (ex: Exchange, caller: ResolvedCaller): void | Promise<void> => {
     ex.caller = caller;
     if (caller.legacy) ex.legacy = true;
+    const proof = dpop({ method: ex.req.method ?? '', path: ex.path, headers: ex.req.headers }, caller);
+    if (!proof) return;
+    if (claim === 'admit')
+      return proof.then((checked) => {
+        ex.proof = checked;
+      });
+    return proof.then((checked) => claimProof(claim, checked));
   };
   return function authenticateStep(ex) {
-    const caller = auth(ex.req.headers, ex.target);
-    // A cached credential is known at once; only a lookup in Redis makes the step wait.
-    if (caller instanceof Promise) return caller.then((c) => known(ex, c));
-    return known(ex, caller);
+    const dpopScheme = /^DPoP\s/i.test(ex.req.headers.authorization ?? '');
+    try {
+      const caller = auth(ex.req.headers, ex.target);
+      // A cached credential is known at once; only a lookup in Redis makes the step wait.
+      if (caller instanceof Promise)
+        return caller.then(
+          (c) => known(ex, c),
+          (err: unknown) => Promise.reject(challengedAs(err, dpopScheme)),
+        );
+      return known(ex, caller);
+    } catch (err) {
+      throw challengedAs(err, dpopScheme);
+    }
   };
+}
+
+/** RFC 9449 §7.1: a token refused under the DPoP scheme is challenged with the DPoP scheme. */
+function challengedAs(err: unknown, dpopScheme: boolean): unknown {
+  if (!dpopScheme || !(err instanceof SvcError) || err.code !== 'invalid_token' || err.scheme === 'DPoP') return err;
+  return new SvcError('invalid_token', {
+    message: err.message,
+    remedy: err.remedy,
+    ...(err.detail ? { detail: err.detail } : {}),
+    data: err.data,
+    scheme: 'DPoP',
+  });
 }
 
 /** The policy's view of the caller on this request: role, plan, surface (X-Svc-Surface), endpoint. */
@@ -85,12 +126,19 @@ export const resolvePolicy: Step = function resolvePolicy(ex) {
  * "Who pays for a request"): at most one Redis round trip. A request refused before this step
  * consumed nothing; a tools/call counts a monthly query when its tool does.
  */
-export function admit(admitFn: Admit): Step {
+export function admit(admitFn: Admit, redis: Redis): Step {
   return async function admitStep(ex) {
-    if (ex.prepared?.refusal) return;
+    const proof = ex.proof;
+    ex.proof = null;
+    // A refused call is charged nothing, but its DPoP proof is still used up (RFC 9449 §11.1).
+    if (ex.prepared?.refusal) {
+      if (proof) await claimProof(redis, proof);
+      return;
+    }
     const headers = await admitFn(callerOf(ex), {
       countsAsQuery: ex.prepared?.countsAsQuery ?? false,
       tool: ex.prepared?.tool ? ex.prepared.name : null,
+      proofKey: proof?.replayKey ?? null,
     });
     ex.headers = { ...ex.headers, ...headers };
   };

@@ -5,13 +5,16 @@
 import { script } from '@svc/limits';
 
 // KEYS: 1 workspace minute, 2 workspace month, 3 month's usage hash, 4 day's usage hash, 5.. the key
-// minutes of this batch.
+// minutes and DPoP proofs of this batch.
 // ARGV: 1 plan per-minute limit, 2 minute TTL, 3 monthly limit (-1 none), 4 fair use, 5 month TTL,
-// 6 number of runs, 7 day hash TTL, then 6 per run of consecutive charges alike: how many, counts as a query, its
-// key minute's index in KEYS (0 none), the key's own limit (-1 none), credential field, tool field
-// ('' none). A busy key's requests arrive alike, so a batch is usually one run: a few arguments.
-// Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit),
-// minute used, month used (-1 not counted), key minute used (-1 none).
+// 6 number of runs, 7 day hash TTL, 8 DPoP proofs' TTL, then 7 per run of consecutive charges
+// alike: how many, counts as a query, its key minute's index in KEYS (0 none), the key's own limit
+// (-1 none), credential field, tool field ('' none), its DPoP proof's index in KEYS (0 none: a
+// charge with a proof is a run of its own). A busy key's requests arrive alike, so a batch is
+// usually one run: a few arguments.
+// Returns 4 per charge: status (1 allowed, 0 rate limited, 2 quota exhausted, 3 the key's limit,
+// 4 DPoP proof replayed: RFC 9449 §11.1, set NX before anything is counted), minute used, month
+// used (-1 not counted), key minute used (-1 none).
 export const ADMIT = script(`
 local limit, monthLimit, fairUse = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4] == '1'
 -- The counters are read once, decided on here, and written once at the end: the same outcome as
@@ -26,12 +29,13 @@ local function bump(field)
 end
 local out = {}
 for run = 0, tonumber(ARGV[6]) - 1 do
-  local a = 8 + run * 6
+  local a = 9 + run * 7
   local counts, kkey, klimit = ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local credential, tool = ARGV[a + 4], ARGV[a + 5]
+  local credential, tool, proof = ARGV[a + 4], ARGV[a + 5], tonumber(ARGV[a + 6])
   for _ = 1, tonumber(ARGV[a]) do
     local status, cq, ck = 1, -1, -1
-    if used >= limit then status = 0 end
+    if proof > 0 and not redis.call('SET', KEYS[proof], '1', 'NX', 'EX', ARGV[8]) then status = 4 end
+    if status == 1 and used >= limit then status = 0 end
     if status == 1 and kkey > 0 then
       if k[kkey] == nil then k0[kkey] = tonumber(redis.call('GET', KEYS[kkey]) or '0'); k[kkey] = k0[kkey] end
       ck = k[kkey]

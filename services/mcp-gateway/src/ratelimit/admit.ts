@@ -22,7 +22,7 @@ export interface AdmitDeps {
 /** What is admitted: a tools/call names its tool and whether it counts a monthly query. */
 export type Admit = (
   caller: ResolvedCaller,
-  call: { countsAsQuery: boolean; tool: string | null },
+  call: { countsAsQuery: boolean; tool: string | null; proofKey?: string | null },
 ) => Promise<Record<string, string | number>>;
 
 export function createAdmit(deps: AdmitDeps): Admit {
@@ -36,6 +36,7 @@ export function createAdmit(deps: AdmitDeps): Admit {
         credential: caller.keyHash ? USAGE_FIELDS.key(caller.session) : USAGE_FIELDS.user(caller.id),
         keyLimit: caller.keyLimit ? { keyId: caller.session, perMinute: caller.keyLimit } : null,
         tool: call.tool,
+        proofKey: call.proofKey ?? null,
       });
     } catch (err) {
       throw new SvcError('service_unavailable', {
@@ -53,6 +54,8 @@ export function createAdmit(deps: AdmitDeps): Admit {
       });
     }
     if (decision.outcome === 'allowed') return headers;
+    // RFC 9449 §11.1: the proof was presented before; nothing was counted.
+    if (decision.outcome === 'dpop_replayed') throw replayed();
     deps.onRejected?.(decision.outcome);
     throw new SvcError(decision.outcome, {
       headers: stringify(headers),
@@ -65,6 +68,12 @@ export function createAdmit(deps: AdmitDeps): Admit {
     });
   };
 }
+
+/** A DPoP proof whose jti was seen before (docs/auth-service.md "DPoP"). */
+export const replayed = () =>
+  new SvcError('invalid_dpop_proof', {
+    message: 'Invalid DPoP proof: this proof (its jti) was already used; sign a new one for each request',
+  });
 
 function stringify(h: Record<string, string | number>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -20,12 +20,13 @@ import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
 import { runScript } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
+import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
 import { ADMIT } from './admit-script.ts';
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
 
-export type RateOutcome = 'allowed' | 'rate_limited' | 'quota_exhausted';
+export type RateOutcome = 'allowed' | 'rate_limited' | 'quota_exhausted' | 'dpop_replayed';
 
 export interface RateDecision {
   outcome: RateOutcome;
@@ -56,6 +57,11 @@ export interface Charge {
   keyLimit?: { keyId: string; perMinute: number } | null;
   /** A tools/call's tool name. */
   tool?: string | null;
+  /**
+   * The DPoP proof's replay key (K.dpopProof of the same workspace), set NX by the same call: a
+   * proof seen before is refused and counts nothing (docs/auth-service.md "DPoP").
+   */
+  proofKey?: string | null;
 }
 
 export interface RateLimiterOptions {
@@ -108,6 +114,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       monthTtl(t),
       0,
       USAGE_DAY_TTL_SECONDS,
+      DPOP_REPLAY_TTL_SECONDS,
     ];
     let runs = 0;
     for (const { charge, keyLimit } of batch.pending) {
@@ -121,10 +128,14 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       const counts = charge.countsAsQuery ? '1' : '0';
       const klimit = keyLimit ? keyLimit.perMinute : -1;
       const tool = charge.tool ? USAGE_FIELDS.tool(charge.tool) : '';
+      // A proof is one charge's own: its run is never joined.
+      const proofIndex = charge.proofKey ? keys.push(charge.proofKey) : 0;
       // The run before, if this charge is alike, counts one more (its count is at `last`).
-      const last = args.length - 6;
+      const last = args.length - 7;
       if (
         runs > 0 &&
+        proofIndex === 0 &&
+        args[last + 6] === 0 &&
         args[last + 1] === counts &&
         args[last + 2] === keyIndex &&
         args[last + 3] === klimit &&
@@ -134,7 +145,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
         (args[last] as number)++;
       } else {
         runs++;
-        args.push(1, counts, keyIndex, klimit, charge.credential, tool);
+        args.push(1, counts, keyIndex, klimit, charge.credential, tool, proofIndex);
       }
     }
     args[5] = runs;
@@ -207,7 +218,8 @@ function decide(
   const q = out[at + 2]!;
   const kused = out[at + 3]!;
   const reset = (WINDOWS.minute(t) + 1) * 60;
-  const outcome: RateOutcome = status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : 'rate_limited';
+  const outcome: RateOutcome =
+    status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : status === 4 ? 'dpop_replayed' : 'rate_limited';
   const planRemaining = Math.max(0, limits.requestsPerMinute - used);
   const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused)) : Infinity;
   return {

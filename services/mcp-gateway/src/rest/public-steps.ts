@@ -4,6 +4,7 @@
  * the steps that answer what no route takes: the preflight, 404 and 405.
  */
 import { READY_TIMEOUT_MS, pingWithin, type Redis } from '@svc/accounts';
+import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
 import { MCP_SCOPES } from '@svc/policy';
 import type { Metrics } from '../metrics.ts';
@@ -62,6 +63,9 @@ export function resourceMetadata(baseUrl: string, authUrl: string): Step {
       // docs/contract.md "OAuth scopes and refresh": the four scopes, never offline_access.
       scopes_supported: [...MCP_SCOPES],
       bearer_methods_supported: ['header'],
+      // RFC 9449 §5.2 / RFC 9728 §2: DPoP-bound tokens are accepted (and their proofs checked), not required.
+      dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+      dpop_bound_access_tokens_required: false,
       resource_name: `svc project ${slug}`,
       resource_documentation: `${baseUrl}/api/v1/openapi.json`,
     });
