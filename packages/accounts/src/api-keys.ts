@@ -1,6 +1,7 @@
 import { displayPrefix, generateCredential, hashCredential, parseCredential, pepperVersion } from '@svc/credentials';
 import type { KeyLevel } from '@svc/policy';
 import { DEFAULT_KEY_LEVEL } from '@svc/policy';
+import { MAX_KEY_NOTE, normalizeAllowedIps } from './allowed-ips.ts';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
@@ -51,6 +52,9 @@ export interface NewKey {
   clientId?: string;
   expiresInSeconds?: number;
   rateLimit?: number | null;
+  note?: string;
+  /** Addresses and CIDR blocks (normalizeAllowedIps); none: anywhere. */
+  allowedIps?: readonly string[];
 }
 
 /** API keys of every kind, stored under the keyed hash of their value. */
@@ -129,6 +133,8 @@ export class ApiKeyStore {
       throw new AccountError('invalid', 'the expiry must be a positive number of seconds');
     }
     checkRateLimit(input.rateLimit ?? null);
+    const note = checkNote(input.note ?? '');
+    const allowedIps = normalizeAllowedIps(input.allowedIps ?? []);
     const key = generateCredential(input.kind);
     const hash = this.hash(key);
     const now = this.ctx.now();
@@ -150,6 +156,10 @@ export class ApiKeyStore {
       createdAt: now,
       expiresAt: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
       revoked: false,
+      disabled: false,
+      note,
+      allowedIps,
+      replacedBy: '',
       lastUsedAt: null,
       rateLimit: input.rateLimit ?? null,
       pepper: pepperVersion(this.ctx.pepper),
@@ -177,6 +187,8 @@ export class ApiKeyStore {
     expiresInSeconds?: number;
     workspace: string;
     rateLimit?: number | null;
+    note?: string;
+    allowedIps?: readonly string[];
   }): Promise<IssuedKey> {
     return this.issue({ kind: 'project_key', ...input });
   }
@@ -290,6 +302,46 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
+  /**
+   * Disables (or enables again) a key: every gateway refuses a disabled key within a second, as it
+   * does a revoked one (the same invalidation), and accepts it again once enabled.
+   */
+  async setDisabled(id: string, disabled: boolean): Promise<void> {
+    const hash = await this.hashOf(id);
+    await this.ctx.redis.hset(K.apiKey(hash), 'disabled', disabled ? '1' : '0');
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+  }
+
+  /** A key's note (MAX_KEY_NOTE characters at most; empty clears it). The gateway never reads it. */
+  async setNote(id: string, note: string): Promise<string> {
+    const text = checkNote(note);
+    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'note', text);
+    return text;
+  }
+
+  /**
+   * A key's IP allow-list (empty: anywhere), kept in the record the gateway already reads, so the
+   * check costs no Redis command; gateways drop their cached answer for the key.
+   */
+  async setAllowedIps(id: string, entries: readonly string[]): Promise<string[]> {
+    const cidrs = normalizeAllowedIps(entries);
+    const hash = await this.hashOf(id);
+    await this.ctx.redis.hset(K.apiKey(hash), 'allowedIps', cidrs.join(','));
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+    return cidrs;
+  }
+
+  /** Records which key a roll made in this one's place (the listing says "replaced by"). */
+  async markReplaced(id: string, by: string): Promise<void> {
+    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'replacedBy', by);
+  }
+
+  private async hashOf(id: string): Promise<string> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) throw new AccountError('not_found', `no key ${id}`);
+    return hash;
+  }
+
   async listForProject(project: string): Promise<ApiKeyRecord[]> {
     const ids = await this.ctx.redis.smembers(K.projectKeys(project));
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
@@ -322,6 +374,10 @@ function serialize(r: ApiKeyRecord): Record<string, string> {
     createdAt: String(r.createdAt),
     expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
     revoked: r.revoked ? '1' : '0',
+    disabled: r.disabled ? '1' : '0',
+    note: r.note,
+    allowedIps: r.allowedIps.join(','),
+    replacedBy: r.replacedBy,
     lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
     rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
     pepper: r.pepper,
@@ -344,6 +400,10 @@ function deserialize(h: Record<string, string>): ApiKeyRecord {
     createdAt: Number(h['createdAt']),
     expiresAt: num(h['expiresAt']),
     revoked: h['revoked'] === '1',
+    disabled: h['disabled'] === '1',
+    note: h['note'] ?? '',
+    allowedIps: h['allowedIps'] ? h['allowedIps'].split(',') : [],
+    replacedBy: h['replacedBy'] ?? '',
     lastUsedAt: num(h['lastUsedAt']),
     rateLimit: num(h['rateLimit']),
     pepper: h['pepper'] ?? '',
@@ -353,4 +413,11 @@ function deserialize(h: Record<string, string>): ApiKeyRecord {
 function checkRateLimit(limit: number | null): void {
   if (limit !== null && !(Number.isInteger(limit) && limit >= 1))
     throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
+}
+
+/** A note as kept: trimmed, at most MAX_KEY_NOTE characters (code points). */
+function checkNote(note: string): string {
+  const text = note.trim();
+  if ([...text].length > MAX_KEY_NOTE) throw new AccountError('invalid', `a key's note holds at most ${MAX_KEY_NOTE} characters`);
+  return text;
 }

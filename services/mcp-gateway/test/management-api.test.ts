@@ -212,6 +212,8 @@ test('the management bucket: 120 a minute, apart from tool calls; tools still pa
 });
 
 test('cross-tenant: every route with credentials of another workspace, another project, each level and a service account', async () => {
+  // A workspace of its own: the sweep alone spends most of a workspace's management bucket.
+  const owner = await seed(f.accounts, { plan: 'TEAM' });
   const stranger = await seed(f.accounts);
   const strangerPersonal = (await f.accounts.keys.createUserKey({ userId: stranger.userId })).key;
   const otherProjectAdmin = (
@@ -247,6 +249,8 @@ test('cross-tenant: every route with credentials of another workspace, another p
     projects: { name: 'Intruder' },
     'service-accounts': { name: 'intruder' },
     grants: { project: owner.project, level: 'ADMIN' },
+    note: { note: 'intruder' },
+    'allowed-ips': { allowed_ips: ['192.0.2.1'] },
   };
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
     // A person's own lists (apps, access requests) are theirs to read: not another tenant's.
@@ -274,6 +278,12 @@ test('cross-tenant: every route with credentials of another workspace, another p
   }
   assert.equal((await f.accounts.keys.getById(target.id))?.revoked, false, 'the target key is untouched');
   assert.equal((await f.accounts.keys.getById(target.id))?.rateLimit, null, "the target key's limit is untouched");
+  const untouched = await f.accounts.keys.getById(target.id);
+  assert.deepEqual(
+    [untouched?.disabled, untouched?.note, untouched?.allowedIps],
+    [false, '', []],
+    "the target key's controls are untouched",
+  );
   assert.equal((await f.accounts.bots.get(bot.bot.id))?.grants[owner.project], 'ADMIN');
   assert.equal((await f.accounts.bots.listForWorkspace(owner.workspace)).length, 1, 'no service account was created');
   assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
@@ -371,15 +381,119 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
   const listed = await api('GET', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal);
   const row = listed.body.service_accounts.find((x: { id: string }) => x.id === id);
   assert.deepEqual(row.grants, { [owner.project]: 'VIEWER' });
+  // The default overlap (24h), as a project key's roll: both keys work until it ends.
   const rotated = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/rotate`, personal);
   assert.equal(rotated.status, 201);
-  await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
+  assert.ok(Math.abs(Date.parse(rotated.body.old_key_until) - Date.now() - 86_400_000) < 60_000, rotated.body.old_key_until);
+  assert.equal(await toolStatus(created.body.key), 200, 'the old key works during the overlap');
   assert.equal(await toolStatus(rotated.body.key), 200);
+  const again = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/rotate`, personal, { overlap: '0m' });
+  assert.equal(again.status, 201);
+  assert.equal(again.body.old_key_until, null);
+  await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
   assert.equal((await api('DELETE', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}`, personal)).status, 200);
-  await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
+  await waitFor(async () => (await toolStatus(again.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
+  // A revoked service account stays revoked.
+  const refused = await api('POST', `/api/v1/workspaces/${owner.workspace}/service-accounts/${id}/rotate`, personal);
+  assert.equal(refused.status, 409);
+  assert.match(refused.body.error.message, /deploy-bot is revoked: it gets no new key/);
+  const after = await api('GET', `/api/v1/workspaces/${owner.workspace}/service-accounts`, personal);
+  assert.equal(after.body.service_accounts.find((x: { id: string }) => x.id === id).revoked, true);
   const actions = await auditActions();
   for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
     assert.ok(actions.includes(a), a);
+});
+
+/** A TEAM workspace with a project and its owner's personal key. */
+async function ownWorkspace() {
+  const o = await seed(f.accounts, { plan: 'TEAM' });
+  return { ...o, personal: (await f.accounts.keys.createUserKey({ userId: o.userId })).key };
+}
+
+test('keys: disable and enable, a note, an IP allow-list, the list filtered; each audited', async () => {
+  // A workspace of its own: the suite's other requests spend the owner's management bucket.
+  const { project, personal, workspace } = await ownWorkspace();
+  const made = await api('POST', `/api/v1/projects/${project}/keys`, personal, {
+    name: 'controls',
+    level: 'VIEWER',
+    note: 'made by the test',
+    allowed_ips: ['127.0.0.1'],
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const id = made.body.id;
+  const keyPath = `/api/v1/projects/${project}/keys/${id}`;
+  assert.equal(await toolStatus(made.body.key, project), 200);
+
+  const disabled = await api('POST', `${keyPath}/disable`, personal, {});
+  assert.deepEqual(disabled.body, { id, status: 'disabled' });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 401, {
+    timeout: 1000,
+    message: 'the disabled key to be refused',
+  });
+  const onlyDisabled = await api('GET', `/api/v1/projects/${project}/keys?status=disabled`, personal);
+  assert.deepEqual(
+    onlyDisabled.body.keys.map((k: { id: string }) => k.id),
+    [id],
+  );
+  assert.deepEqual((await api('POST', `${keyPath}/enable`, personal, {})).body, { id, status: 'active' });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 200, { timeout: 1000, message: 'the enabled key to work' });
+
+  const noted = await api('POST', `${keyPath}/note`, personal, { note: '  rotate before March  ' });
+  assert.deepEqual(noted.body, { id, note: 'rotate before March' });
+  const tooLong = await api('POST', `${keyPath}/note`, personal, { note: 'x'.repeat(501) });
+  assert.equal(tooLong.status, 400);
+  assert.equal(tooLong.body.error.field, 'note');
+
+  const listed = await api('POST', `${keyPath}/allowed-ips`, personal, { allowed_ips: ['203.0.113.0/24', '2001:DB8::/32'] });
+  assert.deepEqual(listed.body, { id, allowed_ips: ['203.0.113.0/24', '2001:db8::/32'] });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 403, { timeout: 1000, message: 'the allow-list to apply' });
+  const bad = await api('POST', `${keyPath}/allowed-ips`, personal, { allowed_ips: ['10.0.0.0/8', '10.0.0.300'] });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error.message, /"10\.0\.0\.300" is not an IPv4 or IPv6 address or CIDR block/);
+  assert.equal(bad.body.error.field, 'allowedIps');
+  const tooMany = await api('POST', `${keyPath}/allowed-ips`, personal, {
+    allowed_ips: Array.from({ length: 33 }, (_, i) => `10.${i}.0.0/16`),
+  });
+  assert.equal(tooMany.status, 400);
+  assert.equal((await api('POST', `${keyPath}/allowed-ips`, personal, { allowed_ips: [] })).body.allowed_ips.length, 0);
+
+  // Search by name (any case) and note; revoked keys only when asked for.
+  const found = await api('GET', `/api/v1/projects/${project}/keys?q=CONTROLS`, personal);
+  assert.deepEqual(
+    found.body.keys.map((k: { id: string; note: string }) => [k.id, k.note]),
+    [[id, 'rotate before March']],
+  );
+  assert.equal((await api('GET', `/api/v1/projects/${project}/keys?q=march`, personal)).body.keys.length, 1);
+  assert.equal((await api('DELETE', keyPath, personal)).status, 200);
+  const byDefault = await api('GET', `/api/v1/projects/${project}/keys`, personal);
+  assert.ok(!byDefault.body.keys.some((k: { id: string }) => k.id === id), 'revoked keys are left out by default');
+  const revokedOnes = await api('GET', `/api/v1/projects/${project}/keys?status=revoked`, personal);
+  assert.ok(revokedOnes.body.keys.every((k: { status: string }) => k.status === 'revoked'));
+  assert.ok(revokedOnes.body.keys.some((k: { id: string }) => k.id === id));
+  assert.ok((await api('GET', `/api/v1/projects/${project}/keys?status=all`, personal)).body.keys.some((k: { id: string }) => k.id === id));
+  const wrongStatus = await api('GET', `/api/v1/projects/${project}/keys?status=gone`, personal);
+  assert.equal(wrongStatus.status, 400);
+  assert.equal(wrongStatus.body.error.field, 'status');
+  assert.equal((await api('GET', `/api/v1/projects/${project}/keys?q=${'x'.repeat(81)}`, personal)).status, 400);
+  // Nothing about a revoked key changes any more.
+  assert.equal((await api('POST', `${keyPath}/enable`, personal, {})).status, 409);
+
+  const actions = (await f.accounts.audit.page(workspace, { limit: 100 })).entries.map((e): string => e.action);
+  for (const a of ['key.disabled', 'key.enabled', 'key.note_changed', 'key.allowed_ips_changed']) assert.ok(actions.includes(a), a);
+});
+
+test('keys: a roll marks the old key "replaced by" the new one', async () => {
+  const { project, personal } = await ownWorkspace();
+  const made = await api('POST', `/api/v1/projects/${project}/keys`, personal, { name: 'rolled', level: 'VIEWER' });
+  const rolled = await api('POST', `/api/v1/projects/${project}/keys/${made.body.id}/roll`, personal, { overlap: '1h' });
+  assert.equal(rolled.status, 201);
+  const rows = (await api('GET', `/api/v1/projects/${project}/keys?q=rolled`, personal)).body.keys;
+  const old = rows.find((k: { id: string }) => k.id === made.body.id);
+  const fresh = rows.find((k: { id: string }) => k.id === rolled.body.id);
+  assert.equal(old.replaced_by.id, rolled.body.id);
+  assert.equal(old.replaced_by.name, 'rolled');
+  assert.equal(fresh.replaced_by, null);
+  assert.equal(fresh.status, 'active');
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

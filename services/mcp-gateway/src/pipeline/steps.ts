@@ -2,6 +2,7 @@
  * The steps every gateway route is made of (docs/gateway-pipeline.md). Each is named after what it
  * does; a route lists the ones it needs, in order, in app.ts's route table.
  */
+import { allowedBy } from '@svc/accounts';
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import { SvcError } from '@svc/errors';
 import type { Authenticate } from '../auth/authenticate.ts';
@@ -59,6 +60,22 @@ export const failOnParseError: Step = function failOnParseError(ex) {
   if (ex.parseError) throw ex.parseError;
 };
 
+/**
+ * A key with an IP allow-list is refused (403) from any other address: the client's address as
+ * TRUST_PROXY resolves it (ex.source), so a forged X-Forwarded-For counts only past named proxies.
+ * The list came with the key record: no Redis command (docs/contract.md "Credentials").
+ */
+function fromAllowedAddress(caller: ResolvedCaller, source: string): ResolvedCaller {
+  if (caller.allowedIps && !allowedBy(caller.allowedIps, source))
+    throw new SvcError('access_denied', {
+      message: 'API key not allowed from this address',
+      remedy: "The key's IP allow-list does not hold your address: call from an allowed address, or ask a project admin to add it.",
+      detail: `address ${source} not on the allow-list of ${caller.session}`,
+      data: { address: source },
+    });
+  return caller;
+}
+
 /** Who is calling (cache, then Redis): 401 for missing or refused credentials. */
 export function authenticate(auth: Authenticate): Step {
   const known = (ex: Exchange, caller: ResolvedCaller) => {
@@ -68,8 +85,8 @@ export function authenticate(auth: Authenticate): Step {
   return function authenticateStep(ex) {
     const caller = auth(ex.req.headers, ex.target);
     // A cached credential is known at once; only a lookup in Redis makes the step wait.
-    if (caller instanceof Promise) return caller.then((c) => known(ex, c));
-    return known(ex, caller);
+    if (caller instanceof Promise) return caller.then((c) => known(ex, fromAllowedAddress(c, ex.source)));
+    return known(ex, fromAllowedAddress(caller, ex.source));
   };
 }
 

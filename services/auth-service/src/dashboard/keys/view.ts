@@ -16,8 +16,8 @@ const EXPIRY_CHOICES = [
   { value: '365d', label: '1 year' },
   { value: 'never', label: 'No expiry' },
 ] as const;
-/** Overlap choices when rolling a key: how long the old key keeps working. */
-const OVERLAP_CHOICES = [
+/** Overlap choices when rolling a key (or a service account's): how long the old key keeps working. */
+export const OVERLAP_CHOICES = [
   { value: '0m', label: 'No overlap: the old key stops now' },
   { value: '1h', label: '1 hour' },
   { value: '24h', label: '24 hours' },

@@ -3,18 +3,18 @@
  * a new key and revoke (each confirmed first).
  */
 import type { Request, Response, Router } from 'express';
-import { ManagementError, type Actor } from '@svc/management';
+import { KEY_DEFAULTS, ManagementError, type Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
-import { rotateBotEnds, revokeBotEnds, serviceAccountsPage } from './view.ts';
+import { revokeBotEnds, rotateBotPage, serviceAccountsPage } from './view.ts';
 
 const botsPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/service-accounts`;
 
 /** What a service account's reveal holds: its new key and the workspace it is in. */
 interface Revealed {
   workspace: string;
-  newKey: { bot: string; key: string };
+  newKey: { bot: string; key: string; oldKeyUntil?: number | null };
 }
 
 export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reveals }: Kit): void {
@@ -38,10 +38,11 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
     const action = `${botsPath(ws)}/${encodeURIComponent(bot.id)}/${step}`;
-    const page =
-      step === 'rotate'
-        ? { title: 'New service-account key', ends: rotateBotEnds(bot), button: 'Issue a new key' }
-        : { title: 'Revoke service account', ends: revokeBotEnds(bot), button: 'Revoke service account' };
+    // docs/management.md "Service accounts": a revoked one stays revoked; nothing to confirm.
+    if (bot.revoked)
+      throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
+    if (step === 'rotate') return render(res, rotateBotPage(f, bot, action, botsPath(ws)));
+    const page = { title: 'Revoke service account', ends: revokeBotEnds(bot), button: 'Revoke service account' };
     render(res, confirmPage(f, { ...page, action, cancel: botsPath(ws) }));
   }
 
@@ -78,7 +79,11 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     '/workspaces/:ws/service-accounts/:id/rotate',
     page$(async (req, res, actor) => {
       if (!confirmed(req)) return confirmFirst(req, res, actor, 'rotate');
-      await reveal(req, res, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id')));
+      await reveal(
+        req,
+        res,
+        await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id'), field(req, 'overlap') || KEY_DEFAULTS.overlap),
+      );
     }),
   );
   router.post(
