@@ -480,6 +480,16 @@ test('keys: disable and enable, a note, an IP allow-list, the list filtered; eac
 
   const actions = (await f.accounts.audit.page(workspace, { limit: 100 })).entries.map((e): string => e.action);
   for (const a of ['key.disabled', 'key.enabled', 'key.note_changed', 'key.allowed_ips_changed']) assert.ok(actions.includes(a), a);
+
+  // The filter is declared: the OpenAPI document names its query parameters.
+  const doc = (await (await fetch(`${f.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+  };
+  const params = doc.paths['/api/v1/projects/{project}/keys']?.['get']?.parameters ?? [];
+  assert.deepEqual(
+    params.filter((p) => p.in === 'query').map((p) => p.name),
+    ['status', 'q'],
+  );
 });
 
 test('keys: a roll marks the old key "replaced by" the new one', async () => {
