@@ -7,6 +7,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
+import { hasHiddenCharacters } from './names.ts';
 import { scanKeys } from './scan.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
@@ -415,9 +416,15 @@ function checkRateLimit(limit: number | null): void {
     throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
 }
 
-/** A note as kept: trimmed, at most MAX_KEY_NOTE characters (code points). */
+/**
+ * A note as kept: one line (each run of white space, line breaks included, one space), at most
+ * MAX_KEY_NOTE characters (code points), without control, invisible or direction-changing
+ * characters (docs/management.md "Names": what a page shows is what is stored).
+ */
 function checkNote(note: string): string {
-  const text = note.trim();
+  const text = note.replace(/\s+/gu, ' ').trim();
   if ([...text].length > MAX_KEY_NOTE) throw new AccountError('invalid', `a key's note holds at most ${MAX_KEY_NOTE} characters`);
+  if (hasHiddenCharacters(text))
+    throw new AccountError('invalid', "a key's note may not hold control, invisible or direction-changing characters");
   return text;
 }

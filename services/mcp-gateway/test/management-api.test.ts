@@ -443,6 +443,12 @@ test('keys: disable and enable, a note, an IP allow-list, the list filtered; eac
   const tooLong = await api('POST', `${keyPath}/note`, personal, { note: 'x'.repeat(501) });
   assert.equal(tooLong.status, 400);
   assert.equal(tooLong.body.error.field, 'note');
+  assert.equal((await api('POST', `${keyPath}/note`, personal, { note: 'x'.repeat(500) })).status, 200, '500 characters fit');
+  const hidden = await api('POST', `${keyPath}/note`, personal, { note: 'deploy \u202Egnp.exe' });
+  assert.equal(hidden.status, 400);
+  assert.match(hidden.body.error.message, /may not hold control, invisible or direction-changing characters/);
+  assert.deepEqual((await api('POST', `${keyPath}/note`, personal, { note: 'two\nlines' })).body.note, 'two lines');
+  await api('POST', `${keyPath}/note`, personal, { note: '  rotate before March  ' });
 
   const listed = await api('POST', `${keyPath}/allowed-ips`, personal, { allowed_ips: ['203.0.113.0/24', '2001:DB8::/32'] });
   assert.deepEqual(listed.body, { id, allowed_ips: ['203.0.113.0/24', '2001:db8::/32'] });

@@ -35,7 +35,7 @@ ${postForm(
   f,
   `${keyPath(f, key)}/note`,
   html`<label for="key-note">Note</label><textarea id="key-note" name="note" rows="4" maxlength="${MAX_KEY_NOTE}" aria-describedby="${described}"${error && html` aria-invalid="true" autofocus`}>${value ?? key.note}</textarea>
-<p class="muted hint" id="key-note-hint">At most ${MAX_KEY_NOTE} characters. Empty removes the note.</p>${error && html`<p class="error" id="note-error">${error}</p>`}`,
+<p class="muted hint" id="key-note-hint">At most ${MAX_KEY_NOTE} characters, kept as one paragraph. Empty removes the note.</p>${error && html`<p class="error" id="note-error">${error}</p>`}`,
   html`<button type="submit">Save note</button>`,
 )}
 <p><a href="${listPath(f)}">Cancel</a></p>`,
