@@ -1,7 +1,7 @@
 import { displayPrefix, generateCredential, hashCredential, parseCredential, pepperVersion } from '@svc/credentials';
 import type { KeyLevel } from '@svc/policy';
 import { DEFAULT_KEY_LEVEL } from '@svc/policy';
-import { MAX_KEY_NOTE, normalizeAllowedIps } from './allowed-ips.ts';
+import { MAX_KEY_NOTE, normalizeAllowedIps } from './key-controls.ts';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';

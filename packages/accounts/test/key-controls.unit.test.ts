@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { allowedBy, compileAllowedIps, MAX_ALLOWED_IPS, normalizeAllowedIps } from '../src/allowed-ips.ts';
+import { allowedBy, compileAllowedIps, MAX_ALLOWED_IPS, normalizeAllowedIps } from '../src/key-controls.ts';
 import { AccountError } from '../src/errors.ts';
 import { EXPIRING_SHARE, EXPIRING_WINDOW_MS, keyStatus } from '../src/key-status.ts';
 

@@ -2,7 +2,7 @@
  * A project's keys (docs/management.md "Operations"): list, create, limit, disable and enable, note,
  * IP allow-list, revoke, roll.
  */
-import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/allowed-ips.ts';
+import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/key-controls.ts';
 import { KEY_STATUSES } from '@svc/accounts/key-status.ts';
 import { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';

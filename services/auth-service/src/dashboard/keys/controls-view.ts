@@ -2,7 +2,7 @@
  * A key's controls in Project > API Keys (docs/dashboard.md "API keys"): disable and enable (each
  * confirmed, saying what it does), its note, and its IP allow-list. Pure functions of what they show.
  */
-import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/allowed-ips.ts';
+import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/key-controls.ts';
 import type { KeyRow } from '@svc/management';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';

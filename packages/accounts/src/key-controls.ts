@@ -1,6 +1,6 @@
 /**
- * A key's optional IP allow-list (docs/contract.md "Credentials", "IP allow-list"): IPv4 and IPv6
- * addresses and CIDR blocks (RFC 4632, RFC 4291 §2.3), matched with node:net's BlockList, which
+ * A key's controls' bounds (docs/contract.md "Credentials"): its note's length, and its optional
+ * IP allow-list: IPv4 and IPv6 addresses and CIDR blocks (RFC 4632, RFC 4291 §2.3), matched with node:net's BlockList, which
  * also matches an IPv4-mapped IPv6 address (RFC 4291 §2.5.5.2) against IPv4 blocks.
  */
 import { BlockList, isIP } from 'node:net';
