@@ -233,7 +233,10 @@ export class ApiKeyStore {
     return hash ? this.findByHash(hash) : null;
   }
 
-  /** The live record of a clear key value: null when malformed, unknown, revoked or expired. */
+  /**
+   * The live record of a clear key value: null when malformed, unknown, revoked or expired. A
+   * disabled key is returned (a leak report still revokes it); the gateway refuses it on its own.
+   */
   async verify(value: string): Promise<ApiKeyRecord | null> {
     if (!parseCredential(value)) return null;
     const rec = await this.findByValue(value);
