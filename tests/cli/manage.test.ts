@@ -31,7 +31,7 @@ test('keys: create prints the key alone on stdout once; list, roll and revoke; t
 
   const list = await svc('keys', 'list', '--project', owner.slug);
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /^ID\s+NAME\s+LEVEL\s+KEY\s+EXPIRES\s+LAST USED\s+PER MIN\s+STATUS/);
+  assert.match(list.stdout, /^ID\s+NAME\s+LEVEL\s+KEY\s+EXPIRES\s+LAST USED\s+PER MIN\s+ALLOWED IPS\s+STATUS/);
   assert.match(list.stdout, /deploy\s+EDITOR\s+svc-/);
   assert.ok(!list.stdout.includes(key));
   const json = JSON.parse((await svc('keys', 'list', '--project', owner.slug, '--json')).stdout) as {
@@ -173,5 +173,69 @@ test("a key's own limit, usage per key and per tool, and service accounts from t
   assert.equal(granted.code, 0, granted.stderr);
   const accounts = await svc('service-accounts', 'list');
   assert.match(accounts.stdout, new RegExp(`${id}\\s+deployer\\s+svc-bot-\\S+\\s+${owner.slug}:EDITOR`));
+  const rotated = await svc('service-accounts', 'rotate', id, '--overlap', '1h');
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stderr, /the old one works until \d{4}-/);
   assert.equal((await svc('service-accounts', 'revoke', id)).code, 0);
+  // A revoked service account stays revoked.
+  const again = await svc('service-accounts', 'rotate', id);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /deployer is revoked: it gets no new key/);
+  assert.match((await svc('service-accounts', 'list')).stdout, new RegExp(`${id}\\s+deployer\\s+-\\s+${owner.slug}:EDITOR\\s+revoked`));
+});
+
+test('keys: disable and enable, a note, an IP allow-list and the filtered list from the terminal', async () => {
+  const created = await svc(
+    'keys',
+    'create',
+    '--project',
+    owner.slug,
+    '--name',
+    'office',
+    '--note',
+    'for the office',
+    '--allow-ip',
+    '127.0.0.1,10.0.0.0/8',
+  );
+  assert.equal(created.code, 0, created.stderr);
+  const list = async (...args: string[]) =>
+    (
+      JSON.parse((await svc('keys', 'list', '--project', owner.slug, '--json', ...args)).stdout) as {
+        keys: { id: string; name: string; status: string; note: string; allowed_ips: string[] }[];
+      }
+    ).keys;
+  const row = (await list('--search', 'OFFICE'))[0]!;
+  assert.deepEqual([row.name, row.note, row.allowed_ips], ['office', 'for the office', ['127.0.0.1/32', '10.0.0.0/8']]);
+
+  const disabled = await svc('keys', 'disable', row.id, '--project', owner.slug);
+  assert.equal(disabled.code, 0, disabled.stderr);
+  assert.match(disabled.stdout, /disabled; gateways refuse it within a second/);
+  assert.deepEqual(
+    (await list('--status', 'disabled')).map((k) => k.id),
+    [row.id],
+  );
+  assert.equal((await svc('keys', 'enable', row.id, '--project', owner.slug)).code, 0);
+  assert.equal((await list('--status', 'disabled')).length, 0);
+
+  const noted = await svc('keys', 'note', row.id, 'rotate', 'in', 'March', '--project', owner.slug);
+  assert.equal(noted.code, 0, noted.stderr);
+  assert.equal((await list('--search', 'march'))[0]?.note, 'rotate in March');
+  const ips = await svc('keys', 'allow-ips', row.id, '2001:db8::/32', '--project', owner.slug);
+  assert.match(ips.stdout, /accepted only from 2001:db8::\/32/);
+  const bad = await svc('keys', 'allow-ips', row.id, '300.1.1.1', '--project', owner.slug);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /"300\.1\.1\.1" is not an IPv4 or IPv6 address or CIDR block/);
+  assert.match((await svc('keys', 'allow-ips', row.id, 'anywhere', '--project', owner.slug)).stdout, /accepted from any address/);
+  const wrong = await svc('keys', 'list', '--project', owner.slug, '--status', 'sleeping');
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /The status must be active, expiring, expired, revoked, disabled or all/);
+
+  // A rolled key says what replaced it; a revoked one leaves the default list.
+  const rolled = await svc('keys', 'roll', row.id, '--project', owner.slug, '--overlap', '1h');
+  assert.equal(rolled.code, 0, rolled.stderr);
+  const table = await svc('keys', 'list', '--project', owner.slug, '--search', 'office');
+  assert.match(table.stdout, /replaced by key_/);
+  assert.equal((await svc('keys', 'revoke', row.id, '--project', owner.slug)).code, 0);
+  assert.ok(!(await list()).some((k) => k.id === row.id));
+  assert.ok((await list('--status', 'revoked')).some((k) => k.id === row.id));
 });

@@ -285,7 +285,7 @@ test('roles: an EDITOR sees keys but cannot create ADMIN keys; a VIEWER cannot m
     await e.page.$eval('#key-level', (s) => ((s as HTMLSelectElement).innerHTML += '<option value="ADMIN">ADMIN</option>'));
     await e.page.fill('#key-name', 'sneaky');
     await e.page.selectOption('#key-level', 'ADMIN');
-    await e.page.click('main form button[type=submit]');
+    await e.page.click('main form button[type=submit]:has-text("Create API key")');
     await e.page.waitForSelector('#level-error');
     assert.match((await e.page.textContent('#level-error')) ?? '', /Your role \(EDITOR\) can create VIEWER or EDITOR keys/);
     assert.equal(await e.page.getAttribute('#key-level', 'aria-invalid'), 'true');
@@ -390,20 +390,30 @@ test('members, service accounts, usage, account, new project: every page at both
         await checkPage(page, `service-accounts-created`);
         await revisitReveal(page, botKey, botCount);
       }
+      // The desktop pass revoked its service account for good: the phone pass confirms on its own.
+      const botName = size === DESKTOP ? 'nightly build' : 'nightly build phone';
+      if (size !== DESKTOP) {
+        await stack.accounts.bots.create({ workspace: ws, name: botName });
+        await page.reload();
+      }
       await checkPage(page, `service-accounts${tag}`);
-      const bot = (await stack.accounts.bots.listForWorkspace(ws)).find((b) => b.name === 'nightly build')!;
+      const bot = (await stack.accounts.bots.listForWorkspace(ws)).find((b) => b.name === botName)!;
       const keyActive = async (id: string) => (await stack.accounts.keys.getById(id))?.revoked === false;
 
-      // A new key: the first click only asks; the confirming one ends the old key and reveals the new once.
+      // A new key: the first click only asks; the confirming one reveals the new key once, and the
+      // old one works for the overlap chosen (24 hours unless changed), as a project key's roll.
       await page.click('tr:has-text("nightly build") button:has-text("New key")');
-      assert.match((await page.textContent('main')) ?? '', /stops working at once, with no overlap/);
+      assert.match((await page.textContent('main')) ?? '', /keeps working for the overlap you choose/);
       await checkPage(page, `service-accounts-rotate-confirm${tag}`);
       assert.equal((await stack.accounts.bots.get(bot.id))?.keyId, bot.keyId, 'the first step issues no key');
       if (size === DESKTOP) {
         assert.ok(await keyActive(bot.keyId), 'the first step leaves the old key working');
         await page.click('main form button.danger');
         const rotated = await assertRevealed(page);
-        assert.ok(!(await keyActive(bot.keyId)), 'the confirmed step ends the old key');
+        assert.match((await page.textContent('main')) ?? '', /The key it replaces works until/);
+        assert.ok(await keyActive(bot.keyId), 'the old key works during the overlap');
+        const oldEnds = (await stack.accounts.keys.getById(bot.keyId))!.expiresAt!;
+        assert.ok(Math.abs(oldEnds - Date.now() - 86_400_000) < 120_000, 'the old key ends with the 24-hour overlap');
         await revisitReveal(page, rotated, botCount);
         assert.equal((await stack.accounts.bots.get(bot.id))?.keyId !== bot.keyId, true);
       }
@@ -418,6 +428,11 @@ test('members, service accounts, usage, account, new project: every page at both
         assert.ok(await keyActive(current.keyId), 'the first step revokes nothing');
         await Promise.all([page.waitForURL(/done=bot-revoked/), page.click('main form button.danger')]);
         assert.ok(!(await keyActive(current.keyId)), 'the confirmed step revokes');
+        assert.ok(!(await keyActive(bot.keyId)), 'the key still in its overlap is revoked with it');
+        // A revoked service account stays revoked: no new key is offered, and asking anyway is refused.
+        assert.equal(await page.locator('tr:has-text("nightly build") button:has-text("New key")').count(), 0);
+        const asked = await page.request.get(`${bots}/${encodeURIComponent(bot.id)}/rotate`);
+        assert.equal(asked.status(), 409);
       }
 
       await page.goto(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/usage`);

@@ -5,6 +5,8 @@
 import type { KeyLevel } from '@svc/policy';
 import { num } from './context.ts';
 import { AccountError } from './errors.ts';
+import { MAX_KEY_NOTE } from './key-controls.ts';
+import { hasHiddenCharacters } from './names.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
 export interface IssuedKey {
@@ -39,6 +41,9 @@ export interface NewKey {
   clientId?: string;
   expiresInSeconds?: number;
   rateLimit?: number | null;
+  note?: string;
+  /** Addresses and CIDR blocks (normalizeAllowedIps); none: anywhere. */
+  allowedIps?: readonly string[];
 }
 
 /** A key record as its Redis hash stores it (docs/redis-schema.md). */
@@ -58,6 +63,10 @@ export function serializeKey(r: ApiKeyRecord): Record<string, string> {
     createdAt: String(r.createdAt),
     expiresAt: r.expiresAt === null ? '' : String(r.expiresAt),
     revoked: r.revoked ? '1' : '0',
+    disabled: r.disabled ? '1' : '0',
+    note: r.note,
+    allowedIps: r.allowedIps.join(','),
+    replacedBy: r.replacedBy,
     lastUsedAt: r.lastUsedAt === null ? '' : String(r.lastUsedAt),
     rateLimit: r.rateLimit === null ? '' : String(r.rateLimit),
     pepper: r.pepper,
@@ -81,6 +90,10 @@ export function deserializeKey(h: Record<string, string>): ApiKeyRecord {
     createdAt: Number(h['createdAt']),
     expiresAt: num(h['expiresAt']),
     revoked: h['revoked'] === '1',
+    disabled: h['disabled'] === '1',
+    note: h['note'] ?? '',
+    allowedIps: h['allowedIps'] ? h['allowedIps'].split(',') : [],
+    replacedBy: h['replacedBy'] ?? '',
     lastUsedAt: num(h['lastUsedAt']),
     rateLimit: num(h['rateLimit']),
     pepper: h['pepper'] ?? '',
@@ -91,4 +104,17 @@ export function deserializeKey(h: Record<string, string>): ApiKeyRecord {
 export function checkRateLimit(limit: number | null): void {
   if (limit !== null && !(Number.isInteger(limit) && limit >= 1))
     throw new AccountError('invalid', "a key's rate limit must be a whole number of requests per minute, at least 1");
+}
+
+/**
+ * A note as kept: one line (each run of white space, line breaks included, one space), at most
+ * MAX_KEY_NOTE characters (code points), without control, invisible or direction-changing
+ * characters (docs/management.md "Names": what a page shows is what is stored).
+ */
+export function checkNote(note: string): string {
+  const text = note.replace(/\s+/gu, ' ').trim();
+  if ([...text].length > MAX_KEY_NOTE) throw new AccountError('invalid', `a key's note holds at most ${MAX_KEY_NOTE} characters`);
+  if (hasHiddenCharacters(text))
+    throw new AccountError('invalid', "a key's note may not hold control, invisible or direction-changing characters");
+  return text;
 }

@@ -1,13 +1,22 @@
 import { displayPrefix, generateCredential, hashCredential, parseCredential, pepperVersion } from '@svc/credentials';
 import type { KeyLevel } from '@svc/policy';
 import { DEFAULT_KEY_LEVEL } from '@svc/policy';
+import { normalizeAllowedIps } from './key-controls.ts';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate, newId, num } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import { scanKeys } from './scan.ts';
-import { checkRateLimit, deserializeKey, serializeKey, type IssuedKey, type NewKey, type PepperStatus } from './api-key-records.ts';
+import {
+  checkNote,
+  checkRateLimit,
+  deserializeKey,
+  serializeKey,
+  type IssuedKey,
+  type NewKey,
+  type PepperStatus,
+} from './api-key-records.ts';
 import type { ApiKeyRecord } from './types.ts';
 
 /** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
@@ -96,6 +105,8 @@ export class ApiKeyStore {
       throw new AccountError('invalid', 'the expiry must be a positive number of seconds');
     }
     checkRateLimit(input.rateLimit ?? null);
+    const note = checkNote(input.note ?? '');
+    const allowedIps = normalizeAllowedIps(input.allowedIps ?? []);
     const key = generateCredential(input.kind);
     const hash = this.hash(key);
     const now = this.ctx.now();
@@ -117,6 +128,10 @@ export class ApiKeyStore {
       createdAt: now,
       expiresAt: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
       revoked: false,
+      disabled: false,
+      note,
+      allowedIps,
+      replacedBy: '',
       lastUsedAt: null,
       rateLimit: input.rateLimit ?? null,
       pepper: pepperVersion(this.ctx.pepper),
@@ -144,6 +159,8 @@ export class ApiKeyStore {
     expiresInSeconds?: number;
     workspace: string;
     rateLimit?: number | null;
+    note?: string;
+    allowedIps?: readonly string[];
   }): Promise<IssuedKey> {
     return this.issue({ kind: 'project_key', ...input });
   }
@@ -187,7 +204,10 @@ export class ApiKeyStore {
     return hash ? this.findByHash(hash) : null;
   }
 
-  /** The live record of a clear key value: null when malformed, unknown, revoked or expired. */
+  /**
+   * The live record of a clear key value: null when malformed, unknown, revoked or expired. A
+   * disabled key is returned (a leak report still revokes it); the gateway refuses it on its own.
+   */
   async verify(value: string): Promise<ApiKeyRecord | null> {
     if (!parseCredential(value)) return null;
     const rec = await this.findByValue(value);
@@ -255,6 +275,46 @@ export class ApiKeyStore {
     if (!hash) throw new AccountError('not_found', `no key ${id}`);
     await this.ctx.redis.hset(K.apiKey(hash), 'rateLimit', limit === null ? '' : String(limit));
     await invalidate(this.ctx, INVALIDATES.key(hash));
+  }
+
+  /**
+   * Disables (or enables again) a key: every gateway refuses a disabled key within a second, as it
+   * does a revoked one (the same invalidation), and accepts it again once enabled.
+   */
+  async setDisabled(id: string, disabled: boolean): Promise<void> {
+    const hash = await this.hashOf(id);
+    await this.ctx.redis.hset(K.apiKey(hash), 'disabled', disabled ? '1' : '0');
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+  }
+
+  /** A key's note (MAX_KEY_NOTE characters at most; empty clears it). The gateway never reads it. */
+  async setNote(id: string, note: string): Promise<string> {
+    const text = checkNote(note);
+    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'note', text);
+    return text;
+  }
+
+  /**
+   * A key's IP allow-list (empty: anywhere), kept in the record the gateway already reads, so the
+   * check costs no Redis command; gateways drop their cached answer for the key.
+   */
+  async setAllowedIps(id: string, entries: readonly string[]): Promise<string[]> {
+    const cidrs = normalizeAllowedIps(entries);
+    const hash = await this.hashOf(id);
+    await this.ctx.redis.hset(K.apiKey(hash), 'allowedIps', cidrs.join(','));
+    await invalidate(this.ctx, INVALIDATES.key(hash));
+    return cidrs;
+  }
+
+  /** Records which key a roll made in this one's place (the listing says "replaced by"). */
+  async markReplaced(id: string, by: string): Promise<void> {
+    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'replacedBy', by);
+  }
+
+  private async hashOf(id: string): Promise<string> {
+    const hash = await this.ctx.redis.get(K.apiKeyById(id));
+    if (!hash) throw new AccountError('not_found', `no key ${id}`);
+    return hash;
   }
 
   async listForProject(project: string): Promise<ApiKeyRecord[]> {

@@ -10,6 +10,17 @@ import { INVALIDATES, K } from './keys.ts';
 import type { Bot } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
+/** A service account's new key, and when the key it replaces stops working (null: at once). */
+export interface RotatedKey extends IssuedKey {
+  oldKeyUntil: number | null;
+}
+
+const revokedAccount = (bot: Bot) =>
+  new AccountError(
+    'conflict',
+    `service account ${bot.name} (${bot.id}) is revoked: it gets no new key; create a new service account instead`,
+  );
+
 /** Service accounts (bot/CI): a svc-bot- key with explicit per-project grants. */
 export class BotStore {
   private readonly ctx: StoreContext;
@@ -27,7 +38,15 @@ export class BotStore {
     const id = newId('bot');
     await addToSet(this.ctx, 'serviceAccountsPerWorkspace', K.workspaceLiveBots(input.workspace), id);
     const key = await this.keys.issue({ kind: 'bot_key', name: input.name, workspace: input.workspace, botId: id });
-    const bot: Bot = { id, workspace: input.workspace, name: input.name, keyId: key.id, createdAt: this.ctx.now(), grants: {} };
+    const bot: Bot = {
+      id,
+      workspace: input.workspace,
+      name: input.name,
+      keyId: key.id,
+      createdAt: this.ctx.now(),
+      grants: {},
+      revoked: false,
+    };
     await this.ctx.redis.hset(K.bot(id), {
       id,
       workspace: bot.workspace,
@@ -42,6 +61,8 @@ export class BotStore {
   async get(id: string): Promise<Bot | null> {
     const [h, grants] = await Promise.all([this.ctx.redis.hgetall(K.bot(id)), this.ctx.redis.hgetall(K.botGrants(id))]);
     if (!h['id']) return null;
+    // Revoked: out of the workspace's live set (migrate fills it for accounts made before it was kept).
+    const live = await this.ctx.redis.sismember(K.workspaceLiveBots(h['workspace'] ?? ''), id);
     const g: Record<string, KeyLevel> = {};
     for (const [p, l] of Object.entries(grants)) if (isKeyLevel(l)) g[p] = l;
     return {
@@ -51,6 +72,7 @@ export class BotStore {
       keyId: h['keyId'] ?? '',
       createdAt: Number(h['createdAt']),
       grants: g,
+      revoked: live === 0,
     };
   }
 
@@ -76,28 +98,44 @@ export class BotStore {
     return bots.filter((b): b is Bot => b !== null).sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** A new key for the service account; the old one is revoked (refused everywhere within a second). */
-  async rotateKey(id: string): Promise<IssuedKey> {
+  /**
+   * A new key for the service account. The old key keeps working for `overlapSeconds` (never past
+   * its own expiry), as a project key's roll does; 0 revokes it at once. A revoked service account
+   * stays revoked: no new key is issued to it (AccountError 'conflict').
+   */
+  async rotateKey(id: string, overlapSeconds = 0): Promise<RotatedKey> {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
-    // A revoked service account comes back to life with a new key: it needs a place again.
-    await addToSet(this.ctx, 'serviceAccountsPerWorkspace', K.workspaceLiveBots(bot.workspace), id);
+    if (bot.revoked) throw revokedAccount(bot);
     const key = await this.keys.issue({ kind: 'bot_key', name: bot.name, workspace: bot.workspace, botId: id });
-    await this.ctx.redis.hset(K.bot(id), 'keyId', key.id);
-    if (bot.keyId)
-      await this.keys.revoke(bot.keyId).catch((err: unknown) => {
-        if (!(err instanceof AccountError && err.code === 'not_found')) throw err;
-      });
-    return key;
+    await this.ctx.redis.hset(K.bot(id), { keyId: key.id, previousKeyId: bot.keyId });
+    // Revoked while this key was issued: it must not outlive the account.
+    if (!(await this.ctx.redis.sismember(K.workspaceLiveBots(bot.workspace), id))) {
+      await this.keys.revoke(key.id);
+      throw revokedAccount(bot);
+    }
+    let oldKeyUntil: number | null = null;
+    const old = bot.keyId ? await this.keys.getById(bot.keyId) : null;
+    if (old && !old.revoked) {
+      if (overlapSeconds === 0) await this.keys.revoke(old.id);
+      else oldKeyUntil = (await this.keys.expireAt(old.id, this.ctx.now() + overlapSeconds * 1000)).expiresAt;
+    }
+    return { ...key, oldKeyUntil };
   }
 
-  /** Revokes the service account's key: it no longer counts against its workspace's limit. */
+  /**
+   * Revokes the service account for good: it leaves its workspace's live set first (so no rotation
+   * issues it a key after this), then its key and any key still in a rotation's overlap are revoked.
+   */
   async revoke(id: string): Promise<void> {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
-    const key = await this.keys.getById(bot.keyId);
-    if (key && !key.revoked) await this.keys.revoke(key.id);
     await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
+    const previous = await this.ctx.redis.hget(K.bot(id), 'previousKeyId');
+    for (const keyId of [bot.keyId, previous ?? '']) {
+      const key = keyId ? await this.keys.getById(keyId) : null;
+      if (key && !key.revoked) await this.keys.revoke(key.id);
+    }
   }
 
   async grantOf(id: string, project: string): Promise<KeyLevel | null> {

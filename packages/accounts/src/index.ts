@@ -36,6 +36,8 @@ export {
   type AuditFilter,
 } from './audit.ts';
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts';
+export { isKeyStatus, keyStatus, type KeyStatus } from './key-status.ts';
+export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';

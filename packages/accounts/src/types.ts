@@ -50,6 +50,14 @@ export interface ApiKeyRecord {
   /** Unix ms, or null for keys that do not expire. */
   expiresAt: number | null;
   revoked: boolean;
+  /** Refused by every gateway until enabled again (docs/contract.md "Credentials"); revoking is for good, this is not. */
+  disabled: boolean;
+  /** Free text its owners keep about the key (at most MAX_KEY_NOTE characters); empty for none. */
+  note: string;
+  /** CIDR blocks the key may be used from (canonical form, at most MAX_ALLOWED_IPS); empty: anywhere. */
+  allowedIps: string[];
+  /** The id of the key a roll made in its place; empty unless rolled. */
+  replacedBy: string;
   lastUsedAt: number | null;
   /** Requests per minute this key may make, below its workspace's plan limit; null: the plan's. */
   rateLimit: number | null;
@@ -67,6 +75,8 @@ export interface Bot {
   keyId: string;
   createdAt: number;
   grants: Record<string, KeyLevel>;
+  /** Revoked for good: its keys are refused and no new key is issued to it (docs/management.md "Service accounts"). */
+  revoked: boolean;
 }
 
 export type AccessRequestStatus = 'pending' | 'approved' | 'denied';

@@ -71,11 +71,18 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
   const slug = project(v);
   switch (sub ?? '') {
     case 'list': {
-      const { keys } = await answer(api(c).listKeys({ params: { project: slug } }), 'keys list');
+      const query = { status: given(v, 'status'), q: given(v, 'search') };
+      const { keys } = await answer(api(c).listKeys({ params: { project: slug }, query }), 'keys list');
+      // A rolled key says what replaced it rather than a second "expiring".
+      const rows = keys.map((k) => ({
+        ...k,
+        shown: k.replaced_by && k.status !== 'revoked' && k.status !== 'expired' ? `replaced by ${k.replaced_by.id}` : k.status,
+        ips: k.allowed_ips.join(' ') || null,
+      }));
       return io.result(
         { keys },
-        keys.length
-          ? columns(keys, [
+        rows.length
+          ? columns(rows, [
               ['id', 'ID'],
               ['name', 'NAME'],
               ['level', 'LEVEL'],
@@ -83,10 +90,50 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
               ['expires_at', 'EXPIRES'],
               ['last_used_at', 'LAST USED'],
               ['rate_limit', 'PER MIN'],
-              ['status', 'STATUS'],
+              ['ips', 'ALLOWED IPS'],
+              ['shown', 'STATUS'],
             ])
-          : ['No keys.'],
+          : [query.status || query.q ? 'No keys match.' : 'No keys (revoked ones are listed with --status revoked or all).'],
       );
+    }
+    case 'disable':
+    case 'enable': {
+      if (!id) throw new CliError(`Which key? Give its id: svc keys ${sub} <id> --project <slug> (ids: svc keys list).`, EXIT.usage);
+      const params = { project: slug, id };
+      const k = await answer(
+        sub === 'disable' ? api(c).disableKey({ params, body: {} }) : api(c).enableKey({ params, body: {} }),
+        `keys ${sub}`,
+      );
+      return io.result(k, [
+        sub === 'disable'
+          ? `Key ${id} disabled; gateways refuse it within a second. Enable it again: svc keys enable ${id} --project ${slug}`
+          : `Key ${id} enabled; gateways accept it within a second.`,
+      ]);
+    }
+    case 'note': {
+      const text = args.slice(2).join(' ');
+      if (!id)
+        throw new CliError(
+          'Give the key and its note: svc keys note <id> "<text>" --project <slug> (an empty text clears it).',
+          EXIT.usage,
+        );
+      const k = await answer(api(c).setKeyNote({ params: { project: slug, id }, body: { note: text } }), 'keys note');
+      return io.result(k, [k.note ? `Key ${id}'s note saved.` : `Key ${id}'s note cleared.`]);
+    }
+    case 'allow-ips': {
+      const entries = args.slice(2);
+      if (!id || entries.length === 0)
+        throw new CliError(
+          'Give the key and its addresses: svc keys allow-ips <id> <address|CIDR>... --project <slug>, or anywhere to lift the list.',
+          EXIT.usage,
+        );
+      const allowed = entries.length === 1 && entries[0] === 'anywhere' ? [] : entries.flatMap((e) => e.split(','));
+      const k = await answer(api(c).setKeyAllowedIps({ params: { project: slug, id }, body: { allowed_ips: allowed } }), 'keys allow-ips');
+      return io.result(k, [
+        k.allowed_ips.length
+          ? `Key ${id} is now accepted only from ${k.allowed_ips.join(', ')}.`
+          : `Key ${id} is accepted from any address.`,
+      ]);
     }
     case 'create': {
       const rateLimit = given(v, 'rate-limit');
@@ -95,6 +142,8 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
         level: levelOption(v, 'level', KEY_DEFAULTS.level),
         expires: given(v, 'expires') ?? KEY_DEFAULTS.expires,
         ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
+        ...(given(v, 'note') === undefined ? {} : { note: given(v, 'note') }),
+        ...(Array.isArray(v['allow-ip']) ? { allowed_ips: (v['allow-ip'] as string[]).flatMap((e) => e.split(',')) } : {}),
       };
       const k = await answer(api(c).createKey({ params: { project: slug }, body }), 'keys create');
       return shownOnce(io, k, `Key "${k.name}" (${k.level}) created; it expires ${k.expires_at ?? 'never'}.`);
@@ -126,7 +175,11 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
       ]);
     }
     default:
-      throw new CliError('Use svc keys list|create|revoke|roll|limit --project <slug>.', EXIT.usage, 'Run "svc keys --help".');
+      throw new CliError(
+        'Use svc keys list|create|revoke|roll|limit|disable|enable|note|allow-ips --project <slug>.',
+        EXIT.usage,
+        'Run "svc keys --help".',
+      );
   }
 }
 
@@ -302,6 +355,7 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
       const listed = await answer(api(c).listServiceAccounts({ params: { workspace: ws } }), 'service-accounts list');
       const rows = listed.service_accounts.map((r) => ({
         ...r,
+        state: r.revoked ? 'revoked' : 'active',
         grants:
           Object.entries(r.grants)
             .map(([p, l]) => `${p}:${l}`)
@@ -315,6 +369,7 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
               ['name', 'NAME'],
               ['key_prefix', 'KEY'],
               ['grants', 'GRANTS'],
+              ['state', 'STATUS'],
             ])
           : ['No service accounts. Create one: svc service-accounts create --name ci'],
       );
@@ -335,8 +390,15 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
       return io.result({ id, ...body }, [`Service account ${String(id)} now has ${body.level} on ${body.project}.`]);
     }
     case 'rotate': {
-      const r = await answer(api(c).rotateServiceAccount({ params: which('rotate'), body: {} }), 'service-accounts rotate');
-      return shownOnce(io, r, `New key for "${r.name}"; the old one stopped working now.`);
+      const body = { overlap: given(v, 'overlap') ?? KEY_DEFAULTS.overlap };
+      const r = await answer(api(c).rotateServiceAccount({ params: which('rotate'), body }), 'service-accounts rotate');
+      return shownOnce(
+        io,
+        r,
+        r.old_key_until
+          ? `New key for "${r.name}"; the old one works until ${r.old_key_until}. Deploy the new one before then.`
+          : `New key for "${r.name}"; the old one stopped working now.`,
+      );
     }
     case 'revoke':
       await answer(api(c).revokeServiceAccount({ params: which('revoke') }), 'service-accounts revoke');

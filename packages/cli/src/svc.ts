@@ -246,16 +246,22 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
   },
 
   keys: {
-    summary: "a project's API keys: list, create, revoke, roll (with an overlap)",
+    summary: "a project's API keys: list, create, revoke, roll (with an overlap), disable and enable, note, IP allow-list",
     usage:
-      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none> --project <slug> [--name N] [--level L] [--expires 30d] [--rate-limit N] [--overlap 24h] [--json]',
+      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none>|disable <id>|enable <id>|note <id> <text>|allow-ips <id> <cidr...|anywhere> --project <slug> [--status S] [--search TEXT] [--name N] [--level L] [--expires 30d] [--rate-limit N] [--note TEXT] [--allow-ip CIDR]... [--overlap 24h] [--json]',
     details: `  --project SLUG      the project
+  --status STATUS     list: active, expiring, expired, revoked, disabled or all (default: all but revoked)
+  --search TEXT       list: only keys whose name, prefix or note holds TEXT
   --name NAME         create: the key's name
   --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
   --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
   --rate-limit N      create: the key's own requests per minute, below the plan's (default: the plan's)
+  --note TEXT         create: a note about the key (at most 500 characters)
+  --allow-ip CIDR     create: an address or CIDR block the key may be used from (repeat, or comma-separated)
   --overlap DURATION  roll: how long the old key keeps working (default 24h; 0m stops it now)
 limit <id> <n|none> sets or lifts a key's own requests per minute, so one CI key cannot starve the rest.
+disable <id> stops a key at every gateway within a second until enable <id>; revoke is for good.
+allow-ips <id> <cidr...> accepts the key only from those addresses; anywhere lifts the list.
 A new key is printed once, alone on stdout; the rest goes to stderr.`,
     options: {
       project: { type: 'string' },
@@ -264,6 +270,10 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
       expires: { type: 'string' },
       'rate-limit': { type: 'string' },
       overlap: { type: 'string' },
+      status: { type: 'string' },
+      search: { type: 'string' },
+      note: { type: 'string' },
+      'allow-ip': { type: 'string', multiple: true },
     },
     async run(io, v, positionals) {
       await keysCommand(io, await callerOf(io, v), v, positionals);
@@ -312,13 +322,21 @@ listed by list until its owner accepts it or you cancel it.`,
   'service-accounts': {
     summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke",
     usage:
-      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id> [--workspace W] [--name N] [--project P --level L] [--json]',
+      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id> [--workspace W] [--name N] [--project P --level L] [--overlap 24h] [--json]',
     details: `  --workspace W       the workspace (default: the current key's)
   --name NAME         create: the service account's name
   --project SLUG      grant: the project
   --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
-A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.`,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, project: { type: 'string' }, level: { type: 'string' } },
+  --overlap DURATION  rotate: how long the old key keeps working (default 24h; 0m stops it now)
+A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.
+A revoked service account stays revoked: rotate refuses it; create a new one instead.`,
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      project: { type: 'string' },
+      level: { type: 'string' },
+      overlap: { type: 'string' },
+    },
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
     },

@@ -3,44 +3,51 @@
  * and EDITOR keys and revokes or rolls keys up to EDITOR; an ADMIN does all of it; a VIEWER only
  * looks. A key reported as leaked is revoked whoever reports it.
  */
-import { nameProblem, parseDuration, type ApiKeyRecord } from '@svc/accounts';
+import { AccountError, nameProblem, parseDuration, type ApiKeyRecord } from '@svc/accounts';
 import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
 import { CREATABLE, MAX_NAME, type ManagementContext } from './context.ts';
 import { KEY_DEFAULTS } from './contract/defaults.ts';
+import { keyFilterOf, keyRow, keyRows } from './key-rows.ts';
 import type { Management } from './management.ts';
+import { overlapSecondsOf } from './overlap.ts';
 import { ManagementError, type KeyRow, type NewKey } from './types.ts';
 
 /** The operations of this group, on the shared context (each is described on Management). */
 export function keyOperations(
   ctx: ManagementContext,
-): Pick<Management, 'keys' | 'createKey' | 'setKeyLimit' | 'revokeKey' | 'rollKey' | 'reportLeak'> {
+): Pick<
+  Management,
+  'keys' | 'createKey' | 'setKeyLimit' | 'setKeyDisabled' | 'setKeyNote' | 'setKeyAllowedIps' | 'revokeKey' | 'rollKey' | 'reportLeak'
+> {
   const { accounts, now, note, full, keyTarget, projectFor } = ctx;
-  const status = (k: ApiKeyRecord): KeyRow['status'] =>
-    k.revoked
-      ? 'revoked'
-      : k.expiresAt !== null && k.expiresAt <= now()
-        ? 'expired'
-        : k.expiresAt !== null && k.expiresAt - now() < 7 * 86_400_000
-          ? 'expiring'
-          : 'active';
-
-  const row = (k: ApiKeyRecord): KeyRow => ({
-    id: k.id,
-    name: k.name,
-    level: k.level || '',
-    prefix: k.prefix,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    lastUsedAt: k.lastUsedAt,
-    status: status(k),
-    rateLimit: k.rateLimit,
-  });
+  const row = (k: ApiKeyRecord): KeyRow => keyRow(k, now());
 
   async function keyOfProject(slug: string, id: string): Promise<ApiKeyRecord> {
     const key = await accounts.keys.getById(id);
     if (!key || key.project !== slug || key.kind !== 'project_key') throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }
+
+  /**
+   * A key the actor may change that can still work: revoked and expired keys are a 409 (nothing
+   * about them matters any more).
+   */
+  async function changeableKey(actor: Parameters<Management['keys']>[0], slug: string, id: string) {
+    const { project, role } = await projectFor(actor, slug);
+    const key = await keyOfProject(slug, id);
+    mayChangeKey(role, key);
+    if (key.revoked) throw new ManagementError(409, 'This key is revoked; it cannot be changed.');
+    if (key.expiresAt !== null && key.expiresAt <= now()) throw new ManagementError(409, 'This key has expired; it cannot be changed.');
+    return { project, key };
+  }
+
+  /** The account model's refusal of an input as a 400 naming `field`. */
+  const invalid =
+    (field: string) =>
+    (err: unknown): never => {
+      if (err instanceof AccountError && err.code === 'invalid') throw new ManagementError(400, capitalized(err.message), field);
+      throw err;
+    };
 
   function mayChangeKey(role: Role, key: ApiKeyRecord): void {
     const level = key.level || 'ADMIN';
@@ -76,10 +83,15 @@ export function keyOperations(
   }
 
   return {
-    async keys(actor, slug) {
+    async keys(actor, slug, filter) {
       const { role } = await projectFor(actor, slug);
-      const keys = (await accounts.keys.listForProject(slug)).filter((k) => k.kind === 'project_key').map(row);
-      return { keys: keys.reverse(), creatableLevels: CREATABLE[role], canRevoke: CREATABLE[role].length > 0 };
+      const checked = keyFilterOf(filter);
+      const keys = keyRows(
+        (await accounts.keys.listForProject(slug)).filter((k) => k.kind === 'project_key'),
+        now(),
+        checked,
+      );
+      return { keys, creatableLevels: CREATABLE[role], canRevoke: CREATABLE[role].length > 0 };
     },
 
     async createKey(actor, slug, input) {
@@ -99,14 +111,18 @@ export function keyOperations(
           level,
           name: input.name,
           rateLimit,
+          note: input.note ?? '',
+          allowedIps: input.allowedIps ?? [],
           ...(expiresInSeconds ? { expiresInSeconds } : {}),
         })
+        .catch(invalid('allowedIps'))
         .catch(full);
       await note(actor, project.workspace, 'key.created', keyTarget(issued.record), {
         project: slug,
         level,
         expires: input.expires,
         ...(rateLimit ? { rate_limit: `${rateLimit}/min` } : {}),
+        ...(issued.record.allowedIps.length ? { allowed_ips: issued.record.allowedIps.join(' ') } : {}),
       });
       return { id: issued.id, key: issued.key, name: input.name, level, expiresAt: issued.record.expiresAt, rateLimit } satisfies NewKey;
     },
@@ -126,6 +142,31 @@ export function keyOperations(
       return row({ ...key, rateLimit });
     },
 
+    async setKeyDisabled(actor, slug, id, disabled) {
+      const { project, key } = await changeableKey(actor, slug, id);
+      if (key.disabled === disabled) return row(key);
+      await accounts.keys.setDisabled(key.id, disabled);
+      await note(actor, project.workspace, disabled ? 'key.disabled' : 'key.enabled', keyTarget(key), { project: slug });
+      return row({ ...key, disabled });
+    },
+
+    async setKeyNote(actor, slug, id, text) {
+      const { project, key } = await changeableKey(actor, slug, id);
+      const kept = await accounts.keys.setNote(key.id, text).catch(invalid('note'));
+      await note(actor, project.workspace, 'key.note_changed', keyTarget(key), { project: slug });
+      return row({ ...key, note: kept });
+    },
+
+    async setKeyAllowedIps(actor, slug, id, entries) {
+      const { project, key } = await changeableKey(actor, slug, id);
+      const allowedIps = await accounts.keys.setAllowedIps(key.id, entries).catch(invalid('allowedIps'));
+      await note(actor, project.workspace, 'key.allowed_ips_changed', keyTarget(key), {
+        project: slug,
+        allowed_ips: allowedIps.join(' ') || 'anywhere',
+      });
+      return row({ ...key, allowedIps });
+    },
+
     async revokeKey(actor, slug, id) {
       const { project, role } = await projectFor(actor, slug);
       const key = await keyOfProject(slug, id);
@@ -142,12 +183,7 @@ export function keyOperations(
       // docs/management.md "Operations": a key that has ended is not brought back by a roll.
       if (old.expiresAt !== null && old.expiresAt <= now())
         throw new ManagementError(409, 'This key has expired; create a new one instead.');
-      let overlapSeconds: number;
-      try {
-        overlapSeconds = overlap === '0m' ? 0 : parseDuration(overlap, 'Overlap');
-      } catch (err) {
-        throw new ManagementError(400, (err as Error).message, 'overlap');
-      }
+      const overlapSeconds = overlapSecondsOf(overlap);
       const remaining = old.expiresAt === null ? undefined : Math.max(1, Math.round((old.expiresAt - old.createdAt) / 1000));
       const issued = await accounts.keys
         .createProjectKey({
@@ -156,9 +192,12 @@ export function keyOperations(
           level: old.level || KEY_DEFAULTS.unleveled,
           name: old.name,
           rateLimit: old.rateLimit,
+          note: old.note,
+          allowedIps: old.allowedIps,
           ...(remaining ? { expiresInSeconds: remaining } : {}),
         })
         .catch(full);
+      await accounts.keys.markReplaced(old.id, issued.id);
       // The old key ends when the overlap does, or sooner when its own expiry comes first: the
       // end reported is the one the key record holds.
       let until = now();
@@ -197,3 +236,5 @@ export function keyOperations(
     },
   };
 }
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.');

@@ -30,6 +30,7 @@ import type {
   AuditRow,
   BotRow,
   InvitationRow,
+  KeyFilter,
   KeyRow,
   MemberRow,
   MyRequestRow,
@@ -46,12 +47,29 @@ export interface Management {
   /** Workspaces the actor may create projects in. */
   workspacesOf(actor: Actor): Promise<string[]>;
   createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
-  keys(actor: Actor, project: string): Promise<{ keys: KeyRow[]; creatableLevels: readonly KeyLevel[]; canRevoke: boolean }>;
+  /** The project's keys the filter selects (a status or search that is not valid is a 400 naming it). */
+  keys(
+    actor: Actor,
+    project: string,
+    filter?: KeyFilter,
+  ): Promise<{ keys: KeyRow[]; creatableLevels: readonly KeyLevel[]; canRevoke: boolean }>;
   createKey(
     actor: Actor,
     project: string,
-    input: { name: string; level: string; expires: string; rateLimit?: string | number | null },
+    input: {
+      name: string;
+      level: string;
+      expires: string;
+      rateLimit?: string | number | null;
+      note?: string;
+      allowedIps?: readonly string[];
+    },
   ): Promise<NewKey>;
+  /** Disables a key (every gateway refuses it within a second) or enables it again. */
+  setKeyDisabled(actor: Actor, project: string, id: string, disabled: boolean): Promise<KeyRow>;
+  setKeyNote(actor: Actor, project: string, id: string, note: string): Promise<KeyRow>;
+  /** A key's IP allow-list (empty: anywhere); an entry that is no address or CIDR is a 400 naming it. */
+  setKeyAllowedIps(actor: Actor, project: string, id: string, entries: readonly string[]): Promise<KeyRow>;
   /** A key's own requests-per-minute limit, below the plan's (null: the plan's alone). */
   setKeyLimit(actor: Actor, project: string, id: string, rateLimit: string | number | null | undefined): Promise<KeyRow>;
   revokeKey(actor: Actor, project: string, id: string): Promise<void>;
@@ -69,7 +87,13 @@ export interface Management {
   bots(actor: Actor, workspace: string): Promise<{ bots: BotRow[]; projects: string[]; canManage: boolean }>;
   createBot(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
   grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
-  rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
+  /** A new key; the old one works for `overlap` more (0m: ends now). A revoked service account is a 409. */
+  rotateBot(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    overlap: string,
+  ): Promise<{ id: string; bot: string; key: string; oldKeyUntil: number | null }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
   /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
   usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;

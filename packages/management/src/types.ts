@@ -2,6 +2,7 @@
  * The management layer's vocabulary (docs/management.md): who acts, what they see, and how a
  * refusal is said. The dashboard and the management API both speak it.
  */
+import type { KeyStatus } from '@svc/accounts/key-status.ts';
 import type { KeyLevel } from '@svc/policy';
 
 /**
@@ -48,9 +49,20 @@ export interface KeyRow {
   createdAt: number;
   expiresAt: number | null;
   lastUsedAt: number | null;
-  status: 'active' | 'expiring' | 'expired' | 'revoked';
+  status: KeyStatus;
   /** The key's own requests per minute (below the plan's), or null for the plan's limit alone. */
   rateLimit: number | null;
+  note: string;
+  /** CIDR blocks the key may be used from; empty: anywhere. */
+  allowedIps: string[];
+  /** The key a roll made in its place, when this one was rolled. */
+  replacedBy: { id: string; name: string; prefix: string } | null;
+}
+
+/** Which keys a listing shows (docs/management.md "Key list"): a status or all (none: all but revoked), and a search. */
+export interface KeyFilter {
+  status?: string | null;
+  q?: string | null;
 }
 
 export interface NewKey {
@@ -124,6 +136,7 @@ export interface BotRow {
   grants: Record<string, string>;
   keyPrefix: string | null;
   createdAt: number;
+  revoked: boolean;
 }
 
 export interface Usage {

@@ -8,6 +8,7 @@ import { parseAuditFilter, parseAuditQuery } from './audit-query.ts';
 import { MAX_NAME, type ManagementContext } from './context.ts';
 import { sweepKeyExpiries } from './expiry.ts';
 import type { Management } from './management.ts';
+import { overlapSecondsOf } from './overlap.ts';
 import { ManagementError, type Usage } from './types.ts';
 import { parseUsageDays, readDayCounts } from './usage-history.ts';
 
@@ -72,7 +73,14 @@ export function workspaceOperations(
       const rows = await Promise.all(
         bots.map(async (b) => {
           const key = await accounts.keys.getById(b.keyId);
-          return { id: b.id, name: b.name, grants: b.grants, keyPrefix: key && !key.revoked ? key.prefix : null, createdAt: b.createdAt };
+          return {
+            id: b.id,
+            name: b.name,
+            grants: b.grants,
+            keyPrefix: key && !key.revoked ? key.prefix : null,
+            createdAt: b.createdAt,
+            revoked: b.revoked,
+          };
         }),
       );
       return { bots: rows, projects: await accounts.workspaces.projectsOf(workspace), canManage: true };
@@ -98,13 +106,24 @@ export function workspaceOperations(
       await note(actor, workspace, 'service_account.granted', `service_account:${id} ("${bot.name}")`, { project, level });
     },
 
-    async rotateBot(actor, workspace, id) {
+    async rotateBot(actor, workspace, id, overlap) {
       await ownerOf(actor, workspace, 'rotate service account keys');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
-      const issued = await accounts.bots.rotateKey(id).catch(full);
-      await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, { key: issued.record.prefix });
-      return { id: bot.id, bot: bot.name, key: issued.key };
+      const overlapSeconds = overlapSecondsOf(overlap);
+      // docs/management.md "Service accounts": a revoked service account stays revoked.
+      if (bot.revoked)
+        throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
+      const issued = await accounts.bots.rotateKey(id, overlapSeconds).catch((err: unknown) => {
+        if (err instanceof AccountError && err.code === 'conflict')
+          throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
+        throw err;
+      });
+      await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, {
+        key: issued.record.prefix,
+        old_key_until: issued.oldKeyUntil === null ? 'now' : new Date(issued.oldKeyUntil).toISOString(),
+      });
+      return { id: bot.id, bot: bot.name, key: issued.key, oldKeyUntil: issued.oldKeyUntil };
     },
 
     async revokeBot(actor, workspace, id) {

@@ -97,7 +97,26 @@ export const COMMANDS: Record<string, Command> = {
   },
   'bot list': async (a, o) => {
     const bots = await a.bots.listForWorkspace(req(o, 'workspace'));
-    return { bots: bots.map((b) => ({ id: b.id, name: b.name, grants: b.grants, created_at: iso(b.createdAt) })) };
+    return {
+      bots: bots.map((b) => ({ id: b.id, name: b.name, grants: b.grants, created_at: iso(b.createdAt), revoked: b.revoked })),
+    };
+  },
+  // docs/management.md "Service accounts": the old key works for the overlap; a revoked account gets no key.
+  'bot rotate': async (a, o) => {
+    const overlap = typeof o['overlap'] === 'string' ? o['overlap'] : '24h';
+    let seconds = 0;
+    if (overlap !== '0m')
+      try {
+        seconds = parseDuration(overlap, '--overlap');
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    const k = await a.bots.rotateKey(req(o, 'id'), seconds);
+    return { id: req(o, 'id'), key: k.key, old_key_until: iso(k.oldKeyUntil) };
+  },
+  'bot revoke': async (a, o) => {
+    await a.bots.revoke(req(o, 'id'));
+    return { id: req(o, 'id'), revoked: true };
   },
   'project create': async (a, o) => {
     const p = await a.workspaces.createProject({ slug: req(o, 'slug'), workspace: req(o, 'workspace') });
@@ -220,6 +239,8 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   bot create --workspace W --name N
   bot grant --id ID --project S --level L
   bot list --workspace W
+  bot rotate --id ID [--overlap 24h|0m]
+  bot revoke --id ID
   access-request list --project S
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W

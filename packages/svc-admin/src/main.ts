@@ -18,6 +18,7 @@ const STRING_OPTIONS = [
   'level',
   'name',
   'expires-in',
+  'overlap',
   'id',
   'team',
 ];

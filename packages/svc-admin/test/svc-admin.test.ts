@@ -101,6 +101,14 @@ test('every command of the operator interface', async () => {
     project: 'docs',
     level: 'VIEWER',
   });
+  const rotated = await admin('bot', 'rotate', '--id', bot.id, '--overlap', '1h');
+  assert.match(rotated.key, /^svc-bot-/);
+  assert.ok(Math.abs(Date.parse(rotated.old_key_until) - Date.now() - 3_600_000) < 60_000);
+  assert.deepEqual(await admin('bot', 'revoke', '--id', bot.id), { id: bot.id, revoked: true });
+  // A revoked service account stays revoked.
+  const again = await adminFails('bot', 'rotate', '--id', bot.id);
+  assert.equal(JSON.parse(again.stdout).error.code, 'conflict');
+  assert.match(again.stderr, /ci-bot .* is revoked: it gets no new key/);
   assert.deepEqual(await admin('access-request', 'list', '--project', 'docs'), { requests: [] });
   assert.match((await admin('legacy-key', 'create', '--project', 'docs')).key, /^rlm_pk_/);
   assert.match((await admin('legacy-key', 'create', '--team', 'team-a')).key, /^rlm_team_/);

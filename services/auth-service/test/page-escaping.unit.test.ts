@@ -83,6 +83,9 @@ const key = (s: string): KeyRow => ({
   lastUsedAt: null,
   status: 'active',
   rateLimit: 10,
+  note: s,
+  allowedIps: [s],
+  replacedBy: { id: s, name: s, prefix: s },
 });
 
 /** What an Express page helper sent, for the helpers that send rather than return. */
@@ -183,7 +186,7 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
     }),
   serviceAccounts: (s) =>
     serviceAccountsPage(frame(s), {
-      bots: [{ id: s, name: s, grants: { [s]: s }, keyPrefix: s, createdAt: T }],
+      bots: [{ id: s, name: s, grants: { [s]: s }, keyPrefix: s, createdAt: T, revoked: false }],
       projects: [s],
       canManage: true,
       newKey: { bot: s, key: s },

@@ -257,6 +257,8 @@ test('the management bucket: 120 a minute, apart from tool calls; tools still pa
 });
 
 test('cross-tenant: every route with credentials of another workspace, another project, each level and a service account', async () => {
+  // A workspace of its own: the sweep alone spends most of a workspace's management bucket.
+  const owner = await seed(f.accounts, { plan: 'TEAM' });
   const stranger = await seed(f.accounts);
   const strangerPersonal = (await f.accounts.keys.createUserKey({ userId: stranger.userId })).key;
   const otherProjectAdmin = (
@@ -293,6 +295,8 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'service-accounts': { name: 'intruder' },
     grants: { project: owner.project, level: 'ADMIN' },
     'access-requests': { level: 'ADMIN', reason: 'x' },
+    note: { note: 'intruder' },
+    'allowed-ips': { allowed_ips: ['192.0.2.1'] },
   };
   // Asking for access is open to anyone who can name the project (its point), for themselves:
   // only a key of another project is refused; the request decides nothing.
@@ -323,6 +327,12 @@ test('cross-tenant: every route with credentials of another workspace, another p
   }
   assert.equal((await f.accounts.keys.getById(target.id))?.revoked, false, 'the target key is untouched');
   assert.equal((await f.accounts.keys.getById(target.id))?.rateLimit, null, "the target key's limit is untouched");
+  const untouched = await f.accounts.keys.getById(target.id);
+  assert.deepEqual(
+    [untouched?.disabled, untouched?.note, untouched?.allowedIps],
+    [false, '', []],
+    "the target key's controls are untouched",
+  );
   assert.equal((await f.accounts.bots.get(bot.bot.id))?.grants[owner.project], 'ADMIN');
   assert.equal((await f.accounts.bots.listForWorkspace(owner.workspace)).length, 1, 'no service account was created');
   assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
@@ -445,14 +455,130 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
   await waitFor(async () => (await search(created.body.key)) === 200, { timeout: 1000, message: 'the grant to reach the gateway' });
   const listed = success(await me.listServiceAccounts({ params: workspace }));
   assert.deepEqual(listed.body.service_accounts.find((x) => x.id === id)?.grants, { [owner.project]: 'VIEWER' });
+  // The default overlap (24h), as a project key's roll: both keys work until it ends.
   const rotated = success(await me.rotateServiceAccount({ params: { ...workspace, id }, body: {} }), 201);
-  await waitFor(async () => (await toolStatus(created.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
+  assert.ok(
+    Math.abs(Date.parse(rotated.body.old_key_until ?? '') - Date.now() - 86_400_000) < 60_000,
+    rotated.body.old_key_until ?? 'none',
+  );
+  assert.equal(await toolStatus(created.body.key), 200, 'the old key works during the overlap');
   assert.equal(await toolStatus(rotated.body.key), 200);
+  const again = success(await me.rotateServiceAccount({ params: { ...workspace, id }, body: { overlap: '0m' } }), 201);
+  assert.equal(again.body.old_key_until, null);
+  await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the old key to stop' });
   success(await me.revokeServiceAccount({ params: { ...workspace, id } }));
-  await waitFor(async () => (await toolStatus(rotated.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
+  await waitFor(async () => (await toolStatus(again.body.key)) === 401, { timeout: 1000, message: 'the revoked account to stop' });
+  // A revoked service account stays revoked.
+  const refused = refusal(await me.rotateServiceAccount({ params: { ...workspace, id }, body: {} }), 409);
+  assert.match(refused.message, /deploy-bot is revoked: it gets no new key/);
+  const after = success(await me.listServiceAccounts({ params: workspace }));
+  assert.equal(after.body.service_accounts.find((x) => x.id === id)?.revoked, true);
   const actions = await auditActions();
   for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
     assert.ok(actions.includes(a), a);
+});
+
+/** A TEAM workspace with a project and its owner's personal key. */
+async function ownWorkspace() {
+  const o = await seed(f.accounts, { plan: 'TEAM' });
+  return { ...o, personal: (await f.accounts.keys.createUserKey({ userId: o.userId })).key };
+}
+
+test('keys: disable and enable, a note, an IP allow-list, the list filtered; each audited', async () => {
+  // A workspace of its own: the suite's other requests spend the owner's management bucket.
+  const { project, personal, workspace } = await ownWorkspace();
+  const c = as(personal);
+  const made = success(
+    await c.createKey({
+      params: { project },
+      body: { name: 'controls', level: 'VIEWER', note: 'made by the test', allowed_ips: ['127.0.0.1'] },
+    }),
+    201,
+  );
+  const id = made.body.id;
+  const key = { project, id };
+  assert.equal(await toolStatus(made.body.key, project), 200);
+
+  assert.deepEqual(success(await c.disableKey({ params: key, body: {} })).body, { id, status: 'disabled' });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 401, {
+    timeout: 1000,
+    message: 'the disabled key to be refused',
+  });
+  const onlyDisabled = success(await c.listKeys({ params: { project }, query: { status: 'disabled' } }));
+  assert.deepEqual(
+    onlyDisabled.body.keys.map((k) => k.id),
+    [id],
+  );
+  assert.deepEqual(success(await c.enableKey({ params: key, body: {} })).body, { id, status: 'active' });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 200, { timeout: 1000, message: 'the enabled key to work' });
+
+  const note = (text: string) => c.setKeyNote({ params: key, body: { note: text } });
+  assert.deepEqual(success(await note('  rotate before March  ')).body, { id, note: 'rotate before March' });
+  assert.equal(refusal(await note('x'.repeat(501)), 400).field, 'note');
+  success(await note('x'.repeat(500)), 200);
+  assert.match(
+    refusal(await note('deploy \u202Egnp.exe'), 400).message,
+    /may not hold control, invisible or direction-changing characters/,
+  );
+  assert.equal(success(await note('two\nlines')).body.note, 'two lines');
+  success(await note('  rotate before March  '));
+
+  const allow = (list: string[]) => c.setKeyAllowedIps({ params: key, body: { allowed_ips: list } });
+  assert.deepEqual(success(await allow(['203.0.113.0/24', '2001:DB8::/32'])).body, {
+    id,
+    allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
+  });
+  await waitFor(async () => (await toolStatus(made.body.key, project)) === 403, { timeout: 1000, message: 'the allow-list to apply' });
+  const bad = refusal(await allow(['10.0.0.0/8', '10.0.0.300']), 400);
+  assert.match(bad.message, /"10\.0\.0\.300" is not an IPv4 or IPv6 address or CIDR block/);
+  assert.equal(bad.field, 'allowedIps');
+  refusal(await allow(Array.from({ length: 33 }, (_, i) => `10.${i}.0.0/16`)), 400);
+  assert.equal(success(await allow([])).body.allowed_ips.length, 0);
+
+  // Search by name (any case) and note; revoked keys only when asked for.
+  const list = async (query: { status?: string; q?: string }) => c.listKeys({ params: { project }, query: query as never });
+  assert.deepEqual(
+    success(await list({ q: 'CONTROLS' })).body.keys.map((k) => [k.id, k.note]),
+    [[id, 'rotate before March']],
+  );
+  assert.equal(success(await list({ q: 'march' })).body.keys.length, 1);
+  success(await c.revokeKey({ params: key }));
+  assert.ok(!success(await list({})).body.keys.some((k) => k.id === id), 'revoked keys are left out by default');
+  const revokedOnes = success(await list({ status: 'revoked' })).body.keys;
+  assert.ok(revokedOnes.every((k) => k.status === 'revoked'));
+  assert.ok(revokedOnes.some((k) => k.id === id));
+  assert.ok(success(await list({ status: 'all' })).body.keys.some((k) => k.id === id));
+  assert.equal(refusal(await list({ status: 'gone' }), 400).field, 'status');
+  refusal(await list({ q: 'x'.repeat(81) }), 400);
+  // Nothing about a revoked key changes any more.
+  refusal(await c.enableKey({ params: key, body: {} }), 409);
+
+  const actions = (await f.accounts.audit.page(workspace, { limit: 100 })).entries.map((e): string => e.action);
+  for (const a of ['key.disabled', 'key.enabled', 'key.note_changed', 'key.allowed_ips_changed']) assert.ok(actions.includes(a), a);
+
+  // The filter is declared: the OpenAPI document names its query parameters.
+  const doc = (await (await fetch(`${f.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+  };
+  const params = doc.paths['/api/v1/projects/{project}/keys']?.['get']?.parameters ?? [];
+  assert.deepEqual(
+    params.filter((p) => p.in === 'query').map((p) => p.name),
+    ['status', 'q'],
+  );
+});
+
+test('keys: a roll marks the old key "replaced by" the new one', async () => {
+  const { project, personal } = await ownWorkspace();
+  const c = as(personal);
+  const made = success(await c.createKey({ params: { project }, body: { name: 'rolled', level: 'VIEWER' } }), 201);
+  const rolled = success(await c.rollKey({ params: { project, id: made.body.id }, body: { overlap: '1h' } }), 201);
+  const rows = success(await c.listKeys({ params: { project }, query: { q: 'rolled' } })).body.keys;
+  const old = rows.find((k) => k.id === made.body.id);
+  const fresh = rows.find((k) => k.id === rolled.body.id);
+  assert.equal(old?.replaced_by?.id, rolled.body.id);
+  assert.equal(old?.replaced_by?.name, 'rolled');
+  assert.equal(fresh?.replaced_by, null);
+  assert.equal(fresh?.status, 'active');
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

@@ -27,6 +27,7 @@ function caller(over: Partial<ResolvedCaller> = {}): Resolution {
       keyHash: 'h1',
       keyLimit: null,
       expiresAt: null,
+      allowedIps: null,
       ...over,
     },
   };

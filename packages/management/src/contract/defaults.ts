@@ -18,3 +18,6 @@ export const KEY_DEFAULTS = {
   /** The level of a key made before keys had levels: it acts as EDITOR (docs/management.md "The contract"). */
   unleveled: 'EDITOR',
 } as const satisfies { level: KeyLevel; expires: string; overlap: string; unleveled: KeyLevel };
+
+/** The longest text a key list's search (`q`) takes: 80 characters, a key name's length. */
+export const MAX_KEY_SEARCH = 80;

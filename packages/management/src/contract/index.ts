@@ -4,7 +4,7 @@
  * CLI imports it without the management layer's stores.
  */
 export { managementClient, type CallResult } from './client.ts';
-export { KEY_DEFAULTS, LEVELS } from './defaults.ts';
+export { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
 export type { AnswerOf, BodyOf, InputOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
 export { REPORT_LEAK } from './keys.ts';
 export { REFUSAL, type Refusal } from './refusal.ts';

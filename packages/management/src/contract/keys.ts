@@ -1,5 +1,10 @@
-/** A project's keys (docs/management.md "Operations"): list, create, limit, revoke, roll. */
-import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
+/**
+ * A project's keys (docs/management.md "Operations"): list, create, limit, disable and enable, note,
+ * IP allow-list, revoke, roll.
+ */
+import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/key-controls.ts';
+import { KEY_STATUSES } from '@svc/accounts/key-status.ts';
+import { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const PROJECT = {
@@ -19,7 +24,25 @@ const RATE_LIMIT = {
   description: "Requests per minute for this key alone, from 1 to the plan's limit; null or empty: the plan's limit.",
 } as const;
 const LEVEL = { type: 'string', enum: LEVELS } as const;
-const STATUS = { type: 'string', enum: ['active', 'expiring', 'expired', 'revoked'] } as const;
+const STATUS = { type: 'string', enum: KEY_STATUSES } as const;
+const NOTE = {
+  type: 'string',
+  maxLength: MAX_KEY_NOTE,
+  description: `A note about the key, at most ${MAX_KEY_NOTE} characters; empty: none.`,
+} as const;
+const ALLOWED_IPS = {
+  type: 'array',
+  items: { type: 'string' },
+  maxItems: MAX_ALLOWED_IPS,
+  description: `Addresses or CIDR blocks (IPv4 or IPv6) the key may be used from, at most ${MAX_ALLOWED_IPS}; empty: anywhere.`,
+} as const;
+/** A key's status change (disable, enable). */
+const KEY_STATUS_ANSWER = {
+  type: 'object',
+  properties: { id: { type: 'string' }, status: STATUS },
+  required: ['id', 'status'],
+  additionalProperties: false,
+} as const;
 
 export const listKeys = defineOperation({
   method: 'GET',
@@ -27,6 +50,18 @@ export const listKeys = defineOperation({
   summary: 'list keys',
   statuses: [200],
   params: PROJECT,
+  // Checked by the management layer (keyFilterOf), which names the parameter it refuses.
+  query: {
+    type: 'object',
+    properties: {
+      status: {
+        type: 'string',
+        enum: [...KEY_STATUSES, 'all'],
+        description: 'Only keys of this status; all: every key. Left out: every key but revoked ones.',
+      },
+      q: { type: 'string', maxLength: MAX_KEY_SEARCH, description: 'Only keys whose name, prefix or note holds this text (any case).' },
+    },
+  },
   answer: {
     type: 'object',
     properties: {
@@ -44,8 +79,30 @@ export const listKeys = defineOperation({
             expires_at: WHEN,
             last_used_at: WHEN,
             rate_limit: { type: ['integer', 'null'] },
+            note: { type: 'string' },
+            allowed_ips: { type: 'array', items: { type: 'string' } },
+            replaced_by: {
+              type: ['object', 'null'],
+              description: 'The key a roll made in its place (this one works until expires_at).',
+              properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' } },
+              required: ['id', 'name', 'prefix'],
+              additionalProperties: false,
+            },
           },
-          required: ['id', 'name', 'level', 'prefix', 'status', 'created_at', 'expires_at', 'last_used_at', 'rate_limit'],
+          required: [
+            'id',
+            'name',
+            'level',
+            'prefix',
+            'status',
+            'created_at',
+            'expires_at',
+            'last_used_at',
+            'rate_limit',
+            'note',
+            'allowed_ips',
+            'replaced_by',
+          ],
           additionalProperties: false,
         },
       },
@@ -69,6 +126,8 @@ export const createKey = defineOperation({
       level: { ...LEVEL, default: KEY_DEFAULTS.level },
       expires: { type: 'string', default: KEY_DEFAULTS.expires, description: 'A duration such as 90m, 12h, 30d or 4w, or never.' },
       rate_limit: RATE_LIMIT,
+      note: NOTE,
+      allowed_ips: ALLOWED_IPS,
     },
     required: ['name'],
   },
@@ -98,6 +157,56 @@ export const setKeyLimit = defineOperation({
     type: 'object',
     properties: { id: { type: 'string' }, rate_limit: { type: ['integer', 'null'] } },
     required: ['id', 'rate_limit'],
+    additionalProperties: false,
+  },
+});
+
+export const disableKey = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/keys/{id}/disable',
+  summary: 'disable a key (refused by every gateway until enabled)',
+  statuses: [200],
+  params: PROJECT_KEY,
+  body: { type: 'object', properties: {} },
+  answer: KEY_STATUS_ANSWER,
+});
+
+export const enableKey = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/keys/{id}/enable',
+  summary: 'enable a disabled key',
+  statuses: [200],
+  params: PROJECT_KEY,
+  body: { type: 'object', properties: {} },
+  answer: KEY_STATUS_ANSWER,
+});
+
+export const setKeyNote = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/keys/{id}/note',
+  summary: "set a key's note",
+  statuses: [200],
+  params: PROJECT_KEY,
+  body: { type: 'object', properties: { note: NOTE }, required: ['note'] },
+  answer: {
+    type: 'object',
+    properties: { id: { type: 'string' }, note: { type: 'string' } },
+    required: ['id', 'note'],
+    additionalProperties: false,
+  },
+});
+
+export const setKeyAllowedIps = defineOperation({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/keys/{id}/allowed-ips',
+  summary: "set a key's IP allow-list",
+  statuses: [200],
+  params: PROJECT_KEY,
+  body: { type: 'object', properties: { allowed_ips: ALLOWED_IPS }, required: ['allowed_ips'] },
+  answer: {
+    type: 'object',
+    properties: { id: { type: 'string' }, allowed_ips: { type: 'array', items: { type: 'string' } } },
+    required: ['id', 'allowed_ips'],
     additionalProperties: false,
   },
 });

@@ -3,7 +3,7 @@
  * routes, validates and documents each from this table; the typed client calls them by id.
  */
 import { approveAccessRequest, denyAccessRequest, listAccessRequests, myAccessRequests, requestAccess } from './access-requests.ts';
-import { createKey, listKeys, revokeKey, rollKey, setKeyLimit } from './keys.ts';
+import { createKey, disableKey, enableKey, listKeys, revokeKey, rollKey, setKeyAllowedIps, setKeyLimit, setKeyNote } from './keys.ts';
 import { myApps, revokeApp, revokePersonalKey } from './me.ts';
 import { cancelInvitation, listMembers, putMember, removeMember } from './members.ts';
 import {
@@ -19,6 +19,10 @@ export const MANAGEMENT_OPERATIONS = {
   listKeys,
   createKey,
   setKeyLimit,
+  disableKey,
+  enableKey,
+  setKeyNote,
+  setKeyAllowedIps,
   revokeKey,
   rollKey,
   listAccessRequests,

@@ -1,5 +1,5 @@
 /** A workspace's service accounts (docs/management.md "Operations"): the owner's. */
-import { LEVELS } from './defaults.ts';
+import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const WORKSPACE = { type: 'object', properties: { workspace: segment('Workspace slug.') }, required: ['workspace'] } as const;
@@ -35,8 +35,9 @@ export const listServiceAccounts = defineOperation({
             grants: { type: 'object', additionalProperties: { type: 'string' }, description: 'Project slug to level.' },
             key_prefix: { type: ['string', 'null'] },
             created_at: WHEN,
+            revoked: { type: 'boolean', description: 'Revoked for good: its keys are refused and it gets no new key.' },
           },
-          required: ['id', 'name', 'grants', 'key_prefix', 'created_at'],
+          required: ['id', 'name', 'grants', 'key_prefix', 'created_at', 'revoked'],
           additionalProperties: false,
         },
       },
@@ -78,11 +79,21 @@ export const grantServiceAccount = defineOperation({
 export const rotateServiceAccount = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/rotate',
-  summary: "rotate a service account's key",
+  summary: "rotate a service account's key (409 when the account is revoked)",
   statuses: [201],
   params: ACCOUNT,
-  body: { type: 'object', properties: {} },
-  answer: WITH_KEY,
+  body: {
+    type: 'object',
+    properties: {
+      overlap: { type: 'string', default: KEY_DEFAULTS.overlap, description: 'How long the old key keeps working: 0m, 1h, 24h, 7d...' },
+    },
+  },
+  answer: {
+    type: 'object',
+    properties: { ...WITH_KEY.properties, old_key_until: WHEN },
+    required: [...WITH_KEY.required, 'old_key_until'],
+    additionalProperties: false,
+  },
 });
 
 export const revokeServiceAccount = defineOperation({

@@ -1,4 +1,5 @@
 /** What authentication resolves a credential to, for one endpoint. */
+import type { BlockList } from 'node:net';
 import type { KeyLevel, Plan, Role, Surface } from '@svc/policy';
 
 /**
@@ -48,4 +49,9 @@ export interface ResolvedCaller {
   jkt?: string;
   /** Unix ms after which the cached resolution must not be used. */
   expiresAt: number | null;
+  /**
+   * The API key's IP allow-list, compiled once per resolution from the key record (docs/contract.md
+   * "Credentials"); null: any address (and every OAuth token).
+   */
+  allowedIps: BlockList | null;
 }

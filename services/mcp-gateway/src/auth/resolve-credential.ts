@@ -4,7 +4,7 @@
  * before Redis.
  */
 import type { Accounts, ApiKeyRecord, Project, User } from '@svc/accounts';
-import { clientProfile, SLUG_PATTERN } from '@svc/accounts';
+import { clientProfile, compileAllowedIps, SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
@@ -23,6 +23,15 @@ export interface ResolverDeps {
 const invalidKey = (detail: string, remedy?: string) => ({
   ok: false as const,
   error: new SvcError('invalid_api_key', { detail, ...(remedy ? { remedy } : {}) }),
+});
+/** A disabled key says so (its holder learns nothing new: it is their key), and how it comes back. */
+const disabledKey = (id: string) => ({
+  ok: false as const,
+  error: new SvcError('invalid_api_key', {
+    message: 'API key disabled',
+    remedy: 'This key is disabled: a project admin can enable it again (svc key enable, or the dashboard).',
+    detail: `key ${id} is disabled`,
+  }),
 });
 const invalidToken = (detail: string) => ({ ok: false as const, error: new SvcError('invalid_token', { detail }) });
 const notFound = (what: string) => ({ ok: false as const, error: new SvcError('not_found', { message: `Not found: ${what}` }) });
@@ -55,7 +64,7 @@ export function createResolver(deps: ResolverDeps) {
   /** The account routes: a credential speaks for itself and its own workspace pays. */
   async function accountCaller(
     rec: ApiKeyRecord,
-    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt'>,
+    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps'>,
   ): Promise<Resolution> {
     let workspace = rec.workspace;
     let type: ResolvedCaller['type'] = rec.kind === 'bot_key' ? 'bot' : 'key';
@@ -130,6 +139,7 @@ export function createResolver(deps: ResolverDeps) {
       keyLimit: null,
       ...(info.jkt ? { jkt: info.jkt } : {}),
       expiresAt: info.expiresAt,
+      allowedIps: null,
     });
   }
 
@@ -141,6 +151,7 @@ export function createResolver(deps: ResolverDeps) {
       keyHash: rec.hash,
       keyLimit: rec.rateLimit,
       expiresAt: rec.expiresAt,
+      allowedIps: compileAllowedIps(rec.allowedIps),
     };
     if (target.kind === 'account') return accountCaller(rec, base);
     if (target.kind === 'team') {
@@ -242,6 +253,7 @@ export function createResolver(deps: ResolverDeps) {
     if (!rec) return invalidKey('unknown key');
     if (rec.revoked) return invalidKey(`key ${rec.id} is revoked`);
     if (rec.expiresAt !== null && rec.expiresAt <= now()) return invalidKey(`key ${rec.id} expired`);
+    if (rec.disabled) return disabledKey(rec.id);
     return fromKey(parsed, rec, target);
   };
 }

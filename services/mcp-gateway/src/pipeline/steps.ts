@@ -2,6 +2,7 @@
  * The steps every gateway route is made of (docs/gateway-pipeline.md). Each is named after what it
  * does; a route lists the ones it needs, in order, in app.ts's route table.
  */
+import { allowedBy } from '@svc/accounts';
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import { SvcError } from '@svc/errors';
 import type { Redis } from '@svc/accounts';
@@ -61,6 +62,23 @@ export const failOnParseError: Step = function failOnParseError(ex) {
   if (ex.parseError) throw ex.parseError;
 };
 
+/**
+ * A key with an IP allow-list is refused (403) from any other address: the client's address as
+ * TRUST_PROXY resolves it (ex.source), so a forged X-Forwarded-For counts only past named proxies.
+ * The list came with the key record: no Redis command (docs/contract.md "Credentials").
+ */
+function fromAllowedAddress(caller: ResolvedCaller, source: string): ResolvedCaller {
+  if (caller.allowedIps && !allowedBy(caller.allowedIps, source))
+    throw new SvcError('access_denied', {
+      message: 'API key not allowed from this address',
+      remedy: "The key's IP allow-list does not hold your address: call from an allowed address, or ask a project admin to add it.",
+      detail: `address ${source} not on the allow-list of ${caller.session}`,
+      data: { address: source },
+    });
+  return caller;
+}
+
+/** Who is calling (cache, then Redis): 401 for missing or refused credentials. */
 export interface AuthenticateOptions {
   /** The DPoP sender constraint, checked on every request, cached credential or not. */
   dpop: DpopBinding;
@@ -92,10 +110,10 @@ export function authenticate(auth: Authenticate, options: AuthenticateOptions): 
       // A cached credential is known at once; only a lookup in Redis makes the step wait.
       if (caller instanceof Promise)
         return caller.then(
-          (c) => known(ex, c),
+          (c) => known(ex, fromAllowedAddress(c, ex.source)),
           (err: unknown) => Promise.reject(challengedAs(err, dpopScheme)),
         );
-      return known(ex, caller);
+      return known(ex, fromAllowedAddress(caller, ex.source));
     } catch (err) {
       throw challengedAs(err, dpopScheme);
     }

@@ -70,6 +70,7 @@ export function harness(redis: Redis) {
       keyHash: '',
       keyLimit: null,
       expiresAt: null,
+      allowedIps: null,
     };
     const params = { name, arguments: structuredClone(args) };
     const prepared = prepareCall(registry, params, policy, false);

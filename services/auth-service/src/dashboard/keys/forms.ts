@@ -3,7 +3,7 @@
  * field named `rateLimit` on the page (the contract's `rate_limit` schema).
  */
 import { MANAGEMENT_OPERATIONS } from '@svc/management/contract';
-import { defineForm, NO_FIELDS } from '../form.ts';
+import { CONFIRM_FIELDS, defineForm, NO_FIELDS } from '../form.ts';
 
 const { createKey, setKeyLimit, rollKey } = MANAGEMENT_OPERATIONS;
 const { rate_limit: rateLimit, ...created } = createKey.body.properties;
@@ -21,4 +21,13 @@ export const KEY_FORMS = {
     required: ['rateLimit'],
   }),
   roll: defineForm('/projects/:slug/keys/:id/roll', rollKey.body),
+  disable: defineForm('/projects/:slug/keys/:id/disable', CONFIRM_FIELDS),
+  enable: defineForm('/projects/:slug/keys/:id/enable', CONFIRM_FIELDS),
+  // The page's text fields: their content is the store's to judge (MAX_KEY_NOTE, MAX_ALLOWED_IPS), shown at the field.
+  note: defineForm('/projects/:slug/keys/:id/note', { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }),
+  ips: defineForm('/projects/:slug/keys/:id/ips', {
+    type: 'object',
+    properties: { allowedIps: { type: 'string' } },
+    required: ['allowedIps'],
+  }),
 } as const;

@@ -1,9 +1,11 @@
 /** Project > API Keys routes (docs/dashboard.md): the list and create form, then a key's own pages and forms. */
 import type { Request, Response, Router } from 'express';
-import { ManagementError, type Actor, type NewKey } from '@svc/management';
+import { ManagementError, type Actor, type KeyRow, type NewKey } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { formOf } from '../form.ts';
-import { back, field, keysPath, param, type Kit } from '../kit.ts';
+import type { Frame } from '../frame.ts';
+import { back, confirmed, field, keysPath, param, str, type Kit } from '../kit.ts';
+import { keyIpsPage, keyNotePage, keyStatusPage } from './controls-view.ts';
 import { KEY_FORMS } from './forms.ts';
 import { keyLimitPage, keysPage, revokeKeyPage, rollKeyPage, type KeysPage } from './view.ts';
 
@@ -13,16 +15,20 @@ interface Revealed {
   created: NewKey;
 }
 
+const query = (req: Request, name: string) => str(req.query[name]);
+
 export function keysRoutes(router: Router, { deps, now, page$, frame, submit, reveals }: Kit): void {
   async function renderKeys(req: Request, res: Response, actor: Actor, extra: Partial<KeysPage> = {}, status = 200): Promise<void> {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
-    const data = await deps.management.keys(actor, slug);
-    render(res, keysPage(f, { ...data, now: now(), ...extra }), { status });
+    // The list's filter (docs/dashboard.md "API keys"): a GET form, so a filtered view is a link.
+    const filter = { status: query(req, 'status'), q: query(req, 'q') };
+    const data = await deps.management.keys(actor, slug, filter);
+    render(res, keysPage(f, { ...data, now: now(), filter, ...extra }), { status });
   }
 
   async function keyOf(actor: Actor, slug: string, id: string) {
-    const key = (await deps.management.keys(actor, slug)).keys.find((k) => k.id === id);
+    const key = (await deps.management.keys(actor, slug, { status: 'all' })).keys.find((k) => k.id === id);
     if (!key) throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }
@@ -73,11 +79,16 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
     }),
   );
 
-  // A key's own pages (confirm a revocation, choose a roll's overlap, set its limit), then their forms.
+  // A key's own pages (confirm a revocation or a disabling, choose a roll's overlap, set its limit,
+  // note and allow-list), then their forms.
   for (const [action, view] of [
     ['revoke', revokeKeyPage],
     ['roll', rollKeyPage],
     ['limit', keyLimitPage],
+    ['disable', (f: Frame, k: KeyRow) => keyStatusPage(f, k, true)],
+    ['enable', (f: Frame, k: KeyRow) => keyStatusPage(f, k, false)],
+    ['note', keyNotePage],
+    ['ips', keyIpsPage],
   ] as const) {
     router.get(
       `/projects/:slug/keys/:id/${action}`,
@@ -111,6 +122,62 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
           back(res, keysPath(slug), 'key-limit-changed');
         },
         async (f, err) => keyLimitPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),
+      );
+    }),
+  );
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    router.post(
+      KEY_FORMS[action].path,
+      page$(async (req, res, actor) => {
+        const slug = param(req, 'slug');
+        const key = await keyOf(actor, slug, param(req, 'id'));
+        // docs/dashboard.md "Confirmation": only the confirming form acts.
+        if (!confirmed(req, KEY_FORMS[action])) {
+          const f = await frame(req, res, actor, 'keys', { project: slug });
+          return render(res, keyStatusPage(f, key, disabled));
+        }
+        await deps.management.setKeyDisabled(actor, slug, key.id, disabled);
+        back(res, keysPath(slug), disabled ? 'key-disabled' : 'key-enabled');
+      }),
+    );
+  }
+  router.post(
+    KEY_FORMS.note.path,
+    page$(async (req, res, actor) => {
+      const slug = param(req, 'slug');
+      const value = field(req, 'note');
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'keys', at: { project: slug } },
+        async () => {
+          await deps.management.setKeyNote(actor, slug, param(req, 'id'), formOf(req, KEY_FORMS.note).note);
+          back(res, keysPath(slug), 'key-note-saved');
+        },
+        async (f, err) => keyNotePage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),
+      );
+    }),
+  );
+  router.post(
+    KEY_FORMS.ips.path,
+    page$(async (req, res, actor) => {
+      const slug = param(req, 'slug');
+      const value = field(req, 'allowedIps');
+      await submit(
+        req,
+        res,
+        actor,
+        { section: 'keys', at: { project: slug } },
+        async () => {
+          const entries = formOf(req, KEY_FORMS.ips).allowedIps.split(/[\s,]+/);
+          await deps.management.setKeyAllowedIps(actor, slug, param(req, 'id'), entries);
+          back(res, keysPath(slug), 'key-ips-saved');
+        },
+        async (f, err) => keyIpsPage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),
       );
     }),
   );

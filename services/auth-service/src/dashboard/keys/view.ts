@@ -4,6 +4,7 @@
  * management layer allows this person.
  */
 import { KEY_DEFAULTS, type KeyRow, type NewKey } from '@svc/management';
+import { MAX_KEY_SEARCH } from '@svc/management/contract';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { cell, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
@@ -16,8 +17,8 @@ const EXPIRY_CHOICES = [
   { value: '365d', label: '1 year' },
   { value: 'never', label: 'No expiry' },
 ] as const;
-/** Overlap choices when rolling a key: how long the old key keeps working. */
-const OVERLAP_CHOICES = [
+/** Overlap choices when rolling a key (or a service account's): how long the old key keeps working. */
+export const OVERLAP_CHOICES = [
   { value: '0m', label: 'No overlap: the old key stops now' },
   { value: '1h', label: '1 hour' },
   { value: '24h', label: '24 hours' },
@@ -36,7 +37,34 @@ export interface KeysPage {
   gone?: boolean;
   error?: { field: 'name' | 'level' | 'expires' | 'rateLimit'; message: string };
   values?: { name?: string; level?: string; expires?: string; rateLimit?: string };
+  /** The list's filter as asked for (empty status: every key but revoked ones). */
+  filter?: { status: string; q: string };
   now: number;
+}
+
+/** The list's status filter: what each choice shows (docs/dashboard.md "API keys"). */
+const STATUS_CHOICES = [
+  { value: '', label: 'All but revoked' },
+  { value: 'active', label: 'Active' },
+  { value: 'expiring', label: 'Expiring' },
+  { value: 'disabled', label: 'Disabled' },
+  { value: 'expired', label: 'Expired' },
+  { value: 'revoked', label: 'Revoked' },
+  { value: 'all', label: 'All' },
+] as const;
+
+/** The filter: a GET form, so a filtered list is a link and Back returns to it. */
+function filterForm(f: Frame, filter: { status: string; q: string }): SafeHtml {
+  return html`<form method="get" action="${keysPath(f)}" class="filter" role="search" aria-label="Filter keys"><label for="key-status">Status</label><select id="key-status" name="status">${options(STATUS_CHOICES, filter.status)}</select>
+<label for="key-search">Name, prefix or note</label><input id="key-search" name="q" type="search" maxlength="${MAX_KEY_SEARCH}" value="${filter.q}">
+<button type="submit" class="small secondary">Filter</button></form>`;
+}
+
+/** A key's status as a person reads it: a rolled key says what replaced it rather than "expiring". */
+function statusCell(k: KeyRow): SafeHtml | string {
+  if (k.replacedBy && (k.status === 'active' || k.status === 'expiring'))
+    return html`replaced by ${k.replacedBy.name || k.replacedBy.id}${k.replacedBy.prefix && html` (<code>${k.replacedBy.prefix}</code>)`}`;
+  return k.status;
 }
 
 function createdBox(created: NewKey, now: number): SafeHtml {
@@ -61,27 +89,34 @@ ${limitField(v.values?.rateLimit ?? '', v.error?.field === 'rateLimit' ? v.error
 
 export function keysPage(f: Frame, v: KeysPage): SafeHtml {
   const base = keysPath(f);
+  const filter = v.filter ?? { status: '', q: '' };
   const rows = v.keys.map((k) => {
+    const at = `${base}/${encodeURIComponent(k.id)}`;
+    const link = (action: string, label: string) => html`<a href="${`${at}/${action}`}" aria-label="${label} ${k.name}">${label}</a>`;
+    const live = k.status === 'active' || k.status === 'expiring';
     const actions =
       v.canRevoke &&
-      (k.status === 'active' || k.status === 'expiring') &&
+      (live || k.status === 'disabled') &&
       joinHtml(
         [
-          html`<a href="${`${base}/${encodeURIComponent(k.id)}/roll`}">Roll</a>`,
-          html`<a href="${`${base}/${encodeURIComponent(k.id)}/limit`}">Limit</a>`,
-          html`<a href="${`${base}/${encodeURIComponent(k.id)}/revoke`}">Revoke</a>`,
+          ...(live ? [link('roll', 'Roll'), link('limit', 'Limit'), link('disable', 'Disable')] : [link('enable', 'Enable')]),
+          link('note', 'Note'),
+          link('ips', 'IPs'),
+          link('revoke', 'Revoke'),
         ],
         html` · `,
       );
     return [
-      k.name,
+      html`${k.name}${k.note && html`<br><span class="muted">${k.note}</span>`}${
+        k.allowedIps.length > 0 && html`<br><span class="muted">from ${k.allowedIps.join(', ')}</span>`
+      }`,
       k.level,
       html`<code>${k.prefix}</code>`,
       when(k.createdAt),
       when(k.expiresAt),
       when(k.lastUsedAt, 'not yet'),
       k.rateLimit === null ? 'plan' : `${k.rateLimit}/min`,
-      cell(`status-${k.status}`, k.status),
+      cell(`status-${k.status}`, statusCell(k)),
       actions,
     ];
   });
@@ -91,7 +126,7 @@ export function keysPage(f: Frame, v: KeysPage): SafeHtml {
     html`${v.created && createdBox(v.created, v.now)}${
       v.gone && secretGone('key', 'If it was not copied, roll the key from the list below or revoke it.')
     }<p class="muted">Keys of project ${f.project!.slug}. A key is shown once, when it is created; the list shows its first characters only.</p>
-${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Limit', 'Status', 'Actions'], rows, 'No keys yet.')}${createForm(f, v)}`,
+${filterForm(f, filter)}${table('API keys', ['Name', 'Level', 'Key', 'Created', 'Expires', 'Last used', 'Limit', 'Status', 'Actions'], rows, filter.status || filter.q ? 'No keys match.' : 'No keys yet.')}${createForm(f, v)}`,
   );
 }
 

@@ -5,6 +5,10 @@ import { CONFIRM_FIELDS, defineForm } from '../form.ts';
 export const BOT_FORMS = {
   create: defineForm('/workspaces/:ws/service-accounts', MANAGEMENT_OPERATIONS.createServiceAccount.body),
   grant: defineForm('/workspaces/:ws/service-accounts/:id/grant', MANAGEMENT_OPERATIONS.grantServiceAccount.body),
-  rotate: defineForm('/workspaces/:ws/service-accounts/:id/rotate', CONFIRM_FIELDS),
+  // The first step shows the confirmation with the overlap to choose; `confirm=yes` with it acts.
+  rotate: defineForm('/workspaces/:ws/service-accounts/:id/rotate', {
+    type: 'object',
+    properties: { ...CONFIRM_FIELDS.properties, ...MANAGEMENT_OPERATIONS.rotateServiceAccount.body.properties },
+  }),
   revoke: defineForm('/workspaces/:ws/service-accounts/:id/revoke', CONFIRM_FIELDS),
 } as const;

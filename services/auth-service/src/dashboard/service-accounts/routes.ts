@@ -9,14 +9,14 @@ import { formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
 import { BOT_FORMS } from './forms.ts';
-import { rotateBotEnds, revokeBotEnds, serviceAccountsPage } from './view.ts';
+import { revokeBotEnds, rotateBotPage, serviceAccountsPage } from './view.ts';
 
 const botsPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/service-accounts`;
 
 /** What a service account's reveal holds: its new key and the workspace it is in. */
 interface Revealed {
   workspace: string;
-  newKey: { bot: string; key: string };
+  newKey: { bot: string; key: string; oldKeyUntil?: number | null };
 }
 
 export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reveals }: Kit): void {
@@ -40,10 +40,11 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
     const action = `${botsPath(ws)}/${encodeURIComponent(bot.id)}/${step}`;
-    const page =
-      step === 'rotate'
-        ? { title: 'New service-account key', ends: rotateBotEnds(bot), button: 'Issue a new key' }
-        : { title: 'Revoke service account', ends: revokeBotEnds(bot), button: 'Revoke service account' };
+    // docs/management.md "Service accounts": a revoked one stays revoked; nothing to confirm.
+    if (bot.revoked)
+      throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
+    if (step === 'rotate') return render(res, rotateBotPage(f, bot, action, botsPath(ws)));
+    const page = { title: 'Revoke service account', ends: revokeBotEnds(bot), button: 'Revoke service account' };
     render(res, confirmPage(f, { ...page, action, cancel: botsPath(ws) }));
   }
 
@@ -82,8 +83,9 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   router.post(
     BOT_FORMS.rotate.path,
     page$(async (req, res, actor) => {
-      if (!confirmed(req, BOT_FORMS.rotate)) return confirmFirst(req, res, actor, 'rotate');
-      await reveal(req, res, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id')));
+      const form = formOf(req, BOT_FORMS.rotate);
+      if (form.confirm !== 'yes') return confirmFirst(req, res, actor, 'rotate');
+      await reveal(req, res, await deps.management.rotateBot(actor, param(req, 'ws'), param(req, 'id'), form.overlap));
     }),
   );
   router.post(

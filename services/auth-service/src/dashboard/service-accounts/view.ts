@@ -2,23 +2,40 @@
  * Workspace > Service accounts (docs/dashboard.md): their grants and key prefix; create (the key
  * shown once), grant a project at a level, a new key, revoke.
  */
-import type { BotRow } from '@svc/management';
+import { KEY_DEFAULTS, type BotRow } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { confirmButton, LEVELS, levelOptions, secretBox, secretGone, table, when } from '../parts.ts';
+import { OVERLAP_CHOICES } from '../keys/view.ts';
+import { confirmButton, LEVELS, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
 
 export interface ServiceAccountsPage {
   bots: BotRow[];
   projects: string[];
   canManage: boolean;
-  newKey?: { bot: string; key: string };
+  /** A new key; after a rotation with an overlap, when the key it replaces stops working. */
+  newKey?: { bot: string; key: string; oldKeyUntil?: number | null };
   /** The reveal page opened again (reload, Back, Forward): the key was shown once and is gone. */
   gone?: true;
 }
 
-/** What issuing a service account a new key ends: its current key, at once (no overlap). */
-export const rotateBotEnds = (b: BotRow): SafeHtml =>
-  html`Issue a new key for <strong>${b.name}</strong>? Its current key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} stops working at once, with no overlap: every machine using it is refused until it has the new one.`;
+/** What issuing a service account a new key ends: its current key, after the overlap chosen. */
+const rotateBotEnds = (b: BotRow): SafeHtml =>
+  html`Issue a new key for <strong>${b.name}</strong>? Its current key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} keeps working for the overlap you choose, so you can give machines the new one first; with no overlap, every machine using it is refused until it has the new one.`;
+
+/** The rotation's confirmation: what it ends, and the overlap (docs/dashboard.md "Confirmation"). */
+export function rotateBotPage(f: Frame, b: BotRow, action: string, cancel: string): SafeHtml {
+  return dashboardPage(
+    f,
+    'New service-account key',
+    html`<p>${rotateBotEnds(b)}</p>
+${postForm(
+  f,
+  action,
+  html`<input type="hidden" name="confirm" value="yes"><label for="overlap">Overlap</label><select id="overlap" name="overlap">${options(OVERLAP_CHOICES, KEY_DEFAULTS.overlap)}</select>`,
+  html`<button type="submit" class="danger">Issue a new key</button>`,
+)}<p><a href="${cancel}">Cancel</a></p>`,
+  );
+}
 
 /** What revoking a service account ends: its key and every project it was granted. */
 export const revokeBotEnds = (b: BotRow): SafeHtml =>
@@ -43,9 +60,13 @@ export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml 
     return [
       b.name,
       grants.length ? joinHtml(grants, html`<br>`) : html`<span class="muted">no projects</span>`,
-      b.keyPrefix ? html`<code>${b.keyPrefix}</code>` : html`<span class="muted">revoked</span>`,
+      b.revoked
+        ? html`<span class="muted">revoked</span>`
+        : b.keyPrefix
+          ? html`<code>${b.keyPrefix}</code>`
+          : html`<span class="muted">no key</span>`,
       when(b.createdAt),
-      v.canManage && manageForms(f, v, base, b),
+      v.canManage && !b.revoked && manageForms(f, v, base, b),
     ];
   });
   const create =
@@ -55,6 +76,8 @@ export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml 
     f,
     'Service accounts',
     html`${v.newKey && secretBox('new-key', v.newKey.key, `key of ${v.newKey.bot}`)}${
+      v.newKey?.oldKeyUntil && html`<p class="muted">The key it replaces works until ${when(v.newKey.oldKeyUntil)}.</p>`
+    }${
       v.gone && secretGone('key', 'If it was not copied, issue the service account a new key.')
     }<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members.</p>
 ${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], rows, 'No service accounts yet.')}${create}`,

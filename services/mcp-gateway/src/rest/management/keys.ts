@@ -1,25 +1,27 @@
 /** The routes of a project's keys (docs/management.md "Operations"). */
+import type { KeyRow } from '@svc/management';
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
+/** A key as the list answers it. */
+const keyBody = (k: KeyRow) => ({
+  id: k.id,
+  name: k.name,
+  level: k.level,
+  prefix: k.prefix,
+  status: k.status,
+  created_at: iso(k.createdAt),
+  expires_at: iso(k.expiresAt),
+  last_used_at: iso(k.lastUsedAt),
+  rate_limit: k.rateLimit,
+  note: k.note,
+  allowed_ips: k.allowedIps,
+  replaced_by: k.replacedBy,
+});
+
 export const KEY_ROUTES: readonly ManagementRoute[] = [
-  handle('listKeys', async (m, a, { params }) => {
-    const r = await m.keys(a, params.project);
-    return {
-      body: {
-        keys: r.keys.map((k) => ({
-          id: k.id,
-          name: k.name,
-          level: k.level,
-          prefix: k.prefix,
-          status: k.status,
-          created_at: iso(k.createdAt),
-          expires_at: iso(k.expiresAt),
-          last_used_at: iso(k.lastUsedAt),
-          rate_limit: k.rateLimit,
-        })),
-        creatable_levels: [...r.creatableLevels],
-      },
-    };
+  handle('listKeys', async (m, a, { params, query }) => {
+    const r = await m.keys(a, params.project, { status: query.get('status'), q: query.get('q') });
+    return { body: { keys: r.keys.map(keyBody), creatable_levels: [...r.creatableLevels] } };
   }),
   handle('createKey', async (m, a, { params, body }) => {
     const k = await m.createKey(a, params.project, {
@@ -27,6 +29,8 @@ export const KEY_ROUTES: readonly ManagementRoute[] = [
       level: body.level,
       expires: body.expires,
       rateLimit: body.rate_limit ?? null,
+      note: body.note ?? '',
+      allowedIps: body.allowed_ips ?? [],
     });
     return {
       status: 201,
@@ -36,6 +40,22 @@ export const KEY_ROUTES: readonly ManagementRoute[] = [
   handle('setKeyLimit', async (m, a, { params, body }) => {
     const k = await m.setKeyLimit(a, params.project, params.id, body.rate_limit);
     return { body: { id: k.id, rate_limit: k.rateLimit } };
+  }),
+  handle('disableKey', async (m, a, { params }) => {
+    const k = await m.setKeyDisabled(a, params.project, params.id, true);
+    return { body: { id: k.id, status: k.status } };
+  }),
+  handle('enableKey', async (m, a, { params }) => {
+    const k = await m.setKeyDisabled(a, params.project, params.id, false);
+    return { body: { id: k.id, status: k.status } };
+  }),
+  handle('setKeyNote', async (m, a, { params, body }) => {
+    const k = await m.setKeyNote(a, params.project, params.id, body.note);
+    return { body: { id: k.id, note: k.note } };
+  }),
+  handle('setKeyAllowedIps', async (m, a, { params, body }) => {
+    const k = await m.setKeyAllowedIps(a, params.project, params.id, body.allowed_ips);
+    return { body: { id: k.id, allowed_ips: k.allowedIps } };
   }),
   handle('revokeKey', async (m, a, { params }) => {
     await m.revokeKey(a, params.project, params.id);

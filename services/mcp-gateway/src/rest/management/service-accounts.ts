@@ -12,6 +12,7 @@ export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
           grants: x.grants,
           key_prefix: x.keyPrefix,
           created_at: iso(x.createdAt),
+          revoked: x.revoked,
         })),
       },
     };
@@ -24,9 +25,9 @@ export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
     await m.grantBot(a, params.workspace, params.id, body.project, body.level);
     return { body: { id: params.id, project: body.project, level: body.level } };
   }),
-  handle('rotateServiceAccount', async (m, a, { params }) => {
-    const r = await m.rotateBot(a, params.workspace, params.id);
-    return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
+  handle('rotateServiceAccount', async (m, a, { params, body }) => {
+    const r = await m.rotateBot(a, params.workspace, params.id, body.overlap);
+    return { status: 201, body: { id: r.id, name: r.bot, key: r.key, old_key_until: iso(r.oldKeyUntil) } };
   }),
   handle('revokeServiceAccount', async (m, a, { params }) => {
     await m.revokeBot(a, params.workspace, params.id);

@@ -1,0 +1,67 @@
+/**
+ * Service accounts (docs/management.md "Service accounts"): a new key overlaps the old one as a
+ * project key's roll does, and a revoked service account stays revoked, its keys all refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, test } from 'node:test';
+import { AccountError, connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
+
+let redis: RedisFixture;
+let client: Redis;
+let accounts: Accounts;
+const clock = testClock({ start: Date.UTC(2026, 0, 1) });
+
+before(async () => {
+  redis = await startRedis();
+  client = connectRedis(redis.url);
+  accounts = createAccounts(client, { pepper: 'p'.repeat(32), bcryptCost: 4, now: clock.now });
+});
+beforeEach(async () => {
+  await client.flushall();
+  await accounts.workspaces.create({ slug: 'acme', owner: 'user_owner' });
+});
+after(async () => {
+  client.disconnect();
+  await redis.stop();
+});
+
+const revoked = (err: unknown) =>
+  err instanceof AccountError && err.code === 'conflict' && /is revoked: it gets no new key/.test(err.message);
+
+test('a new key overlaps the old one for the grace chosen; 0 ends the old key at once', async () => {
+  const { bot, key: first } = await accounts.bots.create({ workspace: 'acme', name: 'ci' });
+  const second = await accounts.bots.rotateKey(bot.id, 3600);
+  assert.equal(second.oldKeyUntil, clock.now() + 3_600_000);
+  assert.ok(await accounts.keys.verify(first.key), 'the old key works during the overlap');
+  assert.ok(await accounts.keys.verify(second.key));
+  clock.advance(3_600_000);
+  assert.equal(await accounts.keys.verify(first.key), null, 'the old key ends with the overlap');
+
+  const third = await accounts.bots.rotateKey(bot.id, 0);
+  assert.equal(third.oldKeyUntil, null);
+  assert.equal(await accounts.keys.verify(second.key), null);
+  assert.equal((await accounts.bots.get(bot.id))?.keyId, third.id);
+});
+
+test('a revoked service account stays revoked: no new key, and a key in its overlap is revoked with it', async () => {
+  const { bot, key: first } = await accounts.bots.create({ workspace: 'acme', name: 'ci' });
+  const second = await accounts.bots.rotateKey(bot.id, 86_400);
+  await accounts.bots.revoke(bot.id);
+  assert.equal((await accounts.bots.get(bot.id))?.revoked, true);
+  assert.equal(await accounts.keys.verify(first.key), null, 'the key in its overlap is revoked too');
+  assert.equal(await accounts.keys.verify(second.key), null);
+  await assert.rejects(accounts.bots.rotateKey(bot.id), revoked);
+  await assert.rejects(accounts.bots.rotateKey(bot.id, 3600), revoked);
+  assert.equal((await accounts.bots.get(bot.id))?.keyId, second.id, 'no key was issued');
+});
+
+test('a rotation racing a revocation leaves no working key', async () => {
+  for (let i = 0; i < 10; i++) {
+    const { bot, key: first } = await accounts.bots.create({ workspace: 'acme', name: `race${i}` });
+    const [rotation] = await Promise.allSettled([accounts.bots.rotateKey(bot.id, 3600), accounts.bots.revoke(bot.id)]);
+    if (rotation.status === 'fulfilled') assert.equal(await accounts.keys.verify(rotation.value.key), null, 'the new key was revoked');
+    else assert.ok(revoked(rotation.reason));
+    assert.equal(await accounts.keys.verify(first.key), null, 'the first key was revoked');
+  }
+});
