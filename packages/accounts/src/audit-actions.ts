@@ -33,6 +33,12 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'signin.succeeded',
   'signin.failed',
+  'factor.enrolled',
+  'factor.removed',
+  'factor.recovery_used',
+  'factor.reset',
+  'factor.policy_changed',
+  'signin.factor_failed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -36,6 +36,7 @@ import { createManagement } from '@svc/management';
 import { emailVerification } from './pages/email-verification.ts';
 import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
+import { FACTOR_FORMS, secondFactor } from './factors/routes.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
 import { ROUTES } from './provider/configuration.ts';
@@ -90,6 +91,7 @@ const PAGE_FORMS = [
   '/reset',
   '/verify-email',
   ROUTES.code_verification,
+  ...FACTOR_FORMS,
 ];
 
 export function createApp(deps: AppDeps): AuthApp {
@@ -155,7 +157,8 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.code_verification, guesses);
   const mailer = deps.mailer ?? createMailer(config.email);
   const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
-  const signin = signIn({ ...pageDeps, provider });
+  const factors = secondFactor({ ...pageDeps, secure: config.authUrl.startsWith('https:') });
+  const signin = signIn({ ...pageDeps, provider, afterPassword: factors.afterPassword });
   const signup = signUp({ ...pageDeps, verification });
   const signout = signOut({ ...pageDeps, redis });
   const management = createManagement(accounts, {
@@ -167,6 +170,7 @@ export function createApp(deps: AppDeps): AuthApp {
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
+  factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get('/forgot', reset.forgot);
   app.post('/forgot', reset.sendLink);

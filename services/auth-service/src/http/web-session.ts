@@ -56,7 +56,8 @@ export interface BrowserSession {
 
 export interface WebSessions {
   userOf(req: Request): Promise<string | null>;
-  start(req: Request, res: Response, userId: string): Promise<void>;
+  /** Starts a session of `userId`; `fields` are kept on it too (the time of its second factor, factors/step-up.ts). */
+  start(req: Request, res: Response, userId: string, fields?: Record<string, string>): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
   /** The person's live browser sessions, newest first; `current` marks this request's. */
   list(req: Request, userId: string): Promise<BrowserSession[]>;
@@ -140,7 +141,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       const idHash = own(req);
       return idHash ? ((await deps.redis.hget(OK.webSession(idHash), 'userId')) ?? null) : null;
     },
-    async start(req, res, userId) {
+    async start(req, res, userId, fields = {}) {
       const id = randomBytes(32).toString('base64url');
       const key = OK.webSession(sha(id));
       const agent = String(req.headers['user-agent'] ?? '').slice(0, 160);
@@ -150,7 +151,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       await exec(
         deps.redis
           .multi()
-          .hset(key, { userId, createdAt: String(now()), agent })
+          .hset(key, { ...fields, userId, createdAt: String(now()), agent })
           .expire(key, SESSION_TTL_SECONDS),
       );
       const index = OK.userWebSessions(userId);

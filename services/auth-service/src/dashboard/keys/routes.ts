@@ -1,6 +1,7 @@
 /** Project > API Keys routes (docs/dashboard.md): the list and create form, then a key's own pages and forms. */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor, type NewKey } from '@svc/management';
+import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { back, field, keysPath, param, type Kit } from '../kit.ts';
 import { keyLimitPage, keysPage, revokeKeyPage, rollKeyPage, type KeysPage } from './view.ts';
@@ -47,6 +48,11 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
   );
   router.post(
     '/projects/:slug/keys',
+    // An ADMIN key needs a second factor used within minutes (docs/auth-service.md "Step-up").
+    requireRecentFactor(
+      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+      { applies: (req) => field(req, 'level') === 'ADMIN', backTo: (req) => req.originalUrl },
+    ),
     page$(async (req, res, actor) => {
       const values = {
         name: field(req, 'name').trim(),

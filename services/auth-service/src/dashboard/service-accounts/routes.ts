@@ -4,6 +4,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
+import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
@@ -59,6 +60,10 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   );
   router.post(
     '/workspaces/:ws/service-accounts',
+    requireRecentFactor(
+      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+      { backTo: (req) => req.originalUrl },
+    ),
     page$(async (req, res, actor) => reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), field(req, 'name').trim()))),
   );
   router.post(
