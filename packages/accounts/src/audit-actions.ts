@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'factor.enrolled',
   'factor.removed',
   'factor.recovery_used',
+  'factor.reset',
+  'factor.policy_changed',
   'signin.factor_failed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -20,6 +20,7 @@ const STRING_OPTIONS = [
   'expires-in',
   'id',
   'team',
+  'required',
 ];
 
 async function main(argv: string[]): Promise<number> {

@@ -242,6 +242,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     keys: { name: 'x', level: 'ADMIN', expires: '1d' },
     roll: { overlap: '0m' },
     approve: { level: 'ADMIN' },
+    'factor-policy': { required: true },
     members: { email: stranger.email, role: 'ADMIN' },
     [target.id]: { rate_limit: 5 },
     projects: { name: 'Intruder' },
@@ -382,6 +383,34 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
     assert.ok(actions.includes(a), a);
 });
 
+test("second factor: the owner switches the workspace policy and resets a member's factors; both audited", async () => {
+  // A workspace of its own: the suite's owner spends most of its management bucket's minute.
+  const boss = await seed(f.accounts, { plan: 'TEAM' });
+  const bossKey = (await f.accounts.keys.createUserKey({ userId: boss.userId })).key;
+  const policy = `/api/v1/workspaces/${boss.workspace}/factor-policy`;
+  assert.deepEqual((await api('GET', policy, bossKey)).body, { required: false });
+  const on = await api('PATCH', policy, bossKey, { required: true });
+  assert.equal(on.status, 200, JSON.stringify(on.body));
+  assert.equal(await f.accounts.factors.required(boss.workspace), true);
+  const wrong = await api('PATCH', policy, bossKey, { required: 'yes' });
+  assert.equal(wrong.status, 400, 'a wrong type is a 400 naming the field');
+  assert.match(JSON.stringify(wrong.body), /required/);
+  assert.equal((await api('PATCH', policy, bossKey, { required: false })).status, 200);
+
+  const member = await seed(f.accounts);
+  await f.accounts.workspaces.setRole(boss.project, member.userId, 'VIEWER');
+  await f.accounts.factors.beginTotp(member.userId, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(member.userId, 1)));
+  const reset = await api('DELETE', `/api/v1/workspaces/${boss.workspace}/members/${member.userId}/factors`, bossKey);
+  assert.equal(reset.status, 200, JSON.stringify(reset.body));
+  assert.equal(await f.accounts.factors.hasAny(member.userId), false);
+  const outsider = await seed(f.accounts);
+  assert.equal((await api('DELETE', `/api/v1/workspaces/${boss.workspace}/members/${outsider.userId}/factors`, bossKey)).status, 404);
+  assert.equal((await api('DELETE', `/api/v1/workspaces/${boss.workspace}/members/${boss.userId}/factors`, bossKey)).status, 403);
+  const actions = (await f.accounts.audit.page(boss.workspace)).entries.map((e) => e.action);
+  assert.ok(actions.includes('factor.policy_changed') && actions.includes('factor.reset'), actions.join(','));
+});
+
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
   // The operations the tests above never saw succeed, through the typed client.
   const client = typedClient(f.url, personal, answered);
@@ -401,7 +430,8 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const approved = await ask(asker);
   const listed = await client.listAccessRequests({ params: { project: owner.project } });
   assert.ok(listed.ok && listed.body.requests.some((r) => r.id === denied.id));
-  assert.ok((await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} })).ok);
+  const deniedAnswer = await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} });
+  assert.ok(deniedAnswer.ok, JSON.stringify(deniedAnswer.response.body));
   assert.ok((await client.approveAccessRequest({ params: { project: owner.project, id: approved.id }, body: {} })).ok);
   const removed = await client.removeMember({ params: { project: owner.project, user: asker.userId } });
   assert.ok(removed.ok, JSON.stringify(removed.response.body));
