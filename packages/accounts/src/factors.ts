@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { StoreContext } from './context.ts';
+import type { WorkspaceStore } from './workspaces.ts';
 import { K } from './keys.ts';
 import { sealValue, unsealValue } from './factors-seal.ts';
 import { runScript, script } from '@svc/limits';
@@ -59,8 +60,10 @@ const normalRecovery = (code: string) => code.toLowerCase().replace(/[\s-]/g, ''
 
 export class FactorStore {
   private readonly ctx: StoreContext;
-  constructor(ctx: StoreContext) {
+  private readonly workspaces: WorkspaceStore;
+  constructor(ctx: StoreContext, workspaces: WorkspaceStore) {
     this.ctx = ctx;
+    this.workspaces = workspaces;
   }
 
   private recoveryHash(userId: string, code: string): string {
@@ -144,6 +147,17 @@ export class FactorStore {
   /** The workspace's "members must use a second factor" policy. */
   async required(workspace: string): Promise<boolean> {
     return (await this.ctx.redis.get(K.workspaceFactorPolicy(workspace))) === '1';
+  }
+
+  /**
+   * True when the person must use a second factor: their own workspace, or the workspace of a
+   * project they are a member of, requires one (docs/auth-service.md "Second factor").
+   */
+  async requiredFor(user: { id: string; workspace: string }): Promise<boolean> {
+    const workspaces = new Set([user.workspace]);
+    for (const p of await this.workspaces.accessibleProjects(user.id)) workspaces.add(p.project.workspace);
+    for (const ws of workspaces) if (await this.required(ws)) return true;
+    return false;
   }
 
   async setRequired(workspace: string, on: boolean): Promise<void> {

@@ -101,7 +101,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),
     invitations: new InvitationStore(ctx, workspaces),
-    factors: new FactorStore(ctx),
+    factors: new FactorStore(ctx, workspaces),
     migrate: () => migrate(ctx, { keys, bots, accessRequests }),
   };
 }

@@ -407,6 +407,21 @@ test("second factor: the owner switches the workspace policy and resets a member
   const outsider = await seed(f.accounts);
   assert.equal((await api('DELETE', `/api/v1/workspaces/${boss.workspace}/members/${outsider.userId}/factors`, bossKey)).status, 404);
   assert.equal((await api('DELETE', `/api/v1/workspaces/${boss.workspace}/members/${boss.userId}/factors`, bossKey)).status, 403);
+  // Step-up over a token: a person with a second factor creates ADMIN keys, service accounts and
+  // roles on the dashboard, after the factor (docs/auth-service.md "Step-up").
+  const keys = `/api/v1/projects/${boss.project}/keys`;
+  assert.equal((await api('POST', keys, bossKey, { name: 'before', level: 'ADMIN' })).status, 201, 'no factor, no policy: as before');
+  await f.accounts.factors.beginTotp(boss.userId, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(boss.userId, 1)));
+  const admin = await api('POST', keys, bossKey, { name: 'ops', level: 'ADMIN' });
+  assert.equal(admin.status, 403, JSON.stringify(admin.body));
+  assert.equal(admin.body.error.code, 'step_up_required');
+  assert.equal(admin.body.error.page, `/dashboard/projects/${boss.project}/keys`);
+  assert.equal((await api('POST', keys, bossKey, { name: 'ci', level: 'EDITOR' })).status, 201, 'an EDITOR key needs no step-up');
+  const bot = await api('POST', `/api/v1/workspaces/${boss.workspace}/service-accounts`, bossKey, { name: 'robot' });
+  assert.equal(bot.body.error?.code, 'step_up_required');
+  const role = await api('POST', `/api/v1/projects/${boss.project}/members`, bossKey, { email: member.email, role: 'ADMIN' });
+  assert.equal(role.body.error?.code, 'step_up_required', JSON.stringify(role.body));
   const actions = (await f.accounts.audit.page(boss.workspace)).entries.map((e) => e.action);
   assert.ok(actions.includes('factor.policy_changed') && actions.includes('factor.reset'), actions.join(','));
 });

@@ -32,16 +32,8 @@ export async function hasRecentFactor(redis: Redis, req: Request, now: number = 
   return at > 0 && now - at <= STEP_UP_MINUTES * 60_000;
 }
 
-/**
- * True when the person must use a second factor: their own workspace, or the workspace of a
- * project they are a member of, requires one (docs/auth-service.md "Workspace policy").
- */
-export async function mustUseFactor(accounts: Accounts, user: User): Promise<boolean> {
-  const workspaces = new Set([user.workspace]);
-  for (const p of await accounts.workspaces.accessibleProjects(user.id)) workspaces.add(p.project.workspace);
-  for (const ws of workspaces) if (await accounts.factors.required(ws)) return true;
-  return false;
-}
+/** True when the person must use a second factor (FactorStore.requiredFor). */
+export const mustUseFactor = (accounts: Accounts, user: User): Promise<boolean> => accounts.factors.requiredFor(user);
 
 /**
  * Whether `user` may do a step-up action now: yes when a factor was used on this session within
