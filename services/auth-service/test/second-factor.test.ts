@@ -100,7 +100,7 @@ async function enrolled(prefix: string) {
   assert.equal(done.status, 200);
   const codes = [...done.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
   assert.equal(codes.length, RECOVERY_CODE_COUNT);
-  return { ...p, secret, codes };
+  return { ...p, secret, codes, browser: b };
 }
 
 test('TOTP: sign-in asks for the code before any session; a replayed code is refused', async () => {
@@ -175,6 +175,14 @@ test('workspace policy: a member without a factor enrols at sign-in before reach
 /** The Redis keys matching `pattern` (a test's own private Redis, so KEYS is fine). */
 const keysLike = (pattern: string) => f.client.keys(pattern);
 
+/** Makes the second factor of every session of the person older than the step-up window. */
+async function ageFactor(userId: string): Promise<void> {
+  for (const key of await keysLike('svc:oidc:web-session:*')) {
+    if ((await f.client.hget(key, 'userId')) === userId)
+      await f.client.hset(key, FACTOR_AT_FIELD, String(Date.now() - STEP_UP_MINUTES * 60_000 - 1000));
+  }
+}
+
 test(`bounds: an enrolment waits ${TOTP_ENROL_TTL_SECONDS} s, a sign-in waits ${SECOND_FACTOR_WAIT_SECONDS} s, drift is ${TOTP_DRIFT_STEPS} step`, async () => {
   const p = await enrolled('bounds');
   const enrolling = await person('enrolling');
@@ -203,11 +211,7 @@ test(`step-up: an ADMIN key needs a factor used within ${STEP_UP_MINUTES} minute
   await b.signIn(p.email);
   await b.get('/signin/factor');
   assert.equal((await b.post('/signin/factor', { code: totp(p.secret, Math.floor(Date.now() / 30_000) + 1) })).status, 303);
-  // The session's factor is made older than the step-up window.
-  for (const key of await keysLike('svc:oidc:web-session:*')) {
-    if ((await f.client.hget(key, 'userId')) === p.user.id)
-      await f.client.hset(key, FACTOR_AT_FIELD, String(Date.now() - STEP_UP_MINUTES * 60_000 - 1000));
-  }
+  await ageFactor(p.user.id);
   const keysPage = `/dashboard/projects/${slug}/keys`;
   await b.get(keysPage);
   const admin = await b.post(keysPage, { name: 'ops', level: 'ADMIN', expires: '30d', rateLimit: '' });
@@ -227,4 +231,26 @@ test(`step-up: an ADMIN key needs a factor used within ${STEP_UP_MINUTES} minute
   await b.get(keysPage);
   const again = await b.post(keysPage, { name: 'ops', level: 'ADMIN', expires: '30d', rateLimit: '' });
   assert.match(again.location, /\/keys\/reveal\//, 'after the step-up the ADMIN key is made');
+});
+
+test('replacing or removing the authenticator needs a step-up; the policy keeps the last one', async () => {
+  const p = await enrolled('remove');
+  const b = p.browser;
+  await ageFactor(p.user.id);
+  assert.equal((await b.get('/factors/totp')).location, '/factors/step-up', 'a new secret replacing the old needs the old');
+  await b.get('/factors');
+  assert.equal((await b.post('/factors/totp/remove', { confirm: 'yes' })).location, '/factors/step-up?return=%2Ffactors');
+  await f.client.hset(`svc:factors:{${p.user.id}}:totp`, 'lastStep', '0');
+  await b.get('/factors/step-up');
+  assert.equal((await b.post('/factors/step-up', { code: totp(p.secret) })).status, 303);
+  await f.accounts.factors.setRequired(p.user.workspace, true);
+  await b.get('/factors');
+  assert.equal((await b.post('/factors/totp/remove', { confirm: 'yes' })).status, 409, 'the workspace requires one');
+  await f.accounts.factors.setRequired(p.user.workspace, false);
+  await b.get('/factors');
+  assert.equal((await b.post('/factors/totp/remove', { confirm: '' })).status, 400, 'the box must be ticked');
+  const removed = await b.post('/factors/totp/remove', { confirm: 'yes' });
+  assert.equal(removed.status, 200);
+  assert.equal(await f.accounts.factors.hasAny(p.user.id), false);
+  assert.equal((await f.accounts.audit.page(p.user.workspace, { action: 'factor.removed' })).entries.length, 1);
 });

@@ -64,6 +64,13 @@ export function secondFactor(deps: FactorDeps) {
     return user;
   }
 
+  /** Replacing an existing factor is a step-up action, as removing it is: a stolen session cannot swap it. */
+  async function replacingNeedsStepUp(req: Request, res: Response, user: User): Promise<boolean> {
+    if (!(await accounts.factors.hasAny(user.id)) || (await hasRecentFactor(deps.redis, req))) return false;
+    res.redirect(303, '/factors/step-up');
+    return true;
+  }
+
   const csrfOk = (req: Request, res: Response, page: () => void): boolean => {
     if (deps.web.csrfValid(req)) return true;
     res.status(403);
@@ -131,13 +138,13 @@ export function secondFactor(deps: FactorDeps) {
       });
       app.get('/factors/totp', async (req, res) => {
         const user = await signedIn(req, res);
-        if (!user) return;
+        if (!user || (await replacingNeedsStepUp(req, res, user))) return;
         const e = await enrolmentOf(accounts, user);
         render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/factors/totp', ...e }));
       });
       app.post('/factors/totp', async (req, res) => {
         const user = await signedIn(req, res);
-        if (!user) return;
+        if (!user || (await replacingNeedsStepUp(req, res, user))) return;
         const show = async (error: string, status: number) => {
           const e = await enrolmentOf(accounts, user);
           render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/factors/totp', error, ...e }), { status });
@@ -159,6 +166,10 @@ export function secondFactor(deps: FactorDeps) {
           });
         }
         if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
+        if (await mustUseFactor(accounts, user)) {
+          const why = 'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one.';
+          return render(res, factorsPage(deps.web.csrfToken(req, res), summary, why), { status: 409 });
+        }
         await accounts.factors.removeTotp(user.id);
         await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'totp' });
         render(
