@@ -85,6 +85,7 @@ async function enrolled(prefix: string) {
   const p = await person(prefix);
   const b = new Browser();
   assert.equal((await b.signIn(p.email)).status, 303);
+  assert.match((await b.get('/dashboard/account')).html, /<a href="\/factors">Second factors<\/a>/, 'the account page links to it');
   const page = await b.get('/factors/totp');
   assert.equal(page.status, 200);
   assert.match(page.html, /<img src="data:image\/svg\+xml;base64,/, 'the QR code is an inline SVG');
