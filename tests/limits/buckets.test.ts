@@ -61,6 +61,7 @@ const WINDOW_BUCKETS = [
   'resetPerEmail',
   'codeEntryPerIp',
   'registrationPerIp',
+  'secondFactorPerAccount',
   'cimdFetchPerSource',
   'cimdFetchPerHost',
 ] as const satisfies BucketName[];

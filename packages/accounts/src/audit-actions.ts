@@ -44,6 +44,12 @@ export const AUDIT_ACTIONS = [
   'sso.domain_released',
   'sso.signed_in',
   'sso.refused',
+  'factor.enrolled',
+  'factor.removed',
+  'factor.recovery_used',
+  'factor.reset',
+  'factor.policy_changed',
+  'signin.factor_failed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -3,6 +3,7 @@ import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
+import { FactorStore } from './factors.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -45,7 +46,18 @@ export { scanKeys } from './scan.ts';
 export type { MigrationReport } from './migrate.ts';
 export { INVITATION_RENEW_SECONDS, INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
 export { endPersonalCredentials } from './personal-credentials.ts';
-export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore, InvitationStore };
+export { RECOVERY_CODE_COUNT, TOTP_ENROL_TTL_SECONDS, type FactorSummary } from './factors.ts';
+export type {
+  ApiKeyStore,
+  AuditLog,
+  BotStore,
+  UserStore,
+  WorkspaceStore,
+  AccessRequestStore,
+  OAuthGrantStore,
+  InvitationStore,
+  FactorStore,
+};
 
 export interface Accounts {
   users: UserStore;
@@ -58,6 +70,8 @@ export interface Accounts {
   oauthGrants: OAuthGrantStore;
   /** Memberships offered by address, waiting for a confirmed account of that address to accept. */
   invitations: InvitationStore;
+  /** Second factors and the workspace policy that requires them (docs/auth-service.md "Second factor"). */
+  factors: FactorStore;
   /** Fills the indexes an earlier release did not keep (docs/operations.md "Upgrading"). */
   migrate(): Promise<MigrationReport>;
 }
@@ -100,6 +114,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),
     invitations: new InvitationStore(ctx, workspaces),
+    factors: new FactorStore(ctx, workspaces),
     migrate: () => migrate(ctx, { keys, bots, accessRequests }),
   };
 }

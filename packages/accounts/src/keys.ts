@@ -56,6 +56,15 @@ export const K = {
   invitation: (id: string) => `svc:invitation:${id}`,
   /** SHA-256 of an invitation link's token -> the invitation's id, 7 days. */
   invitationToken: (digest: string) => `svc:invitation-token:${digest}`,
+  /**
+   * A person's second factors (docs/redis-schema.md "Second factors"), under one hash tag so one
+   * script may move a pending TOTP secret to the confirmed one and make the recovery codes.
+   */
+  factorTotp: (userId: string) => `svc:factors:{${userId}}:totp`,
+  factorTotpPending: (userId: string) => `svc:factors:{${userId}}:totp-pending`,
+  factorRecovery: (userId: string) => `svc:factors:{${userId}}:recovery`,
+  /** The workspace's "members must use a second factor" policy: "1" when on, absent when off. */
+  workspaceFactorPolicy: (slug: string) => `svc:ws:${slug}:factor-policy`,
   apiKey: (hash: string) => `svc:key:${hash}`,
   apiKeyById: (id: string) => `svc:key-id:${id}`,
   /** Keys that expire, by expiry time (sorted set of key ids): the expiry sweep reads it (docs/management.md "Expiry"). */

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'quota_exhausted'
   | 'access_denied'
   | 'insufficient_scope'
+  | 'step_up_required'
   | 'method_not_allowed'
   | 'not_found'
   | 'invalid_request'
@@ -79,6 +80,12 @@ const ERROR_CATALOGUE = {
     message: 'Insufficient scope',
     remedy: 'Your role allows this call but the token was granted a lower level: authorize again with the scope in WWW-Authenticate.',
     rpc: -31011,
+  },
+  step_up_required: {
+    status: 403,
+    message: 'Step-up required',
+    remedy: 'Do this on the dashboard, which asks for your second factor first; a token carries no recent second factor.',
+    rpc: -31012,
   },
   rate_limited: {
     status: 429,

@@ -47,6 +47,8 @@ export const BUCKETS = {
   signInPerAccount: { limit: 5, windowSeconds: 900 },
   /** Failed sign-ins per account from every source (guessing spread over many addresses). */
   signInAccountBackoff: { freeFailures: 10, firstWaitSeconds: 1, maxWaitSeconds: 900, memorySeconds: 86_400 },
+  /** Wrong second-factor codes (TOTP or recovery) per account, from every source (docs/auth-service.md "Second factor"). */
+  secondFactorPerAccount: { limit: 5, windowSeconds: 900 },
   /** Sign-up attempts per source address. */
   signUpPerIp: { limit: 20, windowSeconds: 3600 },
   /** Sign-up attempts per email address, from every source (each may send a confirmation mail). */

@@ -21,6 +21,7 @@ import type { KeyLevel } from '@svc/policy';
 import { accountOperations } from './account-operations.ts';
 import type { AuditQueryInput } from './audit-query.ts';
 import { managementContext, type ManagementDeps } from './context.ts';
+import { factorOperations } from './factor-operations.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
@@ -118,6 +119,11 @@ export interface Management {
   reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
   /** The signed-in person's new password, after their current one (docs/management.md). */
   changePassword(actor: Actor, current: string, next: string): Promise<void>;
+  /** Whether the workspace requires a second factor of its members (docs/management.md "Second factor"). */
+  factorPolicy(actor: Actor, workspace: string): Promise<{ required: boolean }>;
+  setFactorPolicy(actor: Actor, workspace: string, required: boolean): Promise<{ required: boolean }>;
+  /** The owner's reset of a member's second factors, audited (`factor.reset`). */
+  resetFactors(actor: Actor, workspace: string, userId: string): Promise<{ user: string; reset: true }>;
   /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
   /** Tells the project's admins of a new access request (by email; never fails the request). */
@@ -134,5 +140,6 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...memberOperations(ctx),
     ...requestAccessOperation(ctx),
     ...accountOperations(ctx),
+    ...factorOperations(ctx),
   };
 }

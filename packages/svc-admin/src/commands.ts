@@ -2,6 +2,7 @@
  * The svc-admin commands (docs/contract.md "Operator interface"). Each takes parsed options and
  * the account stores and returns the one JSON object it prints with --json.
  */
+import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
@@ -42,6 +43,9 @@ async function userId(accounts: Accounts, email: string): Promise<string> {
   return u.id;
 }
 
+/** Who acts in the audit entries svc-admin writes. */
+const operator = () => ({ actor: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Keys a status lists by id (the count is always whole). */
@@ -76,6 +80,33 @@ export const COMMANDS: Record<string, Command> = {
     if (agents !== undefined && agents !== 'on' && agents !== 'off') throw new UsageError('--agents must be on or off');
     const ws = await a.workspaces.setPlan(req(o, 'slug'), plan(o), agents === undefined ? undefined : agents === 'on');
     return { slug: ws.slug, plan: ws.plan, agents: ws.agents };
+  },
+  // docs/auth-service.md "Second factor": the workspace policy, and the operator's reset of a
+  // person's factors (an owner's own included); both audited in the workspace's log.
+  'workspace factor-policy': async (a, o) => {
+    const slug = req(o, 'slug');
+    const set = o['required'];
+    if (set !== undefined && set !== 'on' && set !== 'off') throw new UsageError('--required must be on or off');
+    await a.workspaces.require(slug);
+    if (set !== undefined) {
+      await a.factors.setRequired(slug, set === 'on');
+      await a.audit.record({
+        ...operator(),
+        workspace: slug,
+        action: 'factor.policy_changed',
+        target: `workspace:${slug}`,
+        detail: { required: String(set === 'on') },
+      });
+    }
+    return { slug, required: await a.factors.required(slug) };
+  },
+  'user reset-factors': async (a, o) => {
+    const email = req(o, 'email');
+    const user = await a.users.get(await userId(a, email));
+    if (!user) throw new AccountError('not_found', `no user with email ${email}`);
+    await a.factors.resetAll(user.id);
+    await a.audit.record({ ...operator(), workspace: user.workspace, action: 'factor.reset', target: `user:${user.email}` });
+    return { email: user.email, reset: true };
   },
   'project list': async (a, o) => {
     const workspace = await a.workspaces.require(req(o, 'workspace'));
@@ -228,6 +259,8 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   user confirm-email --email E
   workspace create --slug S --owner E --plan PLAN
   workspace set-plan --slug S --plan PLAN [--agents on|off]
+  workspace factor-policy --slug S [--required on|off]
+  user reset-factors --email E
   project create --slug S --workspace W
   project list --workspace W
   member set --project S --email E --role NONE|VIEWER|EDITOR|ADMIN

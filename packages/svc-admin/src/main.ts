@@ -21,6 +21,7 @@ const STRING_OPTIONS = [
   'overlap',
   'id',
   'team',
+  'required',
 ];
 
 async function main(argv: string[]): Promise<number> {

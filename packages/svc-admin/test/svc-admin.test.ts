@@ -237,3 +237,22 @@ test('accounts the operator creates are confirmed; user confirm-email confirms o
   });
   assert.ok((await accounts.users.get(signedUp.id))?.emailVerifiedAt);
 });
+
+test('second factor: the workspace policy switched, and a person reset, each audited', async () => {
+  await admin('user', 'create', '--email', 'mfa-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'mfa-ws', '--owner', 'mfa-owner@example.com', '--plan', 'TEAM');
+  assert.deepEqual(await admin('workspace', 'factor-policy', '--slug', 'mfa-ws'), { slug: 'mfa-ws', required: false });
+  assert.deepEqual(await admin('workspace', 'factor-policy', '--slug', 'mfa-ws', '--required', 'on'), { slug: 'mfa-ws', required: true });
+  const bad = await adminFails('workspace', 'factor-policy', '--slug', 'mfa-ws', '--required', 'yes');
+  assert.equal(JSON.parse(bad.stdout).error.code, 'usage');
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const person = await accounts.users.create({ email: 'mfa-lost@example.com', emailVerified: true });
+  await accounts.factors.beginTotp(person.id, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await accounts.factors.confirmTotp(person.id, 1)));
+  assert.equal(await accounts.factors.hasAny(person.id), true);
+  assert.deepEqual(await admin('user', 'reset-factors', '--email', 'mfa-lost@example.com'), { email: 'mfa-lost@example.com', reset: true });
+  assert.equal(await accounts.factors.hasAny(person.id), false);
+  const actions = async (ws: string) => (await accounts.audit.page(ws)).entries.map((e) => `${e.action} ${e.actor}`);
+  assert.ok((await actions('mfa-ws')).includes('factor.policy_changed service:svc-admin'));
+  assert.ok((await actions(person.workspace)).includes('factor.reset service:svc-admin'));
+});

@@ -36,6 +36,7 @@ import { createManagement } from '@svc/management';
 import { emailVerification } from './pages/email-verification.ts';
 import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
+import { FACTOR_FORMS, secondFactor } from './factors/routes.ts';
 import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
 import { createSso } from './sso/create-sso.ts';
@@ -95,6 +96,7 @@ const PAGE_FORMS = [
   '/reset',
   '/verify-email',
   ROUTES.code_verification,
+  ...FACTOR_FORMS,
 ];
 
 export function createApp(deps: AppDeps): AuthApp {
@@ -170,7 +172,8 @@ export function createApp(deps: AppDeps): AuthApp {
     allowPrivateIssuers: config.ssoPrivateIssuers,
     ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
   });
-  const signin = signIn({ ...pageDeps, provider, sso });
+  const factors = secondFactor({ ...pageDeps, secure: config.authUrl.startsWith('https:') });
+  const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
   const signup = signUp({ ...pageDeps, verification });
   const signout = signOut({ ...pageDeps, redis });
   const management = createManagement(accounts, {
@@ -183,6 +186,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.get('/signin', signin.get);
   app.post('/signin', signin.post);
   app.get(CALLBACK_PATH, sso.callback);
+  factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get('/forgot', reset.forgot);
   app.post('/forgot', reset.sendLink);

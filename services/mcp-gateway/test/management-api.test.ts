@@ -289,6 +289,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     keys: { name: 'x', level: 'ADMIN', expires: '1d' },
     roll: { overlap: '0m' },
     approve: { level: 'ADMIN' },
+    'factor-policy': { required: true },
     members: { email: stranger.email, role: 'ADMIN' },
     [target.id]: { rate_limit: 5 },
     projects: { name: 'Intruder' },
@@ -581,6 +582,43 @@ test('keys: a roll marks the old key "replaced by" the new one', async () => {
   assert.equal(fresh?.status, 'active');
 });
 
+test("second factor: the owner switches the workspace policy and resets a member's factors; both audited", async () => {
+  // A workspace of its own: the suite's owner spends most of its management bucket's minute.
+  const boss = await seed(f.accounts, { plan: 'TEAM' });
+  const c = as((await f.accounts.keys.createUserKey({ userId: boss.userId })).key);
+  const ws = { workspace: boss.workspace };
+  assert.deepEqual(success(await c.factorPolicy({ params: ws })).body, { required: false });
+  success(await c.setFactorPolicy({ params: ws, body: { required: true } }));
+  assert.equal(await f.accounts.factors.required(boss.workspace), true);
+  // A wrong type, as a careless client sends it: a 400 naming the field.
+  assert.equal(refusal(await c.setFactorPolicy({ params: ws, body: { required: 'yes' as unknown as boolean } }), 400).field, 'required');
+  success(await c.setFactorPolicy({ params: ws, body: { required: false } }));
+
+  const member = await seed(f.accounts);
+  await f.accounts.workspaces.setRole(boss.project, member.userId, 'VIEWER');
+  await f.accounts.factors.beginTotp(member.userId, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(member.userId, 1)));
+  success(await c.resetFactors({ params: { ...ws, user: member.userId } }));
+  assert.equal(await f.accounts.factors.hasAny(member.userId), false);
+  const outsider = await seed(f.accounts);
+  refusal(await c.resetFactors({ params: { ...ws, user: outsider.userId } }), 404);
+  refusal(await c.resetFactors({ params: { ...ws, user: boss.userId } }), 403);
+  // Step-up over a token: a person with a second factor creates ADMIN keys, service accounts and
+  // roles on the dashboard, after the factor (docs/auth-service.md "Step-up").
+  const project = { project: boss.project };
+  success(await c.createKey({ params: project, body: { name: 'before', level: 'ADMIN' } }), 201);
+  await f.accounts.factors.beginTotp(boss.userId, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(boss.userId, 1)));
+  const admin = refusal(await c.createKey({ params: project, body: { name: 'ops', level: 'ADMIN' } }), 403);
+  assert.equal(admin.code, 'step_up_required');
+  assert.equal(admin.page, `/dashboard/projects/${boss.project}/keys`);
+  success(await c.createKey({ params: project, body: { name: 'ci', level: 'EDITOR' } }), 201);
+  assert.equal(refusal(await c.createServiceAccount({ params: ws, body: { name: 'robot' } }), 403).code, 'step_up_required');
+  assert.equal(refusal(await c.putMember({ params: project, body: { email: member.email, role: 'ADMIN' } }), 403).code, 'step_up_required');
+  const actions = (await f.accounts.audit.page(boss.workspace)).entries.map((e) => e.action);
+  assert.ok(actions.includes('factor.policy_changed') && actions.includes('factor.reset'), actions.join(','));
+});
+
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
   // The operations the tests above never saw succeed, through the typed client.
   const client = me;
@@ -600,7 +638,8 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const approved = await ask(asker);
   const listed = await client.listAccessRequests({ params: { project: owner.project } });
   assert.ok(listed.ok && listed.body.requests.some((r) => r.id === denied.id));
-  assert.ok((await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} })).ok);
+  const deniedAnswer = await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} });
+  assert.ok(deniedAnswer.ok, JSON.stringify(deniedAnswer.response.body));
   assert.ok((await client.approveAccessRequest({ params: { project: owner.project, id: approved.id }, body: {} })).ok);
   const removed = await client.removeMember({ params: { project: owner.project, user: asker.userId } });
   assert.ok(removed.ok, JSON.stringify(removed.response.body));

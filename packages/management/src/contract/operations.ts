@@ -4,6 +4,7 @@
  */
 import { approveAccessRequest, denyAccessRequest, listAccessRequests, myAccessRequests, requestAccess } from './access-requests.ts';
 import { createKey, disableKey, enableKey, listKeys, revokeKey, rollKey, setKeyAllowedIps, setKeyLimit, setKeyNote } from './keys.ts';
+import { factorPolicy, resetFactors, setFactorPolicy } from './factors.ts';
 import { myApps, revokeApp, revokePersonalKey } from './me.ts';
 import { cancelInvitation, listMembers, putMember, removeMember } from './members.ts';
 import {
@@ -45,6 +46,9 @@ export const MANAGEMENT_OPERATIONS = {
   revokePersonalKey,
   usage,
   audit,
+  factorPolicy,
+  setFactorPolicy,
+  resetFactors,
 } as const;
 
 /** The name of a management operation (its OpenAPI operationId). */

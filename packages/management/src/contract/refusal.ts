@@ -19,6 +19,7 @@ export const REFUSAL = {
         message: { type: 'string', description: 'Human message, e.g. "Invalid API key".' },
         remedy: { type: 'string', description: 'What to do about it.' },
         field: { type: 'string', description: 'The input field a 400 of the management API is about, when it is one.' },
+        page: { type: 'string', description: 'Where a step_up_required action can be done after a second factor: a dashboard page.' },
       },
     },
   },

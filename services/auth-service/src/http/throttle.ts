@@ -38,6 +38,7 @@ export interface ThrottleLimits {
   resetPerEmail: ThrottleRule;
   codeEntryPerIp: ThrottleRule;
   registrationPerIp: ThrottleRule;
+  secondFactorPerAccount: ThrottleRule;
 }
 
 /** The table's numbers (`@svc/limits` BUCKETS); tests may override some (createApp's `limits`). */
@@ -51,6 +52,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
   resetPerEmail: BUCKETS.resetPerEmail,
   codeEntryPerIp: BUCKETS.codeEntryPerIp,
   registrationPerIp: BUCKETS.registrationPerIp,
+  secondFactorPerAccount: BUCKETS.secondFactorPerAccount,
 };
 
 /** Attempts, backoffs and refunds of one scope and subject (`@svc/limits` Limiter). */

@@ -56,8 +56,11 @@ export interface BrowserSession {
 
 export interface WebSessions {
   userOf(req: Request): Promise<string | null>;
-  /** Starts a session of `ttlSeconds` (SESSION_TTL_SECONDS unless shorter, as an SSO sign-in's is). */
-  start(req: Request, res: Response, userId: string, ttlSeconds?: number): Promise<void>;
+  /**
+   * Starts a session of `userId`: `ttlSeconds` (SESSION_TTL_SECONDS unless shorter, as an SSO
+   * sign-in's is); `fields` are kept on it too (the time of its second factor, factors/step-up.ts).
+   */
+  start(req: Request, res: Response, userId: string, options?: { ttlSeconds?: number; fields?: Record<string, string> }): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
   /** The person's live browser sessions, newest first; `current` marks this request's. */
   list(req: Request, userId: string): Promise<BrowserSession[]>;
@@ -141,7 +144,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       const idHash = own(req);
       return idHash ? ((await deps.redis.hget(OK.webSession(idHash), 'userId')) ?? null) : null;
     },
-    async start(req, res, userId, ttlSeconds = SESSION_TTL_SECONDS) {
+    async start(req, res, userId, { ttlSeconds = SESSION_TTL_SECONDS, fields = {} } = {}) {
       const ttl = Math.min(ttlSeconds, SESSION_TTL_SECONDS);
       const id = randomBytes(32).toString('base64url');
       const key = OK.webSession(sha(id));
@@ -152,7 +155,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       await exec(
         deps.redis
           .multi()
-          .hset(key, { userId, createdAt: String(now()), agent })
+          .hset(key, { ...fields, userId, createdAt: String(now()), agent })
           .expire(key, ttl),
       );
       const index = OK.userWebSessions(userId);

@@ -3,7 +3,7 @@
  * IP and per account (docs/auth-service.md "Sign-in protections"); the form carries a CSRF token.
  */
 import type { Request, Response } from 'express';
-import type { Accounts, Redis } from '@svc/accounts';
+import type { Accounts, Redis, User } from '@svc/accounts';
 import type Provider from 'oidc-provider';
 import { displayClientName } from '../oauth/client-names.ts';
 import { isProfile, profileName } from '../provider/clients.ts';
@@ -31,7 +31,12 @@ export interface PageDeps {
  * The sign-in page reads the waiting authorization through the provider's models (its public API),
  * and asks single sign-on which way an address signs in (docs/auth-service.md "Single sign-on").
  */
-export type SignInDeps = PageDeps & { provider: Pick<Provider, 'Interaction' | 'Client'>; sso: Pick<Sso, 'route' | 'start'> };
+export type SignInDeps = PageDeps & {
+  provider: Pick<Provider, 'Interaction' | 'Client'>;
+  sso: Pick<Sso, 'route' | 'start'>;
+  /** After a right password: true when the second factor's step answered (docs/auth-service.md "Second factor"). */
+  afterPassword?: (req: Request, res: Response, user: User, returnTo: string) => Promise<boolean>;
+};
 
 /**
  * What the person is signing in for (docs/auth-service.md "No dead ends"): the app of the
@@ -142,6 +147,7 @@ export function signIn(deps: SignInDeps) {
       await deps.throttle.reset('signin-account', accountSource);
       await deps.throttle.reset('signin-backoff', email);
       await deps.throttle.refund('signin-ip', ip);
+      if (await deps.afterPassword?.(req, res, user, returnTo)) return;
       await audit(deps, user.workspace, user.email, 'signin.succeeded', ip);
       await deps.web.start(req, res, user.id);
       res.redirect(303, returnTo);

@@ -29,6 +29,11 @@ export const OK = {
    * the browser's session cookie, read once with GETDEL, `REVEAL_TTL_SECONDS` at most.
    */
   reveal: (sessionHash: string, id: string) => `svc:oidc:reveal:${sessionHash}:${id}`,
+  /**
+   * A sign-in whose password was right, waiting for its second factor or its enrolment
+   * (docs/auth-service.md "Second factor"): hash {userId, returnTo, stage}, SECOND_FACTOR_WAIT_SECONDS.
+   */
+  factorPending: (digest: string) => `svc:oidc:factor-pending:${digest}`,
   /** Fixed-window attempt counters for sign-in and code entry. */
   throttle: (scope: string, subject: string) => `svc:oidc:throttle:${scope}:${subject}`,
   /** Refresh token digest -> which request rotates it (docs/security.md "Refresh tokens"). */

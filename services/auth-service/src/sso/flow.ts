@@ -136,7 +136,7 @@ export function ssoFlow(deps: SsoFlowDeps) {
         const person = await deps.provisioning.signIn(pending.workspace, settings, claims, req.ip ?? 'unknown');
         // An account whose address was never proven may have been a squatter's: its sessions end.
         if (person.unproven) await deps.web.endOthers(null, person.userId);
-        await deps.web.start(req, res, person.userId, SSO_SESSION_MAX_SECONDS);
+        await deps.web.start(req, res, person.userId, { ttlSeconds: SSO_SESSION_MAX_SECONDS });
         return { ok: true, returnTo: pending.returnTo };
       } catch (err) {
         const refused = answerRefusal(err);

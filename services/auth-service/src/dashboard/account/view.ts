@@ -125,7 +125,7 @@ export function accountPage(f: Frame, v: AccountPage): SafeHtml {
   return dashboardPage(
     f,
     'Account',
-    html`<p>Signed in as <strong>${v.email}</strong>${verified}</p><p><a href="/dashboard/account/password">Change password</a></p>
+    html`<p>Signed in as <strong>${v.email}</strong>${verified}</p><p><a href="/dashboard/account/password">Change password</a> · <a href="/factors">Second factors</a></p>
 ${tables(f, v)}`,
   );
 }

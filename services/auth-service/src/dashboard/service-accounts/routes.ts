@@ -4,6 +4,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
+import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
@@ -62,9 +63,11 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   );
   router.post(
     BOT_FORMS.create.path,
-    page$(async (req, res, actor) =>
-      reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim())),
+    requireRecentFactor(
+      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+      { backTo: (req) => req.originalUrl },
     ),
+    page$(async (req, res, actor) => reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim()))),
   );
   router.post(
     BOT_FORMS.grant.path,

@@ -17,6 +17,9 @@ export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
     const page = await m.audit(a, params.workspace, { ...filter, cursor: query.get('cursor'), limit: query.get('limit') });
     return { body: { entries: page.entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })), next: page.next } };
   }),
+  handle('factorPolicy', async (m, a, { params }) => ({ body: await m.factorPolicy(a, params.workspace) })),
+  handle('setFactorPolicy', async (m, a, { params, body }) => ({ body: await m.setFactorPolicy(a, params.workspace, body.required) })),
+  handle('resetFactors', async (m, a, { params }) => ({ body: await m.resetFactors(a, params.workspace, params.user) })),
 ];
 
 export const ME_ROUTES: readonly ManagementRoute[] = [

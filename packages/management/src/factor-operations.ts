@@ -1,0 +1,37 @@
+/**
+ * The second-factor policy of a workspace and the owner's reset of a member's factors
+ * (docs/management.md "Second factor"), each audited. A reset is how a person who lost both their
+ * authenticator and their recovery codes gets back in (docs/auth-service.md "Second factor"); it is
+ * the workspace owner's, for members of the workspace's projects, never for the owner themselves
+ * (an owner's own reset is the operator's: `svc-admin user reset-factors`).
+ */
+import type { Management } from './management.ts';
+import type { ManagementContext } from './context.ts';
+import { ManagementError } from './types.ts';
+
+export function factorOperations(ctx: ManagementContext): Pick<Management, 'factorPolicy' | 'setFactorPolicy' | 'resetFactors'> {
+  const { accounts, note, ownerOf } = ctx;
+  return {
+    async factorPolicy(actor, workspace) {
+      await ownerOf(actor, workspace, 'see the second-factor policy');
+      return { required: await accounts.factors.required(workspace) };
+    },
+    async setFactorPolicy(actor, workspace, required) {
+      await ownerOf(actor, workspace, 'change the second-factor policy');
+      await accounts.factors.setRequired(workspace, required);
+      await note(actor, workspace, 'factor.policy_changed', `workspace:${workspace}`, { required: String(required) });
+      return { required };
+    },
+    async resetFactors(actor, workspace, userId) {
+      const ws = await ownerOf(actor, workspace, "reset a member's second factors");
+      if (userId === ws.owner)
+        throw new ManagementError(403, "An owner's own second factors are reset by the operator (svc-admin user reset-factors).");
+      const user = await accounts.users.get(userId);
+      const member = user && (await accounts.workspaces.accessibleProjects(userId)).some((p) => p.project.workspace === workspace);
+      if (!user || !member) throw new ManagementError(404, `There is no member ${userId} in workspace ${workspace}.`);
+      await accounts.factors.resetAll(userId);
+      await note(actor, workspace, 'factor.reset', `user:${user.email}`);
+      return { user: userId, reset: true };
+    },
+  };
+}

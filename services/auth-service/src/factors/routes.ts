@@ -1,0 +1,204 @@
+/**
+ * The second-factor routes (docs/auth-service.md "Second factor"): the sign-in's second step
+ * (/signin/factor) and its enrolment when the workspace requires one (/signin/enrol); the
+ * account's factors (/factors), and the step-up page (/factors/step-up). `afterPassword` is the
+ * sign-in page's hook: it decides whether a right password starts a session or waits here.
+ */
+import type { Express, Request, Response } from 'express';
+import type { Accounts, Redis, User } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
+import type { WebSessions } from '../http/web-session.ts';
+import { render } from '../pages/html.ts';
+import { safeReturn } from '../pages/return-to.ts';
+import { tooMany } from '../pages/too-many.ts';
+import { checkTypedFactor } from './check.ts';
+import { confirmEnrolment, enrolmentOf } from './enrol.ts';
+import { pendingSignIns } from './pending.ts';
+import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor, STEP_UP_MINUTES } from './step-up.ts';
+import { enrolFirstPage, enrolPage, factorPage, factorsPage, recoveryCodesPage, stepUpPage } from './views.ts';
+
+/** The forms these routes read (the app parses their bodies). */
+export const FACTOR_FORMS = ['/signin/factor', '/signin/enrol', '/factors/totp', '/factors/totp/remove', '/factors/step-up'];
+
+export interface FactorDeps {
+  redis: Redis;
+  accounts: Accounts;
+  web: WebSessions;
+  throttle: Throttle;
+  limits: ThrottleLimits;
+  logger: Logger;
+  secure: boolean;
+}
+
+const form = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+
+export function secondFactor(deps: FactorDeps) {
+  const { accounts } = deps;
+  const pending = pendingSignIns(deps);
+  const check = (userId: string, body: Record<string, unknown>) =>
+    checkTypedFactor({ accounts, throttle: deps.throttle, rule: deps.limits.secondFactorPerAccount }, userId, body);
+
+  /** The session starts once the factor is given; the waiting sign-in ends in the same step. */
+  async function finish(req: Request, res: Response, user: User, returnTo: string): Promise<void> {
+    if (!(await pending.finish(req, res))) return void res.redirect(303, '/signin');
+    await deps.web.start(req, res, user.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
+    await accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'second' });
+    res.redirect(303, returnTo);
+  }
+
+  async function waiting(req: Request, res: Response, stage: 'verify' | 'enrol') {
+    const p = await pending.get(req);
+    const user = p?.stage === stage ? await accounts.users.get(p.userId) : null;
+    if (!p || !user) {
+      res.redirect(303, '/signin');
+      return null;
+    }
+    return { p, user };
+  }
+
+  async function signedIn(req: Request, res: Response): Promise<User | null> {
+    const userId = await deps.web.userOf(req);
+    const user = userId ? await accounts.users.get(userId) : null;
+    if (!user) res.redirect(303, `/signin?return=${encodeURIComponent(req.originalUrl)}`);
+    return user;
+  }
+
+  /** Replacing an existing factor is a step-up action, as removing it is: a stolen session cannot swap it. */
+  async function replacingNeedsStepUp(req: Request, res: Response, user: User): Promise<boolean> {
+    if (!(await accounts.factors.hasAny(user.id)) || (await hasRecentFactor(deps.redis, req))) return false;
+    res.redirect(303, '/factors/step-up');
+    return true;
+  }
+
+  const csrfOk = (req: Request, res: Response, page: () => void): boolean => {
+    if (deps.web.csrfValid(req)) return true;
+    res.status(403);
+    page();
+    return false;
+  };
+
+  return {
+    /**
+     * The sign-in page's hook, after a right password: a person with a factor is asked for it, a
+     * person whose workspace requires one and who has none sets one up; true when it answered.
+     */
+    async afterPassword(req: Request, res: Response, user: User, returnTo: string): Promise<boolean> {
+      const has = await accounts.factors.hasAny(user.id);
+      if (!has && !(await mustUseFactor(accounts, user))) return false;
+      await pending.start(res, { userId: user.id, returnTo, stage: has ? 'verify' : 'enrol' });
+      res.redirect(303, has ? '/signin/factor' : '/signin/enrol');
+      return true;
+    },
+
+    mount(app: Express): void {
+      app.get('/signin/factor', async (req, res) => {
+        if (!(await waiting(req, res, 'verify'))) return;
+        render(res, factorPage(deps.web.csrfToken(req, res)));
+      });
+      app.post('/signin/factor', async (req, res) => {
+        const w = await waiting(req, res, 'verify');
+        if (!w) return;
+        const again = (error: string, status: number) => render(res, factorPage(deps.web.csrfToken(req, res), error), { status });
+        if (!csrfOk(req, res, () => again('The form expired. Try again.', 403))) return;
+        const result = await check(w.user.id, form(req));
+        if (!result.ok) {
+          if (result.waitSeconds > 0) return tooMany(res, result.waitSeconds, { csrf: deps.web.csrfToken(req, res), reset: false });
+          await accounts.audit.recordOwn(w.user, 'signin.factor_failed', { source: req.ip ?? '' });
+          return again('That code is not right, or was used already.', 401);
+        }
+        if (result.recovery) await accounts.audit.recordOwn(w.user, 'factor.recovery_used', { source: req.ip ?? '' });
+        await finish(req, res, w.user, w.p.returnTo);
+      });
+      app.get('/signin/enrol', async (req, res) => {
+        const w = await waiting(req, res, 'enrol');
+        if (!w) return;
+        const e = await enrolmentOf(accounts, w.user);
+        render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/signin/enrol', required: true, ...e }));
+      });
+      app.post('/signin/enrol', async (req, res) => {
+        const w = await waiting(req, res, 'enrol');
+        if (!w) return;
+        const show = async (error: string, status: number) => {
+          const e = await enrolmentOf(accounts, w.user);
+          render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/signin/enrol', required: true, error, ...e }), { status });
+        };
+        if (!deps.web.csrfValid(req)) return show('The form expired. Try again.', 403);
+        const done = await confirmEnrolment(accounts, w.user, form(req)['code'], req.ip ?? '');
+        if ('error' in done) return show(done.error, 400);
+        if (!(await pending.finish(req, res))) return void res.redirect(303, '/signin');
+        await deps.web.start(req, res, w.user.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
+        await accounts.audit.recordOwn(w.user, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'enrolled' });
+        render(res, recoveryCodesPage(done.codes, w.p.returnTo));
+      });
+
+      app.get('/factors', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (user) render(res, factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id)));
+      });
+      app.get('/factors/totp', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user || (await replacingNeedsStepUp(req, res, user))) return;
+        const e = await enrolmentOf(accounts, user);
+        render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/factors/totp', ...e }));
+      });
+      app.post('/factors/totp', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user || (await replacingNeedsStepUp(req, res, user))) return;
+        const show = async (error: string, status: number) => {
+          const e = await enrolmentOf(accounts, user);
+          render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/factors/totp', error, ...e }), { status });
+        };
+        if (!deps.web.csrfValid(req)) return show('The form expired. Try again.', 403);
+        const done = await confirmEnrolment(accounts, user, form(req)['code'], req.ip ?? '');
+        if ('error' in done) return show(done.error, 400);
+        await markFactorUsed(deps.redis, req);
+        render(res, recoveryCodesPage(done.codes, '/factors'));
+      });
+      // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
+      app.post('/factors/totp/remove', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const summary = await accounts.factors.summary(user.id);
+        if (!deps.web.csrfValid(req) || form(req)['confirm'] !== 'yes') {
+          return render(res, factorsPage(deps.web.csrfToken(req, res), summary, 'Tick the box to confirm. Nothing was removed.'), {
+            status: 400,
+          });
+        }
+        if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
+        if (await mustUseFactor(accounts, user)) {
+          const why = 'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one.';
+          return render(res, factorsPage(deps.web.csrfToken(req, res), summary, why), { status: 409 });
+        }
+        await accounts.factors.removeTotp(user.id);
+        await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'totp' });
+        render(
+          res,
+          factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), 'The authenticator app was removed.'),
+        );
+      });
+      app.get('/factors/step-up', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        if (!(await accounts.factors.hasAny(user.id))) return render(res, enrolFirstPage(), { status: 403 });
+        render(res, stepUpPage(deps.web.csrfToken(req, res), safeReturn(req.query['return']), STEP_UP_MINUTES));
+      });
+      app.post('/factors/step-up', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const returnTo = safeReturn(form(req)['return']);
+        const again = (error: string, status: number) =>
+          render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, error), { status });
+        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
+        const result = await check(user.id, { code: form(req)['code'] });
+        if (!result.ok) {
+          if (result.waitSeconds > 0)
+            return tooMany(res, result.waitSeconds, { returnTo, csrf: deps.web.csrfToken(req, res), reset: false });
+          return again('That code is not right, or was used already.', 401);
+        }
+        await markFactorUsed(deps.redis, req);
+        res.redirect(303, returnTo);
+      });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Step-up (docs/auth-service.md "Step-up"): creating ADMIN keys or service accounts, changing
+ * roles and changing SSO settings need a second factor used on this browser session within
+ * STEP_UP_MINUTES. The time is kept on the session (field `factorAt`), set when a factor is used.
+ */
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Accounts, Redis, User } from '@svc/accounts';
+import { sessionCookieOf } from '../http/web-session.ts';
+import { OK } from '../provider/redis-keys.ts';
+
+/** How recent a second factor must be for the actions that need a step-up. */
+export const STEP_UP_MINUTES = 10;
+/** The field of the web session holding when its second factor was last used (ms). */
+export const FACTOR_AT_FIELD = 'factorAt';
+
+const sessionKey = (req: Request): string | null => {
+  const id = sessionCookieOf(req);
+  return id ? OK.webSession(createHash('sha256').update(id).digest('hex')) : null;
+};
+
+/** Records on this request's session that a second factor was used now. */
+export async function markFactorUsed(redis: Redis, req: Request, now: number = Date.now()): Promise<void> {
+  const key = sessionKey(req);
+  if (key && (await redis.exists(key))) await redis.hset(key, FACTOR_AT_FIELD, String(now));
+}
+
+/** True when this request's session used a second factor within STEP_UP_MINUTES. */
+export async function hasRecentFactor(redis: Redis, req: Request, now: number = Date.now()): Promise<boolean> {
+  const key = sessionKey(req);
+  const at = key ? Number(await redis.hget(key, FACTOR_AT_FIELD)) : 0;
+  return at > 0 && now - at <= STEP_UP_MINUTES * 60_000;
+}
+
+/** True when the person must use a second factor (FactorStore.requiredFor). */
+export const mustUseFactor = (accounts: Accounts, user: User): Promise<boolean> => accounts.factors.requiredFor(user);
+
+/**
+ * Whether `user` may do a step-up action now: yes when a factor was used on this session within
+ * STEP_UP_MINUTES; yes when the person has no factor and no workspace of theirs requires one
+ * (there is nothing to step up with, docs/auth-service.md "Step-up" says why); no otherwise.
+ */
+async function stepUpSatisfied(deps: { redis: Redis; accounts: Accounts }, req: Request, user: User): Promise<boolean> {
+  if (await hasRecentFactor(deps.redis, req)) return true;
+  if (await deps.accounts.factors.hasAny(user.id)) return false;
+  return !(await mustUseFactor(deps.accounts, user));
+}
+
+/** Where a browser steps up, coming back to `returnTo` after. */
+const stepUpUrl = (returnTo: string) => `/factors/step-up?return=${encodeURIComponent(returnTo)}`;
+
+/**
+ * The one step the routes that need a step-up use: `applies(req)` says whether this request is
+ * such an action (an ADMIN key, not an EDITOR one); a browser without a recent factor is sent to
+ * the step-up page and comes back to `backTo(req)` (the form's page) after.
+ */
+export function requireRecentFactor(
+  deps: { redis: Redis; accounts: Accounts; userOf: (req: Request) => Promise<string | null> },
+  options: { applies?: (req: Request) => boolean; backTo: (req: Request) => string },
+) {
+  return async function requireRecentFactorStep(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (options.applies && !options.applies(req)) return next();
+    const userId = await deps.userOf(req);
+    const user = userId ? await deps.accounts.users.get(userId) : null;
+    if (!user || (await stepUpSatisfied(deps, req, user))) return next();
+    res.redirect(303, stepUpUrl(options.backTo(req)));
+  };
+}

@@ -1,0 +1,88 @@
+/** The second-factor pages (docs/auth-service.md "Second factor"), in the one page layout. */
+import type { FactorSummary } from '@svc/accounts';
+import { csrfField } from '../http/web-session.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
+import { errorLine, page } from '../pages/layout.ts';
+
+const codeFields = html`<label for="code">Code from your authenticator app</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" class="code">`;
+
+/** After the password: a code, or a recovery code. */
+export function factorPage(csrf: string, error?: string): SafeHtml {
+  return page(
+    'Second factor',
+    html`${errorLine(error)}<p>Enter the 6-digit code your authenticator app shows for svc.</p>
+<form method="post" action="/signin/factor">${csrfField(csrf)}${codeFields}<button type="submit">Continue</button></form>
+<details><summary>Lost your authenticator?</summary>
+<form method="post" action="/signin/factor">${csrfField(csrf)}
+<label for="recovery">Recovery code</label><input id="recovery" name="recovery" type="text" autocomplete="off" maxlength="40">
+<button type="submit" class="secondary">Use a recovery code</button></form>
+<p class="muted">No recovery code either? An owner of your workspace can reset your second factor.</p></details>
+<nav><a href="/signin">Start again</a></nav>`,
+  );
+}
+
+export interface EnrolView {
+  csrf: string;
+  action: string;
+  qr: string;
+  secret: string;
+  /** Why the sign-in stopped here: the workspace requires a second factor. */
+  required?: boolean;
+  error?: string | undefined;
+}
+
+/** TOTP enrolment: the QR code, the secret to type instead, and the confirming code. */
+export function enrolPage(v: EnrolView): SafeHtml {
+  const groups = v.secret.match(/.{1,4}/g)?.join(' ') ?? v.secret;
+  return page(
+    'Set up an authenticator app',
+    html`${v.required && html`<p>Your workspace requires a second factor. Set one up to continue.</p>`}${errorLine(v.error)}
+<p>Scan this code with an authenticator app, then enter the 6-digit code it shows.</p>
+<p><img src="${v.qr}" width="200" height="200" alt="QR code of the authenticator secret; the secret is also written out below"></p>
+<p>Or type this secret in the app: <code id="secret">${groups}</code></p>
+<form method="post" action="${v.action}">${csrfField(v.csrf)}${codeFields}<button type="submit">Turn on</button></form>`,
+  );
+}
+
+/** The recovery codes, shown once. */
+export function recoveryCodesPage(codes: string[], next: string): SafeHtml {
+  return page(
+    'Save your recovery codes',
+    html`<p>Each code signs you in once if you lose your authenticator. They are shown only now: keep them somewhere safe.</p>
+<ul class="recovery-codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
+<nav><a href="${next}">I have saved them, continue</a></nav>`,
+  );
+}
+
+/** The account's second factors: listed, each removable with a confirmation. */
+export function factorsPage(csrf: string, s: FactorSummary, notice?: string): SafeHtml {
+  const totp = s.totp
+    ? html`<p>Authenticator app: on (${s.recoveryCodesLeft} recovery codes left).</p>
+<form method="post" action="/factors/totp/remove">${csrfField(csrf)}
+<label class="check"><input type="checkbox" name="confirm" value="yes" required> I want to remove my authenticator app</label>
+<button type="submit" class="secondary">Remove authenticator app</button></form>`
+    : html`<p>Authenticator app: off.</p><nav><a href="/factors/totp">Set up an authenticator app</a></nav>`;
+  return page(
+    'Second factors',
+    html`${notice && html`<p role="status">${notice}</p>`}${totp}<nav><a href="/dashboard/account">Back to your account</a></nav>`,
+  );
+}
+
+/** A step-up: the action asked for needs a second factor used within minutes. */
+export function stepUpPage(csrf: string, returnTo: string, minutes: number, error?: string): SafeHtml {
+  return page(
+    'Confirm it is you',
+    html`${errorLine(error)}<p>This action needs a second factor used within the last ${minutes} minutes.</p>
+<form method="post" action="/factors/step-up">${csrfField(csrf)}<input type="hidden" name="return" value="${returnTo}">${codeFields}
+<button type="submit">Confirm</button></form>`,
+  );
+}
+
+/** The step-up cannot be made: the person has no factor yet (their workspace requires one). */
+export function enrolFirstPage(): SafeHtml {
+  return page(
+    'Set up a second factor first',
+    html`<p>This action needs a second factor, and your account has none yet.</p><nav><a href="/factors/totp">Set up an authenticator app</a></nav>`,
+  );
+}
