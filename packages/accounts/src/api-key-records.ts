@@ -9,6 +9,16 @@ import { MAX_KEY_NOTE } from './key-controls.ts';
 import { hasHiddenCharacters } from './names.ts';
 import type { ApiKeyKind, ApiKeyRecord } from './types.ts';
 
+/** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
+export const USER_KEY_TTL_SECONDS = 2_592_000;
+/**
+ * The project key create-svc writes into a folder's `.env`: 90 days (docs/auth-service.md
+ * "create-svc's key"), at EDITOR.
+ */
+export const CREATE_SVC_KEY_TTL_SECONDS = 90 * 86_400;
+/** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
+export const RECORD_GRACE_SECONDS = 7 * 86_400;
+
 export interface IssuedKey {
   id: string;
   /** The clear key: returned once, never stored. */

@@ -4,30 +4,22 @@ import { DEFAULT_KEY_LEVEL } from '@svc/policy';
 import { normalizeAllowedIps } from './key-controls.ts';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
-import { invalidate, newId, num } from './context.ts';
+import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
-import { scanKeys } from './scan.ts';
+import { pepperStatus } from './pepper-status.ts';
 import {
   checkNote,
   checkRateLimit,
   deserializeKey,
+  RECORD_GRACE_SECONDS,
+  USER_KEY_TTL_SECONDS,
   serializeKey,
   type IssuedKey,
   type NewKey,
   type PepperStatus,
 } from './api-key-records.ts';
 import type { ApiKeyRecord } from './types.ts';
-
-/** Personal key lifetime (docs/contract.md "Lifetimes and constants"): 30 days. */
-export const USER_KEY_TTL_SECONDS = 2_592_000;
-/**
- * The project key create-svc writes into a folder's `.env`: 90 days (docs/auth-service.md
- * "create-svc's key"), at EDITOR.
- */
-export const CREATE_SVC_KEY_TTL_SECONDS = 90 * 86_400;
-/** Stored records outlive their expiry by this long, so a listing still shows them as expired. */
-const RECORD_GRACE_SECONDS = 7 * 86_400;
 
 /** API keys of every kind, stored under the keyed hash of their value. */
 export class ApiKeyStore {
@@ -75,29 +67,9 @@ export class ApiKeyStore {
     await r.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(this.ctx.pepper));
   }
 
-  /**
-   * Which live keys the current pepper alone can find, and which still need the one being
-   * retired: every key record is read in pages (SCAN), never in one command.
-   */
-  async pepperStatus(): Promise<PepperStatus> {
-    const current = pepperVersion(this.ctx.pepper);
-    const status: PepperStatus = {
-      current,
-      previous: this.ctx.previousPepper ? pepperVersion(this.ctx.previousPepper) : null,
-      live: 0,
-      underCurrent: 0,
-      waiting: [],
-    };
-    for await (const batch of scanKeys(this.ctx.redis, `${K.apiKey('')}*`)) {
-      const recs = await Promise.all(batch.map((k) => this.ctx.redis.hmget(k, 'id', 'revoked', 'expiresAt', 'pepper', 'lastUsedAt')));
-      for (const [id, revoked, expiresAt, pepper, lastUsedAt] of recs) {
-        if (!id || revoked === '1' || (expiresAt && Number(expiresAt) <= this.ctx.now())) continue;
-        status.live++;
-        if (pepper === current) status.underCurrent++;
-        else status.waiting.push({ id, lastUsedAt: num(lastUsedAt ?? '') });
-      }
-    }
-    return status;
+  /** Which live keys the current pepper alone can find, and which still need the one being retired (pepper-status.ts). */
+  pepperStatus(): Promise<PepperStatus> {
+    return pepperStatus(this.ctx);
   }
 
   async issue(input: NewKey): Promise<IssuedKey> {
@@ -277,44 +249,36 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
-  /**
-   * Disables (or enables again) a key: every gateway refuses a disabled key within a second, as it
-   * does a revoked one (the same invalidation), and accepts it again once enabled.
-   */
+  /** Disables (or enables again) a key: every gateway refuses it within a second, as a revoked one. */
   async setDisabled(id: string, disabled: boolean): Promise<void> {
-    const hash = await this.hashOf(id);
-    await this.ctx.redis.hset(K.apiKey(hash), 'disabled', disabled ? '1' : '0');
-    await invalidate(this.ctx, INVALIDATES.key(hash));
+    await this.setField(id, 'disabled', disabled ? '1' : '0', true);
   }
 
   /** A key's note (MAX_KEY_NOTE characters at most; empty clears it). The gateway never reads it. */
   async setNote(id: string, note: string): Promise<string> {
     const text = checkNote(note);
-    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'note', text);
+    await this.setField(id, 'note', text, false);
     return text;
   }
 
-  /**
-   * A key's IP allow-list (empty: anywhere), kept in the record the gateway already reads, so the
-   * check costs no Redis command; gateways drop their cached answer for the key.
-   */
+  /** A key's IP allow-list (empty: anywhere), in the record the gateway already reads: the check costs no Redis command. */
   async setAllowedIps(id: string, entries: readonly string[]): Promise<string[]> {
     const cidrs = normalizeAllowedIps(entries);
-    const hash = await this.hashOf(id);
-    await this.ctx.redis.hset(K.apiKey(hash), 'allowedIps', cidrs.join(','));
-    await invalidate(this.ctx, INVALIDATES.key(hash));
+    await this.setField(id, 'allowedIps', cidrs.join(','), true);
     return cidrs;
   }
 
   /** Records which key a roll made in this one's place (the listing says "replaced by"). */
   async markReplaced(id: string, by: string): Promise<void> {
-    await this.ctx.redis.hset(K.apiKey(await this.hashOf(id)), 'replacedBy', by);
+    await this.setField(id, 'replacedBy', by, false);
   }
 
-  private async hashOf(id: string): Promise<string> {
+  /** One field of a key's record; `gateways`: every gateway drops its cached answer for the key (as on revocation). */
+  private async setField(id: string, field: string, value: string, gateways: boolean): Promise<void> {
     const hash = await this.ctx.redis.get(K.apiKeyById(id));
     if (!hash) throw new AccountError('not_found', `no key ${id}`);
-    return hash;
+    await this.ctx.redis.hset(K.apiKey(hash), field, value);
+    if (gateways) await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
   async listForProject(project: string): Promise<ApiKeyRecord[]> {

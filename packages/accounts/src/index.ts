@@ -36,7 +36,7 @@ export {
   type AuditAction,
   type AuditFilter,
 } from './audit.ts';
-export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts';
+export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-key-records.ts';
 export { isKeyStatus, keyStatus, type KeyStatus } from './key-status.ts';
 export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';

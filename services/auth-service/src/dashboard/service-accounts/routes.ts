@@ -67,7 +67,9 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
       { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
       { backTo: (req) => req.originalUrl },
     ),
-    page$(async (req, res, actor) => reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim()))),
+    page$(async (req, res, actor) =>
+      reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim())),
+    ),
   );
   router.post(
     BOT_FORMS.grant.path,
