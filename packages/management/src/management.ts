@@ -24,6 +24,7 @@ import { managementContext, type ManagementDeps } from './context.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
+import { ssoOperations, type SsoOperations } from './sso-operations.ts';
 import type {
   AccountInfo,
   Actor,
@@ -41,7 +42,7 @@ import type {
 } from './types.ts';
 import { workspaceOperations } from './workspace-operations.ts';
 
-export interface Management {
+export interface Management extends SsoOperations {
   projectsOf(actor: Actor): Promise<ProjectRow[]>;
   /** Workspaces the actor may create projects in. */
   workspacesOf(actor: Actor): Promise<string[]>;
@@ -110,5 +111,6 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...memberOperations(ctx),
     ...requestAccessOperation(ctx),
     ...accountOperations(ctx),
+    ...ssoOperations(ctx),
   };
 }

@@ -13,6 +13,7 @@ import {
   revokeServiceAccount,
   rotateServiceAccount,
 } from './service-accounts.ts';
+import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -41,6 +42,12 @@ export const MANAGEMENT_OPERATIONS = {
   revokePersonalKey,
   usage,
   audit,
+  ssoSettings,
+  configureSsoProvider,
+  setSsoPolicy,
+  claimSsoDomain,
+  verifySsoDomain,
+  releaseSsoDomain,
 } as const;
 
 /** The name of a management operation (its OpenAPI operationId). */
