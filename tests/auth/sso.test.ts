@@ -16,7 +16,7 @@ import { PASSWORD, type Stack } from '../support/stack.ts';
 import { startCompanyIdp, startMixUpIssuer, type CompanyIdp } from '../support/company-idp.ts';
 import { consent, shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 
-/** The SSO session bound of src/sso/bounds.ts (SSO_SESSION_MAX_SECONDS), read off the session's TTL. */
+/** The SSO session bound of @svc/sso (packages/sso/src/bounds.ts) (SSO_SESSION_MAX_SECONDS), read off the session's TTL. */
 const SSO_SESSION_MAX_SECONDS = 8 * 3600;
 
 const dns = new Map<string, string[]>();

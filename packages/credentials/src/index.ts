@@ -124,3 +124,5 @@ export const CREDENTIAL_PATTERN = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_tea
  * the gateway accept the same list, and both advertise it (docs/auth-service.md "DPoP").
  */
 export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
+
+export { seal, unseal } from './sealed.ts';

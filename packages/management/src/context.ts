@@ -5,6 +5,7 @@
 import { AccountError, type Accounts, type AuditAction, type Project, type Redis } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import type { KeyLevel, Role } from '@svc/policy';
+import type { SsoSettingsService } from '@svc/sso';
 import { createNotices } from './notices.ts';
 import { ManagementError, type Actor } from './types.ts';
 
@@ -15,6 +16,11 @@ export interface ManagementDeps {
   mailer?: Mailer;
   authUrl?: string;
   onNoticeError?: (err: unknown) => void;
+  /**
+   * A workspace's single sign-on settings (@svc/sso); without it the SSO operations answer 404.
+   * The gateway and svc-admin give one without a discovery check (no outbound requests).
+   */
+  sso?: SsoSettingsService;
 }
 
 /** The levels of keys a role may create, revoke and roll. */

@@ -25,6 +25,7 @@ import { factorOperations } from './factor-operations.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
+import { ssoOperations, type SsoOperations } from './sso-operations.ts';
 import type {
   AccountInfo,
   Actor,
@@ -43,7 +44,7 @@ import type {
 } from './types.ts';
 import { workspaceOperations } from './workspace-operations.ts';
 
-export interface Management {
+export interface Management extends SsoOperations {
   projectsOf(actor: Actor): Promise<ProjectRow[]>;
   /** Workspaces the actor may create projects in. */
   workspacesOf(actor: Actor): Promise<string[]>;
@@ -141,5 +142,6 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...requestAccessOperation(ctx),
     ...accountOperations(ctx),
     ...factorOperations(ctx),
+    ...ssoOperations(ctx),
   };
 }

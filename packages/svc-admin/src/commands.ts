@@ -19,7 +19,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-function req(o: Options, name: string): string {
+/** The value of option `--name`; a UsageError naming it when absent. */
+export function req(o: Options, name: string): string {
   const v = o[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
@@ -279,6 +280,10 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   legacy-key create --project S | --team W
   pepper status
   migrate
+  sso show --workspace W
+  sso provider --workspace W --issuer URL --client-id ID [--secret-stdin]
+  sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
+  sso domain claim|verify|release --workspace W --domain D
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that
@@ -288,4 +293,6 @@ confirmation link can be mailed).
 Reads REDIS_URL (default redis://127.0.0.1:6379), KEY_PEPPER and KEY_PEPPER_PREVIOUS. pepper status
 counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Rotating the key pepper");
 migrate fills, after an upgrade, the indexes an earlier release did not keep (docs/operations.md "Upgrading"). With --json, prints exactly one
-JSON object on stdout; errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;
+JSON object on stdout; sso acts for the workspace's owner (audited as svc-admin), reads
+COOKIE_KEYS (the client secret is sealed under it, as the auth-service reads it) and the secret
+from the first line of standard input with --secret-stdin (none: the saved one is kept); errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;

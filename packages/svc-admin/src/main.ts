@@ -2,8 +2,10 @@
 import { parseArgs } from 'node:util';
 import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { ConfigError, loadConfig } from '@svc/config';
+import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
 import { COMMANDS, USAGE, UsageError } from './commands.ts';
 import { passwordSource, readPassword } from './password.ts';
+import { SSO_COMMANDS } from './sso-commands.ts';
 
 const STRING_OPTIONS = [
   'email',
@@ -21,7 +23,12 @@ const STRING_OPTIONS = [
   'overlap',
   'id',
   'team',
+  'issuer',
+  'client-id',
+  'default-role',
   'required',
+  'groups',
+  'domain',
 ];
 
 async function main(argv: string[]): Promise<number> {
@@ -30,10 +37,18 @@ async function main(argv: string[]): Promise<number> {
     args: argv,
     strict: false,
     allowPositionals: true,
-    options: { ...options, json: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...options,
+      json: { type: 'boolean' },
+      'password-stdin': { type: 'boolean' },
+      'secret-stdin': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const json = values['json'] === true;
-  const name = positionals.slice(0, 2).join(' ');
+  // `sso domain claim` is three words; every other command two.
+  const three = positionals.slice(0, 3).join(' ');
+  const name = SSO_COMMANDS[three] ? three : positionals.slice(0, 2).join(' ');
   const fail = (code: string, message: string) => {
     if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     process.stderr.write(`svc-admin: ${message}\n`);
@@ -51,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
     delete values['password'];
   }
   const command = COMMANDS[name];
-  if (!command) return fail('usage', `unknown command "${name}"\n${USAGE}`);
+  const ssoCommand = SSO_COMMANDS[name];
+  if (!command && !ssoCommand) return fail('usage', `unknown command "${name}"\n${USAGE}`);
   let config;
   try {
     config = loadConfig();
@@ -63,11 +79,24 @@ async function main(argv: string[]): Promise<number> {
   try {
     await waitReady(redis, 5_000);
     const io = { password: () => readPassword(passwordSource(values)) };
-    const out = await command(
-      createAccounts(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper, waitReplicas: config.redisWaitReplicas }),
-      values as Record<string, string | boolean | undefined>,
-      io,
-    );
+    const accounts = createAccounts(redis, {
+      pepper: config.keyPepper,
+      previousPepper: config.previousKeyPepper,
+      waitReplicas: config.redisWaitReplicas,
+    });
+    const options = values as Record<string, string | boolean | undefined>;
+    const out = ssoCommand
+      ? await ssoCommand(
+          {
+            accounts,
+            // The store the auth-service reads, sealing under the same COOKIE_KEYS; no discovery
+            // check (svc-admin makes no outbound requests): the sign-in flow reads the provider.
+            sso: ssoSettings({ accounts, store: createSsoStore(redis, config.cookieKeys), resolveTxt: defaultResolveTxt, now: Date.now }),
+            secret: () => (values['secret-stdin'] === true ? readPassword('stdin') : Promise.resolve(null)),
+          },
+          options,
+        )
+      : await command!(accounts, options, io);
     process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${formatHuman(out)}\n`);
     return 0;
   } catch (err) {

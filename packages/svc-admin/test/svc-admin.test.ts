@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { createAccounts } from '@svc/accounts';
-import { DEV_KEY_PEPPER as DEV_PEPPER } from '@svc/config';
+import { DEV_KEY_PEPPER as DEV_PEPPER, loadConfig } from '@svc/config';
+import { createSsoStore } from '@svc/sso';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 
 const run = promisify(execFile);
@@ -255,4 +256,72 @@ test('second factor: the workspace policy switched, and a person reset, each aud
   const actions = async (ws: string) => (await accounts.audit.page(ws)).entries.map((e) => `${e.action} ${e.actor}`);
   assert.ok((await actions('mfa-ws')).includes('factor.policy_changed service:svc-admin'));
   assert.ok((await actions(person.workspace)).includes('factor.reset service:svc-admin'));
+});
+
+test('sso: show, provider, policy and domain claim / verify / release act for the owner, audited; the secret is read from stdin and sealed', async () => {
+  const SECRET = 'operator-typed-secret-91c2';
+  await admin('user', 'create', '--email', 'sso-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'team-sso', '--owner', 'sso-owner@example.com', '--plan', 'TEAM');
+  assert.deepEqual(await admin('sso', 'show', '--workspace', 'team-sso'), {
+    provider: null,
+    policy: { defaultRole: 'VIEWER', required: false, groupRoles: [] },
+    domains: [],
+  });
+  const { out } = await adminWithInput(
+    `${SECRET}\n`,
+    'sso',
+    'provider',
+    '--workspace',
+    'team-sso',
+    '--issuer',
+    'https://idp.example.com',
+    '--client-id',
+    'svc',
+    '--secret-stdin',
+  );
+  assert.deepEqual(out.provider, { issuer: 'https://idp.example.com', clientId: 'svc' });
+  assert.ok(!JSON.stringify(out).includes(SECRET), 'the secret is never printed');
+  assert.equal(
+    await createSsoStore(redis.client, loadConfig({ ...process.env, REDIS_URL: redis.url }).cookieKeys).secret('team-sso'),
+    SECRET,
+    'sealed under COOKIE_KEYS',
+  );
+
+  const claim = await admin('sso', 'domain', 'claim', '--workspace', 'team-sso', '--domain', 'Corp.Example');
+  assert.equal(claim.domain, 'corp.example');
+  assert.equal(claim.record.name, '_svc-sso.corp.example');
+  assert.match(claim.record.value, /^svc-sso=/);
+  const policy = await admin('sso', 'policy', '--workspace', 'team-sso', '--default-role', 'editor', '--groups', 'eng=ADMIN,ops=viewer');
+  assert.deepEqual(policy.policy, {
+    defaultRole: 'EDITOR',
+    required: false,
+    groupRoles: [
+      { group: 'eng', role: 'ADMIN' },
+      { group: 'ops', role: 'VIEWER' },
+    ],
+  });
+  // Requiring SSO needs a proven domain: refused, naming the option.
+  const early = await adminFails('sso', 'policy', '--workspace', 'team-sso', '--default-role', 'VIEWER', '--required', 'on');
+  assert.equal(early.code, 1);
+  assert.match(JSON.parse(early.stdout).error.message, /--required: Prove a domain/);
+  const bad = await adminFails('sso', 'provider', '--workspace', 'team-sso', '--issuer', 'not a url', '--client-id', 'svc');
+  assert.match(JSON.parse(bad.stdout).error.message, /--issuer/);
+  const unclaimed = await adminFails('sso', 'domain', 'verify', '--workspace', 'team-sso', '--domain', 'other.example');
+  assert.match(JSON.parse(unclaimed.stdout).error.message, /not claimed/);
+  assert.deepEqual(await admin('sso', 'domain', 'release', '--workspace', 'team-sso', '--domain', 'corp.example'), {
+    domain: 'corp.example',
+    released: true,
+  });
+  assert.deepEqual((await admin('sso', 'show', '--workspace', 'team-sso')).domains, []);
+
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const entries = (await accounts.audit.page('team-sso', { limit: 100 })).entries;
+  assert.deepEqual(entries.map((e) => e.action).sort(), [
+    'sso.configured',
+    'sso.domain_claimed',
+    'sso.domain_released',
+    'sso.policy_changed',
+  ]);
+  assert.ok(entries.every((e) => e.actor === 'svc-admin' && e.source === 'svc-admin'));
+  assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
 });

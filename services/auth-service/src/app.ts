@@ -41,7 +41,7 @@ import { signOut } from './pages/sign-out.ts';
 import { signUp } from './pages/sign-up.ts';
 import { createSso } from './sso/create-sso.ts';
 import { CALLBACK_PATH } from './sso/flow.ts';
-import type { ResolveTxt } from './sso/domain-proof.ts';
+import type { ResolveTxt } from '@svc/sso';
 import { ROUTES } from './provider/configuration.ts';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
@@ -181,6 +181,7 @@ export function createApp(deps: AppDeps): AuthApp {
     mailer,
     authUrl: config.authUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
+    sso: sso.settings,
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get('/signin', signin.get);

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { SSO_MAX_RESPONSE_BYTES } from '../src/sso/bounds.ts';
-import { SsoError } from '../src/sso/errors.ts';
+import { SSO_MAX_RESPONSE_BYTES, SsoError } from '@svc/sso';
 import { providerClient } from '../src/sso/provider-client.ts';
 
 let server: Server;

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IDToken } from 'openid-client';
-import { SSO_MAX_GROUPS_READ } from '../src/sso/bounds.ts';
-import { domainProven, normalDomain, proofName, proofValue } from '../src/sso/domain-proof.ts';
+import { SSO_MAX_GROUPS_READ, domainProven, normalDomain, proofName, proofValue } from '@svc/sso';
 import { groupsOf, roleFor } from '../src/sso/provision.ts';
 
 const token = (groups: unknown) => ({ iss: 'i', sub: 's', aud: 'a', iat: 0, exp: 0, groups }) as IDToken;

@@ -10,12 +10,17 @@ import { after, before, test } from 'node:test';
 import type { Accounts, Redis } from '@svc/accounts';
 import { connectRedis, createAccounts } from '@svc/accounts';
 import { startRedis, type RedisFixture } from '@svc/testkit';
-import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS } from '../src/sso/bounds.ts';
-import { proofName, proofValue } from '../src/sso/domain-proof.ts';
-import { SsoError } from '../src/sso/errors.ts';
+import {
+  SSO_MAX_DOMAINS,
+  SSO_MAX_GROUP_MAPPINGS,
+  proofName,
+  proofValue,
+  SsoError,
+  ssoSettings,
+  type SettingsActor,
+  createSsoStore,
+} from '@svc/sso';
 import type { Discover } from '../src/sso/provider-client.ts';
-import { ssoSettings, type SettingsActor } from '../src/sso/settings.ts';
-import { createSsoStore } from '../src/sso/store.ts';
 
 let redis: RedisFixture;
 let client: Redis;

@@ -10,6 +10,7 @@ import type { Accounts, Redis } from '@svc/accounts';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import type { SvcError } from '@svc/errors';
 import { createMailer, type Mailer } from '@svc/mail';
+import { createSsoStore, defaultResolveTxt, ssoSettings, type ResolveTxt } from '@svc/sso';
 import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
 import { DPOP_SIGNING_ALGS } from '@svc/credentials';
@@ -72,6 +73,8 @@ export interface GatewayDeps {
   mailer?: Mailer;
   /** True while the process drains after SIGTERM: /readyz answers 503 (docs/operations.md "Rolling restarts"). */
   draining?: () => boolean;
+  /** DNS TXT lookups of single sign-on's domain proofs; node:dns/promises unless a test gives its own. */
+  resolveTxt?: ResolveTxt;
 }
 
 /** tools/list and server/discover may be kept this long by a client (MCP 2026-07-28 "Caching"). */
@@ -116,6 +119,15 @@ export function createGateway(deps: GatewayDeps) {
     mailer: deps.mailer ?? createMailer(config.email),
     authUrl: config.authUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
+    // The same store and sealing key (COOKIE_KEYS, read by both services through @svc/config) as
+    // the auth-service's pages; no discovery check here: the gateway makes no outbound requests
+    // (docs/management.md "Single sign-on").
+    sso: ssoSettings({
+      accounts: deps.accounts,
+      store: createSsoStore(deps.redis, config.cookieKeys),
+      resolveTxt: deps.resolveTxt ?? defaultResolveTxt,
+      now,
+    }),
   });
   const tools = createTools({
     redis: deps.redis,

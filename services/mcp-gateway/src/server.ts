@@ -9,6 +9,7 @@ import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
 import { createGateway } from './app.ts';
 import { createOAuthTokenVerifier } from './auth/oauth-token-verifier.ts';
+import type { ResolveTxt } from '@svc/sso';
 
 export interface StartGatewayOptions {
   config: Config;
@@ -19,6 +20,8 @@ export interface StartGatewayOptions {
   now?: () => number;
   /** The HTTP server's bounds (docs/security.md \"Bounds\"); tests shorten the timeouts. */
   httpBounds?: Partial<HttpServerBounds>;
+  /** DNS TXT lookups of single sign-on's domain proofs; tests give their own (no outbound DNS). */
+  resolveTxt?: ResolveTxt;
 }
 
 export interface RunningGateway {
@@ -57,7 +60,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const drain = createDrain();
-  const gateway = createGateway({ config, redis, accounts, logger, oauth, now, draining: () => drain.draining });
+  const gateway = createGateway({
+    config,
+    redis,
+    accounts,
+    logger,
+    oauth,
+    now,
+    draining: () => drain.draining,
+    ...(opts.resolveTxt ? { resolveTxt: opts.resolveTxt } : {}),
+  });
   redis.on('ready', () => logger.info('redis ready'));
   redis.on('end', () => logger.warn('redis connection ended'));
   await gateway.start(subscriber);

@@ -19,8 +19,11 @@ let personal: string;
 /** The typed client of the management API with the owner's personal key. */
 let me: ReturnType<typeof typedClient>;
 
+/** The DNS TXT records the gateway reads for single sign-on's domain proofs (no outbound lookups). */
+const dns = new Map<string, string[][]>();
+
 before(async () => {
-  f = await startFixture();
+  f = await startFixture({}, { resolveTxt: async (name) => dns.get(name) ?? [] });
   owner = await seed(f.accounts, { plan: 'TEAM' });
   personal = (await f.accounts.keys.createUserKey({ userId: owner.userId })).key;
   me = typedClient(f.url, personal, answered);
@@ -317,7 +320,9 @@ test('cross-tenant: every route with credentials of another workspace, another p
   ];
   for (const [who, key, refused] of credentials) {
     for (const r of MANAGEMENT_ROUTES) {
-      if (!refused(r)) continue;
+      // Single sign-on's routes have their own sweep (sso-api.test.ts): here they would spend the
+      // owner's management bucket that the tests below still need.
+      if (!refused(r) || r.path.includes('/sso')) continue;
       const path = r.path.replace(/\{(\w+)\}/g, (_m, n: string) =>
         n === 'id' && r.path.includes('access-requests') ? request.id : params[n]!,
       );
@@ -625,6 +630,17 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const body = { name: 'Contract check' };
   const made = await client.createProject({ params: { workspace: owner.workspace }, body });
   assert.ok(made.ok, JSON.stringify(made.response.body));
+  // Single sign-on by the owner of a workspace of its own: the suite has spent most of this owner's management bucket.
+  const ssoOwner = await seed(f.accounts, { plan: 'TEAM' });
+  const ssoClient = typedClient(f.url, (await f.accounts.keys.createUserKey({ userId: ssoOwner.userId })).key, answered);
+  const sso = { workspace: ssoOwner.workspace };
+  success(await ssoClient.configureSsoProvider({ params: sso, body: { issuer: 'https://idp.example.com', clientId: 'c', secret: 's' } }));
+  success(await ssoClient.setSsoPolicy({ params: sso, body: { defaultRole: 'VIEWER' } }));
+  const claim = success(await ssoClient.claimSsoDomain({ params: sso, body: { domain: 'contract.example' } }), 201).body;
+  dns.set(claim.record.name, [[claim.record.value]]);
+  success(await ssoClient.verifySsoDomain({ params: { ...sso, domain: claim.domain } }));
+  success(await ssoClient.ssoSettings({ params: sso }));
+  success(await ssoClient.releaseSsoDomain({ params: { ...sso, domain: claim.domain } }));
   const asker = await seed(f.accounts);
   const refused = await seed(f.accounts);
   const ask = (who: Seeded) =>

@@ -11,6 +11,7 @@ import type { Plan, KeyLevel } from '@svc/policy';
 import type { RedisFixture } from '@svc/testkit';
 import { freePort, startRedis, waitFor } from '@svc/testkit';
 import { startGateway, type RunningGateway } from '../src/server.ts';
+import type { ResolveTxt } from '@svc/sso';
 
 export interface GatewayFixture {
   redis: RedisFixture;
@@ -49,13 +50,16 @@ export async function gatewayReady(url: string): Promise<void> {
   });
 }
 
-export async function startFixture(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<GatewayFixture> {
+export async function startFixture(
+  env: Record<string, string> = {},
+  options: { now?: () => number; resolveTxt?: ResolveTxt } = {},
+): Promise<GatewayFixture> {
   const redis = await startRedis();
   const port = await freePort();
   const config = testConfig(redis.url, port, env);
   const logger = createLogger({ service: 'mcp-gateway', level: 'error', silent: true });
   const now = options.now ? { now: options.now } : {};
-  const gw = await startGateway({ config, logger, ...now });
+  const gw = await startGateway({ config, logger, ...now, ...(options.resolveTxt ? { resolveTxt: options.resolveTxt } : {}) });
   await gatewayReady(gw.url);
   const client = connectRedis(redis.url, { name: 'test-accounts' });
   const accounts = createAccounts(client, { pepper: config.keyPepper, bcryptCost: 4, ...now });

@@ -14,6 +14,7 @@ import {
   revokeServiceAccount,
   rotateServiceAccount,
 } from './service-accounts.ts';
+import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -49,6 +50,12 @@ export const MANAGEMENT_OPERATIONS = {
   factorPolicy,
   setFactorPolicy,
   resetFactors,
+  ssoSettings,
+  configureSsoProvider,
+  setSsoPolicy,
+  claimSsoDomain,
+  verifySsoDomain,
+  releaseSsoDomain,
 } as const;
 
 /** The name of a management operation (its OpenAPI operationId). */

@@ -18,7 +18,7 @@ import type { Frame, Section } from './frame.ts';
 import type { CONFIRM_FIELDS } from './form.ts';
 import { formOf, type DashboardForm } from './form.ts';
 import { createReveals } from './reveal.ts';
-import type { SsoSettingsService } from '../sso/settings.ts';
+import type { SsoSettingsService } from '@svc/sso';
 
 export interface DashboardDeps {
   accounts: Accounts;

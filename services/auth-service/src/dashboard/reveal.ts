@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import type { Redis } from '@svc/accounts';
 import { sessionCookieOf } from '../http/web-session.ts';
-import { seal, unseal } from '../oauth/sealed-pair.ts';
+import { seal, unseal } from '@svc/credentials';
 import { OK } from '../provider/redis-keys.ts';
 
 /** How long a new key waits for its reveal page: the redirect is followed at once, so a minute is ample. */

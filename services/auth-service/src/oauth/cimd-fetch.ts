@@ -84,7 +84,7 @@ export interface CimdFetchOptions {
   refuse?: (address: string) => boolean;
   /** Name resolution; default the system's (getaddrinfo, as every Node connection uses). */
   resolve?: Resolver;
-  /** The largest body read; default CIMD_MAX_DOCUMENT_BYTES (single sign-on reads larger ones, src/sso/bounds.ts). */
+  /** The largest body read; default CIMD_MAX_DOCUMENT_BYTES (single sign-on reads larger ones, @svc/sso, packages/sso/src/bounds.ts). */
   maxBytes?: number;
   /**
    * Read the body of every status, not only 200, and send a request's method and form body (an

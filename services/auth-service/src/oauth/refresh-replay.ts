@@ -26,7 +26,7 @@ import { runScript } from '../http/throttle.ts';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
 import { sendOAuthError } from './oauth-error.ts';
-import { seal, unseal } from './sealed-pair.ts';
+import { seal, unseal } from '@svc/credentials';
 
 /** How long a used refresh token still answers with the pair it was exchanged for. */
 const REFRESH_REPLAY_MS = 30_000;

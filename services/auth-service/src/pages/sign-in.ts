@@ -15,7 +15,7 @@ import { html, render, type SafeHtml } from './html.ts';
 import { errorLine, page } from './layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { Sso } from '../sso/create-sso.ts';
-import { SsoError } from '../sso/errors.ts';
+import { SsoError } from '@svc/sso';
 import { tooMany } from './too-many.ts';
 
 export interface PageDeps {

@@ -4,7 +4,7 @@
  * to that provider when the person asks for SSO or leaves the password empty; with the policy
  * "members must use SSO" its password is refused. Every other address signs in with its password.
  */
-import type { SsoStore } from './store.ts';
+import type { SsoStore } from '@svc/sso';
 
 export type AddressRoute =
   { kind: 'password' } | { kind: 'provider'; workspace: string } | { kind: 'refused'; status: 400 | 403; message: string };

@@ -10,12 +10,10 @@ import type { WebSessions } from '../http/web-session.ts';
 import { html, render } from '../pages/html.ts';
 import { page } from '../pages/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
-import { defaultResolveTxt, type ResolveTxt } from './domain-proof.ts';
+import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore } from '@svc/sso';
 import { ssoFlow } from './flow.ts';
 import { providerClient } from './provider-client.ts';
 import { provisioning } from './provision.ts';
-import { ssoSettings } from './settings.ts';
-import { createSsoStore } from './store.ts';
 
 export interface SsoDeps {
   redis: Redis;

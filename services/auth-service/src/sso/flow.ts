@@ -10,11 +10,9 @@ import * as oc from 'openid-client';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import { readCookie } from '../http/web-session.ts';
-import { SSO_SESSION_MAX_SECONDS, SSO_STATE_TTL_SECONDS } from './bounds.ts';
-import { SsoError } from './errors.ts';
+import { SSO_SESSION_MAX_SECONDS, SSO_STATE_TTL_SECONDS, SsoError, type SsoStore } from '@svc/sso';
 import type { Discover } from './provider-client.ts';
 import type { Provisioning } from './provision.ts';
-import type { SsoStore } from './store.ts';
 
 /** The cookie binding a started sign-in to the browser that started it. */
 const BROWSER_COOKIE = 'svc_sso';

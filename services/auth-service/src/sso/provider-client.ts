@@ -7,8 +7,7 @@
  */
 import * as oc from 'openid-client';
 import { CimdFetchRefused, createCimdFetch } from '../oauth/cimd-fetch.ts';
-import { SSO_MAX_RESPONSE_BYTES } from './bounds.ts';
-import { SsoError } from './errors.ts';
+import { SSO_MAX_RESPONSE_BYTES, SsoError } from '@svc/sso';
 
 export interface ProviderClientOptions {
   /** SSO_PRIVATE_ISSUERS=allow. */

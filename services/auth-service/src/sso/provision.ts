@@ -10,9 +10,7 @@ import type { Accounts, User } from '@svc/accounts';
 import { AccountError } from '@svc/accounts';
 import { roleAtLeast, type Role } from '@svc/policy';
 import type { IDToken } from 'openid-client';
-import { SSO_MAX_GROUPS_READ } from './bounds.ts';
-import { SsoError } from './errors.ts';
-import type { SsoSettings, SsoStore } from './store.ts';
+import { SSO_MAX_GROUPS_READ, SsoError, type SsoSettings, type SsoStore } from '@svc/sso';
 
 /** The groups of an ID token (its `groups` claim, a list of strings), at most SSO_MAX_GROUPS_READ. */
 export function groupsOf(claims: IDToken): string[] {

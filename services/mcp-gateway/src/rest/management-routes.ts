@@ -8,6 +8,7 @@ import type { ManagementRoute } from './management/handle.ts';
 import { KEY_ROUTES } from './management/keys.ts';
 import { MEMBER_ROUTES } from './management/members.ts';
 import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
+import { SSO_ROUTES } from './management/sso.ts';
 import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
 
 export type { ManagementRoute } from './management/handle.ts';
@@ -19,5 +20,6 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...WORKSPACE_ROUTES,
+  ...SSO_ROUTES,
   ...ME_ROUTES,
 ];

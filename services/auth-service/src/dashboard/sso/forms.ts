@@ -1,7 +1,7 @@
 /**
  * Workspace > Single sign-on forms (docs/dashboard.md "Forms"): each field a string, sent once; the
- * lengths and values are the settings service's to judge (src/sso/settings.ts, its bounds in
- * src/sso/bounds.ts), which shows its refusal on the page.
+ * lengths and values are the settings service's to judge (@svc/sso: packages/sso/src/settings.ts, its bounds in
+ * packages/sso/src/bounds.ts), which shows its refusal on the page.
  */
 import { defineForm } from '../form.ts';
 

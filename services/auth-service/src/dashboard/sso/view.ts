@@ -5,9 +5,7 @@
  */
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { csrfField } from '../../http/web-session.ts';
-import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS } from '../../sso/bounds.ts';
-import { proofName, proofValue } from '../../sso/domain-proof.ts';
-import type { SsoView } from '../../sso/settings.ts';
+import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS, proofName, proofValue, type SsoView } from '@svc/sso';
 import { dashboardPage, type Frame } from '../frame.ts';
 import { when } from '../parts.ts';
 

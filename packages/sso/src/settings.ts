@@ -16,20 +16,30 @@ import {
 } from './bounds.ts';
 import { domainProven, newProofToken, normalDomain, type ResolveTxt } from './domain-proof.ts';
 import { SsoError } from './errors.ts';
-import type { Discover } from './provider-client.ts';
 import type { DomainClaim, GroupRole, SsoSettings, SsoStore } from './store.ts';
 
-/** Who is changing the settings: a signed-in person, from an address. */
+/** Who is changing the settings: a signed-in person (or svc-admin acting for the owner), from an address. */
 export interface SettingsActor {
   userId: string;
+  /** How the audit log names them. */
   email: string;
   source: string;
+  /** The request's id, when it has one (the REST API's); else a fresh one per audit entry. */
+  requestId?: string;
 }
+
+/**
+ * Reads the provider's discovery document before it is saved (the auth-service's guarded
+ * openid-client, src/sso/provider-client.ts there). Where none is given (the gateway, svc-admin:
+ * no outbound requests), the provider is saved unchecked; the sign-in flow discovers it at each
+ * sign-in and refuses one it cannot read (docs/auth-service.md "Single sign-on").
+ */
+export type CheckProvider = (issuer: string, clientId: string, secret: string) => Promise<unknown>;
 
 export interface SsoSettingsDeps {
   accounts: Accounts;
   store: SsoStore;
-  discover: Discover;
+  discover?: CheckProvider;
   resolveTxt: ResolveTxt;
   now: () => number;
 }
@@ -59,7 +69,7 @@ export function ssoSettings(deps: SsoSettingsDeps) {
       action,
       target: `workspace:${workspace}`,
       source: actor.source,
-      requestId: randomUUID(),
+      requestId: actor.requestId ?? randomUUID(),
       detail,
     });
   }
@@ -80,39 +90,45 @@ export function ssoSettings(deps: SsoSettingsDeps) {
       const issuer = input.issuer.trim();
       const clientId = input.clientId.trim();
       if (!URL.canParse(issuer) || issuer.length > SSO_MAX_ISSUER_LENGTH) {
-        throw new SsoError(400, `The issuer must be a URL of at most ${SSO_MAX_ISSUER_LENGTH} characters.`);
+        throw new SsoError(400, `The issuer must be a URL of at most ${SSO_MAX_ISSUER_LENGTH} characters.`, '', 'issuer');
       }
       if (!clientId || clientId.length > SSO_MAX_CLIENT_ID_LENGTH) {
-        throw new SsoError(400, `The client id must be 1 to ${SSO_MAX_CLIENT_ID_LENGTH} characters.`);
+        throw new SsoError(400, `The client id must be 1 to ${SSO_MAX_CLIENT_ID_LENGTH} characters.`, '', 'clientId');
       }
       const previous = await deps.store.secret(workspace);
       const secret = input.secret || previous || '';
       if (!secret || secret.length > SSO_MAX_CLIENT_SECRET_LENGTH) {
-        throw new SsoError(400, `The client secret must be 1 to ${SSO_MAX_CLIENT_SECRET_LENGTH} characters.`);
+        throw new SsoError(400, `The client secret must be 1 to ${SSO_MAX_CLIENT_SECRET_LENGTH} characters.`, '', 'secret');
       }
-      await deps.discover(issuer, clientId, secret);
+      if (deps.discover) await deps.discover(issuer, clientId, secret);
       await deps.store.saveProvider(workspace, { issuer, clientId, secret }, deps.now());
-      await audit(actor, workspace, 'sso.configured', { issuer, clientId, secret: input.secret ? 'replaced' : 'kept' });
+      await audit(actor, workspace, 'sso.configured', {
+        issuer,
+        clientId,
+        secret: input.secret ? 'replaced' : 'kept',
+        discovery: deps.discover ? 'read' : 'not checked',
+      });
     },
 
     async setPolicy(actor: SettingsActor, workspace: string, input: PolicyInput): Promise<void> {
       await owned(actor, workspace);
-      if (!isRole(input.defaultRole)) throw new SsoError(400, 'The default role must be NONE, VIEWER, EDITOR or ADMIN.');
+      if (!isRole(input.defaultRole)) throw new SsoError(400, 'The default role must be NONE, VIEWER, EDITOR or ADMIN.', '', 'defaultRole');
       if (input.groupRoles.length > SSO_MAX_GROUP_MAPPINGS) {
-        throw new SsoError(400, `At most ${SSO_MAX_GROUP_MAPPINGS} group mappings (${input.groupRoles.length} given).`);
+        throw new SsoError(400, `At most ${SSO_MAX_GROUP_MAPPINGS} group mappings (${input.groupRoles.length} given).`, '', 'groupRoles');
       }
       const groupRoles: GroupRole[] = [];
       for (const row of input.groupRoles) {
         const group = row.group.trim();
         if (!group || group.length > SSO_MAX_GROUP_LENGTH)
-          throw new SsoError(400, `A group name must be 1 to ${SSO_MAX_GROUP_LENGTH} characters.`);
-        if (!isRole(row.role)) throw new SsoError(400, `The role of group ${group} must be NONE, VIEWER, EDITOR or ADMIN.`);
+          throw new SsoError(400, `A group name must be 1 to ${SSO_MAX_GROUP_LENGTH} characters.`, '', 'groupRoles');
+        if (!isRole(row.role))
+          throw new SsoError(400, `The role of group ${group} must be NONE, VIEWER, EDITOR or ADMIN.`, '', 'groupRoles');
         groupRoles.push({ group, role: row.role });
       }
       const settings = await deps.store.settings(workspace);
-      if (input.required && !settings) throw new SsoError(400, 'Configure the provider before requiring SSO.');
+      if (input.required && !settings) throw new SsoError(400, 'Configure the provider before requiring SSO.', '', 'required');
       if (input.required && !(await deps.store.claims(workspace)).some((c) => c.verifiedAt !== null)) {
-        throw new SsoError(400, 'Prove a domain before requiring SSO: the policy applies to addresses at proven domains.');
+        throw new SsoError(400, 'Prove a domain before requiring SSO: the policy applies to addresses at proven domains.', '', 'required');
       }
       const defaultRole: Role = input.defaultRole;
       await deps.store.savePolicy(workspace, { defaultRole, required: input.required, groupRoles }, deps.now());
@@ -127,11 +143,11 @@ export function ssoSettings(deps: SsoSettingsDeps) {
     async claimDomain(actor: SettingsActor, workspace: string, input: string): Promise<DomainClaim> {
       await owned(actor, workspace);
       const domain = normalDomain(input);
-      if (!domain) throw new SsoError(400, `"${input.slice(0, 100)}" is not a domain name.`);
+      if (!domain) throw new SsoError(400, `"${input.slice(0, 100)}" is not a domain name.`, '', 'domain');
       const claims = await deps.store.claims(workspace);
       const existing = claims.find((c) => c.domain === domain);
       if (existing) return existing;
-      if (claims.length >= SSO_MAX_DOMAINS) throw new SsoError(400, `A workspace claims at most ${SSO_MAX_DOMAINS} domains.`);
+      if (claims.length >= SSO_MAX_DOMAINS) throw new SsoError(400, `A workspace claims at most ${SSO_MAX_DOMAINS} domains.`, '', 'domain');
       const owner = await deps.store.ownerOf(domain);
       if (owner && owner !== workspace) throw new SsoError(409, `${domain} is already proven by another workspace.`);
       const claim = { domain, token: newProofToken(), verifiedAt: null };

@@ -6,10 +6,13 @@ export class SsoError extends Error {
   override name = 'SsoError';
   readonly status: 400 | 403 | 404 | 409 | 502;
   readonly detail: string;
+  /** The input field a 400 is about, when it is one (the REST API's `error.field`). */
+  readonly field: string | undefined;
 
-  constructor(status: SsoError['status'], message: string, detail = '') {
+  constructor(status: SsoError['status'], message: string, detail = '', field?: string) {
     super(message);
     this.status = status;
     this.detail = detail;
+    this.field = field;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The token pair a refresh token was exchanged for, sealed under that refresh token
- * (docs/security.md "Refresh tokens"): AES-256-GCM with a key derived from the token by HKDF-SHA-256
- * (RFC 5869). Redis holds only the sealed value under a SHA-256 digest of the token, so whoever reads
- * Redis learns neither the refresh token nor the pair; only a request presenting the token opens it.
+ * A value sealed under a secret: AES-256-GCM with a key derived from the secret by HKDF-SHA-256
+ * (RFC 5869), `info` telling the uses apart. The auth-service seals the token pair a refresh token
+ * was exchanged for under that token (docs/security.md "Refresh tokens"); single sign-on seals a
+ * workspace's client secret under COOKIE_KEYS (docs/auth-service.md "Single sign-on").
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from '@svc/accounts';
 import { isRole, type Role } from '@svc/policy';
-import { seal, unseal } from '../oauth/sealed-pair.ts';
+import { seal, unseal } from '@svc/credentials';
 import { SSO_STATE_TTL_SECONDS } from './bounds.ts';
 import { SK } from './keys.ts';
 

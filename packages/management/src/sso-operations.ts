@@ -1,0 +1,74 @@
+/**
+ * A workspace's single sign-on settings on the management API and svc-admin (docs/auth-service.md
+ * "Single sign-on", docs/management.md "Single sign-on"): the owner's, through a personal key; a
+ * project key or an OAuth token is refused. The settings service (@svc/sso) checks ownership,
+ * judges the input and records each change in the audit log; its refusals become ManagementErrors.
+ */
+import { SsoError, type DomainClaim, type PolicyInput, type SettingsActor, type SsoView } from '@svc/sso';
+import type { ManagementContext } from './context.ts';
+import type { Actor } from './types.ts';
+import { ManagementError } from './types.ts';
+
+/** The SSO operations of the management layer (each is described on Management). */
+export interface SsoOperations {
+  ssoView(actor: Actor, workspace: string): Promise<SsoView>;
+  ssoConfigureProvider(actor: Actor, workspace: string, input: { issuer: string; clientId: string; secret: string }): Promise<SsoView>;
+  ssoSetPolicy(actor: Actor, workspace: string, input: PolicyInput): Promise<SsoView>;
+  ssoClaimDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
+  ssoVerifyDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
+  ssoReleaseDomain(actor: Actor, workspace: string, domain: string): Promise<void>;
+}
+
+/** A refusal of the settings service as the management layer says it. */
+function refusal(err: unknown): never {
+  if (!(err instanceof SsoError)) throw err;
+  // 502 (the provider's discovery unreadable) only arises where a discovery check is given; to
+  // the caller it is a bad issuer.
+  const status = err.status === 502 ? 400 : err.status;
+  throw new ManagementError(status, err.message, err.field ?? (err.status === 502 ? 'issuer' : undefined));
+}
+
+export function ssoOperations(ctx: ManagementContext): SsoOperations {
+  const settings = () => {
+    if (!ctx.deps.sso) throw new ManagementError(404, 'Single sign-on is not served here.');
+    return ctx.deps.sso;
+  };
+  const as = (actor: Actor, what: string): SettingsActor => ({
+    userId: ctx.personOf(actor, what),
+    email: actor.label,
+    source: actor.source,
+    requestId: actor.requestId,
+  });
+  const claimOf = async (actor: Actor, workspace: string, domain: string): Promise<DomainClaim> => {
+    const view = await settings().view(as(actor, 'manage single sign-on'), workspace);
+    const claim = view.claims.find((c) => c.domain === domain.trim().toLowerCase().replace(/\.$/, ''));
+    if (!claim) throw new ManagementError(404, `${domain.slice(0, 100)} is not claimed by ${workspace}.`);
+    return claim;
+  };
+
+  return {
+    async ssoView(actor, workspace) {
+      return settings().view(as(actor, 'see single sign-on'), workspace).catch(refusal);
+    },
+    async ssoConfigureProvider(actor, workspace, input) {
+      const who = as(actor, 'manage single sign-on');
+      await settings().configureProvider(who, workspace, input).catch(refusal);
+      return settings().view(who, workspace);
+    },
+    async ssoSetPolicy(actor, workspace, input) {
+      const who = as(actor, 'manage single sign-on');
+      await settings().setPolicy(who, workspace, input).catch(refusal);
+      return settings().view(who, workspace);
+    },
+    async ssoClaimDomain(actor, workspace, domain) {
+      return settings().claimDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
+    },
+    async ssoVerifyDomain(actor, workspace, domain) {
+      await settings().verifyDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
+      return claimOf(actor, workspace, domain);
+    },
+    async ssoReleaseDomain(actor, workspace, domain) {
+      await settings().releaseDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * Single sign-on's settings per workspace (docs/auth-service.md "Single sign-on"): what the
+ * auth-service's pages, the gateway's REST API and svc-admin share. The sign-in flow itself (the
+ * provider client, openid-client, the outbound fetch) stays in the auth-service.
+ */
+export * from './bounds.ts';
+export { SsoError } from './errors.ts';
+export { defaultResolveTxt, domainProven, normalDomain, proofName, proofValue, type ResolveTxt } from './domain-proof.ts';
+export { SK } from './keys.ts';
+export { ssoSettings, type PolicyInput, type SettingsActor, type SsoSettingsService, type SsoView } from './settings.ts';
+export { createSsoStore, type DomainClaim, type SsoSettings, type SsoStore } from './store.ts';

@@ -1,0 +1,43 @@
+/** The routes of a workspace's single sign-on settings (docs/management.md "Single sign-on"). */
+import type { DomainClaim, SsoView } from '@svc/sso';
+import { proofName, proofValue } from '@svc/sso';
+import { handle, iso, type ManagementRoute } from './handle.ts';
+
+/** A claim as the API shows it: the record to publish rather than the bare token. */
+const claimOut = (c: DomainClaim) => ({
+  domain: c.domain,
+  record: { name: proofName(c.domain), value: proofValue(c.token) },
+  verifiedAt: iso(c.verifiedAt),
+});
+
+/** The settings as the API shows them: never the client secret (the store does not read it here). */
+const viewOut = (v: SsoView) => ({
+  provider: v.settings ? { issuer: v.settings.issuer, clientId: v.settings.clientId, updatedAt: iso(v.settings.updatedAt) } : null,
+  policy: {
+    defaultRole: v.settings?.defaultRole ?? 'VIEWER',
+    required: v.settings?.required ?? false,
+    groupRoles: v.settings?.groupRoles ?? [],
+  },
+  domains: v.claims.map(claimOut),
+});
+
+export const SSO_ROUTES: readonly ManagementRoute[] = [
+  handle('ssoSettings', async (m, a, { params }) => ({ body: viewOut(await m.ssoView(a, params.workspace)) })),
+  handle('configureSsoProvider', async (m, a, { params, body }) => ({
+    body: viewOut(await m.ssoConfigureProvider(a, params.workspace, body)),
+  })),
+  handle('setSsoPolicy', async (m, a, { params, body }) => ({
+    body: viewOut(await m.ssoSetPolicy(a, params.workspace, body)),
+  })),
+  handle('claimSsoDomain', async (m, a, { params, body }) => {
+    const before = (await m.ssoView(a, params.workspace)).claims.length;
+    const claim = await m.ssoClaimDomain(a, params.workspace, body.domain);
+    const after = (await m.ssoView(a, params.workspace)).claims.length;
+    return { status: after > before ? 201 : 200, body: claimOut(claim) };
+  }),
+  handle('verifySsoDomain', async (m, a, { params }) => ({ body: claimOut(await m.ssoVerifyDomain(a, params.workspace, params.domain)) })),
+  handle('releaseSsoDomain', async (m, a, { params }) => {
+    await m.ssoReleaseDomain(a, params.workspace, params.domain);
+    return { body: { domain: params.domain, released: true } };
+  }),
+];
