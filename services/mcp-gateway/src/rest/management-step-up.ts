@@ -1,6 +1,6 @@
 /**
- * Step-up over REST (docs/auth-service.md "Step-up"): creating an ADMIN key or a service account
- * and setting a member's role need a second factor used within minutes. A token (a personal key,
+ * Step-up over REST (docs/auth-service.md "Step-up"): creating an ADMIN key or a service account,
+ * setting a member's role and changing single sign-on settings need a second factor used within minutes. A token (a personal key,
  * an OAuth token) carries no recent second factor, so a person who has one, or whose workspace
  * requires one, is refused with `step_up_required` naming the dashboard page that does the same
  * after the factor. A person with neither passes, as on the dashboard; project keys are keys, not
@@ -18,6 +18,12 @@ const STEP_UP_ACTIONS: Partial<Record<ManagementRoute['id'], (params: Params, bo
   createKey: (params, body) => (body['level'] === 'ADMIN' ? `/dashboard/projects/${params['project']}/keys` : null),
   createServiceAccount: (params) => `/dashboard/workspaces/${params['workspace']}/service-accounts`,
   putMember: (params) => `/dashboard/projects/${params['project']}/members`,
+  ...Object.fromEntries(
+    (['configureSsoProvider', 'setSsoPolicy', 'claimSsoDomain', 'verifySsoDomain', 'releaseSsoDomain'] as const).map((id) => [
+      id,
+      (params: Params) => `/dashboard/workspaces/${params['workspace']}/sso`,
+    ]),
+  ),
 };
 
 export function managementStepUp(accounts: Accounts, route: ManagementRoute): Step {

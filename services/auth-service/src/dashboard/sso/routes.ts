@@ -4,6 +4,7 @@ import type { Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { alertPage } from '../../pages/layout.ts';
 import { SsoError, type SettingsActor } from '@svc/sso';
+import { requireRecentFactor } from '../../factors/step-up.ts';
 import { formOf } from '../form.ts';
 import { back, param, personOf, type Done, type Kit } from '../kit.ts';
 import { SSO_FORMS } from './forms.ts';
@@ -54,6 +55,11 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     });
   const refuse = (res: Response, err: SsoError) => render(res, alertPage('Not allowed', err.message), { status: err.status });
 
+  // Changing single sign-on needs a second factor used within minutes (docs/auth-service.md "Step-up").
+  const stepUp = requireRecentFactor(
+    { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+    { backTo: (req) => ssoPath(param(req, 'ws')) },
+  );
   router.get(
     '/workspaces/:ws/sso',
     page$(async (req, res, actor) => {
@@ -67,6 +73,7 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
   );
   router.post(
     SSO_FORMS.provider.path,
+    stepUp,
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.provider);
       return sso.configureProvider(a, ws, { issuer: form.issuer, clientId: form.client_id, secret: form.client_secret ?? '' });
@@ -74,6 +81,7 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
   );
   router.post(
     SSO_FORMS.policy.path,
+    stepUp,
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.policy);
       return sso.setPolicy(a, ws, {
@@ -85,14 +93,17 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
   );
   router.post(
     SSO_FORMS.claim.path,
+    stepUp,
     change((req, a, ws) => sso.claimDomain(a, ws, formOf(req, SSO_FORMS.claim).domain), 'sso-domain-claimed'),
   );
   router.post(
     SSO_FORMS.verify.path,
+    stepUp,
     change((req, a, ws) => sso.verifyDomain(a, ws, formOf(req, SSO_FORMS.verify).domain), 'sso-domain-verified'),
   );
   router.post(
     SSO_FORMS.release.path,
+    stepUp,
     change((req, a, ws) => sso.releaseDomain(a, ws, formOf(req, SSO_FORMS.release).domain), 'sso-domain-released'),
   );
 }
