@@ -97,6 +97,13 @@ export class BotStore {
     const key = await this.keys.getById(bot.keyId);
     if (key && !key.revoked) await this.keys.revoke(key.id);
     await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
+    // Its OAuth client's tokens are refused by every gateway at once (docs/auth-service.md "Client credentials").
+    await invalidate(this.ctx, INVALIDATES.bot(id));
+  }
+
+  /** Whether the service account is live (not revoked, or brought back by a rotation). */
+  async isLive(id: string, workspace: string): Promise<boolean> {
+    return (await this.ctx.redis.sismember(K.workspaceLiveBots(workspace), id)) === 1;
   }
 
   async grantOf(id: string, project: string): Promise<KeyLevel | null> {

@@ -3,6 +3,7 @@ import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
+import { ServiceAccountClientStore } from './service-account-clients.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -27,18 +28,36 @@ export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AU
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
+export {
+  SERVICE_ACCOUNT_KEY_LIMITS,
+  serviceAccountKeysProblem,
+  type PublicJwk,
+  type ServiceAccountClientMetadata,
+} from './service-account-clients.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export { scanKeys } from './scan.ts';
 export type { MigrationReport } from './migrate.ts';
 export { INVITATION_RENEW_SECONDS, INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
 export { endPersonalCredentials } from './personal-credentials.ts';
-export type { ApiKeyStore, AuditLog, BotStore, UserStore, WorkspaceStore, AccessRequestStore, OAuthGrantStore, InvitationStore };
+export type {
+  ApiKeyStore,
+  AuditLog,
+  BotStore,
+  ServiceAccountClientStore,
+  UserStore,
+  WorkspaceStore,
+  AccessRequestStore,
+  OAuthGrantStore,
+  InvitationStore,
+};
 
 export interface Accounts {
   users: UserStore;
   workspaces: WorkspaceStore;
   keys: ApiKeyStore;
   bots: BotStore;
+  /** Service accounts' OAuth clients: their public keys (docs/auth-service.md "Client credentials"). */
+  serviceAccountClients: ServiceAccountClientStore;
   accessRequests: AccessRequestStore;
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
@@ -83,6 +102,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     workspaces,
     keys,
     bots,
+    serviceAccountClients: new ServiceAccountClientStore(ctx),
     accessRequests,
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),
