@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'service_account.granted',
   'service_account.key_rotated',
   'service_account.revoked',
+  'service_account.client_keys_set',
+  'service_account.client_keys_removed',
   'personal_key.revoked',
   'oauth_app.authorized',
   'oauth_app.revoked',

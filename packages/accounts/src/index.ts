@@ -28,10 +28,11 @@ export { AUDIT_ACTIONS, AUDIT_EXPORT_BATCH, AUDIT_EXPORT_END, AUDIT_MAX_PAGE, AU
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
+export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export {
-  SERVICE_ACCOUNT_KEY_LIMITS,
   serviceAccountKeysProblem,
   type PublicJwk,
+  type ServiceAccountKeys,
   type ServiceAccountClientMetadata,
 } from './service-account-clients.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';

@@ -9,18 +9,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
-
-/** Bounds of a service account's keys (docs/auth-service.md "Client credentials"). */
-export const SERVICE_ACCOUNT_KEY_LIMITS = {
-  /** Public keys in one inline JWKS (room for a rotation: old and new side by side). */
-  maxKeys: 5,
-  /** The inline JWKS, as JSON. */
-  maxJwksBytes: 8 * 1024,
-  /** A JWKS URL. */
-  maxJwksUriLength: 2048,
-  /** A key id (`kid`). */
-  maxKidLength: 128,
-} as const;
+import { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 
 /** Signature algorithms a key may name (`alg`), the ones oidc-provider verifies assertions with. */
 const ALGORITHMS = new Set(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA', 'Ed25519']);

@@ -301,15 +301,25 @@ listed by list until its owner accepts it or you cancel it.`,
   },
 
   'service-accounts': {
-    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke",
+    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke; OAuth client keys",
     usage:
-      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id> [--workspace W] [--name N] [--project P --level L] [--json]',
+      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id>|keys <id>|set-keys <id>|remove-keys <id> [--workspace W] [--name N] [--project P --level L] [--jwks-file F | --jwks-uri U] [--json]',
     details: `  --workspace W       the workspace (default: the current key's)
   --name NAME         create: the service account's name
   --project SLUG      grant: the project
   --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
+  --jwks-file FILE    set-keys: a public JWK Set (JSON) its OAuth client signs private_key_jwt assertions with
+  --jwks-uri URL      set-keys: or an https URL serving that JWK Set
+keys shows the OAuth client (client id, token endpoint, keys); remove-keys stops it authenticating.
 A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.`,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, project: { type: 'string' }, level: { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      project: { type: 'string' },
+      level: { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+    },
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
     },

@@ -23,6 +23,7 @@ import type { AuditQueryInput } from './audit-query.ts';
 import { managementContext, type ManagementDeps } from './context.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
+import { serviceAccountClientOperations } from './service-account-client-operations.ts';
 import type {
   AccountInfo,
   Actor,
@@ -35,6 +36,7 @@ import type {
   NewKey,
   ProjectRow,
   RequestRow,
+  ServiceAccountClient,
   Usage,
 } from './types.ts';
 import { workspaceOperations } from './workspace-operations.ts';
@@ -67,6 +69,17 @@ export interface Management {
   grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
   rotateBot(actor: Actor, workspace: string, id: string): Promise<{ id: string; bot: string; key: string }>;
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
+  /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */
+  serviceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
+  /** Replaces its public keys with a JWK Set or a JWKS URL (exactly one), checked and audited. */
+  setServiceAccountClientKeys(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    input: { jwks?: unknown; jwksUri?: string },
+  ): Promise<ServiceAccountClient>;
+  /** Removes its public keys: the client stops authenticating at once; says whether there were any. */
+  removeServiceAccountClientKeys(actor: Actor, workspace: string, id: string): Promise<boolean>;
   usage(actor: Actor, workspace: string): Promise<Usage>;
   /** A page of the audit log; a cursor, action or limit that is not valid is a 400 naming it. */
   audit(
@@ -99,5 +112,11 @@ export interface Management {
 /** The management layer: its operations, grouped by resource in the files named above. */
 export function createManagement(accounts: Accounts, deps: ManagementDeps): Management {
   const ctx = managementContext(accounts, deps);
-  return { ...workspaceOperations(ctx), ...keyOperations(ctx), ...memberOperations(ctx), ...accountOperations(ctx) };
+  return {
+    ...workspaceOperations(ctx),
+    ...serviceAccountClientOperations(ctx),
+    ...keyOperations(ctx),
+    ...memberOperations(ctx),
+    ...accountOperations(ctx),
+  };
 }

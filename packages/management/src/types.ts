@@ -115,6 +115,15 @@ export interface BotRow {
   createdAt: number;
 }
 
+/** A service account's OAuth client (docs/auth-service.md "Client credentials"). */
+export interface ServiceAccountClient {
+  id: string;
+  clientId: string;
+  tokenEndpoint: string;
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+}
+
 export interface Usage {
   minute: { used: number; limit: number };
   month: { used: number; quota: number | null };

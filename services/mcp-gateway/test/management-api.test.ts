@@ -6,8 +6,9 @@
  * level and a service account.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
+import { AUDIT_EXPORT_END, oidcRecordKey, SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
@@ -36,8 +37,8 @@ async function api(method: string, path: string, key: string | null, body?: unkn
 const toolStatus = async (key: string, project = owner.project) =>
   (await post(f.url, `/mcp/${project}`, call('svc_help'), { 'X-API-Key': key })).status;
 
-async function auditActions(workspace = owner.workspace): Promise<string[]> {
-  const r = await api('GET', `/api/v1/workspaces/${workspace}/audit?limit=500`, personal);
+async function auditActions(workspace = owner.workspace, key = personal): Promise<string[]> {
+  const r = await api('GET', `/api/v1/workspaces/${workspace}/audit?limit=500`, key);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.entries.map((e: { action: string }) => e.action);
 }
@@ -247,6 +248,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     projects: { name: 'Intruder' },
     'service-accounts': { name: 'intruder' },
     grants: { project: owner.project, level: 'ADMIN' },
+    'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
   };
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
     // A person's own lists (apps, access requests) are theirs to read: not another tenant's.
@@ -380,6 +382,65 @@ test('service accounts over REST: create, grant, call, rotate, revoke, each audi
   const actions = await auditActions();
   for (const a of ['service_account.created', 'service_account.granted', 'service_account.key_rotated', 'service_account.revoked'])
     assert.ok(actions.includes(a), a);
+});
+
+test("a service account's OAuth client keys over REST: set (JWK Set or URL), show, remove, each audited; bad keys are 400s naming the problem", async () => {
+  // A workspace of its own: the management bucket (120 a minute per workspace) is not this suite's.
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const personal = (await f.accounts.keys.createUserKey({ userId: ws.userId })).key;
+  const { bot } = await f.accounts.bots.create({ workspace: ws.workspace, name: 'cc-bot' });
+  const path = `/api/v1/workspaces/${ws.workspace}/service-accounts/${bot.id}/client-keys`;
+  const pub = (kid: string) => ({ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid });
+  const empty = await api('GET', path, personal);
+  assert.equal(empty.status, 200, JSON.stringify(empty.body));
+  assert.deepEqual(
+    { client_id: empty.body.client_id, jwks: empty.body.jwks, jwks_uri: empty.body.jwks_uri },
+    { client_id: bot.id, jwks: null, jwks_uri: null },
+  );
+  assert.match(empty.body.token_endpoint, /\/api\/oauth\/token$/);
+
+  const set = await api('POST', path, personal, { jwks: { keys: [pub('k1'), pub('k2')] } });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  assert.deepEqual(
+    set.body.jwks.keys.map((k: { kid: string }) => k.kid),
+    ['k1', 'k2'],
+  );
+  assert.deepEqual((await f.accounts.serviceAccountClients.clientMetadata(bot.id))?.jwks?.keys.length, 2, 'the client exists');
+  assert.deepEqual((await api('GET', path, personal)).body.jwks, set.body.jwks);
+
+  // Each bound of SERVICE_ACCOUNT_KEY_LIMITS, and what is never a public key, is a 400 naming it.
+  const tooMany = Array.from({ length: SERVICE_ACCOUNT_KEY_LIMITS.maxKeys + 1 }, (_, i) => pub(`k${i}`));
+  const refusals: [unknown, RegExp][] = [
+    [{ jwks: { keys: tooMany } }, /must NOT have more than 5 items/],
+    [{ jwks: { keys: [{ ...pub('k1'), d: 'secret' }] } }, /private or symmetric key material/],
+    [{ jwks: { keys: [pub('x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxKidLength + 1))] } }, /must NOT have more than 128 characters/],
+    [{ jwks_uri: `https://idp.example/${'x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength)}` }, /jwks_uri/],
+    [{ jwks_uri: 'http://idp.example/jwks' }, /https/],
+    [{ jwks: { keys: [pub('k1')] }, jwks_uri: 'https://idp.example/jwks' }, /not both/],
+    [{}, /either jwks/],
+  ];
+  for (const [body, message] of refusals) {
+    const r = await api('POST', path, personal, body);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.match(JSON.stringify(r.body.error), message);
+  }
+  assert.equal((await api('GET', path, personal)).body.jwks.keys.length, 2, 'a refused set changed nothing');
+
+  const byUrl = await api('POST', path, personal, { jwks_uri: 'https://ci.example/.well-known/jwks.json' });
+  assert.equal(byUrl.status, 200, JSON.stringify(byUrl.body));
+  assert.deepEqual([byUrl.body.jwks, byUrl.body.jwks_uri], [null, 'https://ci.example/.well-known/jwks.json']);
+
+  const removed = await api('DELETE', path, personal);
+  assert.deepEqual(removed.body, { id: bot.id, removed: true });
+  assert.equal(await f.accounts.serviceAccountClients.clientMetadata(bot.id), null, 'the client is gone');
+  assert.equal((await api('DELETE', path, personal)).body.removed, false);
+  const actions = await auditActions(ws.workspace, personal);
+  assert.equal(actions.filter((a) => a === 'service_account.client_keys_set').length, 2);
+  assert.equal(actions.filter((a) => a === 'service_account.client_keys_removed').length, 1);
+  // Only the workspace's owner: a project ADMIN key of the workspace is refused.
+  const admin = (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key;
+  assert.equal((await api('POST', path, admin, { jwks: { keys: [pub('k1')] } })).status, 403);
+  assert.equal((await api('GET', path, admin)).status, 403);
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

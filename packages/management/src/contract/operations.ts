@@ -8,10 +8,13 @@ import { myApps, revokeApp, revokePersonalKey } from './me.ts';
 import { cancelInvitation, listMembers, putMember, removeMember } from './members.ts';
 import {
   createServiceAccount,
+  getServiceAccountClient,
   grantServiceAccount,
   listServiceAccounts,
+  removeServiceAccountClientKeys,
   revokeServiceAccount,
   rotateServiceAccount,
+  setServiceAccountClientKeys,
 } from './service-accounts.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
@@ -34,6 +37,9 @@ export const MANAGEMENT_OPERATIONS = {
   grantServiceAccount,
   rotateServiceAccount,
   revokeServiceAccount,
+  getServiceAccountClient,
+  setServiceAccountClientKeys,
+  removeServiceAccountClientKeys,
   myAccessRequests,
   myApps,
   revokeApp,
