@@ -11,7 +11,13 @@ import type { Io } from './run.ts';
 
 type Api = ReturnType<typeof managementClient<JsonResponse>>;
 type Answer = <O extends OperationDeclaration, A>(call: Promise<CallResult<O, JsonResponse, A>>, what: string) => Promise<A>;
-type Client = { client_id: string; token_endpoint: string; jwks: Record<string, unknown> | null; jwks_uri: string | null };
+type Client = {
+  client_id: string;
+  token_endpoint: string;
+  resources: string[];
+  jwks: Record<string, unknown> | null;
+  jwks_uri: string | null;
+};
 
 /** The client's keys and a one-line way to get a token with them. */
 function describe(c: Client): string[] {
@@ -19,6 +25,7 @@ function describe(c: Client): string[] {
   return [
     `client_id       ${c.client_id}`,
     `token endpoint  ${c.token_endpoint} (grant_type=client_credentials, private_key_jwt)`,
+    `resources       ${c.resources.join(' ')}`,
     `keys            ${keys || 'none: set them with svc service-accounts set-keys <id> --jwks-file jwks.json'}`,
     `SDK (v2)        new PrivateKeyJwtProvider({ clientId: '${c.client_id}', privateKey, algorithm: 'ES256' })`,
   ];

@@ -14,6 +14,8 @@ export interface ManagementDeps {
   now?: () => number;
   mailer?: Mailer;
   authUrl?: string;
+  /** The gateway's public URL: the MCP endpoints a token's resource names. */
+  baseUrl?: string;
   onNoticeError?: (err: unknown) => void;
 }
 

@@ -2,7 +2,7 @@
  * A service account's OAuth client (docs/auth-service.md "Client credentials"): the workspace owner
  * shows, sets and removes the public keys it signs its client assertions with; each change is audited.
  */
-import { AccountError, serviceAccountKeysProblem, type ServiceAccountKeys } from '@svc/accounts';
+import { AccountError, serviceAccountKeysProblem, type Bot, type ServiceAccountKeys } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
 import type { Management } from './management.ts';
 import { ManagementError, type ServiceAccountClient } from './types.ts';
@@ -20,18 +20,19 @@ export function serviceAccountClientOperations(
     return bot;
   }
 
-  const client = (id: string, keys: ServiceAccountKeys | null): ServiceAccountClient => ({
-    id,
-    clientId: id,
+  const client = (bot: Bot, keys: ServiceAccountKeys | null): ServiceAccountClient => ({
+    id: bot.id,
+    clientId: bot.id,
     tokenEndpoint: `${deps.authUrl ?? ''}/api/oauth/token`,
+    resources: [...Object.keys(bot.grants).sort(), `team/${bot.workspace}`].map((p) => `${deps.baseUrl ?? ''}/mcp/${p}`),
     jwks: keys && 'jwks' in keys ? keys.jwks : null,
     jwksUri: keys && 'jwksUri' in keys ? keys.jwksUri : null,
   });
 
   return {
     async serviceAccountClient(actor, workspace, id) {
-      await botOf(actor, workspace, id, 'see service account keys');
-      return client(id, await accounts.serviceAccountClients.getKeys(id));
+      const bot = await botOf(actor, workspace, id, 'see service account keys');
+      return client(bot, await accounts.serviceAccountClients.getKeys(id));
     },
 
     async setServiceAccountClientKeys(actor, workspace, id, input) {
@@ -49,7 +50,7 @@ export function serviceAccountClientOperations(
       const detail: Record<string, string> =
         'jwksUri' in stored ? { jwks_uri: stored.jwksUri } : { kids: stored.jwks.keys.map((k) => k.kid).join(' ') };
       await note(actor, workspace, 'service_account.client_keys_set', `service_account:${id} ("${bot.name}")`, detail);
-      return client(id, stored);
+      return client(bot, stored);
     },
 
     async removeServiceAccountClientKeys(actor, workspace, id) {

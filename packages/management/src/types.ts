@@ -120,6 +120,8 @@ export interface ServiceAccountClient {
   id: string;
   clientId: string;
   tokenEndpoint: string;
+  /** The MCP endpoints it may ask a token for (`resource`): its granted projects and its team endpoint. */
+  resources: string[];
   jwks: { keys: Record<string, unknown>[] } | null;
   jwksUri: string | null;
 }

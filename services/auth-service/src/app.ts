@@ -162,6 +162,7 @@ export function createApp(deps: AppDeps): AuthApp {
     redis,
     mailer,
     authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });

@@ -113,6 +113,7 @@ export function createGateway(deps: GatewayDeps) {
     now,
     mailer: deps.mailer ?? createMailer(config.email),
     authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
   });
   const tools = createTools({

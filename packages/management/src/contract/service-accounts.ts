@@ -108,10 +108,15 @@ const CLIENT = {
     client_id: { type: 'string', description: 'The OAuth client id: the service account id.' },
     token_endpoint: { type: 'string', description: 'Where it asks for tokens (grant_type=client_credentials).' },
     token_endpoint_auth_method: { const: 'private_key_jwt' },
+    resources: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The MCP endpoints it may ask a token for (resource): its granted projects and its team endpoint.',
+    },
     jwks: { type: ['object', 'null'], description: 'The public JWK Set it signs its assertions with, or null.' },
     jwks_uri: { type: ['string', 'null'], description: 'The https URL of its JWK Set, or null.' },
   },
-  required: ['id', 'client_id', 'token_endpoint', 'token_endpoint_auth_method', 'jwks', 'jwks_uri'],
+  required: ['id', 'client_id', 'token_endpoint', 'token_endpoint_auth_method', 'resources', 'jwks', 'jwks_uri'],
   additionalProperties: false,
 } as const;
 

@@ -15,6 +15,7 @@ import { dashboardKit, type DashboardDeps } from './kit.ts';
 import { membersRoutes } from './members/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { requestsRoutes } from './requests/routes.ts';
+import { clientKeysRoutes } from './service-accounts/client-keys-routes.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
@@ -34,6 +35,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     requestsRoutes,
     membersRoutes,
     serviceAccountsRoutes,
+    clientKeysRoutes,
     usageRoutes,
     auditRoutes,
     accountRoutes,

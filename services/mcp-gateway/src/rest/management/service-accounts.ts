@@ -54,6 +54,7 @@ function clientAnswer(c: ServiceAccountClient) {
     client_id: c.clientId,
     token_endpoint: c.tokenEndpoint,
     token_endpoint_auth_method: 'private_key_jwt' as const,
+    resources: c.resources,
     jwks: c.jwks,
     jwks_uri: c.jwksUri,
   };
