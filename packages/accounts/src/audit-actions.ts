@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'service_account.revoked',
   'service_account.client_keys_set',
   'service_account.client_keys_removed',
+  'trusted_issuer.added',
+  'trusted_issuer.removed',
   'personal_key.revoked',
   'oauth_app.authorized',
   'oauth_app.revoked',

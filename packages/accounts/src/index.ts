@@ -4,6 +4,7 @@ import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
 import { ServiceAccountClientStore } from './service-account-clients.ts';
+import { TrustedIssuerStore } from './trusted-issuers.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -29,6 +30,8 @@ export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-keys.ts'
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
+export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
+export type { TrustedIssuer } from './trusted-issuers.ts';
 export {
   serviceAccountKeysProblem,
   type PublicJwk,
@@ -59,6 +62,7 @@ export interface Accounts {
   bots: BotStore;
   /** Service accounts' OAuth clients: their public keys (docs/auth-service.md "Client credentials"). */
   serviceAccountClients: ServiceAccountClientStore;
+  trustedIssuers: TrustedIssuerStore;
   accessRequests: AccessRequestStore;
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
@@ -104,6 +108,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     keys,
     bots,
     serviceAccountClients: new ServiceAccountClientStore(ctx),
+    trustedIssuers: new TrustedIssuerStore(ctx),
     accessRequests,
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),

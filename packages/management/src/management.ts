@@ -16,7 +16,7 @@
  *   decides no access request; only a confirmed account becomes a member, by a decision or when
  *   added; adding any other address mails it an invitation that its owner accepts.
  */
-import type { Accounts, RequestOutcome } from '@svc/accounts';
+import type { Accounts, RequestOutcome, TrustedIssuer } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { accountOperations } from './account-operations.ts';
 import type { AuditQueryInput } from './audit-query.ts';
@@ -24,6 +24,7 @@ import { managementContext, type ManagementDeps } from './context.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
 import { serviceAccountClientOperations } from './service-account-client-operations.ts';
+import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
 import type {
   AccountInfo,
   Actor,
@@ -80,6 +81,11 @@ export interface Management {
   ): Promise<ServiceAccountClient>;
   /** Removes its public keys: the client stops authenticating at once; says whether there were any. */
   removeServiceAccountClientKeys(actor: Actor, workspace: string, id: string): Promise<boolean>;
+  /** The workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
+  trustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
+  /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
+  addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
+  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
   usage(actor: Actor, workspace: string): Promise<Usage>;
   /** A page of the audit log; a cursor, action or limit that is not valid is a 400 naming it. */
   audit(
@@ -115,6 +121,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
   return {
     ...workspaceOperations(ctx),
     ...serviceAccountClientOperations(ctx),
+    ...trustedIssuerOperations(ctx),
     ...keyOperations(ctx),
     ...memberOperations(ctx),
     ...accountOperations(ctx),

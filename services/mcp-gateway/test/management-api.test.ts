@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END, oidcRecordKey, SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts';
+import { AUDIT_EXPORT_END, K, oidcRecordKey, WINDOWS, SERVICE_ACCOUNT_KEY_LIMITS, TRUSTED_ISSUER_LIMITS } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, send, typedClient, type Answered } from './management-client.ts';
@@ -249,6 +249,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'service-accounts': { name: 'intruder' },
     grants: { project: owner.project, level: 'ADMIN' },
     'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
+    'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
   };
   const credentials: [string, string, (r: (typeof MANAGEMENT_ROUTES)[number]) => boolean][] = [
     // A person's own lists (apps, access requests) are theirs to read: not another tenant's.
@@ -443,7 +444,54 @@ test("a service account's OAuth client keys over REST: set (JWK Set or URL), sho
   assert.equal((await api('GET', path, admin)).status, 403);
 });
 
+test('trusted identity providers over REST: add (JWK Set or URL), list, remove, each audited; at most maxIssuers; bad input is a 400 naming it', async () => {
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const personal = (await f.accounts.keys.createUserKey({ userId: ws.userId })).key;
+  const path = `/api/v1/workspaces/${ws.workspace}/trusted-issuers`;
+  const jwks = { keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'idp-1' }] };
+  const added = await api('POST', path, personal, { issuer: 'https://idp.example', jwks });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  assert.equal(added.body.issuer, 'https://idp.example');
+  const again = await api('POST', path, personal, { issuer: 'https://idp.example', jwks_uri: 'https://idp.example/jwks' });
+  assert.equal(again.status, 201, 'the same issuer again replaces its keys');
+  assert.deepEqual([again.body.id, again.body.jwks, again.body.jwks_uri], [added.body.id, null, 'https://idp.example/jwks']);
+  for (let i = 1; i < TRUSTED_ISSUER_LIMITS.maxIssuers; i++)
+    assert.equal((await api('POST', path, personal, { issuer: `https://idp${i}.example`, jwks })).status, 201);
+  const over = await api('POST', path, personal, { issuer: 'https://one-more.example', jwks });
+  assert.equal(over.status, 409, JSON.stringify(over.body));
+  assert.match(over.body.error.message, /at most 5 identity providers/);
+  const listed = await api('GET', path, personal);
+  assert.equal(listed.body.trusted_issuers.length, TRUSTED_ISSUER_LIMITS.maxIssuers);
+
+  const refusals: [unknown, RegExp][] = [
+    [{ issuer: 'http://idp.example', jwks }, /Issuer must be an https URL/],
+    [{ issuer: 'https://idp.example/?tenant=1', jwks }, /query or a fragment/],
+    [{ issuer: `https://idp.example/${'x'.repeat(TRUSTED_ISSUER_LIMITS.maxIssuerLength)}`, jwks }, /more than 2048 characters/],
+    [{ issuer: 'https://idp.example' }, /either jwks/],
+    [{ issuer: 'https://idp.example', jwks: { keys: [{ kty: 'oct', kid: 'k', k: 'c2VjcmV0' }] } }, /private or symmetric/],
+  ];
+  for (const [body, message] of refusals) {
+    const r = await api('POST', path, personal, body);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.match(JSON.stringify(r.body.error), message);
+  }
+  const removed = await api('DELETE', `${path}/${added.body.id}`, personal);
+  assert.deepEqual(removed.body, { id: added.body.id, removed: true });
+  assert.equal((await api('DELETE', `${path}/${added.body.id}`, personal)).status, 404);
+  assert.equal(await f.accounts.trustedIssuers.find(ws.workspace, 'https://idp.example'), null);
+  const actions = await auditActions(ws.workspace, personal);
+  assert.equal(actions.filter((a) => a === 'trusted_issuer.added').length, TRUSTED_ISSUER_LIMITS.maxIssuers + 1);
+  assert.equal(actions.filter((a) => a === 'trusted_issuer.removed').length, 1);
+  const admin = (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key;
+  assert.equal((await api('GET', path, admin)).status, 403);
+});
+
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
+  // The suite above makes more management requests of this workspace than one minute's bucket
+  // holds (the cross-tenant sweep alone sends every route with three of its credentials): this
+  // test starts a fresh count, as the next minute would.
+  const minute = WINDOWS.minute(Date.now());
+  await f.redis.client.del(K.rateManagement(owner.workspace, minute), K.rateManagement(owner.workspace, minute - 1));
   // The operations the tests above never saw succeed, through the typed client.
   const client = typedClient(f.url, personal, answered);
   const body = { name: 'Contract check' };

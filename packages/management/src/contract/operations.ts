@@ -16,6 +16,7 @@ import {
   rotateServiceAccount,
   setServiceAccountClientKeys,
 } from './service-accounts.ts';
+import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -40,6 +41,9 @@ export const MANAGEMENT_OPERATIONS = {
   getServiceAccountClient,
   setServiceAccountClientKeys,
   removeServiceAccountClientKeys,
+  listTrustedIssuers,
+  addTrustedIssuer,
+  removeTrustedIssuer,
   myAccessRequests,
   myApps,
   revokeApp,
