@@ -20,6 +20,9 @@ const STRING_OPTIONS = [
   'expires-in',
   'id',
   'team',
+  'issuer',
+  'jwks-file',
+  'jwks-uri',
 ];
 
 async function main(argv: string[]): Promise<number> {
