@@ -157,7 +157,6 @@ export const setServiceAccountClientKeys = defineOperation({
             },
           },
         },
-        required: ['keys'],
       },
       jwks_uri: { type: 'string', maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength, description: 'An https URL of a JWK Set.' },
     },

@@ -49,7 +49,6 @@ export const addTrustedIssuer = defineOperation({
       jwks: {
         type: 'object',
         properties: { keys: { type: 'array', minItems: 1, maxItems: SERVICE_ACCOUNT_KEY_LIMITS.maxKeys, items: { type: 'object' } } },
-        required: ['keys'],
       },
       jwks_uri: { type: 'string', maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength },
     },
