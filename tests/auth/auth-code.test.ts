@@ -90,8 +90,9 @@ test('auth code + PKCE: project-bound svc_at_/svc_rt_; gateway accepts it at tha
   // The gateway's verifier reads the same records.
   const verifier = createOAuthTokenVerifier({ redis: stack.client, baseUrl: stack.baseUrl });
   const v = await verifier.verify(t.access_token);
-  assert.equal(v?.project, slug);
-  assert.equal(v?.clientId, config.clientMetadata().client_id);
+  assert.ok(v && 'project' in v, "a person's token");
+  assert.equal(v.project, slug);
+  assert.equal(v.clientId, config.clientMetadata().client_id);
   assert.equal(await verifier.verify(String(t.refresh_token)), null);
   assert.equal(await verifier.verify('svc_at_notarealtoken'), null);
 });

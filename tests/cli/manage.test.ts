@@ -1,9 +1,13 @@
 /**
  * `svc keys|requests|members|usage|audit` against the real stack (docs/cli.md "Managing a
  * project"): what a project owner does from a terminal with their personal key, each leaving its
- * audit entry, and what a newcomer reads when something is missing or refused.
+ * audit entry, and what a newcomer reads when something is missing or refused; a service account's
+ * OAuth client keys set from the terminal and used for a client-credentials token.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { BIN, runToEnd, tempDir } from './support.ts';
@@ -239,3 +243,75 @@ test('keys: disable and enable, a note, an IP allow-list and the filtered list f
   assert.ok(!(await list()).some((k) => k.id === row.id));
   assert.ok((await list('--status', 'revoked')).some((k) => k.id === row.id));
 });
+
+test("a service account's OAuth client keys from the terminal: set-keys, keys, a token with them, remove-keys", async () => {
+  const made = await svc('service-accounts', 'create', '--name', 'keyless-ci');
+  const id = /\((bot_[^)]+)\)/.exec(made.stderr)?.[1];
+  assert.ok(id, made.stderr);
+  assert.equal((await svc('service-accounts', 'grant', id, '--project', owner.slug, '--level', 'VIEWER')).code, 0);
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const file = join(await tempDir('jwks'), 'jwks.json');
+  await writeFile(file, JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'ci-1', alg: 'ES256' }] }));
+
+  const neither = await svc('service-accounts', 'set-keys', id);
+  assert.equal(neither.code, 2, neither.stderr);
+  assert.match(neither.stderr, /Give one of --jwks-file/);
+  const set = await svc('service-accounts', 'set-keys', id, '--jwks-file', file);
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, new RegExp(`client_id\\s+${id}`));
+  assert.match(set.stdout, new RegExp(`token endpoint\\s+${stack.authUrl}/api/oauth/token`));
+  assert.match(set.stdout, /keys\s+ci-1/);
+  const shown = JSON.parse((await svc('service-accounts', 'keys', id, '--json')).stdout) as { jwks: { keys: { kid: string }[] } };
+  assert.deepEqual(
+    shown.jwks.keys.map((k) => k.kid),
+    ['ci-1'],
+  );
+
+  // What the keys are for: a client-credentials token signed with the private key calls a tool.
+  const token = () => clientCredentialsToken(id, privateKey);
+  const issued = await token();
+  assert.equal(issued.status, 200, JSON.stringify(issued.body));
+  const called = await fetch(`${stack.baseUrl}/mcp/${owner.slug}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${String(issued.body['access_token'])}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } }),
+  });
+  assert.equal(called.status, 200);
+
+  const removed = await svc('service-accounts', 'remove-keys', id);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, /stops authenticating now/);
+  const refused = await token();
+  assert.equal(refused.status, 401);
+  assert.equal(refused.body['error'], 'invalid_client');
+  const audit = JSON.parse((await svc('audit', '--json')).stdout) as { entries: { action: string }[] };
+  for (const a of ['service_account.client_keys_set', 'service_account.client_keys_removed'])
+    assert.ok(
+      audit.entries.some((e) => e.action === a),
+      a,
+    );
+});
+
+/** A client-credentials token request authenticated with an ES256 client assertion (RFC 7523 §2.2). */
+async function clientCredentialsToken(clientId: string, key: KeyObject) {
+  const now = Math.floor(Date.now() / 1000);
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const signed = `${b64({ alg: 'ES256', typ: 'JWT', kid: 'ci-1' })}.${b64({ iss: clientId, sub: clientId, aud: stack.authUrl, iat: now, exp: now + 60, jti: randomUUID() })}`;
+  const signature = sign('sha256', Buffer.from(signed), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  const res = await fetch(`${stack.authUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: `${signed}.${signature}`,
+      resource: `${stack.baseUrl}/mcp/${owner.slug}`,
+    }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -136,6 +136,13 @@ export class BotStore {
       const key = keyId ? await this.keys.getById(keyId) : null;
       if (key && !key.revoked) await this.keys.revoke(key.id);
     }
+    // Its OAuth client's tokens are refused by every gateway at once (docs/auth-service.md "Client credentials").
+    await invalidate(this.ctx, INVALIDATES.bot(id));
+  }
+
+  /** Whether the service account is live (not revoked: a revoked one stays revoked). */
+  async isLive(id: string, workspace: string): Promise<boolean> {
+    return (await this.ctx.redis.sismember(K.workspaceLiveBots(workspace), id)) === 1;
   }
 
   async grantOf(id: string, project: string): Promise<KeyLevel | null> {

@@ -4,6 +4,8 @@ import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
 import { BotStore } from './bots.ts';
 import { FactorStore } from './factors.ts';
+import { ServiceAccountClientStore } from './service-account-clients.ts';
+import { TrustedIssuerStore } from './trusted-issuers.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -41,6 +43,15 @@ export { isKeyStatus, keyStatus, type KeyStatus } from './key-status.ts';
 export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
+export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
+export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
+export type { TrustedIssuer } from './trusted-issuers.ts';
+export {
+  serviceAccountKeysProblem,
+  type PublicJwk,
+  type ServiceAccountKeys,
+  type ServiceAccountClientMetadata,
+} from './service-account-clients.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export { scanKeys } from './scan.ts';
 export type { MigrationReport } from './migrate.ts';
@@ -51,6 +62,7 @@ export type {
   ApiKeyStore,
   AuditLog,
   BotStore,
+  ServiceAccountClientStore,
   UserStore,
   WorkspaceStore,
   AccessRequestStore,
@@ -64,6 +76,9 @@ export interface Accounts {
   workspaces: WorkspaceStore;
   keys: ApiKeyStore;
   bots: BotStore;
+  /** Service accounts' OAuth clients: their public keys (docs/auth-service.md "Client credentials"). */
+  serviceAccountClients: ServiceAccountClientStore;
+  trustedIssuers: TrustedIssuerStore;
   accessRequests: AccessRequestStore;
   audit: AuditLog;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
@@ -110,6 +125,8 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     workspaces,
     keys,
     bots,
+    serviceAccountClients: new ServiceAccountClientStore(ctx),
+    trustedIssuers: new TrustedIssuerStore(ctx),
     accessRequests,
     audit: new AuditLog(ctx),
     oauthGrants: new OAuthGrantStore(ctx),

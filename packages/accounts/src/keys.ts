@@ -71,6 +71,10 @@ export const K = {
   keyExpiries: () => 'svc:key-expiries',
   bot: (id: string) => `svc:bot:${id}`,
   botGrants: (id: string) => `svc:bot:${id}:grants`,
+  /** A service account's OAuth client keys: JSON {jwks} or {jwksUri} (docs/auth-service.md "Client credentials"). */
+  botClientKeys: (id: string) => `svc:bot:${id}:client-keys`,
+  /** A workspace's trusted identity providers: hash of issuer id to JSON (docs/auth-service.md "Enterprise-managed authorization"). */
+  workspaceTrustedIssuers: (slug: string) => `svc:ws:${slug}:trusted-issuers`,
   accessRequest: (id: string) => `svc:access-request:${id}`,
   /** A workspace's audit log: a stream, trimmed on append to the plan's retention and entry cap (docs/audit.md). */
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,

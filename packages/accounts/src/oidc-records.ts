@@ -34,9 +34,18 @@ export function oidcRecordKey(model: string, id: string): string {
   return oidcRecordKeyByDigest(model, oidcDigest(id));
 }
 
+/**
+ * The model whose keys a model's records share. Client-credentials tokens are `svc_at_` access
+ * tokens too (docs/auth-service.md "Client credentials"): kept beside the AccessTokens, one read
+ * tells a gateway what any `svc_at_` value is; the record's `kind` tells them apart.
+ */
+export function oidcStoredModel(model: string): string {
+  return model === 'ClientCredentials' ? 'AccessToken' : model;
+}
+
 /** The same record when only the digest of its id is known (lookups store digests). */
 export function oidcRecordKeyByDigest(model: string, digest: string): string {
-  return `${OIDC_PREFIX}${model}:${digest}`;
+  return `${OIDC_PREFIX}${oidcStoredModel(model)}:${digest}`;
 }
 
 /** A session uid -> the digest of its Session record id (the gateway checks a session still exists). */
@@ -81,6 +90,21 @@ export interface AccessTokenRecord {
   expiresWithSession?: boolean;
   sessionUid?: string;
   /** DPoP (RFC 9449) and mTLS (RFC 8705) bindings. */
+  jkt?: string;
+  'x5t#S256'?: string;
+}
+
+/**
+ * A ClientCredentials record (lib/models/client_credentials.js): a token a service account's
+ * client obtained for itself; its client id is the service account's id.
+ */
+export interface ClientCredentialsRecord {
+  kind: 'ClientCredentials';
+  clientId: string;
+  /** Epoch seconds. */
+  exp: number;
+  aud?: string | string[];
+  scope?: string;
   jkt?: string;
   'x5t#S256'?: string;
 }
@@ -163,6 +187,24 @@ export function parseAccessToken(p: OidcPayload): AccessTokenRecord | null {
   });
 }
 
+/** A ClientCredentials token naming its client, with an expiry; null for anything else. */
+function parseClientCredentials(p: OidcPayload): ClientCredentialsRecord | null {
+  const clientId = str(p['clientId']);
+  const exp = num(p['exp']);
+  if (p['kind'] !== 'ClientCredentials' || !clientId || exp === undefined) return null;
+  const aud = p['aud'];
+  return defined({
+    kind: 'ClientCredentials' as const,
+    clientId,
+    exp,
+    aud:
+      typeof aud === 'string' || (Array.isArray(aud) && aud.every((a) => typeof a === 'string')) ? (aud as string | string[]) : undefined,
+    scope: str(p['scope']),
+    jkt: str(p['jkt']),
+    'x5t#S256': str(p['x5t#S256']),
+  });
+}
+
 export function parseGrant(p: OidcPayload): GrantRecord {
   // No prototype: a resource named `constructor` or `__proto__` is just a key.
   const resources = Object.create(null) as Record<string, string>;
@@ -212,10 +254,13 @@ export async function consumeOidcRecord(redis: Redis, key: string, nowSeconds: n
 
 /** Typed reads of the records, for the services and stores outside the provider. */
 export const oidcRecords = {
-  /** The unconsumed AccessToken whose value is `token` (one HGETALL); null for anything else. */
-  async accessToken(redis: Redis, token: string): Promise<OidcStored<AccessTokenRecord> | null> {
+  /**
+   * The AccessToken or ClientCredentials token whose value is `token` (one HGETALL: both kinds
+   * share their keys, oidcStoredModel); null for anything else.
+   */
+  async accessToken(redis: Redis, token: string): Promise<OidcStored<AccessTokenRecord | ClientCredentialsRecord> | null> {
     const stored = await readOidcRecord(redis, oidcRecordKey('AccessToken', token));
-    const record = stored ? parseAccessToken(stored.payload) : null;
+    const record = stored ? (parseAccessToken(stored.payload) ?? parseClientCredentials(stored.payload)) : null;
     return stored && record ? { payload: record, consumed: stored.consumed } : null;
   },
   async grant(redis: Redis, grantId: string): Promise<GrantRecord | null> {

@@ -10,6 +10,7 @@ import type { KeyLevel } from '@svc/policy';
 import { CliError, EXIT } from './errors.ts';
 import { refusal, requestJson, type JsonResponse } from './http.ts';
 import type { Io } from './run.ts';
+import { serviceAccountKeysCommand } from './service-account-keys.ts';
 
 export interface Caller {
   cred: { key: string };
@@ -346,11 +347,12 @@ export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void>
 export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
   const ws = await workspaceOf(c, v);
-  const which = (verb: string) => {
+  const which = (verb: string): { workspace: string; id: string } => {
     if (!id) throw new CliError(`Which service account? svc service-accounts ${verb} <id> (ids: svc service-accounts list).`, EXIT.usage);
     return { workspace: ws, id };
   };
-  switch (sub ?? 'list') {
+  const verb = sub ?? 'list';
+  switch (verb) {
     case 'list': {
       const listed = await answer(api(c).listServiceAccounts({ params: { workspace: ws } }), 'service-accounts list');
       const rows = listed.service_accounts.map((r) => ({
@@ -403,8 +405,12 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
     case 'revoke':
       await answer(api(c).revokeServiceAccount({ params: which('revoke') }), 'service-accounts revoke');
       return io.result({ id, revoked: true }, [`Service account ${String(id)} revoked; its key stops within a second.`]);
+    case 'keys':
+    case 'set-keys':
+    case 'remove-keys':
+      return serviceAccountKeysCommand(io, api(c), answer, verb, which(verb), v);
     default:
-      throw new CliError('Use svc service-accounts list|create|grant|rotate|revoke.', EXIT.usage);
+      throw new CliError('Use svc service-accounts list|create|grant|rotate|revoke|keys|set-keys|remove-keys.', EXIT.usage);
   }
 }
 

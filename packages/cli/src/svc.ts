@@ -320,14 +320,17 @@ listed by list until its owner accepts it or you cancel it.`,
   },
 
   'service-accounts': {
-    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke",
+    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke; OAuth client keys",
     usage:
-      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id> [--workspace W] [--name N] [--project P --level L] [--overlap 24h] [--json]',
+      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id>|keys <id>|set-keys <id>|remove-keys <id> [--workspace W] [--name N] [--project P --level L] [--overlap 24h] [--jwks-file F | --jwks-uri U] [--json]',
     details: `  --workspace W       the workspace (default: the current key's)
   --name NAME         create: the service account's name
   --project SLUG      grant: the project
   --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
   --overlap DURATION  rotate: how long the old key keeps working (default 24h; 0m stops it now)
+  --jwks-file FILE    set-keys: a public JWK Set (JSON) its OAuth client signs private_key_jwt assertions with
+  --jwks-uri URL      set-keys: or an https URL serving that JWK Set
+keys shows the OAuth client (client id, token endpoint, keys); remove-keys stops it authenticating.
 A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.
 A revoked service account stays revoked: rotate refuses it; create a new one instead.`,
     options: {
@@ -336,6 +339,8 @@ A revoked service account stays revoked: rotate refuses it; create a new one ins
       project: { type: 'string' },
       level: { type: 'string' },
       overlap: { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
     },
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);

@@ -15,6 +15,8 @@ export interface ManagementDeps {
   now?: () => number;
   mailer?: Mailer;
   authUrl?: string;
+  /** The gateway's public URL: the MCP endpoints a token's resource names. */
+  baseUrl?: string;
   onNoticeError?: (err: unknown) => void;
   /**
    * A workspace's single sign-on settings (@svc/sso); without it the SSO operations answer 404.

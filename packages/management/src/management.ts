@@ -16,7 +16,7 @@
  *   decides no access request; only a confirmed account becomes a member, by a decision or when
  *   added; adding any other address mails it an invitation that its owner accepts.
  */
-import type { Accounts, RequestOutcome } from '@svc/accounts';
+import type { Accounts, RequestOutcome, TrustedIssuer } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { accountOperations } from './account-operations.ts';
 import type { AuditQueryInput } from './audit-query.ts';
@@ -26,6 +26,8 @@ import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
 import { ssoOperations, type SsoOperations } from './sso-operations.ts';
+import { serviceAccountClientOperations } from './service-account-client-operations.ts';
+import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
 import type {
   AccountInfo,
   Actor,
@@ -40,6 +42,7 @@ import type {
   ProjectRow,
   RequestAccessOutcome,
   RequestRow,
+  ServiceAccountClient,
   Usage,
 } from './types.ts';
 import { workspaceOperations } from './workspace-operations.ts';
@@ -99,6 +102,22 @@ export interface Management extends SsoOperations {
   revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
   /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
   usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;
+  /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */
+  serviceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
+  /** Replaces its public keys with a JWK Set or a JWKS URL (exactly one), checked and audited. */
+  setServiceAccountClientKeys(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    input: { jwks?: unknown; jwksUri?: string },
+  ): Promise<ServiceAccountClient>;
+  /** Removes its public keys: the client stops authenticating at once; says whether there were any. */
+  removeServiceAccountClientKeys(actor: Actor, workspace: string, id: string): Promise<boolean>;
+  /** The workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
+  trustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
+  /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
+  addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
+  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
   /** A page of the audit log, filtered by action, person and time range; a parameter that is not valid is a 400 naming it. */
   audit(
     actor: Actor,
@@ -143,5 +162,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...accountOperations(ctx),
     ...factorOperations(ctx),
     ...ssoOperations(ctx),
+    ...serviceAccountClientOperations(ctx),
+    ...trustedIssuerOperations(ctx),
   };
 }

@@ -139,6 +139,17 @@ export interface BotRow {
   revoked: boolean;
 }
 
+/** A service account's OAuth client (docs/auth-service.md "Client credentials"). */
+export interface ServiceAccountClient {
+  id: string;
+  clientId: string;
+  tokenEndpoint: string;
+  /** The MCP endpoints it may ask a token for (`resource`): its granted projects and its team endpoint. */
+  resources: string[];
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+}
+
 export interface Usage {
   minute: { used: number; limit: number };
   month: { used: number; quota: number | null };

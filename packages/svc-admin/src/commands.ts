@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
+import { TRUSTED_ISSUER_COMMANDS } from './trusted-issuers.ts';
 
 export type Options = Record<string, string | boolean | undefined>;
 /** What a command may ask of the person or script running it. */
@@ -251,6 +252,7 @@ export const COMMANDS: Record<string, Command> = {
     }
     throw new UsageError('legacy-key create needs --project S or --team W');
   },
+  ...TRUSTED_ISSUER_COMMANDS,
 };
 
 export const USAGE = `Usage: svc-admin <command> [options] [--json]
@@ -278,6 +280,9 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   access-request list --project S
   access-request approve --id ID | deny --id ID
   legacy-key create --project S | --team W
+  trusted-issuer add --workspace W --issuer URL (--jwks-file F | --jwks-uri URL)
+  trusted-issuer list --workspace W
+  trusted-issuer remove --workspace W --id ID
   pepper status
   migrate
   sso show --workspace W

@@ -29,6 +29,8 @@ const STRING_OPTIONS = [
   'required',
   'groups',
   'domain',
+  'jwks-file',
+  'jwks-uri',
 ];
 
 async function main(argv: string[]): Promise<number> {

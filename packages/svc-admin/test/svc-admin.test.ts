@@ -1,10 +1,13 @@
 /** svc-admin as operators and scripts use it: every command with --json prints one JSON object. */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { createAccounts } from '@svc/accounts';
+import { createAccounts, TRUSTED_ISSUER_LIMITS } from '@svc/accounts';
 import { DEV_KEY_PEPPER as DEV_PEPPER, loadConfig } from '@svc/config';
 import { createSsoStore } from '@svc/sso';
 import { startRedis, type RedisFixture } from '@svc/testkit';
@@ -324,4 +327,45 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
   ]);
   assert.ok(entries.every((e) => e.actor === 'svc-admin' && e.source === 'svc-admin'));
   assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
+});
+
+test('trusted-issuer add|list|remove: a JWK Set file or a JWKS URL, at most TRUSTED_ISSUER_LIMITS.maxIssuers, audited', async () => {
+  await admin('user', 'create', '--email', 'idp-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'idp-ws', '--owner', 'idp-owner@example.com', '--plan', 'TEAM');
+  const file = join(await mkdtemp(join(tmpdir(), 'svc-admin-')), 'jwks.json');
+  const jwk = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'idp-1' };
+  await writeFile(file, JSON.stringify({ keys: [jwk] }));
+  const added = await admin('trusted-issuer', 'add', '--workspace', 'idp-ws', '--issuer', 'https://idp.example', '--jwks-file', file);
+  assert.equal(added.issuer, 'https://idp.example');
+  assert.deepEqual(added.jwks.keys[0].kid, 'idp-1');
+  for (let i = 1; i < TRUSTED_ISSUER_LIMITS.maxIssuers; i++)
+    await admin(
+      'trusted-issuer',
+      'add',
+      '--workspace',
+      'idp-ws',
+      '--issuer',
+      `https://idp${i}.example`,
+      '--jwks-uri',
+      `https://idp${i}.example/jwks`,
+    );
+  const over = await adminFails(
+    'trusted-issuer',
+    'add',
+    '--workspace',
+    'idp-ws',
+    '--issuer',
+    'https://more.example',
+    '--jwks-uri',
+    'https://more.example/j',
+  );
+  assert.equal(JSON.parse(over.stdout).error.code, 'limit');
+  const http = await adminFails('trusted-issuer', 'add', '--workspace', 'idp-ws', '--issuer', 'http://idp.example', '--jwks-file', file);
+  assert.match(JSON.parse(http.stdout).error.message, /https/);
+  assert.equal((await admin('trusted-issuer', 'list', '--workspace', 'idp-ws')).trustedIssuers.length, TRUSTED_ISSUER_LIMITS.maxIssuers);
+  assert.deepEqual(await admin('trusted-issuer', 'remove', '--workspace', 'idp-ws', '--id', added.id), { id: added.id, removed: true });
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const actions = (await accounts.audit.page('idp-ws', {})).entries.map((e) => e.action);
+  assert.equal(actions.filter((a) => a === 'trusted_issuer.added').length, TRUSTED_ISSUER_LIMITS.maxIssuers);
+  assert.ok(actions.includes('trusted_issuer.removed'));
 });

@@ -180,6 +180,7 @@ export function createApp(deps: AppDeps): AuthApp {
     redis,
     mailer,
     authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
     sso: sso.settings,
   });

@@ -118,6 +118,7 @@ export function createGateway(deps: GatewayDeps) {
     now,
     mailer: deps.mailer ?? createMailer(config.email),
     authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
     // The same store and sealing key (COOKIE_KEYS, read by both services through @svc/config) as
     // the auth-service's pages; no discovery check here: the gateway makes no outbound requests

@@ -6,8 +6,17 @@
  * level and a service account.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { AUDIT_EXPORT_END, oidcRecordKey, USAGE_HISTORY_DAYS } from '@svc/accounts';
+import {
+  AUDIT_EXPORT_END,
+  K,
+  oidcRecordKey,
+  SERVICE_ACCOUNT_KEY_LIMITS,
+  TRUSTED_ISSUER_LIMITS,
+  USAGE_HISTORY_DAYS,
+  WINDOWS,
+} from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, refusal, send, success, typedClient, type Answered } from './management-client.ts';
@@ -42,8 +51,8 @@ const as = (key: string | null) => typedClient(f.url, key, answered);
 const toolStatus = async (key: string, project = owner.project) =>
   (await post(f.url, `/mcp/${project}`, call('svc_help'), { 'X-API-Key': key })).status;
 
-async function auditActions(workspace = owner.workspace): Promise<string[]> {
-  const r = success(await me.audit({ params: { workspace }, query: { limit: 500 } }));
+async function auditActions(workspace = owner.workspace, client = me): Promise<string[]> {
+  const r = success(await client.audit({ params: { workspace }, query: { limit: 500 } }));
   return r.body.entries.map((e) => e.action);
 }
 
@@ -301,6 +310,8 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'access-requests': { level: 'ADMIN', reason: 'x' },
     note: { note: 'intruder' },
     'allowed-ips': { allowed_ips: ['192.0.2.1'] },
+    'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
+    'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
   };
   // Asking for access is open to anyone who can name the project (its point), for themselves:
   // only a key of another project is refused; the request decides nothing.
@@ -624,7 +635,106 @@ test("second factor: the owner switches the workspace policy and resets a member
   assert.ok(actions.includes('factor.policy_changed') && actions.includes('factor.reset'), actions.join(','));
 });
 
+test("a service account's OAuth client keys over REST: set (JWK Set or URL), show, remove, each audited; bad keys are 400s naming the problem", async () => {
+  // A workspace of its own: the management bucket (120 a minute per workspace) is not this suite's.
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const c = as((await f.accounts.keys.createUserKey({ userId: ws.userId })).key);
+  const { bot } = await f.accounts.bots.create({ workspace: ws.workspace, name: 'cc-bot' });
+  const params = { workspace: ws.workspace, id: bot.id };
+  const pub = (kid: string) => ({ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid });
+  const empty = success(await c.getServiceAccountClient({ params }));
+  assert.deepEqual(
+    { client_id: empty.body.client_id, jwks: empty.body.jwks, jwks_uri: empty.body.jwks_uri },
+    { client_id: bot.id, jwks: null, jwks_uri: null },
+  );
+  assert.match(empty.body.token_endpoint, /\/api\/oauth\/token$/);
+
+  const setKeys = (body: Record<string, unknown>) => c.setServiceAccountClientKeys({ params, body: body as never });
+  const set = success(await setKeys({ jwks: { keys: [pub('k1'), pub('k2')] } }));
+  assert.deepEqual(
+    (set.body.jwks as { keys: { kid: string }[] } | null)?.keys.map((k) => k.kid),
+    ['k1', 'k2'],
+  );
+  assert.deepEqual((await f.accounts.serviceAccountClients.clientMetadata(bot.id))?.jwks?.keys.length, 2, 'the client exists');
+  assert.deepEqual(success(await c.getServiceAccountClient({ params })).body.jwks, set.body.jwks);
+
+  // Each bound of SERVICE_ACCOUNT_KEY_LIMITS, and what is never a public key, is a 400 naming it.
+  const tooMany = Array.from({ length: SERVICE_ACCOUNT_KEY_LIMITS.maxKeys + 1 }, (_, i) => pub(`k${i}`));
+  const refusals: [Record<string, unknown>, RegExp][] = [
+    [{ jwks: { keys: tooMany } }, /must NOT have more than 5 items/],
+    [{ jwks: { keys: [{ ...pub('k1'), d: 'secret' }] } }, /private or symmetric key material/],
+    [{ jwks: { keys: [pub('x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxKidLength + 1))] } }, /must NOT have more than 128 characters/],
+    [{ jwks_uri: `https://idp.example/${'x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength)}` }, /jwks_uri/],
+    [{ jwks_uri: 'http://idp.example/jwks' }, /https/],
+    [{ jwks: { keys: [pub('k1')] }, jwks_uri: 'https://idp.example/jwks' }, /not both/],
+    [{}, /either jwks/],
+  ];
+  for (const [body, message] of refusals) assert.match(JSON.stringify(refusal(await setKeys(body), 400)), message);
+  const kept = success(await c.getServiceAccountClient({ params })).body.jwks as { keys: unknown[] } | null;
+  assert.equal(kept?.keys.length, 2, 'a refused set changed nothing');
+
+  const byUrl = success(await setKeys({ jwks_uri: 'https://ci.example/.well-known/jwks.json' }));
+  assert.deepEqual([byUrl.body.jwks, byUrl.body.jwks_uri], [null, 'https://ci.example/.well-known/jwks.json']);
+
+  assert.deepEqual(success(await c.removeServiceAccountClientKeys({ params })).body, { id: bot.id, removed: true });
+  assert.equal(await f.accounts.serviceAccountClients.clientMetadata(bot.id), null, 'the client is gone');
+  assert.equal(success(await c.removeServiceAccountClientKeys({ params })).body.removed, false);
+  const actions = await auditActions(ws.workspace, c);
+  assert.equal(actions.filter((a) => a === 'service_account.client_keys_set').length, 2);
+  assert.equal(actions.filter((a) => a === 'service_account.client_keys_removed').length, 1);
+  // Only the workspace's owner: a project ADMIN key of the workspace is refused.
+  const admin = as(
+    (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key,
+  );
+  refusal(await admin.setServiceAccountClientKeys({ params, body: { jwks: { keys: [pub('k1')] } } as never }), 403);
+  refusal(await admin.getServiceAccountClient({ params }), 403);
+});
+
+test('trusted identity providers over REST: add (JWK Set or URL), list, remove, each audited; at most maxIssuers; bad input is a 400 naming it', async () => {
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const c = as((await f.accounts.keys.createUserKey({ userId: ws.userId })).key);
+  const params = { workspace: ws.workspace };
+  const jwks = { keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'idp-1' }] };
+  const add = (body: Record<string, unknown>) => c.addTrustedIssuer({ params, body: body as never });
+  const added = success(await add({ issuer: 'https://idp.example', jwks }), 201);
+  assert.equal(added.body.issuer, 'https://idp.example');
+  const again = success(await add({ issuer: 'https://idp.example', jwks_uri: 'https://idp.example/jwks' }), 201);
+  assert.deepEqual(
+    [again.body.id, again.body.jwks, again.body.jwks_uri],
+    [added.body.id, null, 'https://idp.example/jwks'],
+    'the same issuer again replaces its keys',
+  );
+  for (let i = 1; i < TRUSTED_ISSUER_LIMITS.maxIssuers; i++) success(await add({ issuer: `https://idp${i}.example`, jwks }), 201);
+  assert.match(refusal(await add({ issuer: 'https://one-more.example', jwks }), 409).message, /at most 5 identity providers/);
+  assert.equal(success(await c.listTrustedIssuers({ params })).body.trusted_issuers.length, TRUSTED_ISSUER_LIMITS.maxIssuers);
+
+  const refusals: [Record<string, unknown>, RegExp][] = [
+    [{ issuer: 'http://idp.example', jwks }, /Issuer must be an https URL/],
+    [{ issuer: 'https://idp.example/?tenant=1', jwks }, /query or a fragment/],
+    [{ issuer: `https://idp.example/${'x'.repeat(TRUSTED_ISSUER_LIMITS.maxIssuerLength)}`, jwks }, /more than 2048 characters/],
+    [{ issuer: 'https://idp.example' }, /either jwks/],
+    [{ issuer: 'https://idp.example', jwks: { keys: [{ kty: 'oct', kid: 'k', k: 'c2VjcmV0' }] } }, /private or symmetric/],
+  ];
+  for (const [body, message] of refusals) assert.match(JSON.stringify(refusal(await add(body), 400)), message);
+  const one = { ...params, id: added.body.id };
+  assert.deepEqual(success(await c.removeTrustedIssuer({ params: one })).body, { id: added.body.id, removed: true });
+  refusal(await c.removeTrustedIssuer({ params: one }), 404);
+  assert.equal(await f.accounts.trustedIssuers.find(ws.workspace, 'https://idp.example'), null);
+  const actions = await auditActions(ws.workspace, c);
+  assert.equal(actions.filter((a) => a === 'trusted_issuer.added').length, TRUSTED_ISSUER_LIMITS.maxIssuers + 1);
+  assert.equal(actions.filter((a) => a === 'trusted_issuer.removed').length, 1);
+  const admin = as(
+    (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key,
+  );
+  refusal(await admin.listTrustedIssuers({ params }), 403);
+});
+
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {
+  // The suite above makes more management requests of this workspace than one minute's bucket
+  // holds (the cross-tenant sweep alone sends every route with three of its credentials): this
+  // test starts a fresh count, as the next minute would.
+  const minute = WINDOWS.minute(Date.now());
+  await f.redis.client.del(K.rateManagement(owner.workspace, minute), K.rateManagement(owner.workspace, minute - 1));
   // The operations the tests above never saw succeed, through the typed client.
   const client = me;
   const body = { name: 'Contract check' };

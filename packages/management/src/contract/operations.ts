@@ -9,12 +9,16 @@ import { myApps, revokeApp, revokePersonalKey } from './me.ts';
 import { cancelInvitation, listMembers, putMember, removeMember } from './members.ts';
 import {
   createServiceAccount,
+  getServiceAccountClient,
   grantServiceAccount,
   listServiceAccounts,
+  removeServiceAccountClientKeys,
   revokeServiceAccount,
   rotateServiceAccount,
+  setServiceAccountClientKeys,
 } from './service-accounts.ts';
 import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
+import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -41,6 +45,12 @@ export const MANAGEMENT_OPERATIONS = {
   grantServiceAccount,
   rotateServiceAccount,
   revokeServiceAccount,
+  getServiceAccountClient,
+  setServiceAccountClientKeys,
+  removeServiceAccountClientKeys,
+  listTrustedIssuers,
+  addTrustedIssuer,
+  removeTrustedIssuer,
   myAccessRequests,
   myApps,
   revokeApp,

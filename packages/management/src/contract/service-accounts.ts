@@ -1,4 +1,5 @@
 /** A workspace's service accounts (docs/management.md "Operations"): the owner's. */
+import { SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts/service-account-key-limits.ts';
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
@@ -106,6 +107,84 @@ export const revokeServiceAccount = defineOperation({
     type: 'object',
     properties: { id: { type: 'string' }, revoked: { const: true } },
     required: ['id', 'revoked'],
+    additionalProperties: false,
+  },
+});
+
+/** A service account's OAuth client (docs/auth-service.md "Client credentials"): its id, where it gets tokens, its keys. */
+const CLIENT = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    client_id: { type: 'string', description: 'The OAuth client id: the service account id.' },
+    token_endpoint: { type: 'string', description: 'Where it asks for tokens (grant_type=client_credentials).' },
+    token_endpoint_auth_method: { const: 'private_key_jwt' },
+    resources: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The MCP endpoints it may ask a token for (resource): its granted projects and its team endpoint.',
+    },
+    jwks: { type: ['object', 'null'], description: 'The public JWK Set it signs its assertions with, or null.' },
+    jwks_uri: { type: ['string', 'null'], description: 'The https URL of its JWK Set, or null.' },
+  },
+  required: ['id', 'client_id', 'token_endpoint', 'token_endpoint_auth_method', 'resources', 'jwks', 'jwks_uri'],
+  additionalProperties: false,
+} as const;
+
+export const getServiceAccountClient = defineOperation({
+  method: 'GET',
+  path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
+  summary: "show a service account's OAuth client and its public keys",
+  statuses: [200],
+  params: ACCOUNT,
+  answer: CLIENT,
+});
+
+export const setServiceAccountClientKeys = defineOperation({
+  method: 'POST',
+  path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
+  summary: "set a service account's public keys (a JWK Set or a JWKS URL), replacing any before",
+  statuses: [200],
+  params: ACCOUNT,
+  body: {
+    type: 'object',
+    description: 'Exactly one of jwks and jwks_uri.',
+    properties: {
+      jwks: {
+        type: 'object',
+        description: `A public JWK Set: at most ${SERVICE_ACCOUNT_KEY_LIMITS.maxKeys} keys, ${SERVICE_ACCOUNT_KEY_LIMITS.maxJwksBytes} bytes of JSON.`,
+        properties: {
+          keys: {
+            type: 'array',
+            minItems: 1,
+            maxItems: SERVICE_ACCOUNT_KEY_LIMITS.maxKeys,
+            items: {
+              type: 'object',
+              properties: {
+                kty: { type: 'string', enum: ['EC', 'RSA', 'OKP'] },
+                kid: { type: 'string', minLength: 1, maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxKidLength },
+              },
+              required: ['kty', 'kid'],
+            },
+          },
+        },
+      },
+      jwks_uri: { type: 'string', maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength, description: 'An https URL of a JWK Set.' },
+    },
+  },
+  answer: CLIENT,
+});
+
+export const removeServiceAccountClientKeys = defineOperation({
+  method: 'DELETE',
+  path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
+  summary: "remove a service account's public keys: its client stops authenticating",
+  statuses: [200],
+  params: ACCOUNT,
+  answer: {
+    type: 'object',
+    properties: { id: { type: 'string' }, removed: { type: 'boolean' } },
+    required: ['id', 'removed'],
     additionalProperties: false,
   },
 });

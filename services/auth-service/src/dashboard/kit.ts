@@ -69,6 +69,8 @@ const DONE = {
   'member-removed': 'Member removed, with their access through this project.',
   'bot-granted': 'Access granted.',
   'bot-revoked': 'Service account revoked.',
+  'bot-keys-set': 'Keys saved: the client authenticates with them now.',
+  'bot-keys-removed': 'Keys removed: the client no longer gets tokens.',
   'personal-key-revoked': 'Personal key revoked.',
   'password-changed':
     'Password changed. Every other browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.',

@@ -23,6 +23,7 @@ import { projectsRoutes } from './projects/routes.ts';
 import { REQUEST_FORMS } from './requests/forms.ts';
 import { requestsRoutes } from './requests/routes.ts';
 import { BOT_FORMS } from './service-accounts/forms.ts';
+import { CLIENT_KEY_FORMS, clientKeysRoutes } from './service-accounts/client-keys-routes.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
@@ -38,6 +39,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   BOT_FORMS,
   ACCOUNT_FORMS,
   SSO_FORMS,
+  CLIENT_KEY_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -57,6 +59,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     requestsRoutes,
     membersRoutes,
     serviceAccountsRoutes,
+    clientKeysRoutes,
     usageRoutes,
     auditRoutes,
     ssoRoutes,

@@ -12,6 +12,12 @@ import { errors } from 'oidc-provider';
 import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '../oauth/cimd-fetch.ts';
 import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
+import {
+  assertClientAssertionLifetime,
+  checkServiceAccountResource,
+  CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
+  isServiceAccountClient,
+} from '../oauth/client-credentials.ts';
 import type { Throttle } from '../http/throttle.ts';
 import { PAGE_HEADERS } from '../http/security-headers.ts';
 import { providerErrorPage } from '../pages/layout.ts';
@@ -31,6 +37,8 @@ export const TTL = {
   AuthorizationCode: 120,
   Interaction: 3_600,
   Session: 14 * 86_400,
+  /** A service account's token (docs/auth-service.md "Client credentials"): 1 hour. */
+  ClientCredentials: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
   /** Only OpenID clients keep an ID token (the device profiles' is dropped): one hour. */
   IdToken: 3_600,
 } as const;
@@ -79,6 +87,11 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     },
     // OAuth 2.1: the authorization code flow only (no implicit or hybrid responses).
     responseTypes: ['code', 'none'],
+    // The methods some client uses: public clients (`none`) and service accounts' clients
+    // (`private_key_jwt`, RFC 7523 §2.2; docs/auth-service.md "Client credentials"). Nothing holds a
+    // client secret, so no `client_secret_*` method is offered or advertised.
+    clientAuthMethods: ['none', 'private_key_jwt'],
+    assertJwtClientAuthClaimsAndHeader: assertClientAssertionLifetime,
     jwks: deps.jwks,
     cookies: { keys: config.cookieKeys, long: { sameSite: 'lax', httpOnly: true }, short: { sameSite: 'lax', httpOnly: true } },
     routes: ROUTES,
@@ -135,6 +148,8 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       introspection: { enabled: true, allowedPolicy: ownTokensOnly },
       registration: { enabled: true, initialAccessToken: false },
       userinfo: { enabled: true },
+      // Service accounts' clients (docs/auth-service.md "Client credentials").
+      clientCredentials: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       clientIdMetadataDocument: {
         enabled: true,
@@ -148,14 +163,26 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       resourceIndicators: {
         enabled: true,
         // The project chosen on the consent page, for clients that sent no resource (device flow).
-        defaultResource: async (ctx, _client, oneOf) => {
+        defaultResource: async (ctx, client, oneOf) => {
           if (oneOf) return oneOf;
+          // A service account's token is for one project or its team endpoint, named every time.
+          if (isServiceAccountClient(client.clientId))
+            throw new errors.InvalidTarget(`resource is required: ${config.baseUrl}/mcp/<project_slug> or the team endpoint`);
           const chosen = (ctx.oidc.entities.Interaction?.result as { svc?: { resource?: string } } | undefined)?.svc?.resource;
           return chosen;
         },
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (_ctx, resource, client) => {
           const slug = projectOfResource(config.baseUrl, resource);
+          if (isServiceAccountClient(client.clientId)) {
+            await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
+            return {
+              scope: MCP_SCOPES.join(' '),
+              audience: resource,
+              accessTokenFormat: 'opaque',
+              accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
+            };
+          }
           if (!slug || !(await accounts.workspaces.getProject(slug))) {
             throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
           }

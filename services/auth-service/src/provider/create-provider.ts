@@ -40,7 +40,11 @@ export interface ProviderDeps {
 
 export function createProvider(deps: ProviderDeps): Provider {
   const { config, logger } = deps;
-  const adapter = createRedisAdapter({ redis: deps.redis, grants: deps.accounts.oauthGrants });
+  const adapter = createRedisAdapter({
+    redis: deps.redis,
+    grants: deps.accounts.oauthGrants,
+    serviceAccountClient: (id) => deps.accounts.serviceAccountClients.clientMetadata(id),
+  });
   const configuration = buildConfiguration({
     config,
     accounts: deps.accounts,
@@ -67,6 +71,13 @@ export function createProvider(deps: ProviderDeps): Provider {
     return generateCredential('access_token');
   };
   (provider.RefreshToken.prototype as unknown as WithId).generateTokenId = () => generateCredential('refresh_token');
+  // A service account's client-credentials token is an `svc_at_` access token too (docs/auth-service.md "Client credentials").
+  const cc = provider.ClientCredentials.prototype as unknown as WithId;
+  const generateCc = cc.generateTokenId;
+  cc.generateTokenId = function svcClientCredentialsId(this: unknown) {
+    generateCc.call(this);
+    return generateCredential('access_token');
+  };
 
   // oidc-provider's error handler on the device pages (lib/shared/error_handler.js) gives a new,
   // never-saved session an xsrf secret, and ensureSessionSave (lib/helpers/initialize_app.js) then

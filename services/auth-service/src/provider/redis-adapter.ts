@@ -13,14 +13,23 @@
  * CLIENT_IDLE_SECONDS.
  */
 import type { OAuthGrantStore, Redis } from '@svc/accounts';
-import { consumeOidcRecord, INVALIDATES, INVALIDATION_CHANNEL, oidcDigest, readOidcRecord, writeOidcRecord } from '@svc/accounts';
+import type { ServiceAccountClientMetadata } from '@svc/accounts';
+import {
+  consumeOidcRecord,
+  INVALIDATES,
+  INVALIDATION_CHANNEL,
+  oidcDigest,
+  oidcStoredModel,
+  readOidcRecord,
+  writeOidcRecord,
+} from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript } from '../http/throttle.ts';
 import { OK } from './redis-keys.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
-const WATCHED = new Set(['AccessToken', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
+const WATCHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
 
 /** How long a registered client is kept after its last grant ends (or after registration). */
 export const CLIENT_IDLE_SECONDS = 30 * 86_400;
@@ -30,7 +39,13 @@ const CLIENT_RECORDS = new Set(['Client', 'RegistrationAccessToken']);
 const EXTEND = `if redis.call('TTL', KEYS[1]) ~= -2 and redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return 0`;
 
 /** Token kinds whose value is one of our checksummed credential formats (see create-provider.ts). */
-const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = { AccessToken: 'access_token', RefreshToken: 'refresh_token' };
+const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = {
+  AccessToken: 'access_token',
+  ClientCredentials: 'access_token',
+  RefreshToken: 'refresh_token',
+};
+/** Service account ids (`bot_...`) are the client ids of their OAuth clients (docs/auth-service.md "Client credentials"). */
+const SERVICE_ACCOUNT_CLIENT = /^bot_[A-Za-z0-9_-]{1,64}$/;
 
 export interface AdapterDeps {
   redis: Redis;
@@ -38,6 +53,8 @@ export interface AdapterDeps {
   grants: OAuthGrantStore;
   /** Called after a record stopped being usable (tests observe it; the gateway hears the PUBLISH). */
   onRevoked?: (what: string) => void;
+  /** A live service account's OAuth client, looked up by its id (@svc/accounts serviceAccountClients). */
+  serviceAccountClient?: (clientId: string) => Promise<ServiceAccountClientMetadata | null>;
 }
 
 export function createRedisAdapter(deps: AdapterDeps) {
@@ -94,10 +111,19 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client' && SERVICE_ACCOUNT_CLIENT.test(id)) {
+        // Never a registered client: a service account's, built from its keys while it is live.
+        const metadata = await deps.serviceAccountClient?.(id);
+        return metadata ? (metadata as unknown as AdapterPayload) : undefined;
+      }
       const kind = FORMATTED[this.model];
       // A value that is not one of our token formats cannot be stored: no Redis trip.
       if (kind && parseCredential(id)?.kind !== kind) return undefined;
-      return this.read(this.key(id));
+      const payload = await this.read(this.key(id));
+      // AccessToken and ClientCredentials records share their keys (oidcStoredModel): each model
+      // sees only its own kind.
+      if (payload && kind === 'access_token' && payload.kind !== this.model) return undefined;
+      return payload;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
@@ -112,13 +138,15 @@ export function createRedisAdapter(deps: AdapterDeps) {
 
     async consume(id: string): Promise<void> {
       await consumeOidcRecord(redis, this.key(id), Math.floor(Date.now() / 1000));
-      if (WATCHED.has(this.model)) await announce(INVALIDATES.oauthRecord(this.model, oidcDigest(id)));
+      if (WATCHED.has(this.model)) await announce(INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)));
     }
 
     async destroy(id: string): Promise<void> {
       await redis.del(this.key(id));
       if (WATCHED.has(this.model))
-        await announce(this.model === 'Grant' ? INVALIDATES.oauthGrant(id) : INVALIDATES.oauthRecord(this.model, oidcDigest(id)));
+        await announce(
+          this.model === 'Grant' ? INVALIDATES.oauthGrant(id) : INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)),
+        );
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -8,14 +8,16 @@
  * session, and whose audience is one MCP resource `{baseUrl}/mcp/<slug>` (docs/contract.md
  * "Remote MCP OAuth" 3; RFC 8707). The level the person approved on the consent page is read from
  * the Grant (its scope for that resource), whatever scope the client asked for
- * (docs/auth-service.md "Scopes"). The gateway caches answers and drops them on every `svc:invalidate` message, which the
+ * (docs/auth-service.md "Scopes"). A service account's client-credentials token (kind
+ * ClientCredentials, stored beside the AccessTokens) names the account and its audience, a
+ * project's MCP endpoint or the team endpoint (docs/auth-service.md "Client credentials"). The gateway caches answers and drops them on every `svc:invalidate` message, which the
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
 import type { AccessTokenRecord, Redis } from '@svc/accounts';
 import { oidcRecords, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { approvedLevel } from '@svc/policy';
-import type { OAuthTokenInfo, OAuthTokenVerifier } from './oauth-types.ts';
+import type { OAuthTokenInfo, OAuthTokenVerifier, ServiceAccountTokenInfo } from './oauth-types.ts';
 
 export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; now?: () => number }): OAuthTokenVerifier {
   const now = deps.now ?? Date.now;
@@ -27,14 +29,27 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
     return SLUG_PATTERN.test(slug) ? slug : null;
   }
 
+  /** A service account's token is for a project's MCP endpoint or its workspace's team endpoint. */
+  function audienceOf(aud: AccessTokenRecord['aud']): ServiceAccountTokenInfo['audience'] | null {
+    const project = projectOf(aud);
+    if (project) return { kind: 'project', slug: project };
+    if (typeof aud !== 'string' || !aud.startsWith(`${prefix}team/`)) return null;
+    const slug = aud.slice(`${prefix}team/`.length);
+    return SLUG_PATTERN.test(slug) ? { kind: 'team', slug } : null;
+  }
+
   return {
-    async verify(token: string): Promise<OAuthTokenInfo | null> {
+    async verify(token: string): Promise<OAuthTokenInfo | ServiceAccountTokenInfo | null> {
       if (parseCredential(token)?.kind !== 'access_token') return null;
       const stored = await oidcRecords.accessToken(deps.redis, token);
       if (!stored || stored.consumed !== null) return null;
       const at = stored.payload;
       if (at.exp * 1000 <= now()) return null;
       if (at['x5t#S256']) return null;
+      if (at.kind === 'ClientCredentials') {
+        const audience = audienceOf(at.aud);
+        return audience ? { serviceAccount: at.clientId, audience, expiresAt: at.exp * 1000, jkt: at.jkt ?? null } : null;
+      }
       const project = projectOf(at.aud);
       if (!project) return null;
       const grant = await oidcRecords.grant(deps.redis, at.grantId);

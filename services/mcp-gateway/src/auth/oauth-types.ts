@@ -27,7 +27,22 @@ export interface OAuthTokenInfo {
   jkt: string | null;
 }
 
+/**
+ * A service account's client-credentials token (docs/auth-service.md "Client credentials"): it
+ * stands for the account, whose grants are read at each call as its key's are.
+ */
+export interface ServiceAccountTokenInfo {
+  /** The service account's id (its OAuth client id). */
+  serviceAccount: string;
+  /** The resource the token was issued for: `{base_url}/mcp/<slug>` or `{base_url}/mcp/team/<slug>`. */
+  audience: { kind: 'project' | 'team'; slug: string };
+  /** Unix ms. */
+  expiresAt: number;
+  /** The DPoP key thumbprint the token is bound to (RFC 9449), or null for a bearer token. */
+  jkt: string | null;
+}
+
 export interface OAuthTokenVerifier {
   /** The token's binding when it is a live, unrevoked access token; null otherwise. */
-  verify(token: string): Promise<OAuthTokenInfo | null>;
+  verify(token: string): Promise<OAuthTokenInfo | ServiceAccountTokenInfo | null>;
 }

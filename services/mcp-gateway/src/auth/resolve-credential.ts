@@ -10,7 +10,7 @@ import { claimedKind, parseCredential } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
 import { tokenRole, type Role } from '@svc/policy';
 import type { ResolvedCaller, Target } from './caller.ts';
-import type { OAuthTokenVerifier } from './oauth-types.ts';
+import type { OAuthTokenVerifier, ServiceAccountTokenInfo } from './oauth-types.ts';
 import type { Resolution } from './resolution-cache.ts';
 
 export interface ResolverDeps {
@@ -62,10 +62,7 @@ export function createResolver(deps: ResolverDeps) {
   }
 
   /** The account routes: a credential speaks for itself and its own workspace pays. */
-  async function accountCaller(
-    rec: ApiKeyRecord,
-    base: Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps'>,
-  ): Promise<Resolution> {
+  async function accountCaller(rec: ApiKeyRecord, base: Base): Promise<Resolution> {
     let workspace = rec.workspace;
     let type: ResolvedCaller['type'] = rec.kind === 'bot_key' ? 'bot' : 'key';
     let id = rec.kind === 'bot_key' ? rec.botId : rec.id;
@@ -104,6 +101,7 @@ export function createResolver(deps: ResolverDeps) {
     if (!deps.oauth) return invalidToken('OAuth tokens are not verified by this gateway');
     const info = await deps.oauth.verify(value);
     if (!info) return invalidToken('unknown, expired or revoked access token');
+    if ('serviceAccount' in info) return fromServiceAccountToken(info, target);
     if (target.kind !== 'project' || info.project !== target.slug) {
       // Refreshing would not help: a new token is bound to the same project (RFC 8707 audience).
       return {
@@ -143,6 +141,78 @@ export function createResolver(deps: ResolverDeps) {
     });
   }
 
+  type Base = Pick<ResolvedCaller, 'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps' | 'jkt'>;
+
+  /** A service account on its workspace's team endpoint: the projects it was granted. */
+  async function botOnTeam(botId: string, workspace: string, label: string, base: Base): Promise<Resolution> {
+    const ws = await deps.accounts.workspaces.get(workspace);
+    if (!ws) return notFound(`team ${workspace}`);
+    const granted = Object.keys((await deps.accounts.bots.get(botId))?.grants ?? {});
+    return ok({
+      ...base,
+      type: 'bot',
+      id: botId,
+      label,
+      role: 'NONE',
+      serviceAccount: true,
+      project: null,
+      workspace: ws.slug,
+      plan: ws.plan,
+      agents: ws.agents,
+      payer: { workspace: ws.slug, plan: ws.plan },
+      grantedProjects: granted.sort(),
+    });
+  }
+
+  /**
+   * A service account's client-credentials token (docs/auth-service.md "Client credentials"): the
+   * account at the endpoint its token names, exactly as the account's key would be there.
+   */
+  async function fromServiceAccountToken(info: ServiceAccountTokenInfo, target: Target): Promise<Resolution> {
+    if (info.audience.kind !== target.kind || info.audience.slug !== target.slug) {
+      const bound = info.audience.kind === 'team' ? `the team endpoint of ${info.audience.slug}` : `project ${info.audience.slug}`;
+      return {
+        ok: false,
+        error: new SvcError('invalid_token', {
+          detail: `service account token bound to ${bound}`,
+          remedy: `This token was issued for ${bound}: ask the token endpoint for one with resource set to this endpoint's URL.`,
+        }),
+      };
+    }
+    const bot = await deps.accounts.bots.get(info.serviceAccount);
+    if (!bot || !(await deps.accounts.bots.isLive(bot.id, bot.workspace))) return invalidToken('the service account was revoked');
+    const base: Base = {
+      legacy: false,
+      defaultSurface: 'hosted',
+      session: bot.id,
+      keyHash: '',
+      keyLimit: null,
+      expiresAt: info.expiresAt,
+      allowedIps: null,
+      // A DPoP-bound token is used only with a proof of its key (docs/auth-service.md "DPoP").
+      ...(info.jkt ? { jkt: info.jkt } : {}),
+    };
+    const label = `${bot.name} (OAuth client)`;
+    if (target.kind === 'team') {
+      if (bot.workspace !== target.slug) return invalidToken(`service account of ${bot.workspace} used on team ${target.slug}`);
+      return botOnTeam(bot.id, bot.workspace, label, base);
+    }
+    const project = await deps.accounts.workspaces.getProject(target.slug);
+    if (!project || project.workspace !== bot.workspace) return invalidToken(`service account of ${bot.workspace} used on ${target.slug}`);
+    const role: Role = bot.grants[project.slug] ?? 'NONE';
+    return ok({
+      ...base,
+      type: 'bot',
+      id: bot.id,
+      label,
+      role,
+      serviceAccount: true,
+      project: project.slug,
+      ...(await projectContext(project)),
+      grantedProjects: [],
+    });
+  }
+
   async function fromKey(parsed: ParsedCredential, rec: ApiKeyRecord, target: Target): Promise<Resolution> {
     const base = {
       legacy: parsed.legacy,
@@ -161,16 +231,14 @@ export function createResolver(deps: ResolverDeps) {
           'The team endpoint takes a service account key of that team.',
         );
       }
+      if (rec.kind === 'bot_key') return botOnTeam(rec.botId, target.slug, `${rec.name} (${rec.prefix})`, base);
       const ws = await deps.accounts.workspaces.get(target.slug);
       if (!ws) return notFound(`team ${target.slug}`);
-      const granted =
-        rec.kind === 'bot_key'
-          ? Object.keys((await deps.accounts.bots.get(rec.botId))?.grants ?? {})
-          : await deps.accounts.workspaces.projectsOf(ws.slug);
+      const granted = await deps.accounts.workspaces.projectsOf(ws.slug);
       return ok({
         ...base,
-        type: rec.kind === 'bot_key' ? 'bot' : 'key',
-        id: rec.kind === 'bot_key' ? rec.botId : rec.id,
+        type: 'key',
+        id: rec.id,
         label: `${rec.name} (${rec.prefix})`,
         role: 'NONE',
         serviceAccount: true,

@@ -9,6 +9,7 @@ import { KEY_ROUTES } from './management/keys.ts';
 import { MEMBER_ROUTES } from './management/members.ts';
 import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
 import { SSO_ROUTES } from './management/sso.ts';
+import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
 import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
 
 export type { ManagementRoute } from './management/handle.ts';
@@ -19,6 +20,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...ACCESS_REQUEST_ROUTES,
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
+  ...TRUSTED_ISSUER_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SSO_ROUTES,
   ...ME_ROUTES,

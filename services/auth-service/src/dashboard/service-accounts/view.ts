@@ -50,7 +50,7 @@ function manageForms(f: Frame, v: ServiceAccountsPage, base: string, b: BotRow):
 <label for="grant-level-${b.id}" class="skip">Level</label><select id="grant-level-${b.id}" name="level">${levelOptions(LEVELS, 'VIEWER')}</select>`,
     html`<button type="submit" class="small secondary">Grant</button>`,
     'inline',
-  )} ${confirmButton(`${at}/rotate`, 'New key')} ${confirmButton(`${at}/revoke`, 'Revoke')}`;
+  )} <a href="${at}/client-keys" class="small">OAuth keys</a> ${confirmButton(`${at}/rotate`, 'New key')} ${confirmButton(`${at}/revoke`, 'Revoke')}`;
 }
 
 export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml {

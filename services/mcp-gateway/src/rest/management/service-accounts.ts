@@ -1,4 +1,5 @@
 /** The routes of a workspace's service accounts (docs/management.md "Operations"). */
+import type { ServiceAccountClient } from '@svc/management';
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
@@ -33,4 +34,29 @@ export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
     await m.revokeBot(a, params.workspace, params.id);
     return { body: { id: params.id, revoked: true } };
   }),
+  handle('getServiceAccountClient', async (m, a, { params }) => ({
+    body: clientAnswer(await m.serviceAccountClient(a, params.workspace, params.id)),
+  })),
+  handle('setServiceAccountClientKeys', async (m, a, { params, body }) => {
+    const input = {
+      ...(body.jwks === undefined ? {} : { jwks: body.jwks }),
+      ...(body.jwks_uri === undefined ? {} : { jwksUri: body.jwks_uri }),
+    };
+    return { body: clientAnswer(await m.setServiceAccountClientKeys(a, params.workspace, params.id, input)) };
+  }),
+  handle('removeServiceAccountClientKeys', async (m, a, { params }) => ({
+    body: { id: params.id, removed: await m.removeServiceAccountClientKeys(a, params.workspace, params.id) },
+  })),
 ];
+
+function clientAnswer(c: ServiceAccountClient) {
+  return {
+    id: c.id,
+    client_id: c.clientId,
+    token_endpoint: c.tokenEndpoint,
+    token_endpoint_auth_method: 'private_key_jwt' as const,
+    resources: c.resources,
+    jwks: c.jwks,
+    jwks_uri: c.jwksUri,
+  };
+}
