@@ -5,7 +5,7 @@
  */
 import { LEVELS } from '@svc/management/contract';
 import { CliError, EXIT } from './errors.ts';
-import { answer, api, type Caller } from './manage.ts';
+import { answer, api, type Caller } from './manage-common.ts';
 import type { Io } from './run.ts';
 
 export async function requestAccessCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {

@@ -2,40 +2,23 @@
  * svc: sign in with the device flow (a personal key for every project you can access), see who
  * you are, list projects, call a tool, print MCP client configuration. docs/cli.md describes it.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { displayPrefix } from '@svc/credentials';
 import { offerToOpen, type BrowserOffer } from './browser.ts';
-import { auditCommand, keysCommand, membersCommand, requestsCommand, serviceAccountsCommand, usageCommand } from './manage.ts';
+import { callerOf, GLOBAL, surfaceOf, type Command } from './command.ts';
+import { MCP_CONFIG_COMMAND } from './mcp-config-command.ts';
+import { MANAGE_COMMANDS } from './manage-commands.ts';
 import { deviceFlow, type DeviceCode } from './device-flow.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf, hostsOf, serverHelp } from './hosts.ts';
 import { refusal, requestJson } from './http.ts';
-import { SURFACES, isSurface, type Surface } from '@svc/policy';
-import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs, oauthSetup } from './mcp-config.ts';
-import { requestAccessCommand } from './request-access.ts';
-import { credentialOf, credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
+import { SURFACES } from '@svc/policy';
+import { KEY_VARIABLE } from './mcp-config.ts';
+import { credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
 import { waiting } from './ui.ts';
 import { VERSION } from './version.ts';
-import { run, type Io } from './run.ts';
+import { run } from './run.ts';
 import { toolArguments } from './tool-args.ts';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-const GLOBAL: Options = {
-  server: { type: 'string' },
-  'auth-server': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-};
-
-interface Command {
-  summary: string;
-  usage: string;
-  /** Lines describing the command's own options, for --help (given the environment, to name real URLs). */
-  details?: string | ((env: NodeJS.ProcessEnv) => string);
-  options: Options;
-  run(io: Io, values: Record<string, unknown>, positionals: string[]): Promise<void>;
-}
 
 const days = (ms: number) => Math.floor(ms / 86_400_000);
 
@@ -245,229 +228,10 @@ Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential
     },
   },
 
-  keys: {
-    summary: "a project's API keys: list, create, revoke, roll (with an overlap), disable and enable, note, IP allow-list",
-    usage:
-      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none>|disable <id>|enable <id>|note <id> <text>|allow-ips <id> <cidr...|anywhere> --project <slug> [--status S] [--search TEXT] [--name N] [--level L] [--expires 30d] [--rate-limit N] [--note TEXT] [--allow-ip CIDR]... [--overlap 24h] [--json]',
-    details: `  --project SLUG      the project
-  --status STATUS     list: active, expiring, expired, revoked, disabled or all (default: all but revoked)
-  --search TEXT       list: only keys whose name, prefix or note holds TEXT
-  --name NAME         create: the key's name
-  --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
-  --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
-  --rate-limit N      create: the key's own requests per minute, below the plan's (default: the plan's)
-  --note TEXT         create: a note about the key (at most 500 characters)
-  --allow-ip CIDR     create: an address or CIDR block the key may be used from (repeat, or comma-separated)
-  --overlap DURATION  roll: how long the old key keeps working (default 24h; 0m stops it now)
-limit <id> <n|none> sets or lifts a key's own requests per minute, so one CI key cannot starve the rest.
-disable <id> stops a key at every gateway within a second until enable <id>; revoke is for good.
-allow-ips <id> <cidr...> accepts the key only from those addresses; anywhere lifts the list.
-A new key is printed once, alone on stdout; the rest goes to stderr.`,
-    options: {
-      project: { type: 'string' },
-      name: { type: 'string' },
-      level: { type: 'string' },
-      expires: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      overlap: { type: 'string' },
-      status: { type: 'string' },
-      search: { type: 'string' },
-      note: { type: 'string' },
-      'allow-ip': { type: 'string', multiple: true },
-    },
-    async run(io, v, positionals) {
-      await keysCommand(io, await callerOf(io, v), v, positionals);
-    },
-  },
+  ...MANAGE_COMMANDS,
 
-  requests: {
-    summary: "a project's access requests: list, approve (at a level), deny; or your own with their status",
-    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json] | svc requests mine [--json]',
-    details: `  --project SLUG      the project
-  --level LEVEL       approve: the level to grant (default VIEWER)
-mine lists the requests you made, pending or decided, with the level granted.`,
-    options: { project: { type: 'string' }, level: { type: 'string' } },
-    async run(io, v, positionals) {
-      await requestsCommand(io, await callerOf(io, v), v, positionals);
-    },
-  },
-
-  'request-access': {
-    summary: "ask a project's admins for a level, with a reason",
-    usage: 'svc request-access --project <slug> --level VIEWER|EDITOR|ADMIN --reason "..." [--json]',
-    details: `  --project SLUG      the project
-  --level LEVEL       the level you need: VIEWER, EDITOR or ADMIN
-  --reason TEXT       why you need it; the admins read it (at most 1000 characters)
-Asking again while a request is pending updates it. Follow it with svc requests mine.`,
-    options: { project: { type: 'string' }, level: { type: 'string' }, reason: { type: 'string' } },
-    async run(io, v) {
-      await requestAccessCommand(io, await callerOf(io, v), v);
-    },
-  },
-
-  members: {
-    summary: "a project's members: list, add or set a role, remove; pending invitations: cancel",
-    usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> --project <slug> [--role R] [--json]',
-    details: `  --project SLUG      the project
-  --role ROLE         add, set: VIEWER, EDITOR or ADMIN
-
-An address without a confirmed svc account is not added: it is mailed an invitation (7 days),
-listed by list until its owner accepts it or you cancel it.`,
-    options: { project: { type: 'string' }, role: { type: 'string' } },
-    async run(io, v, positionals) {
-      await membersCommand(io, await callerOf(io, v), v, positionals);
-    },
-  },
-
-  'service-accounts': {
-    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke; OAuth client keys",
-    usage:
-      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id>|keys <id>|set-keys <id>|remove-keys <id> [--workspace W] [--name N] [--project P --level L] [--overlap 24h] [--jwks-file F | --jwks-uri U] [--json]',
-    details: `  --workspace W       the workspace (default: the current key's)
-  --name NAME         create: the service account's name
-  --project SLUG      grant: the project
-  --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
-  --overlap DURATION  rotate: how long the old key keeps working (default 24h; 0m stops it now)
-  --jwks-file FILE    set-keys: a public JWK Set (JSON) its OAuth client signs private_key_jwt assertions with
-  --jwks-uri URL      set-keys: or an https URL serving that JWK Set
-keys shows the OAuth client (client id, token endpoint, keys); remove-keys stops it authenticating.
-A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.
-A revoked service account stays revoked: rotate refuses it; create a new one instead.`,
-    options: {
-      workspace: { type: 'string' },
-      name: { type: 'string' },
-      project: { type: 'string' },
-      level: { type: 'string' },
-      overlap: { type: 'string' },
-      'jwks-file': { type: 'string' },
-      'jwks-uri': { type: 'string' },
-    },
-    async run(io, v, positionals) {
-      await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
-    },
-  },
-
-  usage: {
-    summary: "a workspace's requests this minute and this month, per key and per tool, and per day",
-    usage: 'svc usage [--workspace W] [--days N] [--json]',
-    details: `  --workspace W       the workspace (default: the current key's)
-  --days N            days of history, today included: 1 to 30 (default 30; --json has them per key and per tool)`,
-    options: { workspace: { type: 'string' }, days: { type: 'string' } },
-    async run(io, v) {
-      await usageCommand(io, await callerOf(io, v), v);
-    },
-  },
-
-  audit: {
-    summary: "a workspace's audit log, newest first",
-    usage: 'svc audit [--workspace W] [--action A] [--actor EMAIL] [--from DATE] [--to DATE] [--limit N] [--cursor C] [--json]',
-    details: `  --workspace W       the workspace (default: the current key's)
-  --action ACTION     only this action, e.g. key.revoked
-  --actor EMAIL       only what this person (or key:<prefix>) did
-  --from DATE         only entries from this day (YYYY-MM-DD, UTC) or time (RFC 3339)
-  --to DATE           only entries up to the end of this day, or this time
-  --limit N           entries per page (default 50)
-  --cursor C          continue where the last page ended`,
-    options: {
-      workspace: { type: 'string' },
-      action: { type: 'string' },
-      actor: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
-    },
-    async run(io, v) {
-      await auditCommand(io, await callerOf(io, v), v);
-    },
-  },
-
-  'mcp-config': {
-    summary: 'print MCP client setup for a project: sign in with OAuth (no key), or a key from $SVC_API_KEY',
-    usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--surface NAME] [--json]',
-    details: `  --project SLUG      the project whose MCP endpoint to configure
-  --client NAME       only this client's snippet (claude, cursor, vscode); default all
-  --surface NAME      the connection surface the client asks for: ${SURFACES.join(', ')} (default hosted)`,
-    options: { project: { type: 'string' }, client: { type: 'string' }, surface: { type: 'string' } },
-    async run(io, v) {
-      const slug = v['project'] as string | undefined;
-      if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage, 'Run "svc projects" for the ones you can reach.');
-      const surface = surfaceOf(v);
-      const endpoint = `${baseUrlOf({ server: v['server'] as string }, io.env)}/mcp/${encodeURIComponent(slug)}`;
-      let configs = mcpClientConfigs(endpoint, slug, surface);
-      if (v['client']) {
-        configs = configs.filter((c) => c.name === v['client']);
-        if (!configs.length) throw new CliError(`Unknown client "${String(v['client'])}": use claude, cursor or vscode.`, EXIT.usage);
-      }
-      const key = await keySource(io);
-      const oauth = oauthSetup(endpoint, slug, surface);
-      const claude = claudeAddCommand(endpoint, slug, surface);
-      const cursorLink = cursorInstallLink(endpoint, slug, surface);
-      const extra = (name: string) =>
-        name === 'claude'
-          ? ['Run in the project folder:', claude, 'or put this in .mcp.json:']
-          : name === 'cursor'
-            ? ['Open this link to install it in Cursor:', cursorLink, 'or put this in .cursor/mcp.json:']
-            : [];
-      io.result(
-        {
-          endpoint,
-          oauth,
-          key_variable: KEY_VARIABLE,
-          key_source: key.source,
-          claude_add_command: claude,
-          cursor_install_link: cursorLink,
-          clients: Object.fromEntries(configs.map((c) => [c.name, { file: c.file, config: c.config }])),
-        },
-        [
-          `MCP endpoint: ${endpoint} (Streamable HTTP).`,
-          '',
-          '## With OAuth: no key at all. The client finds the sign-in server from the endpoint and opens your browser.',
-          `Claude Code:  ${oauth.claude}`,
-          `VS Code:      ${oauth.vscode}`,
-          `Cursor:       open ${oauth.cursor}`,
-          'Any other client, as JSON:',
-          JSON.stringify(oauth.json, null, 2),
-          '',
-          `## With a key (CI, scripts, clients without OAuth): each client reads it from $${KEY_VARIABLE} when it starts; the key never goes into these files.`,
-          `$${KEY_VARIABLE}: ${key.line}`,
-          ...configs.flatMap((c) => ['', `# ${c.title}`, ...extra(c.name), JSON.stringify(c.config, null, 2)]),
-        ],
-      );
-    },
-  },
+  'mcp-config': MCP_CONFIG_COMMAND,
 };
-
-/** The key to present and the gateway to present it to: a stored key goes back to the server it came from, unless told otherwise. */
-async function callerOf(io: Io, v: Record<string, unknown>) {
-  const cred = await credentialOf(io.env);
-  const told = v['server'] !== undefined || io.env['SVC_BASE_URL'] !== undefined;
-  const base = cred.stored && !told ? cred.stored.base_url : baseUrlOf({ server: v['server'] as string | undefined }, io.env);
-  return { cred, base };
-}
-
-/** Where $SVC_API_KEY would come from, said as a newcomer needs it (docs/cli.md "svc mcp-config"). */
-async function keySource(io: Io): Promise<{ source: 'environment' | 'svc login' | 'none'; line: string }> {
-  const fromEnv = io.env[KEY_VARIABLE];
-  if (fromEnv) return { source: 'environment', line: `set in this shell (${displayPrefix(fromEnv)}).` };
-  const stored = await readStoredKey(io.env).catch(() => null);
-  if (stored)
-    return {
-      source: 'svc login',
-      line: `not set in this shell. Your "svc login" key can be used: export ${KEY_VARIABLE}=$(svc auth token)`,
-    };
-  return {
-    source: 'none',
-    line: `not set, and you are not signed in. Run "svc login", then export ${KEY_VARIABLE}=$(svc auth token); or use a project key (create-svc writes one to .env).`,
-  };
-}
-
-function surfaceOf(v: Record<string, unknown>): Surface | undefined {
-  const surface = v['surface'] as string | undefined;
-  if (surface === undefined) return undefined;
-  if (!isSurface(surface)) throw new CliError(`Unknown surface "${surface}": use ${SURFACES.join(', ')}.`, EXIT.usage);
-  return surface;
-}
 
 function rateLimitOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};

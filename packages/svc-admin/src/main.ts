@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { ConfigError, loadConfig } from '@svc/config';
 import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
-import { COMMANDS, USAGE, UsageError } from './commands.ts';
+import { COMMANDS, UsageError } from './commands.ts';
+import { USAGE } from './usage.ts';
 import { passwordSource, readPassword } from './password.ts';
 import { SSO_COMMANDS } from './sso-commands.ts';
 

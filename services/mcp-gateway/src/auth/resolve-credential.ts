@@ -3,7 +3,7 @@
  * docs/contract.md "Errors" names. Malformed values (bad prefix, length or checksum) are refused
  * before Redis.
  */
-import type { Accounts, ApiKeyRecord, Project, User } from '@svc/accounts';
+import type { Accounts, ApiKeyRecord, User } from '@svc/accounts';
 import { clientProfile, compileAllowedIps, SLUG_PATTERN } from '@svc/accounts';
 import type { ParsedCredential } from '@svc/credentials';
 import { claimedKind, parseCredential } from '@svc/credentials';
@@ -12,6 +12,8 @@ import { tokenRole, type Role } from '@svc/policy';
 import type { ResolvedCaller, Target } from './caller.ts';
 import type { OAuthTokenVerifier, ServiceAccountTokenInfo } from './oauth-types.ts';
 import type { Resolution } from './resolution-cache.ts';
+import { payerContexts } from './payer-context.ts';
+import { disabledKey, invalidKey, invalidToken, notFound, ok } from './resolution-outcomes.ts';
 
 export interface ResolverDeps {
   accounts: Accounts;
@@ -20,46 +22,10 @@ export interface ResolverDeps {
   now?: () => number;
 }
 
-const invalidKey = (detail: string, remedy?: string) => ({
-  ok: false as const,
-  error: new SvcError('invalid_api_key', { detail, ...(remedy ? { remedy } : {}) }),
-});
-/** A disabled key says so (its holder learns nothing new: it is their key), and how it comes back. */
-const disabledKey = (id: string) => ({
-  ok: false as const,
-  error: new SvcError('invalid_api_key', {
-    message: 'API key disabled',
-    remedy: 'This key is disabled: a project admin can enable it again (svc key enable, or the dashboard).',
-    detail: `key ${id} is disabled`,
-  }),
-});
-const invalidToken = (detail: string) => ({ ok: false as const, error: new SvcError('invalid_token', { detail }) });
-const notFound = (what: string) => ({ ok: false as const, error: new SvcError('not_found', { message: `Not found: ${what}` }) });
-
 export function createResolver(deps: ResolverDeps) {
   const now = deps.now ?? Date.now;
 
-  async function workspaceContext(slug: string) {
-    const ws = await deps.accounts.workspaces.get(slug);
-    return { workspace: slug, plan: ws?.plan ?? 'FREE', agents: ws?.agents ?? false } as const;
-  }
-
-  /** The project's workspace pays, and its plan gates the tools. */
-  async function projectContext(project: Project) {
-    const ctx = await workspaceContext(project.workspace);
-    return { ...ctx, payer: { workspace: ctx.workspace, plan: ctx.plan } };
-  }
-
-  /**
-   * A person's request on a project: the project's workspace pays while they have a role there;
-   * with role NONE their own (personal) workspace does (docs/contract.md "Who pays for a request").
-   */
-  async function personContext(project: Project, user: User, role: Role) {
-    const ctx = await projectContext(project);
-    if (role !== 'NONE' || user.workspace === ctx.workspace) return ctx;
-    const own = await workspaceContext(user.workspace);
-    return { ...ctx, payer: { workspace: own.workspace, plan: own.plan } };
-  }
+  const { workspaceContext, projectContext, personContext } = payerContexts(deps.accounts);
 
   /** The account routes: a credential speaks for itself and its own workspace pays. */
   async function accountCaller(rec: ApiKeyRecord, base: Base): Promise<Resolution> {
@@ -181,6 +147,8 @@ export function createResolver(deps: ResolverDeps) {
     }
     const bot = await deps.accounts.bots.get(info.serviceAccount);
     if (!bot || !(await deps.accounts.bots.isLive(bot.id, bot.workspace))) return invalidToken('the service account was revoked');
+    // A DPoP-bound token is used only with a proof of its key (docs/auth-service.md "DPoP").
+    const jkt = info.jkt ? { jkt: info.jkt } : {};
     const base: Base = {
       legacy: false,
       defaultSurface: 'hosted',
@@ -189,8 +157,7 @@ export function createResolver(deps: ResolverDeps) {
       keyLimit: null,
       expiresAt: info.expiresAt,
       allowedIps: null,
-      // A DPoP-bound token is used only with a proof of its key (docs/auth-service.md "DPoP").
-      ...(info.jkt ? { jkt: info.jkt } : {}),
+      ...jkt,
     };
     const label = `${bot.name} (OAuth client)`;
     if (target.kind === 'team') {
@@ -325,7 +292,5 @@ export function createResolver(deps: ResolverDeps) {
     return fromKey(parsed, rec, target);
   };
 }
-
-const ok = (caller: ResolvedCaller): Resolution => ({ ok: true, caller });
 
 export type Resolver = ReturnType<typeof createResolver>;

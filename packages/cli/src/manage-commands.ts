@@ -1,0 +1,146 @@
+/** The management commands of `svc` (docs/cli.md "Managing a project"): how each is called and described. */
+import type { Command } from './command.ts';
+import { callerOf } from './command.ts';
+import { membersCommand, requestsCommand } from './manage.ts';
+import { keysCommand } from './manage-keys.ts';
+import { auditCommand, serviceAccountsCommand, usageCommand } from './manage-workspace.ts';
+import { requestAccessCommand } from './request-access.ts';
+
+export const MANAGE_COMMANDS: Record<string, Command> = {
+  keys: {
+    summary: "a project's API keys: list, create, revoke, roll (with an overlap), disable and enable, note, IP allow-list",
+    usage:
+      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none>|disable <id>|enable <id>|note <id> <text>|allow-ips <id> <cidr...|anywhere> --project <slug> [--status S] [--search TEXT] [--name N] [--level L] [--expires 30d] [--rate-limit N] [--note TEXT] [--allow-ip CIDR]... [--overlap 24h] [--json]',
+    details: `  --project SLUG      the project
+  --status STATUS     list: active, expiring, expired, revoked, disabled or all (default: all but revoked)
+  --search TEXT       list: only keys whose name, prefix or note holds TEXT
+  --name NAME         create: the key's name
+  --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
+  --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
+  --rate-limit N      create: the key's own requests per minute, below the plan's (default: the plan's)
+  --note TEXT         create: a note about the key (at most 500 characters)
+  --allow-ip CIDR     create: an address or CIDR block the key may be used from (repeat, or comma-separated)
+  --overlap DURATION  roll: how long the old key keeps working (default 24h; 0m stops it now)
+limit <id> <n|none> sets or lifts a key's own requests per minute, so one CI key cannot starve the rest.
+disable <id> stops a key at every gateway within a second until enable <id>; revoke is for good.
+allow-ips <id> <cidr...> accepts the key only from those addresses; anywhere lifts the list.
+A new key is printed once, alone on stdout; the rest goes to stderr.`,
+    options: {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      level: { type: 'string' },
+      expires: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      overlap: { type: 'string' },
+      status: { type: 'string' },
+      search: { type: 'string' },
+      note: { type: 'string' },
+      'allow-ip': { type: 'string', multiple: true },
+    },
+    async run(io, v, positionals) {
+      await keysCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  requests: {
+    summary: "a project's access requests: list, approve (at a level), deny; or your own with their status",
+    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json] | svc requests mine [--json]',
+    details: `  --project SLUG      the project
+  --level LEVEL       approve: the level to grant (default VIEWER)
+mine lists the requests you made, pending or decided, with the level granted.`,
+    options: { project: { type: 'string' }, level: { type: 'string' } },
+    async run(io, v, positionals) {
+      await requestsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  'request-access': {
+    summary: "ask a project's admins for a level, with a reason",
+    usage: 'svc request-access --project <slug> --level VIEWER|EDITOR|ADMIN --reason "..." [--json]',
+    details: `  --project SLUG      the project
+  --level LEVEL       the level you need: VIEWER, EDITOR or ADMIN
+  --reason TEXT       why you need it; the admins read it (at most 1000 characters)
+Asking again while a request is pending updates it. Follow it with svc requests mine.`,
+    options: { project: { type: 'string' }, level: { type: 'string' }, reason: { type: 'string' } },
+    async run(io, v) {
+      await requestAccessCommand(io, await callerOf(io, v), v);
+    },
+  },
+
+  members: {
+    summary: "a project's members: list, add or set a role, remove; pending invitations: cancel",
+    usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> --project <slug> [--role R] [--json]',
+    details: `  --project SLUG      the project
+  --role ROLE         add, set: VIEWER, EDITOR or ADMIN
+
+An address without a confirmed svc account is not added: it is mailed an invitation (7 days),
+listed by list until its owner accepts it or you cancel it.`,
+    options: { project: { type: 'string' }, role: { type: 'string' } },
+    async run(io, v, positionals) {
+      await membersCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  'service-accounts': {
+    summary: "a workspace's service accounts (keys for CI and agents): list, create, grant, rotate, revoke; OAuth client keys",
+    usage:
+      'svc service-accounts list|create|grant <id>|rotate <id>|revoke <id>|keys <id>|set-keys <id>|remove-keys <id> [--workspace W] [--name N] [--project P --level L] [--overlap 24h] [--jwks-file F | --jwks-uri U] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --name NAME         create: the service account's name
+  --project SLUG      grant: the project
+  --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
+  --overlap DURATION  rotate: how long the old key keeps working (default 24h; 0m stops it now)
+  --jwks-file FILE    set-keys: a public JWK Set (JSON) its OAuth client signs private_key_jwt assertions with
+  --jwks-uri URL      set-keys: or an https URL serving that JWK Set
+keys shows the OAuth client (client id, token endpoint, keys); remove-keys stops it authenticating.
+A new key is printed once, alone on stdout; the rest goes to stderr. Only the workspace's owner manages these.
+A revoked service account stays revoked: rotate refuses it; create a new one instead.`,
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      project: { type: 'string' },
+      level: { type: 'string' },
+      overlap: { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+    },
+    async run(io, v, positionals) {
+      await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  usage: {
+    summary: "a workspace's requests this minute and this month, per key and per tool, and per day",
+    usage: 'svc usage [--workspace W] [--days N] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --days N            days of history, today included: 1 to 30 (default 30; --json has them per key and per tool)`,
+    options: { workspace: { type: 'string' }, days: { type: 'string' } },
+    async run(io, v) {
+      await usageCommand(io, await callerOf(io, v), v);
+    },
+  },
+
+  audit: {
+    summary: "a workspace's audit log, newest first",
+    usage: 'svc audit [--workspace W] [--action A] [--actor EMAIL] [--from DATE] [--to DATE] [--limit N] [--cursor C] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --action ACTION     only this action, e.g. key.revoked
+  --actor EMAIL       only what this person (or key:<prefix>) did
+  --from DATE         only entries from this day (YYYY-MM-DD, UTC) or time (RFC 3339)
+  --to DATE           only entries up to the end of this day, or this time
+  --limit N           entries per page (default 50)
+  --cursor C          continue where the last page ended`,
+    options: {
+      workspace: { type: 'string' },
+      action: { type: 'string' },
+      actor: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+    },
+    async run(io, v) {
+      await auditCommand(io, await callerOf(io, v), v);
+    },
+  },
+};
