@@ -27,7 +27,7 @@ function currentKeys(c: ServiceAccountClient): SafeHtml {
 
 /** The one-liners: a token with curl (an assertion signed with the private key) and the SDK v2 provider. */
 function snippets(c: ServiceAccountClient): SafeHtml {
-  const resource = c.resources[0] ?? '<MCP endpoint>';
+  const resource = c.resources[0] ?? 'MCP_ENDPOINT_URL';
   const curl = `curl -s ${c.tokenEndpoint} -d grant_type=client_credentials -d client_id=${c.clientId} -d client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer -d client_assertion="$ASSERTION" -d resource=${resource}`;
   const sdk = `new PrivateKeyJwtProvider({ clientId: '${c.clientId}', privateKey, algorithm: 'ES256' })`;
   return html`<h2>Get a token</h2><p>Sign a short-lived assertion (RFC 7523: <code>iss</code> and <code>sub</code> the client id, <code>aud</code> the issuer, a fresh <code>jti</code>) with the private key, then:</p>
