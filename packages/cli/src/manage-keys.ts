@@ -15,7 +15,8 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
       const rows = keys.map((k) => ({
         ...k,
         shown: k.replaced_by && k.status !== 'revoked' && k.status !== 'expired' ? `replaced by ${k.replaced_by.id}` : k.status,
-        ips: k.allowed_ips.join(' ') || null,
+        // A server older than the allow-list sends none: the list is shown as none, not a crash.
+        ips: (k.allowed_ips as string[] | undefined)?.join(' ') || null,
       }));
       return io.result(
         { keys },
