@@ -225,8 +225,19 @@ test("svc login's device flow signs in through SSO: the code, the company's sign
 
 test('an account someone made at the domain without proving the address loses its password and sessions to the SSO sign-in', async () => {
   // A squatter signed up with gus@acme.test (never confirmed) and is signed in.
-  await stack.accounts.users.create({ email: 'gus@acme.test', password: PASSWORD });
+  const squat = await stack.accounts.users.create({ email: 'gus@acme.test', password: PASSWORD });
   const squatter = await signedInPage('gus@acme.test', '/dashboard');
+  // What the squatter left: a personal key, a key of its own workspace's project, a second factor.
+  const personalKey = await stack.accounts.keys.createUserKey({ userId: squat.id });
+  const project = await stack.accounts.workspaces.createProject({ slug: 'squat-project', workspace: squat.workspace, name: 'Squat' });
+  const projectKey = await stack.accounts.keys.createProjectKey({
+    project: project.slug,
+    workspace: squat.workspace,
+    level: 'ADMIN',
+    name: 'left',
+  });
+  await stack.accounts.factors.beginTotp(squat.id, 'JBSWY3DPEHPK3PXP');
+  await stack.accounts.factors.confirmTotp(squat.id, 1);
   idp.directory.set('gus', { email: 'gus@acme.test', email_verified: true });
   const gus = await (await browser.newContext()).newPage();
   await ssoSignIn(gus, 'gus@acme.test', 'gus');
@@ -234,6 +245,9 @@ test('an account someone made at the domain without proving the address loses it
   await squatter.goto(`${stack.authUrl}/dashboard`);
   assert.equal(new URL(squatter.url()).pathname, '/signin', "the squatter's session ended");
   assert.equal(await stack.accounts.users.verifyPassword('gus@acme.test', PASSWORD), null, "the squatter's password is gone");
+  for (const key of [personalKey, projectKey])
+    assert.equal((await stack.accounts.keys.getById(key.record.id))?.revoked, true, 'its keys are revoked');
+  assert.equal(await stack.accounts.factors.hasAny(squat.id), false, 'its second factor is gone');
   await squatter.context().close();
   await gus.context().close();
 });

@@ -89,19 +89,23 @@ async function enrolled(prefix: string) {
   const page = await b.get('/factors/totp');
   assert.equal(page.status, 200);
   assert.match(page.html, /<img src="data:image\/svg\+xml;base64,/, 'the QR code is an inline SVG');
-  const secret = /<code id="secret">([A-Z2-7 ]+)<\/code>/.exec(page.html)?.[1]?.replace(/ /g, '') ?? '';
-  assert.ok(secret.length >= 16, 'the secret is shown for manual entry');
-  assert.equal(
-    (await b.post('/factors/totp', { code: '000000' === totp(secret) ? '111111' : '000000' })).status,
-    400,
-    'a wrong code confirms nothing',
-  );
+  const secretOf = (html: string) => /<code id="secret">([A-Z2-7 ]+)<\/code>/.exec(html)?.[1]?.replace(/ /g, '') ?? '';
+  const first = secretOf(page.html);
+  assert.ok(first.length >= 16, 'the secret is shown for manual entry');
+  const wrong = await b.post('/factors/totp', { code: '000000' === totp(first) ? '111111' : '000000' });
+  assert.equal(wrong.status, 400, 'a wrong code confirms nothing');
   assert.equal((await f.accounts.factors.summary(p.user.id)).totp, null, 'not on before its confirmation');
-  const done = await b.post('/factors/totp', { code: totp(secret) });
+  // Each showing is a fresh secret (docs/auth-service.md "Second factor"): none another browser made is confirmed.
+  const secret = secretOf(wrong.html);
+  assert.ok(secret.length >= 16 && secret !== first, 'the page shows a new secret to scan');
+  assert.equal((await b.post('/factors/totp', { code: totp(first) })).status, 400, 'the secret shown before is gone');
+  const again = await b.get('/factors/totp');
+  const current = secretOf(again.html);
+  const done = await b.post('/factors/totp', { code: totp(current) });
   assert.equal(done.status, 200);
   const codes = [...done.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
   assert.equal(codes.length, RECOVERY_CODE_COUNT);
-  return { ...p, secret, codes, browser: b };
+  return { ...p, secret: current, codes, browser: b };
 }
 
 test('TOTP: sign-in asks for the code before any session; a replayed code is refused', async () => {

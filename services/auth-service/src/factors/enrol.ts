@@ -6,13 +6,14 @@
 import type { Accounts, User } from '@svc/accounts';
 import { newTotpSecret, totpQrDataUrl, totpStep, totpUri } from './totp.ts';
 
-/** The secret waiting for confirmation (a new one when none waits), and its QR code. */
+/**
+ * A new secret to confirm, and its QR code: each showing makes a fresh one, replacing any that
+ * waits, so a secret someone else caused to be made (a stolen password, another browser) is never
+ * the one a person scans and confirms.
+ */
 export async function enrolmentOf(accounts: Accounts, user: User): Promise<{ secret: string; qr: string }> {
-  let secret = await accounts.factors.pendingTotp(user.id);
-  if (!secret) {
-    secret = newTotpSecret();
-    await accounts.factors.beginTotp(user.id, secret);
-  }
+  const secret = newTotpSecret();
+  await accounts.factors.beginTotp(user.id, secret);
   return { secret, qr: await totpQrDataUrl(totpUri(secret, user.email)) };
 }
 
@@ -26,7 +27,8 @@ export async function confirmEnrolment(
   const secret = await accounts.factors.pendingTotp(user.id);
   if (!secret) return { error: 'The setup expired. Scan the new code.' };
   const step = typeof code === 'string' ? await totpStep(secret, code) : null;
-  if (step === null) return { error: 'That code is not right. Enter the code the app shows now.' };
+  if (step === null)
+    return { error: 'That code is not right. Scan the new code below (remove the old entry from the app), then enter the code it shows.' };
   const codes = await accounts.factors.confirmTotp(user.id, step);
   if (codes === 'expired') return { error: 'The setup expired. Scan the new code.' };
   await accounts.audit.recordOwn(user, 'factor.enrolled', { source }, { factor: 'totp' });

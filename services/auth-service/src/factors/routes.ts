@@ -124,6 +124,8 @@ export function secondFactor(deps: FactorDeps) {
           render(res, enrolPage({ csrf: deps.web.csrfToken(req, res), action: '/signin/enrol', required: true, error, ...e }), { status });
         };
         if (!deps.web.csrfValid(req)) return show('The form expired. Try again.', 403);
+        // A sign-in waiting to enrol never replaces a factor the person set up since it began.
+        if (await accounts.factors.hasAny(w.user.id)) return void res.redirect(303, '/signin');
         const done = await confirmEnrolment(accounts, w.user, form(req)['code'], req.ip ?? '');
         if ('error' in done) return show(done.error, 400);
         if (!(await pending.finish(req, res))) return void res.redirect(303, '/signin');

@@ -56,10 +56,10 @@ const stepUpUrl = (returnTo: string) => `/factors/step-up?return=${encodeURIComp
  */
 export function requireRecentFactor(
   deps: { redis: Redis; accounts: Accounts; userOf: (req: Request) => Promise<string | null> },
-  options: { applies?: (req: Request) => boolean; backTo: (req: Request) => string },
+  options: { applies?: (req: Request) => boolean | Promise<boolean>; backTo: (req: Request) => string },
 ) {
   return async function requireRecentFactorStep(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (options.applies && !options.applies(req)) return next();
+    if (options.applies && !(await options.applies(req))) return next();
     const userId = await deps.userOf(req);
     const user = userId ? await deps.accounts.users.get(userId) : null;
     if (!user || (await stepUpSatisfied(deps, req, user))) return next();

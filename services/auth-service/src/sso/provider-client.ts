@@ -35,6 +35,9 @@ export function providerClient(options: ProviderClientOptions): Discover {
         ...(insecure ? { execute: [oc.allowInsecureRequests] } : {}),
       });
       config[oc.customFetch] = fetch;
+      // The ID token's signature is checked against the provider's keys too (OpenID Connect Core
+      // 3.1.3.7), not only trusted for arriving over the token endpoint's TLS.
+      oc.enableNonRepudiationChecks(config);
       return config;
     } catch (err) {
       throw discoveryRefusal(issuer, err);

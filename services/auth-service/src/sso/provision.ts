@@ -32,11 +32,29 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
    * a squatter's: its password is removed, and `unproven` tells the caller to end its sessions,
    * before it becomes the person's the provider vouched for.
    */
+  /**
+   * What a squatter may have left on the account before the address was proven goes with the
+   * password: its second factors, its personal keys, and the keys and service accounts of its own
+   * workspace (docs/auth-service.md "Single sign-on").
+   */
+  async function disarm(user: User): Promise<void> {
+    const { accounts } = deps;
+    await accounts.factors.resetAll(user.id);
+    const projects = await accounts.workspaces.projectsOf(user.workspace);
+    const keys = [
+      ...(await accounts.keys.listForUser(user.id)),
+      ...(await Promise.all(projects.map((p) => accounts.keys.listForProject(p)))).flat(),
+    ];
+    for (const key of keys) if (!key.revoked) await accounts.keys.revoke(key.id);
+    for (const bot of await accounts.bots.listForWorkspace(user.workspace)) if (!bot.revoked) await accounts.bots.revoke(bot.id);
+  }
+
   async function accountOf(email: string): Promise<{ user: User; created: boolean; unproven?: true }> {
     const found = await deps.accounts.users.findByEmail(email);
     if (found) {
       if (found.emailVerifiedAt !== null) return { user: found, created: false };
       await deps.accounts.users.clearPassword(found.id);
+      await disarm(found);
       await deps.accounts.users.markEmailVerified(found.id);
       return { user: found, created: false, unproven: true };
     }

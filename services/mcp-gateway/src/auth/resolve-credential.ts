@@ -190,6 +190,10 @@ export function createResolver(deps: ResolverDeps) {
       expiresAt: rec.expiresAt,
       allowedIps: compileAllowedIps(rec.allowedIps),
     };
+    // A revoked service account's keys stop with it, a key still in a rotation's overlap included
+    // (docs/contract.md "Credentials"); the answer is cached under the account's invalidation.
+    if (rec.kind === 'bot_key' && !(await deps.accounts.bots.isLive(rec.botId, rec.workspace)))
+      return invalidKey(`service account ${rec.botId} of key ${rec.id} is revoked`);
     if (target.kind === 'account') return accountCaller(rec, base);
     if (target.kind === 'team') {
       if ((rec.kind !== 'bot_key' && rec.kind !== 'legacy_team_key') || rec.workspace !== target.slug) {

@@ -189,6 +189,14 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
   );
   router.post(
     KEY_FORMS.roll.path,
+    requireRecentFactor(
+      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+      {
+        // A roll makes a new key at the old one's level (docs/auth-service.md "Step-up").
+        applies: async (req) => (await deps.accounts.keys.getById(param(req, 'id')))?.level === 'ADMIN',
+        backTo: (req) => req.originalUrl,
+      },
+    ),
     page$(async (req, res, actor) => {
       const form = formOf(req, KEY_FORMS.roll);
       await reveal(req, res, await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), form.overlap));

@@ -4,6 +4,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
+import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { CONFIRM_FIELDS, defineForm, formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
@@ -65,6 +66,10 @@ export function clientKeysRoutes(router: Router, { deps, page$, frame }: Kit): v
   router.get('/workspaces/:ws/service-accounts/:id/client-keys', page$(show));
   router.post(
     CLIENT_KEY_FORMS.set.path,
+    requireRecentFactor(
+      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
+      { backTo: (req) => keysPath(param(req, 'ws'), param(req, 'id')) },
+    ),
     page$(async (req, res, actor) => {
       const [ws, id] = [param(req, 'ws'), param(req, 'id')];
       const form = formOf(req, CLIENT_KEY_FORMS.set);
