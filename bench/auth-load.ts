@@ -1,0 +1,87 @@
+/**
+ * The load of `pnpm bench:auth`: virtual clients in this process, each a loop of requests that
+ * depend on the previous answer (a rotated refresh token, a fresh assertion), which autocannon's
+ * fixed requests cannot express. Each request's latency is recorded; a step that throws counts
+ * as an error and its virtual client goes on.
+ */
+import type { Redis } from '@svc/accounts';
+
+export interface Window {
+  requests: number;
+  errors: number;
+  elapsedMs: number;
+  latencies: number[];
+  firstError?: string;
+}
+
+/** `clients` loops of `step(client)` for `seconds` (or until a step returns false: its supply ran out). */
+export async function closedLoop(clients: number, seconds: number, step: (client: number) => Promise<boolean>): Promise<Window> {
+  const w: Window = { requests: 0, errors: 0, elapsedMs: 0, latencies: [] };
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        try {
+          if (!(await step(client))) return;
+          w.latencies.push(performance.now() - t);
+          w.requests++;
+        } catch (err) {
+          w.errors++;
+          w.firstError ??= String(err);
+        }
+      }
+    }),
+  );
+  w.elapsedMs = performance.now() - start;
+  return w;
+}
+
+/**
+ * Open loop: each of `due.length` items is requested when its time comes (`due[i]`, ms since the
+ * epoch, moved on by `intervalMs` after each request), as devices polling at their interval do.
+ */
+export async function paced(due: number[], intervalMs: number, seconds: number, step: (item: number) => Promise<void>): Promise<Window> {
+  const w: Window = { requests: 0, errors: 0, elapsedMs: 0, latencies: [] };
+  const start = performance.now();
+  const endMs = Date.now() + seconds * 1000;
+  const pending = new Set<Promise<void>>();
+  for (;;) {
+    let i = 0;
+    for (let j = 1; j < due.length; j++) if (due[j]! < due[i]!) i = j;
+    if (due[i]! >= endMs) break;
+    const wait = due[i]! - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const t = performance.now();
+    const run = step(i).then(
+      () => {
+        w.latencies.push(performance.now() - t);
+        w.requests++;
+      },
+      (err: unknown) => {
+        w.errors++;
+        w.firstError ??= String(err);
+      },
+    );
+    due[i] = Date.now() + intervalMs;
+    pending.add(run);
+    void run.finally(() => pending.delete(run));
+  }
+  await Promise.all(pending);
+  w.elapsedMs = performance.now() - start;
+  return w;
+}
+
+/** The `q` quantile of sorted latencies, in ms. */
+export function quantile(sorted: number[], q: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
+}
+
+/** Commands Redis has run, from INFO commandstats, without the INFO calls that read it. */
+export async function redisCommands(redis: Redis): Promise<number> {
+  const text = await redis.info('commandstats');
+  let total = 0;
+  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') total += Number(m[2]);
+  return total;
+}
