@@ -83,10 +83,22 @@ export function quantile(sorted: number[], q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
-/** Commands Redis has run, from INFO commandstats, without the INFO calls that read it. */
-export async function redisCommands(redis: Redis): Promise<number> {
+/** Calls per command Redis has run, from INFO commandstats, without the INFO calls that read it. */
+export async function redisCommands(redis: Redis): Promise<Map<string, number>> {
   const text = await redis.info('commandstats');
-  let total = 0;
-  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') total += Number(m[2]);
-  return total;
+  const calls = new Map<string, number>();
+  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+/** Per request, the commands run between two readings: the total and the most frequent ones. */
+export function commandsPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number) {
+  const each = [...after].map(([name, n]) => [name, (n - (before.get(name) ?? 0)) / Math.max(1, requests)] as const);
+  const total = each.reduce((sum, [, n]) => sum + n, 0);
+  const top = each
+    .filter(([, n]) => n >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n.toFixed(1)}`)
+    .join(', ');
+  return { total, top };
 }

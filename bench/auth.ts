@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { createAccounts, type PublicJwk } from '@svc/accounts';
 import { freePort } from '@svc/testkit';
 import type { AuthServerRequest } from './auth-server.ts';
-import { closedLoop, paced, quantile, redisCommands, type Window } from './auth-load.ts';
+import { closedLoop, commandsPerRequest, paced, quantile, redisCommands, type Window } from './auth-load.ts';
 import { benchStack } from './stack.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -235,6 +235,8 @@ interface Row {
   p50: number;
   p99: number;
   cmds: number;
+  /** The most frequent commands per request. */
+  top: string;
   errors: number;
   firstError?: string;
 }
@@ -244,12 +246,14 @@ async function measure(c: Case): Promise<Row> {
   const w = await c.run();
   const [cpu1, cmd1] = [await cpuSeconds(), await redisCommands(client)];
   const sorted = w.latencies.sort((a, b) => a - b);
+  const commands = commandsPerRequest(cmd0, cmd1, w.requests);
   return {
     rps: (w.requests * 1000) / w.elapsedMs,
     perCore: w.requests / (cpu1 - cpu0),
     p50: quantile(sorted, 0.5),
     p99: quantile(sorted, 0.99),
-    cmds: (cmd1 - cmd0) / Math.max(1, w.requests),
+    cmds: commands.total,
+    top: commands.top,
     errors: w.errors,
     ...(w.firstError ? { firstError: w.firstError } : {}),
   };
@@ -270,13 +274,17 @@ for (let round = 1; round <= rounds; round++) {
 }
 out(`\n| case | req/s | req/s per core | p50 ms | p99 ms | Redis cmds/req | errors | Keycloak per vCPU | ratio |`);
 out(`| --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
+/** A case's median round by requests per core. */
+const median = (c: Case) => [...results.get(c)!].sort((a, b) => a.perCore - b.perCore)[Math.floor(rounds / 2)]!;
 for (const c of cases) {
-  const m = [...results.get(c)!].sort((a, b) => a.perCore - b.perCore)[Math.floor(rounds / 2)]!;
+  const m = median(c);
   const ratio = c.keycloak ? (m.perCore / c.keycloak).toFixed(1) : 'n/a';
   out(
     `| ${c.name} | ${m.rps.toFixed(0)} | ${m.perCore.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.cmds.toFixed(1)} | ${m.errors} | ${c.keycloak ?? 'n/a'} | ${ratio} |`,
   );
 }
+out('\nRedis commands per request, median round:');
+for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
 out(`\nload average after: ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
 
 await new Promise((done) => (server.once('exit', done), server.kill('SIGTERM')));
