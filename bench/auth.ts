@@ -1,0 +1,293 @@
+/**
+ * `pnpm bench:auth`: the auth-service under load (docs/benchmarks.md "Authorization server").
+ * One auth-service process (bench/auth-server.ts) on a private Redis; six cases, each alone and
+ * interleaved in rounds as `pnpm bench` does (each round starting one case later), each reporting
+ * its median round by requests per CPU-second of the auth-service process (process.cpuUsage read
+ * over IPC before and after the window), p50/p99, and Redis commands per request (INFO
+ * commandstats before and after; nothing else uses this Redis during a window).
+ *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
+ *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof)
+ */
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { createAccounts, type PublicJwk } from '@svc/accounts';
+import { freePort } from '@svc/testkit';
+import type { AuthServerRequest } from './auth-server.ts';
+import { closedLoop, commandsPerRequest, paced, quantile, redisCommands, type Window } from './auth-load.ts';
+import { benchStack } from './stack.ts';
+
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
+const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
+const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
+const devices = Number(process.env['BENCH_DEVICES'] ?? 1000);
+/** The hash cost of the sign-in case: the cost the service creates passwords with (createAccounts' default). */
+const SIGN_IN_BCRYPT_COST = 10;
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+const { redis, env, client, accounts, workspace } = await benchStack('bench');
+const owner = (await accounts.users.findByEmail('bench@example.com'))!;
+const port = await freePort();
+const auth = `http://127.0.0.1:${port}`;
+const resource = `${env.BASE_URL}/mcp/bench`;
+
+const server = spawn(
+  process.execPath,
+  [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), 'bench/auth-server.ts'],
+  {
+    cwd: resolve(import.meta.dirname, '..'),
+    env: { ...process.env, ...env, AUTH_URL: auth },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  },
+);
+const waiting = new Map<number, (reply: { value?: unknown; error?: string }) => void>();
+server.on('message', (m: { id: number; value?: unknown; error?: string }) => waiting.get(m.id)?.(m));
+let nextId = 1;
+/** A request without its id (Omit distributed over the union). */
+type Ask = AuthServerRequest extends infer R ? (R extends AuthServerRequest ? Omit<R, 'id'> : never) : never;
+async function ask<T>(req: Ask): Promise<T> {
+  const id = nextId++;
+  const reply = await new Promise<{ value?: unknown; error?: string }>((done) => {
+    waiting.set(id, done);
+    server.send({ ...req, id });
+  });
+  waiting.delete(id);
+  if (reply.error) throw new Error(reply.error);
+  return reply.value as T;
+}
+await new Promise<void>((ready) => waiting.set(0, () => ready()));
+const cpuSeconds = async () => {
+  const u = await ask<NodeJS.CpuUsage>({ op: 'cpu' });
+  return (u.user + u.system) / 1e6;
+};
+
+async function form(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await fetch(`${auth}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
+  return {
+    status: res.status,
+    res,
+    body: res.headers.get('content-type')?.includes('json') ? ((await res.json()) as Record<string, string>) : {},
+  };
+}
+function expect(ok: boolean, what: string, detail: unknown): void {
+  if (!ok) throw new Error(`${what}: ${JSON.stringify(detail)}`);
+}
+
+// Refresh: one token family (grant) per virtual client, rotated on every request.
+const families = await ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource });
+const accessTokens: string[] = [];
+async function refresh(c: number): Promise<boolean> {
+  const r = await form('/api/oauth/token', { grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: families[c]! });
+  expect(r.status === 200, 'refresh', r.body);
+  families[c] = r.body['refresh_token']!;
+  accessTokens[c] = r.body['access_token']!;
+  return true;
+}
+for (let c = 0; c < connections; c++) await refresh(c);
+
+// Authorization code + PKCE: a registered public client; codes seeded through the provider's models.
+const redirectUri = 'http://127.0.0.1:9/callback';
+const registered = await fetch(`${auth}/api/oauth/register`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    client_name: 'Bench',
+    application_type: 'native',
+    redirect_uris: [redirectUri],
+    token_endpoint_auth_method: 'none',
+  }),
+});
+const codeClient = ((await registered.json()) as { client_id: string }).client_id;
+const verifier = randomBytes(32).toString('base64url');
+const challenge = createHash('sha256').update(verifier).digest('base64url');
+let codes: string[] = [];
+async function exchange(): Promise<boolean> {
+  const code = codes.pop();
+  if (!code) return false;
+  const r = await form('/api/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: codeClient,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    resource,
+  });
+  expect(r.status === 200, 'code exchange', r.body);
+  return true;
+}
+
+// Device flow: issuance in a closed loop; polling of BENCH_DEVICES pending codes at the interval.
+async function issue(): Promise<string> {
+  const r = await form('/api/oauth/device/code', { client_id: 'svc-mcp' });
+  expect(r.status === 200, 'device code', r.body);
+  return r.body['device_code']!;
+}
+const deviceCodes: string[] = [];
+for (let i = 0; i < devices; i++) deviceCodes.push(await issue());
+/** RFC 8628 §3.5: the 5 s interval, and a little over so no poll is early by a timer's slack. */
+const POLL_EVERY_MS = 5_100;
+const due = deviceCodes.map((_, i) => Date.now() + POLL_EVERY_MS + (i * POLL_EVERY_MS) / devices);
+async function poll(i: number): Promise<void> {
+  const r = await form('/api/oauth/token', {
+    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    client_id: 'svc-mcp',
+    device_code: deviceCodes[i]!,
+  });
+  expect(r.body['error'] === 'authorization_pending', 'device poll', r.body);
+}
+
+// Introspection of the virtual clients' access tokens by their own client.
+async function introspect(c: number): Promise<boolean> {
+  const r = await form('/api/oauth/introspect', { client_id: 'svc-mcp', token: accessTokens[c]! });
+  expect(String(r.body['active']) === 'true', 'introspection', r.body);
+  return true;
+}
+
+// Client credentials: a service account with an ES256 key; a fresh assertion per request.
+const { bot } = await accounts.bots.create({ workspace, name: 'bench' });
+await accounts.bots.grant(bot.id, 'bench', 'VIEWER');
+const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+await accounts.serviceAccountClients.setKeys(bot.id, {
+  jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' } as PublicJwk] },
+});
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+function assertion(): string {
+  const now = Math.floor(Date.now() / 1000);
+  const input = `${b64({ alg: 'ES256', typ: 'JWT', kid: 'k1' })}.${b64({ iss: bot.id, sub: bot.id, aud: auth, iat: now, exp: now + 60, jti: randomUUID() })}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+}
+async function clientCredentials(): Promise<boolean> {
+  const r = await form('/api/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: bot.id,
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: assertion(),
+    resource,
+  });
+  expect(r.status === 200, 'client credentials', r.body);
+  return true;
+}
+
+// Password sign-in: the page (CSRF token and cookie), then the form; people hashed at the service's cost.
+const hashing = createAccounts(client, { pepper: 'unused', bcryptCost: SIGN_IN_BCRYPT_COST });
+const PASSWORD = 'correct horse battery staple';
+const people: string[] = [];
+for (let i = 0; i < connections; i++) {
+  const email = `signin-${i}@example.com`;
+  await hashing.users.create({ emailVerified: true, email, password: PASSWORD });
+  people.push(email);
+}
+async function signIn(c: number): Promise<boolean> {
+  const page = await fetch(`${auth}/signin`);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookie = page.headers
+    .getSetCookie()
+    .map((v) => v.split(';')[0])
+    .join('; ');
+  const r = await form('/signin', { csrf, email: people[c]!, password: PASSWORD }, { cookie });
+  expect(r.status === 303, 'sign-in', r.status);
+  return true;
+}
+
+interface Case {
+  name: string;
+  /** Keycloak's sizing figure per vCPU for the same operation, when it gives one. */
+  keycloak?: number;
+  prepare?: () => Promise<void>;
+  run: () => Promise<Window>;
+}
+const cases: Case[] = [
+  { name: 'refresh grant (rotating, own family per client)', keycloak: 120, run: () => closedLoop(connections, seconds, refresh) },
+  {
+    name: 'authorization code + PKCE exchange',
+    prepare: async () => {
+      codes = await ask<string[]>({
+        op: 'codes',
+        n: 600 * seconds,
+        accountId: owner.id,
+        resource,
+        clientId: codeClient,
+        redirectUri,
+        challenge,
+      });
+    },
+    run: () => closedLoop(connections, seconds, exchange),
+  },
+  { name: 'device code issuance', run: () => closedLoop(connections, seconds, async () => (await issue(), true)) },
+  { name: `device code poll (${devices} devices, every 5.1 s)`, run: () => paced(due, POLL_EVERY_MS, seconds, poll) },
+  { name: 'introspection', run: () => closedLoop(connections, seconds, introspect) },
+  { name: 'client credentials, private_key_jwt', keycloak: 120, run: () => closedLoop(connections, seconds, clientCredentials) },
+  {
+    name: `password sign-in (page + form, bcrypt cost ${SIGN_IN_BCRYPT_COST})`,
+    keycloak: 15,
+    run: () => closedLoop(connections, seconds, signIn),
+  },
+];
+
+interface Row {
+  rps: number;
+  perCore: number;
+  p50: number;
+  p99: number;
+  cmds: number;
+  /** The most frequent commands per request. */
+  top: string;
+  errors: number;
+  firstError?: string;
+}
+async function measure(c: Case): Promise<Row> {
+  await c.prepare?.();
+  const [cpu0, cmd0] = [await cpuSeconds(), await redisCommands(client)];
+  const w = await c.run();
+  const [cpu1, cmd1] = [await cpuSeconds(), await redisCommands(client)];
+  const sorted = w.latencies.sort((a, b) => a - b);
+  const commands = commandsPerRequest(cmd0, cmd1, w.requests);
+  return {
+    rps: (w.requests * 1000) / w.elapsedMs,
+    perCore: w.requests / (cpu1 - cpu0),
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    cmds: commands.total,
+    top: commands.top,
+    errors: w.errors,
+    ...(w.firstError ? { firstError: w.firstError } : {}),
+  };
+}
+
+const load = await import('node:os').then((os) => os.loadavg()[0]!.toFixed(1));
+out(
+  `auth-service: ${seconds} s a case, ${connections} virtual clients, ${rounds} rounds; load average ${load} on ${navigator.hardwareConcurrency} cores`,
+);
+const results = new Map<Case, Row[]>(cases.map((c) => [c, []]));
+for (let round = 1; round <= rounds; round++) {
+  for (const c of cases.map((_, i) => cases[(i + round - 1) % cases.length]!)) {
+    const row = await measure(c);
+    results.get(c)!.push(row);
+    if (row.firstError) out(`  ${c.name}: ${row.errors} errors, first: ${row.firstError}`);
+  }
+  out(`  round ${round}: ${cases.map((c) => results.get(c)!.at(-1)!.perCore.toFixed(0)).join(' / ')} req/CPU-s`);
+}
+out(`\n| case | req/s | req/s per core | p50 ms | p99 ms | Redis cmds/req | errors | Keycloak per vCPU | ratio |`);
+out(`| --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
+/** A case's median round by requests per core. */
+const median = (c: Case) => [...results.get(c)!].sort((a, b) => a.perCore - b.perCore)[Math.floor(rounds / 2)]!;
+for (const c of cases) {
+  const m = median(c);
+  const ratio = c.keycloak ? (m.perCore / c.keycloak).toFixed(1) : 'n/a';
+  out(
+    `| ${c.name} | ${m.rps.toFixed(0)} | ${m.perCore.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.cmds.toFixed(1)} | ${m.errors} | ${c.keycloak ?? 'n/a'} | ${ratio} |`,
+  );
+}
+out('\nRedis commands per request, median round:');
+for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
+out(`\nload average after: ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
+
+await new Promise((done) => (server.once('exit', done), server.kill('SIGTERM')));
+client.disconnect();
+await redis.stop();
+process.exit(0);
