@@ -24,6 +24,11 @@ import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { mcpCall } from './gateway-call.ts';
 
 const IDP = 'https://idp.example.com';
+/** An issuer whose keys are at a JWKS URL, served by the stand-in for the guarded fetch below. */
+const URL_IDP = 'https://url-idp.example.com';
+const KEYS_HOST = 'keys.idp.example.com';
+let urlIdpKey: CryptoKey;
+let urlIdpJwks: { keys: unknown[] };
 let stack: Stack;
 let tokenUrl: string;
 let clientId: string;
@@ -33,7 +38,22 @@ let idpKey: CryptoKey;
 let strangerKey: CryptoKey;
 
 before(async () => {
-  stack = await outsideLoopBudget(() => startStack());
+  const urlPair = await generateKeyPair('ES256');
+  urlIdpKey = urlPair.privateKey;
+  urlIdpJwks = { keys: [{ ...(await exportJWK(urlPair.publicKey)), kid: 'idp-1', alg: 'ES256' }] };
+  stack = await outsideLoopBudget(() =>
+    startStack(
+      {},
+      {
+        // Our stand-in for DNS and TLS: the issuer's JWKS URL answers here, a broken one with a 500.
+        authFetch: async (url, options) => {
+          const target = new URL(String(url));
+          if (target.host !== KEYS_HOST) return globalThis.fetch(url, options);
+          return target.pathname === '/jwks' ? Response.json(urlIdpJwks) : new Response('down', { status: 500 });
+        },
+      },
+    ),
+  );
   tokenUrl = `${stack.authUrl}/api/oauth/token`;
   owner = await newPerson(stack, 'idjag');
   const editor = await stack.accounts.users.create({ emailVerified: true, email: `ed-${randomUUID().slice(0, 8)}@example.com` });
@@ -44,6 +64,10 @@ before(async () => {
   strangerKey = (await generateKeyPair('ES256')).privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' } as PublicJwk;
   await stack.accounts.trustedIssuers.add(owner.user.workspace, IDP, { jwks: { keys: [jwk] } });
+  await stack.accounts.trustedIssuers.add(owner.user.workspace, URL_IDP, { jwksUri: `https://${KEYS_HOST}/jwks` });
+  await stack.accounts.trustedIssuers.add(owner.user.workspace, 'https://broken-idp.example.com', {
+    jwksUri: `https://${KEYS_HOST}/broken`,
+  });
   const reg = await fetch(`${stack.authUrl}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -133,6 +157,18 @@ test('the level: never above the role, EDITOR unless more is asked, lowered by t
   assert.equal(narrowed.body.scope, 'mcp:read');
   const above = await exchange(await idJag(), { scope: 'mcp:admin' });
   assert.deepEqual([above.status, above.body.error], [400, 'invalid_scope'], 'an EDITOR asking for ADMIN');
+});
+
+test('an issuer whose keys are at a JWKS URL: fetched through the guarded fetch; a failing URL is invalid_grant', async () => {
+  const ok = await exchange(await idJag({ iss: URL_IDP }, { key: urlIdpKey }));
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.match(await helpText(ok.body.access_token!), /role EDITOR\b/);
+  const wrongKey = await exchange(await idJag({ iss: URL_IDP }));
+  assert.deepEqual([wrongKey.status, wrongKey.body.error], [400, 'invalid_grant']);
+  assert.match(wrongKey.body.error_description ?? '', /not signed by a key of its issuer/);
+  const broken = await exchange(await idJag({ iss: 'https://broken-idp.example.com' }, { key: urlIdpKey }));
+  assert.deepEqual([broken.status, broken.body.error], [400, 'invalid_grant']);
+  assert.match(broken.body.error_description ?? '', /could not be fetched/);
 });
 
 test('each bad assertion is refused with the right OAuth error', async () => {
