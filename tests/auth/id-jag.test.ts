@@ -29,6 +29,7 @@ const URL_IDP = 'https://url-idp.example.com';
 const KEYS_HOST = 'keys.idp.example.com';
 let urlIdpKey: CryptoKey;
 let urlIdpJwks: { keys: unknown[] };
+let jwksFetches = 0;
 let stack: Stack;
 let tokenUrl: string;
 let clientId: string;
@@ -49,6 +50,7 @@ before(async () => {
         authFetch: async (url, options) => {
           const target = new URL(String(url));
           if (target.host !== KEYS_HOST) return globalThis.fetch(url, options);
+          jwksFetches++;
           return target.pathname === '/jwks' ? Response.json(urlIdpJwks) : new Response('down', { status: 500 });
         },
       },
@@ -163,6 +165,8 @@ test('an issuer whose keys are at a JWKS URL: fetched through the guarded fetch;
   const ok = await exchange(await idJag({ iss: URL_IDP }, { key: urlIdpKey }));
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   assert.match(await helpText(ok.body.access_token!), /role EDITOR\b/);
+  assert.equal((await exchange(await idJag({ iss: URL_IDP }, { key: urlIdpKey }))).status, 200);
+  assert.equal(jwksFetches, 1, 'the JWKS URL is fetched once for both (ID_JAG_JWKS_CACHE_SECONDS)');
   const wrongKey = await exchange(await idJag({ iss: URL_IDP }));
   assert.deepEqual([wrongKey.status, wrongKey.body.error], [400, 'invalid_grant']);
   assert.match(wrongKey.body.error_description ?? '', /not signed by a key of its issuer/);

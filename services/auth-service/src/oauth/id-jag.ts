@@ -7,10 +7,11 @@
  * RFC 8707 §2) and a level above the person's role (`invalid_scope`, RFC 6749 §5.2).
  */
 import { createHash } from 'node:crypto';
-import type { Accounts, Project, Redis, TrustedIssuer, User } from '@svc/accounts';
+import type { Accounts, Project, Redis, User } from '@svc/accounts';
 import { DEFAULT_KEY_LEVEL, roleAtLeast, type KeyLevel, type Role } from '@svc/policy';
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { errors } from 'oidc-provider';
+import { IssuerKeysUnavailable, type createIssuerKeys, type IssuerKeys } from './id-jag-keys.ts';
 import { projectOfResource } from '../provider/resource.ts';
 import { OK } from '../provider/redis-keys.ts';
 
@@ -31,16 +32,14 @@ export const ID_JAG_TOKEN_TTL_SECONDS = 3_600;
 /** Asymmetric algorithms only: the issuer's keys are public (RFC 7518 §3.1). */
 const ID_JAG_ALGS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
 
-type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
-
 export interface IdJagDeps {
   accounts: Accounts;
   redis: Redis;
   /** Our issuer identifier: the assertion's `aud`. */
   issuer: string;
   baseUrl: string;
-  /** The guarded outgoing fetch (cimd-fetch.ts), for an issuer's JWKS URL. */
-  fetch: FetchLike;
+  /** The issuer's keys (id-jag-keys.ts; a JWKS URL through the guarded fetch of cimd-fetch.ts). */
+  issuerKeys: ReturnType<typeof createIssuerKeys>;
 }
 
 export interface IdJagRequest {
@@ -76,18 +75,6 @@ function scopeLevel(scope: unknown): KeyLevel | null {
 }
 
 const lower = (a: KeyLevel, b: KeyLevel): KeyLevel => (roleAtLeast(a, b) ? b : a);
-
-/** The issuer's public keys: inline, or its JWKS URL fetched through the guarded fetch. */
-async function issuerKeys(deps: IdJagDeps, trusted: TrustedIssuer): Promise<ReturnType<typeof createLocalJWKSet>> {
-  if (trusted.jwks) return createLocalJWKSet(trusted.jwks as JSONWebKeySet);
-  try {
-    const res = await deps.fetch(trusted.jwksUri ?? '', { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`status ${res.status}`);
-    return createLocalJWKSet((await res.json()) as JSONWebKeySet);
-  } catch {
-    throw grantError(`the keys of ${trusted.issuer} could not be fetched`);
-  }
-}
 
 /** Why jose refused the assertion, in words the client can act on. */
 function joseDetail(err: unknown): string {
@@ -133,9 +120,16 @@ export async function verifyIdJag(deps: IdJagDeps, req: IdJagRequest): Promise<I
   const trusted = iss ? await deps.accounts.trustedIssuers.find(project.workspace, iss) : null;
   if (!trusted) throw grantError(`the assertion's issuer is not trusted by the workspace of ${resource}`);
 
+  let keys: IssuerKeys;
+  try {
+    keys = await deps.issuerKeys(trusted);
+  } catch (err) {
+    if (err instanceof IssuerKeysUnavailable) throw grantError(`the keys of ${trusted.issuer} could not be fetched`);
+    throw err;
+  }
   let claims: JWTPayload;
   try {
-    ({ payload: claims } = await jwtVerify(assertion, await issuerKeys(deps, trusted), {
+    ({ payload: claims } = await jwtVerify(assertion, keys, {
       issuer: trusted.issuer,
       audience: deps.issuer,
       typ: ID_JAG_TYP,
@@ -144,7 +138,6 @@ export async function verifyIdJag(deps: IdJagDeps, req: IdJagRequest): Promise<I
       clockTolerance: ID_JAG_CLOCK_TOLERANCE_SECONDS,
     }));
   } catch (err) {
-    if (err instanceof errors.OIDCProviderError) throw err;
     throw grantError(joseDetail(err));
   }
   const { exp, iat, jti } = claims as { exp: number; iat: number; jti: unknown };

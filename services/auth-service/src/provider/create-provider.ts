@@ -17,6 +17,7 @@ import { createCimdFetch } from '../oauth/cimd-fetch.ts';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
+import { createIssuerKeys, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
 import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
@@ -111,7 +112,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       redis: deps.redis,
       issuer: config.authUrl,
       baseUrl: config.baseUrl,
-      fetch: (deps.fetch ?? createCimdFetch()) as (url: string, init?: RequestInit) => Promise<Response>,
+      issuerKeys: createIssuerKeys((deps.fetch ?? createCimdFetch()) as FetchLike),
     }),
     ID_JAG_GRANT_PARAMETERS,
   );
