@@ -143,6 +143,9 @@ test('an ID-JAG from a trusted issuer buys a project token that calls a tool at 
   assert.equal(r.body.refresh_token, undefined);
   assert.equal(r.body.expires_in, ID_JAG_TOKEN_TTL_SECONDS);
   assert.match(await helpText(r.body.access_token!), /role EDITOR\b/);
+  // Audited as the consent page's approvals are, naming the identity provider.
+  const { entries } = await stack.accounts.audit.page(owner.user.workspace, { action: 'oauth_app.authorized' });
+  assert.ok(entries.some((e) => e.actor === editorEmail && e.detail?.['identity_provider'] === IDP && e.detail['scope'] === 'mcp:write'));
   // Another project refuses it: its audience is one project.
   const other = await newPerson(stack, 'idjag-other');
   assert.equal((await mcpCall(stack.baseUrl, other.slug, r.body.access_token!)).status, 401);

@@ -6,6 +6,7 @@
  * reads it exactly as a code-flow token. No refresh token: the next token needs a new ID-JAG, so
  * the identity provider keeps the say.
  */
+import { randomUUID } from 'node:crypto';
 import { scopeForLevel } from '@svc/policy';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { ID_JAG_TOKEN_TTL_SECONDS, verifyIdJag, type IdJagDeps } from './id-jag.ts';
@@ -50,6 +51,16 @@ export function idJagGrant(deps: IdJagDeps) {
     ctx.oidc.entity('Grant', grant);
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
+    // As the consent page records its approvals, in the log of the project's workspace (docs/audit.md).
+    await deps.accounts.audit.record({
+      workspace: outcome.project.workspace,
+      actor: outcome.user.email,
+      action: 'oauth_app.authorized',
+      target: `client:${client.clientId}`,
+      source: ctx.ip,
+      requestId: randomUUID(),
+      detail: { project: outcome.project.slug, scope, identity_provider: outcome.issuer },
+    });
     ctx.body = {
       access_token: accessToken,
       token_type: at.tokenType,

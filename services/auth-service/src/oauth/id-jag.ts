@@ -54,6 +54,8 @@ export interface IdJagOutcome {
   project: Project;
   resource: string;
   level: KeyLevel;
+  /** The trusted issuer that signed the assertion. */
+  issuer: string;
 }
 
 /** `invalid_grant` whose description names the check that failed (nothing in it is secret). */
@@ -157,7 +159,7 @@ export async function verifyIdJag(deps: IdJagDeps, req: IdJagRequest): Promise<I
   const user = await personOf(deps.accounts, claims);
   const role: Role = await deps.accounts.workspaces.roleOf(user.id, project);
   if (role === 'NONE') throw grantError(`the person has no role on project ${project.slug}`);
-  return { user, project, resource, level: levelFor(role, req.scope, claims['scope']) };
+  return { user, project, resource, level: levelFor(role, req.scope, claims['scope']), issuer: trusted.issuer };
 }
 
 /**
