@@ -98,7 +98,7 @@ function resourceOf(requested: unknown, claimed: unknown): string {
 }
 
 /**
- * Checks an ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, "Processing rules"; RFC 7523
+ * Checks an ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant; RFC 7523
  * §3) and returns who it is for, where, and at which level. The `jti` is claimed once in the
  * shared Redis only after every check of the assertion itself passed.
  */
