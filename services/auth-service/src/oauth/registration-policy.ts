@@ -14,13 +14,15 @@ import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientNameProblem } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
+import { JWT_BEARER_GRANT } from './id-jag.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
 const readText = express.text({ limit: MAX_METADATA_BYTES, type: () => true });
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const GRANTS = new Set(['authorization_code', 'refresh_token']);
+// A public client may also present ID-JAGs (RFC 7523 §2.1; docs/auth-service.md "Enterprise-managed authorization").
+const GRANTS = new Set(['authorization_code', 'refresh_token', JWT_BEARER_GRANT]);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
 
 /** RFC 8252 §7.1: a private-use scheme is a reverse domain name (it holds a dot). */
@@ -77,7 +79,11 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
     }
     const grants = (body['grant_types'] ??= ['authorization_code', 'refresh_token']);
     if (!Array.isArray(grants) || !grants.every((g) => GRANTS.has(g as string))) {
-      return sendOAuthError(res, 'invalid_client_metadata', 'grant_types may hold authorization_code and refresh_token only');
+      return sendOAuthError(
+        res,
+        'invalid_client_metadata',
+        `grant_types may hold authorization_code, refresh_token and ${JWT_BEARER_GRANT} only`,
+      );
     }
     // MCP clients register the resource scope (`mcp`, from the protected resource metadata);
     // oidc-provider only knows its own static scopes in client metadata, and resource scopes are

@@ -13,7 +13,11 @@ import type { Config } from '@svc/config';
 import { generateCredential } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
+import { createCimdFetch } from '../oauth/cimd-fetch.ts';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
+import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
+import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
+import { createIssuerKeys, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
 import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
@@ -99,6 +103,19 @@ export function createProvider(deps: ProviderDeps): Provider {
   }
 
   keepUnverifiedClientErrorsOnSvc(provider);
+
+  // RFC 7523 §2.1 with an ID-JAG as the assertion (docs/auth-service.md "Enterprise-managed authorization").
+  provider.registerGrantType(
+    JWT_BEARER_GRANT,
+    idJagGrant({
+      accounts: deps.accounts,
+      redis: deps.redis,
+      issuer: config.authUrl,
+      baseUrl: config.baseUrl,
+      issuerKeys: createIssuerKeys((deps.fetch ?? createCimdFetch()) as FetchLike),
+    }),
+    ID_JAG_GRANT_PARAMETERS,
+  );
 
   // First, so outermost: it sees whatever the post-steps below throw too.
   provider.use(providerErrors({ redis: deps.redis, logger }));

@@ -44,6 +44,11 @@ export const OK = {
   passwordReset: (tokenDigest: string) => `svc:oidc:password-reset:${tokenDigest}`,
   /** An email-verification link: SHA-256 of its token -> user id, 24 hours (docs/auth-service.md "Email verification"). */
   emailVerify: (tokenDigest: string) => `svc:oidc:email-verify:${tokenDigest}`,
+  /**
+   * An ID-JAG's `jti`, used once (docs/auth-service.md "Enterprise-managed authorization"):
+   * SHA-256 of issuer and jti -> "1", SET NX for the assertion's remaining life.
+   */
+  idJagJti: (digest: string) => `svc:oidc:id-jag-jti:${digest}`,
   /** The provider's signing keys (private JWKS, JSON), created once. */
   jwks: () => 'svc:oidc:jwks',
 };

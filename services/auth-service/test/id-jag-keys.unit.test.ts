@@ -1,0 +1,56 @@
+/**
+ * An issuer's JWKS URL is fetched once per ID_JAG_JWKS_CACHE_SECONDS, at most ID_JAG_JWKS_CACHE_MAX
+ * URLs are kept, and a failing URL is a refusal, not cached (docs/auth-service.md
+ * "Enterprise-managed authorization").
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { exportJWK, generateKeyPair } from 'jose';
+import { createIssuerKeys, ID_JAG_JWKS_CACHE_MAX, ID_JAG_JWKS_CACHE_SECONDS, IssuerKeysUnavailable } from '../src/oauth/id-jag-keys.ts';
+
+const jwks = { keys: [{ ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'k' }] };
+
+function counting() {
+  const fetched: string[] = [];
+  const fetch = async (url: string) => {
+    fetched.push(url);
+    return url.endsWith('/down') ? new Response('down', { status: 503 }) : Response.json(jwks);
+  };
+  return { fetched, fetch };
+}
+
+test('a JWKS URL is fetched again only after ID_JAG_JWKS_CACHE_SECONDS', async () => {
+  let now = 0;
+  const { fetched, fetch } = counting();
+  const keys = createIssuerKeys(fetch, () => now);
+  const issuer = { jwks: null, jwksUri: 'https://idp.example.com/jwks' };
+  await keys(issuer);
+  now += ID_JAG_JWKS_CACHE_SECONDS * 1000 - 1;
+  await keys(issuer);
+  assert.equal(fetched.length, 1);
+  now += 1;
+  await keys(issuer);
+  assert.equal(fetched.length, 2);
+});
+
+test('at most ID_JAG_JWKS_CACHE_MAX URLs are kept, the oldest out first', async () => {
+  const { fetched, fetch } = counting();
+  const keys = createIssuerKeys(fetch, () => 0);
+  const uri = (i: number) => ({ jwks: null, jwksUri: `https://idp${i}.example.com/jwks` });
+  for (let i = 0; i <= ID_JAG_JWKS_CACHE_MAX; i++) await keys(uri(i));
+  assert.equal(fetched.length, ID_JAG_JWKS_CACHE_MAX + 1);
+  await keys(uri(ID_JAG_JWKS_CACHE_MAX)); // kept
+  await keys(uri(1)); // kept
+  assert.equal(fetched.length, ID_JAG_JWKS_CACHE_MAX + 1);
+  await keys(uri(0)); // the oldest, dropped
+  assert.equal(fetched.length, ID_JAG_JWKS_CACHE_MAX + 2);
+});
+
+test('a failing JWKS URL is IssuerKeysUnavailable, and asked again next time', async () => {
+  const { fetched, fetch } = counting();
+  const keys = createIssuerKeys(fetch, () => 0);
+  const issuer = { jwks: null, jwksUri: 'https://idp.example.com/down' };
+  await assert.rejects(keys(issuer), IssuerKeysUnavailable);
+  await assert.rejects(keys(issuer), IssuerKeysUnavailable);
+  assert.equal(fetched.length, 2);
+});
