@@ -7,7 +7,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { inputProblem } from '@svc/management/check';
 
 /** The longest credential JSON a form may carry (an attestation with `none` is about 1 KB). */
-const MAX_CREDENTIAL_JSON_CHARS = 8192;
+export const MAX_CREDENTIAL_JSON_CHARS = 8192;
 /** The longest base64url field of a credential (ids and keys are far shorter). */
 const MAX_FIELD = 4096;
 

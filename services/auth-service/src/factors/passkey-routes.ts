@@ -60,8 +60,9 @@ export function passkeys(deps: PasskeyDeps) {
   async function asserted(req: Request, res: Response, purpose: ChallengePurpose, userId: string): Promise<User | string> {
     const got = credentialOf(req.body, 'assertion');
     if ('problem' in got) return got.problem;
+    // The challenge is taken first, whatever follows: it answers one assertion, right or wrong.
+    const challenge = await challenges.take(req, res, purpose, userId);
     const owner = userId || userOfHandle(got.credential.response.userHandle);
-    const challenge = owner ? await challenges.take(req, res, purpose, userId) : null;
     const passkey = owner && challenge ? await store.get(owner, got.credential.id) : null;
     if (!owner || !challenge || !passkey) return 'That passkey was not accepted. Try again.';
     let counter: number | null = null;

@@ -11,7 +11,7 @@ import { readCookie } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
 
 /** How long a challenge waits for the passkey's answer. */
-const WEBAUTHN_CHALLENGE_TTL_SECONDS = 300;
+export const WEBAUTHN_CHALLENGE_TTL_SECONDS = 300;
 const COOKIE = 'svc_webauthn';
 
 export type ChallengePurpose = 'register' | 'factor' | 'step-up' | 'passwordless';
