@@ -99,8 +99,17 @@ for (const [size, viewport] of [
       assert.equal(replay.status(), 400, 'a replayed assertion is refused');
       assert.match(replayText, /not accepted/);
 
-      // Removed: the confirmation box, then (the session's factor is recent) gone.
+      // Removed: the confirmation box, then a step-up with the passkey (the session's factor made
+      // old here), then gone.
+      const sessions = await stack.client.smembers(`svc:oidc:user-web-sessions:${who.user.id}`);
+      for (const s of sessions) await stack.client.hdel(`svc:oidc:web-session:${s}`, 'factorAt');
       await page.goto(`${stack.authUrl}/factors`);
+      await page.check('form[action="/factors/passkey/remove"] input[name=confirm]');
+      await page.click('form[action="/factors/passkey/remove"] button[type=submit]');
+      await page.waitForURL(/\/factors\/step-up/);
+      await noViolations(page, 'step-up page with a passkey');
+      await page.click('form[data-passkey="get"] button[type=submit]');
+      await page.waitForURL(/\/factors$/);
       await page.check('form[action="/factors/passkey/remove"] input[name=confirm]');
       await page.click('form[action="/factors/passkey/remove"] button[type=submit]');
       await page.waitForSelector('text=The passkey was removed.');
