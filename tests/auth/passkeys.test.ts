@@ -75,6 +75,8 @@ for (const [size, viewport] of [
       // Passwordless; the assertion the page posts is kept and posted again.
       await context.clearCookies();
       await page.goto(`${stack.authUrl}/signin?return=${encodeURIComponent('/dashboard')}`);
+      await page.waitForSelector('a[href^="/signin/passkey"]');
+      await noViolations(page, 'sign-in page with its passkey link');
       await page.click('a[href^="/signin/passkey"]');
       await page.waitForSelector('form[data-passkey="get"]');
       await noViolations(page, 'passkey sign-in page');
