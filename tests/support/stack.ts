@@ -32,12 +32,14 @@ export interface StackOptions {
   authNow?: StartAuthServiceOptions['now'];
   /** The auth-service's DNS TXT lookups (SSO domain proofs), see StartAuthServiceOptions. */
   authResolveTxt?: StartAuthServiceOptions['resolveTxt'];
+  /** The auth URL's host (`localhost` for WebAuthn: browsers refuse an IP address as RP ID). */
+  authHost?: string;
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const redis = await startRedis();
   const [authPort, gwPort] = [await freePort(), await freePort()];
-  const authUrl = `http://127.0.0.1:${authPort}`;
+  const authUrl = `http://${options.authHost ?? '127.0.0.1'}:${authPort}`;
   const baseUrl = `http://127.0.0.1:${gwPort}`;
   const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redis.url, AUTH_URL: authUrl, BASE_URL: baseUrl, LOG_LEVEL: 'error', ...env });
   const logger = createLogger({ service: 'stack', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });

@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { StoreContext } from './context.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 import { K } from './keys.ts';
+import { PasskeyStore, type Passkey } from './passkeys.ts';
 import { sealValue, unsealValue } from './factors-seal.ts';
 import { runScript, script } from '@svc/limits';
 
@@ -18,6 +19,7 @@ export const TOTP_ENROL_TTL_SECONDS = 900;
 export interface FactorSummary {
   totp: { createdAt: number } | null;
   recoveryCodesLeft: number;
+  passkeys: Passkey[];
 }
 
 /**
@@ -61,9 +63,12 @@ const normalRecovery = (code: string) => code.toLowerCase().replace(/[\s-]/g, ''
 export class FactorStore {
   private readonly ctx: StoreContext;
   private readonly workspaces: WorkspaceStore;
+  /** The person's passkeys (passkeys.ts). */
+  readonly passkeys: PasskeyStore;
   constructor(ctx: StoreContext, workspaces: WorkspaceStore) {
     this.ctx = ctx;
     this.workspaces = workspaces;
+    this.passkeys = new PasskeyStore(ctx);
   }
 
   private recoveryHash(userId: string, code: string): string {
@@ -78,12 +83,14 @@ export class FactorStore {
     return {
       totp: totp ? { createdAt: Number(totp) } : null,
       recoveryCodesLeft: await this.ctx.redis.scard(K.factorRecovery(userId)),
+      passkeys: await this.passkeys.list(userId),
     };
   }
 
-  /** True when the person has a confirmed second factor. */
+  /** True when the person has a confirmed second factor (an authenticator app or a passkey). */
   async hasAny(userId: string): Promise<boolean> {
-    return (await this.summary(userId)).totp !== null;
+    const s = await this.summary(userId);
+    return s.totp !== null || s.passkeys.length > 0;
   }
 
   /** Keeps `secret` as the TOTP secret waiting for its confirming code (replacing any other waiting one). */
@@ -142,6 +149,7 @@ export class FactorStore {
   /** A workspace owner's reset (docs/auth-service.md "Recovery"): every factor of the person removed. */
   async resetAll(userId: string): Promise<void> {
     await this.ctx.redis.del(K.factorTotp(userId), K.factorRecovery(userId), K.factorTotpPending(userId));
+    await this.passkeys.removeAll(userId);
   }
 
   /** The workspace's "members must use a second factor" policy. */

@@ -63,6 +63,9 @@ export const K = {
   factorTotp: (userId: string) => `svc:factors:{${userId}}:totp`,
   factorTotpPending: (userId: string) => `svc:factors:{${userId}}:totp-pending`,
   factorRecovery: (userId: string) => `svc:factors:{${userId}}:recovery`,
+  /** Passkeys: credential id -> JSON {publicKey, transports, createdAt}; and credential id -> signature counter. */
+  factorPasskeys: (userId: string) => `svc:factors:{${userId}}:passkeys`,
+  factorPasskeyCounters: (userId: string) => `svc:factors:{${userId}}:passkey-counters`,
   /** The workspace's "members must use a second factor" policy: "1" when on, absent when off. */
   workspaceFactorPolicy: (slug: string) => `svc:ws:${slug}:factor-policy`,
   apiKey: (hash: string) => `svc:key:${hash}`,

@@ -172,7 +172,14 @@ export function createApp(deps: AppDeps): AuthApp {
     allowPrivateIssuers: config.ssoPrivateIssuers,
     ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
   });
-  const factors = secondFactor({ ...pageDeps, secure: config.authUrl.startsWith('https:') });
+  const factors = secondFactor({
+    ...pageDeps,
+    secure: config.authUrl.startsWith('https:'),
+    authUrl: config.authUrl,
+    // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
+    mayUseOwnCredentials: async (user) =>
+      (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
+  });
   const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
   const signup = signUp({ ...pageDeps, verification });
   const signout = signOut({ ...pageDeps, redis });

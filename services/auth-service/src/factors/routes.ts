@@ -5,21 +5,29 @@
  * sign-in page's hook: it decides whether a right password starts a session or waits here.
  */
 import type { Express, Request, Response } from 'express';
-import type { Accounts, Redis, User } from '@svc/accounts';
+import { MAX_PASSKEYS_PER_ACCOUNT, type Accounts, type Redis, type User } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
-import { render } from '../pages/html.ts';
+import { html, render } from '../pages/html.ts';
 import { safeReturn } from '../pages/return-to.ts';
 import { tooMany } from '../pages/too-many.ts';
 import { checkTypedFactor } from './check.ts';
 import { confirmEnrolment, enrolmentOf } from './enrol.ts';
 import { pendingSignIns } from './pending.ts';
+import { PASSKEY_FORMS, passkeys, type PasskeyDeps } from './passkey-routes.ts';
 import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor, STEP_UP_MINUTES } from './step-up.ts';
 import { enrolFirstPage, enrolPage, factorPage, factorsPage, recoveryCodesPage, stepUpPage } from './views.ts';
 
 /** The forms these routes read (the app parses their bodies). */
-export const FACTOR_FORMS = ['/signin/factor', '/signin/enrol', '/factors/totp', '/factors/totp/remove', '/factors/step-up'];
+export const FACTOR_FORMS = [
+  '/signin/factor',
+  '/signin/enrol',
+  '/factors/totp',
+  '/factors/totp/remove',
+  '/factors/step-up',
+  ...PASSKEY_FORMS,
+];
 
 export interface FactorDeps {
   redis: Redis;
@@ -29,6 +37,8 @@ export interface FactorDeps {
   limits: ThrottleLimits;
   logger: Logger;
   secure: boolean;
+  authUrl: string;
+  mayUseOwnCredentials: PasskeyDeps['mayUseOwnCredentials'];
 }
 
 const form = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
@@ -36,6 +46,7 @@ const form = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 export function secondFactor(deps: FactorDeps) {
   const { accounts } = deps;
   const pending = pendingSignIns(deps);
+  const pk = passkeys(deps);
   const check = (userId: string, body: Record<string, unknown>) =>
     checkTypedFactor({ accounts, throttle: deps.throttle, rule: deps.limits.secondFactorPerAccount }, userId, body);
 
@@ -92,9 +103,33 @@ export function secondFactor(deps: FactorDeps) {
     },
 
     mount(app: Express): void {
+      pk.mount(app);
       app.get('/signin/factor', async (req, res) => {
-        if (!(await waiting(req, res, 'verify'))) return;
-        render(res, factorPage(deps.web.csrfToken(req, res)));
+        const w = await waiting(req, res, 'verify');
+        if (!w) return;
+        render(
+          res,
+          factorPage(deps.web.csrfToken(req, res), undefined, await pk.askFor(req, res, w.user, 'factor', '/signin/factor/passkey')),
+        );
+      });
+      app.post('/signin/factor/passkey', async (req, res) => {
+        const w = await waiting(req, res, 'verify');
+        if (!w) return;
+        const again = async (error: string, status: number) =>
+          render(
+            res,
+            factorPage(deps.web.csrfToken(req, res), error, await pk.askFor(req, res, w.user, 'factor', '/signin/factor/passkey')),
+            {
+              status,
+            },
+          );
+        if (!csrfOk(req, res, () => void again('The form expired. Try again.', 403))) return;
+        const who = await pk.asserted(req, res, 'factor', w.user.id);
+        if (typeof who === 'string') {
+          await accounts.audit.recordOwn(w.user, 'signin.factor_failed', { source: req.ip ?? '' });
+          return again(who, 400);
+        }
+        await finish(req, res, w.user, w.p.returnTo);
       });
       app.post('/signin/factor', async (req, res) => {
         const w = await waiting(req, res, 'verify');
@@ -136,7 +171,11 @@ export function secondFactor(deps: FactorDeps) {
 
       app.get('/factors', async (req, res) => {
         const user = await signedIn(req, res);
-        if (user) render(res, factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id)));
+        if (user)
+          render(
+            res,
+            factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), undefined, MAX_PASSKEYS_PER_ACCOUNT),
+          );
       });
       app.get('/factors/totp', async (req, res) => {
         const user = await signedIn(req, res);
@@ -168,8 +207,9 @@ export function secondFactor(deps: FactorDeps) {
           });
         }
         if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
-        if (await mustUseFactor(accounts, user)) {
-          const why = 'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one.';
+        if (summary.passkeys.length === 0 && (await mustUseFactor(accounts, user))) {
+          const why =
+            'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one, or add a passkey first.';
           return render(res, factorsPage(deps.web.csrfToken(req, res), summary, why), { status: 409 });
         }
         await accounts.factors.removeTotp(user.id);
@@ -183,7 +223,30 @@ export function secondFactor(deps: FactorDeps) {
         const user = await signedIn(req, res);
         if (!user) return;
         if (!(await accounts.factors.hasAny(user.id))) return render(res, enrolFirstPage(), { status: 403 });
-        render(res, stepUpPage(deps.web.csrfToken(req, res), safeReturn(req.query['return']), STEP_UP_MINUTES));
+        const returnTo = safeReturn(req.query['return']);
+        const passkey = await pk.askFor(
+          req,
+          res,
+          user,
+          'step-up',
+          '/factors/step-up/passkey',
+          html`<input type="hidden" name="return" value="${returnTo}">`,
+        );
+        render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, undefined, passkey));
+      });
+      app.post('/factors/step-up/passkey', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const returnTo = safeReturn(form(req)['return']);
+        if (!deps.web.csrfValid(req))
+          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, 'The form expired. Try again.'), {
+            status: 403,
+          });
+        const who = await pk.asserted(req, res, 'step-up', user.id);
+        if (typeof who === 'string')
+          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, who), { status: 400 });
+        await markFactorUsed(deps.redis, req);
+        res.redirect(303, returnTo);
       });
       app.post('/factors/step-up', async (req, res) => {
         const user = await signedIn(req, res);

@@ -67,6 +67,7 @@ function signInForm(csrf: string, returnTo: string, email: string, error: string
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 <button type="submit" name="sso" value="1" class="secondary" formnovalidate>Continue with single sign-on</button></form>
+<p><a href="/signin/passkey?return=${encodeURIComponent(returnTo)}">Sign in with a passkey</a></p>
 <nav><a href="/forgot">Forgot your password?</a> · No account yet? <a href="/signup?return=${encodeURIComponent(returnTo)}">Create one</a></nav>`;
 }
 

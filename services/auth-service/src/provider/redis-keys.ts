@@ -34,6 +34,11 @@ export const OK = {
    * (docs/auth-service.md "Second factor"): hash {userId, returnTo, stage}, SECOND_FACTOR_WAIT_SECONDS.
    */
   factorPending: (digest: string) => `svc:oidc:factor-pending:${digest}`,
+  /**
+   * A WebAuthn challenge (docs/auth-service.md "Passkeys"): JSON {challenge, purpose, userId} under
+   * the SHA-256 of the browser's `svc_webauthn` cookie, read once with GETDEL, WEBAUTHN_CHALLENGE_TTL_SECONDS.
+   */
+  webauthnChallenge: (digest: string) => `svc:oidc:webauthn-challenge:${digest}`,
   /** Fixed-window attempt counters for sign-in and code entry. */
   throttle: (scope: string, subject: string) => `svc:oidc:throttle:${scope}:${subject}`,
   /** Refresh token digest -> which request rotates it (docs/security.md "Refresh tokens"). */

@@ -1,0 +1,184 @@
+/**
+ * The passkey routes (docs/auth-service.md "Passkeys"): adding one from the factors page
+ * (/factors/passkey), removing one (/factors/passkey/remove: confirmation and step-up), using one
+ * at the sign-in's second step (/signin/factor/passkey) or step-up (/factors/step-up/passkey),
+ * and the passwordless sign-in (/signin/passkey). Every challenge is single-use and bound to this
+ * browser (webauthn-challenge.ts); every counter moves only forward (PasskeyStore.use).
+ */
+import type { Express, Request, Response } from 'express';
+import { MAX_PASSKEYS_PER_ACCOUNT, type Accounts, type Redis, type User } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { WebSessions } from '../http/web-session.ts';
+import { render, type SafeHtml } from '../pages/html.ts';
+import { safeReturn } from '../pages/return-to.ts';
+import { credentialOf } from './passkey-form.ts';
+import { authenticationOptions, checkAssertion, checkRegistration, registrationOptions, relyingPartyOf, userOfHandle } from './passkey.ts';
+import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './passkey-script.ts';
+import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor } from './step-up.ts';
+import { webauthnChallenges, type ChallengePurpose } from './webauthn-challenge.ts';
+import { factorsPage, passkeyForm, passkeyRegisterPage, passkeySignInPage } from './views.ts';
+
+/** The forms these routes read (the app parses their bodies). */
+export const PASSKEY_FORMS = [
+  '/factors/passkey',
+  '/factors/passkey/remove',
+  '/signin/factor/passkey',
+  '/factors/step-up/passkey',
+  '/signin/passkey',
+];
+
+export interface PasskeyDeps {
+  redis: Redis;
+  accounts: Accounts;
+  web: WebSessions;
+  logger: Logger;
+  secure: boolean;
+  authUrl: string;
+  /** False when the person may not sign in but through single sign-on (the workspace's policy). */
+  mayUseOwnCredentials: (user: User) => Promise<boolean>;
+}
+
+export function passkeys(deps: PasskeyDeps) {
+  const { accounts } = deps;
+  const rp = relyingPartyOf(deps.authUrl);
+  const challenges = webauthnChallenges(deps);
+  const store = accounts.factors.passkeys;
+
+  /** A form asking for one of `user`'s passkeys (none when they have none), its challenge kept. */
+  async function askFor(req: Request, res: Response, user: User, purpose: ChallengePurpose, action: string, extra?: SafeHtml) {
+    const list = await store.list(user.id);
+    if (list.length === 0) return undefined;
+    const options = await authenticationOptions(rp, list);
+    await challenges.keep(res, { challenge: options.challenge, purpose, userId: user.id });
+    return passkeyForm(deps.web.csrfToken(req, res), action, 'get', options, 'Use a passkey', extra);
+  }
+
+  /**
+   * True when the form's assertion answers this browser's challenge for `purpose` with a passkey
+   * of `userId` ('' for passwordless: the passkey names the person), its counter moved forward.
+   */
+  async function asserted(req: Request, res: Response, purpose: ChallengePurpose, userId: string): Promise<User | string> {
+    const got = credentialOf(req.body, 'assertion');
+    if ('problem' in got) return got.problem;
+    // The challenge is taken first, whatever follows: it answers one assertion, right or wrong.
+    const challenge = await challenges.take(req, res, purpose, userId);
+    const owner = userId || userOfHandle(got.credential.response.userHandle);
+    const passkey = owner && challenge ? await store.get(owner, got.credential.id) : null;
+    if (!owner || !challenge || !passkey) return 'That passkey was not accepted. Try again.';
+    let counter: number | null = null;
+    try {
+      counter = await checkAssertion(rp, got.credential, challenge.challenge, passkey, purpose === 'passwordless');
+    } catch (err) {
+      deps.logger.info('passkey assertion refused', { detail: err instanceof Error ? err.message : 'unknown' });
+    }
+    if (counter === null || !(await store.use(owner, passkey.id, counter))) return 'That passkey was not accepted. Try again.';
+    return (await accounts.users.get(owner)) ?? 'That passkey was not accepted. Try again.';
+  }
+
+  async function signedIn(req: Request, res: Response): Promise<User | null> {
+    const userId = await deps.web.userOf(req);
+    const user = userId ? await accounts.users.get(userId) : null;
+    if (!user) res.redirect(303, `/signin?return=${encodeURIComponent(req.originalUrl)}`);
+    return user;
+  }
+
+  async function registerPage(req: Request, res: Response, user: User, error?: string, status = 200) {
+    const options = await registrationOptions(rp, user, await store.list(user.id));
+    await challenges.keep(res, { challenge: options.challenge, purpose: 'register', userId: user.id });
+    render(res, passkeyRegisterPage(deps.web.csrfToken(req, res), options, error), { status });
+  }
+
+  const factorsNotice = async (req: Request, res: Response, user: User, notice: string, status = 200) =>
+    render(res, factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), notice, MAX_PASSKEYS_PER_ACCOUNT), {
+      status,
+    });
+
+  return {
+    askFor,
+    asserted,
+
+    mount(app: Express): void {
+      app.get(PASSKEY_SCRIPT_PATH, (_req, res) => {
+        res.type('application/javascript').set('Cache-Control', 'no-cache').send(PASSKEY_SCRIPT);
+      });
+
+      app.get('/factors/passkey', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        // Adding a factor to an account that has one is a step-up action, as replacing TOTP is.
+        if ((await accounts.factors.hasAny(user.id)) && !(await hasRecentFactor(deps.redis, req))) {
+          return void res.redirect(303, '/factors/step-up?return=%2Ffactors%2Fpasskey');
+        }
+        if ((await store.count(user.id)) >= MAX_PASSKEYS_PER_ACCOUNT) {
+          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 409);
+        }
+        await registerPage(req, res, user);
+      });
+      app.post('/factors/passkey', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        if (!deps.web.csrfValid(req)) return registerPage(req, res, user, 'The form expired. Try again.', 403);
+        if ((await accounts.factors.hasAny(user.id)) && !(await hasRecentFactor(deps.redis, req))) {
+          return void res.redirect(303, '/factors/step-up?return=%2Ffactors%2Fpasskey');
+        }
+        const got = credentialOf(req.body, 'attestation');
+        if ('problem' in got) return registerPage(req, res, user, got.problem, 400);
+        const challenge = await challenges.take(req, res, 'register', user.id);
+        if (!challenge) return registerPage(req, res, user, 'The passkey setup expired. Try again.', 400);
+        let passkey = null;
+        try {
+          passkey = await checkRegistration(rp, got.credential, challenge.challenge);
+        } catch (err) {
+          deps.logger.info('passkey registration refused', { detail: err instanceof Error ? err.message : 'unknown' });
+        }
+        if (!passkey) return registerPage(req, res, user, 'That passkey was not accepted. Try again.', 400);
+        if ((await store.add(user.id, passkey)) === 'full') {
+          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 409);
+        }
+        await markFactorUsed(deps.redis, req);
+        await accounts.audit.recordOwn(user, 'factor.enrolled', { source: req.ip ?? '' }, { factor: 'passkey' });
+        await factorsNotice(req, res, user, 'The passkey was added.');
+      });
+      // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
+      app.post('/factors/passkey/remove', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        if (!deps.web.csrfValid(req) || body['confirm'] !== 'yes' || typeof body['id'] !== 'string') {
+          return factorsNotice(req, res, user, 'Tick the box to confirm. Nothing was removed.', 400);
+        }
+        if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
+        const s = await accounts.factors.summary(user.id);
+        const last = s.totp === null && s.passkeys.length === 1;
+        if (last && (await mustUseFactor(accounts, user))) {
+          return factorsNotice(req, res, user, 'Your workspace requires a second factor: add another one before removing this one.', 409);
+        }
+        if (!(await store.remove(user.id, body['id']))) return factorsNotice(req, res, user, 'No such passkey. Nothing was removed.', 404);
+        await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'passkey' });
+        await factorsNotice(req, res, user, 'The passkey was removed.');
+      });
+
+      app.get('/signin/passkey', async (req, res) => {
+        const options = await authenticationOptions(rp, null);
+        await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
+        render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, safeReturn(req.query['return'])));
+      });
+      app.post('/signin/passkey', async (req, res) => {
+        const returnTo = safeReturn((req.body as Record<string, unknown> | undefined)?.['return']);
+        const again = async (error: string, status: number) => {
+          const options = await authenticationOptions(rp, null);
+          await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
+          render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { status });
+        };
+        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
+        const who = await asserted(req, res, 'passwordless', '');
+        if (typeof who === 'string') return again(who, 400);
+        if (!(await deps.mayUseOwnCredentials(who))) return again('Your workspace requires single sign-on. Sign in with it.', 403);
+        // A passkey that verified its user (PIN, biometrics) is two factors at once (WebAuthn Level 3 §6.2.3).
+        await deps.web.start(req, res, who.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
+        await accounts.audit.recordOwn(who, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'passkey' });
+        res.redirect(303, returnTo);
+      });
+    },
+  };
+}
