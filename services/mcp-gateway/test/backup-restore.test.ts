@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { after, test } from 'node:test';
 import { connectRedis, createAccounts, scanKeys, type Redis } from '@svc/accounts';
 import { createLogger } from '@svc/logger';
-import { freePort, outsideLoopBudget, startRedis, type RedisFixture } from '@svc/testkit';
+import { freePort, outsideLoopBudget, startRedis, testClock, type RedisFixture } from '@svc/testkit';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 import { call, gatewayReady, post, rpc, seed, testConfig } from './support.ts';
 
@@ -28,9 +28,15 @@ const logger = createLogger({ service: 'mcp-gateway', level: 'error', silent: tr
  * A gateway on `redis`. Starting one is the test's set-up, not a request it serves (it compiles
  * the tools' schemas in one turn): outside the loop budget, as a before() hook would be.
  */
+/**
+ * The gateways' clock, held still: the counters compared before and after the restore are of one
+ * rate-limit minute, whichever minute of the wall clock the test runs across.
+ */
+const clock = testClock();
+
 async function gatewayOn(redis: RedisFixture): Promise<RunningGateway> {
   return outsideLoopBudget(async () => {
-    const gw = await startGateway({ config: testConfig(redis.url, await freePort()), logger });
+    const gw = await startGateway({ config: testConfig(redis.url, await freePort()), logger, now: clock.now });
     await gatewayReady(gw.url);
     return gw;
   });
