@@ -107,3 +107,16 @@ test('bad credential JSON is a 400 naming the field, never a 500', async () => {
     assert.match(r.html, named);
   }
 });
+
+test('passwordless challenges count in the sign-in address budget: past it a 429, and no more challenges kept', async () => {
+  const limited = await startAuth({ limits: { signInPerIp: { limit: 3, windowSeconds: 900 } } });
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${limited.url}/signin/passkey`)).status, 200);
+    const over = await fetch(`${limited.url}/signin/passkey`);
+    assert.equal(over.status, 429);
+    assert.match(await over.text(), /Too many/i);
+    assert.equal((await limited.client.keys('svc:oidc:webauthn-challenge:*')).length, 3, 'one challenge per counted attempt');
+  } finally {
+    await limited.close();
+  }
+});

@@ -8,9 +8,11 @@
 import type { Express, Request, Response } from 'express';
 import { MAX_PASSKEYS_PER_ACCOUNT, type Accounts, type Redis, type User } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
+import { SIGN_IN_ADDRESS_SCOPE, type Throttle, type ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { render, type SafeHtml } from '../pages/html.ts';
 import { safeReturn } from '../pages/return-to.ts';
+import { tooMany } from '../pages/too-many.ts';
 import { credentialOf } from './passkey-form.ts';
 import { authenticationOptions, checkAssertion, checkRegistration, registrationOptions, relyingPartyOf, userOfHandle } from './passkey.ts';
 import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './passkey-script.ts';
@@ -36,6 +38,9 @@ export interface PasskeyDeps {
   authUrl: string;
   /** False when the person may not sign in but through single sign-on (the workspace's policy). */
   mayUseOwnCredentials: (user: User) => Promise<boolean>;
+  /** The sign-in address budget (signInPerIp): a passwordless start is a sign-in attempt. */
+  throttle: Throttle;
+  limits: Pick<ThrottleLimits, 'signInPerIp'>;
 }
 
 export function passkeys(deps: PasskeyDeps) {
@@ -158,23 +163,28 @@ export function passkeys(deps: PasskeyDeps) {
         await factorsNotice(req, res, user, 'The passkey was removed.');
       });
 
-      app.get('/signin/passkey', async (req, res) => {
+      /**
+       * A passwordless page and its challenge (kept in Redis for WEBAUTHN_CHALLENGE_TTL_SECONDS):
+       * each counts as a sign-in attempt of the address (signInPerIp, given back when it signs in),
+       * so no address can fill Redis with challenges (docs/auth-service.md "Passkeys").
+       */
+      async function passwordlessPage(req: Request, res: Response, returnTo: string, error?: string, status = 200) {
+        const wait = await deps.throttle.attempt(SIGN_IN_ADDRESS_SCOPE, req.ip ?? 'unknown', deps.limits.signInPerIp);
+        if (wait > 0) return tooMany(res, wait, { returnTo, csrf: deps.web.csrfToken(req, res), reset: false });
         const options = await authenticationOptions(rp, null);
         await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
-        render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, safeReturn(req.query['return'])));
-      });
+        render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { status });
+      }
+      app.get('/signin/passkey', (req, res) => passwordlessPage(req, res, safeReturn(req.query['return'])));
       app.post('/signin/passkey', async (req, res) => {
         const returnTo = safeReturn((req.body as Record<string, unknown> | undefined)?.['return']);
-        const again = async (error: string, status: number) => {
-          const options = await authenticationOptions(rp, null);
-          await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
-          render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { status });
-        };
+        const again = (error: string, status: number) => passwordlessPage(req, res, returnTo, error, status);
         if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
         const who = await asserted(req, res, 'passwordless', '');
         if (typeof who === 'string') return again(who, 400);
         if (!(await deps.mayUseOwnCredentials(who))) return again('Your workspace requires single sign-on. Sign in with it.', 403);
         // A passkey that verified its user (PIN, biometrics) is two factors at once (WebAuthn Level 3 §6.2.3).
+        await deps.throttle.refund(SIGN_IN_ADDRESS_SCOPE, req.ip ?? 'unknown');
         await deps.web.start(req, res, who.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
         await accounts.audit.recordOwn(who, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'passkey' });
         res.redirect(303, returnTo);

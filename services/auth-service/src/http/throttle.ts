@@ -55,6 +55,9 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
   secondFactorPerAccount: BUCKETS.secondFactorPerAccount,
 };
 
+/** The scope of the sign-in address budget (signInPerIp), shared by the password and passkey sign-ins. */
+export const SIGN_IN_ADDRESS_SCOPE = 'signin-ip';
+
 /** Attempts, backoffs and refunds of one scope and subject (`@svc/limits` Limiter). */
 export type Throttle = Limiter;
 

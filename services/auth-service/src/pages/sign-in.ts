@@ -8,7 +8,7 @@ import type Provider from 'oidc-provider';
 import { displayClientName } from '../oauth/client-names.ts';
 import { isProfile, profileName } from '../provider/clients.ts';
 import type { Logger } from '@svc/logger';
-import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
+import { SIGN_IN_ADDRESS_SCOPE, type Throttle, type ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { csrfField } from '../http/web-session.ts';
 import { html, render, type SafeHtml } from './html.ts';
@@ -106,7 +106,7 @@ export function signIn(deps: SignInDeps) {
       // address guessing one account without touching the owner elsewhere; the account's backoff,
       // from every address, stops guessing spread over many (docs/auth-service.md "Sign-in protections").
       const accountSource = `${email}|${ip}`;
-      const ipWait = await deps.throttle.attempt('signin-ip', ip, deps.limits.signInPerIp);
+      const ipWait = await deps.throttle.attempt(SIGN_IN_ADDRESS_SCOPE, ip, deps.limits.signInPerIp);
       if (ipWait > 0) return slowed(ipWait);
       // Home-realm discovery: an address at a workspace's proven domain may go to its provider. It
       // comes after the address's budget, and counts in it: each start reads the provider's
@@ -132,7 +132,7 @@ export function signIn(deps: SignInDeps) {
         const pairWait = await deps.throttle.attempt('signin-account', accountSource, deps.limits.signInPerAccount);
         const accountWait = pairWait > 0 ? 0 : await deps.throttle.backoff('signin-backoff', email, deps.limits.signInAccountBackoff);
         if (pairWait > 0 || accountWait > 0) {
-          await deps.throttle.refund('signin-ip', ip);
+          await deps.throttle.refund(SIGN_IN_ADDRESS_SCOPE, ip);
           if (accountWait > 0) await deps.throttle.refund('signin-account', accountSource);
           return slowed(Math.max(pairWait, accountWait));
         }
@@ -147,7 +147,7 @@ export function signIn(deps: SignInDeps) {
       }
       await deps.throttle.reset('signin-account', accountSource);
       await deps.throttle.reset('signin-backoff', email);
-      await deps.throttle.refund('signin-ip', ip);
+      await deps.throttle.refund(SIGN_IN_ADDRESS_SCOPE, ip);
       if (await deps.afterPassword?.(req, res, user, returnTo)) return;
       await audit(deps, user.workspace, user.email, 'signin.succeeded', ip);
       await deps.web.start(req, res, user.id);
