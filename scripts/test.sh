@@ -10,6 +10,8 @@
 #   integration  the other *.test.ts files of packages/*/test and services/*/test: a real private
 #                redis-server per file, servers in process on free ports.
 #   e2e          tests/**/*.test.ts: cross-service, browser, CLI, black-box and k8s suites.
+# A file named *.alone.test.ts (integration or e2e) measures latency that other test files running
+# beside it would distort: its suite runs it after the suite's other files, one such file at a time.
 # `all` (the default, `pnpm test`) runs unit, integration and e2e one after the other, goes on past a
 # failing suite, prints each suite's time and fails if any failed. Node options pass through, e.g.
 # scripts/test.sh integration --test-name-pattern=revocation
@@ -25,22 +27,30 @@ for arg in "$@"; do
 done
 mkdir -p test-output
 
+# suite_files SUITE [shared|alone]: the suite's files, all of them or those run side by side or alone.
 suite_files() {
+  local part=${2:-all}
   case $1 in
     unit) find packages services -path '*/node_modules' -prune -o -path '*/test/*' -name '*.unit.test.ts' -print ;;
     integration) find packages services -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' ! -name '*.unit.test.ts' -print ;;
     e2e) find tests -path '*/node_modules' -prune -o -name '*.test.ts' -print ;;
+  esac | case $part in
+    shared) grep -v '\.alone\.test\.ts$' ;;
+    alone) grep '\.alone\.test\.ts$' || true ;;
+    *) cat ;;
   esac | sort
 }
 
 # run NAME TIMEOUT_MS FILE...: one node --test run; SVC_TEST_SUITE tells @svc/testkit which suite runs.
 # Every suite but unit loads the loop guard: a test during which the event loop was held more than
 # 50 ms fails (packages/testkit/src/loop-guard.ts, docs/security.md "Bounds").
+# ALONE=1 runs the files one at a time.
 run() {
-  local name=$1 timeout=$2 guard=()
+  local name=$1 timeout=$2 guard=() concurrency=2
   shift 2
   [[ $name == unit ]] || guard=(--import ./packages/testkit/src/loop-guard.ts)
-  SVC_TEST_SUITE=$name ./scripts/node --test --test-concurrency=2 --test-timeout="$timeout" --test-reporter=spec \
+  [[ ${ALONE:-0} == 1 ]] && concurrency=1
+  SVC_TEST_SUITE=$name ./scripts/node --test --test-concurrency=$concurrency --test-timeout="$timeout" --test-reporter=spec \
     "${guard[@]}" ${opts[@]+"${opts[@]}"} "$@"
 }
 
@@ -68,7 +78,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for s in unit integration e2e; do
   [[ $suite == all || $suite == "$s" ]] || continue
-  mapfile -t list < <(suite_files "$s")
+  mapfile -t list < <(suite_files "$s" shared)
+  mapfile -t alone < <(suite_files "$s" alone)
   if ((${#list[@]} == 0)); then
     echo "svc: no $s test files found" >&2
     failed+=("$s")
@@ -82,6 +93,12 @@ for s in unit integration e2e; do
   run "$s" "$timeout" "${list[@]}" | tee "$log" || status=$?
   passed_total=$((passed_total + $(count pass)))
   failed_total=$((failed_total + $(count fail)))
+  if ((${#alone[@]})); then
+    ALONE=1 run "$s" "$timeout" "${alone[@]}" | tee "$log" || status=$?
+    passed_total=$((passed_total + $(count pass)))
+    failed_total=$((failed_total + $(count fail)))
+    list+=("${alone[@]}")
+  fi
   took=$((($(date +%s%N) - start) / 1000000))
   summary="$((took / 1000)).$(printf '%03d' $((took % 1000))) s, ${#list[@]} files$( ((status == 0)) || echo ', FAILED')"
   times+=("$s $summary")

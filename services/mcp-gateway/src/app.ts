@@ -63,6 +63,8 @@ import { ToolRegistry } from './tools/registry.ts';
 export interface GatewayDeps {
   config: Config;
   redis: Redis;
+  /** The knowledge tools' connection (documents and index loads carry megabytes); `redis` when absent. */
+  knowledgeRedis?: Redis;
   accounts: Accounts;
   logger: Logger;
   oauth: OAuthTokenVerifier | null;
@@ -131,7 +133,7 @@ export function createGateway(deps: GatewayDeps) {
     }),
   });
   const tools = createTools({
-    redis: deps.redis,
+    redis: deps.knowledgeRedis ?? deps.redis,
     accounts: deps.accounts,
     logger,
     onAccessRequested: (request) => management.accessRequested(request),

@@ -46,6 +46,17 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
       sentinel: config.redisSentinel,
       name: 'mcp-gateway',
     });
+  // The knowledge tools' own connection (docs/knowledge-tools.md "Event-loop budget"): an upload
+  // or an index load moves megabytes, and one connection answers in order, so on the request
+  // connection every other tenant's admit call would wait behind them.
+  const knowledgeRedis = ownRedis
+    ? connectRedis(config.redisUrl, {
+        failFast: true,
+        cluster: config.redisCluster,
+        sentinel: config.redisSentinel,
+        name: 'mcp-gateway-knowledge',
+      })
+    : redis;
   const subscriber = connectRedis(config.redisUrl, {
     cluster: config.redisCluster,
     sentinel: config.redisSentinel,
@@ -63,6 +74,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const gateway = createGateway({
     config,
     redis,
+    knowledgeRedis,
     accounts,
     logger,
     oauth,
@@ -96,7 +108,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
       });
       await gateway.stop();
       subscriber.disconnect();
-      if (ownRedis) redis.disconnect();
+      if (ownRedis) {
+        redis.disconnect();
+        knowledgeRedis.disconnect();
+      }
     },
   };
 }

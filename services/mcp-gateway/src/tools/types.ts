@@ -12,6 +12,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 /** What the tool factories are given (createTools in ./index.ts). */
 export interface ToolDeps {
+  /** The knowledge tools' connection, apart from the request path's (docs/knowledge-tools.md "Event-loop budget"). */
   redis: Redis;
   accounts: Accounts;
   logger: Logger;

@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from '../support.ts';
 
-/** What one tenant may add to another's p99 on CI's shared two-core machine. */
-const SHARED_MACHINE_BOUND_MS = 350;
+/** The p99 one tenant's churn may leave another tenant with (docs/security.md "Bounds"). */
+const OTHER_TENANT_P99_MS = 50;
+/** Rounds measured; the best counts, so one stretch of the host's own noise does not decide. */
+const ROUNDS = 4;
 
 let f: GatewayFixture;
 let a: Seeded;
@@ -60,23 +62,23 @@ const p99WhileChurning = (round: number) =>
     }
   });
 
-test("a tenant churning a large project's index leaves another tenant's p99 under 50 ms", { timeout: 170_000 }, async () => {
+test("a tenant churning a large project's index leaves another tenant's p99 under 50 ms", { timeout: 178_000 }, async () => {
   // Near the 10,000-section limit: 8 documents of 1,100 sections each.
   for (let d = 0; d < 8; d++) assert.equal((await upload(`bulk-${d}.md`, manySections(`d${d}`, 1_100))).status, 200);
   assert.equal((await searchA('rotation')).status, 200, 'the first search loads the whole index');
 
-  // The machine is shared (two cores, another test file, Redis): what A adds to B's p99 is
-  // compared with B's p99 measured just before without churn, over up to three rounds. Alone on
-  // the machine A adds under 50 ms; with the rest of the suite running beside it, up to 260 ms was
-  // seen, so the test holds it under SHARED_MACHINE_BOUND_MS. On the code before, A added 480 ms
-  // alone. The 50 ms turn itself is held by the loop guard in every test.
-  const added: string[] = [];
+  // This file runs alone (scripts/test.sh: *.alone.test.ts run after their suite, one at a time),
+  // so B's latency is the gateway's, not another test file's. B's p99 without churn is measured
+  // just before each round and printed beside it. On the code before the incremental, time-sliced
+  // index, A added 480 ms.
+  const rounds: string[] = [];
   let best = Infinity;
-  for (let round = 0; round < 3 && best >= 50; round++) {
+  for (let round = 0; round < ROUNDS && best >= OTHER_TENANT_P99_MS; round++) {
     const quiet = await p99Of(async () => {});
     const churned = await p99WhileChurning(round);
-    best = Math.min(best, churned - quiet);
-    added.push(`${churned.toFixed(1)} - ${quiet.toFixed(1)}`);
+    best = Math.min(best, churned);
+    rounds.push(`${churned.toFixed(1)} (quiet ${quiet.toFixed(1)})`);
   }
-  assert.ok(best < SHARED_MACHINE_BOUND_MS, `A added to B's p99 (churning - quiet, ms): ${added.join('; ')}`);
+  console.log(`tenant B's p99 while A churns, ms: ${rounds.join('; ')}`);
+  assert.ok(best < OTHER_TENANT_P99_MS, `B's p99 while A churns, ms: ${rounds.join('; ')}`);
 });
