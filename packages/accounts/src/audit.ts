@@ -176,7 +176,7 @@ export class AuditLog {
         ? await this.byAction(workspace, query.action, end, start, want)
         : ((await this.ctx.redis.xrevrange(K.auditLog(workspace), end, start, 'COUNT', String(want))) as StreamEntry[]);
       for (const [id, fields] of found) {
-        const e = entryOf(workspace, id, fields);
+        const e = auditEntryOf(workspace, id, fields);
         if (e.at < oldest) return { entries, next: null };
         if (!matches(e)) continue;
         if (entries.length === limit) return { entries, next: entries.at(-1)!.id };
@@ -224,7 +224,7 @@ export class AuditLog {
       const batch = (await this.ctx.redis.xrange(K.auditLog(workspace), start, end, 'COUNT', String(AUDIT_EXPORT_BATCH))) as StreamEntry[];
       let chunk = '';
       for (const [id, fields] of batch) {
-        const e = entryOf(workspace, id, fields);
+        const e = auditEntryOf(workspace, id, fields);
         if (e.at < oldest || !matches(e)) continue;
         chunk += `${JSON.stringify(e)}\n`;
         count++;
@@ -247,7 +247,8 @@ function matcher(filter: AuditFilter): (e: AuditEntry) => boolean {
     (filter.to === undefined || e.at <= filter.to);
 }
 
-function entryOf(workspace: string, id: string, fields: string[]): AuditEntry {
+/** One stream entry of a workspace's log (its id and XRANGE's flat field list) as an AuditEntry. */
+export function auditEntryOf(workspace: string, id: string, fields: string[]): AuditEntry {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
   const detail = parseDetail(f['detail']);

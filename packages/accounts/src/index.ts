@@ -35,7 +35,9 @@ export {
   AUDIT_FILTER_SCAN,
   AUDIT_MAX_PAGE,
   AUDIT_PAGE,
+  auditEntryOf,
   type AuditAction,
+  type AuditEntry,
   type AuditFilter,
 } from './audit.ts';
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-key-records.ts';

@@ -1,8 +1,10 @@
 /** svc-admin: administers accounts from a shell (docs/contract.md "Operator interface"). */
 import { parseArgs } from 'node:util';
 import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
+import { TargetError } from '@svc/audit-stream';
 import { ConfigError, loadConfig } from '@svc/config';
 import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
+import { auditStream } from './audit-stream.ts';
 import { COMMANDS, UsageError } from './commands.ts';
 import { USAGE } from './usage.ts';
 import { passwordSource, readPassword } from './password.ts';
@@ -32,6 +34,7 @@ const STRING_OPTIONS = [
   'domain',
   'jwks-file',
   'jwks-uri',
+  'otlp-endpoint',
 ];
 
 async function main(argv: string[]): Promise<number> {
@@ -45,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       'password-stdin': { type: 'boolean' },
       'secret-stdin': { type: 'boolean' },
+      stdout: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -70,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   const ssoCommand = SSO_COMMANDS[name];
-  if (!command && !ssoCommand) return fail('usage', `unknown command "${name}"\n${USAGE}`);
+  const streaming = name === 'audit stream';
+  if (!command && !ssoCommand && !streaming) return fail('usage', `unknown command "${name}"\n${USAGE}`);
   let config;
   try {
     config = loadConfig();
@@ -81,6 +86,10 @@ async function main(argv: string[]): Promise<number> {
   const redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'svc-admin' });
   try {
     await waitReady(redis, 5_000);
+    if (streaming) {
+      await auditStream(redis, values as Record<string, string | boolean | undefined>);
+      return 0;
+    }
     const io = { password: () => readPassword(passwordSource(values)) };
     const accounts = createAccounts(redis, {
       pepper: config.keyPepper,
@@ -103,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${formatHuman(out)}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) return fail('usage', err.message);
+    if (err instanceof UsageError || err instanceof TargetError) return fail('usage', err.message);
     if (err instanceof AccountError) return fail(err.code, err.message);
     if (err instanceof Error && /not reachable/.test(err.message))
       return fail('redis_unavailable', `cannot reach Redis at ${config.redisUrl}`);

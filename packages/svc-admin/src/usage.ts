@@ -33,6 +33,7 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   sso provider --workspace W --issuer URL --client-id ID [--secret-stdin]
   sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
   sso domain claim|verify|release --workspace W --domain D
+  audit stream (--otlp-endpoint URL | --stdout) [--name N]
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that
@@ -44,4 +45,8 @@ counts the live keys that still need KEY_PEPPER_PREVIOUS (docs/operations.md "Ro
 migrate fills, after an upgrade, the indexes an earlier release did not keep (docs/operations.md "Upgrading"). With --json, prints exactly one
 JSON object on stdout; sso acts for the workspace's owner (audited as svc-admin), reads
 COOKIE_KEYS (the client secret is sealed under it, as the auth-service reads it) and the secret
-from the first line of standard input with --secret-stdin (none: the saved one is kept); errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.`;
+from the first line of standard input with --secret-stdin (none: the saved one is kept); errors go to stderr (as {"error": ...} on stdout too with --json), exit 1.
+audit stream runs until SIGTERM: it exports every workspace's audit log as OpenTelemetry logs
+(OTLP/HTTP JSON; the URL may come from OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, headers from
+OTEL_EXPORTER_OTLP_LOGS_HEADERS) or as JSON lines on stdout, keeping a cursor per --name
+(SVC_AUDIT_EXPORTER, default "default"); replicas of one name take turns (docs/audit.md "Streaming").`;
