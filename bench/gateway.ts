@@ -8,6 +8,8 @@
  * The four main cases (bare, the gateway in both revisions, the SDK server) run in ROUNDS rounds,
  * one case after the other in each round (each round starting one case later), and each reports
  * its median round: on a shared machine a slow stretch then touches every case alike instead of one.
+ * Then bare and the gateway at a fixed rate of half their measured capacity (p99 at half capacity),
+ * and two gateway processes on one Redis against one, the load split between their ports.
  *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_KEYS (default 100000),
  *   BENCH_ROUNDS (default 5)
  */
@@ -32,15 +34,23 @@ interface Row {
   non2xx: number;
 }
 
-async function load(name: string, url: string, body: string, headers: Record<string, string>, duration = seconds): Promise<Row> {
+async function load(
+  name: string,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  duration = seconds,
+  options: { connections?: number; overallRate?: number } = {},
+): Promise<Row> {
   const r = await autocannon({
     url,
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    connections,
+    connections: options.connections ?? connections,
     duration,
     pipelining: 1,
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
   });
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
@@ -152,6 +162,51 @@ const modernCase = modernSkipped === null ? cases[2]! : null;
 const modernRow = modernCase ? median(modernCase).row : null;
 const modernPerRequest = modernCase ? median(modernCase).commands : NaN;
 const rows = [bareRow, gwRow, ...(modernRow ? [modernRow] : []), sdkRow];
+
+// p99 at half of the measured capacity: each case at a fixed rate of half its median round's
+// requests/s (autocannon's overallRate), the latency a tier sized with headroom shows.
+out(`\nat half of each case's measured capacity (${seconds} s a case, fixed rate)`);
+const halfCases = [cases[0]!, cases[1]!, ...(modernCase ? [modernCase] : [])];
+const halfRows: { row: Row; rate: number }[] = [];
+for (const c of halfCases) {
+  const rate = Math.round(median(c).row.rps / 2);
+  halfRows.push({ row: await load(c.name, c.url, c.body, c.headers, seconds, { overallRate: rate }), rate });
+}
+
+// Two gateway processes against one, the same load (the same connections in all, split evenly
+// between two ports when there are two), in alternating rounds; both gateways share the one Redis,
+// so the limiter stays exact across them. On two cores shared with the load generator and Redis
+// this shows how far the tier scales out here, not what a second machine would add.
+const gw2Port = await freePort();
+const gw2Base = `http://127.0.0.1:${gw2Port}`;
+const gw2 = child(['services/mcp-gateway/src/main.ts'], { ...env, BASE_URL: gw2Base });
+await waitHttp(`${gw2Base}/healthz`);
+const half = Math.max(1, Math.floor(connections / 2));
+const split = async (): Promise<number> => {
+  const both = await Promise.all(
+    [base, gw2Base].map((b) => load('two', `${b}/mcp/bench`, body, { 'x-api-key': key }, seconds, { connections: half })),
+  );
+  if (both.some((r) => r.non2xx > 0)) throw new Error('two gateways: non-2xx answers');
+  return both[0]!.rps + both[1]!.rps;
+};
+await split(); // warm the second gateway's cache and JIT
+const scaleRounds = Math.min(rounds, 3);
+const oneRps: number[] = [];
+const twoRps: number[] = [];
+for (let round = 0; round < scaleRounds; round++) {
+  if (round % 2 === 0) {
+    oneRps.push((await load('one', `${base}/mcp/bench`, body, { 'x-api-key': key })).rps);
+    twoRps.push(await split());
+  } else {
+    twoRps.push(await split());
+    oneRps.push((await load('one', `${base}/mcp/bench`, body, { 'x-api-key': key })).rps);
+  }
+  out(`  one / two gateways, round ${round + 1}: ${oneRps.at(-1)!.toFixed(0)} / ${twoRps.at(-1)!.toFixed(0)} req/s`);
+}
+await stop(gw2);
+const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const [oneGateway, twoGateways] = [mid(oneRps), mid(twoRps)];
+
 const searchRows: Row[] = [];
 for (const mode of ['keyword', 'hybrid']) {
   await load('warm', `${base}/mcp/bench-search`, searchBody(mode), { 'x-api-key': searchKey }, 1);
@@ -182,6 +237,15 @@ out(`ratio gateway / SDK server, 2025-11-25: ${verdict(gwRow.rps / sdkRow.rps, 3
 if (modernRow) out(`ratio gateway / SDK server, ${V}: ${verdict(modernRow.rps / sdkRow.rps, 3)}`);
 out(
   `Redis commands per request: ${perRequest.toFixed(2)} (2025-11-25)${modernRow ? `, ${modernPerRequest.toFixed(2)} (${V})` : ''} (target: at most 1.00)`,
+);
+out(`\np99 at half of the measured capacity (fixed rate):`);
+for (const { row, rate } of halfRows)
+  out(
+    `${row.name.padEnd(56)} ${String(rate).padStart(7)} req/s asked, ${row.rps.toFixed(0).padStart(7)} sent, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}`,
+  );
+out(
+  `two gateway processes / one (2025-11-25, ${connections} connections in all, median of ${scaleRounds} rounds): ` +
+    `${twoGateways.toFixed(0)} / ${oneGateway.toFixed(0)} req/s = ${(twoGateways / oneGateway).toFixed(2)}`,
 );
 printChurn(churnSet, churn);
 out(`\nwhole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
