@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { freePort } from '@svc/testkit';
 import { printChurn, runKeyChurn, seedChurnKeys } from './key-churn.ts';
 import { benchSearchCorpus } from './search.ts';
-import { benchStack, child, stop, waitHttp } from './stack.ts';
+import { benchStack, child, cpuSeconds, stop, waitHttp } from './stack.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
@@ -123,10 +123,19 @@ interface Case {
   headers: Record<string, string>;
   /** Redis commands per request, read from the gateway's counter (gateway cases only). */
   countsCommands?: boolean;
+  /** The server's process: its CPU time per request is read around each run. */
+  pid: number;
 }
 const cases: Case[] = [
-  { name: 'bare node:http (same body size)', url: `http://127.0.0.1:${barePort}/`, body, headers: {} },
-  { name: 'gateway tools/call svc_help, 2025-11-25', url: `${base}/mcp/bench`, body, headers: { 'x-api-key': key }, countsCommands: true },
+  { name: 'bare node:http (same body size)', url: `http://127.0.0.1:${barePort}/`, body, headers: {}, pid: bare.pid! },
+  {
+    name: 'gateway tools/call svc_help, 2025-11-25',
+    url: `${base}/mcp/bench`,
+    body,
+    headers: { 'x-api-key': key },
+    countsCommands: true,
+    pid: gw.pid!,
+  },
   ...(modernSkipped === null
     ? [
         {
@@ -135,22 +144,25 @@ const cases: Case[] = [
           body: modernBody,
           headers: modernHeaders,
           countsCommands: true,
+          pid: gw.pid!,
         },
       ]
     : []),
-  { name: 'MCP SDK server (Express, stateless, same key check)', url: sdkUrl, body, headers: { 'x-api-key': key } },
+  { name: 'MCP SDK server (Express, stateless, same key check)', url: sdkUrl, body, headers: { 'x-api-key': key }, pid: sdk.pid! },
 ];
 out(`warming up (2 s each); measuring ${seconds} s each with ${connections} connections, ${rounds} rounds`);
 for (const c of cases) await load('warm', c.url, c.body, c.headers, 2);
-const measured = new Map<Case, { row: Row; commands: number }[]>(cases.map((c) => [c, []]));
+const measured = new Map<Case, { row: Row; commands: number; cpu: number }[]>(cases.map((c) => [c, []]));
 for (let round = 1; round <= rounds; round++) {
   // Each round starts one case later, so no case always follows the same one.
   const order = cases.map((_, i) => cases[(i + round - 1) % cases.length]!);
   for (const c of order) {
     const before = c.countsCommands ? await redisCommands(base) : 0;
+    const cpuBefore = cpuSeconds(c.pid);
     const row = await load(c.name, c.url, c.body, c.headers);
+    const cpu = ((cpuSeconds(c.pid) - cpuBefore) * 1e6) / (row.rps * seconds);
     const commands = c.countsCommands ? ((await redisCommands(base)) - before) / (row.rps * seconds) : NaN;
-    measured.get(c)!.push({ row, commands });
+    measured.get(c)!.push({ row, commands, cpu });
   }
   out(`  round ${round}: ${cases.map((c) => measured.get(c)!.at(-1)!.row.rps.toFixed(0)).join(' / ')} req/s`);
 }
@@ -231,8 +243,15 @@ if (modernSkipped !== null)
   out(`${`gateway tools/call svc_help, MCP ${V}`.padEnd(56)} skipped: the gateway answered 400 (${modernSkipped})`);
 const verdict = (ratio: number, target: number) => `${ratio.toFixed(2)} (target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'})`;
 out('');
-out(`ratio gateway / bare, 2025-11-25: ${verdict(gwRow.rps / bareRow.rps, 0.5)}`);
-if (modernRow) out(`ratio gateway / bare, ${V}: ${verdict(modernRow.rps / bareRow.rps, 0.5)}`);
+out(`ratio gateway / bare, 2025-11-25: ${verdict(gwRow.rps / bareRow.rps, 0.8)}`);
+if (modernRow) out(`ratio gateway / bare, ${V}: ${verdict(modernRow.rps / bareRow.rps, 0.8)}`);
+/** A case's server CPU time per request, median of its rounds, in µs. */
+const cpuOf = (c: Case) => [...measured.get(c)!].map((m) => m.cpu).sort((a, b) => a - b)[Math.floor(rounds / 2)]!;
+out(`server CPU per request (median round, µs): ${cases.map((c) => `${c.name.split(' (')[0]} ${cpuOf(c).toFixed(1)}`).join('; ')}`);
+out(
+  `bare / gateway CPU per request (the ratio if each server had a core to itself): ${(cpuOf(cases[0]!) / cpuOf(cases[1]!)).toFixed(2)} (2025-11-25)` +
+    `${modernCase ? `, ${(cpuOf(cases[0]!) / cpuOf(modernCase)).toFixed(2)} (${V})` : ''}`,
+);
 out(`ratio gateway / SDK server, 2025-11-25: ${verdict(gwRow.rps / sdkRow.rps, 3)}`);
 if (modernRow) out(`ratio gateway / SDK server, ${V}: ${verdict(modernRow.rps / sdkRow.rps, 3)}`);
 out(

@@ -10,11 +10,10 @@
  *   separated, e.g. to compare a V8 flag within one checkout)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@svc/testkit';
-import { benchStack, stop, waitHttp } from './stack.ts';
+import { benchStack, cpuSeconds, stop, waitHttp } from './stack.ts';
 
 const other = process.env['BENCH_OTHER'];
 if (!other) throw new Error('BENCH_OTHER: the path of the checkout to compare with');
@@ -22,16 +21,6 @@ const seconds = Number(process.env['BENCH_SECONDS'] ?? 3);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 6));
 const out = (line: string) => process.stdout.write(`${line}\n`);
-/** Clock ticks a second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** The process's user + system CPU time in seconds (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
 const { redis, env, accounts, workspace } = await benchStack('bench');
 const key = (await accounts.keys.createProjectKey({ project: 'bench', workspace, level: 'VIEWER', name: 'bench' })).key;
 
