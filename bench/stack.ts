@@ -4,6 +4,7 @@
  * ENTERPRISE workspace with one project; and the helpers that run servers as child processes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectRedis, createAccounts } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
@@ -63,4 +64,17 @@ export async function waitHttp(url: string): Promise<void> {
 /** SIGTERM, then the exit (the gateway drains and flushes last-used times first). */
 export async function stop(...children: ChildProcess[]): Promise<void> {
   await Promise.all(children.map((c) => new Promise((done) => (c.once('exit', done), c.kill('SIGTERM')))));
+}
+
+/** Clock ticks a second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * A process's user + system CPU time in seconds (fields 14 and 15 of /proc/<pid>/stat): read around
+ * a run, the CPU one request costs, which the machine's load moves far less than requests/s.
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
