@@ -7,6 +7,7 @@ import { newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { K } from './keys.ts';
 import { runScript, script } from '@svc/limits';
+import { pageOfIndex } from './pages.ts';
 import type { AccessRequest, AccessRequestStatus, Requester } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
@@ -21,6 +22,23 @@ export const ACCESS_REQUEST_TIMING = {
   notifyCooldownMs: 3_600_000,
   denialCooldownMs: 86_400_000,
 } as const;
+
+/**
+ * docs/management.md "Access request lifecycle": a project keeps its last 200 decided requests
+ * (by when they were asked) besides the pending ones. The decided list is a working view of
+ * recent decisions; every decision is also an audit entry (`access_request.approved`, `.denied`),
+ * the lasting record. 200 is months of decisions for a busy team, and with the 500 pending
+ * (COLLECTION_LIMITS) keeps a project's whole history one bounded read.
+ */
+export const DECIDED_REQUESTS_KEPT = 200;
+/** The most trimmed requests one decision drops (older data is trimmed by `svc-admin migrate`). */
+const TRIM_BATCH = 100;
+
+/** One page of requests, newest asked first, and the cursor of the next (null: the last page). */
+export interface RequestPage {
+  requests: AccessRequest[];
+  next: string | null;
+}
 
 /** What `create` did: the request, with whether the admins are due a mail about it now. */
 export interface RequestOutcome extends AccessRequest {
@@ -110,6 +128,9 @@ export class AccessRequestStore {
       ...(notifyAdmins ? { notified_at: String(now) } : {}),
     });
     if (isNew) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), now, id);
+    // The previous latest was kept past its trimming for the denial cooldown alone: now replaced.
+    if (isNew && latestId && (await this.ctx.redis.zscore(K.projectAccessRequests(input.project), latestId)) === null)
+      await this.ctx.redis.del(K.accessRequest(latestId));
     if (isNew && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
     const request = await this.get(id);
     if (!request) throw new AccountError('not_found', `no access request ${id}`);
@@ -133,15 +154,62 @@ export class AccessRequestStore {
     };
   }
 
-  /** The requests a person made, newest first (docs/management.md "Access requests"). */
-  async listForUser(userId: string): Promise<AccessRequest[]> {
-    const ids = await this.ctx.redis.zrange(K.userAccessRequests(userId), 0, -1, 'REV');
-    const all = await Promise.all(ids.map((id) => this.get(id)));
-    return all.filter((r): r is AccessRequest => r !== null);
+  /** A page of the requests a person made, newest first (docs/management.md "Following an access request"). */
+  async pageForUser(userId: string, cursor: string | null, limit: number): Promise<RequestPage> {
+    return this.pageOf(K.userAccessRequests(userId), cursor, limit);
   }
 
+  /** A page of a project's requests, pending and decided, newest asked first (docs/management.md "Lists and pages"). */
+  async page(project: string, cursor: string | null, limit: number): Promise<RequestPage> {
+    return this.pageOf(K.projectAccessRequests(project), cursor, limit);
+  }
+
+  /** How many of the project's requests await a decision. */
+  async pendingCount(project: string): Promise<number> {
+    return this.ctx.redis.scard(K.projectPendingRequests(project));
+  }
+
+  /** Every request of a project, oldest first: at most its pending limit and DECIDED_REQUESTS_KEPT. */
   async list(project: string): Promise<AccessRequest[]> {
     const ids = await this.ctx.redis.zrange(K.projectAccessRequests(project), 0, -1);
+    return this.records(ids);
+  }
+
+  /**
+   * Drops the project's oldest decided requests past DECIDED_REQUESTS_KEPT, at most TRIM_BATCH of
+   * them; returns how many it dropped. A dropped request leaves the project's and its requester's
+   * lists and Redis, but for a denial that is still its requester's latest on the project: the
+   * denial cooldown reads it, so it lives until the cooldown ends (or the next request replaces it).
+   */
+  async trimDecided(project: string): Promise<number> {
+    const { redis } = this.ctx;
+    const [all, pending] = await Promise.all([
+      redis.zcard(K.projectAccessRequests(project)),
+      redis.scard(K.projectPendingRequests(project)),
+    ]);
+    const excess = Math.min(all - pending - DECIDED_REQUESTS_KEPT, TRIM_BATCH);
+    if (excess <= 0) return 0;
+    // The oldest `excess` decided requests lie among the oldest `excess + pending` of the list.
+    const oldest = await this.records(await redis.zrange(K.projectAccessRequests(project), 0, excess + pending - 1));
+    const drop = oldest.filter((r) => r.status !== 'pending').slice(0, excess);
+    const latest = await redis.hgetall(K.projectLatestRequests(project));
+    for (const r of drop) {
+      await redis.zrem(K.projectAccessRequests(project), r.id);
+      if (r.requester.type === 'user') await redis.zrem(K.userAccessRequests(r.requester.id), r.id);
+      const cooling =
+        r.status === 'denied' && r.decided_at ? Date.parse(r.decided_at) + ACCESS_REQUEST_TIMING.denialCooldownMs - this.ctx.now() : 0;
+      if (latest[requesterField(r.requester)] === r.id && cooling > 0) await redis.pexpire(K.accessRequest(r.id), Math.ceil(cooling));
+      else await redis.del(K.accessRequest(r.id));
+    }
+    return drop.length;
+  }
+
+  private async pageOf(index: string, cursor: string | null, limit: number): Promise<RequestPage> {
+    const { ids, next } = await pageOfIndex(this.ctx.redis, index, cursor, limit);
+    return { requests: await this.records(ids), next };
+  }
+
+  private async records(ids: string[]): Promise<AccessRequest[]> {
     const all = await Promise.all(ids.map((id) => this.get(id)));
     return all.filter((r): r is AccessRequest => r !== null);
   }
@@ -170,6 +238,7 @@ export class AccessRequestStore {
       decided_by: decidedBy,
     });
     await this.ctx.redis.srem(K.projectPendingRequests(req.project), id);
+    await this.trimDecided(req.project);
     return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null, decided_by: decidedBy || null };
   }
 }

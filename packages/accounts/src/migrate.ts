@@ -2,7 +2,8 @@
  * Brings data written by an earlier release up to this one (docs/operations.md "Upgrading"): the
  * indexes added since 0.1.0 are filled from the records they index — live keys per project,
  * live service accounts per workspace, pending access requests per project (docs/management.md
- * "Collection limits") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
+ * "Collection limits"), each project's decided access requests trimmed to the last
+ * DECIDED_REQUESTS_KEPT ("Access request lifecycle") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
  * while the services serve and to run again; every read is paged.
  */
 import { runScript, script } from '@svc/limits';
@@ -21,6 +22,8 @@ export interface MigrationReport {
   projects: number;
   liveKeys: number;
   pendingRequests: number;
+  /** Decided access requests dropped past a project's DECIDED_REQUESTS_KEPT (docs/management.md "Access request lifecycle"). */
+  decidedRequestsTrimmed: number;
   workspaces: number;
   liveServiceAccounts: number;
   auditEntriesIndexed: number;
@@ -47,6 +50,7 @@ export async function migrate(
     projects: 0,
     liveKeys: 0,
     pendingRequests: 0,
+    decidedRequestsTrimmed: 0,
     workspaces: 0,
     liveServiceAccounts: 0,
     auditEntriesIndexed: 0,
@@ -71,6 +75,11 @@ export async function migrate(
         if (request?.status !== 'pending') continue;
         await redis.sadd(K.projectPendingRequests(slug), id);
         report.pendingRequests++;
+      }
+      // An earlier release kept every decided request: trimmed to the last DECIDED_REQUESTS_KEPT.
+      for (let dropped = 1; dropped > 0;) {
+        dropped = await stores.accessRequests.trimDecided(slug);
+        report.decidedRequestsTrimmed += dropped;
       }
     }
   const workspacePrefix = K.workspace('');

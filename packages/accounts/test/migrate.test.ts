@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { connectRedis, createAccounts, scanKeys, type Accounts, type Redis } from '@svc/accounts';
+import { connectRedis, createAccounts, DECIDED_REQUESTS_KEPT, K, scanKeys, type Accounts, type Redis } from '@svc/accounts';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
@@ -81,11 +81,48 @@ test('migrate() rebuilds the live-key, live-service-account, pending-request and
   assert.deepEqual(await indexes(), kept);
   assert.deepEqual(
     { ...report },
-    { projects: 4, liveKeys: 8, pendingRequests: 4, workspaces: 2, liveServiceAccounts: 2, auditEntriesIndexed: 2_400 },
+    {
+      projects: 4,
+      liveKeys: 8,
+      pendingRequests: 4,
+      decidedRequestsTrimmed: 0,
+      workspaces: 2,
+      liveServiceAccounts: 2,
+      auditEntriesIndexed: 2_400,
+    },
   );
   const filtered = await accounts.audit.page('acme', { action: 'member.added', limit: 500 });
   assert.equal(filtered.entries.length, 400);
   assert.ok(filtered.entries.every((e) => e.action === 'member.added'));
   await accounts.migrate();
   assert.deepEqual(await indexes(), kept, 'a second run changes nothing');
+});
+
+test('migrate() trims a project history of decided access requests kept whole by 0.1.0 to the last DECIDED_REQUESTS_KEPT', async () => {
+  await accounts.workspaces.create({ slug: 'initech', owner: 'user_initech' });
+  await accounts.workspaces.createProject({ slug: 'initech-web', workspace: 'initech' });
+  const at = Date.parse('2025-06-01T00:00:00Z');
+  const ids: string[] = [];
+  // As 0.1.0 wrote them: every decided request kept in the project's list.
+  for (let i = 0; i < DECIDED_REQUESTS_KEPT + 150; i++) {
+    const id = `ar_old${String(i).padStart(4, '0')}`;
+    ids.push(id);
+    await client.hset(K.accessRequest(id), {
+      id,
+      project: 'initech-web',
+      requested_level: 'VIEWER',
+      reason: 'old',
+      status: 'approved',
+      requester: JSON.stringify({ type: 'key', id: `key_old${i}`, label: 'old' }),
+      created_at: new Date(at + i * 1000).toISOString(),
+      decided_at: new Date(at + i * 1000 + 500).toISOString(),
+      granted_level: 'VIEWER',
+    });
+    await client.zadd(K.projectAccessRequests('initech-web'), at + i * 1000, id);
+  }
+  const report = await accounts.migrate();
+  assert.equal(report.decidedRequestsTrimmed, 150);
+  assert.deepEqual(await client.zrange(K.projectAccessRequests('initech-web'), 0, -1), ids.slice(150));
+  assert.equal(await client.exists(K.accessRequest(ids[0]!)), 0);
+  assert.equal((await accounts.migrate()).decidedRequestsTrimmed, 0, 'a second run trims nothing');
 });

@@ -44,11 +44,14 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
 
   requests: {
     summary: "a project's access requests: list, approve (at a level), deny; or your own with their status",
-    usage: 'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--json] | svc requests mine [--json]',
+    usage:
+      'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--cursor C] [--all] [--json] | svc requests mine [--cursor C] [--all] [--json]',
     details: `  --project SLUG      the project
   --level LEVEL       approve: the level to grant (default VIEWER)
-mine lists the requests you made, pending or decided, with the level granted.`,
-    options: { project: { type: 'string' }, level: { type: 'string' } },
+  --cursor C          list, mine: the page after the one that printed C
+  --all               list, mine: every page from there on (at most 20 pages of 100)
+Lists are newest asked first, a page at a time. mine lists the requests you made, pending or decided, with the level granted.`,
+    options: { project: { type: 'string' }, level: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
     async run(io, v, positionals) {
       await requestsCommand(io, await callerOf(io, v), v, positionals);
     },

@@ -9,13 +9,17 @@ import { KEY_DEFAULTS } from '@svc/management/contract';
 import { CliError, EXIT } from './errors.ts';
 import type { Io } from './run.ts';
 import { answer, api, columns, levelOption, need, project, type Caller, type Options } from './manage-common.ts';
+import { moreLine, readPages } from './manage-pages.ts';
 
 export async function requestsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
   if (sub === 'mine') {
-    const { requests } = await answer(api(c).myAccessRequests({}), 'requests mine');
+    const { items: requests, next } = await readPages(v, async (query) => {
+      const r = await answer(api(c).myAccessRequests({ query }), 'requests mine');
+      return { items: r.requests, next: r.next_cursor };
+    });
     return io.result(
-      { requests },
+      { requests, next_cursor: next },
       requests.length
         ? columns(requests, [
             ['project', 'PROJECT'],
@@ -24,16 +28,19 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
             ['granted_level', 'GRANTED'],
             ['created_at', 'ASKED AT'],
             ['decided_at', 'DECIDED AT'],
-          ])
+          ]).concat(moreLine(next, 'svc requests mine'))
         : ['You have asked for no access yet. Ask with svc request-access --project P --level L --reason R.'],
     );
   }
   const slug = project(v);
   if (sub === 'list' || sub === undefined) {
-    const { requests } = await answer(api(c).listAccessRequests({ params: { project: slug } }), 'requests list');
+    const { items: requests, next } = await readPages(v, async (query) => {
+      const r = await answer(api(c).listAccessRequests({ params: { project: slug }, query }), 'requests list');
+      return { items: r.requests, next: r.next_cursor };
+    });
     const pending = requests.filter((r) => r.status === 'pending');
     return io.result(
-      { requests },
+      { requests, next_cursor: next },
       requests.length
         ? [
             ...columns(requests, [
@@ -47,6 +54,7 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
             ]),
             '',
             pending.length ? `Approve with: svc requests approve <id> --project ${slug} [--level VIEWER|EDITOR|ADMIN]` : 'Nothing pending.',
+            ...moreLine(next, `svc requests list --project ${slug}`),
           ]
         : ['No access requests.'],
     );

@@ -5,6 +5,7 @@
 import { AccountError, checkPassword, endPersonalCredentials } from '@svc/accounts';
 import { approvedLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
+import { parsePageQuery } from './list-page.ts';
 import type { Management } from './management.ts';
 import { ManagementError } from './types.ts';
 
@@ -41,9 +42,11 @@ export function accountOperations(
       };
     },
 
-    async myRequests(actor) {
+    async myRequests(actor, input) {
+      const { cursor, limit } = parsePageQuery(input);
       const userId = personOf(actor, 'follow your access requests');
-      return (await accounts.accessRequests.listForUser(userId)).map((r) => ({
+      const page = await accounts.accessRequests.pageForUser(userId, cursor, limit);
+      const requests = page.requests.map((r) => ({
         id: r.id,
         project: r.project,
         level: r.requested_level,
@@ -52,6 +55,7 @@ export function accountOperations(
         createdAt: Date.parse(r.created_at),
         decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
       }));
+      return { requests, next: page.next };
     },
 
     async revokeApp(actor, id) {

@@ -20,6 +20,7 @@ import type { Accounts, RequestOutcome, TrustedIssuer } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { accountOperations } from './account-operations.ts';
 import type { AuditQueryInput } from './audit-query.ts';
+import type { PageInput } from './list-page.ts';
 import { managementContext, type ManagementDeps } from './context.ts';
 import { factorOperations } from './factor-operations.ts';
 import { keyOperations } from './key-operations.ts';
@@ -79,7 +80,10 @@ export interface Management extends SsoOperations {
   setKeyLimit(actor: Actor, project: string, id: string, rateLimit: string | number | null | undefined): Promise<KeyRow>;
   revokeKey(actor: Actor, project: string, id: string): Promise<void>;
   rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
-  requests(actor: Actor, project: string): Promise<{ requests: RequestRow[]; canDecide: boolean }>;
+  /** A page of the project's access requests, newest asked first (docs/management.md "Lists and pages"). */
+  requests(actor: Actor, project: string, page?: PageInput): Promise<{ requests: RequestRow[]; canDecide: boolean; next: string | null }>;
+  /** How many of the project's access requests await a decision: 0 for an actor who may not decide them. */
+  pendingRequests(actor: Actor, project: string): Promise<number>;
   /** The actor asks the project's admins for `level` (a person for themselves, a key for itself). */
   requestAccess(actor: Actor, project: string, input: { level: string; reason: string }): Promise<RequestAccessOutcome>;
   decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
@@ -129,7 +133,7 @@ export interface Management extends SsoOperations {
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
   /** The access requests the signed-in person made, with their status (docs/management.md). */
-  myRequests(actor: Actor): Promise<MyRequestRow[]>;
+  myRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
   /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
   revokeApp(actor: Actor, id: string): Promise<void>;
   /**

@@ -6,6 +6,7 @@
 import { AccountError, EMAIL_PATTERN, type Invitation } from '@svc/accounts';
 import { isKeyLevel, type KeyLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
+import { parsePageQuery } from './list-page.ts';
 import type { Management } from './management.ts';
 import { ManagementError } from './types.ts';
 
@@ -14,29 +15,42 @@ export function memberOperations(
   ctx: ManagementContext,
 ): Pick<
   Management,
-  'requests' | 'decideRequest' | 'accessRequested' | 'members' | 'addMember' | 'cancelInvitation' | 'setRole' | 'removeMember'
+  | 'requests'
+  | 'pendingRequests'
+  | 'decideRequest'
+  | 'accessRequested'
+  | 'members'
+  | 'addMember'
+  | 'cancelInvitation'
+  | 'setRole'
+  | 'removeMember'
 > {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf, confirmedActor } = ctx;
   return {
-    async requests(actor, slug) {
+    async requests(actor, slug, input) {
+      const { cursor, limit } = parsePageQuery(input);
       await adminOf(actor, slug, 'see access requests');
-      const all = await accounts.accessRequests.list(slug);
+      const page = await accounts.accessRequests.page(slug, cursor, limit);
       return {
         canDecide: true,
-        requests: all
-          .map((r) => ({
-            id: r.id,
-            requester: r.requester.label,
-            level: r.requested_level,
-            reason: r.reason,
-            createdAt: Date.parse(r.created_at),
-            status: r.status,
-            grantedLevel: r.granted_level,
-            decidedBy: r.decided_by,
-            decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
-          }))
-          .sort((a, b) => b.createdAt - a.createdAt),
+        next: page.next,
+        requests: page.requests.map((r) => ({
+          id: r.id,
+          requester: r.requester.label,
+          level: r.requested_level,
+          reason: r.reason,
+          createdAt: Date.parse(r.created_at),
+          status: r.status,
+          grantedLevel: r.granted_level,
+          decidedBy: r.decided_by,
+          decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
+        })),
       };
+    },
+
+    async pendingRequests(actor, slug) {
+      const { role } = await projectFor(actor, slug);
+      return role === 'ADMIN' ? accounts.accessRequests.pendingCount(slug) : 0;
     },
 
     async decideRequest(actor, slug, id, decision) {

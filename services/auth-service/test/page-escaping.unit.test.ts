@@ -171,6 +171,8 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
         { id: s, requester: s, level: s, reason: s, createdAt: T, status: 'approved', grantedLevel: s, decidedBy: s, decidedAt: T },
       ],
       canDecide: true,
+      next: s,
+      pending: 1,
       now: T + 60_000,
     }),
   members: (s) =>
@@ -227,6 +229,7 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
         { handle: s, createdAt: T, agent: s, current: false },
       ],
       requests: [{ id: s, project: s, level: s, status: 'approved', grantedLevel: s, createdAt: T, decidedAt: T }],
+      olderRequests: s,
       emailOn: true,
     }),
   changePassword: (s) => changePasswordPage(frame(s), { error: { field: 'current', message: s } }),

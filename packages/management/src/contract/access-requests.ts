@@ -1,6 +1,6 @@
 /** Access requests (docs/management.md "Access request lifecycle"): a project's, decided by its admins, and your own. */
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
-import { defineOperation, segment, WHEN } from './define.ts';
+import { defineOperation, NEXT_CURSOR, PAGE_QUERY, segment, WHEN } from './define.ts';
 
 const REQUEST = {
   type: 'object',
@@ -13,9 +13,10 @@ const NOTHING = { type: 'object', properties: {} } as const;
 export const listAccessRequests = defineOperation({
   method: 'GET',
   path: '/api/v1/projects/{project}/access-requests',
-  summary: 'list access requests',
+  summary: 'a page of the access requests, newest asked first',
   statuses: [200],
   params: { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] },
+  query: PAGE_QUERY,
   answer: {
     type: 'object',
     properties: {
@@ -38,8 +39,9 @@ export const listAccessRequests = defineOperation({
           additionalProperties: false,
         },
       },
+      next_cursor: NEXT_CURSOR,
     },
-    required: ['requests'],
+    required: ['requests', 'next_cursor'],
     additionalProperties: false,
   },
 });
@@ -108,9 +110,10 @@ export const denyAccessRequest = defineOperation({
 export const myAccessRequests = defineOperation({
   method: 'GET',
   path: '/api/v1/me/access-requests',
-  summary: 'your access requests and their status',
+  summary: 'a page of your access requests and their status, newest first',
   statuses: [200],
   params: { type: 'object', properties: {} },
+  query: PAGE_QUERY,
   answer: {
     type: 'object',
     properties: {
@@ -131,8 +134,9 @@ export const myAccessRequests = defineOperation({
           additionalProperties: false,
         },
       },
+      next_cursor: NEXT_CURSOR,
     },
-    required: ['requests'],
+    required: ['requests', 'next_cursor'],
     additionalProperties: false,
   },
 });

@@ -4,6 +4,7 @@
  * with ajv against them, the OpenAPI document is built from them and the typed client's request
  * and answer types are derived from them (json-schema-to-ts, as the tools' argument types are).
  */
+import { CURSOR_PATTERN, LIST_MAX_PAGE, LIST_PAGE } from '@svc/accounts/pages.ts';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 /** An object schema: the only shape a parameter set, a query, a body or an answer takes. */
@@ -70,3 +71,21 @@ export const WHEN = { type: ['string', 'null'], format: 'date-time' } as const;
 
 /** A string path parameter. */
 export const segment = (description: string) => ({ type: 'string', description }) as const;
+
+/**
+ * The query of a paged list (docs/management.md "Lists and pages"): checked by parsePageQuery of
+ * the management layer, which names the parameter it refuses.
+ */
+export const PAGE_QUERY = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string', pattern: CURSOR_PATTERN, description: 'The `next_cursor` of the previous page, as it was given.' },
+    limit: { type: 'integer', minimum: 1, maximum: LIST_MAX_PAGE, default: LIST_PAGE, description: 'Items per page.' },
+  },
+} as const;
+
+/** The answer's cursor of the next page of a paged list. */
+export const NEXT_CURSOR = {
+  type: ['string', 'null'],
+  description: 'Pass as `cursor` for the next page; null: this is the last page.',
+} as const;

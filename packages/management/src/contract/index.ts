@@ -5,6 +5,7 @@
  */
 export { managementClient, type CallResult } from './client.ts';
 export { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
+export { LIST_MAX_PAGE } from '@svc/accounts/pages.ts';
 export type { AnswerOf, BodyOf, InputOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
 export { REPORT_LEAK } from './keys.ts';
 export { REFUSAL, type Refusal } from './refusal.ts';

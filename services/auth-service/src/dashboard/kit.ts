@@ -174,8 +174,7 @@ export function dashboardKit(deps: DashboardDeps) {
     const workspace = at.workspace ?? project?.workspace ?? ownWorkspace;
     let pendingRequests = 0;
     if (project) {
-      const r = await deps.management.requests(actor, project.slug).catch(() => null);
-      pendingRequests = r?.canDecide ? r.requests.filter((x) => x.status === 'pending').length : 0;
+      pendingRequests = await deps.management.pendingRequests(actor, project.slug).catch(() => 0);
     }
     const flash = flashOf(req);
     return {

@@ -7,7 +7,7 @@ import { ManagementError, type Actor } from '@svc/management';
 import { render } from '../../pages/html.ts';
 import { isProfile, profileName } from '../../provider/clients.ts';
 import { formOf } from '../form.ts';
-import { back, param, personOf, type Kit } from '../kit.ts';
+import { back, param, personOf, str, type Kit } from '../kit.ts';
 import { ACCOUNT_FORMS } from './forms.ts';
 import { accountPage, changePasswordPage } from './view.ts';
 
@@ -30,8 +30,12 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
         client: isProfile(a.clientId) ? profileName(a.clientId) : a.client,
         verified: isProfile(a.clientId),
       }));
-      const requests = await deps.management.myRequests(actor);
-      render(res, accountPage(f, { ...info, apps, sessions, requests, emailOn: deps.verification.enabled }));
+      // A page of the person's requests (docs/management.md "Lists and pages"); `requests` is its cursor.
+      const mine = await deps.management.myRequests(actor, { cursor: str(req.query['requests']) });
+      render(
+        res,
+        accountPage(f, { ...info, apps, sessions, requests: mine.requests, olderRequests: mine.next, emailOn: deps.verification.enabled }),
+      );
     }),
   );
   router.get(

@@ -14,6 +14,8 @@ export type AccountPage = Omit<AccountInfo, 'apps'> & {
   sessions: BrowserSession[];
   /** Access the person asked for, and what became of it. */
   requests: MyRequestRow[];
+  /** The cursor of the next page of them, or null. */
+  olderRequests: string | null;
   /** Mail can be sent (a confirmation link can be asked for again). */
   emailOn: boolean;
 };
@@ -102,7 +104,7 @@ ${table(
   ['Project', 'Asked for', 'Status', 'Granted', 'Asked', 'Decided'],
   requests,
   'You have asked for no access. When a tool is refused for your level, the MCP client can ask with svc_request_access.',
-)}
+)}${v.olderRequests && html`<p><a href="/dashboard/account?requests=${encodeURIComponent(v.olderRequests)}">Older access requests</a></p>`}
 <h2>Sessions</h2><p class="muted">Browsers signed in to your account.</p>
 ${table('Sessions', ['Browser', 'Signed in', 'End'], sessions, 'No sessions.')}${
     others > 1 &&

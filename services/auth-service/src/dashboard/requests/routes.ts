@@ -2,7 +2,7 @@
 import type { Router } from 'express';
 import { render } from '../../pages/html.ts';
 import { formOf } from '../form.ts';
-import { back, param, type Kit } from '../kit.ts';
+import { back, param, str, type Kit } from '../kit.ts';
 import { REQUEST_FORMS } from './forms.ts';
 import { requestsPage } from './view.ts';
 
@@ -11,7 +11,9 @@ export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit)
     '/projects/:slug/requests',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'requests', { project: param(req, 'slug') });
-      render(res, requestsPage(f, { ...(await deps.management.requests(actor, param(req, 'slug'))), now: now() }));
+      // One page, newest asked first; "Older requests" carries its cursor (docs/management.md "Lists and pages").
+      const page = await deps.management.requests(actor, param(req, 'slug'), { cursor: str(req.query['cursor']) });
+      render(res, requestsPage(f, { ...page, pending: await deps.management.pendingRequests(actor, param(req, 'slug')), now: now() }));
     }),
   );
   for (const decision of ['approve', 'deny'] as const) {

@@ -1,10 +1,17 @@
-/** Project > Access requests (docs/dashboard.md): pending first, approve at a level or deny; then the decided ones. */
+/**
+ * Project > Access requests (docs/dashboard.md): a page of the requests, newest asked first
+ * (docs/management.md "Lists and pages"): its pending ones, approve at a level or deny; then its
+ * decided ones; "Older requests" for the next page.
+ */
 import type { RequestRow } from '@svc/management';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { age, cell, LEVELS, levelOptions, table, when } from '../parts.ts';
 
-export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: boolean; now: number }): SafeHtml {
+export function requestsPage(
+  f: Frame,
+  v: { requests: RequestRow[]; canDecide: boolean; next: string | null; pending: number; now: number },
+): SafeHtml {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/requests`;
   const pending = v.requests.filter((r) => r.status === 'pending');
   const decided = v.requests.filter((r) => r.status !== 'pending');
@@ -20,7 +27,7 @@ export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: b
   return dashboardPage(
     f,
     'Access requests',
-    html`<h2>Pending (${pending.length})</h2>${table(
+    html`<h2>Pending (${v.pending})</h2>${table(
       'Pending access requests',
       ['Requester', 'Level asked', 'Reason', 'Waiting', 'Decision'],
       pending.map((r) => [
@@ -44,6 +51,6 @@ export function requestsPage(f: Frame, v: { requests: RequestRow[]; canDecide: b
         r.decidedBy ?? '-',
       ]),
       'No decisions yet.',
-    )}`,
+    )}${v.next && html`<p><a href="${base}?cursor=${encodeURIComponent(v.next)}">Older requests</a></p>`}`,
   );
 }

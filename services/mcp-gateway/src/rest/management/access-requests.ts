@@ -2,21 +2,21 @@
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
-  handle('listAccessRequests', async (m, a, { params }) => ({
-    body: {
-      requests: (await m.requests(a, params.project)).requests.map((r) => ({
-        id: r.id,
-        requester: r.requester,
-        level: r.level,
-        reason: r.reason,
-        status: r.status,
-        created_at: iso(r.createdAt),
-        granted_level: r.grantedLevel,
-        decided_by: r.decidedBy,
-        decided_at: iso(r.decidedAt),
-      })),
-    },
-  })),
+  handle('listAccessRequests', async (m, a, { params, query }) => {
+    const page = await m.requests(a, params.project, { cursor: query.get('cursor'), limit: query.get('limit') });
+    const requests = page.requests.map((r) => ({
+      id: r.id,
+      requester: r.requester,
+      level: r.level,
+      reason: r.reason,
+      status: r.status,
+      created_at: iso(r.createdAt),
+      granted_level: r.grantedLevel,
+      decided_by: r.decidedBy,
+      decided_at: iso(r.decidedAt),
+    }));
+    return { body: { requests, next_cursor: page.next } };
+  }),
   handle('requestAccess', async (m, a, { params, body }) => {
     const outcome = await m.requestAccess(a, params.project, body);
     return { status: outcome.status === 'pending' && !outcome.updated ? 201 : 200, body: outcome };
@@ -29,17 +29,17 @@ export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
     await m.decideRequest(a, params.project, params.id, { approve: false });
     return { body: { id: params.id, status: 'denied' } };
   }),
-  handle('myAccessRequests', async (m, a) => ({
-    body: {
-      requests: (await m.myRequests(a)).map((r) => ({
-        id: r.id,
-        project: r.project,
-        level: r.level,
-        status: r.status,
-        granted_level: r.grantedLevel,
-        created_at: iso(r.createdAt),
-        decided_at: iso(r.decidedAt),
-      })),
-    },
-  })),
+  handle('myAccessRequests', async (m, a, { query }) => {
+    const page = await m.myRequests(a, { cursor: query.get('cursor'), limit: query.get('limit') });
+    const requests = page.requests.map((r) => ({
+      id: r.id,
+      project: r.project,
+      level: r.level,
+      status: r.status,
+      granted_level: r.grantedLevel,
+      created_at: iso(r.createdAt),
+      decided_at: iso(r.decidedAt),
+    }));
+    return { body: { requests, next_cursor: page.next } };
+  }),
 ];
