@@ -241,11 +241,20 @@ async function readPayload(redis: Redis, key: string): Promise<OidcPayload | nul
   return text ? parseOidcPayload(text) : null;
 }
 
-/** Stores a record's payload with its lifetime in one MULTI (a record is never left without it). */
+/**
+ * KEYS[1] the record; ARGV[1] its payload; ARGV[2] seconds (0: none). The payload and its lifetime
+ * in one command (a record is never left without it), a script rather than a MULTI so that it
+ * leaves in the same write as the rest of an operation's commands on an auto-pipelined connection
+ * (ioredis sends a MULTI on its own).
+ */
+const WRITE = script(
+  `redis.call('HSET', KEYS[1], '${PAYLOAD}', ARGV[1]) local s = tonumber(ARGV[2]) ` +
+    `if s > 0 then redis.call('EXPIRE', KEYS[1], s) end return 0`,
+);
+
+/** Stores a record's payload with its lifetime (0 or less: none) in one command. */
 export async function writeOidcRecord(redis: Redis, key: string, payload: OidcPayload, expiresInSeconds: number): Promise<void> {
-  const write = redis.multi().hset(key, PAYLOAD, encodeOidcPayload(payload));
-  if (expiresInSeconds > 0) write.expire(key, expiresInSeconds);
-  await write.exec();
+  await runScript(redis, WRITE, [key], [encodeOidcPayload(payload), expiresInSeconds > 0 ? expiresInSeconds : 0]);
 }
 
 /**
