@@ -14,14 +14,28 @@ export interface Window {
   firstError?: string;
 }
 
-/** `clients` loops of `step(client)` for `seconds` (or until a step returns false: its supply ran out). */
-export async function closedLoop(clients: number, seconds: number, step: (client: number) => Promise<boolean>): Promise<Window> {
+/**
+ * `clients` loops of `step(client)` for `seconds` (or until a step returns false: its supply ran
+ * out). With `rate` (requests/s in all), each client sends its next request at its own slot, every
+ * `clients / rate` seconds, or at once when its previous answer came after that slot.
+ */
+export async function closedLoop(
+  clients: number,
+  seconds: number,
+  step: (client: number) => Promise<boolean>,
+  rate?: number,
+): Promise<Window> {
   const w: Window = { requests: 0, errors: 0, elapsedMs: 0, latencies: [] };
   const start = performance.now();
   const end = start + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
-      while (performance.now() < end) {
+      for (let n = 0; performance.now() < end; n++) {
+        if (rate) {
+          const slot = start + ((client + n * clients) * 1000) / rate;
+          if (slot >= end) return;
+          if (slot > performance.now()) await new Promise((r) => setTimeout(r, slot - performance.now()));
+        }
         const t = performance.now();
         try {
           if (!(await step(client))) return;
@@ -89,6 +103,14 @@ export async function redisCommands(redis: Redis): Promise<Map<string, number>> 
   const calls = new Map<string, number>();
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') calls.set(m[1]!, Number(m[2]));
   return calls;
+}
+
+/**
+ * The socket reads Redis has processed (INFO stats `total_reads_processed`): each batch of commands
+ * a client wrote at once is about one read, so per request it counts the round trips sent.
+ */
+export async function redisReads(redis: Redis): Promise<number> {
+  return Number(/^total_reads_processed:(\d+)/m.exec(await redis.info('stats'))?.[1] ?? NaN);
 }
 
 /** Per request, the commands run between two readings: the total and the most frequent ones. */

@@ -6,7 +6,9 @@
  * over IPC before and after the window), p50/p99, and Redis commands per request (INFO
  * commandstats before and after; nothing else uses this Redis during a window).
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
- *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof)
+ *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
+ *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
+ *   requests/s, held fixed: their p50/p99 below capacity)
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -14,13 +16,14 @@ import { resolve } from 'node:path';
 import { createAccounts, type PublicJwk } from '@svc/accounts';
 import { freePort } from '@svc/testkit';
 import type { AuthServerRequest } from './auth-server.ts';
-import { closedLoop, commandsPerRequest, paced, quantile, redisCommands, type Window } from './auth-load.ts';
+import { closedLoop, commandsPerRequest, paced, quantile, redisCommands, redisReads, type Window } from './auth-load.ts';
 import { benchStack } from './stack.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
 const devices = Number(process.env['BENCH_DEVICES'] ?? 1000);
+const halfRate = process.env['BENCH_HALF_RATE'] === '1';
 /** The hash cost of the sign-in case: the cost the service creates passwords with (createAccounts' default). */
 const SIGN_IN_BCRYPT_COST = 10;
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -200,9 +203,16 @@ interface Case {
   keycloak?: number;
   prepare?: () => Promise<void>;
   run: () => Promise<Window>;
+  /** The same requests at a fixed rate (requests/s in all), for the p99 below capacity. */
+  atRate?: (rate: number) => Promise<Window>;
 }
 const cases: Case[] = [
-  { name: 'refresh grant (rotating, own family per client)', keycloak: 120, run: () => closedLoop(connections, seconds, refresh) },
+  {
+    name: 'refresh grant (rotating, own family per client)',
+    keycloak: 120,
+    run: () => closedLoop(connections, seconds, refresh),
+    atRate: (rate) => closedLoop(connections, seconds, refresh, rate),
+  },
   {
     name: 'authorization code + PKCE exchange',
     prepare: async () => {
@@ -221,7 +231,12 @@ const cases: Case[] = [
   { name: 'device code issuance', run: () => closedLoop(connections, seconds, async () => (await issue(), true)) },
   { name: `device code poll (${devices} devices, every 5.1 s)`, run: () => paced(due, POLL_EVERY_MS, seconds, poll) },
   { name: 'introspection', run: () => closedLoop(connections, seconds, introspect) },
-  { name: 'client credentials, private_key_jwt', keycloak: 120, run: () => closedLoop(connections, seconds, clientCredentials) },
+  {
+    name: 'client credentials, private_key_jwt',
+    keycloak: 120,
+    run: () => closedLoop(connections, seconds, clientCredentials),
+    atRate: (rate) => closedLoop(connections, seconds, clientCredentials, rate),
+  },
   {
     name: `password sign-in (page + form, bcrypt cost ${SIGN_IN_BCRYPT_COST})`,
     keycloak: 15,
@@ -235,16 +250,18 @@ interface Row {
   p50: number;
   p99: number;
   cmds: number;
+  /** Socket reads Redis processed per request: the round trips. */
+  reads: number;
   /** The most frequent commands per request. */
   top: string;
   errors: number;
   firstError?: string;
 }
-async function measure(c: Case): Promise<Row> {
+async function measure(c: Case, run = c.run): Promise<Row> {
   await c.prepare?.();
-  const [cpu0, cmd0] = [await cpuSeconds(), await redisCommands(client)];
-  const w = await c.run();
-  const [cpu1, cmd1] = [await cpuSeconds(), await redisCommands(client)];
+  const [cpu0, cmd0, reads0] = [await cpuSeconds(), await redisCommands(client), await redisReads(client)];
+  const w = await run();
+  const [cpu1, cmd1, reads1] = [await cpuSeconds(), await redisCommands(client), await redisReads(client)];
   const sorted = w.latencies.sort((a, b) => a - b);
   const commands = commandsPerRequest(cmd0, cmd1, w.requests);
   return {
@@ -253,6 +270,8 @@ async function measure(c: Case): Promise<Row> {
     p50: quantile(sorted, 0.5),
     p99: quantile(sorted, 0.99),
     cmds: commands.total,
+    // Less the two INFO calls read after the window.
+    reads: (reads1 - reads0 - 2) / Math.max(1, w.requests),
     top: commands.top,
     errors: w.errors,
     ...(w.firstError ? { firstError: w.firstError } : {}),
@@ -272,19 +291,30 @@ for (let round = 1; round <= rounds; round++) {
   }
   out(`  round ${round}: ${cases.map((c) => results.get(c)!.at(-1)!.perCore.toFixed(0)).join(' / ')} req/CPU-s`);
 }
-out(`\n| case | req/s | req/s per core | p50 ms | p99 ms | Redis cmds/req | errors | Keycloak per vCPU | ratio |`);
-out(`| --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
+out(`\n| case | req/s | req/s per core | p50 ms | p99 ms | Redis cmds/req | Redis reads/req | errors | Keycloak per vCPU | ratio |`);
+out(`| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
 /** A case's median round by requests per core. */
 const median = (c: Case) => [...results.get(c)!].sort((a, b) => a.perCore - b.perCore)[Math.floor(rounds / 2)]!;
 for (const c of cases) {
   const m = median(c);
   const ratio = c.keycloak ? (m.perCore / c.keycloak).toFixed(1) : 'n/a';
   out(
-    `| ${c.name} | ${m.rps.toFixed(0)} | ${m.perCore.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.cmds.toFixed(1)} | ${m.errors} | ${c.keycloak ?? 'n/a'} | ${ratio} |`,
+    `| ${c.name} | ${m.rps.toFixed(0)} | ${m.perCore.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.cmds.toFixed(1)} | ${m.reads.toFixed(1)} | ${m.errors} | ${c.keycloak ?? 'n/a'} | ${ratio} |`,
   );
 }
 out('\nRedis commands per request, median round:');
 for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
+if (halfRate) {
+  out('\nAt half the median requests/s, held fixed:');
+  for (const c of cases) {
+    if (!c.atRate) continue;
+    const rate = median(c).rps / 2;
+    const m = await measure(c, () => c.atRate!(rate));
+    out(
+      `  ${c.name}: ${rate.toFixed(0)} req/s offered, ${m.rps.toFixed(0)} served, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.errors} errors`,
+    );
+  }
+}
 out(`\nload average after: ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
 
 await new Promise((done) => (server.once('exit', done), server.kill('SIGTERM')));

@@ -7,7 +7,7 @@
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { INVALIDATES } from './keys.ts';
-import { oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
+import { addToRecordSet, oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
 
 export interface OAuthGrant {
   id: string;
@@ -40,9 +40,7 @@ export class OAuthGrantStore {
 
   /** Records that `grantId` is the person's; kept as long as their longest grant. */
   async index(accountId: string, grantId: string, expiresInSeconds: number): Promise<void> {
-    const key = oidcAccountGrantsKey(accountId);
-    await this.ctx.redis.sadd(key, grantId);
-    if (expiresInSeconds > 0 && (await this.ctx.redis.ttl(key)) < expiresInSeconds) await this.ctx.redis.expire(key, expiresInSeconds);
+    await addToRecordSet(this.ctx.redis, oidcAccountGrantsKey(accountId), grantId, expiresInSeconds);
   }
 
   async get(grantId: string): Promise<(OAuthGrant & { accountId: string }) | null> {

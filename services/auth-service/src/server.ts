@@ -48,7 +48,14 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const ownRedis = !opts.redis;
   const redis =
     opts.redis ??
-    connectRedis(config.redisUrl, { failFast: true, cluster: config.redisCluster, sentinel: config.redisSentinel, name: 'auth-service' });
+    connectRedis(config.redisUrl, {
+      failFast: true,
+      // An operation's commands, sent together, leave in one write (docs/auth-service.md "Storage round trips").
+      autoPipelining: true,
+      cluster: config.redisCluster,
+      sentinel: config.redisSentinel,
+      name: 'auth-service',
+    });
   await waitReady(redis, 15_000);
   const accounts = createAccounts(redis, {
     pepper: config.keyPepper,

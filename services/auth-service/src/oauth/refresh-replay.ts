@@ -95,6 +95,7 @@ function createClaims(redis: Redis) {
     for (const [digest, value] of pending) void release(digest, value).catch(() => {});
   });
   return {
+    release,
     /** Claims the token's rotation for this request; a claim that may have landed unseen is released later. */
     async claim(digest: string, value: string): Promise<boolean> {
       try {
@@ -119,6 +120,20 @@ function createClaims(redis: Redis) {
   };
 }
 
+/**
+ * Both results, or the first failure once both settled; `undo` runs when the read failed after
+ * the claim landed (the request ends with the store error, so its claim is given back).
+ */
+async function both(read: Promise<string | null>, claim: Promise<boolean>, undo: () => Promise<void>): Promise<[string | null, boolean]> {
+  const [r, c] = await Promise.allSettled([read, claim]);
+  if (c.status === 'rejected') throw c.reason;
+  if (r.status === 'rejected') {
+    if (c.value) await undo();
+    throw r.reason;
+  }
+  return [r.value, c.value];
+}
+
 /** Express pre-step of the token endpoint for grant_type=refresh_token. */
 export function refreshReplay(deps: RefreshReplayDeps) {
   const now = deps.now ?? Date.now;
@@ -131,18 +146,26 @@ export function refreshReplay(deps: RefreshReplayDeps) {
     const claimValue = randomBytes(16).toString('base64url');
     const deadline = Date.now() + WAIT_MS;
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-      const sealed = await deps.redis.get(OK.refreshReplay(digest));
+      // The kept pair's read and the claim are sent together (one round trip). A pair found
+      // decides, whether or not the claim landed: a claim it made is given back at once.
+      const [sealed, claimed] = await both(deps.redis.get(OK.refreshReplay(digest)), claims.claim(digest, claimValue), () =>
+        claims.release(digest, claimValue),
+      );
       const kept = sealed ? unseal(token, sealed) : null;
       if (isKeptPair(kept)) {
         // Past the window the provider sees a consumed token and revokes the grant.
-        if (now() - kept.usedAt >= REFRESH_REPLAY_MS) return next();
+        if (now() - kept.usedAt >= REFRESH_REPLAY_MS) {
+          if (claimed) claims.hold(res, digest, claimValue);
+          return next();
+        }
+        if (claimed) void claims.release(digest, claimValue).catch(() => {});
         if (kept.clientId !== presentedClientId(req, params)) {
           return sendOAuthError(res, 'invalid_grant', 'the refresh token was issued to another client');
         }
         res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(kept.body);
         return;
       }
-      if (await claims.claim(digest, claimValue)) {
+      if (claimed) {
         claims.hold(res, digest, claimValue);
         return next();
       }

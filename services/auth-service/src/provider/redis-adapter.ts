@@ -2,7 +2,8 @@
  * oidc-provider's storage adapter over the shared Redis (interface: oidc-provider 9
  * `example/my_adapter.js`). One hash per model instance, a set per grant of the keys to delete
  * on revokeByGrantId, lookup keys for user codes and session uids. No MULTI or Lua across keys,
- * so it runs on Redis Cluster too. Every revocation, destruction or consumption of a token or
+ * so it runs on Redis Cluster too; an operation's commands are sent together, not one after
+ * another (docs/auth-service.md "Storage round trips"). Every revocation, destruction or consumption of a token or
  * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
  * at once (docs/contract.md "Credentials": revocation within one second).
  *
@@ -15,6 +16,7 @@
 import type { OAuthGrantStore, Redis } from '@svc/accounts';
 import type { ServiceAccountClientMetadata } from '@svc/accounts';
 import {
+  addToRecordSet,
   consumeOidcRecord,
   INVALIDATES,
   INVALIDATION_CHANNEL,
@@ -86,28 +88,27 @@ export function createRedisAdapter(deps: AdapterDeps) {
       return payload;
     }
 
+    /**
+     * The record and every index of it, sent together (one write on an auto-pipelined connection,
+     * one round trip) rather than one after another: each piece is one command on one key (the
+     * record's MULTI, a set's script), so none spans two keys and it runs on Redis Cluster.
+     */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
-      await writeOidcRecord(redis, key, payload, expiresIn);
-      if (payload.grantId) {
-        const set = OK.grant(payload.grantId);
-        await redis.sadd(set, key);
-        // The set lives as long as its longest-lived member.
-        if (expiresIn > 0 && (await redis.ttl(set)) < expiresIn) await redis.expire(set, expiresIn);
-      }
+      const writes = [writeOidcRecord(redis, key, payload, expiresIn)];
+      // The grant's set lives as long as its longest-lived member.
+      if (payload.grantId) writes.push(addToRecordSet(redis, OK.grant(payload.grantId), key, expiresIn));
       // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
       if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
-        await runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]);
-      if (this.model === 'Grant' && payload.accountId) await deps.grants.index(payload.accountId, id, expiresIn);
-      if (payload.userCode) await setLookup(OK.userCode(payload.userCode), oidcDigest(id), expiresIn);
-      if (payload.uid && this.model === 'Session') await setLookup(OK.sessionUid(payload.uid), oidcDigest(id), expiresIn);
+        writes.push(runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]).then(() => {}));
+      if (this.model === 'Grant' && payload.accountId) writes.push(deps.grants.index(payload.accountId, id, expiresIn));
+      if (payload.userCode) writes.push(setLookup(OK.userCode(payload.userCode), oidcDigest(id), expiresIn));
+      if (payload.uid && this.model === 'Session') writes.push(setLookup(OK.sessionUid(payload.uid), oidcDigest(id), expiresIn));
       // A person's provider sessions, so a password reset can end them (docs/auth-service.md "Sessions").
-      if (this.model === 'Session' && payload.accountId) {
-        await redis.sadd(OK.accountSessions(payload.accountId), oidcDigest(id));
-        if (expiresIn > 0 && (await redis.ttl(OK.accountSessions(payload.accountId))) < expiresIn)
-          await redis.expire(OK.accountSessions(payload.accountId), expiresIn);
-      }
+      if (this.model === 'Session' && payload.accountId)
+        writes.push(addToRecordSet(redis, OK.accountSessions(payload.accountId), oidcDigest(id), expiresIn));
+      await settled(writes);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -137,8 +138,10 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async consume(id: string): Promise<void> {
-      await consumeOidcRecord(redis, this.key(id), Math.floor(Date.now() / 1000));
-      if (WATCHED.has(this.model)) await announce(INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)));
+      // The consumption and its announcement in one command (INVALIDATES in @svc/accounts).
+      const message = WATCHED.has(this.model) ? INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)) : null;
+      await consumeOidcRecord(redis, this.key(id), Math.floor(Date.now() / 1000), message ? [INVALIDATION_CHANNEL, message] : undefined);
+      if (message) deps.onRevoked?.(message.slice('oauth:'.length));
     }
 
     async destroy(id: string): Promise<void> {
@@ -154,6 +157,15 @@ export function createRedisAdapter(deps: AdapterDeps) {
       deps.onRevoked?.(grantId);
     }
   };
+
+  /**
+   * Waits for every write, then throws the first failure: a write still in flight when another
+   * failed is never left unobserved (and an upsert never reports success before all landed).
+   */
+  async function settled(writes: Promise<void>[]): Promise<void> {
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
 
   async function setLookup(key: string, id: string, expiresIn: number): Promise<void> {
     if (expiresIn > 0) await redis.set(key, id, 'EX', expiresIn);
