@@ -54,6 +54,7 @@ export const AUDIT_ACTIONS = [
   'factor.reset',
   'factor.policy_changed',
   'signin.factor_failed',
+  'quota.warning',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

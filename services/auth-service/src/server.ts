@@ -11,6 +11,7 @@ import type Provider from 'oidc-provider';
 import { createApp, type AppDeps } from './app.ts';
 import type { ThrottleLimits } from './http/throttle.ts';
 import { loadSigningKeys } from './provider/signing-keys.ts';
+import { startWebhookWorker } from './webhooks.ts';
 
 export interface StartAuthServiceOptions {
   config: Config;
@@ -88,6 +89,9 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const sweeper = setInterval(sweep, EXPIRY_SWEEP_MS);
   sweeper.unref();
   sweep();
+  const webhooks = config.webhooks
+    ? startWebhookWorker({ redis, config, onError: (err: unknown) => logger.warn('webhook delivery turn failed', { err }) })
+    : null;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -95,6 +99,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     drain: () => drain.notice(),
     async close() {
       clearInterval(sweeper);
+      await webhooks?.stop();
       await new Promise<void>((ok) => {
         server.close(() => ok());
         server.closeIdleConnections();

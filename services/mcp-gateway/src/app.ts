@@ -51,6 +51,7 @@ import {
   readJsonBody,
   resolvePolicy,
 } from './pipeline/steps.ts';
+import { createQuotaWarning } from './ratelimit/quota-warning.ts';
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -110,6 +111,7 @@ export function createGateway(deps: GatewayDeps) {
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
     onFairUseExceeded: (plan) => metrics.fairUse.inc({ plan }),
+    onQuotaThreshold: createQuotaWarning({ redis: deps.redis, accounts: deps.accounts, logger, now }),
     now,
   });
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
