@@ -55,6 +55,10 @@ export const AUDIT_ACTIONS = [
   'factor.policy_changed',
   'signin.factor_failed',
   'quota.warning',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.removed',
+  'webhook.secret_rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

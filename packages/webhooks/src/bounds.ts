@@ -5,6 +5,10 @@
 
 /** Endpoints one workspace may keep. */
 export const WEBHOOK_MAX_ENDPOINTS = 10;
+/** The longest endpoint URL. */
+export const WEBHOOK_URL_MAX = 2048;
+/** The longest description of an endpoint. */
+export const WEBHOOK_DESCRIPTION_MAX = 200;
 /** Delivery attempts kept per endpoint, newest first (the delivery log). */
 export const WEBHOOK_LOG_SIZE = 50;
 /** The longest error text kept in a delivery log row. */

@@ -13,6 +13,4 @@ export const WK = {
   workspaces: () => 'svc:webhooks:workspaces',
   /** String: the worker replica holding the delivery lease. */
   lease: () => 'svc:webhooks:lease',
-  /** String (SET NX): one quota warning per workspace, month and threshold. */
-  quotaWarned: (ws: string, month: string, percent: number) => `svc:quota-warned:{${ws}}:${month}:${percent}`,
 };

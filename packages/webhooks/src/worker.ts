@@ -52,6 +52,9 @@ return 0`;
 
 type StreamEntry = [string, string[]];
 
+/** How long a stopping worker waits to hand its lease back. */
+const RELEASE_WAIT_MS = 1_000;
+
 export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
   const now = deps.now ?? Date.now;
   const me = randomUUID();
@@ -154,12 +157,14 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       if (timer) clearTimeout(timer);
       timer = null;
       await Promise.all(busy.values());
-      await deps.redis.eval(
-        `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
-        1,
-        WK.lease(),
-        me,
-      );
+      // Handing the lease back lets another replica take over at once; if Redis does not answer,
+      // the lease simply runs out (WEBHOOK_LEASE_MS) and the shutdown does not wait for it.
+      const release = deps.redis
+        .eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, WK.lease(), me)
+        .catch((err: unknown) => deps.onError?.(err));
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([release, new Promise((ok) => (timeout = setTimeout(ok, RELEASE_WAIT_MS)))]);
+      clearTimeout(timeout);
     },
   };
 }

@@ -51,6 +51,7 @@ import {
   readJsonBody,
   resolvePolicy,
 } from './pipeline/steps.ts';
+import { WebhookStore } from '@svc/webhooks';
 import { createQuotaWarning } from './ratelimit/quota-warning.ts';
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
@@ -131,6 +132,8 @@ export function createGateway(deps: GatewayDeps) {
       resolveTxt: deps.resolveTxt ?? defaultResolveTxt,
       now,
     }),
+    // The gateway manages endpoints but never delivers: the worker runs in the auth-service (docs/webhooks.md).
+    webhooks: new WebhookStore(deps.redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }, now),
   });
   const tools = createTools({
     redis: deps.redis,
