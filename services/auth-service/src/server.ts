@@ -5,13 +5,13 @@ import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { createBoundedServer, createDrain, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
+import { startWebhookWorker } from '@svc/webhooks';
 import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
 import type Provider from 'oidc-provider';
 import { createApp, type AppDeps } from './app.ts';
 import type { ThrottleLimits } from './http/throttle.ts';
 import { loadSigningKeys } from './provider/signing-keys.ts';
-import { startWebhookWorker } from './webhooks.ts';
 
 export interface StartAuthServiceOptions {
   config: Config;

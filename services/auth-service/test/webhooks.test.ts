@@ -19,10 +19,10 @@ import {
   WEBHOOK_RETRY_WINDOW_MS,
   WEBHOOK_ROTATION_OVERLAP_MS,
   WebhookStore,
+  webhookSend,
   type WebhookWorker,
 } from '@svc/webhooks';
 import { Webhook } from 'standardwebhooks';
-import { webhookSend } from '../src/webhooks.ts';
 import { startAuth } from './support.ts';
 
 const PEPPER = 'p'.repeat(40);
