@@ -315,3 +315,39 @@ async function clientCredentialsToken(clientId: string, key: KeyObject) {
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
+
+test('webhooks: create prints the signing secret alone once; list, test, deliveries, rotate, delete; a wrong event type is refused naming it', async () => {
+  const made = await svc('webhooks', 'create', '--url', 'https://hooks.example/svc', '--events', 'key.created,quota.warning');
+  assert.equal(made.code, 0, made.stderr);
+  const secret = made.stdout.trim();
+  assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  const id = /endpoint (wh_\S+) created/.exec(made.stderr)?.[1];
+  assert.ok(id, made.stderr);
+  assert.match(made.stderr, /Copy it now: it is not shown again/);
+  const list = await svc('webhooks', 'list');
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(
+    list.stdout,
+    new RegExp(`^ID\\s+URL\\s+EVENTS\\s+STATUS\\s+LAST ERROR\\n${id}\\s+https://hooks.example/svc\\s+key.created,quota.warning\\s+enabled`),
+  );
+  assert.ok(!list.stdout.includes(secret));
+  assert.match((await svc('webhooks', 'test', id)).stdout, /webhook.test event is on its way/);
+  const deliveries = await svc('webhooks', 'deliveries', id, '--json');
+  assert.equal(deliveries.code, 0, deliveries.stderr);
+  assert.ok(Array.isArray((JSON.parse(deliveries.stdout) as { deliveries: unknown[] }).deliveries));
+  const disabled = await svc('webhooks', 'update', id, '--disable');
+  assert.match(disabled.stdout, /disabled\./);
+  const rotated = await svc('webhooks', 'rotate', id);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stdout.trim(), /^whsec_/);
+  assert.notEqual(rotated.stdout.trim(), secret);
+  assert.match(rotated.stderr, /the old one also signs until \d{4}-/);
+  const bad = await svc('webhooks', 'create', '--url', 'https://hooks.example/x', '--events', 'key.exploded');
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /webhooks create: .*events/);
+  const unknown = await svc('webhooks', 'delete', 'wh_nope');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no such webhook endpoint/);
+  assert.match((await svc('webhooks', 'delete', id)).stdout, new RegExp(`Webhook endpoint ${id} removed`));
+  assert.match((await svc('webhooks', 'list')).stdout, /No webhook endpoints/);
+});

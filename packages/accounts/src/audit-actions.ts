@@ -54,6 +54,11 @@ export const AUDIT_ACTIONS = [
   'factor.reset',
   'factor.policy_changed',
   'signin.factor_failed',
+  'quota.warning',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.removed',
+  'webhook.secret_rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -4,6 +4,7 @@ import { callerOf } from './command.ts';
 import { membersCommand, requestsCommand } from './manage.ts';
 import { keysCommand } from './manage-keys.ts';
 import { auditCommand, serviceAccountsCommand, usageCommand } from './manage-workspace.ts';
+import { webhooksCommand } from './manage-webhooks.ts';
 import { requestAccessCommand } from './request-access.ts';
 
 export const MANAGE_COMMANDS: Record<string, Command> = {
@@ -109,6 +110,29 @@ A revoked service account stays revoked: rotate refuses it; create a new one ins
     },
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  webhooks: {
+    summary: "a workspace's signed webhooks: list, create, update, delete, rotate the secret, test, deliveries",
+    usage:
+      'svc webhooks list|create|update <id>|delete <id>|rotate <id>|test <id>|deliveries <id> [--workspace W] [--url U] [--events a,b] [--description D] [--enable|--disable] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+  --url URL           create, update: where events are POSTed (http or https)
+  --events A,B        create, update: event types, e.g. key.created,key.revoked,quota.warning (docs/webhooks.md)
+  --description D     create, update: a note for people
+  --enable, --disable update: resume a failing or disabled endpoint, or stop sending
+A new signing secret (create, rotate) is printed once, alone on stdout. Only the workspace's owner manages these.`,
+    options: {
+      workspace: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+    },
+    async run(io, v, positionals) {
+      await webhooksCommand(io, await callerOf(io, v), v, positionals);
     },
   },
 

@@ -3,6 +3,7 @@
  * loadConfig() throws a ConfigError naming the variable on any bad value, and refuses the published
  * development secrets when NODE_ENV=production. Every variable is listed in the README.
  */
+import { isIP } from 'node:net';
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
@@ -56,6 +57,13 @@ export interface Config {
    * over plain http (docs/auth-service.md "Single sign-on"); off unless an operator sets it.
    */
   ssoPrivateIssuers: boolean;
+  /** WEBHOOKS=on (default): the auth-service runs the webhook delivery worker (docs/webhooks.md "Delivery"). */
+  webhooks: boolean;
+  /**
+   * WEBHOOK_ALLOWED_PRIVATE: CIDR blocks (`10.1.0.0/16`, `fd00::/8`) of special-use addresses
+   * webhooks may be delivered to anyway; none by default (docs/webhooks.md "Outbound protections").
+   */
+  webhookAllowedPrivate: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }[];
   /** OpenAI-compatible embeddings endpoint for semantic search; null: the built-in local embedder. */
   embeddings: { url: string; apiKey: string | null; model: string } | null;
   /** The proxies whose X-Forwarded-For is read (TRUST_PROXY; docs/operations.md "Proxies"). */
@@ -108,6 +116,8 @@ interface EnvShape {
   AUTH_CACHE_TTL_MS: number;
   CIMD_ALLOWED_HOSTS: string;
   SSO_PRIVATE_ISSUERS: 'allow' | 'refuse';
+  WEBHOOKS: 'on' | 'off';
+  WEBHOOK_ALLOWED_PRIVATE: string;
   TRUST_PROXY: string;
   EMBEDDINGS_URL?: string;
   EMBEDDINGS_API_KEY?: string;
@@ -149,6 +159,8 @@ const schema: JSONSchemaType<EnvShape> = {
     AUTH_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60_000, default: 5_000 },
     CIMD_ALLOWED_HOSTS: { type: 'string', default: '*' },
     SSO_PRIVATE_ISSUERS: { type: 'string', enum: ['allow', 'refuse'], default: 'refuse' },
+    WEBHOOKS: { type: 'string', enum: ['on', 'off'], default: 'on' },
+    WEBHOOK_ALLOWED_PRIVATE: { type: 'string', default: '' },
     TRUST_PROXY: { type: 'string', minLength: 1, maxLength: 2000, default: 'off' },
     EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
     EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
@@ -234,6 +246,8 @@ export function loadConfig(env: Raw = process.env): Config {
     authCacheTtlMs: c.AUTH_CACHE_TTL_MS,
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
     ssoPrivateIssuers: c.SSO_PRIVATE_ISSUERS === 'allow',
+    webhooks: c.WEBHOOKS === 'on',
+    webhookAllowedPrivate: list(c.WEBHOOK_ALLOWED_PRIVATE).map(cidr),
     trustProxy,
     email:
       c.EMAIL === 'off'
@@ -243,6 +257,16 @@ export function loadConfig(env: Raw = process.env): Config {
           : { mode: 'outbox', dir: c.OUTBOX_DIR, from: c.MAIL_FROM },
     embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
   };
+}
+
+/** One WEBHOOK_ALLOWED_PRIVATE block: an IP address and a prefix length that fits its family. */
+function cidr(block: string): Config['webhookAllowedPrivate'][number] {
+  const [address = '', bits = ''] = block.split('/');
+  const family = isIP(address);
+  const prefix = Number(bits);
+  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128))
+    throw new ConfigError(`WEBHOOK_ALLOWED_PRIVATE: ${JSON.stringify(block.slice(0, 60))} is not a CIDR block (10.1.0.0/16, fd00::/8)`);
+  return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
 /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */

@@ -6,6 +6,7 @@ import { AccountError, type Accounts, type AuditAction, type Project, type Redis
 import type { Mailer } from '@svc/mail';
 import type { KeyLevel, Role } from '@svc/policy';
 import type { SsoSettingsService } from '@svc/sso';
+import type { WebhookStore } from '@svc/webhooks';
 import { createNotices } from './notices.ts';
 import { ManagementError, type Actor } from './types.ts';
 
@@ -23,6 +24,8 @@ export interface ManagementDeps {
    * The gateway and svc-admin give one without a discovery check (no outbound requests).
    */
   sso?: SsoSettingsService;
+  /** The webhook endpoints' store (docs/webhooks.md); without it the webhook operations answer 404. */
+  webhooks?: WebhookStore;
 }
 
 /** The levels of keys a role may create, revoke and roll. */

@@ -4,3 +4,4 @@ export { KEY_DEFAULTS, LEVELS } from './contract/defaults.ts';
 export { streamExport } from './export-stream.ts';
 export { createManagement, type Management } from './management.ts';
 export * from './types.ts';
+export type { WebhookRow } from './webhook-operations.ts';

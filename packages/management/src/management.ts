@@ -29,6 +29,8 @@ import { requestAccessOperation } from './request-access.ts';
 import { ssoOperations, type SsoOperations } from './sso-operations.ts';
 import { serviceAccountClientOperations } from './service-account-client-operations.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
+import { webhookOperations, type DeliveryAttempt, type WebhookEventType, type WebhookRow } from './webhook-operations.ts';
+import type { EndpointChange } from '@svc/webhooks';
 import type {
   AccountInfo,
   Actor,
@@ -122,6 +124,21 @@ export interface Management extends SsoOperations {
   /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
   addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
   removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
+  /** The workspace's webhook endpoints with their delivery state (docs/webhooks.md). */
+  webhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
+  /** A new endpoint and its secret, shown once. */
+  createWebhook(
+    actor: Actor,
+    workspace: string,
+    input: { url: string; events: WebhookEventType[]; description?: string },
+  ): Promise<WebhookRow & { secret: string }>;
+  updateWebhook(actor: Actor, workspace: string, id: string, change: EndpointChange): Promise<WebhookRow>;
+  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  /** A new secret, shown once; the old one signs beside it until `previousUntil`. */
+  rotateWebhookSecret(actor: Actor, workspace: string, id: string): Promise<{ secret: string; previousUntil: number }>;
+  webhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
+  /** Queues a `webhook.test` event, sent by the worker ahead of the next audit entry. */
+  testWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
   /** A page of the audit log, filtered by action, person and time range; a parameter that is not valid is a 400 naming it. */
   audit(
     actor: Actor,
@@ -168,5 +185,6 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...ssoOperations(ctx),
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
+    ...webhookOperations(ctx, deps.webhooks),
   };
 }

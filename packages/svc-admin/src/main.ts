@@ -9,6 +9,7 @@ import { COMMANDS, UsageError } from './commands.ts';
 import { USAGE } from './usage.ts';
 import { passwordSource, readPassword } from './password.ts';
 import { SSO_COMMANDS } from './sso-commands.ts';
+import { runWebhooks } from './webhooks-run.ts';
 
 const STRING_OPTIONS = [
   'email',
@@ -74,6 +75,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   const ssoCommand = SSO_COMMANDS[name];
+  if (name === 'webhooks run') {
+    try {
+      return await runWebhooks(loadConfig());
+    } catch (err) {
+      if (err instanceof ConfigError) return fail('config', err.message);
+      throw err;
+    }
+  }
   const streaming = name === 'audit stream';
   if (!command && !ssoCommand && !streaming) return fail('usage', `unknown command "${name}"\n${USAGE}`);
   let config;

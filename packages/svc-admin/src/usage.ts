@@ -34,6 +34,7 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
   sso domain claim|verify|release --workspace W --domain D
   audit stream (--otlp-endpoint URL | --stdout) [--name N]
+  webhooks run   (the webhook delivery worker, until SIGTERM; for WEBHOOKS=off auth-services)
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
 standard input; never from the command line. Without either, user create makes an account that

@@ -5,6 +5,7 @@ import { connectRedis, createAccounts, waitReady } from '@svc/accounts';
 import { createBoundedServer, createDrain, HTTP_SERVER_BOUNDS, type HttpServerBounds } from '@svc/bounds';
 import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
+import { startWebhookWorker } from '@svc/webhooks';
 import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
 import type Provider from 'oidc-provider';
@@ -95,6 +96,9 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const sweeper = setInterval(sweep, EXPIRY_SWEEP_MS);
   sweeper.unref();
   sweep();
+  const webhooks = config.webhooks
+    ? startWebhookWorker({ redis, config, onError: (err: unknown) => logger.warn('webhook delivery turn failed', { err }) })
+    : null;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -102,6 +106,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     drain: () => drain.notice(),
     async close() {
       clearInterval(sweeper);
+      await webhooks?.stop();
       await new Promise<void>((ok) => {
         server.close(() => ok());
         server.closeIdleConnections();

@@ -17,7 +17,7 @@ import {
   CimdFetchRefused,
   createCimdFetch,
   isSpecialUseAddress,
-} from '../src/oauth/cimd-fetch.ts';
+} from '@svc/bounds/guarded-fetch.ts';
 import { CIMD_FETCH_LIMITS, cimdAllowFetch } from '../src/oauth/cimd-throttle.ts';
 import { startAuth, type AuthFixture } from './support.ts';
 

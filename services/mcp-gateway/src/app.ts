@@ -51,6 +51,8 @@ import {
   readJsonBody,
   resolvePolicy,
 } from './pipeline/steps.ts';
+import { WebhookStore } from '@svc/webhooks';
+import { createQuotaWarning } from './ratelimit/quota-warning.ts';
 import { createAdmit } from './ratelimit/admit.ts';
 import { createRateLimiter } from './ratelimit/rate-limiter.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -112,6 +114,7 @@ export function createGateway(deps: GatewayDeps) {
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
     onFairUseExceeded: (plan) => metrics.fairUse.inc({ plan }),
+    onQuotaThreshold: createQuotaWarning({ redis: deps.redis, accounts: deps.accounts, logger, now }),
     now,
   });
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
@@ -131,6 +134,8 @@ export function createGateway(deps: GatewayDeps) {
       resolveTxt: deps.resolveTxt ?? defaultResolveTxt,
       now,
     }),
+    // The gateway manages endpoints but never delivers: the worker runs in the auth-service (docs/webhooks.md).
+    webhooks: new WebhookStore(deps.redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }, now),
   });
   const tools = createTools({
     redis: deps.knowledgeRedis ?? deps.redis,

@@ -18,6 +18,7 @@ import {
   WINDOWS,
 } from '@svc/accounts';
 import { waitFor } from '@svc/testkit';
+import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_URL_MAX } from '@svc/webhooks';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, refusal, send, success, typedClient, type Answered } from './management-client.ts';
 import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
@@ -312,6 +313,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'allowed-ips': { allowed_ips: ['192.0.2.1'] },
     'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
+    webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
   };
   // Asking for access is open to anyone who can name the project (its point), for themselves:
   // only a key of another project is refused; the request decides nothing.
@@ -729,6 +731,69 @@ test('trusted identity providers over REST: add (JWK Set or URL), list, remove, 
     (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key,
   );
   refusal(await admin.listTrustedIssuers({ params }), 403);
+});
+
+test(`webhooks over REST: create (secret shown once), list, change, rotate, test, deliveries, delete, each audited; at most ${WEBHOOK_MAX_ENDPOINTS}; bad input is a 400 naming it; another tenant's id is a 404`, async () => {
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const c = as((await f.accounts.keys.createUserKey({ userId: ws.userId })).key);
+  const params = { workspace: ws.workspace };
+  const add = (body: Record<string, unknown>) => c.createWebhook({ params, body: body as never });
+  const made = success(await add({ url: 'https://hooks.example/svc', events: ['key.created', 'quota.warning'] }), 201);
+  assert.match(made.body.secret, /^whsec_/);
+  assert.deepEqual([made.body.enabled, made.body.failing, made.body.description], [true, false, '']);
+  const listed = success(await c.listWebhooks({ params })).body.webhooks;
+  assert.deepEqual(
+    listed.map((w) => w.id),
+    [made.body.id],
+  );
+  assert.ok(!JSON.stringify(listed).includes(made.body.secret), 'the secret is not listed');
+  assert.ok(!(await f.redis.client.hget(`svc:webhooks:{${ws.workspace}}`, made.body.id))!.includes(made.body.secret), 'stored sealed');
+  const one = { ...params, id: made.body.id };
+  const changed = success(await c.updateWebhook({ params: one, body: { events: ['member.added'], enabled: false } }));
+  assert.deepEqual([changed.body.events, changed.body.enabled], [['member.added'], false]);
+  const rotated = success(await c.rotateWebhookSecret({ params: one }));
+  assert.notEqual(rotated.body.secret, made.body.secret);
+  success(await c.testWebhook({ params: one }), 202);
+  assert.equal(await f.redis.client.hget(`svc:webhooks:{${ws.workspace}}:state:${made.body.id}`, 'test'), '1');
+  assert.deepEqual(success(await c.listWebhookDeliveries({ params: one })).body.deliveries, []);
+
+  const refusals: [Record<string, unknown>, string, RegExp][] = [
+    [{ url: 'ftp://hooks.example/', events: ['key.created'] }, 'url', /./],
+    [{ url: 'https://user:pw@hooks.example/', events: ['key.created'] }, 'url', /user or password/],
+    [{ url: 'https://hooks.example/', events: [] }, 'events', /./],
+    [{ url: 'https://hooks.example/', events: ['key.created', 'key.created'] }, 'events', /./],
+    [{ url: 'https://hooks.example/', events: ['webhook.test'] }, 'events', /./],
+    [{ url: `https://hooks.example/${'x'.repeat(WEBHOOK_URL_MAX)}`, events: ['key.created'] }, 'url', /./],
+    [{ url: 'https://hooks.example/', events: ['key.created'], description: 'd'.repeat(WEBHOOK_DESCRIPTION_MAX + 1) }, 'description', /./],
+    [{ url: 42, events: ['key.created'] }, 'url', /./],
+    [{ url: 'https://hooks.example/', events: 'key.created' }, 'events', /./],
+  ];
+  for (const [body, field, message] of refusals) {
+    const r = refusal(await add(body), 400);
+    assert.match(JSON.stringify(r), message);
+    assert.ok(JSON.stringify(r).includes(field), `${JSON.stringify(body).slice(0, 80)}: names ${field}: ${JSON.stringify(r)}`);
+  }
+  for (let i = 1; i < WEBHOOK_MAX_ENDPOINTS; i++) success(await add({ url: `https://hooks.example/${i}`, events: ['key.created'] }), 201);
+  assert.match(refusal(await add({ url: 'https://hooks.example/more', events: ['key.created'] }), 409).message, /10 webhook endpoints/);
+
+  // Another workspace's owner: its own workspace path with this endpoint's id, and this workspace's path.
+  const other = await seed(f.accounts, { plan: 'TEAM' });
+  const o = as((await f.accounts.keys.createUserKey({ userId: other.userId })).key);
+  const theirs = { workspace: other.workspace, id: made.body.id };
+  refusal(await o.updateWebhook({ params: theirs, body: { enabled: true } }), 404);
+  refusal(await o.rotateWebhookSecret({ params: theirs }), 404);
+  refusal(await o.testWebhook({ params: theirs }), 404);
+  refusal(await o.listWebhookDeliveries({ params: theirs }), 404);
+  refusal(await o.deleteWebhook({ params: theirs }), 404);
+  // This workspace's path: not theirs to manage (ownerOf's 403, as for every owner-only operation).
+  refusal(await o.deleteWebhook({ params: one }), 403);
+  refusal(await o.listWebhooks({ params }), 403);
+
+  assert.deepEqual(success(await c.deleteWebhook({ params: one })).body, { id: made.body.id, removed: true });
+  refusal(await c.deleteWebhook({ params: one }), 404);
+  const actions = await auditActions(ws.workspace, c);
+  assert.equal(actions.filter((a) => a === 'webhook.created').length, WEBHOOK_MAX_ENDPOINTS);
+  for (const a of ['webhook.changed', 'webhook.secret_rotated', 'webhook.removed']) assert.ok(actions.includes(a), a);
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

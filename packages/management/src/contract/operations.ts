@@ -19,6 +19,15 @@ import {
 } from './service-accounts.ts';
 import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
 import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+} from './webhooks.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -51,6 +60,13 @@ export const MANAGEMENT_OPERATIONS = {
   listTrustedIssuers,
   addTrustedIssuer,
   removeTrustedIssuer,
+  listWebhooks,
+  createWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  testWebhook,
   myAccessRequests,
   myApps,
   revokeApp,

@@ -9,7 +9,7 @@ import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '../oauth/cimd-fetch.ts';
+import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
 import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
 import {
@@ -68,7 +68,7 @@ export interface ConfigurationDeps {
   /** Counts Client ID Metadata Document fetches (oauth/cimd-throttle.ts). */
   throttle: Throttle;
   /**
-   * Replaces the guarded outgoing fetch (oauth/cimd-fetch.ts). Production never sets it; tests
+   * Replaces the guarded outgoing fetch (@svc/bounds guarded-fetch.ts). Production never sets it; tests
    * use it to serve a document for an https host from a local server.
    */
   fetch?: Configuration['fetch'];
@@ -120,7 +120,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
     clientBasedCORS: () => true,
     // Every outgoing request (metadata documents) resolves, checks and pins its address and is
-    // bounded in time and size (oauth/cimd-fetch.ts).
+    // bounded in time and size (@svc/bounds guarded-fetch.ts).
     fetch: deps.fetch ?? createCimdFetch(),
     fetchResponseBodyLimits: {
       'client_id metadata document': CIMD_MAX_DOCUMENT_BYTES,

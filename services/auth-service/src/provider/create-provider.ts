@@ -13,7 +13,7 @@ import type { Config } from '@svc/config';
 import { generateCredential } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
-import { createCimdFetch } from '../oauth/cimd-fetch.ts';
+import { createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';

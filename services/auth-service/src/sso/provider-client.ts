@@ -1,12 +1,12 @@
 /**
  * The company's OpenID provider as openid-client sees it: discovery (OpenID Connect Discovery 1.0
  * §4) and every later request (keys, token) go through the same guarded client as Client ID
- * Metadata Documents (src/oauth/cimd-fetch.ts): no loopback, private or other special-use address,
+ * Metadata Documents (src/@svc/bounds guarded-fetch.ts): no loopback, private or other special-use address,
  * bounded in time and size, no redirects. SSO_PRIVATE_ISSUERS=allow lifts the address rule, and
  * allows plain http, for a provider inside svc's own network (and the tests' local provider).
  */
 import * as oc from 'openid-client';
-import { CimdFetchRefused, createCimdFetch } from '../oauth/cimd-fetch.ts';
+import { CimdFetchRefused, createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
 import { SSO_MAX_RESPONSE_BYTES, SsoError } from '@svc/sso';
 
 export interface ProviderClientOptions {

@@ -6,6 +6,7 @@ import { USAGE_FIELDS } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { ResolvedCaller } from '../auth/caller.ts';
+import { quotaThresholdCrossed } from './quota-warning.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { rateLimitHeaders } from './rate-limiter.ts';
 
@@ -15,6 +16,8 @@ export interface AdmitDeps {
   onRejected?: (reason: 'rate_limited' | 'quota_exhausted') => void;
   /** Called with the payer's plan: a metric label takes few values (docs/security.md "Bounds"); the log names the workspace. */
   onFairUseExceeded?: (plan: string) => void;
+  /** A counted query landed the workspace on a quota threshold (quota-warning.ts): appends its audit entry, off the request path. */
+  onQuotaThreshold?: (workspace: string, percent: number, used: number, limit: number) => void;
   /** The clock the limiter uses, so the headers' seconds-left agree with its window. */
   now?: () => number;
 }
@@ -45,6 +48,8 @@ export function createAdmit(deps: AdmitDeps): Admit {
       });
     }
     const headers = rateLimitHeaders(decision, (deps.now ?? Date.now)());
+    const crossed = quotaThresholdCrossed(decision.monthlyUsed, decision.monthlyLimit);
+    if (crossed !== null) deps.onQuotaThreshold?.(caller.payer.workspace, crossed, decision.monthlyUsed!, decision.monthlyLimit!);
     if (decision.overFairUse) {
       deps.onFairUseExceeded?.(caller.payer.plan);
       deps.logger.warn('fair-use monthly query figure exceeded', {

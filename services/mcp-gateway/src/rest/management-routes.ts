@@ -10,6 +10,7 @@ import { MEMBER_ROUTES } from './management/members.ts';
 import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
 import { SSO_ROUTES } from './management/sso.ts';
 import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
+import { WEBHOOK_ROUTES } from './management/webhooks.ts';
 import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
 
 export type { ManagementRoute } from './management/handle.ts';
@@ -21,6 +22,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...TRUSTED_ISSUER_ROUTES,
+  ...WEBHOOK_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SSO_ROUTES,
   ...ME_ROUTES,

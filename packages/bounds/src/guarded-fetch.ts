@@ -1,6 +1,7 @@
 /**
- * The auth-service's one outgoing HTTP client (oidc-provider's `fetch` option), used for Client ID
- * Metadata Documents (docs/auth-service.md "Client ID Metadata Documents"). A client_id URL is
+ * The one guarded outgoing HTTP client: the auth-service's (oidc-provider's `fetch` option), used
+ * for Client ID Metadata Documents (docs/auth-service.md "Client ID Metadata Documents") and single
+ * sign-on, and webhook deliveries (docs/webhooks.md "Outbound protections"). A client_id URL is
  * chosen by whoever sends an authorize request, so the fetch must not become a way into the
  * network svc runs in (RFC 9700 §4.11.2 / OWASP SSRF):
  * - the host is resolved first and every address it resolves to is checked; loopback, private,

@@ -1,0 +1,34 @@
+/**
+ * Every bound of webhooks in one place (docs/webhooks.md "Bounds"), apart from the store so the
+ * management contract can name them without loading Redis.
+ */
+
+/** Endpoints one workspace may keep. */
+export const WEBHOOK_MAX_ENDPOINTS = 10;
+/** The longest endpoint URL. */
+export const WEBHOOK_URL_MAX = 2048;
+/** The longest description of an endpoint. */
+export const WEBHOOK_DESCRIPTION_MAX = 200;
+/** Delivery attempts kept per endpoint, newest first (the delivery log). */
+export const WEBHOOK_LOG_SIZE = 50;
+/** The longest error text kept in a delivery log row. */
+export const WEBHOOK_LOG_ERROR_MAX = 200;
+/**
+ * The waits after a failed attempt, in order (Standard Webhooks' suggested schedule, shortened to
+ * fit WEBHOOK_RETRY_WINDOW_MS): the last one repeats until the window is spent.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000] as const;
+/** How long one event is retried before the endpoint is marked failing (and waits for its owner). */
+export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3_600_000;
+/** After a rotation, the old secret still signs (beside the new one) this long. */
+export const WEBHOOK_ROTATION_OVERLAP_MS = 24 * 3_600_000;
+/** The largest response body read from a receiver (it is only kept as a status). */
+export const WEBHOOK_MAX_RESPONSE_BYTES = 4 * 1024;
+/** Audit entries one endpoint's turn reads at most (then the next turn goes on). */
+export const WEBHOOK_READ_BATCH = 100;
+/** Endpoints delivered to at the same time by one worker. */
+export const WEBHOOK_CONCURRENCY = 16;
+/** How often the worker looks for new entries. */
+export const WEBHOOK_POLL_MS = 1_000;
+/** The worker's lease: one replica delivers; another takes over this long after it stops renewing. */
+export const WEBHOOK_LEASE_MS = 30_000;

@@ -1,0 +1,43 @@
+/**
+ * The public event types and the audit actions they come from (docs/webhooks.md "Events"). An
+ * audit action not listed here is never sent.
+ */
+import type { AuditAction } from '@svc/accounts';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'key.created',
+  'key.rolled',
+  'key.revoked',
+  'key.expired',
+  'key.disabled',
+  'key.enabled',
+  'key.leaked',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'access_request.decided',
+  'quota.warning',
+  'webhook.test',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Which event an audit action is, when it is one. */
+const EVENT_OF_ACTION: Partial<Record<AuditAction, WebhookEventType>> = {
+  'key.created': 'key.created',
+  'key.rolled': 'key.rolled',
+  'key.revoked': 'key.revoked',
+  'key.expired': 'key.expired',
+  'key.disabled': 'key.disabled',
+  'key.enabled': 'key.enabled',
+  'key.reported': 'key.leaked',
+  'member.added': 'member.added',
+  'member.role_changed': 'member.role_changed',
+  'member.removed': 'member.removed',
+  'access_request.approved': 'access_request.decided',
+  'access_request.denied': 'access_request.decided',
+  'quota.warning': 'quota.warning',
+};
+
+export function eventOf(action: string): WebhookEventType | null {
+  return (EVENT_OF_ACTION as Record<string, WebhookEventType | undefined>)[action] ?? null;
+}

@@ -1,0 +1,27 @@
+/**
+ * The worker as a process part (docs/webhooks.md "Delivery"): the auth-service starts it when
+ * WEBHOOKS=on, `svc-admin webhooks run` for operators who want it apart. Either way one replica
+ * delivers at a time (the lease).
+ */
+import type { Redis } from '@svc/accounts';
+import { webhookSend, type AllowedBlock } from './send.ts';
+import { WebhookStore } from './store.ts';
+import { createWebhookWorker, type WebhookWorker } from './worker.ts';
+
+export interface WorkerConfig {
+  keyPepper: string;
+  previousKeyPepper: string | null;
+  webhookAllowedPrivate: readonly AllowedBlock[];
+}
+
+export function startWebhookWorker(opts: { redis: Redis; config: WorkerConfig; onError: (err: unknown) => void }): WebhookWorker {
+  const store = new WebhookStore(opts.redis, { pepper: opts.config.keyPepper, previousPepper: opts.config.previousKeyPepper });
+  const worker = createWebhookWorker({
+    redis: opts.redis,
+    store,
+    send: webhookSend(opts.config.webhookAllowedPrivate),
+    onError: opts.onError,
+  });
+  worker.start();
+  return worker;
+}
