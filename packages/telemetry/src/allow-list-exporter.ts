@@ -1,0 +1,36 @@
+/**
+ * The exporter every span leaves through: spans are copied with only the allowed attributes
+ * (attributes.ts), no events (an exception event would carry a message) and links without
+ * attributes, then handed to the OTLP exporter.
+ */
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { filterAttributes } from './attributes.ts';
+
+export class AllowListExporter implements SpanExporter {
+  private readonly inner: SpanExporter;
+  constructor(inner: SpanExporter) {
+    this.inner = inner;
+  }
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.inner.export(spans.map(allowed), done);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+function allowed(span: ReadableSpan): ReadableSpan {
+  // The span's own getters stay (its prototype); these own properties shadow them.
+  return Object.create(span as object, {
+    attributes: { value: filterAttributes(span.attributes) },
+    events: { value: [] },
+    links: { value: span.links.map((l) => ({ context: l.context })) },
+  }) as ReadableSpan;
+}
