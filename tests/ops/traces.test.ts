@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { ALLOWED_ATTRIBUTES } from '@svc/telemetry';
 import { outsideLoopBudget, waitFor } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
@@ -146,4 +147,110 @@ test("an OAuth token request: the endpoint's span in the caller's trace, its Red
   const adapter = spans.filter((s) => s.attributes['db.system.name'] === 'redis');
   assert.ok(adapter.length > 0, 'the adapter calls are spans');
   assert.ok(adapter.every((s) => s.parentSpanId === token.spanId && typeof s.attributes['svc.oauth.model'] === 'string'));
+});
+
+test('credentials sent everywhere (headers, cookies, query, body, _meta, path) appear in no exported byte', async () => {
+  const before = otlp.bodies.length;
+  const secrets = [key, `svc_at_${hex(20)}`, `svc_rt_${hex(20)}`, `cookie-${hex(12)}`, `code-${hex(12)}`, `secret-${hex(12)}`];
+  const [apiKey, token, refresh, cookie, code, secret] = secrets as [string, string, string, string, string, string];
+  const traceId = hex(16);
+  const headers = {
+    traceparent: `00-${traceId}-${hex(8)}-01`,
+    tracestate: `svc=${code}`,
+    'X-API-Key': apiKey,
+    Authorization: `Bearer ${token}`,
+    Cookie: `svc_session=${cookie}`,
+  };
+  const everywhere = { code, refresh_token: refresh, client_secret: secret, password: secret, key: apiKey };
+  const requests: [string, RequestInit][] = [
+    [
+      `${stack.baseUrl}/mcp/${slug}?code=${code}&key=${apiKey}`,
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'svc_search', arguments: { query: secret }, _meta: { traceparent: headers.traceparent, token } },
+        }),
+      },
+    ],
+    [`${stack.baseUrl}/mcp/${slug}`, { method: 'POST', headers: { ...headers, 'X-API-Key': 'svc-' + secret }, body: '{' }],
+    [
+      `${stack.baseUrl}/api/v1/projects/${slug}/tools/svc_help?token=${token}`,
+      { method: 'POST', headers, body: JSON.stringify(everywhere) },
+    ],
+    [`${stack.baseUrl}/api/v1/me?code=${code}`, { headers }],
+    [`${stack.baseUrl}/api/v1/workspaces/${secret}/keys`, { headers }],
+    [
+      `${stack.authUrl}/api/oauth/token`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', ...everywhere, client_id: secret }),
+      },
+    ],
+    [`${stack.authUrl}/api/oauth/authorize?client_id=${secret}&code_challenge=${code}&state=${refresh}`, { headers, redirect: 'manual' }],
+    [
+      `${stack.authUrl}/api/oauth/introspect`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: secret }),
+      },
+    ],
+    [
+      `${stack.authUrl}/api/oauth/device/code`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: secret, scope: code }),
+      },
+    ],
+    [
+      `${stack.authUrl}/api/oauth/register`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [`http://127.0.0.1/cb?code=${code}`], client_name: secret }),
+      },
+    ],
+    [`${stack.authUrl}/device?user_code=${code}`, { headers }],
+  ];
+  for (const [url, init] of requests) await (await fetch(url, init)).arrayBuffer();
+  // Every request above is in the one trace: wait for its spans of both services.
+  await traceOf(traceId, (s) => s.filter((x) => x.service === 'auth-service').length >= 5 && s.filter((x) => x.name === 'mcp').length >= 2);
+  const exported = otlp.bodies.slice(before).join('\n');
+  assert.ok(exported.includes(traceId));
+  for (const s of secrets) assert.ok(!exported.includes(s), `an exported span holds ${s.slice(0, 8)}…`);
+  for (const span of otlp.spans) for (const name of Object.keys(span.attributes)) assert.ok(ALLOWED_ATTRIBUTES.has(name), name);
+});
+
+test('tracing off: no tracer, no export attempted, the route is the plain loop', async () => {
+  const quiet = await startOtlpReceiver();
+  const off = await outsideLoopBudget(() => startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: quiet.url, OTEL_TRACES_EXPORTER: 'none' }));
+  try {
+    const person = await newPerson(off, 'off');
+    const k = (
+      await off.accounts.keys.createProjectKey({ project: person.slug, workspace: person.user.workspace, level: 'VIEWER', name: 'k' })
+    ).key;
+    const res = await fetch(`${off.baseUrl}/mcp/${person.slug}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'X-API-Key': k,
+        traceparent: `00-${hex(16)}-${hex(8)}-01`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } }),
+    });
+    assert.equal(res.status, 200);
+    await off.flushTraces();
+    assert.equal(off.config.tracing, null);
+    assert.deepEqual(quiet.bodies, [], 'nothing was sent to the collector');
+  } finally {
+    await off.close();
+    await quiet.close();
+  }
 });

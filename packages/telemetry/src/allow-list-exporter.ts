@@ -1,8 +1,10 @@
 /**
  * The exporter every span leaves through: spans are copied with only the allowed attributes
- * (attributes.ts), no events (an exception event would carry a message) and links without
- * attributes, then handed to the OTLP exporter.
+ * (attributes.ts), no events (an exception event would carry a message), links without
+ * attributes, and no `tracestate` (the caller writes it: it is carried, never exported), then
+ * handed to the OTLP exporter.
  */
+import type { SpanContext } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { filterAttributes } from './attributes.ts';
@@ -31,6 +33,11 @@ function allowed(span: ReadableSpan): ReadableSpan {
   return Object.create(span as object, {
     attributes: { value: filterAttributes(span.attributes) },
     events: { value: [] },
-    links: { value: span.links.map((l) => ({ context: l.context })) },
+    spanContext: { value: () => withoutState(span.spanContext()) },
+    links: { value: span.links.map((l) => ({ context: withoutState(l.context) })) },
   }) as ReadableSpan;
+}
+
+function withoutState(ctx: SpanContext): SpanContext {
+  return { traceId: ctx.traceId, spanId: ctx.spanId, traceFlags: ctx.traceFlags };
 }
