@@ -1,16 +1,34 @@
 /**
- * route() with tracing on (docs/operations.md "Traces"): the route is one span, each step a child
- * span, continuing the caller's trace (the traceparent header, else MCP 2026-07-28's
+ * route() with tracing on (docs/operations.md "Traces"): the route is one span, its main steps
+ * child spans, continuing the caller's trace (the traceparent header, else MCP 2026-07-28's
  * `params._meta`). Tracing off never reaches this file: route() runs its plain loop.
  *
  * The route's span starts when the parent is known: at once on a route without a body, after
- * readJsonBody on one with (the `_meta` is in the body). The steps before it (checking the
- * transport, reading the body) are given their spans then, with the times they took.
+ * readJsonBody on one with (the `_meta` is in the body). A spanned step before it is given its span
+ * then, with the times it took.
  */
 import { context, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { SvcError } from '@svc/errors';
 import { callerContext, metaOf } from '@svc/telemetry';
 import type { Exchange, Step } from './exchange.ts';
+
+/**
+ * The steps that are spans of their own: the credential, the policy, the rate-limit call and the
+ * management operation (docs/gateway-pipeline.md). The others (transport, body, envelope,
+ * revision, method) take microseconds and run inside the route's span: each span costs the
+ * exporter more than such a step costs the request.
+ */
+const SPANNED_STEPS: ReadonlySet<string> = new Set([
+  'authenticateStep',
+  'resolvePolicy',
+  'prepareToolCall',
+  'prepareRestCall',
+  'admitStep',
+  'managementActorStep',
+  'managementBucketStep',
+  'runManagementStep',
+  'reportLeakStep',
+]);
 
 /** The step after which the body, and so its `_meta`, is known (pipeline/steps.ts). */
 const BODY_STEP = 'readJsonBodyStep';
@@ -53,7 +71,10 @@ export function tracedSteps(
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
         if (i === rootAt) root = open();
-        if (!root) {
+        if (!SPANNED_STEPS.has(step.name)) {
+          const pending = root ? context.with(root.ctx, () => step(ex)) : step(ex);
+          if (pending) await pending;
+        } else if (!root) {
           const start = Date.now();
           try {
             await step(ex);
