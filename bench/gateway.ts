@@ -12,7 +12,12 @@
  * and two gateway processes on one Redis against one, the load split between their ports.
  *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_KEYS (default 100000),
  *   BENCH_ROUNDS (default 5)
+ * BENCH_TRACING=1 adds a second gateway with tracing on, exporting OTLP/HTTP JSON to a local sink
+ * that discards it, measured in the same rounds (docs/operations.md "Traces").
+ * BENCH_BASE_MAIN=<path to another checkout's services/mcp-gateway/src/main.ts> adds that gateway
+ * (tracing off) to the same rounds: this build against another, alternating within one run.
  */
+import { createServer } from 'node:http';
 import autocannon from 'autocannon';
 import { freePort } from '@svc/testkit';
 import { printChurn, runKeyChurn, seedChurnKeys } from './key-churn.ts';
@@ -23,6 +28,8 @@ const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const churnKeys = Number(process.env['BENCH_KEYS'] ?? 100_000);
 const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 5));
+const tracing = process.env['BENCH_TRACING'] === '1';
+const baseMain = process.env['BENCH_BASE_MAIN'] ?? null;
 const started = Date.now();
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -81,6 +88,35 @@ const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', param
 const sample = await (
   await fetch(`${base}/mcp/bench`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': key } })
 ).text();
+// BENCH_TRACING: the same gateway with tracing on; its spans go to a sink that reads and drops them.
+let sinkSpans = 0;
+const sink = tracing
+  ? createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        sinkSpans++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    })
+  : null;
+const tracedPort = await freePort();
+const tracedBase = `http://127.0.0.1:${tracedPort}`;
+let traced: ReturnType<typeof child> | null = null;
+if (sink) {
+  const sinkPort = await freePort();
+  await new Promise<void>((ok) => sink.listen(sinkPort, '127.0.0.1', ok));
+  traced = child(['services/mcp-gateway/src/main.ts'], {
+    ...env,
+    PORT: String(tracedPort),
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  });
+  await waitHttp(`${tracedBase}/healthz`);
+}
+const otherPort = await freePort();
+const otherBase = `http://127.0.0.1:${otherPort}`;
+const other = baseMain ? child([baseMain], { ...env, PORT: String(otherPort) }) : null;
+if (other) await waitHttp(`${otherBase}/healthz`);
 const bare = child(['bench/bare-server.ts', String(sample.length), String(barePort)]);
 await waitHttp(`http://127.0.0.1:${barePort}/`);
 const sdk = child(['bench/sdk-server.ts', String(sdkPort), redis.url, config.keyPepper]);
@@ -148,6 +184,26 @@ const cases: Case[] = [
         },
       ]
     : []),
+  ...(tracing
+    ? [
+        {
+          name: 'gateway tools/call svc_help, 2025-11-25, tracing on',
+          url: `${tracedBase}/mcp/bench`,
+          body,
+          headers: { 'x-api-key': key, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        },
+      ]
+    : []),
+  ...(baseMain
+    ? [
+        {
+          name: 'gateway tools/call svc_help, 2025-11-25, BENCH_BASE_MAIN',
+          url: `${otherBase}/mcp/bench`,
+          body,
+          headers: { 'x-api-key': key },
+        },
+      ]
+    : []),
   { name: 'MCP SDK server (Express, stateless, same key check)', url: sdkUrl, body, headers: { 'x-api-key': key }, pid: sdk.pid! },
 ];
 out(`warming up (2 s each); measuring ${seconds} s each with ${connections} connections, ${rounds} rounds`);
@@ -173,7 +229,18 @@ const perRequest = median(cases[1]!).commands;
 const modernCase = modernSkipped === null ? cases[2]! : null;
 const modernRow = modernCase ? median(modernCase).row : null;
 const modernPerRequest = modernCase ? median(modernCase).commands : NaN;
-const rows = [bareRow, gwRow, ...(modernRow ? [modernRow] : []), sdkRow];
+const tracedCase = cases.find((c) => c.name.endsWith('tracing on')) ?? null;
+const otherCase = cases.find((c) => c.name.endsWith('BENCH_BASE_MAIN')) ?? null;
+const otherRow = otherCase ? median(otherCase).row : null;
+const tracedRow = tracedCase ? median(tracedCase).row : null;
+const rows = [
+  bareRow,
+  gwRow,
+  ...(modernRow ? [modernRow] : []),
+  ...(tracedRow ? [tracedRow] : []),
+  ...(otherRow ? [otherRow] : []),
+  sdkRow,
+];
 
 // p99 at half of the measured capacity: each case at a fixed rate of half its median round's
 // requests/s (autocannon's overallRate), the latency a tier sized with headroom shows.
@@ -266,11 +333,24 @@ out(
   `two gateway processes / one (2025-11-25, ${connections} connections in all, median of ${scaleRounds} rounds): ` +
     `${twoGateways.toFixed(0)} / ${oneGateway.toFixed(0)} req/s = ${(twoGateways / oneGateway).toFixed(2)}`,
 );
+if (tracedRow) {
+  out(`ratio gateway tracing on / off, 2025-11-25: ${(tracedRow.rps / gwRow.rps).toFixed(3)} (${sinkSpans} OTLP exports received)`);
+  // Per round, the two gateways measured in the same round: the ratio a slow stretch touches least.
+  const perRound = measured.get(tracedCase!)!.map((m, i) => m.row.rps / measured.get(cases[1]!)!.at(i)!.row.rps);
+  out(`  per round: ${perRound.map((r) => r.toFixed(3)).join(' ')}`);
+}
+if (otherRow) {
+  const perRound = measured.get(otherCase!)!.map((m, i) => measured.get(cases[1]!)!.at(i)!.row.rps / m.row.rps);
+  out(
+    `ratio this gateway / BENCH_BASE_MAIN's: ${(gwRow.rps / otherRow.rps).toFixed(3)}; per round: ${perRound.map((r) => r.toFixed(3)).join(' ')}`,
+  );
+}
 printChurn(churnSet, churn);
 out(`\nwhole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
 // The gateway drains (flushing last-used times) before its Redis goes away.
-await stop(gw, bare, sdk);
+await stop(gw, bare, sdk, ...(traced ? [traced] : []), ...(other ? [other] : []));
+sink?.close();
 client.disconnect();
 await redis.stop();
 process.exit(0);

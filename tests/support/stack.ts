@@ -20,6 +20,8 @@ export interface Stack {
   /** A client for the test's own checks. */
   client: Redis;
   accounts: Accounts;
+  /** Sends the spans both services have ended so far (when tracing is on; docs/operations.md "Traces"). */
+  flushTraces(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     redis,
     client,
     accounts,
+    async flushTraces() {
+      await Promise.all([gw.tracing.flush(), auth.tracing.flush()]);
+    },
     async close() {
       await gw.close();
       await auth.close();

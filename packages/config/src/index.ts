@@ -73,6 +73,11 @@ export interface Config {
    * folder; `off` (EMAIL=off) turns the email features off.
    */
   email: { mode: 'smtp'; url: string; from: string } | { mode: 'outbox'; dir: string; from: string } | { mode: 'off' };
+  /**
+   * OpenTelemetry traces (docs/operations.md "Traces"): the OTLP/HTTP traces URL and the service
+   * name; null (the default) when no endpoint is set or OTEL_TRACES_EXPORTER=none.
+   */
+  tracing: { url: string; serviceName: string | null } | null;
 }
 
 /** The sentinels to ask for the master, and the master's name (docs/operations.md "Redis Sentinel"). */
@@ -126,6 +131,11 @@ interface EnvShape {
   MAIL_FROM: string;
   EMAIL: 'on' | 'off';
   OUTBOX_DIR: string;
+  OTEL_TRACES_EXPORTER?: 'otlp' | 'none';
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json';
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
@@ -169,6 +179,12 @@ const schema: JSONSchemaType<EnvShape> = {
     MAIL_FROM: { type: 'string', minLength: 3, default: 'svc <no-reply@localhost>' },
     EMAIL: { type: 'string', enum: ['on', 'off'], default: 'on' },
     OUTBOX_DIR: { type: 'string', minLength: 1, default: '.data/outbox' },
+    OTEL_TRACES_EXPORTER: { type: 'string', enum: ['otlp', 'none'], nullable: true },
+    OTEL_EXPORTER_OTLP_ENDPOINT: { type: 'string', pattern: '^https?://[^\\s]+$', nullable: true },
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { type: 'string', pattern: '^https?://[^\\s]+$', nullable: true },
+    // The OTLP/HTTP exporter speaks JSON (@opentelemetry/exporter-trace-otlp-http); no protobuf or gRPC.
+    OTEL_EXPORTER_OTLP_PROTOCOL: { type: 'string', enum: ['http/json'], default: 'http/json' },
+    OTEL_SERVICE_NAME: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', nullable: true },
   },
   required: [],
   additionalProperties: true,
@@ -183,6 +199,9 @@ const PATTERN_MEANS: Record<string, string> = {
   REDIS_SENTINEL_MASTER: 'the name Sentinel monitors the master under (letters, digits, . _ -)',
   EMBEDDINGS_URL: 'an http or https URL',
   SMTP_URL: 'an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'an http or https URL, e.g. http://collector:4318',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'an http or https URL, e.g. http://collector:4318/v1/traces',
+  OTEL_SERVICE_NAME: '1 to 64 letters, digits, . _ or -',
 };
 
 const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
@@ -255,6 +274,7 @@ export function loadConfig(env: Raw = process.env): Config {
         : c.SMTP_URL
           ? { mode: 'smtp', url: c.SMTP_URL, from: c.MAIL_FROM }
           : { mode: 'outbox', dir: c.OUTBOX_DIR, from: c.MAIL_FROM },
+    tracing: tracingConfig(c),
     embeddings: c.EMBEDDINGS_URL ? { url: c.EMBEDDINGS_URL, apiKey: c.EMBEDDINGS_API_KEY ?? null, model: c.EMBEDDINGS_MODEL } : null,
   };
 }
@@ -267,6 +287,18 @@ function cidr(block: string): Config['webhookAllowedPrivate'][number] {
   if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128))
     throw new ConfigError(`WEBHOOK_ALLOWED_PRIVATE: ${JSON.stringify(block.slice(0, 60))} is not a CIDR block (10.1.0.0/16, fd00::/8)`);
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
+/**
+ * Traces are off unless asked for (docs/operations.md "Traces"): an OTLP endpoint, or
+ * OTEL_TRACES_EXPORTER=otlp (then the OTLP default, localhost:4318). The signal-specific endpoint
+ * is used as given; the general one gets /v1/traces appended (OpenTelemetry's OTLP exporter spec).
+ */
+function tracingConfig(c: EnvShape): Config['tracing'] {
+  if (c.OTEL_TRACES_EXPORTER === 'none') return null;
+  const general = c.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const url =
+    c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (general ? `${general}/v1/traces` : c.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : null);
+  return url ? { url, serviceName: c.OTEL_SERVICE_NAME ?? null } : null;
 }
 
 /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */

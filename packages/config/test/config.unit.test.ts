@@ -130,3 +130,24 @@ test('REDIS_WAIT_REPLICAS is a small count', () => {
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS + 1) }), /REDIS_WAIT_REPLICAS must be <= 16/);
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: 'all' }), /REDIS_WAIT_REPLICAS/);
 });
+
+test('traces are off by default and on with an OTLP endpoint (docs/operations.md "Traces")', () => {
+  assert.equal(loadConfig({}).tracing, null);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, null);
+  assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }).tracing, {
+    url: 'http://c:4318/v1/traces',
+    serviceName: null,
+  });
+  assert.deepEqual(
+    loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom',
+      OTEL_SERVICE_NAME: 'gw-1',
+    }).tracing,
+    { url: 'http://t:4318/custom', serviceName: 'gw-1' },
+  );
+  assert.deepEqual(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing, { url: 'http://localhost:4318/v1/traces', serviceName: null });
+  assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL/);
+  assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
+  assert.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' }), /OTEL_TRACES_EXPORTER/);
+});

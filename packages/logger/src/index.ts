@@ -2,6 +2,7 @@
  * The winston logger every service uses. Every string that leaves it passes redact(): any
  * credential shape is cut to its display prefix, and fields named like secrets are dropped.
  */
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import winston from 'winston';
 
 const CREDENTIAL = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
@@ -30,6 +31,19 @@ const redaction = winston.format((info) => {
     if (key === 'level') continue;
     const v = (info as Record<string, unknown>)[key];
     (info as Record<string, unknown>)[key] = SECRET_FIELD.test(key) && typeof v === 'string' ? '[redacted]' : redact(v);
+  }
+  return info;
+});
+
+/**
+ * A line written inside a span names its trace and span (docs/operations.md "Traces"), so a log
+ * line and a trace find each other. With tracing off no span is ever active: nothing is added.
+ */
+const traceIds = winston.format((info) => {
+  const span = trace.getSpanContext(context.active());
+  if (span && isSpanContextValid(span)) {
+    info['trace_id'] = span.traceId;
+    info['span_id'] = span.spanId;
   }
   return info;
 });
@@ -65,7 +79,12 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level ?? 'info',
     silent: options.silent ?? false,
     defaultMeta: { service: options.service },
-    format: winston.format.combine(redaction(), winston.format.timestamp(), options.format === 'text' ? textLine : winston.format.json()),
+    format: winston.format.combine(
+      redaction(),
+      traceIds(),
+      winston.format.timestamp(),
+      options.format === 'text' ? textLine : winston.format.json(),
+    ),
     transports: [transport],
   });
 }

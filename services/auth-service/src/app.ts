@@ -43,6 +43,8 @@ import { createSso } from './sso/create-sso.ts';
 import { CALLBACK_PATH } from './sso/flow.ts';
 import type { ResolveTxt } from '@svc/sso';
 import { ROUTES } from './provider/configuration.ts';
+import type { Tracing } from '@svc/telemetry';
+import { traceRequests } from './tracing/trace-requests.ts';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
 export interface AppDeps {
@@ -64,6 +66,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** DNS TXT lookups proving SSO domains; node:dns/promises unless a test gives its own. */
   resolveTxt?: ResolveTxt;
+  /** OpenTelemetry tracing (docs/operations.md "Traces"); off when absent. */
+  tracing?: Tracing;
 }
 
 export interface AuthApp {
@@ -105,6 +109,7 @@ export function createApp(deps: AppDeps): AuthApp {
   const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:'), keys: config.cookieKeys });
   const throttle = createThrottle(redis, deps.now);
+  const tracer = deps.tracing?.tracer ?? null;
   const provider = createProvider({
     config,
     redis,
@@ -116,6 +121,7 @@ export function createApp(deps: AppDeps): AuthApp {
     throttle,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.now ? { now: deps.now } : {}),
+    tracer,
   });
   const pageDeps = { redis, accounts, web, throttle, limits, logger };
 
@@ -124,6 +130,8 @@ export function createApp(deps: AppDeps): AuthApp {
   // docs/operations.md "Proxies": only the named proxies' X-Forwarded-For is read.
   const trusted = trustFunction(config.trustProxy);
   app.set('trust proxy', trusted);
+  // First, so every later step runs inside the request's span; absent when tracing is off.
+  if (tracer) app.use(traceRequests(tracer));
   // req.ip is the one client address every throttle and audit entry uses, decided as the gateway
   // decides it (clientAddress of @svc/config).
   app.use(function resolveClientAddress(req, _res, next) {

@@ -8,6 +8,7 @@ import { listenPort } from '@svc/config';
 import { startWebhookWorker } from '@svc/webhooks';
 import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
+import { startTracing, type Tracing } from '@svc/telemetry';
 import type Provider from 'oidc-provider';
 import { createApp, type AppDeps } from './app.ts';
 import type { ThrottleLimits } from './http/throttle.ts';
@@ -34,6 +35,8 @@ export interface RunningAuthService {
   url: string;
   port: number;
   provider: Provider;
+  /** The service's tracing (TRACING_OFF unless configured; docs/operations.md "Traces"). */
+  tracing: Tracing;
   /** After SIGTERM, before close(): not ready, still serving, for the notice period. */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -65,8 +68,11 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   });
   const jwks = await loadSigningKeys(redis);
   const drain = createDrain();
+  // Started before the app is built: the request spans and the traced adapter exist only when on.
+  const tracing = startTracing(config.tracing, 'auth-service');
   const { app, provider, sweepKeyExpiries } = createApp({
     config,
+    tracing,
     draining: () => drain.draining,
     redis,
     accounts,
@@ -103,6 +109,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     url: `http://127.0.0.1:${port}`,
     port,
     provider,
+    tracing,
     drain: () => drain.notice(),
     async close() {
       clearInterval(sweeper);
@@ -113,6 +120,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
       if (ownRedis) redis.disconnect();
+      await tracing.shutdown().catch((err: unknown) => logger.warn('traces not all sent', { err: String(err) }));
     },
   };
 }

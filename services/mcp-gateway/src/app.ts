@@ -15,6 +15,7 @@ import { createManagement } from '@svc/management';
 import { createEmbedder } from '@svc/knowledge';
 import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
+import type { Tracing } from '@svc/telemetry';
 import { createAuthenticate } from './auth/authenticate.ts';
 import type { ResolvedCaller, Target } from './auth/caller.ts';
 import { claimProof, createDpopBinding } from './auth/dpop-binding.ts';
@@ -79,6 +80,8 @@ export interface GatewayDeps {
   draining?: () => boolean;
   /** DNS TXT lookups of single sign-on's domain proofs; node:dns/promises unless a test gives its own. */
   resolveTxt?: ResolveTxt;
+  /** OpenTelemetry tracing (docs/operations.md "Traces"); off when absent. */
+  tracing?: Tracing;
 }
 
 /** tools/list and server/discover may be kept this long by a client (MCP 2026-07-28 "Caching"). */
@@ -108,7 +111,8 @@ export function createGateway(deps: GatewayDeps) {
     const caller = authenticate(headers, target);
     return caller instanceof Promise ? caller.then(record) : record(caller);
   };
-  const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now });
+  const tracer = deps.tracing?.tracer ?? null;
+  const limiter = createRateLimiter(deps.redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now, tracer });
   const admitFn = createAdmit({
     limiter,
     logger,
@@ -151,7 +155,7 @@ export function createGateway(deps: GatewayDeps) {
     extra: config.allowedOrigins,
     production: config.nodeEnv === 'production',
   });
-  const callDeps = { logger, onCall: metrics.countToolCall };
+  const callDeps = { logger, onCall: metrics.countToolCall, tracer };
   const version = deps.version ?? '0.1.0';
   const methods: MethodTable = {
     modern: new Map([
@@ -168,6 +172,7 @@ export function createGateway(deps: GatewayDeps) {
   };
   const runDeps = {
     logger,
+    tracer,
     challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err),
     claimLeftProof: (proof: Parameters<typeof claimProof>[1]) => claimProof(deps.redis, proof),
   };

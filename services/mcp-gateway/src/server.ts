@@ -7,6 +7,7 @@ import type { Config } from '@svc/config';
 import { listenPort } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import { createLogger } from '@svc/logger';
+import { startTracing, type Tracing } from '@svc/telemetry';
 import { createGateway } from './app.ts';
 import { createOAuthTokenVerifier } from './auth/oauth-token-verifier.ts';
 import type { ResolveTxt } from '@svc/sso';
@@ -28,6 +29,8 @@ export interface RunningGateway {
   url: string;
   port: number;
   gateway: ReturnType<typeof createGateway>;
+  /** The service's tracing (TRACING_OFF unless configured; docs/operations.md "Traces"). */
+  tracing: Tracing;
   /** After SIGTERM, before close(): not ready, still serving, for the notice period. */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -71,7 +74,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   });
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const drain = createDrain();
+  // Started before the app is built: its steps are wrapped in spans only when tracing is on.
+  const tracing = startTracing(config.tracing, 'mcp-gateway');
   const gateway = createGateway({
+    tracing,
     config,
     redis,
     knowledgeRedis,
@@ -99,6 +105,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
     url: `http://127.0.0.1:${port}`,
     port,
     gateway,
+    tracing,
     drain: () => drain.notice(),
     async close() {
       await new Promise<void>((ok) => {
@@ -112,6 +119,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
         redis.disconnect();
         knowledgeRedis.disconnect();
       }
+      await tracing.shutdown().catch((err: unknown) => logger.warn('traces not all sent', { err: String(err) }));
     },
   };
 }

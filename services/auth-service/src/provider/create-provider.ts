@@ -26,6 +26,8 @@ import type { Metrics } from '../http/metrics.ts';
 import { providerErrors, SERVER_ERROR } from '../http/provider-errors.ts';
 import { buildConfiguration, TTL, type ConfigurationDeps } from './configuration.ts';
 import { createRedisAdapter } from './redis-adapter.ts';
+import type { Tracer } from '@opentelemetry/api';
+import { tracedAdapter } from '../tracing/traced-adapter.ts';
 
 export interface ProviderDeps {
   config: Config;
@@ -40,15 +42,20 @@ export interface ProviderDeps {
   now?: () => number;
   /** See ConfigurationDeps.fetch (tests only). */
   fetch?: ConfigurationDeps['fetch'];
+  /** Tracing on: each adapter call is a span (docs/operations.md "Traces"). */
+  tracer?: Tracer | null;
 }
 
 export function createProvider(deps: ProviderDeps): Provider {
   const { config, logger } = deps;
-  const adapter = createRedisAdapter({
-    redis: deps.redis,
-    grants: deps.accounts.oauthGrants,
-    serviceAccountClient: (id) => deps.accounts.serviceAccountClients.clientMetadata(id),
-  });
+  const adapter = tracedAdapter(
+    createRedisAdapter({
+      redis: deps.redis,
+      grants: deps.accounts.oauthGrants,
+      serviceAccountClient: (id) => deps.accounts.serviceAccountClients.clientMetadata(id),
+    }),
+    deps.tracer ?? null,
+  );
   const configuration = buildConfiguration({
     config,
     accounts: deps.accounts,

@@ -6,6 +6,7 @@
  */
 import { isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
+import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
@@ -19,6 +20,8 @@ export interface ToolsCallDeps {
   onCall?: (tool: string, outcome: CallOutcome) => void;
   /** The most one call may take before its caller gets an isError answer (default TOOL_TIME_BUDGET_MS). */
   timeBudgetMs?: number;
+  /** Tracing on: each call is a span named after its tool (docs/operations.md "Traces"). */
+  tracer?: Tracer | null;
 }
 
 /**
@@ -76,7 +79,7 @@ const failure = (message: string): ToolResult => ({ content: [{ type: 'text', te
 export function runTool(deps: ToolsCallDeps) {
   const budgetMs = deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS;
   const withinBudget = budget(budgetMs);
-  return async (prepared: PreparedCall, ctx: RpcContext): Promise<ToolResult> => {
+  const run = async (prepared: PreparedCall, ctx: RpcContext): Promise<ToolResult> => {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
     try {
@@ -103,6 +106,23 @@ export function runTool(deps: ToolsCallDeps) {
         });
       return failure(`${tool.def.name} failed unexpectedly; the failure is logged under request id ${ctx.requestId}.`);
     }
+  };
+  const tracer = deps.tracer;
+  if (!tracer) return run;
+  return (prepared: PreparedCall, ctx: RpcContext) => {
+    const name = prepared.tool?.def.name ?? 'unknown';
+    return tracer.startActiveSpan(`tools/call ${name}`, { attributes: { 'gen_ai.tool.name': name } }, async (span) => {
+      try {
+        const result = await run(prepared, ctx);
+        if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR });
+        return result;
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
   };
 }
 

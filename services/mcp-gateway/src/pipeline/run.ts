@@ -6,12 +6,14 @@
  */
 import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS } from '@svc/accounts';
 import { asSvcError, SvcError, toJsonRpcError, toRestError } from '@svc/errors';
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { Target } from '../auth/caller.ts';
 import type { CheckedProof } from '../auth/dpop-binding.ts';
 import { jsonText } from '../http/json-text.ts';
 import { sendEmpty, sendJson, sendJsonText } from '../http/respond.ts';
 import type { Exchange, Step } from './exchange.ts';
+import { tracedSteps } from './traced-run.ts';
 
 /** RFC 9745 Deprecation: the moment the rlm_ names were deprecated (2026-01-01T00:00:00Z). */
 const LEGACY_DEPRECATION = '@1767225600';
@@ -25,11 +27,14 @@ export interface RunDeps {
    * cannot be sent again with another body (RFC 9449 §11.1); not awaited.
    */
   claimLeftProof?: (proof: CheckedProof) => Promise<void>;
+  /** Tracing's tracer when it is on (docs/operations.md "Traces"); null: the plain loop, no span. */
+  tracer?: Tracer | null;
 }
 
 export type Route = (ex: Exchange) => Promise<void>;
 
 export function route(name: string, steps: readonly Step[], deps: RunDeps): Route {
+  if (deps.tracer) return tracedSteps(name, steps, deps.tracer, (ex, err) => failed(name, ex, err, deps));
   return async (ex) => {
     try {
       for (const step of steps) {
@@ -39,16 +44,21 @@ export function route(name: string, steps: readonly Step[], deps: RunDeps): Rout
         if (ex.res.headersSent) return;
       }
     } catch (err) {
-      writeError(name, ex, storeAware(err), deps);
-      const left = ex.proof;
-      if (left && deps.claimLeftProof) {
-        ex.proof = null;
-        deps
-          .claimLeftProof(left)
-          .catch((e: unknown) => deps.logger.http('DPoP proof not claimed', { requestId: ex.requestId, err: String(e) }));
-      }
+      failed(name, ex, err, deps);
     }
   };
+}
+
+/** What a step threw: written as the protocol's error; a DPoP proof left unclaimed is used up. */
+function failed(name: string, ex: Exchange, err: unknown, deps: RunDeps): void {
+  writeError(name, ex, storeAware(err), deps);
+  const left = ex.proof;
+  if (left && deps.claimLeftProof) {
+    ex.proof = null;
+    deps
+      .claimLeftProof(left)
+      .catch((e: unknown) => deps.logger.http('DPoP proof not claimed', { requestId: ex.requestId, err: String(e) }));
+  }
 }
 
 /** A step's Redis failure (unreachable, timed out) is the store's outage: 503, never a 500. */

@@ -15,6 +15,7 @@
  * separate calls would. A request never waits longer than that turn, and never makes more than
  * one Redis call.
  */
+import { context, trace, type SpanContext, type Tracer } from '@opentelemetry/api';
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
 import { runScript } from '@svc/limits';
@@ -68,10 +69,14 @@ export interface RateLimiterOptions {
   profile: RateLimitProfile;
   scale: number;
   now?: () => number;
+  /** Tracing on: each Redis call is a span linking the requests it decides (docs/operations.md "Traces"). */
+  tracer?: Tracer | null;
 }
 
 interface Pending {
   charge: Charge;
+  /** Tracing on: the span of the request's admit step, linked from the call's span. */
+  span: SpanContext | null;
   keyLimit: { keyId: string; perMinute: number } | null;
   /** Answers the charge from the script's output (its four numbers start at `at`), or fails it. */
   done: (outcome: number[] | Error, at: number, t: number) => void;
@@ -152,13 +157,30 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     return runScript(redis, ADMIT, keys, args) as Promise<number[]>;
   }
 
+  /** Tracing on: the call is a span under the batch's first request, linking every request (up to the SDK's link limit). */
+  function traced(batch: Batch, t: number, tracer: Tracer): Promise<number[]> {
+    const spans = batch.pending.flatMap((p) => (p.span ? [p.span] : []));
+    const first = spans[0];
+    const parent = first ? trace.setSpanContext(context.active(), first) : context.active();
+    const span = tracer.startSpan(
+      'redis admit',
+      {
+        links: spans.map((s) => ({ context: s })),
+        attributes: { 'db.system.name': 'redis', 'db.operation.name': 'EVALSHA', 'svc.admit.batch_size': batch.pending.length },
+      },
+      parent,
+    );
+    return call(batch, t).finally(() => span.end());
+  }
+
   function send(batch: Batch): void {
     const t = now();
+    const tracer = options.tracer;
     const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), 0, t));
     // Every charge of the batch is answered, whatever throws, here or in Redis (a charge already
     // answered keeps its answer: a promise settles once).
     Promise.resolve()
-      .then(() => call(batch, t))
+      .then(() => (tracer ? traced(batch, t, tracer) : call(batch, t)))
       .then((out) => batch.pending.forEach((p, i) => p.done(out, i * 4, t)))
       .catch(fail);
   }
@@ -186,7 +208,8 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
         if (waiting.size === 0) setImmediate(flush);
         waiting.set(charge.workspace, (batch = { workspace: charge.workspace, plan: charge.plan, pending: [] }));
       }
-      batch.pending.push({ charge, keyLimit, done });
+      const span = options.tracer ? (trace.getSpanContext(context.active()) ?? null) : null;
+      batch.pending.push({ charge, keyLimit, done, span });
       if (batch.pending.length >= MAX_BATCH) {
         waiting.delete(charge.workspace);
         send(batch);

@@ -1,0 +1,61 @@
+/**
+ * startTracing(): OpenTelemetry tracing for one service (docs/operations.md "Traces"), off unless
+ * the configuration names an OTLP endpoint. Each service gets its own tracer provider (not the
+ * global one), exporting OTLP/HTTP JSON through the allow-list exporter in batches. No
+ * auto-instrumentation: the services make their spans by hand, and only when tracing is on.
+ */
+import { context, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AllowListExporter } from './allow-list-exporter.ts';
+import { MAX_ATTRIBUTE_LENGTH, MAX_ATTRIBUTES_PER_SPAN, MAX_LINKS_PER_SPAN } from './bounds.ts';
+
+/** Where spans go (from @svc/config's OTEL_* variables). */
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL (…/v1/traces). */
+  url: string;
+  /** OTEL_SERVICE_NAME, else the service's own name. */
+  serviceName: string | null;
+}
+
+/** A service's tracing: a tracer when on; null when off, so a call site's check is one comparison. */
+export interface Tracing {
+  readonly tracer: Tracer | null;
+  /** Sends the spans ended so far (tests, and shutdown). */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export const TRACING_OFF: Tracing = Object.freeze({
+  tracer: null,
+  flush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+});
+
+let contextManagerSet = false;
+
+/** Tracing for `service` as configured, or TRACING_OFF when config is null. */
+export function startTracing(config: TracingConfig | null, service: string): Tracing {
+  if (!config) return TRACING_OFF;
+  if (!contextManagerSet) {
+    // The active span follows async work (a span's log lines, the Redis call it waits on).
+    contextManagerSet = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  }
+  const exporter = new AllowListExporter(new OTLPTraceExporter({ url: config.url }));
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': config.serviceName ?? service }),
+    spanLimits: {
+      attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH,
+      attributeCountLimit: MAX_ATTRIBUTES_PER_SPAN,
+      linkCountLimit: MAX_LINKS_PER_SPAN,
+    },
+    spanProcessors: [new BatchSpanProcessor({ exporter })],
+  });
+  return {
+    tracer: provider.getTracer(service),
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The bounds and the allow-list of what a span carries, the caller's context read from a header or
+ * `_meta`, and trace ids in log lines (docs/operations.md "Traces").
+ */
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { trace } from '@opentelemetry/api';
+import { createLogger } from '@svc/logger';
+import {
+  ALLOWED_ATTRIBUTES,
+  callerContext,
+  filterAttributes,
+  MAX_ATTRIBUTE_LENGTH,
+  MAX_ATTRIBUTES_PER_SPAN,
+  MAX_LINKS_PER_SPAN,
+  MAX_TRACESTATE_LENGTH,
+  startTracing,
+  TRACING_OFF,
+} from '../src/index.ts';
+
+const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+test('only allowed attribute names pass, at most MAX_ATTRIBUTES_PER_SPAN, each cut to MAX_ATTRIBUTE_LENGTH', () => {
+  const out = filterAttributes({ authorization: 'Bearer x', 'http.url': '/x?code=1', 'svc.route': 'r'.repeat(500) });
+  assert.deepEqual(Object.keys(out), ['svc.route']);
+  assert.equal(String(out['svc.route']).length, MAX_ATTRIBUTE_LENGTH);
+  const many = Object.fromEntries([...ALLOWED_ATTRIBUTES].map((n) => [n, 'v']));
+  assert.ok(ALLOWED_ATTRIBUTES.size > MAX_ATTRIBUTES_PER_SPAN);
+  assert.equal(Object.keys(filterAttributes(many)).length, MAX_ATTRIBUTES_PER_SPAN);
+});
+
+test('the header is read first, then _meta; a malformed traceparent or an over-long tracestate is not continued', () => {
+  const other = '00-11111111111111111111111111111111-2222222222222222-01';
+  const header = callerContext({ traceparent: PARENT }, { traceparent: other });
+  assert.equal(header.source, 'header');
+  assert.equal(trace.getSpanContext(header.ctx)?.traceId, '0af7651916cd43dd8448eb211c80319c');
+  const meta = callerContext({ traceparent: 'nonsense' }, { traceparent: other, tracestate: 'a=1' });
+  assert.equal(meta.source, 'meta');
+  assert.equal(trace.getSpanContext(meta.ctx)?.traceState?.get('a'), '1');
+  assert.equal(callerContext({}, { traceparent: 42 }).source, 'none');
+  const long = callerContext({ traceparent: PARENT, tracestate: `a=${'x'.repeat(MAX_TRACESTATE_LENGTH)}` }, undefined);
+  assert.equal(long.source, 'header');
+  assert.equal(trace.getSpanContext(long.ctx)?.traceState, undefined, 'the trace continues without the over-long state');
+});
+
+test('tracing off is TRACING_OFF: no tracer', () => {
+  assert.equal(startTracing(null, 'x'), TRACING_OFF);
+  assert.equal(TRACING_OFF.tracer, null);
+});
+
+test('with tracing on, a log line written inside a span names its trace and span; a span keeps MAX_LINKS_PER_SPAN links', () => {
+  // Nothing is flushed: the batch's timer does not hold the process, and the test needs no receiver.
+  const tracing = startTracing({ url: 'http://127.0.0.1:9/v1/traces', serviceName: null }, 'unit');
+  const stream = new PassThrough();
+  let out = '';
+  stream.on('data', (d: Buffer) => (out += d.toString()));
+  const logger = createLogger({ service: 't', stream });
+  const tracer = tracing.tracer!;
+  const ids = tracer.startActiveSpan('s', (span) => {
+    logger.info('inside');
+    span.end();
+    return span.spanContext();
+  });
+  logger.info('outside');
+  const [inside, outside] = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(inside!['trace_id'], ids.traceId);
+  assert.equal(inside!['span_id'], ids.spanId);
+  assert.equal(outside!['trace_id'], undefined);
+  const link = { context: ids };
+  const linked = tracer.startSpan('l', { links: Array.from({ length: MAX_LINKS_PER_SPAN + 5 }, () => link) });
+  assert.equal((linked as unknown as { links: unknown[] }).links.length, MAX_LINKS_PER_SPAN);
+  linked.end();
+});
