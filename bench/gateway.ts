@@ -191,6 +191,7 @@ const cases: Case[] = [
           url: `${tracedBase}/mcp/bench`,
           body,
           headers: { 'x-api-key': key, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+          pid: traced!.pid!,
         },
       ]
     : []),
@@ -201,6 +202,7 @@ const cases: Case[] = [
           url: `${otherBase}/mcp/bench`,
           body,
           headers: { 'x-api-key': key },
+          pid: other!.pid!,
         },
       ]
     : []),

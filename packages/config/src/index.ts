@@ -287,6 +287,8 @@ function cidr(block: string): Config['webhookAllowedPrivate'][number] {
   if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128))
     throw new ConfigError(`WEBHOOK_ALLOWED_PRIVATE: ${JSON.stringify(block.slice(0, 60))} is not a CIDR block (10.1.0.0/16, fd00::/8)`);
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
+}
+
 /**
  * Traces are off unless asked for (docs/operations.md "Traces"): an OTLP endpoint, or
  * OTEL_TRACES_EXPORTER=otlp (then the OTLP default, localhost:4318). The signal-specific endpoint
