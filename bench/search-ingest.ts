@@ -39,6 +39,8 @@ export interface Ingestion {
   sections: number;
   seconds: number;
   failed: number;
+  /** The last failed upload's status and answer, cut short. */
+  lastFailure: string;
   /** The other load, over the ingestion's whole time. */
   other: autocannon.Result;
 }
@@ -56,6 +58,7 @@ export async function runIngestion(o: {
   let chars = 0;
   let sections = 0;
   let failed = 0;
+  let lastFailure = '';
   const t = performance.now();
   const worker = async () => {
     for (let d = next++; d < o.docs.length; d = next++) {
@@ -70,9 +73,11 @@ export async function runIngestion(o: {
           params: { name: 'svc_upload_document', arguments: { name: `ingest-${d}.md`, content } },
         }),
       });
-      const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { sections?: number } } };
+      const text = await res.text();
+      const body = JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: { sections?: number } } };
       if (res.status !== 200 || !body.result || body.result.isError) {
         failed++;
+        lastFailure = `${res.status} ${text.slice(0, 200)}`;
         continue;
       }
       chars += content.length;
@@ -81,5 +86,5 @@ export async function runIngestion(o: {
   };
   await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
   const seconds = (performance.now() - t) / 1000;
-  return { chars, sections, seconds, failed, other: await load.stop() };
+  return { chars, sections, seconds, failed, lastFailure, other: await load.stop() };
 }

@@ -28,6 +28,9 @@ export class Bm25 {
   private totalLength = 0;
   /** Score per slot while one query is scored; all zero between queries. */
   private scratch = new Float64Array(0);
+  /** One term's postings (slot, term frequency) while it is scored. */
+  private docs = new Int32Array(0);
+  private tfs = new Int32Array(0);
 
   /** Indexes a document in a free slot. */
   add(slot: number, heading: string, text: string): void {
@@ -89,18 +92,31 @@ export class Bm25 {
    */
   scoreEach(query: string, visit: (doc: number, score: number) => void): void {
     const avg = this.live ? this.totalLength / this.live : 0;
-    if (this.scratch.length < this.lengths.length) this.scratch = new Float64Array(this.lengths.length);
-    const acc = this.scratch;
+    if (this.scratch.length < this.lengths.length) {
+      this.scratch = new Float64Array(this.lengths.length);
+      this.docs = new Int32Array(this.lengths.length);
+      this.tfs = new Int32Array(this.lengths.length);
+    }
+    const { scratch: acc, docs, tfs } = this;
     const touched: number[] = [];
     for (const t of new Set(termHashes(query))) {
-      const idf = this.idfOf(t);
+      // One walk of the term's chain gathers its postings and so its document frequency: a
+      // separate count() would walk it twice (docs/benchmarks.md "Search and ingestion at scale").
+      let df = 0;
       this.postings.forEach(t, (doc, tf) => {
+        docs[df] = doc;
+        tfs[df++] = tf;
+      });
+      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < df; i++) {
+        const doc = docs[i] as number;
+        const tf = tfs[i] as number;
         const len = this.lengths[doc] ?? 0;
         // idf > 0 and tf >= 1: every term adds a positive score, so 0 marks an untouched slot.
         const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1)));
         if (acc[doc] === 0) touched.push(doc);
         acc[doc] = (acc[doc] as number) + s;
-      });
+      }
     }
     for (const doc of touched) {
       visit(doc, acc[doc] as number);
