@@ -26,6 +26,11 @@ export class Bm25 {
   private lengths = new Int32Array(0);
   private live = 0;
   private totalLength = 0;
+  /** Score per slot while one query is scored; all zero between queries. */
+  private scratch = new Float64Array(0);
+  /** One term's postings (slot, term frequency) while it is scored. */
+  private docs = new Int32Array(0);
+  private tfs = new Int32Array(0);
 
   /** Indexes a document in a free slot. */
   add(slot: number, heading: string, text: string): void {
@@ -75,17 +80,48 @@ export class Bm25 {
 
   /** Scores of the documents matching at least one query term, unsorted. */
   score(query: string): Map<number, number> {
-    const avg = this.live ? this.totalLength / this.live : 0;
     const scores = new Map<number, number>();
-    for (const t of new Set(termHashes(query))) {
-      const idf = this.idfOf(t);
-      this.postings.forEach(t, (doc, tf) => {
-        const len = this.lengths[doc] ?? 0;
-        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1)));
-        scores.set(doc, (scores.get(doc) ?? 0) + s);
-      });
-    }
+    this.scoreEach(query, (doc, s) => scores.set(doc, s));
     return scores;
+  }
+
+  /**
+   * Calls `visit(doc, score)` once for each document matching at least one query term, in no
+   * order. Scores add up in a typed array by slot rather than a Map: at 100,000 sections a common
+   * query word matches most of them (docs/benchmarks.md "Search and ingestion at scale").
+   */
+  scoreEach(query: string, visit: (doc: number, score: number) => void): void {
+    const avg = this.live ? this.totalLength / this.live : 0;
+    if (this.scratch.length < this.lengths.length) {
+      this.scratch = new Float64Array(this.lengths.length);
+      this.docs = new Int32Array(this.lengths.length);
+      this.tfs = new Int32Array(this.lengths.length);
+    }
+    const { scratch: acc, docs, tfs } = this;
+    const touched: number[] = [];
+    for (const t of new Set(termHashes(query))) {
+      // One walk of the term's chain gathers its postings and so its document frequency: a
+      // separate count() would walk it twice (docs/benchmarks.md "Search and ingestion at scale").
+      let df = 0;
+      this.postings.forEach(t, (doc, tf) => {
+        docs[df] = doc;
+        tfs[df++] = tf;
+      });
+      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < df; i++) {
+        const doc = docs[i] as number;
+        const tf = tfs[i] as number;
+        const len = this.lengths[doc] ?? 0;
+        // idf > 0 and tf >= 1: every term adds a positive score, so 0 marks an untouched slot.
+        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1)));
+        if (acc[doc] === 0) touched.push(doc);
+        acc[doc] = (acc[doc] as number) + s;
+      }
+    }
+    for (const doc of touched) {
+      visit(doc, acc[doc] as number);
+      acc[doc] = 0;
+    }
   }
 
   /** Inverse document frequency of a term (as scored above); unseen terms get the highest. */

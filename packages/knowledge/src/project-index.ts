@@ -58,11 +58,6 @@ export class ProjectIndex {
     };
   }
 
-  /** Slots holding a section, for a scan over every vector. */
-  *liveSlots(): Iterable<number> {
-    for (let i = 0; i < this.ids.length; i++) if (this.ids[i] !== undefined) yield i;
-  }
-
   /** Order of equal scores: document name, then position in it (the same for every build). */
   compare(a: number, b: number): number {
     if (this.ids[a] === undefined || this.ids[b] === undefined) return a - b;

@@ -11,6 +11,7 @@ import type { Embedder } from './embedder.ts';
 import { kbKeys } from './keys.ts';
 import type { ProjectIndex } from './project-index.ts';
 import { applyChanges, loadIndex } from './snapshot.ts';
+import { TopK } from './top-k.ts';
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 
@@ -93,23 +94,23 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
   }
 
   const order = (idx: ProjectIndex) => (a: Ranked, b: Ranked) => b.score - a.score || idx.compare(a.doc, b.doc);
+  const before = (idx: ProjectIndex) => (a: number, b: number) => idx.compare(a, b) < 0;
 
+  // Both rankings keep their best `limit` in a bounded heap (top-k.ts) rather than sorting every
+  // matching section: at 100,000 sections the sort was most of a search (docs/benchmarks.md).
   function keywordRanks(idx: ProjectIndex, query: string, limit: number): Ranked[] {
-    return [...idx.bm25.score(query)]
-      .map(([doc, score]) => ({ doc, score }))
-      .sort(order(idx))
-      .slice(0, limit);
+    const top = new TopK(limit, before(idx));
+    idx.bm25.scoreEach(query, (doc, score) => top.offer(doc, score));
+    return top.sorted();
   }
 
   function semanticRanks(idx: ProjectIndex, q: Float32Array | undefined, limit: number): Ranked[] {
     if (!q) return [];
-    const scored: Ranked[] = [];
-    for (const doc of idx.liveSlots()) {
-      if (!idx.vectors.has(doc)) continue;
-      const score = idx.vectors.dot(q, doc);
-      if (score > embedder.minSimilarity) scored.push({ doc, score });
-    }
-    return scored.sort(order(idx)).slice(0, limit);
+    const top = new TopK(limit, before(idx));
+    idx.vectors.dotEach(q, (doc, score) => {
+      if (score > embedder.minSimilarity) top.offer(doc, score);
+    });
+    return top.sorted();
   }
 
   const hit = (idx: ProjectIndex, r: Ranked): SearchHit => {

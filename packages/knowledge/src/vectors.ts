@@ -39,16 +39,37 @@ export class VectorPool {
     return (this.scales[slot] ?? -1) >= 0;
   }
 
-  /** Dot product of `q` with the slot's vector (the cosine: both are normalised). */
-  dot(q: Float32Array, slot: number): number {
-    const scale = this.scales[slot] ?? -1;
-    if (scale < 0) return 0;
-    const page = this.pages[Math.floor(slot / PAGE_SLOTS)] as Int8Array;
-    const n = Math.min(q.length, this.dim);
-    const base = (slot % PAGE_SLOTS) * this.dim;
-    let s = 0;
-    for (let i = 0; i < n; i++) s += (q[i] as number) * (page[base + i] as number);
-    return s * scale;
+  /**
+   * Calls `visit(slot, cosine)` for every slot holding a vector, page by page: no per-slot lookup
+   * of the page, and the dot product unrolled by four (the scan hybrid search makes over every
+   * section, docs/benchmarks.md "Search and ingestion at scale").
+   */
+  dotEach(q: Float32Array, visit: (slot: number, score: number) => void): void {
+    const dim = this.dim;
+    if (dim === 0 || q.length < dim) return;
+    const n4 = dim - (dim % 4);
+    for (let p = 0; p < this.pages.length; p++) {
+      const page = this.pages[p] as Int8Array;
+      for (let i = 0; i < PAGE_SLOTS; i++) {
+        const slot = p * PAGE_SLOTS + i;
+        const scale = this.scales[slot] ?? -1;
+        if (scale < 0) continue;
+        const base = i * dim;
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        let j = 0;
+        for (; j < n4; j += 4) {
+          s0 += (q[j] as number) * (page[base + j] as number);
+          s1 += (q[j + 1] as number) * (page[base + j + 1] as number);
+          s2 += (q[j + 2] as number) * (page[base + j + 2] as number);
+          s3 += (q[j + 3] as number) * (page[base + j + 3] as number);
+        }
+        for (; j < dim; j++) s0 += (q[j] as number) * (page[base + j] as number);
+        visit(slot, (s0 + s1 + s2 + s3) * scale);
+      }
+    }
   }
 
   approximateBytes(): number {
