@@ -317,6 +317,11 @@ async function clientCredentialsToken(clientId: string, key: KeyObject) {
 }
 
 test('webhooks: create prints the signing secret alone once; list, test, deliveries, rotate, delete; a wrong event type is refused naming it', async () => {
+  // Its own workspace: the calls above have spent much of the shared owner's management minute.
+  const hooksOwner = await newPerson(stack, 'cli-hooks');
+  const hooksKey = (await stack.accounts.keys.createUserKey({ userId: hooksOwner.user.id })).key;
+  const hooksEnv = { ...env, SVC_API_KEY: hooksKey, SVC_CONFIG_DIR: await tempDir('hooks') };
+  const svc = (...args: string[]) => runToEnd(BIN.svc, args, hooksEnv);
   const made = await svc('webhooks', 'create', '--url', 'https://hooks.example/svc', '--events', 'key.created,quota.warning');
   assert.equal(made.code, 0, made.stderr);
   const secret = made.stdout.trim();

@@ -20,6 +20,7 @@ export * from './types.ts';
 export * from './errors.ts';
 export * from './keys.ts';
 export * from './oidc-records.ts';
+export * from './oidc-record-writes.ts';
 export * from './client-profiles.ts';
 export * from './redis.ts';
 export { NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS } from './replicated-writes.ts';

@@ -7,7 +7,8 @@
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { INVALIDATES } from './keys.ts';
-import { addToRecordSet, oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
+import { addToRecordSet } from './oidc-record-writes.ts';
+import { oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
 
 export interface OAuthGrant {
   id: string;

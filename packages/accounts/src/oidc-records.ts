@@ -16,14 +16,13 @@
  * object: a damaged record reads as absent, never as a thrown error.
  */
 import { createHash } from 'node:crypto';
-import { runScript, script } from '@svc/limits';
 import type { Redis } from './redis.ts';
 
 const OIDC_PREFIX = 'svc:oidc:';
 /** The hash field holding a record's JSON payload. */
-const PAYLOAD = 'payload';
+export const OIDC_PAYLOAD_FIELD = 'payload';
 /** The hash field holding the epoch second a record was consumed. */
-const CONSUMED = 'consumed';
+export const OIDC_CONSUMED_FIELD = 'consumed';
 
 /** base64url SHA-256 of a record id. */
 export function oidcDigest(id: string): string {
@@ -160,7 +159,7 @@ export function parseOidcPayload(text: string): OidcPayload | null {
 }
 
 /** The text stored for a payload. */
-function encodeOidcPayload(payload: OidcPayload): string {
+export function encodeOidcPayload(payload: OidcPayload): string {
   return JSON.stringify(payload);
 }
 
@@ -229,66 +228,16 @@ function parseDeviceCode(p: OidcPayload): DeviceCodeRecord {
 /** Reads the record at `key` (from oidcRecordKey / oidcRecordKeyByDigest); null when absent or unreadable. */
 export async function readOidcRecord(redis: Redis, key: string): Promise<OidcStored<OidcPayload> | null> {
   const h = await redis.hgetall(key);
-  const payload = h[PAYLOAD] ? parseOidcPayload(h[PAYLOAD]) : null;
+  const payload = h[OIDC_PAYLOAD_FIELD] ? parseOidcPayload(h[OIDC_PAYLOAD_FIELD]) : null;
   if (!payload) return null;
-  const consumed = h[CONSUMED] ? Number(h[CONSUMED]) : null;
+  const consumed = h[OIDC_CONSUMED_FIELD] ? Number(h[OIDC_CONSUMED_FIELD]) : null;
   return { payload, consumed };
 }
 
 /** Reads only the payload of the record at `key` (one HGET); null when absent or unreadable. */
 async function readPayload(redis: Redis, key: string): Promise<OidcPayload | null> {
-  const text = await redis.hget(key, PAYLOAD);
+  const text = await redis.hget(key, OIDC_PAYLOAD_FIELD);
   return text ? parseOidcPayload(text) : null;
-}
-
-/**
- * KEYS[1] the record; ARGV[1] its payload; ARGV[2] seconds (0: none). The payload and its lifetime
- * in one command (a record is never left without it), a script rather than a MULTI so that it
- * leaves in the same write as the rest of an operation's commands on an auto-pipelined connection
- * (ioredis sends a MULTI on its own).
- */
-const WRITE = script(
-  `redis.call('HSET', KEYS[1], '${PAYLOAD}', ARGV[1]) local s = tonumber(ARGV[2]) ` +
-    `if s > 0 then redis.call('EXPIRE', KEYS[1], s) end return 0`,
-);
-
-/** Stores a record's payload with its lifetime (0 or less: none) in one command. */
-export async function writeOidcRecord(redis: Redis, key: string, payload: OidcPayload, expiresInSeconds: number): Promise<void> {
-  await runScript(redis, WRITE, [key], [encodeOidcPayload(payload), expiresInSeconds > 0 ? expiresInSeconds : 0]);
-}
-
-/**
- * KEYS[1] the record; ARGV[1] the epoch second; ARGV[2] a channel and ARGV[3] a message to publish,
- * or ARGV[2] empty. Consumes a record that exists, then publishes: one command, so a subscriber
- * hearing the message reads the record consumed. One key, so it runs on Redis Cluster (PUBLISH in a
- * script reaches every node's subscribers).
- */
-const CONSUME = script(
-  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], '${CONSUMED}', ARGV[1]) end ` +
-    `if ARGV[2] ~= '' then redis.call('PUBLISH', ARGV[2], ARGV[3]) end return 0`,
-);
-
-/**
- * Marks a record consumed now, if it exists, and publishes `announce` (`[channel, message]`) after
- * it in the same command (docs/redis-schema.md "auth-service (oidc-provider)").
- */
-export async function consumeOidcRecord(redis: Redis, key: string, nowSeconds: number, announce?: [string, string]): Promise<void> {
-  await runScript(redis, CONSUME, [key], [nowSeconds, ...(announce ?? ['', ''])]);
-}
-
-/**
- * KEYS[1] a set; ARGV[1] a member; ARGV[2] seconds (0: none). Adds the member and raises the set's
- * lifetime to at least ARGV[2], never lowering it: a set of records lives as long as its
- * longest-lived member. One key, one command (Redis Cluster).
- */
-const ADD_TO_SET = script(
-  `redis.call('SADD', KEYS[1], ARGV[1]) local s = tonumber(ARGV[2]) ` +
-    `if s > 0 and redis.call('TTL', KEYS[1]) < s then redis.call('EXPIRE', KEYS[1], s) end return 0`,
-);
-
-/** Adds `member` to the set at `key`, whose lifetime is raised to at least `expiresInSeconds` (0: left as it is). */
-export async function addToRecordSet(redis: Redis, key: string, member: string, expiresInSeconds: number): Promise<void> {
-  await runScript(redis, ADD_TO_SET, [key], [member, expiresInSeconds > 0 ? expiresInSeconds : 0]);
 }
 
 /** Typed reads of the records, for the services and stores outside the provider. */

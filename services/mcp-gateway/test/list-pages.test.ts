@@ -84,6 +84,8 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   ssoSettings: 'SSO_MAX_DOMAINS',
   usage: 'USAGE_HISTORY_DAYS',
   factorPolicy: 'one value',
+  listWebhooks: 'WEBHOOK_MAX_ENDPOINTS',
+  listWebhookDeliveries: 'WEBHOOK_LOG_SIZE',
 };
 
 const paged = (Object.keys(MANAGEMENT_OPERATIONS) as OperationId[]).filter((id) => {
