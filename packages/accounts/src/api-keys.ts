@@ -8,6 +8,7 @@ import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import { pepperStatus } from './pepper-status.ts';
+import { keepRevokedKey } from './revoked-records.ts';
 import {
   checkNote,
   checkRateLimit,
@@ -195,7 +196,10 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
     const rec = await this.findByHash(hash);
     if (!rec) throw new AccountError('not_found', `no key ${id}`);
-    if (rec.project) await this.ctx.redis.zrem(K.projectLiveKeys(rec.project), id);
+    if (rec.project) {
+      await this.ctx.redis.zrem(K.projectLiveKeys(rec.project), id);
+      await keepRevokedKey(this.ctx, rec.project, id, this.ctx.now());
+    }
     return rec;
   }
 
@@ -281,9 +285,16 @@ export class ApiKeyStore {
     if (gateways) await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
+  /**
+   * A project's keys, oldest first: its live keys (COLLECTION_LIMITS.keysPerProject), its last
+   * REVOKED_KEYS_KEPT revoked, and expired ones until their record ends (expiry + 7 days); the id
+   * of a key whose record ended leaves the index here.
+   */
   async listForProject(project: string): Promise<ApiKeyRecord[]> {
     const ids = await this.ctx.redis.smembers(K.projectKeys(project));
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
+    const ended = ids.filter((_, i) => recs[i] === null);
+    if (ended.length > 0) await this.ctx.redis.srem(K.projectKeys(project), ...ended);
     return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.createdAt - b.createdAt);
   }
 
