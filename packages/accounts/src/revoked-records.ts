@@ -68,3 +68,30 @@ async function forgetServiceAccount(ctx: StoreContext, workspace: string, id: st
 export function trimRevokedServiceAccounts(ctx: StoreContext, workspace: string): Promise<number> {
   return trimIndex(ctx, K.workspaceRevokedBots(workspace), REVOKED_SERVICE_ACCOUNTS_KEPT, (id) => forgetServiceAccount(ctx, workspace, id));
 }
+
+/**
+ * Personal keys (svc-user-) a person holds, whatever their state; past it the oldest are ended and
+ * forgotten when a new one is made, so a person's key list and its index stay this size however
+ * often they sign in (docs/management.md "Lists and pages").
+ */
+export const PERSONAL_KEYS_KEPT = 20;
+
+/**
+ * Drops from a person's index the ids of keys whose record ended, then ends (`revoke`: every
+ * gateway refuses the key within a second) and forgets the oldest past PERSONAL_KEYS_KEPT.
+ * Reads at most PERSONAL_KEYS_KEPT + 1 records after each new key. How many were forgotten.
+ */
+export async function trimPersonalKeys(
+  ctx: StoreContext,
+  userId: string,
+  list: (userId: string) => Promise<{ id: string; revoked: boolean }[]>,
+  revoke: (id: string) => Promise<unknown>,
+): Promise<number> {
+  const held = await list(userId);
+  const excess = held.slice(PERSONAL_KEYS_KEPT);
+  for (const key of excess) {
+    if (!key.revoked) await revoke(key.id);
+    await forgetKey(ctx, key.id);
+  }
+  return excess.length;
+}

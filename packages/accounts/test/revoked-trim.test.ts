@@ -10,6 +10,7 @@ import {
   connectRedis,
   createAccounts,
   K,
+  PERSONAL_KEYS_KEPT,
   REVOKED_KEYS_KEPT,
   REVOKED_SERVICE_ACCOUNTS_KEPT,
   type Accounts,
@@ -122,4 +123,31 @@ test('migrate() trims the revoked keys and service accounts an earlier release k
   assert.deepEqual(kept, revokedKeys.slice(-REVOKED_KEYS_KEPT), 'the newest created are kept');
   const again = await accounts.migrate();
   assert.equal(again.revokedKeysTrimmed + again.revokedServiceAccountsTrimmed, 0, 'a second run trims nothing');
+});
+
+test('past PERSONAL_KEYS_KEPT personal keys, making one ends and forgets the oldest; the others keep working', async () => {
+  const made: { id: string; key: string }[] = [];
+  for (let i = 0; i < PERSONAL_KEYS_KEPT + 4; i++) {
+    clock += 1000;
+    const k = await accounts.keys.createUserKey({ userId: 'user_busy', name: `login ${i}` });
+    made.push({ id: k.id, key: k.key });
+  }
+  // One revoked by its holder stays counted until it is among the oldest.
+  await accounts.keys.revoke(made.at(-2)!.id);
+  const held = await accounts.keys.listForUser('user_busy');
+  assert.deepEqual(
+    held.map((k) => k.id),
+    made
+      .slice(-PERSONAL_KEYS_KEPT)
+      .map((k) => k.id)
+      .reverse(),
+    'the newest are kept, newest first',
+  );
+  assert.equal(await client.scard(K.userKeys('user_busy')), PERSONAL_KEYS_KEPT);
+  for (const gone of made.slice(0, 4)) {
+    assert.equal(await accounts.keys.verify(gone.key), null, 'an ended key is refused');
+    assert.equal(await accounts.keys.getById(gone.id), null, 'and forgotten');
+  }
+  assert.ok(await accounts.keys.verify(made.at(-1)!.key), 'the newest works');
+  assert.ok(await accounts.keys.verify(made.at(-PERSONAL_KEYS_KEPT)!.key), 'the oldest kept works');
 });

@@ -80,7 +80,7 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace (live), REVOKED_SERVICE_ACCOUNTS_KEPT (revoked)',
   listTrustedIssuers: 'TRUSTED_ISSUER_LIMITS',
   getServiceAccountClient: 'SERVICE_ACCOUNT_KEY_LIMITS',
-  myApps: 'the grants of one person',
+  myApps: 'the grants of one person (each ends with its Grant); personal keys: PERSONAL_KEYS_KEPT',
   ssoSettings: 'SSO_MAX_DOMAINS',
   usage: 'USAGE_HISTORY_DAYS',
   factorPolicy: 'one value',
