@@ -8,6 +8,7 @@ import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import { pepperStatus } from './pepper-status.ts';
+import { keepRevokedKey, trimPersonalKeys } from './revoked-records.ts';
 import {
   checkNote,
   checkRateLimit,
@@ -143,13 +144,20 @@ export class ApiKeyStore {
    */
   async createUserKey(input: { userId: string; clientId?: string; name?: string; expiresInSeconds?: number }): Promise<IssuedKey> {
     if (input.clientId) await this.revokeUserKeys(input.userId, input.clientId);
-    return this.issue({
+    const issued = await this.issue({
       kind: 'user_key',
       name: input.name ?? 'personal key',
       userId: input.userId,
       ...(input.clientId ? { clientId: input.clientId } : {}),
       expiresInSeconds: input.expiresInSeconds ?? USER_KEY_TTL_SECONDS,
     });
+    await trimPersonalKeys(
+      this.ctx,
+      input.userId,
+      (user) => this.listForUser(user),
+      (id) => this.revoke(id),
+    );
+    return issued;
   }
 
   async revokeUserKeys(userId: string, clientId: string): Promise<number> {
@@ -195,7 +203,10 @@ export class ApiKeyStore {
     await invalidate(this.ctx, INVALIDATES.key(hash));
     const rec = await this.findByHash(hash);
     if (!rec) throw new AccountError('not_found', `no key ${id}`);
-    if (rec.project) await this.ctx.redis.zrem(K.projectLiveKeys(rec.project), id);
+    if (rec.project) {
+      await this.ctx.redis.zrem(K.projectLiveKeys(rec.project), id);
+      await keepRevokedKey(this.ctx, rec.project, id, this.ctx.now());
+    }
     return rec;
   }
 
@@ -226,10 +237,15 @@ export class ApiKeyStore {
     return (await this.ctx.redis.hsetnx(K.apiKey(hash), what === 'warned' ? 'expiryWarned' : 'expiryNoted', String(this.ctx.now()))) === 1;
   }
 
-  /** A person's personal keys (svc-user-), newest first, revoked and expired ones included. */
+  /**
+   * A person's personal keys (svc-user-), newest first, revoked and expired ones included: at most
+   * PERSONAL_KEYS_KEPT (and the one being made). The id of a key whose record ended leaves the index.
+   */
   async listForUser(userId: string): Promise<ApiKeyRecord[]> {
     const ids = await this.ctx.redis.smembers(K.userKeys(userId));
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
+    const ended = ids.filter((_, i) => recs[i] === null);
+    if (ended.length > 0) await this.ctx.redis.srem(K.userKeys(userId), ...ended);
     return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => b.createdAt - a.createdAt);
   }
 
@@ -281,9 +297,16 @@ export class ApiKeyStore {
     if (gateways) await invalidate(this.ctx, INVALIDATES.key(hash));
   }
 
+  /**
+   * A project's keys, oldest first: its live keys (COLLECTION_LIMITS.keysPerProject), its last
+   * REVOKED_KEYS_KEPT revoked, and expired ones until their record ends (expiry + 7 days); the id
+   * of a key whose record ended leaves the index here.
+   */
   async listForProject(project: string): Promise<ApiKeyRecord[]> {
     const ids = await this.ctx.redis.smembers(K.projectKeys(project));
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
+    const ended = ids.filter((_, i) => recs[i] === null);
+    if (ended.length > 0) await this.ctx.redis.srem(K.projectKeys(project), ...ended);
     return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.createdAt - b.createdAt);
   }
 

@@ -7,6 +7,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
+import { trimRevokedServiceAccounts } from './revoked-records.ts';
 import type { Bot } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
@@ -131,6 +132,7 @@ export class BotStore {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
     await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
+    await this.ctx.redis.zadd(K.workspaceRevokedBots(bot.workspace), 'NX', this.ctx.now(), id);
     const previous = await this.ctx.redis.hget(K.bot(id), 'previousKeyId');
     for (const keyId of [bot.keyId, previous ?? '']) {
       const key = keyId ? await this.keys.getById(keyId) : null;
@@ -138,6 +140,7 @@ export class BotStore {
     }
     // Its OAuth client's tokens are refused by every gateway at once (docs/auth-service.md "Client credentials").
     await invalidate(this.ctx, INVALIDATES.bot(id));
+    await trimRevokedServiceAccounts(this.ctx, bot.workspace);
   }
 
   /** Whether the service account is live (not revoked: a revoked one stays revoked). */

@@ -56,6 +56,7 @@ export {
   type ServiceAccountKeys,
   type ServiceAccountClientMetadata,
 } from './service-account-clients.ts';
+export { PERSONAL_KEYS_KEPT, REVOKED_KEYS_KEPT, REVOKED_SERVICE_ACCOUNTS_KEPT } from './revoked-records.ts';
 export { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 export { scanKeys } from './scan.ts';
 export type { MigrationReport } from './migrate.ts';

@@ -37,11 +37,15 @@ export const K = {
   workspaceBots: (slug: string) => `svc:ws:${slug}:bots`,
   /** The ids of a workspace's service accounts that are not revoked (set), held under their limit. */
   workspaceLiveBots: (slug: string) => `svc:ws:${slug}:live-bots`,
+  /** A workspace's revoked service accounts by revocation time (sorted set), trimmed to REVOKED_SERVICE_ACCOUNTS_KEPT. */
+  workspaceRevokedBots: (slug: string) => `svc:ws:${slug}:revoked-bots`,
   project: (slug: string) => `svc:project:${slug}`,
   projectRoles: (slug: string) => `svc:project:${slug}:roles`,
   projectKeys: (slug: string) => `svc:project:${slug}:keys`,
   /** A project's live keys by expiry time (+inf: none), to hold them under their limit (docs/management.md "Collection limits"). */
   projectLiveKeys: (slug: string) => `svc:project:${slug}:live-keys`,
+  /** A project's revoked keys by revocation time (sorted set), trimmed to REVOKED_KEYS_KEPT (docs/management.md "Lists and pages"). */
+  projectRevokedKeys: (slug: string) => `svc:project:${slug}:revoked-keys`,
   projectAccessRequests: (slug: string) => `svc:project:${slug}:access-requests`,
   /** The ids of a project's access requests awaiting a decision (set), held under their limit. */
   projectPendingRequests: (slug: string) => `svc:project:${slug}:pending-requests`,

@@ -3,7 +3,8 @@
  * indexes added since 0.1.0 are filled from the records they index — live keys per project,
  * live service accounts per workspace, pending access requests per project (docs/management.md
  * "Collection limits"), each project's decided access requests trimmed to the last
- * DECIDED_REQUESTS_KEPT ("Access request lifecycle") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
+ * DECIDED_REQUESTS_KEPT ("Access request lifecycle"), revoked keys and service accounts trimmed
+ * to the last REVOKED_KEYS_KEPT and REVOKED_SERVICE_ACCOUNTS_KEPT ("Lists and pages") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
  * while the services serve and to run again; every read is paged.
  */
 import { runScript, script } from '@svc/limits';
@@ -12,6 +13,7 @@ import type { ApiKeyStore } from './api-keys.ts';
 import { requesterField, type AccessRequestStore } from './access-requests.ts';
 import type { BotStore } from './bots.ts';
 import type { StoreContext } from './context.ts';
+import { trimRevokedKeys, trimRevokedServiceAccounts } from './revoked-records.ts';
 import { K } from './keys.ts';
 import { scanKeys } from './scan.ts';
 
@@ -26,6 +28,10 @@ export interface MigrationReport {
   decidedRequestsTrimmed: number;
   workspaces: number;
   liveServiceAccounts: number;
+  /** Revoked keys forgotten past a project's REVOKED_KEYS_KEPT (docs/management.md "Lists and pages"). */
+  revokedKeysTrimmed: number;
+  /** Revoked service accounts forgotten past a workspace's REVOKED_SERVICE_ACCOUNTS_KEPT. */
+  revokedServiceAccountsTrimmed: number;
   auditEntriesIndexed: number;
 }
 
@@ -53,6 +59,8 @@ export async function migrate(
     decidedRequestsTrimmed: 0,
     workspaces: 0,
     liveServiceAccounts: 0,
+    revokedKeysTrimmed: 0,
+    revokedServiceAccountsTrimmed: 0,
     auditEntriesIndexed: 0,
   };
   const { redis } = ctx;
@@ -64,6 +72,8 @@ export async function migrate(
       report.projects++;
       for (const id of await redis.smembers(K.projectKeys(slug))) {
         const rec = await stores.keys.getById(id);
+        // An earlier release kept every revoked key, with no time of revocation: ordered by creation.
+        if (rec?.revoked) await redis.zadd(K.projectRevokedKeys(slug), 'NX', rec.createdAt, id);
         if (!rec || rec.revoked || (rec.expiresAt !== null && rec.expiresAt <= ctx.now())) continue;
         await redis.zadd(K.projectLiveKeys(slug), rec.expiresAt ?? '+inf', id);
         report.liveKeys++;
@@ -75,6 +85,10 @@ export async function migrate(
         if (request?.status !== 'pending') continue;
         await redis.sadd(K.projectPendingRequests(slug), id);
         report.pendingRequests++;
+      }
+      for (let dropped = 1; dropped > 0;) {
+        dropped = await trimRevokedKeys(ctx, slug);
+        report.revokedKeysTrimmed += dropped;
       }
       // An earlier release kept every decided request: trimmed to the last DECIDED_REQUESTS_KEPT.
       for (let dropped = 1; dropped > 0;) {
@@ -91,9 +105,14 @@ export async function migrate(
       for (const id of await redis.smembers(K.workspaceBots(slug))) {
         const bot = await stores.bots.get(id);
         const botKey = bot ? await stores.keys.getById(bot.keyId) : null;
+        if (bot && (!botKey || botKey.revoked)) await redis.zadd(K.workspaceRevokedBots(slug), 'NX', bot.createdAt, id);
         if (!botKey || botKey.revoked) continue;
         await redis.sadd(K.workspaceLiveBots(slug), id);
         report.liveServiceAccounts++;
+      }
+      for (let dropped = 1; dropped > 0;) {
+        dropped = await trimRevokedServiceAccounts(ctx, slug);
+        report.revokedServiceAccountsTrimmed += dropped;
       }
       report.auditEntriesIndexed += await reindexAudit(ctx, slug);
     }

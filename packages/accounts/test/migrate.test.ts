@@ -88,6 +88,8 @@ test('migrate() rebuilds the live-key, live-service-account, pending-request and
       decidedRequestsTrimmed: 0,
       workspaces: 2,
       liveServiceAccounts: 2,
+      revokedKeysTrimmed: 0,
+      revokedServiceAccountsTrimmed: 0,
       auditEntriesIndexed: 2_400,
     },
   );

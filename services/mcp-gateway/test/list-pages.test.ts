@@ -75,12 +75,12 @@ const SEEDERS: Partial<Record<OperationId, Seeder>> = {
  * (docs/management.md "Lists and pages").
  */
 const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
-  listKeys: 'COLLECTION_LIMITS.keysPerProject (live) and revoked keys',
+  listKeys: 'COLLECTION_LIMITS.keysPerProject (live), REVOKED_KEYS_KEPT (revoked)',
   listMembers: 'COLLECTION_LIMITS.membersPerProject, pendingInvitationsPerProject',
-  listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace',
+  listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace (live), REVOKED_SERVICE_ACCOUNTS_KEPT (revoked)',
   listTrustedIssuers: 'TRUSTED_ISSUER_LIMITS',
   getServiceAccountClient: 'SERVICE_ACCOUNT_KEY_LIMITS',
-  myApps: 'the grants of one person',
+  myApps: 'the grants of one person (each ends with its Grant); personal keys: PERSONAL_KEYS_KEPT',
   ssoSettings: 'SSO_MAX_DOMAINS',
   usage: 'USAGE_HISTORY_DAYS',
   factorPolicy: 'one value',

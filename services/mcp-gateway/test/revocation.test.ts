@@ -1,7 +1,7 @@
 /** Revocation and plan changes reach every replica within one second (Redis pub/sub). */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { INVALIDATION_CHANNEL } from '@svc/accounts';
+import { INVALIDATION_CHANNEL, REVOKED_KEYS_KEPT } from '@svc/accounts';
 import { eventually, waitFor } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
 
@@ -24,6 +24,27 @@ test('a key revoked through one replica is refused by another within one second'
   });
   const res = await post(f.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key });
   assert.equal(res.body.error.message, 'Invalid API key');
+});
+
+test('a revoked key forgotten past REVOKED_KEYS_KEPT is still refused: 401 Invalid API key, never a 500', async () => {
+  const s = await seed(f.accounts);
+  assert.equal((await post(f.url, `/mcp/${s.project}`, rpc('ping'), { 'X-API-Key': s.key })).status, 200);
+  await f.accounts.keys.revoke(s.keyId);
+  for (let i = 0; i < REVOKED_KEYS_KEPT; i++) {
+    const k = await f.accounts.keys.createProjectKey({ project: s.project, workspace: s.workspace, name: `k${i}` });
+    await f.accounts.keys.revoke(k.id);
+  }
+  assert.equal(await f.accounts.keys.getById(s.keyId), null, 'the first revoked key was forgotten');
+  for (const path of [`/mcp/${s.project}`, `/api/v1/projects/${s.project}/keys`]) {
+    const res = path.startsWith('/mcp')
+      ? await post(f.url, path, rpc('ping'), { 'X-API-Key': s.key })
+      : await fetch(new URL(path, f.url), { headers: { 'X-API-Key': s.key } }).then(async (r) => ({
+          status: r.status,
+          body: await r.json(),
+        }));
+    assert.equal(res.status, 401, path);
+    assert.match(JSON.stringify(res.body), /Invalid API key/, path);
+  }
 });
 
 test('a plan change applies at once on every replica', async () => {
