@@ -7,7 +7,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
-import { pepperStatus } from './pepper-status.ts';
+import { pepperStatus, rehashKey } from './pepper-status.ts';
 import { keepRevokedKey, trimPersonalKeys } from './revoked-records.ts';
 import {
   checkNote,
@@ -51,21 +51,8 @@ export class ApiKeyStore {
     }
     if (!this.ctx.previousPepper) return null;
     const old = await this.findByHash(hashCredential(value, this.ctx.previousPepper));
-    if (old) await this.rehash(old, current);
+    if (old) await rehashKey(this.ctx, old, current);
     return old;
-  }
-
-  /**
-   * Makes `rec` findable under `alias` (its hash under the current pepper), for as long as it lives.
-   * A lost alias is made again by the next lookup while the previous pepper is set: no replicas'
-   * confirmation on the request path.
-   */
-  private async rehash(rec: ApiKeyRecord, alias: string): Promise<void> {
-    const r = this.ctx.unconfirmed;
-    const ttl = await r.pttl(K.apiKey(rec.hash));
-    await r.hset(K.apiKey(alias), 'alias', rec.hash);
-    if (ttl > 0) await r.pexpire(K.apiKey(alias), ttl);
-    await r.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(this.ctx.pepper));
   }
 
   /** Which live keys the current pepper alone can find, and which still need the one being retired (pepper-status.ts). */
@@ -151,25 +138,14 @@ export class ApiKeyStore {
       ...(input.clientId ? { clientId: input.clientId } : {}),
       expiresInSeconds: input.expiresInSeconds ?? USER_KEY_TTL_SECONDS,
     });
-    await trimPersonalKeys(
-      this.ctx,
-      input.userId,
-      (user) => this.listForUser(user),
-      (id) => this.revoke(id),
-    );
+    await trimPersonalKeys(this.ctx, input.userId, this);
     return issued;
   }
 
   async revokeUserKeys(userId: string, clientId: string): Promise<number> {
-    let n = 0;
-    for (const id of await this.ctx.redis.smembers(K.userKeys(userId))) {
-      const rec = await this.getById(id);
-      if (rec && rec.clientId === clientId && !rec.revoked) {
-        await this.revoke(id);
-        n++;
-      }
-    }
-    return n;
+    const fromClient = (await this.listForUser(userId)).filter((rec) => rec.clientId === clientId && !rec.revoked);
+    for (const rec of fromClient) await this.revoke(rec.id);
+    return fromClient.length;
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
@@ -242,27 +218,17 @@ export class ApiKeyStore {
    * PERSONAL_KEYS_KEPT (and the one being made). The id of a key whose record ended leaves the index.
    */
   async listForUser(userId: string): Promise<ApiKeyRecord[]> {
-    const ids = await this.ctx.redis.smembers(K.userKeys(userId));
-    const recs = await Promise.all(ids.map((id) => this.getById(id)));
-    const ended = ids.filter((_, i) => recs[i] === null);
-    if (ended.length > 0) await this.ctx.redis.srem(K.userKeys(userId), ...ended);
-    return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => b.createdAt - a.createdAt);
+    return (await this.readIndex(K.userKeys(userId))).reverse();
   }
 
   async setLevel(id: string, level: KeyLevel): Promise<void> {
-    const hash = await this.ctx.redis.get(K.apiKeyById(id));
-    if (!hash) throw new AccountError('not_found', `no key ${id}`);
-    await this.ctx.redis.hset(K.apiKey(hash), 'level', level);
-    await invalidate(this.ctx, INVALIDATES.key(hash));
+    await this.setField(id, 'level', level, true);
   }
 
   /** A key's own requests-per-minute limit (null: the plan's alone); gateways drop their cached answer. */
   async setRateLimit(id: string, limit: number | null): Promise<void> {
     checkRateLimit(limit);
-    const hash = await this.ctx.redis.get(K.apiKeyById(id));
-    if (!hash) throw new AccountError('not_found', `no key ${id}`);
-    await this.ctx.redis.hset(K.apiKey(hash), 'rateLimit', limit === null ? '' : String(limit));
-    await invalidate(this.ctx, INVALIDATES.key(hash));
+    await this.setField(id, 'rateLimit', limit === null ? '' : String(limit), true);
   }
 
   /** Disables (or enables again) a key: every gateway refuses it within a second, as a revoked one. */
@@ -303,10 +269,15 @@ export class ApiKeyStore {
    * of a key whose record ended leaves the index here.
    */
   async listForProject(project: string): Promise<ApiKeyRecord[]> {
-    const ids = await this.ctx.redis.smembers(K.projectKeys(project));
+    return this.readIndex(K.projectKeys(project));
+  }
+
+  /** The records an index of key ids names, oldest first; the ids whose record ended leave it. */
+  private async readIndex(index: string): Promise<ApiKeyRecord[]> {
+    const ids = await this.ctx.redis.smembers(index);
     const recs = await Promise.all(ids.map((id) => this.getById(id)));
     const ended = ids.filter((_, i) => recs[i] === null);
-    if (ended.length > 0) await this.ctx.redis.srem(K.projectKeys(project), ...ended);
+    if (ended.length > 0) await this.ctx.redis.srem(index, ...ended);
     return recs.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.createdAt - b.createdAt);
   }
 

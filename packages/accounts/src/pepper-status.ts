@@ -1,10 +1,11 @@
 /**
- * What `svc-admin pepper status` reports (docs/operations.md "Rotating the key pepper"): which live
- * keys the current pepper alone can find, and which still need the one being retired. Every key
+ * A key pepper's rotation (docs/operations.md "Rotating the key pepper"): keys found under the
+ * pepper being retired are re-hashed on use, and `svc-admin pepper status` reports which live keys the current pepper alone can find, and which still need the one being retired. Every key
  * record is read in pages (SCAN), never in one command.
  */
 import { pepperVersion } from '@svc/credentials';
 import type { PepperStatus } from './api-key-records.ts';
+import type { ApiKeyRecord } from './types.ts';
 import { num, type StoreContext } from './context.ts';
 import { K } from './keys.ts';
 import { scanKeys } from './scan.ts';
@@ -28,4 +29,17 @@ export async function pepperStatus(ctx: StoreContext): Promise<PepperStatus> {
     }
   }
   return status;
+}
+
+/**
+ * Makes `rec` findable under `alias` (its hash under the current pepper), for as long as it lives.
+ * A lost alias is made again by the next lookup while the previous pepper is set: no replicas'
+ * confirmation on the request path.
+ */
+export async function rehashKey(ctx: StoreContext, rec: ApiKeyRecord, alias: string): Promise<void> {
+  const r = ctx.unconfirmed;
+  const ttl = await r.pttl(K.apiKey(rec.hash));
+  await r.hset(K.apiKey(alias), 'alias', rec.hash);
+  if (ttl > 0) await r.pexpire(K.apiKey(alias), ttl);
+  await r.hset(K.apiKey(rec.hash), 'pepper', pepperVersion(ctx.pepper));
 }

@@ -84,13 +84,15 @@ export const PERSONAL_KEYS_KEPT = 20;
 export async function trimPersonalKeys(
   ctx: StoreContext,
   userId: string,
-  list: (userId: string) => Promise<{ id: string; revoked: boolean }[]>,
-  revoke: (id: string) => Promise<unknown>,
+  keys: {
+    listForUser(userId: string): Promise<{ id: string; revoked: boolean }[]>;
+    revoke(id: string): Promise<unknown>;
+  },
 ): Promise<number> {
-  const held = await list(userId);
+  const held = await keys.listForUser(userId);
   const excess = held.slice(PERSONAL_KEYS_KEPT);
   for (const key of excess) {
-    if (!key.revoked) await revoke(key.id);
+    if (!key.revoked) await keys.revoke(key.id);
     await forgetKey(ctx, key.id);
   }
   return excess.length;
