@@ -203,5 +203,8 @@ function toResponse(res: IncomingMessage, body: Buffer | null): Response {
       // A header value fetch's Headers cannot hold is dropped; the document does not depend on it.
     }
   }
-  return new Response(body ? new Uint8Array(body) : null, { status, headers });
+  // Fetch standard "null body status" (101, 103, 204, 205, 304): a Response with these holds no body,
+  // and constructing one with a body throws, which would make a receiver's 204 a failed delivery.
+  const nullBody = [101, 103, 204, 205, 304].includes(status);
+  return new Response(body && !nullBody ? new Uint8Array(body) : null, { status, headers });
 }

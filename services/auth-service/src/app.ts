@@ -33,6 +33,7 @@ import { alertPage, homePage } from './pages/layout.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
+import { WebhookStore } from '@svc/webhooks';
 import { emailVerification } from './pages/email-verification.ts';
 import { passwordReset } from './pages/password-reset.ts';
 import { signIn } from './pages/sign-in.ts';
@@ -198,6 +199,8 @@ export function createApp(deps: AppDeps): AuthApp {
     baseUrl: config.baseUrl,
     onNoticeError: (err) => logger.warn('email notice not sent', { err }),
     sso: sso.settings,
+    // The dashboard's Webhooks page manages endpoints in the same store the worker reads (docs/webhooks.md).
+    webhooks: new WebhookStore(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get('/signin', signin.get);

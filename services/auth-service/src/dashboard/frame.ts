@@ -10,7 +10,8 @@ import type { ProjectRow } from '@svc/management';
 import { html, trustedHtml, type SafeHtml } from '../pages/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
-export type Section = 'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'account' | 'new-project';
+export type Section =
+  'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'webhooks' | 'account' | 'new-project';
 
 export type FrameProject = ProjectRow;
 
@@ -69,6 +70,7 @@ header .own{color:#cfe0ff;font-size:.9rem;padding:.25rem 0}
 .muted{color:#4a4f57;font-size:.9rem}.status-active{color:#0b5b24}.status-revoked,.status-expired{color:#a4000f}.status-rolling{color:#8a4b00}
 footer{max-width:72rem;margin:0 auto;padding:1rem;color:#4a4f57;font-size:.85rem}
 td code{white-space:nowrap}
+label.check{display:inline-block;font-weight:400;margin:.25rem 1rem .25rem 0;min-height:2rem}
 @media (max-width:40rem){nav.sections{flex-basis:100%}nav.sections ul{display:flex;flex-wrap:wrap;gap:.25rem}main{padding:1rem}
 .table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
 .table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
@@ -126,6 +128,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'usage', label: 'Usage', href: (f) => workspacePath(f, 'usage') },
       { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit') },
       { section: 'sso', label: 'Single sign-on', href: (f) => workspacePath(f, 'sso') },
+      { section: 'webhooks', label: 'Webhooks', href: (f) => workspacePath(f, 'webhooks') },
     ],
   },
   { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },

@@ -27,6 +27,8 @@ import { CLIENT_KEY_FORMS, clientKeysRoutes } from './service-accounts/client-ke
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
+import { WEBHOOK_FORMS } from './webhooks/forms.ts';
+import { webhooksRoutes } from './webhooks/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
 
@@ -40,6 +42,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   ACCOUNT_FORMS,
   SSO_FORMS,
   CLIENT_KEY_FORMS,
+  WEBHOOK_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -63,6 +66,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     usageRoutes,
     auditRoutes,
     ssoRoutes,
+    webhooksRoutes,
     accountRoutes,
   ]) {
     section(router, kit);
