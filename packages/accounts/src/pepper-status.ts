@@ -1,7 +1,8 @@
 /**
  * A key pepper's rotation (docs/operations.md "Rotating the key pepper"): keys found under the
- * pepper being retired are re-hashed on use, and `svc-admin pepper status` reports which live keys the current pepper alone can find, and which still need the one being retired. Every key
- * record is read in pages (SCAN), never in one command.
+ * pepper being retired are re-hashed on use, and `svc-admin pepper status` reports which live keys
+ * the current pepper alone can find, and which still need the one being retired. Every key record
+ * is read in pages (SCAN), never in one command.
  */
 import { pepperVersion } from '@svc/credentials';
 import type { PepperStatus } from './api-key-records.ts';
