@@ -20,7 +20,10 @@ let key: string;
 
 before(async () => {
   otlp = await startOtlpReceiver();
-  stack = await outsideLoopBudget(() => startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }));
+  // The default sampler (parentbased_traceidratio) at ratio 0: only a caller's sampled trace is kept.
+  stack = await outsideLoopBudget(() =>
+    startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER_ARG: '0' }),
+  );
   const person = await newPerson(stack, 'tr');
   slug = person.slug;
   key = (await stack.accounts.keys.createProjectKey({ project: slug, workspace: person.user.workspace, level: 'VIEWER', name: 'k' })).key;
@@ -217,6 +220,34 @@ test('credentials sent everywhere (headers, cookies, query, body, _meta, path) a
   assert.ok(exported.includes(traceId));
   for (const s of secrets) assert.ok(!exported.includes(s), `an exported span holds ${s.slice(0, 8)}…`);
   for (const span of otlp.spans) for (const name of Object.keys(span.attributes)) assert.ok(ALLOWED_ATTRIBUTES.has(name), name);
+});
+
+test("sampling: at ratio 0 a request without a sampled caller exports nothing; a caller's sampled traceparent still does; probes are never traced", async () => {
+  assert.equal(stack.config.tracing?.sampler, 'parentbased_traceidratio');
+  const from = otlp.spans.length;
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_help', arguments: {} } };
+  const unsampled = hex(16);
+  assert.equal((await mcp(call, {})).status, 200);
+  assert.equal((await mcp(call, { traceparent: `00-${unsampled}-${hex(8)}-00` })).status, 200);
+  const token = { 'content-type': 'application/x-www-form-urlencoded' };
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_rt_notarealone', client_id: 'nobody' });
+  await (await fetch(`${stack.authUrl}/api/oauth/token`, { method: 'POST', headers: token, body: form })).arrayBuffer();
+  const probe = hex(16);
+  for (const base of [stack.baseUrl, stack.authUrl])
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      await (await fetch(`${base}${path}`, { headers: { traceparent: `00-${probe}-${hex(8)}-01` } })).arrayBuffer();
+
+  const sampled = hex(16);
+  assert.equal((await mcp(call, { traceparent: `00-${sampled}-${hex(8)}-01` })).status, 200);
+  const spans = await traceOf(sampled, (s) => s.some((x) => x.name === 'mcp') && s.some((x) => x.name === 'redis admit'));
+  assert.ok(spans.some((x) => x.name === 'tools/call svc_help'));
+  // Exports keep the order spans ended in, and the flush above sent everything ended before.
+  const others = otlp.spans.slice(from).filter((x) => x.traceId !== sampled);
+  assert.deepEqual(
+    others.map((x) => `${x.service} ${x.name} ${x.traceId === probe ? '(probe)' : ''}`),
+    [],
+    'no span of an unsampled request or a probe',
+  );
 });
 
 test('tracing off: no tracer, no export attempted, the route is the plain loop', async () => {

@@ -68,7 +68,7 @@ export interface Config {
    * OpenTelemetry traces (docs/operations.md "Traces"): the OTLP/HTTP traces URL and the service
    * name; null (the default) when no endpoint is set or OTEL_TRACES_EXPORTER=none.
    */
-  tracing: { url: string; serviceName: string | null } | null;
+  tracing: TracingSettings | null;
 }
 
 /** The sentinels to ask for the master, and the master's name (docs/operations.md "Redis Sentinel"). */
@@ -77,4 +77,30 @@ export interface RedisSentinel {
   masterName: string;
   /** The sentinels' own password (REDIS_SENTINEL_PASSWORD), when they require one. */
   password: string | null;
+}
+
+/** The OTEL_TRACES_SAMPLER values svc takes (OpenTelemetry's SDK environment variables spec). */
+export const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
+/** The default sampler: a caller's sampled flag decides; a request without one is kept at the ratio. */
+export const DEFAULT_TRACES_SAMPLER: TracesSampler = 'parentbased_traceidratio';
+/** The default OTEL_TRACES_SAMPLER_ARG: one request in ten without a sampled caller is traced. */
+export const DEFAULT_TRACES_SAMPLER_RATIO = 0.1;
+
+/** Where spans go and which are kept (docs/operations.md "Traces"). */
+export interface TracingSettings {
+  url: string;
+  serviceName: string | null;
+  sampler: TracesSampler;
+  /** OTEL_TRACES_SAMPLER_ARG, 0..1: the ratio of the traceidratio samplers (ignored by the others). */
+  ratio: number;
+  /** OTEL_EXPORTER_OTLP_HEADERS: the collector's own credentials; never logged. */
+  headers: Record<string, string>;
 }

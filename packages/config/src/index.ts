@@ -10,7 +10,15 @@ import { parseTrustProxy } from './trust-proxy.ts';
 export { HSTS_MAX_AGE_SECONDS, strictTransportSecurity } from './hsts.ts';
 export { clientAddress, MAX_TRUST_PROXY_HOPS, trustFunction, type TrustProxy } from './trust-proxy.ts';
 export type { Config } from './config-shape.ts';
-import type { Config, RedisSentinel } from './config-shape.ts';
+export { DEFAULT_TRACES_SAMPLER, DEFAULT_TRACES_SAMPLER_RATIO, TRACES_SAMPLERS } from './config-shape.ts';
+import {
+  DEFAULT_TRACES_SAMPLER,
+  DEFAULT_TRACES_SAMPLER_RATIO,
+  TRACES_SAMPLERS,
+  type Config,
+  type RedisSentinel,
+  type TracesSampler,
+} from './config-shape.ts';
 
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
 const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
@@ -60,6 +68,9 @@ interface EnvShape {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
   OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json';
   OTEL_SERVICE_NAME?: string;
+  OTEL_TRACES_SAMPLER: TracesSampler;
+  OTEL_TRACES_SAMPLER_ARG: number;
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
 }
 
 /** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
@@ -109,6 +120,10 @@ const schema: JSONSchemaType<EnvShape> = {
     // The OTLP/HTTP exporter speaks JSON (@opentelemetry/exporter-trace-otlp-http); no protobuf or gRPC.
     OTEL_EXPORTER_OTLP_PROTOCOL: { type: 'string', enum: ['http/json'], default: 'http/json' },
     OTEL_SERVICE_NAME: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', nullable: true },
+    OTEL_TRACES_SAMPLER: { type: 'string', enum: [...TRACES_SAMPLERS], default: DEFAULT_TRACES_SAMPLER },
+    OTEL_TRACES_SAMPLER_ARG: { type: 'number', minimum: 0, maximum: 1, default: DEFAULT_TRACES_SAMPLER_RATIO },
+    // W3C Baggage-like `key=value,key=value` (OpenTelemetry's OTLP exporter spec), values URL-encoded.
+    OTEL_EXPORTER_OTLP_HEADERS: { type: 'string', pattern: '^[^=,\\s]+=[^,]*(,\\s*[^=,\\s]+=[^,]*)*$', nullable: true },
   },
   required: [],
   additionalProperties: true,
@@ -126,6 +141,7 @@ const PATTERN_MEANS: Record<string, string> = {
   OTEL_EXPORTER_OTLP_ENDPOINT: 'an http or https URL, e.g. http://collector:4318',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'an http or https URL, e.g. http://collector:4318/v1/traces',
   OTEL_SERVICE_NAME: '1 to 64 letters, digits, . _ or -',
+  OTEL_EXPORTER_OTLP_HEADERS: 'a comma-separated list of name=value (e.g. authorization=Bearer%20x)',
 };
 
 const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile(schema);
@@ -224,7 +240,29 @@ function tracingConfig(c: EnvShape): Config['tracing'] {
   const url =
     c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
     (general ? `${general}/v1/traces` : c.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : null);
-  return url ? { url, serviceName: c.OTEL_SERVICE_NAME ?? null } : null;
+  if (!url) return null;
+  return {
+    url,
+    serviceName: c.OTEL_SERVICE_NAME ?? null,
+    sampler: c.OTEL_TRACES_SAMPLER,
+    ratio: c.OTEL_TRACES_SAMPLER_ARG,
+    headers: otlpHeaders(c.OTEL_EXPORTER_OTLP_HEADERS ?? ''),
+  };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS' pairs; a value that is not valid URL encoding is named (never shown). */
+function otlpHeaders(raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of list(raw)) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at).trim();
+    try {
+      out[name] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`OTEL_EXPORTER_OTLP_HEADERS: the value of ${JSON.stringify(name.slice(0, 60))} is not URL-encoded`);
+    }
+  }
+  return out;
 }
 
 /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */

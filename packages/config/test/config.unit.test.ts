@@ -4,11 +4,14 @@ import type { IncomingMessage } from 'node:http';
 import {
   clientAddress,
   ConfigError,
+  DEFAULT_TRACES_SAMPLER,
+  DEFAULT_TRACES_SAMPLER_RATIO,
   DEV_KEY_PEPPER,
   listenPort,
   loadConfig,
   MAX_TRUST_PROXY_HOPS,
   MAX_WAIT_REPLICAS,
+  TRACES_SAMPLERS,
   type TrustProxy,
 } from '../src/index.ts';
 
@@ -134,9 +137,11 @@ test('REDIS_WAIT_REPLICAS is a small count', () => {
 test('traces are off by default and on with an OTLP endpoint (docs/operations.md "Traces")', () => {
   assert.equal(loadConfig({}).tracing, null);
   assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, null);
+  const defaults = { sampler: 'parentbased_traceidratio', ratio: 0.1, headers: {} };
   assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }).tracing, {
     url: 'http://c:4318/v1/traces',
     serviceName: null,
+    ...defaults,
   });
   assert.deepEqual(
     loadConfig({
@@ -144,10 +149,45 @@ test('traces are off by default and on with an OTLP endpoint (docs/operations.md
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom',
       OTEL_SERVICE_NAME: 'gw-1',
     }).tracing,
-    { url: 'http://t:4318/custom', serviceName: 'gw-1' },
+    { url: 'http://t:4318/custom', serviceName: 'gw-1', ...defaults },
   );
-  assert.deepEqual(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing, { url: 'http://localhost:4318/v1/traces', serviceName: null });
+  assert.deepEqual(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing, {
+    url: 'http://localhost:4318/v1/traces',
+    serviceName: null,
+    ...defaults,
+  });
   assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL/);
   assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
   assert.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' }), /OTEL_TRACES_EXPORTER/);
+});
+
+test('the trace sampler and the collector headers (docs/operations.md "Traces": sampling)', () => {
+  const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+  assert.equal(DEFAULT_TRACES_SAMPLER, 'parentbased_traceidratio');
+  assert.equal(DEFAULT_TRACES_SAMPLER_RATIO, 0.1);
+  for (const sampler of TRACES_SAMPLERS) assert.equal(loadConfig({ ...on, OTEL_TRACES_SAMPLER: sampler }).tracing?.sampler, sampler);
+  assert.equal(loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: '0' }).tracing?.ratio, 0);
+  assert.equal(loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing?.ratio, 0.25);
+  assert.equal(loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing?.ratio, 1);
+  assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'jaeger_remote' }), /OTEL_TRACES_SAMPLER must be equal to one of/);
+  assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'AlwaysOn' }), /OTEL_TRACES_SAMPLER /);
+  for (const arg of ['1.5', '-0.1', 'half'])
+    assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: arg }), /OTEL_TRACES_SAMPLER_ARG/, arg);
+  assert.deepEqual(loadConfig({ ...on, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20s3cret, x-tenant=a' }).tracing?.headers, {
+    authorization: 'Bearer s3cret',
+    'x-tenant': 'a',
+  });
+  const bad = (value: string) => {
+    try {
+      loadConfig({ ...on, OTEL_EXPORTER_OTLP_HEADERS: value });
+    } catch (err) {
+      return String(err);
+    }
+    return 'accepted';
+  };
+  for (const value of ['no-equals-s3cret', 'authorization=%zz-s3cret']) {
+    const message = bad(value);
+    assert.match(message, /OTEL_EXPORTER_OTLP_HEADERS/);
+    assert.ok(!message.includes('s3cret'), `the refusal shows the value: ${message}`);
+  }
 });

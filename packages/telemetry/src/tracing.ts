@@ -11,6 +11,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AllowListExporter } from './allow-list-exporter.ts';
 import { MAX_ATTRIBUTE_LENGTH, MAX_ATTRIBUTES_PER_SPAN, MAX_LINKS_PER_SPAN } from './bounds.ts';
+import { samplerOf, type SamplerName } from './sampler.ts';
 
 /** Where spans go (from @svc/config's OTEL_* variables). */
 export interface TracingConfig {
@@ -18,6 +19,11 @@ export interface TracingConfig {
   url: string;
   /** OTEL_SERVICE_NAME, else the service's own name. */
   serviceName: string | null;
+  /** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (docs/operations.md "Traces": sampling). */
+  sampler: SamplerName;
+  ratio: number;
+  /** OTEL_EXPORTER_OTLP_HEADERS: sent to the collector only, never logged. */
+  headers: Record<string, string>;
 }
 
 /** A service's tracing: a tracer when on; null when off, so a call site's check is one comparison. */
@@ -43,8 +49,9 @@ export function startTracing(config: TracingConfig | null, service: string): Tra
     // The active span follows async work (a span's log lines, the Redis call it waits on).
     contextManagerSet = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   }
-  const exporter = new AllowListExporter(new OTLPTraceExporter({ url: config.url }));
+  const exporter = new AllowListExporter(new OTLPTraceExporter({ url: config.url, headers: config.headers }));
   const provider = new TracerProvider({
+    sampler: samplerOf(config.sampler, config.ratio),
     resource: resourceFromAttributes({ 'service.name': config.serviceName ?? service }),
     spanLimits: {
       attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH,

@@ -15,6 +15,7 @@ import {
   MAX_ATTRIBUTES_PER_SPAN,
   MAX_LINKS_PER_SPAN,
   MAX_TRACESTATE_LENGTH,
+  samplerOf,
   startTracing,
   TRACING_OFF,
 } from '../src/index.ts';
@@ -51,7 +52,10 @@ test('tracing off is TRACING_OFF: no tracer', () => {
 
 test('with tracing on, a log line written inside a span names its trace and span; a span keeps MAX_LINKS_PER_SPAN links', () => {
   // Nothing is flushed: the batch's timer does not hold the process, and the test needs no receiver.
-  const tracing = startTracing({ url: 'http://127.0.0.1:9/v1/traces', serviceName: null }, 'unit');
+  const tracing = startTracing(
+    { url: 'http://127.0.0.1:9/v1/traces', serviceName: null, sampler: 'always_on', ratio: 1, headers: {} },
+    'unit',
+  );
   const stream = new PassThrough();
   let out = '';
   stream.on('data', (d: Buffer) => (out += d.toString()));
@@ -74,4 +78,25 @@ test('with tracing on, a log line written inside a span names its trace and span
   const linked = tracer.startSpan('l', { links: Array.from({ length: MAX_LINKS_PER_SPAN + 5 }, () => link) });
   assert.equal((linked as unknown as { links: unknown[] }).links.length, MAX_LINKS_PER_SPAN);
   linked.end();
+});
+
+test("samplers: parentbased_* follow the caller's sampled flag; the ratio decides only a request without a parent", () => {
+  const unsampledParent = callerContext({ traceparent: PARENT.replace(/-01$/, '-00') }, undefined).ctx;
+  const sampledParent = callerContext({ traceparent: PARENT }, undefined).ctx;
+  const root = callerContext({}, undefined).ctx;
+  const keeps = (name: Parameters<typeof samplerOf>[0], ratio: number, ctx: typeof root, traceId = 'f'.repeat(32)) =>
+    samplerOf(name, ratio).shouldSample(ctx, traceId, 'x', 0, {}, []).decision !== 0;
+  assert.equal(keeps('parentbased_traceidratio', 0, sampledParent), true, 'a sampled caller is kept at ratio 0');
+  assert.equal(keeps('parentbased_traceidratio', 1, unsampledParent), false, 'an unsampled caller is dropped at ratio 1');
+  assert.equal(keeps('parentbased_traceidratio', 0, root), false);
+  assert.equal(keeps('parentbased_traceidratio', 1, root), true);
+  assert.equal(keeps('parentbased_always_off', 1, sampledParent), true);
+  assert.equal(keeps('parentbased_always_off', 1, root), false);
+  assert.equal(keeps('parentbased_always_on', 0, root), true);
+  assert.equal(keeps('always_off', 1, sampledParent), false);
+  assert.equal(keeps('always_on', 0, unsampledParent), true);
+  assert.equal(keeps('traceidratio', 0, sampledParent), false, 'traceidratio ignores the parent');
+  assert.equal(keeps('traceidratio', 1, unsampledParent), true);
+  const half = ['0'.repeat(32), 'f'.repeat(32)].map((id) => keeps('traceidratio', 0.5, root, id));
+  assert.deepEqual(half.toSorted(), [false, true], 'at 0.5 the trace id decides');
 });

@@ -76,6 +76,12 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
     ...(metric ? { metric } : {}),
   });
   const plain = (name: string, steps: readonly Step[]): GatewayRoute => ({ run: route(name, steps, p.run), protocol: 'rest', cors: false });
+  // The probes an orchestrator and a scraper call every few seconds: never traced (docs/operations.md "Traces").
+  const probe = (name: string, steps: readonly Step[]): GatewayRoute => ({
+    run: route(name, steps, { ...p.run, tracer: null }),
+    protocol: 'rest',
+    cors: false,
+  });
   const apiPreflight = api('preflight', [preflight]);
   const apiNotAllowed = (remedy: (path: string) => string) => (allow: string) =>
     api('method-not-allowed', [methodNotAllowed(allow, remedy)]);
@@ -145,9 +151,9 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       otherMethods: apiNotAllowed((sent) => `${sent} takes ${Object.keys(methods).join(', ')}, OPTIONS.`),
     })),
     // Off the hot path. These paths match in either case, as they always have.
-    { path: '/healthz', anyCase: true, methods: getAndHead(plain('health', [health])) },
-    { path: '/readyz', anyCase: true, methods: getAndHead(plain('readiness', [readiness(p.redis, p.draining)])) },
-    { path: '/metrics', anyCase: true, methods: getAndHead(plain('metrics', [metricsText(p.metrics, p.cacheSize)])) },
+    { path: '/healthz', anyCase: true, methods: getAndHead(probe('health', [health])) },
+    { path: '/readyz', anyCase: true, methods: getAndHead(probe('readiness', [readiness(p.redis, p.draining)])) },
+    { path: '/metrics', anyCase: true, methods: getAndHead(probe('metrics', [metricsText(p.metrics, p.cacheSize)])) },
     {
       path: '/.well-known/oauth-protected-resource/mcp/{slug}',
       anyCase: true,

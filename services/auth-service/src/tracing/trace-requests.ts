@@ -3,7 +3,8 @@
  * the OAuth endpoint it reached (oidc-provider's route names: token, authorization,
  * device_authorization, registration, introspection, ...) or, for the pages, `page`; the
  * caller's `traceparent` header continued. The span is active while the request runs, so the
- * adapter's Redis calls and the log lines are its children. Mounted only when tracing is on.
+ * adapter's Redis calls and the log lines are its children. Mounted only when tracing is on; the
+ * probes are not traced, and a request the sampler drops gets no span work beyond the decision.
  */
 import { context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
@@ -15,23 +16,24 @@ const ENDPOINTS = new Map<string, string>([
   ['/api/oauth/device/token', 'token'],
 ]);
 
+/** The probes an orchestrator and a scraper call every few seconds: never traced (http/health.ts). */
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function traceRequests(tracer: Tracer): RequestHandler {
   return function traceRequest(req, res, next) {
+    if (UNTRACED_PATHS.has(req.path.toLowerCase())) return next();
     const endpoint = ENDPOINTS.get(req.path);
     const name = endpoint ? `oauth ${endpoint}` : 'page';
     const parent = callerContext(req.headers, undefined);
-    const span = tracer.startSpan(
-      name,
-      {
-        attributes: {
-          'svc.route': endpoint ?? 'page',
-          'svc.trace.parent': parent.source,
-          'http.request.method': req.method,
-          ...(endpoint ? { 'http.route': req.path } : {}),
-        },
-      },
-      parent.ctx,
-    );
+    const span = tracer.startSpan(name, {}, parent.ctx);
+    // Dropped by the sampler: no attributes, no context, and the adapter makes no span beneath.
+    if (!span.isRecording()) return next();
+    span.setAttributes({
+      'svc.route': endpoint ?? 'page',
+      'svc.trace.parent': parent.source,
+      'http.request.method': req.method,
+      ...(endpoint ? { 'http.route': req.path } : {}),
+    });
     let ended = false;
     const end = () => {
       if (ended) return;

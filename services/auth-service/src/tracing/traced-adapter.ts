@@ -2,7 +2,7 @@
  * The oidc-provider adapter with each call in a span (docs/operations.md "Traces"): the model and
  * the method, never the id (an id of a token or code is the credential itself).
  */
-import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 type AdapterClass = new (model: string) => Adapter;
@@ -13,20 +13,23 @@ const METHODS = ['upsert', 'find', 'findByUserCode', 'findByUid', 'consume', 'de
 export function tracedAdapter(Base: AdapterClass, tracer: Tracer | null): AdapterClass {
   if (!tracer) return Base;
   const traced = (model: string, method: string, call: () => Promise<AdapterPayload | undefined | void>) =>
-    tracer.startActiveSpan(
-      `redis ${model}.${method}`,
-      { attributes: { 'db.system.name': 'redis', 'db.operation.name': method, 'svc.oauth.model': model } },
-      async (span) => {
-        try {
-          return await call();
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw err;
-        } finally {
-          span.end();
-        }
-      },
-    );
+    // Outside a sampled request (dropped by the sampler, a probe, a sweep): the call, no span.
+    !trace.getActiveSpan()?.isRecording()
+      ? call()
+      : tracer.startActiveSpan(
+          `redis ${model}.${method}`,
+          { attributes: { 'db.system.name': 'redis', 'db.operation.name': method, 'svc.oauth.model': model } },
+          async (span) => {
+            try {
+              return await call();
+            } catch (err) {
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              throw err;
+            } finally {
+              span.end();
+            }
+          },
+        );
   return class TracedAdapter {
     constructor(model: string) {
       const inner = new Base(model) as unknown as Record<string, (...a: unknown[]) => Promise<AdapterPayload | undefined | void>>;

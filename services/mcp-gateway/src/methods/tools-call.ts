@@ -6,7 +6,7 @@
  */
 import { isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
-import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
@@ -110,6 +110,8 @@ export function runTool(deps: ToolsCallDeps) {
   const tracer = deps.tracer;
   if (!tracer) return run;
   return (prepared: PreparedCall, ctx: RpcContext) => {
+    // A request the sampler dropped has no recording span: its tool call makes none either.
+    if (!trace.getActiveSpan()?.isRecording()) return run(prepared, ctx);
     const name = prepared.tool?.def.name ?? 'unknown';
     return tracer.startActiveSpan(`tools/call ${name}`, { attributes: { 'gen_ai.tool.name': name } }, async (span) => {
       try {

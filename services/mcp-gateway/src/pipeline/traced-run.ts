@@ -6,6 +6,10 @@
  * The route's span starts when the parent is known: at once on a route without a body, after
  * readJsonBody on one with (the `_meta` is in the body). A spanned step before it is given its span
  * then, with the times it took.
+ *
+ * A request the sampler drops (docs/operations.md "Traces": sampling) costs one unrecorded span:
+ * the rest of its steps run as the plain loop does, with no span, no attribute and no context
+ * switch, and the rate limiter and the tool runner see no recording span, so they make none.
  */
 import { context, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { SvcError } from '@svc/errors';
@@ -52,16 +56,12 @@ export function tracedSteps(
     const early: Early[] = [];
     const started = Date.now();
     let root: { span: Span; ctx: Context } | null = null;
+    /** The route's span, or null when the sampler drops the request. */
     const open = () => {
       const parent = callerContext(ex.req.headers, metaOf(ex.body));
-      const span = tracer.startSpan(
-        name,
-        {
-          startTime: started,
-          attributes: { 'svc.route': name, 'svc.trace.parent': parent.source, 'http.request.method': ex.req.method ?? '' },
-        },
-        parent.ctx,
-      );
+      const span = tracer.startSpan(name, { startTime: started }, parent.ctx);
+      if (!span.isRecording()) return null;
+      span.setAttributes({ 'svc.route': name, 'svc.trace.parent': parent.source, 'http.request.method': ex.req.method ?? '' });
       const ctx = trace.setSpan(parent.ctx, span);
       for (const e of early) tracer.startSpan(e.name, { startTime: e.start, attributes: { 'svc.step': e.name } }, ctx).end(e.end);
       return { span, ctx };
@@ -70,7 +70,10 @@ export function tracedSteps(
     try {
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
-        if (i === rootAt) root = open();
+        if (i === rootAt) {
+          root = open();
+          if (!root) return await untraced(steps, i, ex, fail);
+        }
         if (!SPANNED_STEPS.has(step.name)) {
           const pending = root ? context.with(root.ctx, () => step(ex)) : step(ex);
           if (pending) await pending;
@@ -90,6 +93,10 @@ export function tracedSteps(
       failed = err;
     }
     root ??= open();
+    if (!root) {
+      if (failed !== null) fail(ex, failed);
+      return;
+    }
     const { span } = root;
     if (failed !== null) context.with(root.ctx, () => fail(ex, failed));
     span.setAttribute('http.response.status_code', ex.res.statusCode);
@@ -98,6 +105,19 @@ export function tracedSteps(
     if (ex.res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   };
+}
+
+/** The steps from `from` on, unsampled: route()'s plain loop. */
+async function untraced(steps: readonly Step[], from: number, ex: Exchange, fail: (ex: Exchange, err: unknown) => void): Promise<void> {
+  try {
+    for (let i = from; i < steps.length; i++) {
+      const pending = steps[i]!(ex);
+      if (pending) await pending;
+      if (ex.res.headersSent) return;
+    }
+  } catch (err) {
+    fail(ex, err);
+  }
 }
 
 /** One step in its own span, active while it runs (its log lines and Redis calls see it). */

@@ -157,7 +157,10 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     return runScript(redis, ADMIT, keys, args) as Promise<number[]>;
   }
 
-  /** Tracing on: the call is a span under the batch's first request, linking every request (up to the SDK's link limit). */
+  /**
+   * Tracing on and a sampled request in the batch: the call is a span under the batch's first
+   * sampled request, linking every sampled request (up to the SDK's link limit).
+   */
   function traced(batch: Batch, t: number, tracer: Tracer): Promise<number[]> {
     const spans = batch.pending.flatMap((p) => (p.span ? [p.span] : []));
     const first = spans[0];
@@ -180,7 +183,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     // Every charge of the batch is answered, whatever throws, here or in Redis (a charge already
     // answered keeps its answer: a promise settles once).
     Promise.resolve()
-      .then(() => (tracer ? traced(batch, t, tracer) : call(batch, t)))
+      .then(() => (tracer && batch.pending.some((p) => p.span) ? traced(batch, t, tracer) : call(batch, t)))
       .then((out) => batch.pending.forEach((p, i) => p.done(out, i * 4, t)))
       .catch(fail);
   }
@@ -208,7 +211,8 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
         if (waiting.size === 0) setImmediate(flush);
         waiting.set(charge.workspace, (batch = { workspace: charge.workspace, plan: charge.plan, pending: [] }));
       }
-      const span = options.tracer ? (trace.getSpanContext(context.active()) ?? null) : null;
+      // Only a sampled request's span: a batch of requests the sampler dropped is no span at all.
+      const span = options.tracer && trace.getActiveSpan()?.isRecording() ? (trace.getSpanContext(context.active()) ?? null) : null;
       batch.pending.push({ charge, keyLimit, done, span });
       if (batch.pending.length >= MAX_BATCH) {
         waiting.delete(charge.workspace);
