@@ -229,12 +229,15 @@ export function interactionPages(deps: InteractionDeps) {
       const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
       let request: RequestOutcome;
       try {
-        request = await accounts.accessRequests.create({
-          project: project.slug,
-          requester: { type: 'user', id: user.id, label: user.email },
-          requestedLevel: level,
-          reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
-        });
+        request = await accounts.accessRequests.create(
+          {
+            project: project.slug,
+            requester: { type: 'user', id: user.id, label: user.email },
+            requestedLevel: level,
+            reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
+          },
+          { source: req.ip ?? '', requestId: randomUUID() },
+        );
       } catch (err) {
         // Too many requests await a decision (docs/management.md "Collection limits"), or a
         // denial is too recent (docs/management.md "Access request lifecycle").
