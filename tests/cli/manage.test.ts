@@ -64,12 +64,15 @@ test('keys: create prints the key alone on stdout once; list, roll and revoke; t
 
 test('requests and members: approve at a level, add a member; usage reads the workspace', async () => {
   const asker = await newPerson(stack, 'cli-asker');
-  const req = await stack.accounts.accessRequests.create({
-    project: owner.slug,
-    requester: { type: 'user', id: asker.user.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: 'docs',
-  });
+  const req = await stack.accounts.accessRequests.create(
+    {
+      project: owner.slug,
+      requester: { type: 'user', id: asker.user.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: 'docs',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const list = await svc('requests', 'list', '--project', owner.slug);
   assert.match(list.stdout, new RegExp(`${req.id}\\s+${asker.email}\\s+EDITOR\\s+pending`));
   assert.match(list.stdout, /Approve with: svc requests approve <id>/);

@@ -243,12 +243,15 @@ test("a key's own rate limit set on its page (a wrong value told at the field), 
 
 test('access requests: the badge counts them; approve at a chosen level with the keyboard alone', async () => {
   const asker = await newPerson(stack, 'asker');
-  await stack.accounts.accessRequests.create({
-    project: owner.slug,
-    requester: { type: 'user', id: asker.user.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: 'I write the docs',
-  });
+  await stack.accounts.accessRequests.create(
+    {
+      project: owner.slug,
+      requester: { type: 'user', id: asker.user.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: 'I write the docs',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const { context, page } = await signedIn(owner.email, PHONE);
   try {
     assert.equal((await page.textContent('nav .badge'))?.trim(), '1');

@@ -111,12 +111,15 @@ test('switchers: arrow keys browse without opening anything, Go opens; a member 
 
 test('access requests: Approve and Deny meet the target size at both sizes', async () => {
   const asker = await newPerson(stack, 'navask');
-  await stack.accounts.accessRequests.create({
-    project: owner.slug,
-    requester: { type: 'user', id: asker.user.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: 'to read the docs',
-  });
+  await stack.accounts.accessRequests.create(
+    {
+      project: owner.slug,
+      requester: { type: 'user', id: asker.user.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: 'to read the docs',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   for (const { tag, viewport } of SIZES) {
     const { context, page } = await signedIn(owner.email, viewport);
     try {

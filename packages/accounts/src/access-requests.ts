@@ -1,5 +1,6 @@
 import type { KeyLevel } from '@svc/policy';
 import type { ApiKeyStore } from './api-keys.ts';
+import type { AuditLog } from './audit.ts';
 import type { BotStore } from './bots.ts';
 import { addToSet } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
@@ -57,6 +58,12 @@ if cur ~= ARGV[2] then return cur end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return ARGV[3]`);
 
+/** Where a request came from, for its audit entry: the client address and the request id. */
+export interface RequestOrigin {
+  source: string;
+  requestId: string;
+}
+
 /** A requester's field in the project's latest-request hash. */
 export const requesterField = (r: Requester) => `${r.type}:${r.id}`;
 
@@ -75,21 +82,29 @@ export class AccessRequestStore {
   private readonly workspaces: WorkspaceStore;
   private readonly keys: ApiKeyStore;
   private readonly bots: BotStore;
+  private readonly audit: AuditLog;
 
-  constructor(ctx: StoreContext, workspaces: WorkspaceStore, keys: ApiKeyStore, bots: BotStore) {
+  constructor(ctx: StoreContext, workspaces: WorkspaceStore, keys: ApiKeyStore, bots: BotStore, audit: AuditLog) {
     this.ctx = ctx;
     this.workspaces = workspaces;
     this.keys = keys;
     this.bots = bots;
+    this.audit = audit;
   }
 
   /**
    * Creates a pending request, or updates the requester's pending one for the project (one per
    * requester and project). Refused with `cooldown` within a day of a denial of the same
-   * requester on the same project (docs/management.md "Access request lifecycle").
+   * requester on the same project (docs/management.md "Access request lifecycle"). A new request
+   * is an `access_request.created` audit entry, written here so every path that files one (the
+   * MCP tool, the consent page, the management API) records it; a repeat that updates the pending
+   * request is none (docs/audit.md "Actions").
    */
-  async create(input: { project: string; requester: Requester; requestedLevel: KeyLevel; reason: string }): Promise<RequestOutcome> {
-    await this.workspaces.requireProject(input.project);
+  async create(
+    input: { project: string; requester: Requester; requestedLevel: KeyLevel; reason: string },
+    origin: RequestOrigin,
+  ): Promise<RequestOutcome> {
+    const project = await this.workspaces.requireProject(input.project);
     const latestKey = K.projectLatestRequests(input.project);
     const field = requesterField(input.requester);
     const latestId = (await this.ctx.redis.hget(latestKey, field)) ?? '';
@@ -134,7 +149,33 @@ export class AccessRequestStore {
     if (isNew && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
     const request = await this.get(id);
     if (!request) throw new AccountError('not_found', `no access request ${id}`);
+    if (isNew) await this.recordCreated(project.workspace, request, origin);
     return { ...request, notifyAdmins, updated: !isNew };
+  }
+
+  /**
+   * The audit entry of a new request (docs/audit.md "Actions"): the requester acts; the detail is
+   * the project and the level asked, never the reason (free text the requester, possibly an agent,
+   * wrote: it stays with the request, read by the admins, and leaves svc in no log or webhook).
+   */
+  private async recordCreated(workspace: string, request: AccessRequest, origin: RequestOrigin): Promise<void> {
+    await this.audit.record({
+      workspace,
+      actor: await this.actorOf(request.requester),
+      action: 'access_request.created',
+      target: `access_request:${request.id} (${request.requester.label})`,
+      source: origin.source,
+      requestId: origin.requestId,
+      detail: { project: request.project, asked: request.requested_level },
+    });
+  }
+
+  /** The requester as the audit log names actors: an email, `key:<prefix>`, `service_account:<id>`. */
+  private async actorOf(requester: Requester): Promise<string> {
+    if (requester.type === 'user') return requester.label;
+    if (requester.type === 'bot') return `service_account:${requester.id}`;
+    const key = await this.keys.getById(requester.id);
+    return key ? `key:${key.prefix}` : `key:${requester.id}`;
   }
 
   async get(id: string): Promise<AccessRequest | null> {

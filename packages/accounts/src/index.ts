@@ -125,7 +125,8 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const users = new UserStore(ctx, workspaces);
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
-  const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots);
+  const audit = new AuditLog(ctx);
+  const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots, audit);
   return {
     users,
     workspaces,
@@ -134,7 +135,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     serviceAccountClients: new ServiceAccountClientStore(ctx),
     trustedIssuers: new TrustedIssuerStore(ctx),
     accessRequests,
-    audit: new AuditLog(ctx),
+    audit,
     oauthGrants: new OAuthGrantStore(ctx),
     invitations: new InvitationStore(ctx, workspaces),
     factors: new FactorStore(ctx, workspaces),

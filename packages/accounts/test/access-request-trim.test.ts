@@ -27,7 +27,10 @@ after(async () => {
 });
 
 const ask = (type: 'key' | 'user', id: string) =>
-  accounts.accessRequests.create({ project: 'web', requester: { type, id, label: id }, requestedLevel: 'VIEWER', reason: 'r' });
+  accounts.accessRequests.create(
+    { project: 'web', requester: { type, id, label: id }, requestedLevel: 'VIEWER', reason: 'r' },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
 
 test('past DECIDED_REQUESTS_KEPT decided requests, the oldest decided are dropped; pending and the denial cooldown stay', async () => {
   // The oldest of all: a pending request, then a person's denied one.

@@ -25,12 +25,15 @@ after(async () => {
 });
 
 const ask = (id: string) =>
-  accounts.accessRequests.create({
-    project: 'web',
-    requester: { type: 'key', id, label: id },
-    requestedLevel: 'EDITOR',
-    reason: 'deploys',
-  });
+  accounts.accessRequests.create(
+    {
+      project: 'web',
+      requester: { type: 'key', id, label: id },
+      requestedLevel: 'EDITOR',
+      reason: 'deploys',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
 
 test('twenty concurrent requests of one requester make one pending request', async () => {
   const outcomes = await Promise.all(Array.from({ length: 20 }, () => ask('key_racer')));

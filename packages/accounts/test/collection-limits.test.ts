@@ -112,12 +112,15 @@ test('members per project: the next is refused; a member\u2019s role still chang
 
 test('pending access requests per project: the next is refused; the same requester asks again; deciding makes room', async () => {
   const ask = (who: string) =>
-    accounts.accessRequests.create({
-      project: 'web',
-      requester: { type: 'user', id: who, label: who },
-      requestedLevel: 'VIEWER',
-      reason: 'work',
-    });
+    accounts.accessRequests.create(
+      {
+        project: 'web',
+        requester: { type: 'user', id: who, label: who },
+        requestedLevel: 'VIEWER',
+        reason: 'work',
+      },
+      { source: '192.0.2.1', requestId: 'test' },
+    );
   const first = await ask('user_0');
   for (let i = 1; i < 20; i++) await ask(`user_${i}`);
   assert.equal(await concurrently(20, (i) => ask(`user_race${i}`)), 5);

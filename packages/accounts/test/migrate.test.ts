@@ -45,18 +45,24 @@ test('migrate() rebuilds the live-key, live-service-account, pending-request and
       await accounts.keys.createProjectKey({ project: slug, workspace: ws, name: 'forever' });
       const gone = await accounts.keys.createProjectKey({ project: slug, workspace: ws, name: 'gone' });
       await accounts.keys.revoke(gone.id);
-      const asked = await accounts.accessRequests.create({
-        project: slug,
-        requester: { type: 'key', id: kept.id, label: 'kept' },
-        requestedLevel: 'EDITOR',
-        reason: 'deploys',
-      });
-      const other = await accounts.accessRequests.create({
-        project: slug,
-        requester: { type: 'key', id: gone.id, label: 'gone' },
-        requestedLevel: 'VIEWER',
-        reason: 'reads',
-      });
+      const asked = await accounts.accessRequests.create(
+        {
+          project: slug,
+          requester: { type: 'key', id: kept.id, label: 'kept' },
+          requestedLevel: 'EDITOR',
+          reason: 'deploys',
+        },
+        { source: '192.0.2.1', requestId: 'test' },
+      );
+      const other = await accounts.accessRequests.create(
+        {
+          project: slug,
+          requester: { type: 'key', id: gone.id, label: 'gone' },
+          requestedLevel: 'VIEWER',
+          reason: 'reads',
+        },
+        { source: '192.0.2.1', requestId: 'test' },
+      );
       await accounts.accessRequests.decide(other.id, false);
       assert.ok(asked.id);
     }

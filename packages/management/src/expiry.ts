@@ -1,7 +1,7 @@
 /**
  * The key-expiry sweep (docs/management.md "Expiry"): project keys that end within a week are
- * announced once to their project's admins by email; keys that have ended are recorded once as
- * `key.expired` in their workspace's audit log. Keys wait in one sorted set by expiry time, so a
+ * announced once to their project's admins by email and recorded once as `key.expiring` in their
+ * workspace's audit log; keys that have ended are recorded once as `key.expired` there. Keys wait in one sorted set by expiry time, so a
  * sweep reads only what is due. Each key is marked with HSETNX before anything is sent or written,
  * so sweeps running on several replicas at once announce and record each key once.
  */
@@ -43,6 +43,16 @@ export async function sweepKeyExpiries(deps: ExpirySweepDeps): Promise<{ warned:
       }
       await deps.redis.zrem(K.keyExpiries(), id);
     } else if (await deps.accounts.keys.markExpiry(id, 'warned')) {
+      // Only the sweep that won the mark writes it: one `key.expiring` entry per key and warning.
+      await deps.accounts.audit.record({
+        workspace: key.workspace,
+        actor: 'svc',
+        action: 'key.expiring',
+        target: `key:${key.id} (${key.prefix}, "${key.name}")`,
+        source: 'expiry sweep',
+        requestId: '',
+        detail: { project: key.project, expires_at: new Date(key.expiresAt).toISOString() },
+      });
       await deps.notices.keyExpiring(key);
       warned++;
     }

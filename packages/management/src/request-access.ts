@@ -32,7 +32,10 @@ export function requestAccessOperation(ctx: ManagementContext): Pick<Management,
       const answer = { project: slug, level: input.level, current_level: role };
       if (roleAtLeast(role, input.level)) return { ...answer, id: null, status: 'unchanged', admins_emailed: false, updated: false };
       const request = await accounts.accessRequests
-        .create({ project: slug, requester, requestedLevel: input.level, reason: input.reason })
+        .create(
+          { project: slug, requester, requestedLevel: input.level, reason: input.reason },
+          { source: actor.source, requestId: actor.requestId },
+        )
         .catch((err: unknown) => {
           // Too many pending, a denial too recent, or a decision that just landed (docs/management.md).
           if (err instanceof AccountError && ['limit', 'cooldown', 'conflict'].includes(err.code))

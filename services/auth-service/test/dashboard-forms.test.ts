@@ -60,12 +60,15 @@ before(async () => {
   slug = (await f.accounts.workspaces.createProject({ slug: 'forms', workspace })).slug;
   keyId = (await f.accounts.keys.createProjectKey({ project: slug, workspace, level: 'VIEWER', name: 'kept' })).id;
   const asker = await f.accounts.users.create({ email: 'asker@example.com', password: TEST_PASSWORD, emailVerified: true });
-  const asked = await f.accounts.accessRequests.create({
-    project: slug,
-    requester: { type: 'user', id: asker.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: '',
-  });
+  const asked = await f.accounts.accessRequests.create(
+    {
+      project: slug,
+      requester: { type: 'user', id: asker.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: '',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   requestId = asked.id;
   const cookie = await signedIn(owner.email);
   const page = await fetch(`${f.url}/dashboard/projects/${slug}/keys`, { headers: { cookie }, redirect: 'manual' });

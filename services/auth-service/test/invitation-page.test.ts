@@ -96,12 +96,15 @@ test('in the dashboard, a person whose address is unconfirmed decides no request
   const person = await f.accounts.users.create({ email: 'unproven@example.com', password: TEST_PASSWORD });
   const project = await f.accounts.workspaces.createProject({ slug: 'unproven-own', workspace: person.workspace });
   const asker = await f.accounts.users.create({ email: 'asker@example.com', password: TEST_PASSWORD, emailVerified: true });
-  const request = await f.accounts.accessRequests.create({
-    project: project.slug,
-    requester: { type: 'user', id: asker.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: '',
-  });
+  const request = await f.accounts.accessRequests.create(
+    {
+      project: project.slug,
+      requester: { type: 'user', id: asker.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: '',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const browser = await signedIn(person.email);
   const formOf = async (path: string) => {
     const res = await fetch(`${f.url}${path}`, { headers: { cookie: browser } });

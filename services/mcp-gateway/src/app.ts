@@ -206,7 +206,7 @@ export function createGateway(deps: GatewayDeps) {
       prepareToolCall(registry, config.legacyCredentials),
       charge,
       acceptNotification,
-      dispatch(methods, (ex) => toolCaller(ex.caller!, ex.surface, ex.req.headers), {
+      dispatch(methods, (ex) => toolCaller(ex.caller!, ex.surface, ex.req.headers, { source: ex.source, requestId: ex.requestId }), {
         serverInfo: { ...SERVER_INFO, version },
         listTtlMs: LIST_TTL_MS,
       }),

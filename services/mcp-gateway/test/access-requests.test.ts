@@ -62,12 +62,15 @@ test('with email off the tool never claims a mail; a repeat updates the one pend
 test(`admins are due a mail once per ${ACCESS_REQUEST_TIMING.notifyCooldownMs / 60_000} minutes, however often a request is repeated`, async () => {
   const asker = await seed(f.accounts);
   const make = () =>
-    f.accounts.accessRequests.create({
-      project: owner.project,
-      requester: { type: 'user', id: asker.userId, label: asker.email },
-      requestedLevel: 'VIEWER',
-      reason: 'r',
-    });
+    f.accounts.accessRequests.create(
+      {
+        project: owner.project,
+        requester: { type: 'user', id: asker.userId, label: asker.email },
+        requestedLevel: 'VIEWER',
+        reason: 'r',
+      },
+      { source: '192.0.2.1', requestId: 'test' },
+    );
   const due = [(await make()).notifyAdmins];
   for (let i = 0; i < 4; i++) due.push((await make()).notifyAdmins);
   clock.advance(ACCESS_REQUEST_TIMING.notifyCooldownMs - 60_000);

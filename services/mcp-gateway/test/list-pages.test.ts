@@ -42,12 +42,15 @@ const SEEDERS: Partial<Record<OperationId, Seeder>> = {
     const ids: string[] = [];
     for (let i = 0; i < SEEDED; i++) {
       const store = i % 3 === 0 ? still : f.accounts;
-      const r = await store.accessRequests.create({
-        project: owner.project,
-        requester: { type: 'key', id: `key_seed${i}`, label: `seed ${i}` },
-        requestedLevel: 'VIEWER',
-        reason: 'pages',
-      });
+      const r = await store.accessRequests.create(
+        {
+          project: owner.project,
+          requester: { type: 'key', id: `key_seed${i}`, label: `seed ${i}` },
+          requestedLevel: 'VIEWER',
+          reason: 'pages',
+        },
+        { source: '192.0.2.1', requestId: 'test' },
+      );
       ids.push(r.id);
     }
     return { path: `/api/v1/projects/${owner.project}/access-requests`, ids };
@@ -58,12 +61,15 @@ const SEEDERS: Partial<Record<OperationId, Seeder>> = {
       const project = `${owner.project}-p${i}`;
       await f.accounts.workspaces.createProject({ slug: project, workspace: owner.workspace });
       const store = i % 3 === 0 ? still : f.accounts;
-      const r = await store.accessRequests.create({
-        project,
-        requester: { type: 'user', id: owner.userId, label: owner.email },
-        requestedLevel: 'VIEWER',
-        reason: 'pages',
-      });
+      const r = await store.accessRequests.create(
+        {
+          project,
+          requester: { type: 'user', id: owner.userId, label: owner.email },
+          requestedLevel: 'VIEWER',
+          reason: 'pages',
+        },
+        { source: '192.0.2.1', requestId: 'test' },
+      );
       ids.push(r.id);
     }
     return { path: '/api/v1/me/access-requests', ids };

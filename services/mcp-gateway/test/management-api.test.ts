@@ -222,12 +222,15 @@ test('access requests: a project ADMIN key approves at a level; a second decisio
   const adminKey = (
     await f.accounts.keys.createProjectKey({ project: owner.project, workspace: owner.workspace, level: 'ADMIN', name: 'admin' })
   ).key;
-  const req = await f.accounts.accessRequests.create({
-    project: owner.project,
-    requester: { type: 'user', id: asker.userId, label: asker.email },
-    requestedLevel: 'ADMIN',
-    reason: 'please',
-  });
+  const req = await f.accounts.accessRequests.create(
+    {
+      project: owner.project,
+      requester: { type: 'user', id: asker.userId, label: asker.email },
+      requestedLevel: 'ADMIN',
+      reason: 'please',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const admin = as(adminKey);
   const list = success(await admin.listAccessRequests({ params: { project: owner.project } }));
   assert.equal(list.body.requests.find((r) => r.id === req.id)?.status, 'pending');
@@ -291,12 +294,15 @@ test('cross-tenant: every route with credentials of another workspace, another p
     level: 'ADMIN',
     name: 'target',
   });
-  const request = await f.accounts.accessRequests.create({
-    project: owner.project,
-    requester: { type: 'user', id: stranger.userId, label: stranger.email },
-    requestedLevel: 'ADMIN',
-    reason: 'x',
-  });
+  const request = await f.accounts.accessRequests.create(
+    {
+      project: owner.project,
+      requester: { type: 'user', id: stranger.userId, label: stranger.email },
+      requestedLevel: 'ADMIN',
+      reason: 'x',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const params: Record<string, string> = { project: owner.project, id: target.id, user: owner.userId, workspace: owner.workspace };
   const bodies: Record<string, unknown> = {
     keys: { name: 'x', level: 'ADMIN', expires: '1d' },
@@ -821,12 +827,15 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const asker = await seed(f.accounts);
   const refused = await seed(f.accounts);
   const ask = (who: Seeded) =>
-    f.accounts.accessRequests.create({
-      project: owner.project,
-      requester: { type: 'user', id: who.userId, label: who.email },
-      requestedLevel: 'VIEWER',
-      reason: 'contract',
-    });
+    f.accounts.accessRequests.create(
+      {
+        project: owner.project,
+        requester: { type: 'user', id: who.userId, label: who.email },
+        requestedLevel: 'VIEWER',
+        reason: 'contract',
+      },
+      { source: '192.0.2.1', requestId: 'test' },
+    );
   const denied = await ask(refused);
   const approved = await ask(asker);
   const listed = await client.listAccessRequests({ params: { project: owner.project } });

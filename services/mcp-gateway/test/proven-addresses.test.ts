@@ -73,12 +73,15 @@ test('adding an account whose address is unconfirmed invites it; it gets no role
 
 test('approving the access request of an unconfirmed account is refused (409); denying works', async () => {
   const asker = await unconfirmed('asker@example.com');
-  const request = await f.accounts.accessRequests.create({
-    project: owner.project,
-    requester: { type: 'user', id: asker.id, label: asker.email },
-    requestedLevel: 'EDITOR',
-    reason: '',
-  });
+  const request = await f.accounts.accessRequests.create(
+    {
+      project: owner.project,
+      requester: { type: 'user', id: asker.id, label: asker.email },
+      requestedLevel: 'EDITOR',
+      reason: '',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const path = `/api/v1/projects/${owner.project}/access-requests/${request.id}`;
   const approved = await api(ownerKey, 'POST', `${path}/approve`, { level: 'EDITOR' });
   assert.equal(approved.status, 409, JSON.stringify(approved.body));
@@ -93,12 +96,15 @@ test('a person whose address is unconfirmed decides no request and adds no membe
   await f.accounts.workspaces.createProject({ slug: `unproven-${Date.now()}`, workspace: person.workspace });
   const [slug] = await f.accounts.workspaces.projectsOf(person.workspace);
   const key = (await f.accounts.keys.createUserKey({ userId: person.id })).key;
-  const request = await f.accounts.accessRequests.create({
-    project: slug!,
-    requester: { type: 'user', id: owner.userId, label: owner.email },
-    requestedLevel: 'VIEWER',
-    reason: '',
-  });
+  const request = await f.accounts.accessRequests.create(
+    {
+      project: slug!,
+      requester: { type: 'user', id: owner.userId, label: owner.email },
+      requestedLevel: 'VIEWER',
+      reason: '',
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const decided = await api(key, 'POST', `/api/v1/projects/${slug}/access-requests/${request.id}/approve`, { level: 'VIEWER' });
   assert.equal(decided.status, 403, JSON.stringify(decided.body));
   assert.match(decided.body.error.message, /^Confirm your email address before you decide access requests/);

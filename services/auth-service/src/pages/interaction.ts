@@ -226,15 +226,13 @@ export function interactionPages(deps: InteractionDeps) {
       const project = slug ? await accounts.workspaces.getProject(slug) : null;
       if (!project) return void render(res, refusalPage('Not sent', 'There is no such project.'), { status: 404 });
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const level = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
+      const requestedLevel = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
+      const reason = typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '';
+      const requester = { type: 'user' as const, id: user.id, label: user.email };
       let request: RequestOutcome;
       try {
-        request = await accounts.accessRequests.create({
-          project: project.slug,
-          requester: { type: 'user', id: user.id, label: user.email },
-          requestedLevel: level,
-          reason: typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '',
-        });
+        const origin = { source: req.ip ?? '', requestId: randomUUID() };
+        request = await accounts.accessRequests.create({ project: project.slug, requester, requestedLevel, reason }, origin);
       } catch (err) {
         // Too many requests await a decision (docs/management.md "Collection limits"), or a
         // denial is too recent (docs/management.md "Access request lifecycle").

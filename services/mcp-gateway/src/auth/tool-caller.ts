@@ -7,7 +7,12 @@ import type { ResolvedCaller } from './caller.ts';
 const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** A 2025-era MCP session id (when sent) narrows the credential's own session (swarm leases, memories). */
-export function toolCaller(c: ResolvedCaller, surface: Surface, headers: IncomingHttpHeaders): ToolCaller {
+export function toolCaller(
+  c: ResolvedCaller,
+  surface: Surface,
+  headers: IncomingHttpHeaders,
+  origin: { source: string; requestId: string },
+): ToolCaller {
   const mcpSession = headers['mcp-session-id'];
   const session = typeof mcpSession === 'string' && SESSION_ID.test(mcpSession) ? `${c.session}:${mcpSession}` : c.session;
   return {
@@ -24,5 +29,6 @@ export function toolCaller(c: ResolvedCaller, surface: Surface, headers: Incomin
     workspace: c.workspace,
     grantedProjects: c.grantedProjects,
     sessionId: session,
+    origin,
   };
 }

@@ -39,7 +39,7 @@ export function callTool(run: ReturnType<typeof runTool>): Step {
     const caller = callerOf(ex);
     const result = await run(ex.prepared!, {
       caller,
-      toolCaller: toolCaller(caller, ex.surface, ex.req.headers),
+      toolCaller: toolCaller(caller, ex.surface, ex.req.headers, { source: ex.source, requestId: ex.requestId }),
       policy: ex.policy!,
       requestId: ex.requestId,
       prepared: ex.prepared,

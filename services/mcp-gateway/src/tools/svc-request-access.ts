@@ -29,12 +29,15 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts' | 'onAccessRequ
         });
       }
       const req = await deps.accounts.accessRequests
-        .create({
-          project: caller.project,
-          requester: { type: caller.type, id: caller.id, label: caller.label },
-          requestedLevel: args.requested_level,
-          reason: args.reason,
-        })
+        .create(
+          {
+            project: caller.project,
+            requester: { type: caller.type, id: caller.id, label: caller.label },
+            requestedLevel: args.requested_level,
+            reason: args.reason,
+          },
+          caller.origin,
+        )
         .catch((err: unknown) => {
           // Too many requests await a decision (docs/management.md "Collection limits"), or a
           // denial is too recent (docs/management.md "Access request lifecycle").

@@ -61,6 +61,8 @@ export interface ToolCaller {
    * credential (key id or OAuth grant), so svc_inject context follows the client.
    */
   sessionId: string;
+  /** Where the request came from, for audit entries a tool writes (docs/audit.md "An entry"). */
+  origin: { source: string; requestId: string };
 }
 
 /** A tool as the registry holds it; tools are written with defineTool, which types `call`'s args. */

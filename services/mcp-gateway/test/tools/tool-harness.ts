@@ -28,6 +28,7 @@ export function caller(project: string | null, over: Partial<ToolCaller> = {}): 
     workspace: 'ws',
     grantedProjects: [],
     sessionId: `session-${project}`,
+    origin: { source: '192.0.2.1', requestId: `req-${project}` },
     ...over,
   };
 }
