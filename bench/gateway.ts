@@ -13,7 +13,8 @@
  *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_KEYS (default 100000),
  *   BENCH_ROUNDS (default 5)
  * BENCH_TRACING=1 adds a second gateway with tracing on, exporting OTLP/HTTP JSON to a local sink
- * that discards it, measured in the same rounds (docs/operations.md "Traces").
+ * that discards it, measured in the same rounds (docs/operations.md "Traces"): called with a
+ * sampled traceparent (every request traced) and without one (the default sampler's one in ten).
  * BENCH_BASE_MAIN=<path to another checkout's services/mcp-gateway/src/main.ts> adds that gateway
  * (tracing off) to the same rounds: this build against another, alternating within one run.
  */
@@ -193,6 +194,14 @@ const cases: Case[] = [
           headers: { 'x-api-key': key, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
           pid: traced!.pid!,
         },
+        // No caller trace: the default sampler keeps one request in ten (docs/operations.md "Traces").
+        {
+          name: 'gateway tools/call svc_help, 2025-11-25, tracing on, default sampler',
+          url: `${tracedBase}/mcp/bench`,
+          body,
+          headers: { 'x-api-key': key },
+          pid: traced!.pid!,
+        },
       ]
     : []),
   ...(baseMain
@@ -235,11 +244,14 @@ const tracedCase = cases.find((c) => c.name.endsWith('tracing on')) ?? null;
 const otherCase = cases.find((c) => c.name.endsWith('BENCH_BASE_MAIN')) ?? null;
 const otherRow = otherCase ? median(otherCase).row : null;
 const tracedRow = tracedCase ? median(tracedCase).row : null;
+const sampledCase = cases.find((c) => c.name.endsWith('default sampler')) ?? null;
+const sampledRow = sampledCase ? median(sampledCase).row : null;
 const rows = [
   bareRow,
   gwRow,
   ...(modernRow ? [modernRow] : []),
   ...(tracedRow ? [tracedRow] : []),
+  ...(sampledRow ? [sampledRow] : []),
   ...(otherRow ? [otherRow] : []),
   sdkRow,
 ];
@@ -339,6 +351,11 @@ if (tracedRow) {
   out(`ratio gateway tracing on / off, 2025-11-25: ${(tracedRow.rps / gwRow.rps).toFixed(3)} (${sinkSpans} OTLP exports received)`);
   // Per round, the two gateways measured in the same round: the ratio a slow stretch touches least.
   const perRound = measured.get(tracedCase!)!.map((m, i) => m.row.rps / measured.get(cases[1]!)!.at(i)!.row.rps);
+  out(`  per round: ${perRound.map((r) => r.toFixed(3)).join(' ')}`);
+}
+if (sampledRow) {
+  const perRound = measured.get(sampledCase!)!.map((m, i) => m.row.rps / measured.get(cases[1]!)!.at(i)!.row.rps);
+  out(`ratio gateway tracing on with the default sampler (no caller trace) / off: ${(sampledRow.rps / gwRow.rps).toFixed(3)}`);
   out(`  per round: ${perRound.map((r) => r.toFixed(3)).join(' ')}`);
 }
 if (otherRow) {
