@@ -6,8 +6,8 @@
  * WEBHOOK_ALLOWED_PRIVATE.
  */
 import { BlockList } from 'node:net';
-import { createCimdFetch, isSpecialUseAddress, type CimdFetchOptions } from '@svc/bounds/guarded-fetch.ts';
-import { WEBHOOK_MAX_RESPONSE_BYTES } from './bounds.ts';
+import { CimdFetchRefused, createCimdFetch, isSpecialUseAddress, type CimdFetchOptions } from '@svc/bounds/guarded-fetch.ts';
+import { WEBHOOK_MAX_RESPONSE_BYTES, webhookPortAllowed } from './bounds.ts';
 import type { WebhookSend } from './worker.ts';
 
 /** A CIDR block an operator allows (config's webhookAllowedPrivate). */
@@ -28,6 +28,8 @@ export function webhookSend(allowedPrivate: readonly AllowedBlock[], resolve?: C
     ...(resolve ? { resolve } : {}),
   });
   return async (url, init) => {
+    // Refused at create and update too; checked again for an endpoint kept from before the rule.
+    if (!webhookPortAllowed(new URL(url))) throw new CimdFetchRefused('refused: the port is not one webhooks may use');
     const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body });
     return { status: res.status };
   };
