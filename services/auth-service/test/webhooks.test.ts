@@ -323,3 +323,28 @@ test('the auth-service runs the worker (WEBHOOKS=on by default) and delivers thr
     await f.close();
   }
 });
+
+test('a refused address reaches the delivery log and last_error only as a fixed text; the operator log has the address', async () => {
+  const store = new WebhookStore(client, { pepper: PEPPER }, now);
+  const operator: unknown[] = [];
+  const resolve = async () => [{ address: '10.20.30.40', family: 4 }];
+  const worker = createWebhookWorker({ redis: client, store, send: webhookSend([], resolve, (err) => operator.push(err)), now });
+  const made = (await store.create('acme', { url: 'https://internal-billing.corp.test:8443/hook', events: ['key.created'] }))!;
+  await audit('acme', 'key.created', 'key:k1');
+  await worker.turn();
+  const [row] = await store.deliveries('acme', made.endpoint.id);
+  assert.equal(row!.error, 'refused: the host resolves to a non-public address');
+  const state = await store.state('acme', made.endpoint.id);
+  assert.equal(state.lastError, 'refused: the host resolves to a non-public address');
+  assert.ok(!JSON.stringify([row, state]).includes('10.20.30.40'), 'the internal address is not shown to the tenant');
+  assert.match(String(operator[0]), /10\.20\.30\.40/, 'the operator log names it');
+});
+
+test('an update copies only url, events, description and enabled: the secret and creation time stay', async () => {
+  const { store } = setup();
+  const made = (await store.create('acme', { url: receiverUrl, events: ['key.created'] }))!;
+  const hostile = { enabled: false, secret: 'attacker', createdAt: 1, id: 'wh_other', previousSecret: 'x', previousUntil: 9e15 };
+  const updated = (await store.update('acme', made.endpoint.id, hostile as never))!;
+  assert.deepEqual([updated.id, updated.createdAt, updated.enabled], [made.endpoint.id, made.endpoint.createdAt, false]);
+  assert.deepEqual(await store.signingSecrets('acme', made.endpoint.id), [made.secret]);
+});
