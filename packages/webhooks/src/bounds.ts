@@ -40,6 +40,10 @@ export const WEBHOOK_MAX_RESPONSE_BYTES = 4 * 1024;
 export const WEBHOOK_READ_BATCH = 100;
 /** Endpoints delivered to at the same time by one worker. */
 export const WEBHOOK_CONCURRENCY = 16;
+/** The longest one endpoint's run may take; then it stops after the send in flight and the next turn goes on (no endpoint holds a worker slot long). */
+export const WEBHOOK_ENDPOINT_RUN_MS = 10_000;
+/** How often the holder renews its lease, on its own timer whatever the deliveries are doing (a third of WEBHOOK_LEASE_MS). */
+export const WEBHOOK_LEASE_RENEW_MS = 10_000;
 /** How often the worker looks for new entries. */
 export const WEBHOOK_POLL_MS = 1_000;
 /** The worker's lease: one replica delivers; another takes over this long after it stops renewing. */

@@ -348,3 +348,34 @@ test('an update copies only url, events, description and enabled: the secret and
   assert.deepEqual([updated.id, updated.createdAt, updated.enabled], [made.endpoint.id, made.endpoint.createdAt, false]);
   assert.deepEqual(await store.signingSecrets('acme', made.endpoint.id), [made.secret]);
 });
+
+test("a slow receiver does not hold back another workspace's deliveries", async () => {
+  // Each POST to it answers after SLOW_MS; five queued events keep its endpoint busy for seconds.
+  const SLOW_MS = 1_500;
+  const slowHits: number[] = [];
+  const slow = createServer((req, res) => {
+    req.resume();
+    slowHits.push(Date.now());
+    setTimeout(() => res.end('ok'), SLOW_MS).unref();
+  });
+  await outsideLoopBudget(() => new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok)));
+  const { store, worker } = setup();
+  try {
+    await store.create('slowco', { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, events: ['key.created'] });
+    await store.create('acme', { url: receiverUrl, events: ['key.created'] });
+    for (let i = 0; i < 5; i++) await audit('slowco', 'key.created', `key:s${i}`);
+    worker.start();
+    await waitFor(() => slowHits.length === 1, { message: 'the slow endpoint to start', timeout: 10_000 });
+    const at = Date.now();
+    await audit('acme', 'key.created', 'key:k1');
+    await waitFor(() => received.length === 1, { message: "acme's delivery", timeout: 20_000 });
+    // Before: the next turn waited for the slow endpoint's whole run (5 x SLOW_MS). Now one poll
+    // (WEBHOOK_POLL_MS) and a local POST; the bound is generous for a loaded machine.
+    const waited = Date.now() - at;
+    assert.ok(waited < 2 * SLOW_MS, `acme waited ${waited} ms while the slow endpoint still ran (${slowHits.length} of 5 sent)`);
+    assert.ok(slowHits.length < 5, 'the slow endpoint was still running');
+  } finally {
+    await worker.stop();
+    slow.close();
+  }
+});
