@@ -69,9 +69,20 @@ export function isSpecialUseAddress(address: string): boolean {
   return SPECIAL_USE.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The refusal of a fetch; its message is the detail oidc-provider logs (never sent to the client). */
+/** What a tenant may be told of a refused address: never the address (it may map the internal network). */
+const NON_PUBLIC_ADDRESS_REFUSAL = 'refused: the host resolves to a non-public address';
+
+/**
+ * The refusal of a fetch; its message is the detail oidc-provider logs (never sent to the client).
+ * `tenantMessage`, when set, is what may be shown to whoever chose the URL (a webhook's owner).
+ */
 export class CimdFetchRefused extends Error {
   override name = 'CimdFetchRefused';
+  readonly tenantMessage: string | undefined;
+  constructor(message: string, tenantMessage?: string) {
+    super(message);
+    this.tenantMessage = tenantMessage;
+  }
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -109,7 +120,7 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     const addresses = isIP(literal) ? [{ address: literal, family: isIP(literal) }] : await resolve(literal);
     if (addresses.length === 0) throw new CimdFetchRefused(`${host} has no address`);
     const bad = addresses.find((a) => refuse(a.address));
-    if (bad) throw new CimdFetchRefused(`${host} resolves to ${bad.address}, a special-use address`);
+    if (bad) throw new CimdFetchRefused(`${host} resolves to ${bad.address}, a special-use address`, NON_PUBLIC_ADDRESS_REFUSAL);
     return addresses;
   }
 

@@ -4,7 +4,7 @@
  * ManagementDeps.webhooks) every operation answers 404.
  */
 import type { DeliveryAttempt, DeliveryState, EndpointChange, WebhookEndpoint, WebhookStore } from '@svc/webhooks';
-import { WEBHOOK_MAX_ENDPOINTS } from '@svc/webhooks/bounds.ts';
+import { WEBHOOK_LOW_PORTS, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_MIN_HIGH_PORT, webhookPortAllowed } from '@svc/webhooks/bounds.ts';
 import type { WebhookEventType } from '@svc/webhooks/events.ts';
 import type { ManagementContext } from './context.ts';
 import type { Management } from './management.ts';
@@ -21,7 +21,8 @@ export function webhookOperations(
   'webhooks' | 'createWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookSecret' | 'webhookDeliveries' | 'testWebhook'
 > {
   const { note, ownerOf } = ctx;
-  const target = (e: { id: string; url: string }) => `webhook:${e.id} (${e.url})`;
+  // Only the URL's origin is audited: a receiver's path or query may carry a token (docs/webhooks.md "Audit").
+  const target = (e: { id: string; url: string }) => `webhook:${e.id} (${new URL(e.url).origin})`;
   const storeFor = async (actor: Parameters<typeof ownerOf>[0], workspace: string, what: string): Promise<WebhookStore> => {
     await ownerOf(actor, workspace, what);
     if (!store) throw new ManagementError(404, 'Webhooks are not offered here.');
@@ -102,6 +103,8 @@ function checkedUrl(raw: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ManagementError(400, 'The url must be http or https.', 'url');
   if (url.username || url.password) throw new ManagementError(400, 'The url must not carry a user or password.', 'url');
+  if (!webhookPortAllowed(url))
+    throw new ManagementError(400, `The url's port must be ${WEBHOOK_LOW_PORTS.join(' or ')} or at least ${WEBHOOK_MIN_HIGH_PORT}.`, 'url');
   return url.href;
 }
 

@@ -7,6 +7,18 @@
 export const WEBHOOK_MAX_ENDPOINTS = 10;
 /** The longest endpoint URL. */
 export const WEBHOOK_URL_MAX = 2048;
+/**
+ * The ports a webhook URL may name: the web's two, and the unprivileged range. The well-known ports
+ * below 1024 (SMTP 25, ...) are refused, so a webhook is never a cross-protocol POST to another service.
+ */
+export const WEBHOOK_LOW_PORTS = [80, 443] as const;
+export const WEBHOOK_MIN_HIGH_PORT = 1024;
+
+/** True when the URL's port (its scheme's default when it names none) is one a webhook may use. */
+export function webhookPortAllowed(url: URL): boolean {
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return (WEBHOOK_LOW_PORTS as readonly number[]).includes(port) || port >= WEBHOOK_MIN_HIGH_PORT;
+}
 /** The longest description of an endpoint. */
 export const WEBHOOK_DESCRIPTION_MAX = 200;
 /** Delivery attempts kept per endpoint, newest first (the delivery log). */
@@ -28,6 +40,10 @@ export const WEBHOOK_MAX_RESPONSE_BYTES = 4 * 1024;
 export const WEBHOOK_READ_BATCH = 100;
 /** Endpoints delivered to at the same time by one worker. */
 export const WEBHOOK_CONCURRENCY = 16;
+/** The longest one endpoint's run may take; then it stops after the send in flight and the next turn goes on (no endpoint holds a worker slot long). */
+export const WEBHOOK_ENDPOINT_RUN_MS = 10_000;
+/** How often the holder renews its lease, on its own timer whatever the deliveries are doing (a third of WEBHOOK_LEASE_MS). */
+export const WEBHOOK_LEASE_RENEW_MS = 10_000;
 /** How often the worker looks for new entries. */
 export const WEBHOOK_POLL_MS = 1_000;
 /** The worker's lease: one replica delivers; another takes over this long after it stops renewing. */

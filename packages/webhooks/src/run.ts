@@ -19,7 +19,7 @@ export function startWebhookWorker(opts: { redis: Redis; config: WorkerConfig; o
   const worker = createWebhookWorker({
     redis: opts.redis,
     store,
-    send: webhookSend(opts.config.webhookAllowedPrivate),
+    send: webhookSend(opts.config.webhookAllowedPrivate, undefined, opts.onError),
     onError: opts.onError,
   });
   worker.start();

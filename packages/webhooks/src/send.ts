@@ -6,8 +6,8 @@
  * WEBHOOK_ALLOWED_PRIVATE.
  */
 import { BlockList } from 'node:net';
-import { createCimdFetch, isSpecialUseAddress, type CimdFetchOptions } from '@svc/bounds/guarded-fetch.ts';
-import { WEBHOOK_MAX_RESPONSE_BYTES } from './bounds.ts';
+import { CimdFetchRefused, createCimdFetch, isSpecialUseAddress, type CimdFetchOptions } from '@svc/bounds/guarded-fetch.ts';
+import { WEBHOOK_MAX_RESPONSE_BYTES, webhookPortAllowed } from './bounds.ts';
 import type { WebhookSend } from './worker.ts';
 
 /** A CIDR block an operator allows (config's webhookAllowedPrivate). */
@@ -17,8 +17,16 @@ export interface AllowedBlock {
   family: 'ipv4' | 'ipv6';
 }
 
-/** The guarded POST; `resolve` is for tests (names that resolve to hostile addresses). */
-export function webhookSend(allowedPrivate: readonly AllowedBlock[], resolve?: CimdFetchOptions['resolve']): WebhookSend {
+/**
+ * The guarded POST; `resolve` is for tests (names that resolve to hostile addresses). A failure
+ * reaches the tenant's delivery log only as a fixed text (tenantError); its full detail, which may
+ * name internal addresses, goes to `operatorLog` alone.
+ */
+export function webhookSend(
+  allowedPrivate: readonly AllowedBlock[],
+  resolve?: CimdFetchOptions['resolve'],
+  operatorLog?: (err: unknown) => void,
+): WebhookSend {
   const allowed = new BlockList();
   for (const b of allowedPrivate) allowed.addSubnet(b.address, b.prefix, b.family);
   const fetch = createCimdFetch({
@@ -28,7 +36,28 @@ export function webhookSend(allowedPrivate: readonly AllowedBlock[], resolve?: C
     ...(resolve ? { resolve } : {}),
   });
   return async (url, init) => {
-    const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body });
-    return { status: res.status };
+    // Refused at create and update too; checked again for an endpoint kept from before the rule.
+    if (!webhookPortAllowed(new URL(url))) throw new CimdFetchRefused('refused: the port is not one webhooks may use');
+    let failure: unknown;
+    try {
+      const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body });
+      return { status: res.status };
+    } catch (err) {
+      failure = err;
+    }
+    // Not attached as a cause: the tenant's error must not carry the detail along.
+    operatorLog?.(failure);
+    throw new Error(tenantError(failure));
   };
+}
+
+/**
+ * What the owner sees of a failed POST: a refusal's tenant text, a socket error's code, or a
+ * fixed text. Never the underlying message: a resolver's or socket's may carry an internal address.
+ */
+function tenantError(err: unknown): string {
+  if (err instanceof CimdFetchRefused) return err.tenantMessage ?? err.message;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code)) return `the receiver could not be reached (${code})`;
+  return 'the delivery failed';
 }

@@ -134,7 +134,12 @@ export class WebhookStore {
   async update(ws: string, id: string, change: EndpointChange): Promise<WebhookEndpoint | null> {
     const s = await this.stored(ws, id);
     if (!s) return null;
-    const next: Stored = { ...s, ...change };
+    // Only the owner's four settings are copied: the secrets, id and creation time are never a change's.
+    const next: Stored = { ...s };
+    if (change.url !== undefined) next.url = change.url;
+    if (change.events !== undefined) next.events = change.events;
+    if (change.description !== undefined) next.description = change.description;
+    if (change.enabled !== undefined) next.enabled = change.enabled;
     await this.redis.hset(WK.endpoints(ws), id, JSON.stringify(next));
     if (change.enabled === true) await this.setState(ws, id, { failing: 0, attempts: 0, firstFailureAt: 0, nextAt: 0 });
     return publicOf(next);

@@ -1,7 +1,10 @@
 /**
  * The delivery worker (docs/webhooks.md "Delivery"). One replica at a time delivers: it holds a
- * Redis lease (SET NX PX, renewed every turn); another takes over WEBHOOK_LEASE_MS after the holder
- * stops renewing. Each endpoint reads its workspace's audit log from its own cursor, oldest first,
+ * Redis lease (SET NX PX, renewed every WEBHOOK_LEASE_RENEW_MS on its own timer, so a slow
+ * delivery never lets it run out); another takes over WEBHOOK_LEASE_MS after the holder stops
+ * renewing, and the holder sends nothing and moves no cursor once its lease may have run out. A
+ * turn starts every endpoint with something to send and does not wait for them: an endpoint still
+ * running is skipped, and one endpoint's run ends after WEBHOOK_ENDPOINT_RUN_MS. Each endpoint reads its workspace's audit log from its own cursor, oldest first,
  * and sends one event at a time: the next waits while one is retried (in order per endpoint). The
  * cursor moves only after a 2xx, so a crash between the send and the move sends the event again
  * (at least once; `webhook-id` is the same each time, for the receiver to drop repeats).
@@ -10,7 +13,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from '@svc/accounts';
 import {
   WEBHOOK_CONCURRENCY,
+  WEBHOOK_ENDPOINT_RUN_MS,
   WEBHOOK_LEASE_MS,
+  WEBHOOK_LEASE_RENEW_MS,
   WEBHOOK_LOG_ERROR_MAX,
   WEBHOOK_POLL_MS,
   WEBHOOK_READ_BATCH,
@@ -35,7 +40,7 @@ export interface WorkerDeps {
 }
 
 export interface WebhookWorker {
-  /** One turn: take or renew the lease, then start every endpoint that has something to send. Resolves when they are done. */
+  /** One turn: take or renew the lease, then start every endpoint that has something to send. Resolves when they are done (the timer's turns do not wait). */
   turn(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
@@ -61,14 +66,30 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
   const busy = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
 
-  async function turn(): Promise<void> {
-    if ((await deps.redis.eval(LEASE, 1, WK.lease(), me, WEBHOOK_LEASE_MS)) !== 1) return;
+  let heldUntil = 0;
+  let renewer: NodeJS.Timeout | null = null;
+
+  /** Takes or renews the lease; true while it is held. */
+  async function renew(): Promise<boolean> {
+    const asked = Date.now();
+    const held = (await deps.redis.eval(LEASE, 1, WK.lease(), me, WEBHOOK_LEASE_MS)) === 1;
+    // Counted from before the ask: the lease may have been set at any moment of the round trip.
+    heldUntil = held ? asked + WEBHOOK_LEASE_MS : 0;
+    return held;
+  }
+
+  /** Checked before each send and each cursor move: another replica may deliver once the lease ran out. */
+  const holding = (): boolean => Date.now() < heldUntil;
+
+  /** Takes or renews the lease and starts every endpoint with something to send; the runs it started. */
+  async function dispatch(): Promise<Promise<void>[]> {
     const started: Promise<void>[] = [];
+    if (!(await renew())) return started;
     for await (const ws of deps.store.workspaces()) {
       for (const ep of await deps.store.endpoints(ws)) {
         const key = `${ws} ${ep.id}`;
         if (!ep.enabled || busy.has(key)) continue;
-        if (busy.size >= WEBHOOK_CONCURRENCY) return void (await Promise.all(started));
+        if (busy.size >= WEBHOOK_CONCURRENCY) return started;
         const run = deliverFor(ws, ep)
           .catch((err: unknown) => deps.onError?.(err))
           .finally(() => busy.delete(key));
@@ -76,13 +97,19 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
         started.push(run);
       }
     }
-    await Promise.all(started);
+    return started;
+  }
+
+  async function turn(): Promise<void> {
+    await Promise.all(await dispatch());
   }
 
   /** Sends what one endpoint has waiting, in order, stopping at the first failure. */
   async function deliverFor(ws: string, ep: WebhookEndpoint): Promise<void> {
+    const runEnds = performance.now() + WEBHOOK_ENDPOINT_RUN_MS;
     const state = await deps.store.state(ws, ep.id);
     if (state.failing || state.nextAt > now()) return;
+    if (!holding()) return;
     if (state.testPending) {
       const ok = await attempt(ws, ep, `msg_test_${randomUUID()}`, 'webhook.test', { workspace: ws, test: true }, 1);
       await deps.store.setState(ws, ep.id, { test: 0 });
@@ -92,6 +119,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
     let cursor = state.cursor;
     let attempts = state.attempts;
     for (const [id, fields] of entries) {
+      if (!holding() || performance.now() > runEnds) break;
       const f = fieldsOf(fields);
       const type = eventOf(f['action'] ?? '');
       if (type && ep.events.includes(type)) {
@@ -100,6 +128,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
           const failedAt = state.firstFailureAt || now();
           const delay = WEBHOOK_RETRY_DELAYS_MS[Math.min(attempts, WEBHOOK_RETRY_DELAYS_MS.length - 1)]!;
           const failing = now() + delay - failedAt > WEBHOOK_RETRY_WINDOW_MS;
+          if (!holding()) return;
           await deps.store.setState(ws, ep.id, {
             cursor,
             attempts: attempts + 1,
@@ -112,10 +141,11 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
         attempts = 0;
         state.firstFailureAt = 0;
       }
+      if (!holding()) return;
       cursor = id;
       if (type) await deps.store.setState(ws, ep.id, { cursor, attempts: 0, firstFailureAt: 0, nextAt: 0, lastError: '' });
     }
-    if (cursor !== state.cursor) await deps.store.setState(ws, ep.id, { cursor });
+    if (cursor !== state.cursor && holding()) await deps.store.setState(ws, ep.id, { cursor });
   }
 
   /** One POST, logged; true on a 2xx. */
@@ -141,10 +171,16 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
   return {
     turn,
     start() {
+      // The lease is renewed on its own timer while held, however long a delivery takes.
+      renewer = setInterval(() => {
+        if (holding()) renew().catch((err: unknown) => deps.onError?.(err));
+      }, WEBHOOK_LEASE_RENEW_MS);
+      renewer.unref();
+      // The next turn does not wait for this one's deliveries: endpoints still running are skipped.
       const tick = (): void => {
         timer = setTimeout(
           () =>
-            void turn()
+            void dispatch()
               .catch((err: unknown) => deps.onError?.(err))
               .finally(() => timer && tick()),
           WEBHOOK_POLL_MS,
@@ -155,7 +191,9 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
     },
     async stop() {
       if (timer) clearTimeout(timer);
+      if (renewer) clearInterval(renewer);
       timer = null;
+      renewer = null;
       await Promise.all(busy.values());
       // Handing the lease back lets another replica take over at once; if Redis does not answer,
       // the lease simply runs out (WEBHOOK_LEASE_MS) and the shutdown does not wait for it.

@@ -323,3 +323,59 @@ test('the auth-service runs the worker (WEBHOOKS=on by default) and delivers thr
     await f.close();
   }
 });
+
+test('a refused address reaches the delivery log and last_error only as a fixed text; the operator log has the address', async () => {
+  const store = new WebhookStore(client, { pepper: PEPPER }, now);
+  const operator: unknown[] = [];
+  const resolve = async () => [{ address: '10.20.30.40', family: 4 }];
+  const worker = createWebhookWorker({ redis: client, store, send: webhookSend([], resolve, (err) => operator.push(err)), now });
+  const made = (await store.create('acme', { url: 'https://internal-billing.corp.test:8443/hook', events: ['key.created'] }))!;
+  await audit('acme', 'key.created', 'key:k1');
+  await worker.turn();
+  const [row] = await store.deliveries('acme', made.endpoint.id);
+  assert.equal(row!.error, 'refused: the host resolves to a non-public address');
+  const state = await store.state('acme', made.endpoint.id);
+  assert.equal(state.lastError, 'refused: the host resolves to a non-public address');
+  assert.ok(!JSON.stringify([row, state]).includes('10.20.30.40'), 'the internal address is not shown to the tenant');
+  assert.match(String(operator[0]), /10\.20\.30\.40/, 'the operator log names it');
+});
+
+test('an update copies only url, events, description and enabled: the secret and creation time stay', async () => {
+  const { store } = setup();
+  const made = (await store.create('acme', { url: receiverUrl, events: ['key.created'] }))!;
+  const hostile = { enabled: false, secret: 'attacker', createdAt: 1, id: 'wh_other', previousSecret: 'x', previousUntil: 9e15 };
+  const updated = (await store.update('acme', made.endpoint.id, hostile as never))!;
+  assert.deepEqual([updated.id, updated.createdAt, updated.enabled], [made.endpoint.id, made.endpoint.createdAt, false]);
+  assert.deepEqual(await store.signingSecrets('acme', made.endpoint.id), [made.secret]);
+});
+
+test("a slow receiver does not hold back another workspace's deliveries", async () => {
+  // Each POST to it answers after SLOW_MS; five queued events keep its endpoint busy for seconds.
+  const SLOW_MS = 1_500;
+  const slowHits: number[] = [];
+  const slow = createServer((req, res) => {
+    req.resume();
+    slowHits.push(Date.now());
+    setTimeout(() => res.end('ok'), SLOW_MS).unref();
+  });
+  await outsideLoopBudget(() => new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok)));
+  const { store, worker } = setup();
+  try {
+    await store.create('slowco', { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, events: ['key.created'] });
+    await store.create('acme', { url: receiverUrl, events: ['key.created'] });
+    for (let i = 0; i < 5; i++) await audit('slowco', 'key.created', `key:s${i}`);
+    worker.start();
+    await waitFor(() => slowHits.length === 1, { message: 'the slow endpoint to start', timeout: 10_000 });
+    const at = Date.now();
+    await audit('acme', 'key.created', 'key:k1');
+    await waitFor(() => received.length === 1, { message: "acme's delivery", timeout: 20_000 });
+    // Before: the next turn waited for the slow endpoint's whole run (5 x SLOW_MS). Now one poll
+    // (WEBHOOK_POLL_MS) and a local POST; the bound is generous for a loaded machine.
+    const waited = Date.now() - at;
+    assert.ok(waited < 2 * SLOW_MS, `acme waited ${waited} ms while the slow endpoint still ran (${slowHits.length} of 5 sent)`);
+    assert.ok(slowHits.length < 5, 'the slow endpoint was still running');
+  } finally {
+    await worker.stop();
+    slow.close();
+  }
+});

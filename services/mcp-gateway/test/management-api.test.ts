@@ -320,6 +320,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
     webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
+    'webhooks/{id}': { enabled: true },
   };
   // Asking for access is open to anyone who can name the project (its point), for themselves:
   // only a key of another project is refused; the request decides nothing.
@@ -345,7 +346,8 @@ test('cross-tenant: every route with credentials of another workspace, another p
       const path = r.path.replace(/\{(\w+)\}/g, (_m, n: string) =>
         n === 'id' && r.path.includes('access-requests') ? request.id : params[n]!,
       );
-      const last = path.split('/').at(-1)!;
+      // A webhook's PATCH path also ends in the id: its body is a webhook change (it admits no other field).
+      const last = r.path.endsWith('/webhooks/{id}') ? 'webhooks/{id}' : path.split('/').at(-1)!;
       const res = await api(r.method, path, key, r.method === 'GET' || r.method === 'DELETE' ? undefined : (bodies[last] ?? {}));
       assert.ok([403, 404].includes(res.status), `${who}: ${r.method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
     }
@@ -744,7 +746,10 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
   const c = as((await f.accounts.keys.createUserKey({ userId: ws.userId })).key);
   const params = { workspace: ws.workspace };
   const add = (body: Record<string, unknown>) => c.createWebhook({ params, body: body as never });
-  const made = success(await add({ url: 'https://hooks.example/svc', events: ['key.created', 'quota.warning'] }), 201);
+  const made = success(
+    await add({ url: 'https://hooks.example/svc/T000/B000/s3cr3t-token?key=q5ecret', events: ['key.created', 'quota.warning'] }),
+    201,
+  );
   assert.match(made.body.secret, /^whsec_/);
   assert.deepEqual([made.body.enabled, made.body.failing, made.body.description], [true, false, '']);
   const listed = success(await c.listWebhooks({ params })).body.webhooks;
@@ -757,6 +762,15 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
   const one = { ...params, id: made.body.id };
   const changed = success(await c.updateWebhook({ params: one, body: { events: ['member.added'], enabled: false } }));
   assert.deepEqual([changed.body.events, changed.body.enabled], [['member.added'], false]);
+  // A change names only the owner's settings: an internal field is a 400 naming it, never merged into the store.
+  for (const field of ['secret', 'createdAt', 'previousSecret', 'id']) {
+    const r = refusal(await c.updateWebhook({ params: one, body: { [field]: 'x' } as never }), 400);
+    assert.ok(JSON.stringify(r).includes(field), `${field}: ${JSON.stringify(r)}`);
+  }
+  for (const url of ['https://hooks.example:25/', 'http://hooks.example:1023/', 'https://hooks.example:22/'])
+    assert.ok(JSON.stringify(refusal(await c.updateWebhook({ params: one, body: { url } }), 400)).includes('url'), url);
+  for (const url of ['https://hooks.example:80/a', 'http://hooks.example:443/a', 'https://hooks.example:1024/a'])
+    success(await c.updateWebhook({ params: one, body: { url } }));
   const rotated = success(await c.rotateWebhookSecret({ params: one }));
   assert.notEqual(rotated.body.secret, made.body.secret);
   success(await c.testWebhook({ params: one }), 202);
@@ -773,6 +787,10 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
     [{ url: 'https://hooks.example/', events: ['key.created'], description: 'd'.repeat(WEBHOOK_DESCRIPTION_MAX + 1) }, 'description', /./],
     [{ url: 42, events: ['key.created'] }, 'url', /./],
     [{ url: 'https://hooks.example/', events: 'key.created' }, 'events', /./],
+    [{ url: 'smtp://hooks.example:25/', events: ['key.created'] }, 'url', /./],
+    [{ url: 'http://hooks.example:25/', events: ['key.created'] }, 'url', /port/],
+    [{ url: 'https://hooks.example:587/', events: ['key.created'] }, 'url', /port/],
+    [{ url: 'https://hooks.example/', events: ['key.created'], secret: 'whsec_x' }, 'secret', /not a known field/],
   ];
   for (const [body, field, message] of refusals) {
     const r = refusal(await add(body), 400);
@@ -800,6 +818,14 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
   const actions = await auditActions(ws.workspace, c);
   assert.equal(actions.filter((a) => a === 'webhook.created').length, WEBHOOK_MAX_ENDPOINTS);
   for (const a of ['webhook.changed', 'webhook.secret_rotated', 'webhook.removed']) assert.ok(actions.includes(a), a);
+  // The audit keeps the endpoint id and the URL's origin, never its path or query (they may carry a token).
+  const entries = success(await c.audit({ params, query: { limit: 500 } })).body.entries;
+  const created = entries.find((e) => e.action === 'webhook.created' && e.target.includes(made.body.id))!;
+  assert.equal(created.target, `webhook:${made.body.id} (https://hooks.example)`);
+  assert.ok(
+    !JSON.stringify(entries).includes('s3cr3t-token') && !JSON.stringify(entries).includes('q5ecret'),
+    'no URL secret in the audit',
+  );
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

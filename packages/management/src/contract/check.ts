@@ -38,6 +38,7 @@ export interface InputProblem {
 /** The field an ajv error is about and the words for its problem. */
 function describe(e: ErrorObject): InputProblem {
   if (e.keyword === 'required') return { field: String(e.params['missingProperty']), problem: 'is required' };
+  if (e.keyword === 'additionalProperties') return { field: String(e.params['additionalProperty']), problem: 'is not a known field' };
   const field = e.instancePath.slice(1).split('/')[0] ?? '';
   if (e.keyword === 'type') {
     const types = ([] as string[]).concat(e.params['type'] as string | string[]).map((t) => TYPE_NAMES[t] ?? t);

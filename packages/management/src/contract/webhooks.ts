@@ -2,7 +2,14 @@
  * A workspace's webhook endpoints (docs/webhooks.md): the owner's. Each endpoint's secret is shown
  * once, at creation and at each rotation.
  */
-import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_LOG_SIZE, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_URL_MAX } from '@svc/webhooks/bounds.ts';
+import {
+  WEBHOOK_DESCRIPTION_MAX,
+  WEBHOOK_LOG_SIZE,
+  WEBHOOK_LOW_PORTS,
+  WEBHOOK_MAX_ENDPOINTS,
+  WEBHOOK_MIN_HIGH_PORT,
+  WEBHOOK_URL_MAX,
+} from '@svc/webhooks/bounds.ts';
 import { WEBHOOK_EVENT_TYPES } from '@svc/webhooks/events.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
@@ -17,7 +24,7 @@ const SUBSCRIBABLE = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
 const URL = {
   type: 'string',
   maxLength: WEBHOOK_URL_MAX,
-  description: `Where events are POSTed: an http(s) URL of at most ${WEBHOOK_URL_MAX} characters, no user or password.`,
+  description: `Where events are POSTed: an http(s) URL of at most ${WEBHOOK_URL_MAX} characters, no user or password, port ${WEBHOOK_LOW_PORTS.join(' or ')} or at least ${WEBHOOK_MIN_HIGH_PORT}.`,
 } as const;
 const EVENTS = {
   type: 'array',
@@ -68,6 +75,7 @@ export const createWebhook = defineOperation({
     description: `At most ${WEBHOOK_MAX_ENDPOINTS} endpoints per workspace.`,
     properties: { url: URL, events: EVENTS, description: { ...DESCRIPTION, default: '' } },
     required: ['url', 'events'],
+    additionalProperties: false,
   },
   answer: {
     type: 'object',
@@ -89,6 +97,7 @@ export const updateWebhook = defineOperation({
   body: {
     type: 'object',
     properties: { url: URL, events: EVENTS, description: DESCRIPTION, enabled: { type: 'boolean' } },
+    additionalProperties: false,
   },
   answer: ENDPOINT,
 });
