@@ -82,6 +82,8 @@ export function linesSink(out: Writable): Sink {
 
 function causeOf(err: unknown): string {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  // A TypeError from the HTTP client may quote a request header, the collector's credentials among them.
+  if (cause instanceof TypeError || err instanceof TypeError) return 'the request could not be made';
   return cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : String(cause);
 }
 

@@ -43,6 +43,9 @@ export function streamTarget(flags: { name?: string; stdout?: boolean; otlpEndpo
   return { name, kind: 'otlp', endpoint, headers: headersOf(env), timeoutMs: AUDIT_STREAM_TIMEOUT_MS };
 }
 
+/** What a header value may hold once decoded: tab, visible ASCII, space and obs-text bytes. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** OTEL_EXPORTER_OTLP_LOGS_HEADERS, else OTEL_EXPORTER_OTLP_HEADERS: `key=value,...`, values URL-encoded. */
 function headersOf(env: NodeJS.ProcessEnv): Record<string, string> {
   const variable = env['OTEL_EXPORTER_OTLP_LOGS_HEADERS'] !== undefined ? 'OTEL_EXPORTER_OTLP_LOGS_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS';
@@ -54,11 +57,16 @@ function headersOf(env: NodeJS.ProcessEnv): Record<string, string> {
     const key = at > 0 ? pair.slice(0, at).trim() : '';
     // The value may be a secret: the message names the variable and the pair's place, never its text.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw new TargetError(`${variable} holds a pair that is not key=value`);
+    let value: string;
     try {
-      out[key.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+      value = decodeURIComponent(pair.slice(at + 1).trim());
     } catch {
       throw new TargetError(`${variable}: the value of ${key} is not URL-encoded`);
     }
+    // A header value (RFC 9110 §5.5) holds no control character but tab; refused here, never
+    // echoed, so the HTTP client never quotes it in an error.
+    if (!HEADER_VALUE.test(value)) throw new TargetError(`${variable}: the value of ${key} holds a character a header cannot carry`);
+    out[key.toLowerCase()] = value;
   }
   return out;
 }

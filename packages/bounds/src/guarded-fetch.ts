@@ -86,10 +86,36 @@ export class CimdFetchRefused extends Error {
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-type Resolver = (host: string) => Promise<LookupAddress[]>;
+export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
-const systemResolver: Resolver = (host) =>
-  new Promise((ok, fail) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? fail(err) : ok(addresses))));
+/**
+ * System lookups of the guarded client in flight at once. getaddrinfo runs on libuv's threadpool (4
+ * threads, shared with file I/O and every other lookup), and a lookup that a never-answering
+ * nameserver holds keeps its thread after our time limit gave up on it: a URL's owner could
+ * otherwise hold every thread. A lookup counts until the system answers, not until we stop waiting.
+ */
+export const GUARDED_LOOKUPS_IN_FLIGHT = 2;
+
+/** `resolve` with at most `max` lookups in flight; past it a lookup is refused at once (retried later by its caller). */
+export function boundedResolver(resolve: Resolver, max = GUARDED_LOOKUPS_IN_FLIGHT): Resolver {
+  let inFlight = 0;
+  return (host) => {
+    if (inFlight >= max) return Promise.reject(new CimdFetchRefused(`${max} name lookups are still in flight`, LOOKUPS_BUSY));
+    inFlight++;
+    const settled = () => void inFlight--;
+    const lookup = resolve(host);
+    lookup.then(settled, settled);
+    return lookup;
+  };
+}
+
+const systemResolver: Resolver = boundedResolver(
+  (host) =>
+    new Promise((ok, fail) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? fail(err) : ok(addresses)))),
+);
+
+/** What a tenant is told when the lookups' bound is reached: retried later, like an unreachable host. */
+const LOOKUPS_BUSY = 'refused for now: too many name lookups in flight';
 
 export interface CimdFetchOptions {
   /** Which addresses are refused; default isSpecialUseAddress. Tests of the bounds allow a local server. */
