@@ -16,12 +16,19 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.added',
   'member.role_changed',
   'member.removed',
+  'member.invited',
+  'member.invitation_accepted',
+  'service_account.created',
+  'service_account.key_rotated',
+  'service_account.revoked',
   'access_request.created',
   'access_request.decided',
   'quota.warning',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** What an endpoint may subscribe to: every event but the test event, which is sent on request. */
+export const SUBSCRIBABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
 /** Which event an audit action is, when it is one. */
 const EVENT_OF_ACTION: Partial<Record<AuditAction, WebhookEventType>> = {
@@ -36,6 +43,11 @@ const EVENT_OF_ACTION: Partial<Record<AuditAction, WebhookEventType>> = {
   'member.added': 'member.added',
   'member.role_changed': 'member.role_changed',
   'member.removed': 'member.removed',
+  'member.invited': 'member.invited',
+  'member.invitation_accepted': 'member.invitation_accepted',
+  'service_account.created': 'service_account.created',
+  'service_account.key_rotated': 'service_account.key_rotated',
+  'service_account.revoked': 'service_account.revoked',
   'access_request.created': 'access_request.created',
   'access_request.approved': 'access_request.decided',
   'access_request.denied': 'access_request.decided',

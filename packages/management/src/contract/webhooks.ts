@@ -10,7 +10,7 @@ import {
   WEBHOOK_MIN_HIGH_PORT,
   WEBHOOK_URL_MAX,
 } from '@svc/webhooks/bounds.ts';
-import { WEBHOOK_EVENT_TYPES } from '@svc/webhooks/events.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@svc/webhooks/events.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const WORKSPACE = { type: 'object', properties: { workspace: segment('Workspace slug.') }, required: ['workspace'] } as const;
@@ -20,7 +20,6 @@ const ONE = {
   required: ['workspace', 'id'],
 } as const;
 /** The events an endpoint may subscribe to (a test event goes to every endpoint). */
-const SUBSCRIBABLE = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
 const URL = {
   type: 'string',
   maxLength: WEBHOOK_URL_MAX,
@@ -28,9 +27,9 @@ const URL = {
 } as const;
 const EVENTS = {
   type: 'array',
-  maxItems: SUBSCRIBABLE.length,
+  maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
   uniqueItems: true,
-  items: { type: 'string', enum: SUBSCRIBABLE },
+  items: { type: 'string', enum: SUBSCRIBABLE_EVENT_TYPES },
   description: 'The event types sent to it, at least one (docs/webhooks.md "Events").',
 } as const;
 const DESCRIPTION = { type: 'string', maxLength: WEBHOOK_DESCRIPTION_MAX } as const;

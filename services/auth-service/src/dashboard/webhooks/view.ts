@@ -5,13 +5,12 @@
  */
 import type { WebhookRow } from '@svc/management';
 import type { DeliveryAttempt } from '@svc/webhooks';
-import { WEBHOOK_EVENT_TYPES } from '@svc/webhooks/events.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@svc/webhooks/events.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { cell, confirmButton, secretBox, secretGone, table, when } from '../parts.ts';
 
 /** The events an endpoint may choose (a test event goes to every endpoint). */
-const SUBSCRIBABLE = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
 export const webhooksPath = (ws: string) => `/dashboard/workspaces/${encodeURIComponent(ws)}/webhooks`;
 export const webhookPath = (ws: string, id: string) => `${webhooksPath(ws)}/${encodeURIComponent(id)}`;
@@ -51,7 +50,7 @@ function fields(s: Sent, prefix: string): SafeHtml {
   const err = s.error;
   const at = (name: string) => (err && err.field === name ? html` aria-invalid="true" aria-describedby="${prefix}-error"` : '');
   const checked = new Set(s.events);
-  const boxes = SUBSCRIBABLE.map(
+  const boxes = SUBSCRIBABLE_EVENT_TYPES.map(
     (t) =>
       html`<label class="check"><input type="checkbox" name="events" value="${t}"${checked.has(t) && html` checked`}> <code>${t}</code></label>`,
   );
