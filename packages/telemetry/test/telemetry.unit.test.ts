@@ -15,10 +15,10 @@ import {
   MAX_ATTRIBUTES_PER_SPAN,
   MAX_LINKS_PER_SPAN,
   MAX_TRACESTATE_LENGTH,
-  samplerOf,
   startTracing,
   TRACING_OFF,
 } from '../src/index.ts';
+import { samplerOf } from '../src/sampler.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -45,14 +45,14 @@ test('the header is read first, then _meta; a malformed traceparent or an over-l
   assert.equal(trace.getSpanContext(long.ctx)?.traceState, undefined, 'the trace continues without the over-long state');
 });
 
-test('tracing off is TRACING_OFF: no tracer', () => {
-  assert.equal(startTracing(null, 'x'), TRACING_OFF);
+test('tracing off is TRACING_OFF: no tracer', async () => {
+  assert.equal(await startTracing(null, 'x'), TRACING_OFF);
   assert.equal(TRACING_OFF.tracer, null);
 });
 
-test('with tracing on, a log line written inside a span names its trace and span; a span keeps MAX_LINKS_PER_SPAN links', () => {
+test('with tracing on, a log line written inside a span names its trace and span; a span keeps MAX_LINKS_PER_SPAN links', async () => {
   // Nothing is flushed: the batch's timer does not hold the process, and the test needs no receiver.
-  const tracing = startTracing(
+  const tracing = await startTracing(
     { url: 'http://127.0.0.1:9/v1/traces', serviceName: null, sampler: 'always_on', ratio: 1, headers: {} },
     'unit',
   );

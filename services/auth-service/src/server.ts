@@ -69,7 +69,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const jwks = await loadSigningKeys(redis);
   const drain = createDrain();
   // Started before the app is built: the request spans and the traced adapter exist only when on.
-  const tracing = startTracing(config.tracing, 'auth-service');
+  const tracing = await startTracing(config.tracing, 'auth-service');
   const { app, provider, sweepKeyExpiries } = createApp({
     config,
     tracing,

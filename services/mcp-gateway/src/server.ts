@@ -75,7 +75,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
   const oauth = createOAuthTokenVerifier({ redis, baseUrl: config.baseUrl, now });
   const drain = createDrain();
   // Started before the app is built: its steps are wrapped in spans only when tracing is on.
-  const tracing = startTracing(config.tracing, 'mcp-gateway');
+  const tracing = await startTracing(config.tracing, 'mcp-gateway');
   const gateway = createGateway({
     tracing,
     config,
