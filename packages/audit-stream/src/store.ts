@@ -5,7 +5,7 @@
  * a cursor only while its caller holds the lease runs on Redis Cluster.
  */
 import { auditEntryOf, K, scanKeys, type AuditEntry, type Redis } from '@svc/accounts';
-import { runScript, script } from '@svc/limits';
+import { holdLease, releaseLease, runScript, script } from '@svc/limits';
 
 const STREAM_KEYS = {
   lease: (name: string) => `svc:audit-export:{${name}}:lease`,
@@ -27,13 +27,6 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 return 1`);
 
-/** KEYS: lease. ARGV: holder token, lease ms. Takes a free lease or renews one's own. */
-const HOLD = script(`
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`);
-
 /** One batch read from a log, with what is needed to see a gap. */
 export interface LogRead {
   entries: { entry: AuditEntry; ordinal: number }[];
@@ -47,11 +40,11 @@ export function exporterStore(redis: Redis, name: string) {
   return {
     /** Takes the lease if free (or renews it if ours): whether we hold it now. */
     async hold(token: string, ms: number): Promise<boolean> {
-      return (await runScript(redis, HOLD, [lease], [token, ms])) === 1;
+      return holdLease(redis, lease, token, ms);
     },
     /** Gives the lease up if ours, so another replica need not wait for it to end. */
     async release(token: string): Promise<void> {
-      await redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, lease, token);
+      await releaseLease(redis, lease, token);
     },
     /** Moves one workspace's cursor, only while `token` holds the lease (false: the lease was lost). */
     async commit(token: string, ms: number, workspace: string, c: Cursor): Promise<boolean> {

@@ -4,7 +4,8 @@
  * each endpoint's delivery state and its delivery log.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from '@svc/accounts';
+import { K, type Redis } from '@svc/accounts';
+import { runScript, script } from '@svc/limits';
 import { seal, unseal } from '@svc/credentials';
 import { WEBHOOK_LOG_SIZE, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_ROTATION_OVERLAP_MS } from './bounds.ts';
 import type { WebhookEventType } from './events.ts';
@@ -59,22 +60,22 @@ interface Stored extends WebhookEndpoint {
 }
 
 /** Adds an endpoint unless the workspace has WEBHOOK_MAX_ENDPOINTS (count and add in one step). */
-const ADD = `
+const ADD = script(`
 if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], 'cursor', ARGV[4], 'attempts', 0, 'firstFailureAt', 0, 'nextAt', 0, 'failing', 0, 'lastError', '', 'test', 0)
-return 1`;
+return 1`);
 /** Writes state fields only while the endpoint exists (a delivery may end after its deletion). */
-const SET_STATE = `
+const SET_STATE = script(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 2))
-return 1`;
+return 1`);
 /** Appends one attempt to the log while the endpoint exists, keeping the newest WEBHOOK_LOG_SIZE. */
-const LOG = `
+const LOG = script(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('LPUSH', KEYS[2], ARGV[2])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-return 1`;
+return 1`);
 
 export type EndpointChange = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled'>>;
 
@@ -113,17 +114,13 @@ export class WebhookStore {
       createdAt: this.now(),
       secret: this.seal(secret),
     };
-    const newest = (await this.redis.xrevrange(`svc:audit:{${ws}}`, '+', '-', 'COUNT', 1)) as [string, string[]][];
+    const newest = (await this.redis.xrevrange(K.auditLog(ws), '+', '-', 'COUNT', 1)) as [string, string[]][];
     const cursor = newest[0]?.[0] ?? '0-0';
-    const added = await this.redis.eval(
+    const added = await runScript(
+      this.redis,
       ADD,
-      2,
-      WK.endpoints(ws),
-      WK.state(ws, id),
-      id,
-      JSON.stringify(stored),
-      WEBHOOK_MAX_ENDPOINTS,
-      cursor,
+      [WK.endpoints(ws), WK.state(ws, id)],
+      [id, JSON.stringify(stored), WEBHOOK_MAX_ENDPOINTS, cursor],
     );
     if (added !== 1) return null;
     await this.redis.sadd(WK.workspaces(), ws);
@@ -182,7 +179,7 @@ export class WebhookStore {
   }
 
   async log(ws: string, id: string, attempt: DeliveryAttempt): Promise<void> {
-    await this.redis.eval(LOG, 2, WK.endpoints(ws), WK.log(ws, id), id, JSON.stringify(attempt), WEBHOOK_LOG_SIZE);
+    await runScript(this.redis, LOG, [WK.endpoints(ws), WK.log(ws, id)], [id, JSON.stringify(attempt), WEBHOOK_LOG_SIZE]);
   }
 
   async state(ws: string, id: string): Promise<DeliveryState> {
@@ -200,7 +197,7 @@ export class WebhookStore {
 
   async setState(ws: string, id: string, fields: Record<string, string | number>): Promise<number> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
-    return (await this.redis.eval(SET_STATE, 2, WK.endpoints(ws), WK.state(ws, id), id, ...args)) as number;
+    return (await runScript(this.redis, SET_STATE, [WK.endpoints(ws), WK.state(ws, id)], [id, ...args])) as number;
   }
 
   /** Workspaces with endpoints, a batch at a time. */

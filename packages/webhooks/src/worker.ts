@@ -4,13 +4,14 @@
  * delivery never lets it run out); another takes over WEBHOOK_LEASE_MS after the holder stops
  * renewing, and the holder sends nothing and moves no cursor once its lease may have run out. A
  * turn starts every endpoint with something to send and does not wait for them: an endpoint still
- * running is skipped, and one endpoint's run ends after WEBHOOK_ENDPOINT_RUN_MS. Each endpoint reads its workspace's audit log from its own cursor, oldest first,
- * and sends one event at a time: the next waits while one is retried (in order per endpoint). The
+ * running is skipped, and one endpoint's run ends after WEBHOOK_ENDPOINT_RUN_MS. Each endpoint
+ * reads its workspace's audit log from its own cursor, oldest first, and sends one event at a time: the next waits while one is retried (in order per endpoint). The
  * cursor moves only after a 2xx, so a crash between the send and the move sends the event again
  * (at least once; `webhook-id` is the same each time, for the receiver to drop repeats).
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from '@svc/accounts';
+import { K, type Redis } from '@svc/accounts';
+import { holdLease, releaseLease } from '@svc/limits';
 import {
   WEBHOOK_CONCURRENCY,
   WEBHOOK_ENDPOINT_RUN_MS,
@@ -46,15 +47,6 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-/** The lease is taken when free and renewed only by its holder (one script: check and set). */
-const LEASE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0`;
-
 type StreamEntry = [string, string[]];
 
 /** How long a stopping worker waits to hand its lease back. */
@@ -72,7 +64,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
   /** Takes or renews the lease; true while it is held. */
   async function renew(): Promise<boolean> {
     const asked = Date.now();
-    const held = (await deps.redis.eval(LEASE, 1, WK.lease(), me, WEBHOOK_LEASE_MS)) === 1;
+    const held = await holdLease(deps.redis, WK.lease(), me, WEBHOOK_LEASE_MS);
     // Counted from before the ask: the lease may have been set at any moment of the round trip.
     heldUntil = held ? asked + WEBHOOK_LEASE_MS : 0;
     return held;
@@ -115,7 +107,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       await deps.store.setState(ws, ep.id, { test: 0 });
       if (!ok) return;
     }
-    const entries = (await deps.redis.xrange(`svc:audit:{${ws}}`, `(${state.cursor}`, '+', 'COUNT', WEBHOOK_READ_BATCH)) as StreamEntry[];
+    const entries = (await deps.redis.xrange(K.auditLog(ws), `(${state.cursor}`, '+', 'COUNT', WEBHOOK_READ_BATCH)) as StreamEntry[];
     let cursor = state.cursor;
     let attempts = state.attempts;
     for (const [id, fields] of entries) {
@@ -197,9 +189,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       await Promise.all(busy.values());
       // Handing the lease back lets another replica take over at once; if Redis does not answer,
       // the lease simply runs out (WEBHOOK_LEASE_MS) and the shutdown does not wait for it.
-      const release = deps.redis
-        .eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, WK.lease(), me)
-        .catch((err: unknown) => deps.onError?.(err));
+      const release = releaseLease(deps.redis, WK.lease(), me).catch((err: unknown) => deps.onError?.(err));
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([release, new Promise((ok) => (timeout = setTimeout(ok, RELEASE_WAIT_MS)))]);
       clearTimeout(timeout);
