@@ -6,6 +6,7 @@
 import type { DeliveryAttempt, DeliveryState, EndpointChange, WebhookEndpoint, WebhookStore } from '@svc/webhooks';
 import { WEBHOOK_LOW_PORTS, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_MIN_HIGH_PORT, webhookPortAllowed } from '@svc/webhooks/bounds.ts';
 import type { WebhookEventType } from '@svc/webhooks/events.ts';
+import { hasHiddenCharacters } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
 import type { Management } from './management.ts';
 import { ManagementError } from './types.ts';
@@ -37,7 +38,12 @@ export function webhookOperations(
 
     async createWebhook(actor, workspace, input) {
       const s = await storeFor(actor, workspace, 'add webhooks');
-      const made = await s.create(workspace, { ...input, url: checkedUrl(input.url), events: checkedEvents(input.events) });
+      const made = await s.create(workspace, {
+        ...input,
+        url: checkedUrl(input.url),
+        events: checkedEvents(input.events),
+        ...(input.description === undefined ? {} : { description: checkedDescription(input.description) }),
+      });
       if (!made) throw new ManagementError(409, `This workspace has ${WEBHOOK_MAX_ENDPOINTS} webhook endpoints, the most it may have.`);
       await note(actor, workspace, 'webhook.created', target(made.endpoint), { events: input.events.join(' ') });
       return { ...made.endpoint, state: await s.state(workspace, made.endpoint.id), secret: made.secret };
@@ -49,6 +55,7 @@ export function webhookOperations(
         ...change,
         ...(change.url === undefined ? {} : { url: checkedUrl(change.url) }),
         ...(change.events === undefined ? {} : { events: checkedEvents(change.events) }),
+        ...(change.description === undefined ? {} : { description: checkedDescription(change.description) }),
       };
       const updated = await s.update(workspace, id, checked);
       if (!updated) throw missing();
@@ -91,6 +98,21 @@ export function webhookOperations(
 function checkedEvents(events: WebhookEventType[]): WebhookEventType[] {
   if (events.length === 0) throw new ManagementError(400, 'Name at least one event type in events.', 'events');
   return events;
+}
+
+/**
+ * A description is shown on the dashboard, in `svc webhooks` and in the delivery log: like a name
+ * (docs/security.md "Unverified clients and hostile input"), it may not hold control, invisible or
+ * direction-changing characters.
+ */
+function checkedDescription(text: string): string {
+  if (hasHiddenCharacters(text))
+    throw new ManagementError(
+      400,
+      'The description may not contain control, invisible or direction-changing characters (such as line breaks, escape sequences or zero-width spaces).',
+      'description',
+    );
+  return text;
 }
 
 /** The URL as the store keeps it: http(s), a host, no user or password (it would sit in logs). */

@@ -771,6 +771,10 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
     assert.ok(JSON.stringify(refusal(await c.updateWebhook({ params: one, body: { url } }), 400)).includes('url'), url);
   for (const url of ['https://hooks.example:80/a', 'http://hooks.example:443/a', 'https://hooks.example:1024/a'])
     success(await c.updateWebhook({ params: one, body: { url } }));
+  assert.match(
+    JSON.stringify(refusal(await c.updateWebhook({ params: one, body: { description: 'ok\u001b]0;owned\u0007' } }), 400)),
+    /description/,
+  );
   const rotated = success(await c.rotateWebhookSecret({ params: one }));
   assert.notEqual(rotated.body.secret, made.body.secret);
   success(await c.testWebhook({ params: one }), 202);
@@ -791,6 +795,13 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
     [{ url: 'http://hooks.example:25/', events: ['key.created'] }, 'url', /port/],
     [{ url: 'https://hooks.example:587/', events: ['key.created'] }, 'url', /port/],
     [{ url: 'https://hooks.example/', events: ['key.created'], secret: 'whsec_x' }, 'secret', /not a known field/],
+    ...['\u001b[2J', 'line\r\nbreak', 'zero\u200bwidth', 'bidi\u202eflip', 'nbsp\u00a0space'].map(
+      (description): [Record<string, unknown>, string, RegExp] => [
+        { url: 'https://hooks.example/', events: ['key.created'], description },
+        'description',
+        /control, invisible or direction-changing/,
+      ],
+    ),
   ];
   for (const [body, field, message] of refusals) {
     const r = refusal(await add(body), 400);
