@@ -133,6 +133,13 @@ const ENDPOINTS: Record<string, (base: string, headers: Record<string, string>, 
       localAddress: from,
     }),
   'device code entry': (base, headers, from) => send(`${base}/device?code=BCDF-0000`, { headers, localAddress: from }),
+  'passwordless sign-in page': (base, headers, from) => send(`${base}/signin/passkey`, { headers, localAddress: from }),
+  // A metadata document's fetch is counted per source before any connection (a loopback host is then refused).
+  'client metadata fetch': (base, headers, from, n) =>
+    send(`${base}/api/oauth/authorize?${new URLSearchParams({ client_id: `https://127.0.0.1:9/spoof${n}.json`, response_type: 'code' })}`, {
+      headers,
+      localAddress: from,
+    }),
 };
 
 /** The address each throttle key of Redis counts against (the email part of a per-account key dropped). */
