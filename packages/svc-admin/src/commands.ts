@@ -201,7 +201,15 @@ export const COMMANDS: Record<string, Command> = {
     return { id: k.id, revoked: true };
   },
   'user-key create': async (a, o) => {
-    const k = await a.keys.createUserKey({ userId: await userId(a, req(o, 'email')) });
+    // No credential for an unproven address, on any path (docs/security.md "Unproven addresses").
+    const u = await a.users.findByEmail(req(o, 'email'));
+    if (!u) throw new AccountError('not_found', `no user with email ${req(o, 'email')}`);
+    if (!u.emailVerifiedAt)
+      throw new AccountError(
+        'invalid',
+        `${u.email} has not confirmed its address; confirm it first: user confirm-email --email ${u.email}`,
+      );
+    const k = await a.keys.createUserKey({ userId: u.id });
     return { key: k.key, expires_at: iso(k.record.expiresAt) };
   },
   'bot create': async (a, o) => {

@@ -229,17 +229,21 @@ test('pepper status: the live keys that still need the previous pepper, until ea
   assert.equal(after.live_keys, after.under_current + after.waiting);
 });
 
-test('accounts the operator creates are confirmed; user confirm-email confirms one made by sign-up', async () => {
+test('accounts the operator creates are confirmed; user confirm-email confirms one made by sign-up, and only then may it get a personal key', async () => {
   const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
   await admin('user', 'create', '--email', 'vouched@example.com');
   assert.ok((await accounts.users.findByEmail('vouched@example.com'))?.emailVerifiedAt, 'the operator vouches for the address');
   const signedUp = await accounts.users.create({ email: 'signed-up@example.com' });
   assert.equal(signedUp.emailVerifiedAt, null);
+  const refused = await adminFails('user-key', 'create', '--email', 'signed-up@example.com');
+  assert.match(JSON.parse(refused.stdout).error.message, /not confirmed.*user confirm-email --email signed-up@example\.com/);
+  assert.deepEqual(await accounts.keys.listForUser(signedUp.id), [], 'no key was made');
   assert.deepEqual(await admin('user', 'confirm-email', '--email', 'Signed-Up@example.com'), {
     email: 'signed-up@example.com',
     emailConfirmed: true,
   });
   assert.ok((await accounts.users.get(signedUp.id))?.emailVerifiedAt);
+  assert.match((await admin('user-key', 'create', '--email', 'signed-up@example.com')).key, /^svc-user-/);
 });
 
 test('second factor: the workspace policy switched, and a person reset, each audited', async () => {
