@@ -26,6 +26,8 @@ export function kbKeys(project: string) {
     memories: `${p}:mem`,
     /** zset: memory id scored by expiry (ms; +inf when it never expires). */
     memoryExpiry: `${p}:mem-exp`,
+    /** string: bytes of the memory records kept (MEMORY_LIMITS.bytesPerProject). */
+    memoryBytes: `${p}:mem-bytes`,
     /** hash: swarm id -> swarm record; and swarm name -> id. */
     swarms: `${p}:swarms`,
     swarmNames: `${p}:swarm-names`,

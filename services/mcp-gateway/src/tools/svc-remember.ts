@@ -36,7 +36,10 @@ export function svcRemember(deps: KnowledgeToolDeps): ToolDefinition {
         ttlSeconds: args.ttl_seconds,
         createdBy: caller.label,
       });
-      if ('full' in r) throw new ToolFailure(`The project holds ${r.full} memories, the limit; let some expire before adding more.`);
+      if ('full' in r)
+        throw new ToolFailure(
+          `The project's memories are full: ${r.full.memories} of at most ${MEMORY_LIMITS.perProject}, ${r.full.bytes} of at most ${MEMORY_LIMITS.bytesPerProject} bytes; let some expire before adding more.`,
+        );
       const m = r.memory;
       return text(`Remembered (${m.type}, ${m.id})${m.expiresAt ? ` until ${m.expiresAt}` : ''}.`, {
         id: m.id,

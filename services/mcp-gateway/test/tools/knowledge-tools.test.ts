@@ -4,6 +4,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { eventually, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
 import { SvcError } from '@svc/errors';
 import { STORAGE_QUOTAS } from '@svc/policy';
+import { MEMORY_LIMITS } from '@svc/knowledge';
 import { caller, harness, textOf } from './tool-harness.ts';
 
 let redis: RedisFixture;
@@ -98,6 +99,34 @@ test('svc_ask returns passages with citations', async () => {
   assert.match(textOf(r), /Sources:\n\[1\] ops\.md › Quotas/);
   const none = await h.call('svc_ask', { query: 'zeppelin' }, A);
   assert.deepEqual(none.structuredContent?.['passages'], []);
+});
+
+test(`svc_remember: at most ${MEMORY_LIMITS.bytesPerProject} bytes of memories per project, freed by expiry, summed again when the total is lost; svc_recall at the bound`, async () => {
+  const big = (i: number) => `memory ${i} about pelicans ${'lorem ipsum dolor '.repeat(600)}`.slice(0, 10_000);
+  assert.equal((await h.call('svc_remember', { text: big(0), ttl_seconds: 1 }, A)).isError, undefined);
+  let stored = 1;
+  let refusal = '';
+  for (; stored < 200; stored++) {
+    const r = await h.call('svc_remember', { text: big(stored) }, A);
+    if (r.isError) {
+      refusal = textOf(r);
+      break;
+    }
+  }
+  assert.match(refusal, new RegExp(`memories are full: ${stored} of at most 5000, \\d+ of at most ${MEMORY_LIMITS.bytesPerProject} bytes`));
+  assert.ok(stored > 90 && stored < 110, `${stored} memories of 10,000 characters fill 1 MiB`);
+  // The kept total lost (data written before it was kept): summed again, so still full.
+  await redis.client.del('svc:kb:{proj-a}:mem-bytes');
+  assert.equal((await h.call('svc_remember', { text: big(999) }, A)).isError, true);
+  assert.equal((await h.call('svc_remember', { text: 'small note' }, B)).isError, undefined, 'another project is not held back');
+  const found = await h.call('svc_recall', { query: 'pelicans memory', limit: 50 }, A);
+  assert.equal((found.structuredContent?.['memories'] as unknown[]).length, 50);
+  // The first memory expires; the next write sweeps it and its bytes are free again.
+  await waitFor(async () => (await h.call('svc_remember', { text: big(1000) }, A)).isError === undefined, {
+    timeout: 5_000,
+    interval: 200,
+    message: 'the expired memory to free its bytes',
+  });
 });
 
 test('svc_remember and svc_recall: typed memories, type filter, expiry', async () => {
