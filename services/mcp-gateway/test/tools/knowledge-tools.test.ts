@@ -6,6 +6,7 @@ import { SvcError } from '@svc/errors';
 import { STORAGE_QUOTAS } from '@svc/policy';
 import { MEMORY_LIMITS } from '@svc/knowledge';
 import { caller, harness, textOf } from './tool-harness.ts';
+import { MULTI_PROJECT_QUERY_MAX } from '../../src/tools/svc-multi-project-query.ts';
 
 let redis: RedisFixture;
 let h: ReturnType<typeof harness>;
@@ -266,6 +267,24 @@ test('svc_multi_project_query searches only the granted projects, labelled by pr
   assert.doesNotMatch(textOf(r), /secret/);
   const none = await h.call('svc_multi_project_query', { query: 'alpha' }, { ...bot, grantedProjects: [] });
   assert.match(textOf(none), /no project grant/);
+});
+
+test(`svc_multi_project_query searches at most ${MULTI_PROJECT_QUERY_MAX} projects a call; the projects argument chooses among the granted only`, async () => {
+  const many = Array.from({ length: MULTI_PROJECT_QUERY_MAX + 5 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+  for (const p of [...many, 'other']) await h.call('svc_upload_document', { name: `${p}.md`, content: `# ${p}\n\nalpha text` }, caller(p));
+  const bot = caller(null, { type: 'bot', serviceAccount: true, grantedProjects: many });
+  const first = await h.call('svc_multi_project_query', { query: 'alpha', limit: 1 }, bot);
+  assert.deepEqual(first.structuredContent?.['projects_searched'], many.slice(0, MULTI_PROJECT_QUERY_MAX));
+  assert.equal(first.structuredContent?.['projects_not_searched'], 5);
+  assert.match(textOf(first), new RegExp(`Searched ${MULTI_PROJECT_QUERY_MAX} of ${many.length} granted projects`));
+  const chosen = await h.call('svc_multi_project_query', { query: 'alpha', projects: ['m29', 'other', 'm27'] }, bot);
+  assert.deepEqual(chosen.structuredContent?.['projects_searched'], ['m27', 'm29'], 'a project not granted is never searched');
+  const results = chosen.structuredContent?.['results'] as { project: string }[];
+  assert.deepEqual([...new Set(results.map((r) => r.project))].sort(), ['m27', 'm29']);
+  assert.match(textOf(await h.call('svc_multi_project_query', { query: 'alpha', projects: ['other'] }, bot)), /None of the projects named/);
+  const tooMany = await h.call('svc_multi_project_query', { query: 'alpha', projects: many }, bot);
+  assert.equal(tooMany.isError, true);
+  assert.match(textOf(tooMany), /projects must NOT have more than 25 items/);
 });
 
 test('project tools refuse a caller without a project: the policy on the team endpoint, the tool itself anywhere', async () => {
