@@ -98,6 +98,11 @@ function entryPoints(seeds: Seeds): EntryPoint[] {
   ];
 }
 
+/** How many body-reading entry points the recipes' `point` ranges over. */
+export function entryPointCount(seeds: Seeds): number {
+  return entryPoints(seeds).length;
+}
+
 const OPENERS = ['[', '{"a":'] as const;
 type Opener = (typeof OPENERS)[number];
 const CLOSERS = { '[': ']', '{"a":': '}' } as const;
