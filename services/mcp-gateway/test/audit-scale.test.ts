@@ -177,7 +177,7 @@ test('Redis paused before the first byte: 503 with Retry-After within the comman
     const elapsed = performance.now() - started;
     assert.equal(res.status, 503, await res.text());
     assert.ok(Number(res.headers.get('retry-after')) >= 1, 'Retry-After');
-    assert.ok(elapsed < 3_500, `${elapsed.toFixed(0)} ms`);
+    assert.ok(elapsed < 1_000, `answered 503 after ${elapsed.toFixed(0)} ms, past the 1 s a stuck Redis is answered within`);
   } finally {
     f.redis.resume();
   }
