@@ -3,6 +3,7 @@
  * JSON Schema and checked with ajv as every form is, and the credential JSON the page's script
  * puts in `credential`, checked against its own schema before the library reads it.
  */
+import { JsonBoundsError, parseJson } from '@svc/bounds';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { inputProblem } from '@svc/management/check';
 
@@ -45,9 +46,13 @@ export function credentialOf(
   if (found) return { problem: `The field "${found.field}" ${found.problem}.` };
   let json: unknown;
   try {
-    json = JSON.parse(String(fields['credential']));
-  } catch {
-    return { problem: 'The field "credential" is not JSON.' };
+    // The one bounded reader (docs/security.md "Bounds"): the field's length alone allows deep nesting.
+    json = parseJson(String(fields['credential']));
+  } catch (err) {
+    return {
+      problem:
+        err instanceof JsonBoundsError ? `The field "credential" is refused: ${err.message}.` : 'The field "credential" is not JSON.',
+    };
   }
   const bad = inputProblem(CREDENTIAL, json);
   if (bad) return { problem: `The credential's field "${bad.field}" ${bad.problem}.` };

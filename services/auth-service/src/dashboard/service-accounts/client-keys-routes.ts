@@ -2,6 +2,7 @@
  * Workspace > Service accounts > OAuth client routes (docs/dashboard.md): show a service account's
  * client, set its public keys (a pasted JWK Set or a JWKS URL), remove them (confirmed first).
  */
+import { JsonBoundsError, parseJson } from '@svc/bounds';
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
 import { requireRecentFactor } from '../../factors/step-up.ts';
@@ -26,8 +27,9 @@ export const CLIENT_KEY_FORMS = {
 /** The pasted JWK Set as JSON, or the refusal naming it. */
 function pastedJwks(text: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
+    return parseJson(text);
+  } catch (err) {
+    if (err instanceof JsonBoundsError) throw new ManagementError(400, `The JWK Set is refused: ${err.message}.`, 'jwks');
     throw new ManagementError(400, 'The JWK Set is not JSON: paste {"keys": [...]} with the public keys.', 'jwks');
   }
 }
