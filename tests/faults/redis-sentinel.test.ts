@@ -5,11 +5,15 @@
  * FAILOVER_RECOVERY_MS, never a 500 (a 503 with Retry-After in the gap), never a 200 for a key
  * revoked before it; a revocation after it reaches both gateways within a second; limits keep
  * counting. A planned failover: no acknowledged key, account, grant or audit write is lost
- * (REDIS_WAIT_REPLICAS=2, docs/operations.md "Write durability").
+ * (REDIS_WAIT_REPLICAS=2, docs/operations.md "Write durability"). svc-admin, given the same
+ * variables, writes to the primary the sentinels name after both.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { connectRedis, NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS, type Redis } from '@svc/accounts';
+import { promisify } from 'node:util';
+import { connectRedis, K, NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS, type Redis } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
 import { startRedisSentinel, waitFor, type RedisSentinelFixture } from '@svc/testkit';
 import {
@@ -29,13 +33,17 @@ const FAILOVER_RECOVERY_MS = 3_000;
 /** Revocation reaches every gateway within this (docs/contract.md "Credentials"). */
 const REVOCATION_MS = 1_000;
 
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
 let topology: RedisSentinelFixture;
 let client: Redis;
 let stack: FailoverStack;
+let env: Record<string, string>;
 
 before(async () => {
   topology = await startRedisSentinel();
-  const env = {
+  env = {
     REDIS_URL: topology.url,
     REDIS_SENTINELS: topology.sentinels,
     REDIS_SENTINEL_MASTER: topology.masterName,
@@ -135,4 +143,30 @@ test('a planned failover (SENTINEL FAILOVER) under load loses no acknowledged wr
   );
   assert.deepEqual(load.problems, []);
   assert.deepEqual(lost, [], 'every acknowledged write is on the new primary');
+});
+
+test('svc-admin through the sentinels, after the failovers: its writes reach the primary they name now', async () => {
+  await topology.waitHealthy();
+  const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await run(resolve(ROOT, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const s = await seed(stack.accounts);
+  const made = await admin('key', 'create', '--project', s.slug, '--level', 'EDITOR', '--name', 'through sentinel');
+  for (const url of stack.gateways) assert.equal((await callGateway(url, s.slug, String(made['key']))).status, 200, url);
+  const listed = (await admin('key', 'list', '--project', s.slug))['keys'] as { id: string; name: string }[];
+  const mine = listed.find((k) => k.name === 'through sentinel');
+  assert.ok(mine, JSON.stringify(listed));
+  assert.deepEqual(await admin('key', 'revoke', '--id', mine.id), { id: mine.id, revoked: true });
+  for (const url of stack.gateways)
+    await waitFor(async () => (await callGateway(url, s.slug, String(made['key']))).status === 401, {
+      timeout: REVOCATION_MS,
+      interval: 20,
+      message: `svc-admin's revocation to reach ${url}`,
+    });
+  const primary = await topology.primaryPort();
+  assert.equal(await topology.node(primary).exists(K.apiKeyById(mine.id)), 1, 'the key record is on the primary the sentinels name');
 });
