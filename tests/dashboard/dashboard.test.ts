@@ -272,6 +272,16 @@ test('access requests: the badge counts them; approve at a chosen level with the
   } finally {
     await context.close();
   }
+  // The requester learns the outcome on their account page: what they asked, the status, the level granted.
+  const mine = await signedIn(asker.email, PHONE);
+  try {
+    await mine.page.goto(`${stack.authUrl}/dashboard/account`);
+    const own = (await mine.page.textContent('[role=region][aria-label="Your access requests"]')) ?? '';
+    assert.match(own, new RegExp(`${owner.slug}\\s*EDITOR\\s*approved\\s*VIEWER`), own);
+    await checkPage(mine.page, 'account-requests-phone');
+  } finally {
+    await mine.context.close();
+  }
 });
 
 test('roles: an EDITOR sees keys but cannot create ADMIN keys; a VIEWER cannot manage; members see no requests', async () => {
