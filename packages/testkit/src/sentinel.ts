@@ -92,8 +92,10 @@ export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
 
   const waitHealthy = async (count = 2) => {
     let seen = '';
+    let settled = '';
     await waitFor(
       async () => {
+        if (seen) settled = seen;
         const port = await primaryPort();
         const info = String(await client(port).info('replication'));
         const online = info.match(/^slave\d+:.*state=online/gm) ?? [];
@@ -114,9 +116,12 @@ export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
         return true;
       },
       {
-        timeout: 20_000,
+        // A sentinel reads a replica's link state from its INFO every 10 s: after a restart, the
+        // replica may be listed as down for up to two such rounds on a loaded machine.
+        timeout: 40_000,
         interval: 100,
-        message: () => `the Sentinel topology to have a primary with ${count} live replicas, seen by every sentinel (${seen})`,
+        message: () =>
+          `the Sentinel topology to have a primary with ${count} live replicas, seen by every sentinel (last seen: ${settled}; now: ${seen})`,
       },
     );
   };
