@@ -158,11 +158,14 @@ test('a gateway replica stopped with SIGTERM under load: no request fails', asyn
     await startReplica('services/mcp-gateway/src/main.ts', env, ports[0] as number),
     await startReplica('services/mcp-gateway/src/main.ts', env, ports[1] as number),
   ];
+  // Pings and tool calls in turn: a tool call in flight holds its admit script's Redis round trip.
+  let sent = 0;
   const load = startLoad(async () => {
+    const message = sent++ % 2 ? { method: 'tools/call', params: { name: 'svc_help', arguments: {} } } : { method: 'ping' };
     const res = await fetch(`${proxy.url}/mcp/rolling`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
     });
     const text = await res.text();
     return res.status === 200 ? null : `${res.status} ${text.slice(0, 200)}`;
