@@ -18,6 +18,7 @@ export { outsideLoopBudget } from './loop-monitor.ts';
 export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 export { startRedisSentinel, type RedisSentinelFixture } from './sentinel.ts';
 export { startRedisCluster, type RedisClusterFixture } from './cluster.ts';
+export { svcMetricSeries } from './metrics.ts';
 
 export interface RedisFixture {
   url: string;

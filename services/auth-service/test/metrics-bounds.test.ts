@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { svcMetricSeries } from '@svc/testkit';
 import { startAuth, type AuthFixture } from './support.ts';
 
 let f: AuthFixture;
@@ -13,17 +14,6 @@ before(async () => {
   f = await startAuth();
 });
 after(() => f.close());
-
-/** The svc_ series of /metrics, labels included, values aside. */
-async function series(): Promise<Set<string>> {
-  const text = await (await fetch(`${f.url}/metrics`)).text();
-  return new Set(
-    text
-      .split('\n')
-      .filter((l) => l.startsWith('svc_'))
-      .map((l) => l.replace(/ [^ ]+$/, '')),
-  );
-}
 
 /** One request with any method (fetch refuses some), answered or refused by the parser. */
 function send(method: string, path: string, body = ''): Promise<number> {
@@ -52,9 +42,9 @@ async function traffic(tag: string): Promise<void> {
 
 test('new paths, clients, accounts and methods add no metric series', async () => {
   await traffic('first');
-  const before = await series();
+  const before = await svcMetricSeries(f.url);
   await traffic('second');
-  const added = [...(await series())].filter((s) => !before.has(s));
+  const added = [...(await svcMetricSeries(f.url))].filter((s) => !before.has(s));
   assert.deepEqual(added, []);
   for (const s of before) assert.doesNotMatch(s, /first|example\.com/, s);
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connectRedis, type Redis } from '@svc/accounts';
+import { svcMetricSeries } from '@svc/testkit';
 import { call, post, rpc, seed, startFixture, type GatewayFixture } from './support.ts';
 
 let f: GatewayFixture;
@@ -26,17 +27,6 @@ async function pastFairUse(workspace: string): Promise<void> {
   await redis.set(month, 10_000_000);
 }
 
-/** The svc_ series of /metrics, with their labels (values aside). */
-async function series(): Promise<Set<string>> {
-  const text = await (await fetch(`${f.url}/metrics`)).text();
-  return new Set(
-    text
-      .split('\n')
-      .filter((l) => l.startsWith('svc_'))
-      .map((l) => l.replace(/ [^ ]+$/, '')),
-  );
-}
-
 /** One round of traffic: tenants, tools, projects and paths named by `tag`, each kind of request once. */
 async function traffic(tag: string): Promise<void> {
   for (let i = 0; i < 5; i++) {
@@ -55,8 +45,8 @@ async function traffic(tag: string): Promise<void> {
 
 test('new tenants (past their fair use too), tools, methods and paths add no metric series', async () => {
   await traffic('first');
-  const before = await series();
+  const before = await svcMetricSeries(f.url);
   await traffic('second');
-  const added = [...(await series())].filter((s) => !before.has(s));
+  const added = [...(await svcMetricSeries(f.url))].filter((s) => !before.has(s));
   assert.deepEqual(added, []);
 });
