@@ -1,7 +1,7 @@
 /**
  * The person's side of authorization code + PKCE S256 in chromium: build the authorization URL
- * with openid-client, sign in when asked, approve, and catch the redirect to the client's
- * (loopback) redirect URI. Returns what the token exchange needs.
+ * with openid-client (or take one a client built itself), sign in when asked, approve, and catch
+ * the redirect to the client's (loopback) redirect URI. Returns what the token exchange needs.
  */
 import * as oc from 'openid-client';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -40,6 +40,24 @@ export async function authorizeInBrowser(
     resource: a.resource,
   });
   if (a.scope === '') url.searchParams.delete('scope');
+  return { callback: await approveInBrowser(context, url, a), verifier, state };
+}
+
+/**
+ * The browser half alone, for a client that built its authorization URL itself: open `url`, sign in
+ * when asked, approve, and return the redirect the client receives.
+ */
+export async function approveInBrowser(
+  context: BrowserContext,
+  url: URL,
+  a: {
+    redirect: string;
+    email: string;
+    name: string;
+    onConsentPage?: (page: Page) => Promise<void>;
+    onSignInPage?: (page: Page) => Promise<void>;
+  },
+): Promise<URL> {
   const page = await context.newPage();
   let callback = '';
   await page.route(`${a.redirect}**`, async (route) => {
@@ -56,5 +74,5 @@ export async function authorizeInBrowser(
   await consent(page, { kind: 'approve' }, `${a.name}-02-approve`);
   await page.waitForURL(`${a.redirect}**`);
   await page.close();
-  return { callback: new URL(callback), verifier, state };
+  return new URL(callback);
 }

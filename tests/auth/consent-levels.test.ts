@@ -2,13 +2,15 @@
  * What a person approves is what a token can do (docs/auth-service.md "Scopes"), whatever scope
  * the client asked for: for every scope variant (`openid`, `mcp`, none, `mcp offline_access`,
  * `openid email`, an unknown scope) and every level below the person's role (ADMIN) chosen on the
- * consent page, with the official MCP SDK client and with a hand-written openid-client one, the
+ * consent page, with the official MCP SDK client, a hand-written openid-client one and (for the
+ * scopes that carry no MCP level) a raw HTTP client built from fetch alone, the
  * page preselects EDITOR and says how long the access lasts, svc_help reports the level chosen, a
  * tool above it is refused (403 insufficient_scope; the SDK then asks the person again), and a
  * refresh keeps the level. The device flow's project-selection page records a level too, though
  * its tokens carry no MCP scope at all.
  */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -17,7 +19,7 @@ import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } fro
 import * as oc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { newPerson, PASSWORD, startStack, type Stack } from '../support/stack.ts';
-import { authorizeInBrowser } from './authorize.ts';
+import { approveInBrowser, authorizeInBrowser } from './authorize.ts';
 import { consent, launchBrowser, runDeviceFlow, signInOnPage } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
 
@@ -99,6 +101,87 @@ for (const scope of SCOPES) {
       await assert.rejects(client.callTool({ name: chosen.above, arguments: {} }), /403/);
       assert.deepEqual(provider.askedAgain, [], 'the person was not asked again: a refresh cannot raise the level');
       await client.close();
+    });
+  }
+}
+
+/** The scopes that once let a token act at the person's full role, for the raw client. */
+const RAW_SCOPES = ['openid', '', 'openid email'];
+
+/** A JSON or form POST, its answer parsed; the status kept for the assertions. */
+async function postFor(
+  url: string,
+  body: Record<string, string> | URLSearchParams,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const form = body instanceof URLSearchParams;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+    body: form ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+for (const scope of RAW_SCOPES) {
+  for (const chosen of CHOSEN) {
+    test(`raw HTTP client (fetch only), ${label(scope)}, ${chosen.level} chosen: acts at ${chosen.level}, also after a refresh`, async () => {
+      const meta = (await (await fetch(`${stack.authUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, string>;
+      const registered = await postFor(meta['registration_endpoint']!, {
+        client_name: 'Raw client',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      } as unknown as Record<string, string>);
+      assert.equal(registered.status, 201, JSON.stringify(registered.json));
+      const clientId = String(registered.json['client_id']);
+      const verifier = randomBytes(32).toString('base64url');
+      const resource = `${stack.baseUrl}/mcp/${person.slug}`;
+      const url = new URL(meta['authorization_endpoint']!);
+      for (const [k, v] of Object.entries({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        state: randomBytes(8).toString('hex'),
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        resource,
+        ...(scope ? { scope } : {}),
+      }))
+        url.searchParams.set(k, v);
+      const context = await browser.newContext();
+      const callback = await approveInBrowser(context, url, {
+        redirect: REDIRECT,
+        email: person.email,
+        name: `levels-raw-${chosen.level}-${scope.replace(/\W/g, '_') || 'none'}`,
+        onConsentPage: (page) => choose(page, chosen.level),
+      });
+      await context.close();
+      assert.equal(callback.searchParams.get('state'), url.searchParams.get('state'));
+      const code = callback.searchParams.get('code') ?? '';
+      const tokens = await postFor(
+        meta['token_endpoint']!,
+        new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          client_id: clientId,
+          code_verifier: verifier,
+          resource,
+        }),
+      );
+      assert.equal(tokens.status, 200, JSON.stringify(tokens.json));
+      await assertActsAt(String(tokens.json['access_token']), chosen);
+      assert.equal(typeof tokens.json['refresh_token'], 'string', 'a public client with a refresh grant gets a refresh token');
+      const refreshed = await postFor(
+        meta['token_endpoint']!,
+        new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: String(tokens.json['refresh_token']),
+          client_id: clientId,
+          resource,
+        }),
+      );
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+      await assertActsAt(String(refreshed.json['access_token']), chosen);
     });
   }
 }
