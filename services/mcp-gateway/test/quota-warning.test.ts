@@ -1,10 +1,15 @@
 /**
  * The quota-nearly-spent event (docs/webhooks.md "quota.warning"): a workspace's count landing on
  * 80 % and on 100 % of its monthly queries appends one `quota.warning` audit entry each, once a
- * month, whatever the number of requests after it.
+ * month, whatever the number of requests after it; and the workspace's webhook endpoint receives
+ * each, signed (checked with the independent `standardwebhooks` library).
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { createWebhookWorker, WebhookStore, webhookSend } from '@svc/webhooks';
+import { Webhook } from 'standardwebhooks';
 import { K } from '@svc/accounts';
 import { testClock, waitFor } from '@svc/testkit';
 import { QUOTA_WARNING_PERCENTS, quotaThresholdCrossed } from '../src/ratelimit/quota-warning.ts';
@@ -28,13 +33,30 @@ test('the thresholds are 80 % and 100 %, each met by exactly one count', () => {
   assert.equal(quotaThresholdCrossed(5, null), null, 'no monthly figure, no warning');
 });
 
-test('crossing 80 % then 100 % of the monthly queries appends one quota.warning each, once a month', async () => {
+test('crossing 80 % then 100 % of the monthly queries appends one quota.warning each, once a month, each delivered signed', async (t) => {
   const s = await seed(f.accounts, { plan: 'FREE', level: 'VIEWER' });
   const counting = [...f.gw.gateway.registry.all()].find(
     (t) => t.policy.countsAsQuery && t.policy.level === 'VIEWER' && t.policy.plan === 'FREE',
   );
   assert.ok(counting, 'a tool that counts a query');
   const warnings = async () => (await f.accounts.audit.page(s.workspace, { action: 'quota.warning' })).entries;
+  // The workspace's owner listens for quota warnings on a receiver of their own.
+  const received: { headers: Record<string, string>; body: string }[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  t.after(() => receiver.close());
+  const store = new WebhookStore(f.redis.client, { pepper: 'p'.repeat(40) });
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const endpoint = (await store.create(s.workspace, { url, events: ['quota.warning'] }))!;
+  const loopback = [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' as const }];
+  const worker = createWebhookWorker({ redis: f.redis.client, store, send: webhookSend(loopback) });
   await f.redis.client.set(K.rateMonth(s.workspace, MONTH), '798');
   const ask = () => post(f.url, `/mcp/${s.project}`, call(counting.def.name, { query: 'x' }), { 'X-API-Key': s.key });
   assert.equal((await ask()).status, 200); // 799
@@ -53,5 +75,16 @@ test('crossing 80 % then 100 % of the monthly queries appends one quota.warning 
   assert.deepEqual(
     both.map((e) => e.detail?.['percent']),
     ['100', '80'],
+  );
+  await worker.turn();
+  const events = received.map(
+    (r) => new Webhook(endpoint.secret).verify(r.body, r.headers) as { type: string; data: { detail: Record<string, string> } },
+  );
+  assert.deepEqual(
+    events.map((e) => [e.type, e.data.detail['percent'], e.data.detail['used']]),
+    [
+      ['quota.warning', '80', '800'],
+      ['quota.warning', '100', '1000'],
+    ],
   );
 });
