@@ -19,6 +19,7 @@ export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 export { startRedisSentinel, type RedisSentinelFixture } from './sentinel.ts';
 export { startRedisCluster, type RedisClusterFixture } from './cluster.ts';
 export { svcMetricSeries } from './metrics.ts';
+export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './receiver.ts';
 
 export interface RedisFixture {
   url: string;

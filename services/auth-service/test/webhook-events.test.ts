@@ -4,12 +4,10 @@
  * (a repeat, concurrent filings, concurrent sweeps) and delivered signed to a real receiver.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import { connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
 import { createManagement } from '@svc/management';
-import { outsideLoopBudget, startRedis, type RedisFixture } from '@svc/testkit';
+import { outsideLoopBudget, startHttpReceiver, startRedis, type HttpReceiver, type RedisFixture } from '@svc/testkit';
 import { createWebhookWorker, WebhookStore, webhookSend } from '@svc/webhooks';
 import { Webhook } from 'standardwebhooks';
 
@@ -19,46 +17,35 @@ const LOOPBACK = [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' as const }]
 let redis: RedisFixture;
 let client: Redis;
 let accounts: Accounts;
-let receiver: Server;
-let receiverUrl = '';
-const received: { headers: Record<string, string>; body: string }[] = [];
+let receiver: HttpReceiver;
 
 before(async () => {
   await outsideLoopBudget(async () => {
     redis = await startRedis();
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startHttpReceiver();
   });
   client = connectRedis(redis.url, { name: 'webhook-events-test' });
   accounts = createAccounts(client, { pepper: PEPPER, bcryptCost: 4 });
 });
 after(async () => {
-  receiver.close();
+  await receiver.close();
   client.disconnect();
   await redis.stop();
 });
 beforeEach(async () => {
   await redis.flush();
-  received.length = 0;
+  receiver.received.length = 0;
 });
 
 /** An endpoint of `workspace` for `events`, and a function delivering what is due to it, verified. */
 async function endpoint(workspace: string, events: Parameters<WebhookStore['create']>[1]['events']) {
   const store = new WebhookStore(client, { pepper: PEPPER });
   const worker = createWebhookWorker({ redis: client, store, send: webhookSend(LOOPBACK) });
-  const made = (await store.create(workspace, { url: receiverUrl, events }))!;
+  const made = (await store.create(workspace, { url: receiver.url, events }))!;
   return async () => {
     await worker.turn();
     const wh = new Webhook(made.secret);
-    return received.map((r) => wh.verify(r.body, r.headers) as { type: string; data: Record<string, unknown> });
+    return receiver.received.map((r) => wh.verify(r.body, r.headers) as { type: string; data: Record<string, unknown> });
   };
 }
 
@@ -98,7 +85,7 @@ test('filing an access request is one access_request.created entry and event, wi
       ['access_request.created', 'access_request.created', `access_request:${both[0].id} (ci)`],
     ],
   );
-  assert.ok(!received.some((r) => r.body.includes('sk_live')), 'the reason is not sent');
+  assert.ok(!receiver.received.some((r) => r.body.includes('sk_live')), 'the reason is not sent');
 });
 
 test('a key about to expire is one key.expiring entry and event, however many sweeps run at once', async () => {

@@ -5,12 +5,20 @@
  * hostile URLs that never open a connection.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import { connectRedis, createAccounts, type Accounts, type AuditAction, type Redis } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
-import { outsideLoopBudget, startRedis, waitFor, type RedisFixture } from '@svc/testkit';
+import {
+  outsideLoopBudget,
+  startHttpReceiver,
+  startRedis,
+  waitFor,
+  type HttpReceiver,
+  type ReceivedRequest,
+  type RedisFixture,
+} from '@svc/testkit';
 import {
   createWebhookWorker,
   WEBHOOK_LOG_SIZE,
@@ -28,42 +36,28 @@ import { startAuth } from './support.ts';
 const PEPPER = 'p'.repeat(40);
 const LOOPBACK = [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' as const }];
 
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
-
 let redis: RedisFixture;
 let client: Redis;
 let accounts: Accounts;
-let receiver: Server;
+let receiver: HttpReceiver;
 let receiverUrl = '';
-const received: Received[] = [];
-/** What the receiver answers next (then 200). */
-const answers: number[] = [];
+/** What the receiver got, and what it answers next (then 200): the receiver's own lists. */
+let received: ReceivedRequest[] = [];
+let answers: number[] = [];
 let offset = 0;
 const now = () => Date.now() + offset;
 
 before(async () => {
   await outsideLoopBudget(async () => {
     redis = await startRedis();
-    receiver = createServer((req: IncomingMessage, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-        res.statusCode = answers.shift() ?? 200;
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startHttpReceiver();
+    ({ url: receiverUrl, received, answers } = receiver);
   });
   client = connectRedis(redis.url, { name: 'webhooks-test' });
   accounts = createAccounts(client, { pepper: PEPPER, bcryptCost: 4 });
 });
 after(async () => {
-  receiver.close();
+  await receiver.close();
   client.disconnect();
   await redis.stop();
 });

@@ -5,13 +5,11 @@
  * each, signed (checked with the independent `standardwebhooks` library).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createWebhookWorker, WebhookStore, webhookSend } from '@svc/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { K } from '@svc/accounts';
-import { testClock, waitFor } from '@svc/testkit';
+import { startHttpReceiver, testClock, waitFor } from '@svc/testkit';
 import { QUOTA_WARNING_PERCENTS, quotaThresholdCrossed } from '../src/ratelimit/quota-warning.ts';
 import { call, post, seed, startFixture, type GatewayFixture } from './support.ts';
 
@@ -41,20 +39,10 @@ test('crossing 80 % then 100 % of the monthly queries appends one quota.warning 
   assert.ok(counting, 'a tool that counts a query');
   const warnings = async () => (await f.accounts.audit.page(s.workspace, { action: 'quota.warning' })).entries;
   // The workspace's owner listens for quota warnings on a receiver of their own.
-  const received: { headers: Record<string, string>; body: string }[] = [];
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  const receiver = await startHttpReceiver();
   t.after(() => receiver.close());
   const store = new WebhookStore(f.redis.client, { pepper: 'p'.repeat(40) });
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const endpoint = (await store.create(s.workspace, { url, events: ['quota.warning'] }))!;
+  const endpoint = (await store.create(s.workspace, { url: receiver.url, events: ['quota.warning'] }))!;
   const loopback = [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' as const }];
   const worker = createWebhookWorker({ redis: f.redis.client, store, send: webhookSend(loopback) });
   await f.redis.client.set(K.rateMonth(s.workspace, MONTH), '798');
@@ -77,7 +65,7 @@ test('crossing 80 % then 100 % of the monthly queries appends one quota.warning 
     ['100', '80'],
   );
   await worker.turn();
-  const events = received.map(
+  const events = receiver.received.map(
     (r) => new Webhook(endpoint.secret).verify(r.body, r.headers) as { type: string; data: { detail: Record<string, string> } },
   );
   assert.deepEqual(
