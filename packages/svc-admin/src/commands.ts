@@ -39,10 +39,14 @@ function level(o: Options) {
   return l;
 }
 
-async function userId(accounts: Accounts, email: string): Promise<string> {
+async function userByEmail(accounts: Accounts, email: string) {
   const u = await accounts.users.findByEmail(email);
   if (!u) throw new AccountError('not_found', `no user with email ${email}`);
-  return u.id;
+  return u;
+}
+
+async function userId(accounts: Accounts, email: string): Promise<string> {
+  return (await userByEmail(accounts, email)).id;
 }
 
 /** Who acts in the audit entries svc-admin writes. */
@@ -202,8 +206,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'user-key create': async (a, o) => {
     // No credential for an unproven address, on any path (docs/security.md "Unproven addresses").
-    const u = await a.users.findByEmail(req(o, 'email'));
-    if (!u) throw new AccountError('not_found', `no user with email ${req(o, 'email')}`);
+    const u = await userByEmail(a, req(o, 'email'));
     if (!u.emailVerifiedAt)
       throw new AccountError(
         'invalid',
