@@ -77,7 +77,9 @@ test('a primary crash: calls succeed again within 3 s, no 500, no revoked key le
   // Recovered means recovered: the load goes on a second past the promise, every failure checked.
   await waitFor(() => load.answers.some((a) => a.sentAt > t0 + FAILOVER_RECOVERY_MS + 1_000), { timeout: 10_000 });
   await load.stop();
-  // One replica short, account writes are refused (REDIS_WAIT_REPLICAS=2 cannot be met) ...
+  // One replica short, account writes are refused (REDIS_WAIT_REPLICAS=2 cannot be met). The
+  // surviving replica may not follow the new primary yet (the sentinels reconfigure it after the
+  // promotion), so 0 or 1 of the 2 confirm: either way the write is refused ...
   const refused = performance.now();
   const revokeOneShort = await stack.accounts.keys.revoke(spare.validId).then(
     () => null,
@@ -96,7 +98,7 @@ test('a primary crash: calls succeed again within 3 s, no 500, no revoked key le
   assert.ok(recovered <= FAILOVER_RECOVERY_MS, `calls succeeded again only after ${Math.round(recovered)} ms`);
   const lastFailure = lastFailureAfter(load, t0);
   assert.ok(lastFailure <= FAILOVER_RECOVERY_MS, `a call failed ${Math.round(lastFailure)} ms after the crash`);
-  assert.match(String(revokeOneShort), new RegExp(`${NOT_REPLICATED} \\(1 of 2 within ${REPLICA_ACK_TIMEOUT_MS} ms\\)`));
+  assert.match(String(revokeOneShort), new RegExp(`${NOT_REPLICATED} \\([01] of 2 within ${REPLICA_ACK_TIMEOUT_MS} ms\\)`));
   assert.ok(refusedAfter >= REPLICA_ACK_TIMEOUT_MS, 'the write waited REPLICA_ACK_TIMEOUT_MS for its replicas');
 
   // Limits keep counting: the counter the old primary held is the new primary's.
