@@ -5,14 +5,14 @@
  * key, grant and audit records that keeps what Redis acknowledged.
  */
 import type { Accounts, Redis } from '@svc/accounts';
-import { createAccounts, K } from '@svc/accounts';
+import { createAccounts, K, NOT_REPLICATED } from '@svc/accounts';
 import { startAuthService, type RunningAuthService } from '@svc/auth-service/server.ts';
 import { createRedisAdapter } from '@svc/auth-service/provider/redis-adapter.ts';
 import type { Config } from '@svc/config';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway, type RunningGateway } from '@svc/mcp-gateway/server.ts';
-import { freePort, testClock, waitFor } from '@svc/testkit';
+import { freePort, GiveUp, testClock, waitFor } from '@svc/testkit';
 
 export interface FailoverStack {
   config: Config;
@@ -257,4 +257,26 @@ export async function lostWrites(accounts: Accounts, redis: Redis, s: Seed, writ
   // The seed's own writes add audit entries too: fewer than the writer's acknowledged ones is a loss.
   if (audit < written.audit) lost.push(`${written.audit - audit} audit entries`);
   return lost;
+}
+
+/**
+ * A write in the first moments after a failover may be refused as not yet replicated (a 503 to a
+ * caller; docs/operations.md "Write durability"): tried again as a client would, for up to 5 s.
+ * Any other error ends it. Resolves with the write's value and when the confirmed attempt began.
+ */
+export async function onceReplicated<T>(write: () => Promise<T>): Promise<{ value: T; startedAt: number }> {
+  let startedAt = performance.now();
+  const value = await waitFor(
+    async () => {
+      startedAt = performance.now();
+      try {
+        return { done: await write() };
+      } catch (err) {
+        if (String(err).includes(NOT_REPLICATED)) return null;
+        throw new GiveUp(String(err));
+      }
+    },
+    { timeout: 5_000, interval: 50, message: 'a write confirmed by the replicas after the failover' },
+  );
+  return { value: value.done, startedAt };
 }
