@@ -8,6 +8,9 @@
  * The four main cases (bare, the gateway in both revisions, the SDK server) run in ROUNDS rounds,
  * one case after the other in each round (each round starting one case later), and each reports
  * its median round: on a shared machine a slow stretch then touches every case alike instead of one.
+ * Two more cases measure the floor (bench/floor-server.ts): the bare server plus the least work the
+ * gateway's contract requires (the exact limiter's one Redis call per turn included), and the same
+ * with a local, inexact limiter: what any implementation of the contract could reach here.
  * Then bare and the gateway at a fixed rate of half their measured capacity (p99 at half capacity),
  * and two gateway processes on one Redis against one, the load split between their ports.
  *   BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_KEYS (default 100000),
@@ -120,6 +123,11 @@ const other = baseMain ? child([baseMain], { ...env, PORT: String(otherPort) }) 
 if (other) await waitHttp(`${otherBase}/healthz`);
 const bare = child(['bench/bare-server.ts', String(sample.length), String(barePort)]);
 await waitHttp(`http://127.0.0.1:${barePort}/`);
+const [floorPort, localFloorPort] = [await freePort(), await freePort()];
+const floor = child(['bench/floor-server.ts', String(sample.length), String(floorPort)], { REDIS_URL: redis.url });
+const localFloor = child(['bench/floor-server.ts', String(sample.length), String(localFloorPort)], { FLOOR_LIMITER: 'local' });
+await waitHttp(`http://127.0.0.1:${floorPort}/`);
+await waitHttp(`http://127.0.0.1:${localFloorPort}/`);
 const sdk = child(['bench/sdk-server.ts', String(sdkPort), redis.url, config.keyPepper]);
 await waitHttp(`http://127.0.0.1:${sdkPort}/mcp`);
 const sdkUrl = `http://127.0.0.1:${sdkPort}/mcp`;
@@ -152,6 +160,10 @@ const probe = await fetch(`${base}/mcp/bench`, {
 });
 const probeText = await probe.text();
 const modernSkipped = probe.status === 400 ? probeText.slice(0, 200) : null;
+
+/** The floor's cases (bench/floor-server.ts): the bare server plus the least the contract requires, and the same with a local limiter. */
+const FLOOR = 'floor: bare + the least the contract needs';
+const LOCAL_FLOOR = 'floor with a local, inexact limiter instead';
 
 interface Case {
   name: string;
@@ -215,6 +227,20 @@ const cases: Case[] = [
         },
       ]
     : []),
+  {
+    name: FLOOR,
+    url: `http://127.0.0.1:${floorPort}/`,
+    body,
+    headers: { 'x-api-key': key },
+    pid: floor.pid!,
+  },
+  {
+    name: LOCAL_FLOOR,
+    url: `http://127.0.0.1:${localFloorPort}/`,
+    body,
+    headers: { 'x-api-key': key },
+    pid: localFloor.pid!,
+  },
   { name: 'MCP SDK server (Express, stateless, same key check)', url: sdkUrl, body, headers: { 'x-api-key': key }, pid: sdk.pid! },
 ];
 out(`warming up (2 s each); measuring ${seconds} s each with ${connections} connections, ${rounds} rounds`);
@@ -246,8 +272,11 @@ const otherRow = otherCase ? median(otherCase).row : null;
 const tracedRow = tracedCase ? median(tracedCase).row : null;
 const sampledCase = cases.find((c) => c.name.endsWith('default sampler')) ?? null;
 const sampledRow = sampledCase ? median(sampledCase).row : null;
+const [floorRow, localFloorRow] = [FLOOR, LOCAL_FLOOR].map((name) => median(cases.find((c) => c.name === name)!).row) as [Row, Row];
 const rows = [
   bareRow,
+  floorRow,
+  localFloorRow,
   gwRow,
   ...(modernRow ? [modernRow] : []),
   ...(tracedRow ? [tracedRow] : []),
@@ -326,6 +355,13 @@ const verdict = (ratio: number, target: number) => `${ratio.toFixed(2)} (target 
 out('');
 out(`ratio gateway / bare, 2025-11-25: ${verdict(gwRow.rps / bareRow.rps, 0.8)}`);
 if (modernRow) out(`ratio gateway / bare, ${V}: ${verdict(modernRow.rps / bareRow.rps, 0.8)}`);
+out(
+  `ratio floor / bare: ${(floorRow.rps / bareRow.rps).toFixed(2)} (the most an implementation of the contract reaches here); ` +
+    `with a local, inexact limiter: ${(localFloorRow.rps / bareRow.rps).toFixed(2)}`,
+);
+out(
+  `ratio gateway / floor: ${(gwRow.rps / floorRow.rps).toFixed(2)} (2025-11-25)${modernRow ? `, ${(modernRow.rps / floorRow.rps).toFixed(2)} (${V})` : ''}`,
+);
 /** A case's server CPU time per request, median of its rounds, in µs. */
 const cpuOf = (c: Case) => [...measured.get(c)!].map((m) => m.cpu).sort((a, b) => a - b)[Math.floor(rounds / 2)]!;
 out(`server CPU per request (median round, µs): ${cases.map((c) => `${c.name.split(' (')[0]} ${cpuOf(c).toFixed(1)}`).join('; ')}`);
@@ -368,7 +404,7 @@ printChurn(churnSet, churn);
 out(`\nwhole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
 // The gateway drains (flushing last-used times) before its Redis goes away.
-await stop(gw, bare, sdk, ...(traced ? [traced] : []), ...(other ? [other] : []));
+await stop(gw, bare, floor, localFloor, sdk, ...(traced ? [traced] : []), ...(other ? [other] : []));
 sink?.close();
 client.disconnect();
 await redis.stop();

@@ -1,0 +1,113 @@
+/**
+ * The floor of `pnpm bench` (docs/benchmarks.md "The floor"): the bare server plus the least work
+ * any server answering the gateway's hot path under its contract must do, written as plainly as
+ * it can be, with nothing else: the body read and parsed under the JSON bounds, a SHA-256 of the
+ * X-API-Key and an in-process cache lookup, the JSON-RPC envelope's fields checked, one call of
+ * the gateway's own admit script (the exact limiter, the month's and day's usage) per workspace
+ * and turn of the event loop on an auto-pipelined client, and the answer with the gateway's
+ * headers (request id, the five rate-limit fields) around a result of the same size. No policy,
+ * no tools, no metrics, no error paths: what the gateway does beyond this is what it could still
+ * save; what this does beyond the bare server, no implementation of the contract can.
+ * With FLOOR_LIMITER=local the turn's charges are counted in the process instead (as an inexact,
+ * per-replica limiter would): what the shared limiter's round trip itself costs.
+ *   argv: answer size in bytes, port; env: REDIS_URL, FLOOR_LIMITER (shared, the default, or local)
+ */
+import { createServer } from 'node:http';
+import { hash, randomUUID } from 'node:crypto';
+import { connectRedis, K, USAGE_DAY_TTL_SECONDS, WINDOWS } from '@svc/accounts';
+import { parseJson } from '../packages/bounds/src/index.ts';
+import { runScript } from '../packages/limits/src/index.ts';
+import { ADMIT } from '../services/mcp-gateway/src/ratelimit/admit-script.ts';
+
+const size = Number(process.argv[2] ?? 600);
+const port = Number(process.argv[3] ?? 0);
+
+const LOCAL = process.env['FLOOR_LIMITER'] === 'local';
+const redis = LOCAL
+  ? null
+  : connectRedis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { autoPipelining: true, name: 'bench-floor' });
+const LIMIT = 2_000_000_000;
+let counted = 0;
+const WORKSPACE = 'bench-floor';
+const result = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(Math.max(0, size - 70)) }] });
+/** Credentials seen, by their digest: the bench's one key is always a hit after the first request. */
+const known = new Map<string, { keyField: string }>();
+/** The charges of this turn: each is answered with its minute's count, or null when Redis failed. */
+let waiting: ((used: number | null) => void)[] = [];
+
+/** One script call for the charges of this turn: one run of alike charges, as the gateway sends them. */
+function flush(): void {
+  const batch = waiting;
+  waiting = [];
+  if (redis === null) {
+    for (const answer of batch) answer(++counted);
+    return;
+  }
+  const t = Date.now();
+  const month = WINDOWS.month(t);
+  const keys = [
+    K.rateMinute(WORKSPACE, WINDOWS.minute(t)),
+    K.rateMonth(WORKSPACE, month),
+    K.usage(WORKSPACE, month),
+    K.usageDay(WORKSPACE, WINDOWS.day(t)),
+  ];
+  const args = [LIMIT, 120, -1, '0', 40 * 86_400, 1, USAGE_DAY_TTL_SECONDS, 600, batch.length, '0', 0, -1, 'key:floor', 'tool:svc_help', 0];
+  (runScript(redis, ADMIT, keys, args) as Promise<number[]>).then(
+    (out) => batch.forEach((answer, i) => answer(out[i * 4 + 1]!)),
+    () => batch.forEach((answer) => answer(null)),
+  );
+}
+
+/** The JSON-RPC request in `text`, or null when it is not one (bounds, syntax, envelope). */
+function envelope(text: string): Record<string, unknown> | null {
+  try {
+    const body = parseJson(text) as Record<string, unknown> | null;
+    return body !== null && body['jsonrpc'] === '2.0' && typeof body['method'] === 'string' ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+const admit = (): Promise<number | null> =>
+  new Promise((resolve) => {
+    if (waiting.length === 0) setImmediate(flush);
+    waiting.push(resolve);
+  });
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const rpc = envelope(chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString());
+    const digest = hash('sha256', String(req.headers['x-api-key']));
+    if (!known.has(digest)) known.set(digest, { keyField: 'key:floor' });
+    // The bench's own readiness probe (an empty GET) and anything malformed.
+    if (rpc === null) {
+      res.writeHead(400).end();
+      return;
+    }
+    void admit().then((used) => {
+      if (used === null) {
+        res.writeHead(503).end();
+        return;
+      }
+      const t = Date.now();
+      const reset = (WINDOWS.minute(t) + 1) * 60;
+      const text = `{"jsonrpc":"2.0","id":${JSON.stringify(rpc['id'])},"result":${result}}`;
+      res.writeHead(200, {
+        'X-Request-Id': randomUUID(),
+        'X-RateLimit-Limit': LIMIT,
+        'X-RateLimit-Remaining': LIMIT - used,
+        'X-RateLimit-Reset': reset,
+        'RateLimit-Policy': `"minute";q=${LIMIT};w=60`,
+        RateLimit: `"minute";r=${LIMIT - used};t=${Math.ceil(reset - t / 1000)}`,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        'Cache-Control': 'no-store',
+      });
+      res.end(text);
+    });
+  });
+});
+server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+process.on('SIGTERM', () => server.close(() => (redis?.disconnect(), process.exit(0))));
