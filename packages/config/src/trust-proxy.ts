@@ -64,10 +64,15 @@ export function trustFunction(trust: TrustProxy): (address: string, i: number) =
  */
 export function clientAddress(req: IncomingMessage, trust: TrustProxy | ((address: string, i: number) => boolean)): string {
   // A connection already gone has no peer: nothing to read a forwarded address against.
-  if (!req.socket?.remoteAddress) return '';
-  const fn = typeof trust === 'function' ? trust : trustFunction(trust);
-  // proxy-addr reads req.connection (gone from the typings, an alias of req.socket in node:http).
-  const address = proxyAddr(req as Parameters<typeof proxyAddr>[0], fn);
+  const peer = req.socket?.remoteAddress;
+  if (!peer) return '';
+  // Without X-Forwarded-For the peer is the answer whatever is trusted (proxy-addr would return it
+  // too): no list to build on the requests that come straight from their clients.
+  const address =
+    req.headers['x-forwarded-for'] === undefined
+      ? peer
+      : // proxy-addr reads req.connection (gone from the typings, an alias of req.socket in node:http).
+        proxyAddr(req as Parameters<typeof proxyAddr>[0], typeof trust === 'function' ? trust : trustFunction(trust));
   // One client, one bucket: a dual-stack socket's `::ffff:192.0.2.1` is the proxy's `192.0.2.1`.
   return IPV4_MAPPED.exec(address)?.[1] ?? address;
 }

@@ -10,16 +10,15 @@ export function policyContext(
   target: Target,
 ): { surface: Surface; policy: CallerContext } {
   const surface = surfaceOf(headers, caller.defaultSurface);
-  return {
+  // The optional member added after the literal, not spread inside it (auth/tool-caller.ts).
+  const policy: CallerContext = {
+    role: caller.role,
+    serviceAccount: caller.serviceAccount,
+    plan: caller.plan,
+    agents: caller.agents,
     surface,
-    policy: {
-      role: caller.role,
-      ...(caller.unscopedRole ? { unscopedRole: caller.unscopedRole } : {}),
-      serviceAccount: caller.serviceAccount,
-      plan: caller.plan,
-      agents: caller.agents,
-      surface,
-      endpoint: target.kind === 'team' ? 'team' : 'project',
-    },
+    endpoint: target.kind === 'team' ? 'team' : 'project',
   };
+  if (caller.unscopedRole) policy.unscopedRole = caller.unscopedRole;
+  return { surface, policy };
 }

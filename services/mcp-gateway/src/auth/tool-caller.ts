@@ -15,12 +15,13 @@ export function toolCaller(
 ): ToolCaller {
   const mcpSession = headers['mcp-session-id'];
   const session = typeof mcpSession === 'string' && SESSION_ID.test(mcpSession) ? `${c.session}:${mcpSession}` : c.session;
-  return {
+  // One literal, the optional member added after it: a spread inside a literal is copied by a
+  // runtime call on every request.
+  const caller: ToolCaller = {
     type: c.type,
     id: c.id,
     label: c.label,
     role: c.role,
-    ...(c.unscopedRole ? { ownRole: c.unscopedRole } : {}),
     serviceAccount: c.serviceAccount,
     plan: c.plan,
     agents: c.agents,
@@ -31,4 +32,6 @@ export function toolCaller(
     sessionId: session,
     origin,
   };
+  if (c.unscopedRole) caller.ownRole = c.unscopedRole;
+  return caller;
 }

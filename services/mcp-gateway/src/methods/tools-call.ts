@@ -10,7 +10,7 @@ import { SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
-import type { PreparedCall } from './prepare-call.ts';
+import type { PreparedCall, Refusal } from './prepare-call.ts';
 import type { MethodHandler, RpcContext } from './types.ts';
 
 export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'denied' | 'failed';
@@ -130,16 +130,17 @@ export function runTool(deps: ToolsCallDeps) {
 
 export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   const run = runTool(deps);
-  return async (_params, ctx) => {
+  const refused = async (prepared: PreparedCall, refusal: Refusal): Promise<ToolResult> => {
+    deps.onCall?.(prepared.tool?.def.name ?? 'unknown', refusal.kind === 'denied' ? 'denied' : 'invalid_arguments');
+    if (refusal.kind === 'denied') throw refusal.error;
+    if (refusal.kind === 'unknown_tool') throw new SvcError('invalid_params', { message: refusal.message, inBody: true });
+    return failure(refusal.message);
+  };
+  // Not an async function: it hands back run()'s promise itself, where an async function would wrap
+  // it in one more (and two more turns of the microtask queue) on every call.
+  return (_params, ctx) => {
     const prepared = ctx.prepared;
-    if (!prepared) throw new Error('tools/call: not prepared');
-    const refusal = prepared.refusal;
-    if (refusal) {
-      deps.onCall?.(prepared.tool?.def.name ?? 'unknown', refusal.kind === 'denied' ? 'denied' : 'invalid_arguments');
-      if (refusal.kind === 'denied') throw refusal.error;
-      if (refusal.kind === 'unknown_tool') throw new SvcError('invalid_params', { message: refusal.message, inBody: true });
-      return failure(refusal.message);
-    }
-    return run(prepared, ctx);
+    if (!prepared) return Promise.reject(new Error('tools/call: not prepared'));
+    return prepared.refusal ? refused(prepared, prepared.refusal) : run(prepared, ctx);
   };
 }

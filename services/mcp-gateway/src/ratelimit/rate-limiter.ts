@@ -77,9 +77,11 @@ interface Pending {
   charge: Charge;
   /** Tracing on: the span of the request's admit step, linked from the call's span. */
   span: SpanContext | null;
+  limits: ReturnType<typeof planLimits>;
   keyLimit: { keyId: string; perMinute: number } | null;
-  /** Answers the charge from the script's output (its four numbers start at `at`), or fails it. */
-  done: (outcome: number[] | Error, at: number, t: number) => void;
+  /** The charge's promise, settled from its four numbers of the script's output, or failed. */
+  resolve: (decision: RateDecision) => void;
+  reject: (err: Error) => void;
 }
 
 /** The charges of one workspace waiting for the end of this turn of the event loop. */
@@ -179,12 +181,12 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   function send(batch: Batch): void {
     const t = now();
     const tracer = options.tracer;
-    const fail = (err: unknown) => batch.pending.forEach((p) => p.done(err instanceof Error ? err : new Error(String(err)), 0, t));
+    const fail = (err: unknown) => batch.pending.forEach((p) => p.reject(err instanceof Error ? err : new Error(String(err))));
     // Every charge of the batch is answered, whatever throws, here or in Redis (a charge already
     // answered keeps its answer: a promise settles once).
     Promise.resolve()
       .then(() => (tracer && batch.pending.some((p) => p.span) ? traced(batch, t, tracer) : call(batch, t)))
-      .then((out) => batch.pending.forEach((p, i) => p.done(out, i * 4, t)))
+      .then((out) => batch.pending.forEach((p, i) => p.resolve(decide(out, i * 4, p.limits, p.keyLimit, t))))
       .catch(fail);
   }
 
@@ -198,8 +200,6 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     const limits = limitsOf(charge.plan);
     const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
     return new Promise((resolve, reject) => {
-      const done = (outcome: number[] | Error, at: number, t: number) =>
-        outcome instanceof Error ? reject(outcome) : resolve(decide(outcome, at, limits, keyLimit, t));
       let batch = waiting.get(charge.workspace);
       if (batch && batch.plan !== charge.plan) {
         // The workspace's plan changed within this turn: what came before goes first, in order.
@@ -213,7 +213,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       }
       // Only a sampled request's span: a batch of requests the sampler dropped is no span at all.
       const span = options.tracer && trace.getActiveSpan()?.isRecording() ? (trace.getSpanContext(context.active()) ?? null) : null;
-      batch.pending.push({ charge, keyLimit, done, span });
+      batch.pending.push({ charge, keyLimit, limits, resolve, reject, span });
       if (batch.pending.length >= MAX_BATCH) {
         waiting.delete(charge.workspace);
         send(batch);
