@@ -11,6 +11,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /**
  * A body already in JSON text (jsonText, or an envelope joined around it), or another text of
  * `contentType`. Not to be stored unless the headers say otherwise (the public metadata does).
+ * `bytes`: the text's UTF-8 length when the caller knows it (http/json-text.ts SizedText), so a text
+ * joined from parts is not flattened to be measured before it is written.
  */
 export function sendJsonText(
   res: ServerResponse,
@@ -18,10 +20,11 @@ export function sendJsonText(
   json: string,
   headers: Headers = {},
   contentType = 'application/json',
+  bytes: number | null = null,
 ): void {
   // An ASCII body goes out as a string, joined to the head in one write; one with other characters
   // is a two-byte string, encoded once into bytes instead (measured faster, docs/benchmarks.md).
-  const length = Buffer.byteLength(json);
+  const length = bytes ?? Buffer.byteLength(json);
   const payload = length === json.length ? json : Buffer.from(json);
   // The spread first: V8 copies an object literal that starts with one fast (measured, docs/benchmarks.md).
   res.writeHead(status, {

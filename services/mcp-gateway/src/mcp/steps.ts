@@ -12,7 +12,7 @@ import { prepareCall } from '../methods/prepare-call.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
 import type { Exchange, Step } from '../pipeline/exchange.ts';
-import { jsonText, jsonTextWith } from '../http/json-text.ts';
+import { jsonTextWith, sizedJsonText, type SizedText } from '../http/json-text.ts';
 import { respondEmpty, respondText } from '../pipeline/run.ts';
 
 /** The JSON-RPC request object, or the error naming what is wrong with it. */
@@ -166,7 +166,8 @@ export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => T
   const added = new Map(
     [...methods.modern.keys()].map((method) => {
       const members = modernResult({}, method, modern);
-      return [method, { members, text: JSON.stringify(members).slice(1, -1) }];
+      const text = JSON.stringify(members).slice(1, -1);
+      return [method, { members, text, bytes: Buffer.byteLength(text) }];
     }),
   );
   return async function dispatch(ex) {
@@ -179,14 +180,16 @@ export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => T
       requestId: ex.requestId,
       prepared: ex.prepared,
     })) as Record<string, unknown>;
-    let text: string;
-    if (ex.era === 'legacy') text = jsonText(result);
+    let sized: SizedText;
+    if (ex.era === 'legacy') sized = sizedJsonText(result);
     else {
-      const { members, text: membersText } = added.get(rpc.method)!;
+      const { members, text: membersText, bytes } = added.get(rpc.method)!;
       // Joined as text when the result has none of those members itself (no _meta of its own).
-      text = jsonTextWith(result, members, membersText) ?? JSON.stringify(modernResult(result, rpc.method, modern));
+      sized = jsonTextWith(result, members, membersText, bytes) ?? sizedJsonText(modernResult(result, rpc.method, modern));
     }
-    // The envelope around the result's text: a kept result is not serialized again (http/json-text.ts).
-    respondText(ex, `{"jsonrpc":"2.0","id":${JSON.stringify(rpc.id)},"result":${text}}`);
+    // The envelope around the result's text: a kept result is neither serialized nor measured again
+    // (http/json-text.ts), so the joined text is flattened once, when it is written.
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(rpc.id)},"result":`;
+    respondText(ex, `${head}${sized.text}}`, 200, undefined, sized.bytes === null ? null : Buffer.byteLength(head) + sized.bytes + 1);
   };
 }

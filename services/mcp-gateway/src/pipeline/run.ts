@@ -92,11 +92,11 @@ export function respond(ex: Exchange, body: unknown, status = 200): void {
 
 /**
  * The success writer for a body already in text: JSON (an envelope joined around a kept result)
- * or the `contentType` given (the metrics).
+ * or the `contentType` given (the metrics); `bytes`, its UTF-8 length when already known.
  */
-export function respondText(ex: Exchange, text: string, status = 200, contentType?: string): void {
+export function respondText(ex: Exchange, text: string, status = 200, contentType?: string, bytes: number | null = null): void {
   const headers = ex.legacy ? { ...ex.headers, Deprecation: LEGACY_DEPRECATION } : ex.headers;
-  sendJsonText(ex.res, status, text, headers, contentType);
+  sendJsonText(ex.res, status, text, headers, contentType, bytes);
 }
 
 /** The success writer of an answer without a body (a preflight's 204, a notification's 202). */
