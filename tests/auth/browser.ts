@@ -31,6 +31,23 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
 
+/**
+ * Waits for `selector` on `page`; when it does not come, the error says where the page is and what
+ * it shows (and a screenshot `<name>-missing` is kept), so a failure on a loaded machine can be read.
+ */
+async function waitShown(page: Page, selector: string, name: string): Promise<void> {
+  try {
+    await page.waitForSelector(selector);
+  } catch (err) {
+    const text = await page.textContent('body').catch(() => null);
+    await shot(page, `${name}-missing`).catch(() => undefined);
+    throw new Error(
+      `${selector} never appeared on ${page.url()}; the page shows: ${(text ?? '(nothing)').replace(/\s+/g, ' ').trim().slice(0, 500)}`,
+      { cause: err },
+    );
+  }
+}
+
 export async function signInOnPage(page: Page, email: string, password: string, shotName?: string): Promise<void> {
   await page.waitForSelector('form[action="/signin"]');
   await page.fill('#email', email);
@@ -87,12 +104,12 @@ export async function approveDevice(browser: Browser, a: DeviceApproval): Promis
     }
     await page.goto(a.typeCode ? a.verificationUri : a.verificationUriComplete);
     if (a.typeCode) {
-      await page.waitForSelector('#user_code');
+      await waitShown(page, '#user_code', `${a.name}-01-enter-code`);
       await page.fill('#user_code', a.userCode.toLowerCase().replace('-', ' '));
       await shot(page, `${a.name}-01-enter-code`);
       await page.click('button[type=submit]');
     } else {
-      await page.waitForSelector('.code-shown');
+      await waitShown(page, '.code-shown', `${a.name}-01-confirm-code`);
       await shot(page, `${a.name}-01-confirm-code`);
       await page.click('button[name=confirm]');
     }
