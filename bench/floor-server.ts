@@ -1,15 +1,18 @@
 /**
- * The floor of `pnpm bench` (docs/benchmarks.md "The floor"): the bare server plus the least work
- * any server answering the gateway's hot path under its contract must do, written as plainly as
- * it can be, with nothing else: the body read and parsed under the JSON bounds, a SHA-256 of the
- * X-API-Key and an in-process cache lookup, the JSON-RPC envelope's fields checked, one call of
- * the gateway's own admit script (the exact limiter, the month's and day's usage) per workspace
- * and turn of the event loop on an auto-pipelined client, and the answer with the gateway's
- * headers (request id, the five rate-limit fields) around a result of the same size. No policy,
- * no tools, no metrics, no error paths: what the gateway does beyond this is what it could still
- * save; what this does beyond the bare server, no implementation of the contract can.
- * With FLOOR_LIMITER=local the turn's charges are counted in the process instead (as an inexact,
- * per-replica limiter would): what the shared limiter's round trip itself costs.
+ * The floor of `pnpm bench` (docs/benchmarks.md, "2026-11-28 (second entry): the floor"): the
+ * bare server plus the least work any server answering the gateway's hot path under its contract
+ * must do, written as plainly as it can be, and nothing else:
+ * - the body read and parsed under the JSON bounds;
+ * - a SHA-256 of the X-API-Key and an in-process cache lookup;
+ * - the JSON-RPC envelope's fields checked;
+ * - one call of the gateway's own admit script (the exact limiter, the month's and the day's
+ *   usage) per workspace and turn of the event loop, on an auto-pipelined client;
+ * - the answer with the gateway's headers (the request id, the five rate-limit fields) around a
+ *   result of the same size.
+ * No policy, no tools, no metrics, no error paths: what the gateway does beyond this is what it
+ * could still save; what this does beyond the bare server, every implementation of the contract
+ * must do. With FLOOR_LIMITER=local the turn's charges are counted in the process instead, as an
+ * inexact per-replica limiter would: what the shared limiter's round trip itself costs.
  *   argv: answer size in bytes, port; env: REDIS_URL, FLOOR_LIMITER (shared, the default, or local)
  */
 import { createServer } from 'node:http';
