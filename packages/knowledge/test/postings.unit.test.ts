@@ -5,6 +5,7 @@
  * bounds on slots and term frequency hold.
  */
 import assert from 'node:assert/strict';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { Bm25 } from '../src/bm25.ts';
@@ -87,22 +88,34 @@ test('after any series of sets and deletes the term table holds what a Map would
   );
 });
 
-test('growing the term table never rehashes all of it at once: 3 million terms, no 1,000 inserts over 15 ms of CPU', () => {
+test('growing the term table never rehashes all of it at once: 3 million terms, no 1,000 inserts over 15 ms of CPU', async () => {
   // One table rehashed whole takes about 20 ms of CPU per million terms to grow, and a project of
   // 20 MB of text holds one to eight million terms; one shard holds 1/256 of them.
   const cpuMs = () => {
     const u = process.threadCpuUsage();
     return (u.user + u.system) / 1000;
   };
+  // A garbage-collection pause inside a batch is the heap's doing, not a rehash: it is taken out,
+  // as the loop guard does (docs/conventions.md "Tests"); the pauses reach the observer a turn later.
+  const pauses: { start: number; end: number }[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+  gc.observe({ entryTypes: ['gc'] });
   const table = new TermTable();
-  let longest = 0;
+  const batches: { start: number; end: number; cpu: number }[] = [];
   for (let batch = 0; batch < 3000; batch++) {
-    const start = cpuMs();
+    const [start, startCpu] = [performance.now(), cpuMs()];
     for (let i = batch * 1000; i < (batch + 1) * 1000; i++) table.set(termHash(`w${i}`), 1);
-    longest = Math.max(longest, cpuMs() - start);
+    batches.push({ start, end: performance.now(), cpu: cpuMs() - startCpu });
   }
+  await new Promise((done) => setImmediate(done));
+  gc.disconnect();
+  const inGc = (b: { start: number; end: number }) =>
+    pauses.reduce((sum, p) => sum + Math.max(0, Math.min(b.end, p.end) - Math.max(b.start, p.start)), 0);
+  const longest = Math.max(...batches.map((b) => b.cpu - inGc(b)));
   assert.ok(table.size > 2_998_000); // FNV-1a: about 1,000 collisions expected in 3 million
-  assert.ok(longest < 15, `1,000 inserts took ${longest.toFixed(1)} ms of CPU`);
+  assert.ok(longest < 15, `1,000 inserts took ${longest.toFixed(1)} ms of CPU, garbage collection taken out`);
 });
 
 test(`slots run from 0 to MAX_SLOTS - 1 (${MAX_SLOTS - 1}); a term frequency over MAX_TF (${MAX_TF}) counts ${MAX_TF}`, () => {
