@@ -77,7 +77,6 @@ interface Pending {
   charge: Charge;
   /** Tracing on: the span of the request's admit step, linked from the call's span. */
   span: SpanContext | null;
-  limits: ReturnType<typeof planLimits>;
   keyLimit: { keyId: string; perMinute: number } | null;
   /** The charge's promise, settled from its four numbers of the script's output, or failed. */
   resolve: (decision: RateDecision) => void;
@@ -186,7 +185,11 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
     // answered keeps its answer: a promise settles once).
     Promise.resolve()
       .then(() => (tracer && batch.pending.some((p) => p.span) ? traced(batch, t, tracer) : call(batch, t)))
-      .then((out) => batch.pending.forEach((p, i) => p.resolve(decide(out, i * 4, p.limits, p.keyLimit, t))))
+      .then((out) => {
+        // One plan per batch (a charge under another sends the batch first), so one set of limits.
+        const limits = limitsOf(batch.plan);
+        batch.pending.forEach((p, i) => p.resolve(decide(out, i * 4, limits, p.keyLimit, t)));
+      })
       .catch(fail);
   }
 
@@ -213,7 +216,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       }
       // Only a sampled request's span: a batch of requests the sampler dropped is no span at all.
       const span = options.tracer && trace.getActiveSpan()?.isRecording() ? (trace.getSpanContext(context.active()) ?? null) : null;
-      batch.pending.push({ charge, keyLimit, limits, resolve, reject, span });
+      batch.pending.push({ charge, keyLimit, resolve, reject, span });
       if (batch.pending.length >= MAX_BATCH) {
         waiting.delete(charge.workspace);
         send(batch);
