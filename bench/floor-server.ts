@@ -34,7 +34,7 @@ let counted = 0;
 const WORKSPACE = 'bench-floor';
 const result = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(Math.max(0, size - 70)) }] });
 /** Credentials seen, by their digest: the bench's one key is always a hit after the first request. */
-const known = new Map<string, { keyField: string }>();
+const known = new Set<string>();
 /** The charges of this turn: each is answered with its minute's count, or null when Redis failed. */
 let waiting: ((used: number | null) => void)[] = [];
 
@@ -83,7 +83,7 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const rpc = envelope(chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString());
     const digest = hash('sha256', String(req.headers['x-api-key']));
-    if (!known.has(digest)) known.set(digest, { keyField: 'key:floor' });
+    if (!known.has(digest)) known.add(digest);
     // The bench's own readiness probe (an empty GET) and anything malformed.
     if (rpc === null) {
       res.writeHead(400).end();
