@@ -115,38 +115,56 @@ export class AccessRequestStore {
       const again = new Date(denied + ACCESS_REQUEST_TIMING.denialCooldownMs).toISOString();
       throw new AccountError('cooldown', `Your last request for project ${input.project} was denied; you can ask again after ${again}.`);
     }
+    const { redis } = this.ctx;
+    const nowIso = new Date(now).toISOString();
+    const fields = { requested_level: input.requestedLevel, reason: cleanReason(input.reason), requester: JSON.stringify(input.requester) };
     let id = latest?.status === 'pending' ? latest.id : '';
     let isNew = false;
     if (!id) {
       const fresh = newId('ar');
-      // Another request of this requester may get in first: then it is the pending one updated.
-      id = String(await runScript(this.ctx.redis, CLAIM_LATEST, [latestKey], [field, latestId, fresh]));
+      // Written and counted among the project's pending requests (bounded: COLLECTION_LIMITS)
+      // before it is claimed, so a filing that reads the latest pointer always finds its record
+      // pending (never missing, which would read as expired and make a second request), and a
+      // claimed request is never undone. Over the bound, nothing of it is left.
+      const record = K.accessRequest(fresh);
+      const pending = K.projectPendingRequests(input.project);
+      await redis.hset(record, {
+        id: fresh,
+        project: input.project,
+        ...fields,
+        status: 'pending',
+        created_at: nowIso,
+        updated_at: nowIso,
+        decided_at: '',
+        notified_at: String(now),
+      });
+      await addToSet(this.ctx, 'pendingRequestsPerProject', pending, fresh).catch(async (err: unknown) => {
+        await redis.del(record);
+        throw err;
+      });
+      // Another filing of this requester may get in first: then its request is the one updated.
+      id = String(await runScript(redis, CLAIM_LATEST, [latestKey], [field, latestId, fresh]));
       isNew = id === fresh;
+      if (!isNew) {
+        await redis.srem(pending, fresh);
+        await redis.del(record);
+      }
     }
-    const existing = isNew ? undefined : ((await this.get(id)) ?? undefined);
-    // The concurrent request that got in first was decided meanwhile: never turned back to pending.
-    if (existing && existing.status !== 'pending') throw new AccountError('conflict', `access request ${id} was just decided; ask again`);
-    const createdAt = existing?.created_at ?? new Date(now).toISOString();
-    const notifiedAt = Number((await this.ctx.redis.hget(K.accessRequest(id), 'notified_at')) ?? 0);
-    const notifyAdmins = isNew || now - notifiedAt >= ACCESS_REQUEST_TIMING.notifyCooldownMs;
-    if (isNew) await addToSet(this.ctx, 'pendingRequestsPerProject', K.projectPendingRequests(input.project), id);
-    await this.ctx.redis.hset(K.accessRequest(id), {
-      id,
-      project: input.project,
-      requested_level: input.requestedLevel,
-      reason: cleanReason(input.reason),
-      status: 'pending',
-      requester: JSON.stringify(input.requester),
-      created_at: createdAt,
-      updated_at: new Date(now).toISOString(),
-      decided_at: '',
-      ...(notifyAdmins ? { notified_at: String(now) } : {}),
-    });
-    if (isNew) await this.ctx.redis.zadd(K.projectAccessRequests(input.project), now, id);
+    let notifyAdmins = isNew;
+    if (!isNew) {
+      const existing = await this.get(id);
+      // The filing that got in first was decided meanwhile: never turned back to pending (only the
+      // asked level, reason and times are written over, never the status).
+      if (existing?.status !== 'pending') throw new AccountError('conflict', `access request ${id} was just decided; ask again`);
+      const notifiedAt = Number((await redis.hget(K.accessRequest(id), 'notified_at')) ?? 0);
+      notifyAdmins = now - notifiedAt >= ACCESS_REQUEST_TIMING.notifyCooldownMs;
+      await redis.hset(K.accessRequest(id), { ...fields, updated_at: nowIso, ...(notifyAdmins ? { notified_at: String(now) } : {}) });
+    }
+    if (isNew) await redis.zadd(K.projectAccessRequests(input.project), now, id);
     // The previous latest was kept past its trimming for the denial cooldown alone: now replaced.
-    if (isNew && latestId && (await this.ctx.redis.zscore(K.projectAccessRequests(input.project), latestId)) === null)
-      await this.ctx.redis.del(K.accessRequest(latestId));
-    if (isNew && input.requester.type === 'user') await this.ctx.redis.zadd(K.userAccessRequests(input.requester.id), now, id);
+    if (isNew && latestId && (await redis.zscore(K.projectAccessRequests(input.project), latestId)) === null)
+      await redis.del(K.accessRequest(latestId));
+    if (isNew && input.requester.type === 'user') await redis.zadd(K.userAccessRequests(input.requester.id), now, id);
     const request = await this.get(id);
     if (!request) throw new AccountError('not_found', `no access request ${id}`);
     if (isNew) await this.recordCreated(project.workspace, request, origin);

@@ -43,6 +43,32 @@ test('twenty concurrent requests of one requester make one pending request', asy
   assert.equal(outcomes.filter((o) => !o.updated).length, 1, 'one made it, the others updated it');
 });
 
+/** Resolves after `turns` turns of the event loop: a Redis reply may arrive in each. */
+async function turnsLater(turns: number): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test("requests of one requester started at every point of each other's flight make one pending request and one audit entry", async () => {
+  // Each requester's filings start a few event-loop turns apart, so some read the latest request
+  // while another filing is between claiming it and writing it: still one request, one entry.
+  for (let round = 0; round < 8; round++) {
+    const who = `key_staggered_${round}`;
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => turnsLater(i * (round % 4)).then(() => ask(who))));
+    const mine = (await accounts.accessRequests.list('web')).filter((r) => r.requester.id === who);
+    assert.equal(mine.length, 1, `round ${round}: one request`);
+    assert.equal(mine[0]!.status, 'pending');
+    assert.ok(
+      outcomes.every((o) => o.id === mine[0]!.id),
+      `round ${round}: every filing answered with it`,
+    );
+    assert.equal(outcomes.filter((o) => !o.updated).length, 1, `round ${round}: one made it, the others updated it`);
+    const created = (await accounts.audit.page('acme', { action: 'access_request.created' })).entries.filter((e) =>
+      e.target.includes(mine[0]!.id),
+    );
+    assert.equal(created.length, 1, `round ${round}: one access_request.created entry`);
+  }
+});
+
 test('a denial is remembered however many requests of others came after it', async () => {
   const first = await ask('key_denied');
   await accounts.accessRequests.decide(first.id, false);
