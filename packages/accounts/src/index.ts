@@ -45,7 +45,8 @@ export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-key-reco
 export { isKeyStatus, keyStatus, type KeyStatus } from './key-status.ts';
 export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
-export { ACCESS_REQUEST_TIMING, cleanReason, DECIDED_REQUESTS_KEPT, MAX_REASON_LENGTH, type RequestOutcome } from './access-requests.ts';
+export { ACCESS_REQUEST_TIMING, cleanReason, DECIDED_REQUESTS_KEPT, MAX_REASON_LENGTH } from './access-request-rules.ts';
+export type { RequestOutcome } from './access-requests.ts';
 export { isCursor, LIST_MAX_PAGE, LIST_PAGE } from './pages.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';

@@ -10,7 +10,8 @@
 import { runScript, script } from '@svc/limits';
 import { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
 import type { ApiKeyStore } from './api-keys.ts';
-import { requesterField, type AccessRequestStore } from './access-requests.ts';
+import { requesterField } from './access-request-rules.ts';
+import type { AccessRequestStore } from './access-requests.ts';
 import type { BotStore } from './bots.ts';
 import type { StoreContext } from './context.ts';
 import { trimRevokedKeys, trimRevokedServiceAccounts } from './revoked-records.ts';
