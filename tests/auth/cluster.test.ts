@@ -38,6 +38,8 @@ before(async () => {
     NODE_ENV: 'test',
     REDIS_URL: cluster.url,
     REDIS_CLUSTER: 'on',
+    // A cluster without replicas: nothing could confirm a write (docs/operations.md "Write durability").
+    REDIS_WAIT_REPLICAS: '0',
     AUTH_URL: authUrl,
     BASE_URL: baseUrl,
     LOG_LEVEL: 'error',

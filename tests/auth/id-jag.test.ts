@@ -22,6 +22,7 @@ import { outsideLoopBudget } from '@svc/testkit';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { mcpCall } from './gateway-call.ts';
+import { ssoOwner } from './sso-setup.ts';
 
 const IDP = 'https://idp.example.com';
 /** An issuer whose keys are at a JWKS URL, served by the stand-in for the guarded fetch below. */
@@ -58,6 +59,9 @@ before(async () => {
   );
   tokenUrl = `${stack.authUrl}/api/oauth/token`;
   owner = await newPerson(stack, 'idjag');
+  // The workspace proved example.com, so an assertion's email claim at it names the person (its
+  // subjects are linked to no one here: id-jag-subjects.test.ts is about the links).
+  await ssoOwner(stack, owner.user).claimDomain(owner.user.workspace, 'example.com');
   const editor = await stack.accounts.users.create({ emailVerified: true, email: `ed-${randomUUID().slice(0, 8)}@example.com` });
   editorEmail = editor.email;
   await stack.accounts.workspaces.setRole(owner.slug, editor.id, 'EDITOR');

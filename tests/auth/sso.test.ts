@@ -10,11 +10,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import * as oc from 'openid-client';
+import { createSsoStore } from '@svc/sso';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { startCompanyIdp, startMixUpIssuer, type CompanyIdp } from '../support/company-idp.ts';
 import { consent, shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
+import { ssoFromSignInPage as fromSignInPageThroughSso, ssoSignIn as signInThroughSso } from './sso-pages.ts';
 
 /** The SSO session bound of @svc/sso (packages/sso/src/bounds.ts) (SSO_SESSION_MAX_SECONDS), read off the session's TTL. */
 const SSO_SESSION_MAX_SECONDS = 8 * 3600;
@@ -83,26 +85,10 @@ async function setUpSso(
   return value;
 }
 
-/** The sign-in page's SSO step for `email`, then the company's login page as `login`; the page where it ends. */
-async function ssoSignIn(page: Page, email: string, login: string, atProvider?: (page: Page) => Promise<void>): Promise<void> {
-  await page.goto(`${stack.authUrl}/signin?return=${encodeURIComponent('/dashboard')}`);
-  await ssoFromSignInPage(page, email, login, atProvider);
-}
-
-/** On the sign-in page shown (whatever sent the browser there): SSO for `email`, the company's login as `login`, back at svc. */
-async function ssoFromSignInPage(page: Page, email: string, login: string, atProvider?: (page: Page) => Promise<void>): Promise<void> {
-  await page.waitForSelector('form[action="/signin"]');
-  await page.fill('#email', email);
-  await page.click('button[name=sso]');
-  await page.waitForSelector('text=Company sign-in').catch(async (err: unknown) => {
-    throw new Error(`not at the company's sign-in: ${page.url()} ${(await page.content()).slice(0, 1500)}`, { cause: err });
-  });
-  await atProvider?.(page);
-  await page.fill('#login', login);
-  await page.click('button[type=submit]');
-  // Back at svc: the page the sign-in returns to, or the callback's refusal.
-  await page.waitForURL((u) => u.origin === stack.authUrl);
-}
+/** The sign-in page's SSO step for `email`, then the company's login page as `login` (sso-pages.ts). */
+const ssoSignIn = (page: Page, email: string, login: string, atProvider?: (page: Page) => Promise<void>) =>
+  signInThroughSso(page, stack.authUrl, email, login, atProvider);
+const ssoFromSignInPage = (page: Page, email: string, login: string) => fromSignInPageThroughSso(page, stack.authUrl, email, login);
 
 /** Waits for a sentence on the page; a timeout says what the page said instead. */
 async function expectText(page: Page, text: string): Promise<void> {
@@ -169,6 +155,11 @@ test('a first SSO sign-in makes the account, with its role from the groups claim
   const ada = await stack.accounts.users.findByEmail('ada@acme.test');
   assert.ok(ada, 'the account was made');
   assert.ok(ada.emailVerifiedAt !== null, 'the provider proved the address');
+  // The provider's subject (its login name here) is linked to the account within acme: an ID-JAG of
+  // that issuer names the person by it (docs/auth-service.md "Enterprise-managed authorization").
+  const links = createSsoStore(stack.client, stack.config.cookieKeys);
+  assert.equal(await links.linkedUser('acme', idp.issuer, 'ada'), ada.id, 'the subject is linked to the account');
+  assert.equal(await links.linkedUser('rival', idp.issuer, 'ada'), null, 'within acme only');
   for (const slug of ['acme-docs', 'acme-wiki']) {
     assert.equal(await stack.accounts.workspaces.roleOf(ada.id, (await stack.accounts.workspaces.getProject(slug))!), 'ADMIN');
   }

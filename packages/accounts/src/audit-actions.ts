@@ -61,6 +61,7 @@ export const AUDIT_ACTIONS = [
   'webhook.changed',
   'webhook.removed',
   'webhook.secret_rotated',
+  'webhook.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

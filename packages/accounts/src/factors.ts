@@ -159,11 +159,14 @@ export class FactorStore {
 
   /**
    * True when the person must use a second factor: their own workspace, or the workspace of a
-   * project they are a member of, requires one (docs/auth-service.md "Second factor").
+   * project they are a member of, requires one (docs/auth-service.md "Second factor"). `except`
+   * leaves one workspace out: a sign-in through that workspace's own provider answers for its
+   * policy, and for no other's.
    */
-  async requiredFor(user: { id: string; workspace: string }): Promise<boolean> {
+  async requiredFor(user: { id: string; workspace: string }, options: { except?: string } = {}): Promise<boolean> {
     const workspaces = new Set([user.workspace]);
     for (const p of await this.workspaces.accessibleProjects(user.id)) workspaces.add(p.project.workspace);
+    if (options.except !== undefined) workspaces.delete(options.except);
     for (const ws of workspaces) if (await this.required(ws)) return true;
     return false;
   }

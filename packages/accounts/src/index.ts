@@ -12,7 +12,7 @@ import { InvitationStore } from './invitations.ts';
 import { OAuthGrantStore } from './oauth-grants.ts';
 import type { StoreContext } from './context.ts';
 import type { Redis } from './redis.ts';
-import { replicatedWrites } from './replicated-writes.ts';
+import { replicatedWrites, type ReplicaConfirmRetry } from './replicated-writes.ts';
 import { UserStore } from './users.ts';
 import { WorkspaceStore } from './workspaces.ts';
 
@@ -23,7 +23,7 @@ export * from './oidc-records.ts';
 export * from './oidc-record-writes.ts';
 export * from './client-profiles.ts';
 export * from './redis.ts';
-export { NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS } from './replicated-writes.ts';
+export { NOT_REPLICATED, REPLICA_ACK_TIMEOUT_MS, type ReplicaConfirmRetry } from './replicated-writes.ts';
 export { parseDuration } from './durations.ts';
 export { slugStem } from './workspaces.ts';
 export { MIN_PASSWORD, checkPassword } from './passwords.ts';
@@ -109,12 +109,14 @@ export interface AccountsOptions {
   limits?: Partial<CollectionLimits>;
   /** Replicas that must confirm each write before it is acknowledged (REDIS_WAIT_REPLICAS); 0 unless set. */
   waitReplicas?: number;
+  /** How often an unconfirmed write's replicas are asked again before it fails; once unless set (svc-admin asks more). */
+  confirmRetry?: ReplicaConfirmRetry;
 }
 
 /** The account stores over one Redis connection. */
 export function createAccounts(redis: Redis, options: AccountsOptions): Accounts {
   const ctx: StoreContext = {
-    redis: replicatedWrites(redis, options.waitReplicas ?? 0),
+    redis: replicatedWrites(redis, options.waitReplicas ?? 0, options.confirmRetry),
     unconfirmed: redis,
     pepper: options.pepper,
     previousPepper: options.previousPepper ?? null,

@@ -25,21 +25,33 @@ export async function writeOidcRecord(redis: Redis, key: string, payload: OidcPa
 
 /**
  * KEYS[1] the record; ARGV[1] the epoch second; ARGV[2] a channel and ARGV[3] a message to publish,
- * or ARGV[2] empty. Consumes a record that exists, then publishes: one command, so a subscriber
- * hearing the message reads the record consumed. One key, so it runs on Redis Cluster (PUBLISH in a
- * script reaches every node's subscribers).
+ * or ARGV[2] empty. Claims the record's one use: only a record that exists and was not consumed yet
+ * is marked consumed, then the message published, in one command, so of any number of concurrent
+ * consumers exactly one gets 1 (docs/security.md "Single-use values") and a subscriber hearing the
+ * message reads the record consumed. 0: consumed before; -1: no such record. One key, so it runs on
+ * Redis Cluster (PUBLISH in a script reaches every node's subscribers).
  */
 const CONSUME = script(
-  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], '${OIDC_CONSUMED_FIELD}', ARGV[1]) end ` +
-    `if ARGV[2] ~= '' then redis.call('PUBLISH', ARGV[2], ARGV[3]) end return 0`,
+  `if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end ` +
+    `if redis.call('HSETNX', KEYS[1], '${OIDC_CONSUMED_FIELD}', ARGV[1]) == 0 then return 0 end ` +
+    `if ARGV[2] ~= '' then redis.call('PUBLISH', ARGV[2], ARGV[3]) end return 1`,
 );
 
+/** What a consume found: the record is now consumed by this call, was consumed before, or does not exist. */
+export type OidcConsumeOutcome = 'consumed' | 'used' | 'absent';
+
 /**
- * Marks a record consumed now, if it exists, and publishes `announce` (`[channel, message]`) after
- * it in the same command (docs/redis-schema.md "auth-service (oidc-provider)").
+ * Marks a record consumed now if it exists and is not consumed yet, and then publishes `announce`
+ * (`[channel, message]`) in the same command (docs/redis-schema.md "auth-service (oidc-provider)").
  */
-export async function consumeOidcRecord(redis: Redis, key: string, nowSeconds: number, announce?: [string, string]): Promise<void> {
-  await runScript(redis, CONSUME, [key], [nowSeconds, ...(announce ?? ['', ''])]);
+export async function consumeOidcRecord(
+  redis: Redis,
+  key: string,
+  nowSeconds: number,
+  announce?: [string, string],
+): Promise<OidcConsumeOutcome> {
+  const outcome = Number(await runScript(redis, CONSUME, [key], [nowSeconds, ...(announce ?? ['', ''])]));
+  return outcome === 1 ? 'consumed' : outcome === 0 ? 'used' : 'absent';
 }
 
 /**

@@ -6,6 +6,7 @@
  * acknowledgement; fewer than `replicas` within REPLICA_ACK_TIMEOUT_MS fails the write with a
  * store error (answered 503), so nothing reported as stored exists on the primary alone.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Cluster } from 'ioredis';
 import type { Redis } from './redis.ts';
 
@@ -22,17 +23,42 @@ export const NOT_REPLICATED = 'Write not confirmed by replicas';
 /** Commands of the account model that change data (reads pass through untouched). */
 const WRITES = new Set(['set', 'del', 'expire', 'hset', 'hsetnx', 'hdel', 'sadd', 'srem', 'zadd', 'zrem', 'xadd', 'eval', 'evalsha']);
 
+/**
+ * How a write its replicas have not confirmed is waited for again before it fails. Request paths
+ * ask once: the caller gets a 503 with Retry-After and tries again itself. A one-shot command
+ * (svc-admin) has no caller to retry: it asks up to `attempts` times, the pause between doubling
+ * from `firstDelayMs` to `maxDelayMs`. The write itself is never sent again (it is on the primary
+ * already); only the replicas' confirmation is asked for again.
+ */
+export interface ReplicaConfirmRetry {
+  attempts: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
+const ASK_ONCE: ReplicaConfirmRetry = { attempts: 1, firstDelayMs: 0, maxDelayMs: 0 };
+
 /** `redis` itself when `replicas` is 0; else a client whose writes resolve after WAIT confirms them. */
-export function replicatedWrites(redis: Redis, replicas: number): Redis {
+export function replicatedWrites(redis: Redis, replicas: number, retry: ReplicaConfirmRetry = ASK_ONCE): Redis {
   if (replicas === 0) return redis;
   const confirm = async () => {
     // WAIT counts the acknowledgements of this connection's writes: on Cluster, one connection per
     // master, so every master is asked (each WAIT returns at once where nothing is pending).
     const client: unknown = redis;
     const connections: Redis[] = client instanceof Cluster ? client.nodes('master') : [redis];
-    const counts = await Promise.all(connections.map((c) => c.wait(replicas, REPLICA_ACK_TIMEOUT_MS)));
-    const fewest = Math.min(...counts);
-    if (fewest < replicas) throw new Error(`${NOT_REPLICATED} (${fewest} of ${replicas} within ${REPLICA_ACK_TIMEOUT_MS} ms)`);
+    // The sockets the write was answered on. A WAIT sent on a new one (a reconnect, perhaps to a
+    // promoted replica) would count none of the write's acknowledgements and confirm nothing.
+    const sockets = connections.map((c) => c.stream as unknown);
+    const sameSockets = () => connections.every((c, i) => sockets[i] === undefined || c.stream === sockets[i]);
+    for (let attempt = 1; ; attempt++) {
+      const counts = await Promise.all(connections.map((c) => c.wait(replicas, REPLICA_ACK_TIMEOUT_MS)));
+      const fewest = Math.min(...counts);
+      const same = sameSockets();
+      if (fewest >= replicas && same) return;
+      if (attempt >= retry.attempts || !same)
+        throw new Error(`${NOT_REPLICATED} (${same ? fewest : 0} of ${replicas} within ${REPLICA_ACK_TIMEOUT_MS} ms)`);
+      await delay(Math.min(retry.firstDelayMs * 2 ** (attempt - 1), retry.maxDelayMs));
+    }
   };
   const confirmed = async <T>(write: Promise<T>): Promise<T> => {
     const result = await write;

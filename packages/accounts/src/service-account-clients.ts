@@ -5,6 +5,7 @@
  * is the service account's id; the client exists while the account is live and has keys.
  */
 import { createPublicKey } from 'node:crypto';
+import { isSpecialUseHost } from '@svc/bounds/special-use.ts';
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { AccountError } from './errors.ts';
@@ -51,6 +52,10 @@ function jwksUriProblem(uri: unknown): string | null {
   }
   if (url.protocol !== 'https:') return 'jwks_uri must be an https URL';
   if (url.username || url.password || url.hash) return 'jwks_uri must not carry credentials or a fragment';
+  // The guarded fetch refuses these before connecting (docs/security.md "Unverified clients and
+  // hostile input"): a key set there could never be read, so it is refused when saved.
+  if (isSpecialUseHost(url))
+    return 'jwks_uri must not point at a loopback, link-local, private or other special-use address: svc never fetches from one';
   return null;
 }
 

@@ -48,3 +48,23 @@ test('a JWKS URL is https, at most maxJwksUriLength characters; jwks and jwks_ur
   assert.match(serviceAccountKeysProblem({ jwksUri: 'http://ci.example/jwks' }) ?? '', /https/);
   assert.match(serviceAccountKeysProblem({ jwksUri: 'https://ci.example/jwks', jwks: { keys: [pub('a')] } }) ?? '', /not both/);
 });
+
+test('a JWKS URL at a loopback, link-local, private or other special-use address is refused: the guarded fetch never reads one', () => {
+  for (const host of [
+    '127.0.0.1',
+    '2130706433',
+    '0x7f.1',
+    '[::1]',
+    '[::ffff:7f00:1]',
+    '169.254.169.254',
+    '[fe80::1]',
+    '10.1.2.3',
+    '192.168.0.9',
+    'localhost',
+    'keys.localhost.',
+  ]) {
+    assert.match(serviceAccountKeysProblem({ jwksUri: `https://${host}/jwks` }) ?? '', /special-use address/, host);
+  }
+  for (const host of ['ci.example', '93.184.215.14', '[2606:4700::1111]'])
+    assert.equal(serviceAccountKeysProblem({ jwksUri: `https://${host}/jwks` }), null, host);
+});

@@ -10,67 +10,39 @@
  *   says; the socket connects to the very addresses checked (DNS is asked once per fetch, so a
  *   rebinding answer cannot swap them);
  * - the whole exchange is bounded in time (CIMD_FETCH_TIMEOUT_MS) and size (CIMD_MAX_DOCUMENT_BYTES);
+ * - lookups and connections come from pools shared out per tenant, in lanes, so one tenant's name
+ *   server or receiver never holds another's, nor sign-in (outbound-bounds.ts);
  * - redirects are never followed (a 3xx is handed back as it is, and the library refuses it).
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { LookupBusy } from './name-lookups.ts';
+import type { OutboundLane } from './outbound-bounds.ts';
+import { sharedOutboundPools, type OutboundPools } from './outbound-pools.ts';
+import type { Release } from './shares.ts';
+import { isSpecialUseAddress } from './special-use.ts';
+
+export { isSpecialUseAddress } from './special-use.ts';
 
 /** The whole fetch (resolution, connection, headers and body) ends within 5 s. */
 export const CIMD_FETCH_TIMEOUT_MS = 5_000;
 /** A metadata document is at most 8 KiB, as a registration's metadata is (registration-policy.ts). */
 export const CIMD_MAX_DOCUMENT_BYTES = 8 * 1024;
 
-/** IANA special-purpose address registries (RFC 6890 and its updates): nothing svc may fetch from. */
-const SPECIAL_USE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], // private (RFC 1918)
-  ['100.64.0.0', 10], // shared address space (carrier-grade NAT)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata endpoints)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  SPECIAL_USE.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 96], // unspecified, loopback, IPv4-compatible
-  ['64:ff9b::', 96], // NAT64: embeds an IPv4 address
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard-only
-  ['2001::', 23], // IETF protocol assignments (Teredo among them)
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fc00::', 7], // unique local (private)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  SPECIAL_USE.addSubnet(net, prefix, 'ipv6');
-}
-
 /**
- * True for an address svc must never connect to on a client's behalf. IPv4-mapped IPv6
- * (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is judged as the IPv4 address it carries.
+ * Why a fetch was refused, for its caller: `address` (the host has no public address: it does not
+ * resolve, or resolves to a special-use one; the two are told alike, so a tenant cannot learn which
+ * internal names exist), `busy` (the tenant's share of a pool is held; try again later) or `other`.
  */
-export function isSpecialUseAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return SPECIAL_USE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+export type RefusalReason = 'address' | 'busy' | 'other';
 
-/** What a tenant may be told of a refused address: never the address (it may map the internal network). */
-const NON_PUBLIC_ADDRESS_REFUSAL = 'refused: the host resolves to a non-public address';
+/** What a tenant may be told of a host without a public address: never the address, nor whether the name exists. */
+const ADDRESS_REFUSAL = 'refused: the host does not resolve to a public address';
+/** What a tenant is told when its share of lookups or connections is held: retried later, like an unreachable host. */
+const LOOKUPS_BUSY = 'refused for now: too many name lookups in flight for this workspace';
+const CONNECTIONS_BUSY = 'refused for now: too many requests in flight for this workspace';
 
 /**
  * The refusal of a fetch; its message is the detail oidc-provider logs (never sent to the client).
@@ -79,49 +51,29 @@ const NON_PUBLIC_ADDRESS_REFUSAL = 'refused: the host resolves to a non-public a
 export class CimdFetchRefused extends Error {
   override name = 'CimdFetchRefused';
   readonly tenantMessage: string | undefined;
-  constructor(message: string, tenantMessage?: string) {
+  readonly reason: RefusalReason;
+  constructor(message: string, tenantMessage?: string, reason: RefusalReason = 'other') {
     super(message);
     this.tenantMessage = tenantMessage;
+    this.reason = reason;
   }
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
-/**
- * System lookups of the guarded client in flight at once. getaddrinfo runs on libuv's threadpool (4
- * threads, shared with file I/O and every other lookup), and a lookup that a never-answering
- * nameserver holds keeps its thread after our time limit gave up on it: a URL's owner could
- * otherwise hold every thread. A lookup counts until the system answers, not until we stop waiting.
- */
-export const GUARDED_LOOKUPS_IN_FLIGHT = 2;
-
-/** `resolve` with at most `max` lookups in flight; past it a lookup is refused at once (retried later by its caller). */
-export function boundedResolver(resolve: Resolver, max = GUARDED_LOOKUPS_IN_FLIGHT): Resolver {
-  let inFlight = 0;
-  return (host) => {
-    if (inFlight >= max) return Promise.reject(new CimdFetchRefused(`${max} name lookups are still in flight`, LOOKUPS_BUSY));
-    inFlight++;
-    const settled = () => void inFlight--;
-    const lookup = resolve(host);
-    lookup.then(settled, settled);
-    return lookup;
-  };
-}
-
-const systemResolver: Resolver = boundedResolver(
-  (host) =>
-    new Promise((ok, fail) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? fail(err) : ok(addresses)))),
-);
-
-/** What a tenant is told when the lookups' bound is reached: retried later, like an unreachable host. */
-const LOOKUPS_BUSY = 'refused for now: too many name lookups in flight';
+/** A fetch's options, and whose share of the pools it uses (default: the host's own). */
+export type GuardedInit = RequestInit & { tenant?: string };
 
 export interface CimdFetchOptions {
   /** Which addresses are refused; default isSpecialUseAddress. Tests of the bounds allow a local server. */
   refuse?: (address: string) => boolean;
-  /** Name resolution; default the system's (getaddrinfo, as every Node connection uses). */
+  /** Name resolution instead of the pools' lookups: tests answer names with hostile addresses. */
   resolve?: Resolver;
+  /** Whose requests these are (outbound-bounds.ts); default `sign-in`. */
+  lane?: OutboundLane;
+  /** The lookups and connections shared out per tenant; default the process's (sharedOutboundPools). */
+  pools?: OutboundPools;
   /** The largest body read; default CIMD_MAX_DOCUMENT_BYTES (single sign-on reads larger ones, @svc/sso, packages/sso/src/bounds.ts). */
   maxBytes?: number;
   /**
@@ -129,33 +81,63 @@ export interface CimdFetchOptions {
    * OpenID provider's token endpoint answers errors as JSON, RFC 6749 §5.2); CIMD only GETs.
    */
   anyStatus?: boolean;
+  /**
+   * Past maxBytes, stop reading, close the connection and keep what was read, instead of refusing:
+   * for callers that judge the answer by its status alone (webhook deliveries: docs/webhooks.md "Verdicts").
+   */
+  cutAtMaxBytes?: boolean;
 }
 
-type FetchLike = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
+type FetchLike = (url: string | URL | Request, init?: GuardedInit) => Promise<Response>;
 
 /** The guarded fetch given to oidc-provider as its `fetch` option. */
 export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
   const refuse = options.refuse ?? isSpecialUseAddress;
-  const resolve = options.resolve ?? systemResolver;
+  const lane = options.lane ?? 'sign-in';
   const maxBytes = options.maxBytes ?? CIMD_MAX_DOCUMENT_BYTES;
   const anyStatus = options.anyStatus ?? false;
+  const cut = options.cutAtMaxBytes ?? false;
 
   /** Resolves once, refuses if any answer is special-use, and hands the socket exactly those addresses. */
-  async function checkedAddresses(host: string): Promise<LookupAddress[]> {
+  async function checkedAddresses(host: string, tenant: string, signal: AbortSignal): Promise<LookupAddress[]> {
     const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-    const addresses = isIP(literal) ? [{ address: literal, family: isIP(literal) }] : await resolve(literal);
-    if (addresses.length === 0) throw new CimdFetchRefused(`${host} has no address`);
+    let addresses: LookupAddress[];
+    if (isIP(literal)) addresses = [{ address: literal, family: isIP(literal) }];
+    else {
+      try {
+        const pools = options.pools ?? sharedOutboundPools();
+        addresses = await (options.resolve ? options.resolve(literal) : pools.lookups.lookup(literal, lane, tenant, signal));
+      } catch (err) {
+        if (err instanceof LookupBusy) throw new CimdFetchRefused(err.message, LOOKUPS_BUSY, 'busy');
+        throw new CimdFetchRefused(
+          `${host} could not be resolved: ${err instanceof Error ? err.message : String(err)}`,
+          ADDRESS_REFUSAL,
+          'address',
+        );
+      }
+    }
+    if (addresses.length === 0) throw new CimdFetchRefused(`${host} has no address`, ADDRESS_REFUSAL, 'address');
     const bad = addresses.find((a) => refuse(a.address));
-    if (bad) throw new CimdFetchRefused(`${host} resolves to ${bad.address}, a special-use address`, NON_PUBLIC_ADDRESS_REFUSAL);
+    if (bad) throw new CimdFetchRefused(`${host} resolves to ${bad.address}, a special-use address`, ADDRESS_REFUSAL, 'address');
     return addresses;
   }
 
-  return async function cimdFetch(input, init = {}) {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CimdFetchRefused(`${url.protocol} is not fetched`);
-    const deadline = AbortSignal.timeout(CIMD_FETCH_TIMEOUT_MS);
-    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    const addresses = await abortable(checkedAddresses(url.hostname), signal);
+  /** A place of `tenant`'s share of connections, never lost to an abort that raced its grant. */
+  async function connectionPlace(tenant: string, signal: AbortSignal): Promise<Release> {
+    const taking = (options.pools ?? sharedOutboundPools()).connections[lane].take(tenant, signal);
+    let release: Release | null;
+    try {
+      release = await abortable(taking, signal);
+    } catch (err) {
+      void taking.then((granted) => granted?.());
+      throw err;
+    }
+    if (!release) throw new CimdFetchRefused(`too many connections of ${tenant} in flight (${lane})`, CONNECTIONS_BUSY, 'busy');
+    return release;
+  }
+
+  /** One request to the checked addresses, its answer read within the bounds. */
+  async function exchange(url: URL, init: GuardedInit, addresses: LookupAddress[], signal: AbortSignal): Promise<Response> {
     const pinned = (_host: string, opts: LookupOptions, cb: LookupCallback) => {
       if (opts.all) cb(null, addresses);
       else cb(null, addresses[0]!.address, addresses[0]!.family);
@@ -181,7 +163,23 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
       }),
       signal,
     );
-    return toResponse(res, await readBounded(res, signal, maxBytes, anyStatus));
+    return toResponse(res, await readBounded(res, signal, { maxBytes, anyStatus, cut }));
+  }
+
+  return async function cimdFetch(input, init = {}) {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CimdFetchRefused(`${url.protocol} is not fetched`);
+    // Shared out per workspace when the caller names one, else per host (docs/security.md "Shared pools, per-tenant shares").
+    const tenant = init.tenant ?? `host:${url.hostname}`;
+    const deadline = AbortSignal.timeout(CIMD_FETCH_TIMEOUT_MS);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const addresses = await abortable(checkedAddresses(url.hostname, tenant, signal), signal);
+    const release = await connectionPlace(tenant, signal);
+    try {
+      return await exchange(url, init, addresses, signal);
+    } finally {
+      release();
+    }
   };
 }
 
@@ -202,8 +200,12 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The body, at most `maxBytes`; a longer one is cut off and refused. */
-async function readBounded(res: IncomingMessage, signal: AbortSignal, maxBytes: number, anyStatus: boolean): Promise<Buffer | null> {
+/** The body, at most `maxBytes`; a longer one is cut off there, and refused unless `cut`. */
+async function readBounded(
+  res: IncomingMessage,
+  signal: AbortSignal,
+  { maxBytes, anyStatus, cut }: { maxBytes: number; anyStatus: boolean; cut: boolean },
+): Promise<Buffer | null> {
   if (res.statusCode !== 200 && !anyStatus) {
     res.destroy();
     return null;
@@ -211,17 +213,20 @@ async function readBounded(res: IncomingMessage, signal: AbortSignal, maxBytes: 
   const declared = Number(res.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     res.destroy();
+    if (cut) return Buffer.alloc(0);
     throw new CimdFetchRefused(`the document is ${declared} bytes, more than ${maxBytes}`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   const reading = (async () => {
     for await (const chunk of res as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBytes) {
+      if (size + chunk.length > maxBytes) {
         res.destroy();
-        throw new CimdFetchRefused(`the document is more than ${maxBytes} bytes`);
+        if (!cut) throw new CimdFetchRefused(`the document is more than ${maxBytes} bytes`);
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        break;
       }
+      size += chunk.length;
       chunks.push(chunk);
     }
     return Buffer.concat(chunks);

@@ -19,6 +19,7 @@ export interface Config {
   /**
    * Replicas that must confirm an account, key, grant or audit write before it is acknowledged
    * (REDIS_WAIT_REPLICAS; docs/operations.md "Write durability"); 0 acknowledges on the primary alone.
+   * Unset: 1 behind Sentinel or a Cluster, 0 on a standalone Redis.
    */
   redisWaitReplicas: number;
   /** Server-side pepper of the keyed hash under which credentials are stored. */

@@ -39,7 +39,7 @@ interface EnvShape {
   REDIS_SENTINELS?: string;
   REDIS_SENTINEL_MASTER?: string;
   REDIS_SENTINEL_PASSWORD?: string;
-  REDIS_WAIT_REPLICAS: number;
+  REDIS_WAIT_REPLICAS?: number;
   KEY_PEPPER: string;
   KEY_PEPPER_PREVIOUS?: string;
   COOKIE_KEYS: string;
@@ -76,6 +76,13 @@ interface EnvShape {
 /** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
 export const MAX_WAIT_REPLICAS = 16;
 
+/**
+ * REDIS_WAIT_REPLICAS when unset and Redis is behind Sentinel or a Cluster: one replica confirms
+ * each account write, so a planned failover loses none that was acknowledged (docs/operations.md
+ * "Write durability"). A standalone Redis has no replica to ask: 0.
+ */
+export const DEFAULT_WAIT_REPLICAS_REPLICATED = 1;
+
 const URL_PATTERN = '^https?://[^/\\s]+$';
 
 const schema: JSONSchemaType<EnvShape> = {
@@ -90,7 +97,8 @@ const schema: JSONSchemaType<EnvShape> = {
     REDIS_SENTINELS: { type: 'string', pattern: '^[^,:\\s]+:\\d{1,5}(\\s*,\\s*[^,:\\s]+:\\d{1,5})*$', nullable: true },
     REDIS_SENTINEL_MASTER: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', nullable: true },
     REDIS_SENTINEL_PASSWORD: { type: 'string', nullable: true },
-    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: MAX_WAIT_REPLICAS, default: 0 },
+    // No schema default: unset means 0 on a standalone Redis, DEFAULT_WAIT_REPLICAS_REPLICATED behind Sentinel or a Cluster.
+    REDIS_WAIT_REPLICAS: { type: 'integer', minimum: 0, maximum: MAX_WAIT_REPLICAS, nullable: true },
     KEY_PEPPER: { type: 'string', minLength: 32, default: DEV_KEY_PEPPER },
     KEY_PEPPER_PREVIOUS: { type: 'string', minLength: 32, nullable: true },
     COOKIE_KEYS: { type: 'string', minLength: 32, default: DEV_COOKIE_KEY },
@@ -182,6 +190,7 @@ export function loadConfig(env: Raw = process.env): Config {
   const trustProxy = parseTrustProxy(c.TRUST_PROXY);
   if (typeof trustProxy === 'string') throw new ConfigError(trustProxy);
   const redisSentinel = sentinelConfig(c);
+  const redisCluster = c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(',');
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -189,9 +198,9 @@ export function loadConfig(env: Raw = process.env): Config {
     baseUrl: stripSlash(new URL(c.BASE_URL).origin),
     port: c.PORT ?? null,
     redisUrl: c.REDIS_URL,
-    redisCluster: c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','),
+    redisCluster,
     redisSentinel,
-    redisWaitReplicas: c.REDIS_WAIT_REPLICAS,
+    redisWaitReplicas: c.REDIS_WAIT_REPLICAS ?? (redisCluster || redisSentinel ? DEFAULT_WAIT_REPLICAS_REPLICATED : 0),
     keyPepper: c.KEY_PEPPER,
     previousKeyPepper: c.KEY_PEPPER_PREVIOUS ?? null,
     cookieKeys: list(c.COOKIE_KEYS),

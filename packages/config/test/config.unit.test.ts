@@ -10,6 +10,7 @@ import {
   listenPort,
   loadConfig,
   MAX_TRUST_PROXY_HOPS,
+  DEFAULT_WAIT_REPLICAS_REPLICATED,
   MAX_WAIT_REPLICAS,
   TRACES_SAMPLERS,
   type TrustProxy,
@@ -132,6 +133,22 @@ test('REDIS_WAIT_REPLICAS is a small count', () => {
   assert.equal(loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS) }).redisWaitReplicas, MAX_WAIT_REPLICAS);
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: String(MAX_WAIT_REPLICAS + 1) }), /REDIS_WAIT_REPLICAS must be <= 16/);
   assert.throws(() => loadConfig({ REDIS_WAIT_REPLICAS: 'all' }), /REDIS_WAIT_REPLICAS/);
+});
+
+test('REDIS_WAIT_REPLICAS unset: one replica confirms behind Sentinel or a Cluster, none on a standalone Redis', () => {
+  const sentinel = { REDIS_SENTINELS: 'a:26379,b:26379', REDIS_SENTINEL_MASTER: 'svc' };
+  const cluster = { REDIS_CLUSTER: 'on', REDIS_URL: 'redis://a:7000' };
+  const seeds = { REDIS_URL: 'redis://a:7000,redis://b:7001' };
+  assert.equal(DEFAULT_WAIT_REPLICAS_REPLICATED, 1);
+  assert.equal(loadConfig({}).redisWaitReplicas, 0);
+  assert.equal(loadConfig({ REDIS_URL: 'redis://a:6379' }).redisWaitReplicas, 0);
+  for (const env of [sentinel, cluster, seeds]) {
+    assert.equal(loadConfig(env).redisWaitReplicas, DEFAULT_WAIT_REPLICAS_REPLICATED, JSON.stringify(env));
+    assert.equal(loadConfig({ ...env, REDIS_WAIT_REPLICAS: '' }).redisWaitReplicas, DEFAULT_WAIT_REPLICAS_REPLICATED);
+    // Set explicitly, the operator's value wins: 0 opts out, a larger count asks for more.
+    assert.equal(loadConfig({ ...env, REDIS_WAIT_REPLICAS: '0' }).redisWaitReplicas, 0, JSON.stringify(env));
+    assert.equal(loadConfig({ ...env, REDIS_WAIT_REPLICAS: '2' }).redisWaitReplicas, 2);
+  }
 });
 
 test('traces are off by default and on with an OTLP endpoint (docs/operations.md "Traces")', () => {

@@ -5,3 +5,4 @@ export { streamExport } from './export-stream.ts';
 export { createManagement, type Management } from './management.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';
+export type { TakeoverReport } from './takeover.ts';

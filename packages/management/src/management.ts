@@ -16,7 +16,8 @@
  *   decides no access request; only a confirmed account becomes a member, by a decision or when
  *   added; adding any other address mails it an invitation that its owner accepts.
  */
-import type { Accounts, RequestOutcome, TrustedIssuer } from '@svc/accounts';
+import type { Accounts, RequestOutcome, TrustedIssuer, User } from '@svc/accounts';
+import { takeoverOperations, type TakeoverReport } from './takeover.ts';
 import type { KeyLevel } from '@svc/policy';
 import { accountOperations } from './account-operations.ts';
 import type { AuditQueryInput } from './audit-query.ts';
@@ -49,6 +50,7 @@ import type {
   Usage,
 } from './types.ts';
 import { workspaceOperations } from './workspace-operations.ts';
+import { operationRules, withRules } from './rules.ts';
 
 export interface Management extends SsoOperations {
   projectsOf(actor: Actor): Promise<ProjectRow[]>;
@@ -170,12 +172,18 @@ export interface Management extends SsoOperations {
   /** Tells the project's admins of a new access request (by email; never fails the request). */
   /** Mails the admins when the request is due a mail (RequestOutcome.notifyAdmins); says whether it did. */
   accessRequested(request: RequestOutcome): Promise<{ mailed: boolean }>;
+  /**
+   * After an SSO sign-in proved the address of an account that never had it proven: removes every
+   * workspace-level setting and credential the account made (takeover.ts, docs/security.md
+   * "Unproven addresses").
+   */
+  clearTakenOver(user: User): Promise<TakeoverReport>;
 }
 
 /** The management layer: its operations, grouped by resource in the files named above. */
 export function createManagement(accounts: Accounts, deps: ManagementDeps): Management {
   const ctx = managementContext(accounts, deps);
-  return {
+  const layer: Management = {
     ...workspaceOperations(ctx),
     ...keyOperations(ctx),
     ...memberOperations(ctx),
@@ -186,5 +194,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
+    ...takeoverOperations(ctx),
   };
+  return withRules(layer, operationRules(accounts, ctx.now));
 }

@@ -17,6 +17,7 @@ export function requestAccessOperation(ctx: ManagementContext): Pick<Management,
       if (!input.reason.trim()) throw new ManagementError(400, 'Say why you need it: the admins read the reason.', 'reason');
       if (input.reason.length > MAX_REASON_LENGTH)
         throw new ManagementError(400, `The reason is longer than ${MAX_REASON_LENGTH} characters.`, 'reason');
+      if (actor.kind === 'operator') throw new ManagementError(403, 'svc-admin grants access directly (member set); it asks no one.');
       const project = await accounts.workspaces.getProject(slug);
       const own = actor.kind === 'person' ? (actor.onlyProject ?? slug) === slug : actor.project === slug;
       if (!project || !own) throw new ManagementError(404, `There is no project ${slug} you can ask for.`);

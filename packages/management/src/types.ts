@@ -3,6 +3,7 @@
  * refusal is said. The dashboard and the management API both speak it.
  */
 import type { KeyStatus } from '@svc/accounts/key-status.ts';
+import { SvcError, type ErrorCode } from '@svc/errors';
 import type { KeyLevel } from '@svc/policy';
 
 /**
@@ -18,19 +19,73 @@ export type Actor =
       requestId: string;
       /** Set for an OAuth token (bound to one project's resource): the person acts on that project only. */
       onlyProject?: string;
+      /**
+       * When this credential's session last used a second factor (ms since the epoch): a dashboard
+       * session's; a token carries none (docs/security.md "Step-up").
+       */
+      factorAt?: number;
     }
-  | { kind: 'project_key'; keyId: string; project: string; level: KeyLevel; label: string; source: string; requestId: string };
+  | { kind: 'project_key'; keyId: string; project: string; level: KeyLevel; label: string; source: string; requestId: string }
+  /**
+   * The operator at the server (svc-admin): acts as each project's ADMIN and each workspace's
+   * owner, through this layer for every command it shares with the API (docs/contract.md
+   * "Operator interface"); not a person, so no step-up or address applies.
+   */
+  | { kind: 'operator'; label: string; source: string; requestId: string };
 
-export class ManagementError extends Error {
-  override name = 'ManagementError';
-  readonly status: 400 | 403 | 404 | 409;
+/** The statuses a management refusal has (docs/management.md "Errors"). */
+export type ManagementStatus = 400 | 403 | 404 | 409;
+
+/**
+ * Each status's code in the error catalogue (@svc/errors), and the remedy the management API gives
+ * with it: one table, exhaustive by its type, so every door says a refusal the same way.
+ */
+const REFUSALS = {
+  400: { code: 'invalid_params', remedy: 'Fix the named field and send again.' },
+  403: { code: 'access_denied', remedy: "Ask the project's admins, or use a credential that may do this." },
+  404: { code: 'not_found', remedy: 'Check the project, key or request id: it is not one this credential can see.' },
+  409: { code: 'conflict', remedy: 'Reload and decide again.' },
+} as const satisfies Record<ManagementStatus, { code: ErrorCode; remedy: string }>;
+
+/**
+ * A refusal of the management layer: an SvcError of the catalogue (the REST door sends it as it
+ * is, the dashboard shows its message on a page of its status, svc-admin prints its code), with
+ * the input field it is about, when it is one.
+ */
+export class ManagementError extends SvcError {
   /** The input field the refusal is about, when it is one. */
   readonly field: string | undefined;
 
-  constructor(status: 400 | 403 | 404 | 409, message: string, field?: string) {
-    super(message);
-    this.status = status;
+  constructor(status: ManagementStatus, message: string, field?: string, code: ErrorCode = REFUSALS[status].code) {
+    super(code, {
+      message,
+      ...(code === REFUSALS[status].code ? { remedy: REFUSALS[status].remedy } : {}),
+      data: field ? { field } : {},
+    });
+    this.name = 'ManagementError';
     this.field = field;
+  }
+}
+
+/**
+ * The refusal of an operation whose declaration asks for a recent second factor (contract/policy.ts
+ * `stepUp`), from an actor who has none: `page` is the dashboard page that does the same after a
+ * step-up (REST names it in `step_up_required`; the dashboard sends the browser to the step-up page
+ * and back to it).
+ */
+export class StepUpRequired extends ManagementError {
+  readonly page: string;
+
+  constructor(page: string, minutes: number) {
+    super(
+      403,
+      `Step-up required: this needs a second factor used within ${minutes} minutes; do it on the dashboard (${page})`,
+      undefined,
+      'step_up_required',
+    );
+    this.name = 'StepUpRequired';
+    this.page = page;
+    Object.assign(this.data, { page });
   }
 }
 

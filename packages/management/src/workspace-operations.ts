@@ -37,6 +37,7 @@ export function workspaceOperations(
         const p = await accounts.workspaces.getProject(actor.project);
         return p ? [{ slug: p.slug, name: p.name, workspace: p.workspace, role: actor.level }] : [];
       }
+      if (actor.kind === 'operator') return [];
       return (await accounts.workspaces.accessibleProjects(actor.userId)).map((a) => ({
         slug: a.project.slug,
         name: a.project.name,

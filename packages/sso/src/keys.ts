@@ -8,4 +8,10 @@ export const SK = {
   domain: (domain: string) => `svc:sso:domain:${domain}`,
   /** A started sign-in, by the SHA-256 of its state: JSON {workspace, nonce, verifier, browser, returnTo}; taken with GETDEL. */
   state: (stateDigest: string) => `svc:sso:state:${stateDigest}`,
+  /**
+   * A workspace's links from a person's subject at an issuer to their svc account: hash
+   * SHA-256 of `<issuer>\n<sub>` -> userId, written by an SSO sign-in through the workspace's
+   * provider, read by the ID-JAG grant (docs/auth-service.md "Enterprise-managed authorization").
+   */
+  links: (workspace: string) => `svc:sso:links:${workspace}`,
 };

@@ -75,6 +75,17 @@ export function ssoSettings(deps: SsoSettingsDeps) {
   }
 
   return {
+    /**
+     * Removes every setting of the workspace's single sign-on: its provider, policy and domains
+     * (an unproven account's, when its address's owner takes it over: docs/security.md "Unproven
+     * addresses"). Not an owner's action: the management layer's takeover clean-up calls it.
+     */
+    async clear(workspace: string): Promise<number> {
+      const claims = await deps.store.claims(workspace);
+      for (const claim of claims) await deps.store.releaseDomain(workspace, claim.domain);
+      return claims.length + ((await deps.store.removeProvider(workspace)) ? 1 : 0);
+    },
+
     async view(actor: SettingsActor, workspace: string): Promise<SsoView> {
       await owned(actor, workspace);
       return { settings: await deps.store.settings(workspace), claims: await deps.store.claims(workspace) };

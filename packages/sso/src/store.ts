@@ -12,6 +12,8 @@ import { SK } from './keys.ts';
 
 const SECRET_INFO = 'svc sso client secret v1';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+/** The field of a subject's link: the issuer and `sub` together name one person (OpenID Connect Core 1.0 §2). */
+const subjectOf = (issuer: string, sub: string) => sha(`${issuer}\n${sub}`);
 
 export interface GroupRole {
   group: string;
@@ -106,9 +108,24 @@ export function createSsoStore(redis: Redis, cookieKeys: string[]) {
       await redis.hdel(SK.claims(workspace), domain);
       if ((await redis.get(SK.domain(domain))) === workspace) await redis.del(SK.domain(domain));
     },
+    /** Removes the workspace's provider and policy (its secret with them), and the subjects linked through it. */
+    async removeProvider(workspace: string): Promise<boolean> {
+      return (await redis.del(SK.config(workspace), SK.links(workspace))) > 0;
+    },
     /** The workspace a proven domain belongs to, or null. */
     async ownerOf(domain: string): Promise<string | null> {
       return redis.get(SK.domain(domain));
+    },
+    /**
+     * Links the subject `sub` of `issuer` to the account `userId` within `workspace` (replacing an
+     * earlier link of the same subject): the link names the account the subject last signed in to.
+     */
+    async link(workspace: string, issuer: string, sub: string, userId: string): Promise<void> {
+      await redis.hset(SK.links(workspace), subjectOf(issuer, sub), userId);
+    },
+    /** The account the subject `sub` of `issuer` is linked to within `workspace`, or null. */
+    async linkedUser(workspace: string, issuer: string, sub: string): Promise<string | null> {
+      return redis.hget(SK.links(workspace), subjectOf(issuer, sub));
     },
     async startSignIn(state: string, pending: PendingSignIn): Promise<void> {
       await redis.set(SK.state(sha(state)), JSON.stringify(pending), 'EX', SSO_STATE_TTL_SECONDS);

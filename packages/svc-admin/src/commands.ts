@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
+import type { Actor, Management } from '@svc/management';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
 import { TRUSTED_ISSUER_COMMANDS } from './trusted-issuers.ts';
 
@@ -13,6 +14,8 @@ export type Options = Record<string, string | boolean | undefined>;
 export interface CommandIo {
   /** The password given on standard input or typed at a prompt; null when neither was possible. */
   password(): Promise<string | null>;
+  /** The management layer, for the commands the API shares: the same rules, audit and answer. */
+  management: Management;
 }
 export type Command = (accounts: Accounts, o: Options, io: CommandIo) => Promise<Record<string, unknown>>;
 
@@ -51,6 +54,8 @@ async function userId(accounts: Accounts, email: string): Promise<string> {
 
 /** Who acts in the audit entries svc-admin writes. */
 const operator = () => ({ actor: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });
+/** The same, as the management layer's actor. */
+const operatorActor = (): Actor => ({ kind: 'operator', label: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -165,25 +170,19 @@ export const COMMANDS: Record<string, Command> = {
     await a.workspaces.setRole(req(o, 'project'), await userId(a, req(o, 'email')), role);
     return { project: req(o, 'project'), email: req(o, 'email').toLowerCase(), role };
   },
-  'key create': async (a, o) => {
-    const project = await a.workspaces.requireProject(req(o, 'project'));
-    const expires = o['expires-in'];
-    let expiresInSeconds: number | undefined;
-    if (typeof expires === 'string' && expires !== 'never') {
+  // The API's createKey through the management layer (docs/contract.md "Operator interface"): the
+  // same name check, audit entry (actor service:svc-admin) and answer as POST .../keys.
+  'key create': async (_a, o, io) => {
+    const expires = typeof o['expires-in'] === 'string' ? o['expires-in'] : 'never';
+    if (expires !== 'never') {
       try {
-        expiresInSeconds = parseDuration(expires, '--expires-in');
+        parseDuration(expires, '--expires-in');
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
     }
-    const k = await a.keys.createProjectKey({
-      project: project.slug,
-      workspace: project.workspace,
-      level: level(o),
-      name: req(o, 'name'),
-      ...(expiresInSeconds ? { expiresInSeconds } : {}),
-    });
-    return { id: k.id, key: k.key, level: k.record.level, expires_at: iso(k.record.expiresAt) };
+    const k = await io.management.createKey(operatorActor(), req(o, 'project'), { name: req(o, 'name'), level: level(o), expires });
+    return { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt), rate_limit: k.rateLimit };
   },
   'key list': async (a, o) => {
     await a.workspaces.requireProject(req(o, 'project'));

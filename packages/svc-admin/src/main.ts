@@ -1,11 +1,12 @@
 /** svc-admin: administers accounts from a shell (docs/contract.md "Operator interface"). */
 import { parseArgs } from 'node:util';
-import { AccountError, connectRedis, createAccounts, waitReady } from '@svc/accounts';
+import { AccountError, connectRedis, createAccounts, NOT_REPLICATED, waitReady, type ReplicaConfirmRetry } from '@svc/accounts';
 import { TargetError } from '@svc/audit-stream';
 import { ConfigError, loadConfig } from '@svc/config';
 import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
 import { auditStream } from './audit-stream.ts';
 import { COMMANDS, UsageError } from './commands.ts';
+import { createManagement, ManagementError } from '@svc/management';
 import { USAGE } from './usage.ts';
 import { passwordSource, readPassword } from './password.ts';
 import { SSO_COMMANDS } from './sso-commands.ts';
@@ -37,6 +38,15 @@ const STRING_OPTIONS = [
   'jwks-uri',
   'otlp-endpoint',
 ];
+
+/**
+ * svc-admin's patience with replicas (docs/operations.md "Write durability"). A service answers an
+ * unconfirmed write 503 and its client tries again; a command run once has no such client, and on
+ * a topology whose replicas are still syncing (just started, a replica just back) its first write
+ * would fail. So each write's confirmation is asked for again, pauses doubling from 100 ms to 2 s,
+ * about 9 s in all, before the command fails; the write itself is not sent twice.
+ */
+const CONFIRM_RETRY: ReplicaConfirmRetry = { attempts: 8, firstDelayMs: 100, maxDelayMs: 2_000 };
 
 async function main(argv: string[]): Promise<number> {
   const options = Object.fromEntries(STRING_OPTIONS.map((n) => [n, { type: 'string' as const }]));
@@ -99,12 +109,13 @@ async function main(argv: string[]): Promise<number> {
       await auditStream(redis, values as Record<string, string | boolean | undefined>);
       return 0;
     }
-    const io = { password: () => readPassword(passwordSource(values)) };
     const accounts = createAccounts(redis, {
       pepper: config.keyPepper,
       previousPepper: config.previousKeyPepper,
       waitReplicas: config.redisWaitReplicas,
+      confirmRetry: CONFIRM_RETRY,
     });
+    const io = { password: () => readPassword(passwordSource(values)), management: createManagement(accounts, { redis }) };
     const options = values as Record<string, string | boolean | undefined>;
     const out = ssoCommand
       ? await ssoCommand(
@@ -123,8 +134,14 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError || err instanceof TargetError) return fail('usage', err.message);
     if (err instanceof AccountError) return fail(err.code, err.message);
+    if (err instanceof ManagementError) return fail(err.code, err.message);
     if (err instanceof Error && /not reachable/.test(err.message))
       return fail('redis_unavailable', `cannot reach Redis at ${config.redisUrl}`);
+    if (err instanceof Error && err.message.startsWith(NOT_REPLICATED))
+      return fail(
+        'not_replicated',
+        `${err.message}, asked ${CONFIRM_RETRY.attempts} times: the write may be on the primary alone; check the replicas (docs/operations.md "Write durability")`,
+      );
     throw err;
   } finally {
     redis.disconnect();

@@ -1,13 +1,13 @@
 /**
- * The exporter every span leaves through: spans are copied with only the allowed attributes
- * (attributes.ts), no events (an exception event would carry a message), links without
+ * The exporter every span leaves through: spans are copied with only the allowed attributes,
+ * each value from its fixed set, and a name of the service's own (attributes.ts), no events (an exception event would carry a message), links without
  * attributes, and no `tracestate` (the caller writes it: it is carried, never exported), then
  * handed to the OTLP exporter.
  */
 import type { SpanContext } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import { filterAttributes } from './attributes.ts';
+import { filterAttributes, spanName } from './attributes.ts';
 
 export class AllowListExporter implements SpanExporter {
   private readonly inner: SpanExporter;
@@ -32,7 +32,7 @@ export class AllowListExporter implements SpanExporter {
 function allowed(span: ReadableSpan): ReadableSpan {
   const context = withoutState(span.spanContext());
   return {
-    name: span.name,
+    name: spanName(span.name),
     kind: span.kind,
     spanContext: () => context,
     ...(span.parentSpanContext ? { parentSpanContext: span.parentSpanContext } : {}),

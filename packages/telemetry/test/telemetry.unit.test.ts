@@ -11,10 +11,14 @@ import {
   ALLOWED_ATTRIBUTES,
   callerContext,
   filterAttributes,
+  httpMethodName,
   MAX_ATTRIBUTE_LENGTH,
   MAX_ATTRIBUTES_PER_SPAN,
   MAX_LINKS_PER_SPAN,
   MAX_TRACESTATE_LENGTH,
+  mcpMethodName,
+  OTHER_VALUE,
+  spanName,
   startTracing,
   TRACING_OFF,
 } from '../src/index.ts';
@@ -22,13 +26,67 @@ import { samplerOf } from '../src/sampler.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
-test('only allowed attribute names pass, at most MAX_ATTRIBUTES_PER_SPAN, each cut to MAX_ATTRIBUTE_LENGTH', () => {
-  const out = filterAttributes({ authorization: 'Bearer x', 'http.url': '/x?code=1', 'svc.route': 'r'.repeat(500) });
+test('only allowed attribute names pass, at most MAX_ATTRIBUTES_PER_SPAN, none longer than MAX_ATTRIBUTE_LENGTH', () => {
+  const out = filterAttributes({
+    authorization: 'Bearer x',
+    'http.url': '/x?code=1',
+    'svc.route': 'r'.repeat(500),
+    ['__proto__']: 'x',
+    constructor: 'x',
+  });
   assert.deepEqual(Object.keys(out), ['svc.route']);
-  assert.equal(String(out['svc.route']).length, MAX_ATTRIBUTE_LENGTH);
+  assert.equal(out['svc.route'], OTHER_VALUE, 'a name longer than any of ours is no name of ours');
   const many = Object.fromEntries([...ALLOWED_ATTRIBUTES].map((n) => [n, 'v']));
   assert.ok(ALLOWED_ATTRIBUTES.size > MAX_ATTRIBUTES_PER_SPAN);
   assert.equal(Object.keys(filterAttributes(many)).length, MAX_ATTRIBUTES_PER_SPAN);
+  for (const value of Object.values(filterAttributes({ 'svc.step': 's'.repeat(96) })))
+    assert.ok(String(value).length <= MAX_ATTRIBUTE_LENGTH);
+});
+
+test('every value comes from its fixed set: an unknown MCP or HTTP method, an escape or a key-shaped text is exported as OTHER_VALUE', () => {
+  const hostile = [
+    'svc_live_3kT9Zq7XwV2mN8pL5rB1cD',
+    'Bearer svc_at_0123456789abcdef',
+    '\u001b[2J\u001b]0;pwned\u0007',
+    'tools/call\n',
+    'a'.repeat(128),
+  ];
+  for (const h of hostile) {
+    const out = filterAttributes({
+      'mcp.method.name': h,
+      'http.request.method': h,
+      'svc.trace.parent': h,
+      'mcp.protocol.version': h,
+      'db.system.name': h,
+      'svc.route': h,
+      'http.response.status_code': h,
+    });
+    assert.deepEqual(
+      out,
+      {
+        'mcp.method.name': OTHER_VALUE,
+        'http.request.method': OTHER_VALUE,
+        'svc.trace.parent': OTHER_VALUE,
+        'mcp.protocol.version': OTHER_VALUE,
+        'db.system.name': OTHER_VALUE,
+        ...(/^[\w/][\w./:{} -]{0,95}$/.test(h) ? { 'svc.route': h } : { 'svc.route': OTHER_VALUE }),
+      },
+      JSON.stringify(h),
+    );
+  }
+  assert.deepEqual(
+    filterAttributes({ 'mcp.method.name': 'tools/call', 'http.request.method': 'POST', 'mcp.protocol.version': '2025-06-18' }),
+    {
+      'mcp.method.name': 'tools/call',
+      'http.request.method': 'POST',
+      'mcp.protocol.version': '2025-06-18',
+    },
+  );
+  assert.equal(mcpMethodName('tools/call'), 'tools/call');
+  assert.equal(mcpMethodName('svc_live_x'), OTHER_VALUE);
+  assert.equal(httpMethodName('BREW'), OTHER_VALUE);
+  assert.equal(spanName('tools/call svc_help'), 'tools/call svc_help');
+  assert.equal(spanName('tools/call \u001b[31m'), OTHER_VALUE);
 });
 
 test('the header is read first, then _meta; a malformed traceparent or an over-long tracestate is not continued', () => {

@@ -14,7 +14,7 @@ import { refuseInUnitSuite, waitForPing } from './redis-process.ts';
 export { eventually, GiveUp, waitFor } from './wait.ts';
 export { testClock } from './clock.ts';
 export { freePort } from './ports.ts';
-export { outsideLoopBudget } from './loop-monitor.ts';
+export { monitorLoop, outsideLoopBudget } from './loop-monitor.ts';
 export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 export { startRedisSentinel, type RedisSentinelFixture } from './sentinel.ts';
 export { startRedisCluster, type RedisClusterFixture } from './cluster.ts';
@@ -105,3 +105,4 @@ export async function outputDir(...parts: string[]): Promise<string> {
   await mkdir(dir, { recursive: true });
   return dir;
 }
+export { sampleOf } from './schema-sample.ts';

@@ -33,6 +33,10 @@ export interface RedisSentinelFixture {
   node(port: number): Redis;
   /** SIGKILLs the primary; resolves with its port. */
   killPrimary(): Promise<number>;
+  /** Freezes the data node on `port` (SIGSTOP): its connections stay open and it answers nothing, until resume(). */
+  pause(port: number): void;
+  /** Thaws a paused data node (SIGCONT). */
+  resume(port: number): void;
   /** Starts a killed node again, as a replica of the primary the sentinels name now. */
   restart(port: number): Promise<void>;
   /** Waits until the sentinels name a primary other than `port` and it accepts writes; resolves with its port. */
@@ -153,6 +157,12 @@ export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
       const port = await primaryPort();
       await killProcess(children.get(port)!);
       return port;
+    },
+    pause(port) {
+      children.get(port)?.kill('SIGSTOP');
+    },
+    resume(port) {
+      children.get(port)?.kill('SIGCONT');
     },
     async restart(port) {
       await launchData(port, await primaryPort());

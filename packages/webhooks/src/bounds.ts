@@ -34,14 +34,26 @@ export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_60
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3_600_000;
 /** After a rotation, the old secret still signs (beside the new one) this long. */
 export const WEBHOOK_ROTATION_OVERLAP_MS = 24 * 3_600_000;
-/** The largest response body read from a receiver (it is only kept as a status). */
+/**
+ * The most of a receiver's answer read: only its status counts, so a longer body is cut off here and
+ * the connection closed, never a failed delivery (docs/webhooks.md "Verdicts").
+ */
 export const WEBHOOK_MAX_RESPONSE_BYTES = 4 * 1024;
-/** Audit entries one endpoint's turn reads at most (then the next turn goes on). */
+/** Audit entries one endpoint's run reads at most (then the next turn goes on). */
 export const WEBHOOK_READ_BATCH = 100;
-/** Endpoints delivered to at the same time by one worker. */
+/** Runs (one endpoint each) one worker has in flight at once: the shared pool of slots (docs/webhooks.md "Fair delivery"). */
 export const WEBHOOK_CONCURRENCY = 16;
-/** The longest one endpoint's run may take; then it stops after the send in flight and the next turn goes on (no endpoint holds a worker slot long). */
+/** Runs of one workspace's endpoints in flight at once: its share of WEBHOOK_CONCURRENCY, so no fewer than four workspaces share the pool. */
+export const WEBHOOK_WORKSPACE_SLOTS = 4;
+/**
+ * One run's deadline, its share of time: past it the run stops after the send in flight (a run
+ * sends at least one event) and its slot goes to the next endpoint of the walk.
+ */
 export const WEBHOOK_ENDPOINT_RUN_MS = 10_000;
+/** Workspaces whose pending work a turn reads side by side (two Redis round trips each, no audit entry read). */
+export const WEBHOOK_WALK_BATCH = 50;
+/** The most workspaces one turn looks at; the next turn goes on from there, so a turn's reads stay bounded however many workspaces have endpoints. */
+export const WEBHOOK_TURN_WORKSPACES = 1_000;
 /** How often the holder renews its lease, on its own timer whatever the deliveries are doing (a third of WEBHOOK_LEASE_MS). */
 export const WEBHOOK_LEASE_RENEW_MS = 10_000;
 /** How often the worker looks for new entries. */

@@ -24,6 +24,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'access_request.created',
   'access_request.decided',
   'quota.warning',
+  'webhook.disabled',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -52,6 +53,7 @@ const EVENT_OF_ACTION: Partial<Record<AuditAction, WebhookEventType>> = {
   'access_request.approved': 'access_request.decided',
   'access_request.denied': 'access_request.decided',
   'quota.warning': 'quota.warning',
+  'webhook.disabled': 'webhook.disabled',
 };
 
 export function eventOf(action: string): WebhookEventType | null {

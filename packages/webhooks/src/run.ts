@@ -3,7 +3,7 @@
  * WEBHOOKS=on, `svc-admin webhooks run` for operators who want it apart. Either way one replica
  * delivers at a time (the lease).
  */
-import type { Redis } from '@svc/accounts';
+import { createAccounts, type Redis } from '@svc/accounts';
 import { webhookSend, type AllowedBlock } from './send.ts';
 import { WebhookStore } from './store.ts';
 import { createWebhookWorker, type WebhookWorker } from './worker.ts';
@@ -11,14 +11,19 @@ import { createWebhookWorker, type WebhookWorker } from './worker.ts';
 export interface WorkerConfig {
   keyPepper: string;
   previousKeyPepper: string | null;
+  /** The audit entries the worker writes (`webhook.disabled`) are confirmed as the services' are. */
+  redisWaitReplicas: number;
   webhookAllowedPrivate: readonly AllowedBlock[];
 }
 
 export function startWebhookWorker(opts: { redis: Redis; config: WorkerConfig; onError: (err: unknown) => void }): WebhookWorker {
-  const store = new WebhookStore(opts.redis, { pepper: opts.config.keyPepper, previousPepper: opts.config.previousKeyPepper });
+  const peppers = { pepper: opts.config.keyPepper, previousPepper: opts.config.previousKeyPepper };
+  const store = new WebhookStore(opts.redis, peppers);
+  const { audit } = createAccounts(opts.redis, { ...peppers, waitReplicas: opts.config.redisWaitReplicas });
   const worker = createWebhookWorker({
     redis: opts.redis,
     store,
+    audit,
     send: webhookSend(opts.config.webhookAllowedPrivate, undefined, opts.onError),
     onError: opts.onError,
   });

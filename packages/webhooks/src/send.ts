@@ -2,8 +2,8 @@
  * The webhook POST through the guarded outgoing client (@svc/bounds guarded-fetch.ts, the one
  * Client ID Metadata Documents are fetched with; docs/webhooks.md "Outbound protections"): every
  * address the host resolves to is checked, the one checked is the one connected to, time and size
- * are bounded, redirects are not followed. Special-use addresses are refused unless they fall in
- * WEBHOOK_ALLOWED_PRIVATE.
+ * are bounded (a longer answer is cut off, not refused), redirects are not followed. Special-use
+ * addresses are refused unless they fall in WEBHOOK_ALLOWED_PRIVATE.
  */
 import { BlockList } from 'node:net';
 import { CimdFetchRefused, createCimdFetch, isSpecialUseAddress, type CimdFetchOptions } from '@svc/bounds/guarded-fetch.ts';
@@ -33,6 +33,11 @@ export function webhookSend(
     refuse: (address) => isSpecialUseAddress(address) && !allowed.check(address, address.includes(':') ? 'ipv6' : 'ipv4'),
     maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
     anyStatus: true,
+    // Only the status counts (docs/webhooks.md "Verdicts"): a long answer is cut off, never a failure.
+    cutAtMaxBytes: true,
+    // Deliveries have a lane of their own, so sign-in never waits behind them (docs/security.md
+    // "Shared pools, per-tenant shares"); each workspace uses its own share of it.
+    lane: 'deliveries',
     ...(resolve ? { resolve } : {}),
   });
   return async (url, init) => {
@@ -40,7 +45,12 @@ export function webhookSend(
     if (!webhookPortAllowed(new URL(url))) throw new CimdFetchRefused('refused: the port is not one webhooks may use');
     let failure: unknown;
     try {
-      const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: init.headers,
+        body: init.body,
+        ...(init.tenant ? { tenant: init.tenant } : {}),
+      });
       return { status: res.status };
     } catch (err) {
       failure = err;
@@ -54,6 +64,8 @@ export function webhookSend(
 /**
  * What the owner sees of a failed POST: a refusal's tenant text, a socket error's code, or a
  * fixed text. Never the underlying message: a resolver's or socket's may carry an internal address.
+ * A name that does not resolve and one that resolves to a non-public address read alike, so the
+ * log cannot be used to learn which internal names exist (docs/webhooks.md "Outbound protections").
  */
 function tenantError(err: unknown): string {
   if (err instanceof CimdFetchRefused) return err.tenantMessage ?? err.message;

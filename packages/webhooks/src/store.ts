@@ -77,6 +77,15 @@ redis.call('LPUSH', KEYS[2], ARGV[2])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
 return 1`);
 
+/** Replaces an endpoint only if it is still exactly as read (a change made meanwhile wins). */
+const SWAP = script(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1`);
+
+/** Workspaces one SSCAN step of the worker's walk asks for. */
+const WORKSPACE_SCAN_COUNT = 200;
+
 export type EndpointChange = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled'>>;
 
 export class WebhookStore {
@@ -204,10 +213,28 @@ export class WebhookStore {
   async *workspaces(): AsyncGenerator<string> {
     let cursor = '0';
     do {
-      const [next, batch] = await this.redis.sscan(WK.workspaces(), cursor, 'COUNT', 200);
+      const [next, batch] = await this.scanWorkspaces(cursor);
       cursor = next;
       yield* batch;
     } while (cursor !== '0');
+  }
+
+  /** One SSCAN step over the workspaces with endpoints (the worker's walk keeps the cursor between turns). */
+  async scanWorkspaces(cursor: string): Promise<[string, string[]]> {
+    return this.redis.sscan(WK.workspaces(), cursor, 'COUNT', WORKSPACE_SCAN_COUNT);
+  }
+
+  /**
+   * Disables an endpoint whose receiver answered 410 Gone (docs/webhooks.md "Verdicts"), unless it
+   * was changed meanwhile (a new URL, or disabled already): the endpoint as it was, or null.
+   */
+  async disableGone(ws: string, id: string, url: string): Promise<WebhookEndpoint | null> {
+    const raw = await this.redis.hget(WK.endpoints(ws), id);
+    if (!raw) return null;
+    const s = JSON.parse(raw) as Stored;
+    if (s.url !== url || !s.enabled) return null;
+    const swapped = await runScript(this.redis, SWAP, [WK.endpoints(ws)], [id, raw, JSON.stringify({ ...s, enabled: false })]);
+    return swapped === 1 ? publicOf(s) : null;
   }
 
   async endpoints(ws: string): Promise<WebhookEndpoint[]> {

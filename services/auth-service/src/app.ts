@@ -171,6 +171,14 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.code_verification, guesses);
   const mailer = deps.mailer ?? createMailer(config.email);
   const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
+  const factors = secondFactor({
+    ...pageDeps,
+    secure: config.authUrl.startsWith('https:'),
+    authUrl: config.authUrl,
+    // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
+    mayUseOwnCredentials: async (user) =>
+      (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
+  });
   const sso = createSso({
     redis,
     accounts,
@@ -180,14 +188,10 @@ export function createApp(deps: AppDeps): AuthApp {
     cookieKeys: config.cookieKeys,
     allowPrivateIssuers: config.ssoPrivateIssuers,
     ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
-  });
-  const factors = secondFactor({
-    ...pageDeps,
-    secure: config.authUrl.startsWith('https:'),
-    authUrl: config.authUrl,
-    // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
-    mayUseOwnCredentials: async (user) =>
-      (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
+    // Another workspace's factor policy is not the provider's to answer for (docs/auth-service.md "Second factor").
+    afterProvider: factors.afterProvider,
+    // Made below, with the SSO settings this returns; called only once a sign-in arrives.
+    clearTakenOver: (user) => management.clearTakenOver(user),
   });
   const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
   const signup = signUp({ ...pageDeps, verification });
@@ -229,7 +233,7 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post('/invitation', invite.accept);
   app.use(
     '/dashboard',
-    dashboardRoutes({ accounts, redis, web, logger, management, verification, sso: sso.settings, ...(deps.now ? { now: deps.now } : {}) }),
+    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
   );
   app.get('/', async (req, res) => {
     const userId = await web.userOf(req);

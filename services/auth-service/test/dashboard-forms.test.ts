@@ -14,13 +14,13 @@ import { KEY_FORMS } from '../src/dashboard/keys/forms.ts';
 import { MEMBER_FORMS } from '../src/dashboard/members/forms.ts';
 import { REQUEST_FORMS } from '../src/dashboard/requests/forms.ts';
 import { DASHBOARD_FORMS, FORM_BODY_LIMIT } from '../src/dashboard/routes.ts';
-import { startAuth, TEST_PASSWORD, type AuthFixture } from './support.ts';
+import { signedIn, startAuth, TEST_PASSWORD, type AuthFixture, type SignedIn } from './support.ts';
 
 // The management bucket counts a workspace's changes per minute: the clock moves a minute past
 // every generated request, so each one reaches its form's check rather than a 429.
 const clock = testClock();
 let f: AuthFixture;
-let browser: { cookie: string; csrf: string };
+let browser: SignedIn;
 let slug: string;
 let workspace: string;
 let keyId: string;
@@ -31,27 +31,6 @@ type FormFields<F extends DashboardForm> = { [K in keyof F['schema']['properties
   string,
   string | string[]
 >;
-
-async function signedIn(email: string): Promise<string> {
-  const form = await fetch(`${f.url}/signin`);
-  const cookie = form.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const res = await fetch(`${f.url}/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ csrf, email, password: TEST_PASSWORD, return: '/' }),
-    redirect: 'manual',
-  });
-  assert.equal(res.status, 303);
-  const session = res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  return `${cookie}; ${session}`;
-}
 
 before(async () => {
   f = await startAuth({ now: clock.now });
@@ -70,14 +49,8 @@ before(async () => {
     { source: '192.0.2.1', requestId: 'test' },
   );
   requestId = asked.id;
-  const cookie = await signedIn(owner.email);
-  const page = await fetch(`${f.url}/dashboard/projects/${slug}/keys`, { headers: { cookie }, redirect: 'manual' });
-  const html = await page.text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  assert.ok(csrf, `a dashboard page carries the CSRF token: ${page.status} ${html.slice(0, 200)}`);
-  // The page sets the CSRF cookie its token is bound to.
-  const csrfCookie = page.headers.getSetCookie().map((c) => c.split(';')[0]);
-  browser = { cookie: [cookie, ...csrfCookie].join('; '), csrf };
+  browser = await signedIn(f, owner.email, { page: `/dashboard/projects/${slug}/keys` });
+  assert.ok(browser.csrf, 'a dashboard page carries the CSRF token');
 });
 after(() => f.close());
 

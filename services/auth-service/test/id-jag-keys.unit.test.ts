@@ -1,12 +1,19 @@
 /**
  * An issuer's JWKS URL is fetched once per ID_JAG_JWKS_CACHE_SECONDS, at most ID_JAG_JWKS_CACHE_MAX
- * URLs are kept, and a failing URL is a refusal, not cached (docs/auth-service.md
- * "Enterprise-managed authorization").
+ * URLs are kept, and a failing URL is a refusal, remembered for ID_JAG_JWKS_FAILURE_SECONDS
+ * (docs/auth-service.md "Enterprise-managed authorization").
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exportJWK, generateKeyPair } from 'jose';
-import { createIssuerKeys, ID_JAG_JWKS_CACHE_MAX, ID_JAG_JWKS_CACHE_SECONDS, IssuerKeysUnavailable } from '../src/oauth/id-jag-keys.ts';
+import { CimdFetchRefused } from '@svc/bounds/guarded-fetch.ts';
+import {
+  createIssuerKeys,
+  ID_JAG_JWKS_CACHE_MAX,
+  ID_JAG_JWKS_CACHE_SECONDS,
+  ID_JAG_JWKS_FAILURE_SECONDS,
+  IssuerKeysUnavailable,
+} from '../src/oauth/id-jag-keys.ts';
 
 const jwks = { keys: [{ ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'k' }] };
 
@@ -46,11 +53,32 @@ test('at most ID_JAG_JWKS_CACHE_MAX URLs are kept, the oldest out first', async 
   assert.equal(fetched.length, ID_JAG_JWKS_CACHE_MAX + 2);
 });
 
-test('a failing JWKS URL is IssuerKeysUnavailable, and asked again next time', async () => {
+test('a failing JWKS URL is IssuerKeysUnavailable, and not fetched again for ID_JAG_JWKS_FAILURE_SECONDS', async () => {
+  let now = 0;
   const { fetched, fetch } = counting();
-  const keys = createIssuerKeys(fetch, () => 0);
+  const keys = createIssuerKeys(fetch, () => now);
   const issuer = { jwks: null, jwksUri: 'https://idp.example.com/down' };
+  for (let i = 0; i < 5; i++) await assert.rejects(keys(issuer), IssuerKeysUnavailable);
+  assert.equal(fetched.length, 1, 'one fetch for five assertions');
+  now += ID_JAG_JWKS_FAILURE_SECONDS * 1000 - 1;
   await assert.rejects(keys(issuer), IssuerKeysUnavailable);
+  assert.equal(fetched.length, 1);
+  now += 1;
   await assert.rejects(keys(issuer), IssuerKeysUnavailable);
-  assert.equal(fetched.length, 2);
+  assert.equal(fetched.length, 2, 'asked again once the failure is forgotten');
+});
+
+test("a refusal for the workspace's full share of the outbound pools is not remembered; the fetch names the workspace", async () => {
+  const tenants: (string | undefined)[] = [];
+  let busy = true;
+  const keys = createIssuerKeys(async (_url, init) => {
+    tenants.push(init?.tenant);
+    if (busy) throw new CimdFetchRefused('too many name lookups', 'refused for now', 'busy');
+    return Response.json(jwks);
+  });
+  const issuer = { jwks: null, jwksUri: 'https://idp.example.com/jwks' };
+  await assert.rejects(keys(issuer, 'acme'), IssuerKeysUnavailable);
+  busy = false;
+  await keys(issuer, 'acme');
+  assert.deepEqual(tenants, ['acme', 'acme']);
 });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startAuth, TEST_PASSWORD, type AuthFixture } from './support.ts';
+import { startAuth, TEST_PASSWORD, type AuthFixture, signedIn } from './support.ts';
 
 let f: AuthFixture;
 before(async () => {
@@ -15,26 +15,6 @@ before(async () => {
 after(async () => {
   await f.close();
 });
-
-async function signedIn(email: string): Promise<string> {
-  const form = await fetch(`${f.url}/signin`);
-  const cookie = form.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const res = await fetch(`${f.url}/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ csrf, email, password: TEST_PASSWORD, return: '/' }),
-    redirect: 'manual',
-  });
-  assert.equal(res.status, 303);
-  return `${cookie}; ${res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ')}`;
-}
 
 /** Opens the link as `cookie`'s browser and presses Accept; the answer's status and text. */
 async function accept(cookie: string, token: string) {
@@ -65,13 +45,13 @@ test('only the confirmed owner of the invited address joins, once', async () => 
   assert.match(anonymous.headers.get('location') ?? '', /^\/signin\?return=/);
 
   await f.accounts.users.create({ email: 'mallory@example.com', password: TEST_PASSWORD, emailVerified: true });
-  const mallory = await accept(await signedIn('mallory@example.com'), token);
+  const mallory = await accept((await signedIn(f, 'mallory@example.com')).cookie, token);
   assert.equal(mallory.opened, 200);
   assert.equal(mallory.status, 403);
   assert.match(mallory.html, /This invitation is for another address than mallory@example\.com/);
 
   const squatter = await f.accounts.users.create({ email: 'ada@example.com', password: TEST_PASSWORD });
-  const squatterBrowser = await signedIn('ada@example.com');
+  const squatterBrowser = (await signedIn(f, 'ada@example.com')).cookie;
   const refused = await accept(squatterBrowser, token);
   assert.equal(refused.status, 403);
   assert.match(refused.html, /Confirm that ada@example\.com is your address first/);
@@ -105,7 +85,7 @@ test('in the dashboard, a person whose address is unconfirmed decides no request
     },
     { source: '192.0.2.1', requestId: 'test' },
   );
-  const browser = await signedIn(person.email);
+  const browser = (await signedIn(f, person.email)).cookie;
   const formOf = async (path: string) => {
     const res = await fetch(`${f.url}${path}`, { headers: { cookie: browser } });
     assert.equal(res.status, 200, path);
@@ -123,10 +103,10 @@ test('in the dashboard, a person whose address is unconfirmed decides no request
   const base = `/dashboard/projects/${project.slug}`;
   const approve = await postAs(`${base}/requests/${request.id}/approve`, { csrf: await formOf(`${base}/requests`), level: 'EDITOR' });
   assert.equal(approve.status, 403);
-  assert.match(approve.html, /Confirm your email address before you decide access requests/);
+  assert.match(approve.html, /Confirm your email address before you approve an access request/);
   assert.equal(await f.accounts.workspaces.roleOf(asker.id, project), 'NONE');
   const add = await postAs(`${base}/members`, { csrf: await formOf(`${base}/members`), email: asker.email, role: 'ADMIN' });
   assert.equal(add.status, 403);
-  assert.match(add.html, /Confirm your email address before you add members/);
+  assert.match(add.html, /Confirm your email address before you add a member or change a role/);
   assert.equal(await f.accounts.workspaces.roleOf(asker.id, project), 'NONE');
 });

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { User } from '@svc/accounts';
 import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
-import { DEVICE_GRANT, postForm, startAuth, TEST_PASSWORD, type AuthFixture } from './support.ts';
+import { DEVICE_GRANT, postForm, startAuth, TEST_PASSWORD, type AuthFixture, signedIn } from './support.ts';
 
 let f: AuthFixture;
 let smtp: SmtpInbox;
@@ -54,21 +54,6 @@ async function post(path: string, cookie: string, form: Record<string, string>) 
   });
   return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((c) => c.split('=')[0]) };
 }
-async function signedIn(email: string, password: string): Promise<string> {
-  const form = await visit('/signin');
-  const res = await fetch(`${f.url}/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
-    body: new URLSearchParams({ csrf: form.csrf, email, password, return: '/dashboard' }),
-    redirect: 'manual',
-  });
-  assert.equal(res.status, 303, 'signed in');
-  const session = res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  return `${form.cookie}; ${session}`;
-}
 const dashboardStatus = async (cookie: string) =>
   (await fetch(`${f.url}/dashboard/account`, { headers: { cookie }, redirect: 'manual' })).status;
 
@@ -105,7 +90,7 @@ const refreshStatus = async (token: string) =>
 
 test('a reset by link ends every earlier link, every session, personal keys and apps; project keys stay', async () => {
   const p = await equipped('reset');
-  const browser = await signedIn(p.email, TEST_PASSWORD);
+  const browser = (await signedIn(f, p.email, { password: TEST_PASSWORD })).cookie;
   assert.equal(await dashboardStatus(browser), 200);
   const earlier = await resetLink(p.email);
   const used = await resetLink(p.email);
@@ -137,7 +122,7 @@ test('a reset by link ends every earlier link, every session, personal keys and 
 
 test('a password change on the account page ends reset links, personal keys and apps, and keeps this browser', async () => {
   const p = await equipped('change');
-  const browser = await signedIn(p.email, TEST_PASSWORD);
+  const browser = (await signedIn(f, p.email, { password: TEST_PASSWORD })).cookie;
   const link = await resetLink(p.email);
   const form = await visit('/dashboard/account/password', browser);
   assert.equal(form.status, 200);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
 import { VERIFICATION_MAILS } from '../src/pages/email-verification.ts';
-import { startAuth, type AuthFixture } from './support.ts';
+import { startAuth, type AuthFixture, signedIn } from './support.ts';
 
 let f: AuthFixture;
 let smtp: SmtpInbox;
@@ -44,26 +44,11 @@ async function post(path: string, cookie: string, form: Record<string, string>) 
 }
 
 /** Signs in as a browser would; the session cookie, with the CSRF cookie. */
-async function signedIn(email: string, password: string): Promise<string> {
-  const form = await visit('/signin');
-  const res = await fetch(`${f.url}/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
-    body: new URLSearchParams({ csrf: form.csrf, email, password, return: '/dashboard' }),
-    redirect: 'manual',
-  });
-  assert.equal(res.status, 303, 'signed in');
-  const session = res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  return `${form.cookie}; ${session}`;
-}
 const dashboardStatus = async (cookie: string) =>
   (await fetch(`${f.url}/dashboard/account`, { headers: { cookie }, redirect: 'manual' })).status;
 
 test('a reset link by email: same answer for unknown accounts, policy checked first, works once, signs every browser out', async () => {
-  const elsewhere = await signedIn('ada@example.com', 'the old long password');
+  const elsewhere = (await signedIn(f, 'ada@example.com', { password: 'the old long password' })).cookie;
   assert.equal(await dashboardStatus(elsewhere), 200, 'a browser signed in with the old password');
   const signin = await visit('/signin');
   assert.match(signin.html, /href="\/forgot">Forgot your password\?/);
@@ -151,7 +136,7 @@ test('with EMAIL=off the pages say reset by email is off', async () => {
 
 test(`confirmation mails per account are bounded (${VERIFICATION_MAILS.limit} an hour): an address someone else signed up with is not flooded`, async () => {
   await f.accounts.users.create({ email: 'flooded@example.com', password: 'a long enough passphrase' });
-  const browser = await signedIn('flooded@example.com', 'a long enough passphrase');
+  const browser = (await signedIn(f, 'flooded@example.com', { password: 'a long enough passphrase' })).cookie;
   const outcomes: string[] = [];
   for (let i = 0; i <= VERIFICATION_MAILS.limit; i++) {
     const form = await visit('/dashboard/account', browser);

@@ -2,7 +2,8 @@
  * Idempotent refresh (docs/security.md "Refresh tokens"): a refresh token presented again within
  * 30 s of its first use gets the same new pair, however many requests race and on whichever of two
  * auth-service instances sharing one Redis; past 30 s reuse revokes the grant; another client gets
- * nothing. The window is measured on a test clock moved forward, never waited for.
+ * nothing; a refresh refused for a resource its grant lacks leaves the token and the grant usable.
+ * The window is measured on a test clock moved forward, never waited for.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,7 +11,7 @@ import { oidcDigest, oidcRecordKey } from '@svc/accounts';
 import { freePort, testClock } from '@svc/testkit';
 import { CLAIM_LEASE_MS } from '../src/oauth/refresh-replay.ts';
 import { startAuthService, type RunningAuthService } from '../src/server.ts';
-import { postForm, startAuth, type AuthFixture, mintRefreshToken as mintSharedRefreshToken } from './support.ts';
+import { newProject, postForm, startAuth, type AuthFixture, mintRefreshToken as mintSharedRefreshToken } from './support.ts';
 
 const clock = testClock({ frozen: false });
 let f: AuthFixture;
@@ -42,6 +43,9 @@ async function liveRefreshTokens(grantId: string): Promise<number> {
   }
   return live;
 }
+
+/** Whether the provider marked this refresh token used (rotation consumes it). */
+const consumed = async (token: string) => (await f.client.hexists(oidcRecordKey('RefreshToken', token), 'consumed')) === 1;
 
 const grantAlive = async (grantId: string) => (await f.client.exists(oidcRecordKey('Grant', grantId))) === 1;
 
@@ -121,4 +125,37 @@ test('Redis holds the pair only sealed, under a digest of the token', async () =
     assert.ok(!v.includes(String(a.body['access_token'])) && !v.includes(String(a.body['refresh_token'])));
     assert.ok((await f.client.pttl(k)) <= 30_000);
   }
+});
+
+test('a refresh refused for a resource the grant lacks leaves the token and the grant usable (RFC 8707 §2.2)', async () => {
+  const { token, grantId } = await mintRefreshToken();
+  // Another existing project: a resource the provider knows, but not this grant's.
+  const { resource: other } = await newProject(f, 'other');
+  const wrong = await postForm(`${f.url}/api/oauth/token`, {
+    grant_type: 'refresh_token',
+    refresh_token: token,
+    client_id: 'svc-mcp',
+    resource: other,
+  });
+  assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+  assert.equal(wrong.body['error'], 'invalid_target');
+  assert.equal(await consumed(token), false);
+  const right = await refresh(token);
+  assert.equal(right.status, 200, JSON.stringify(right.body));
+  assert.ok(await grantAlive(grantId));
+});
+
+test('a refresh naming two resources is refused without ending the grant', async () => {
+  const { token, grantId, resource } = await mintRefreshToken();
+  const { resource: other } = await newProject(f, 'other');
+  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: 'svc-mcp' });
+  body.append('resource', resource);
+  body.append('resource', other);
+  const res = await fetch(`${f.url}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  assert.equal(res.status, 400);
+  assert.equal(((await res.json()) as { error?: string }).error, 'invalid_target');
+  assert.equal(await consumed(token), false);
+  const right = await postForm(`${f.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: token, client_id: 'svc-mcp', resource });
+  assert.equal(right.status, 200, JSON.stringify(right.body));
+  assert.ok(await grantAlive(grantId));
 });

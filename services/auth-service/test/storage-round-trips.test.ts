@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { connectRedis, createAccounts, INVALIDATION_CHANNEL, oidcRecordKey, type Redis } from '@svc/accounts';
 import { eventually, startRedis, type RedisFixture } from '@svc/testkit';
+import { errors } from 'oidc-provider';
 import { createRedisAdapter } from '../src/provider/redis-adapter.ts';
 
 let redis: RedisFixture;
@@ -54,7 +55,8 @@ test("a token's record and its grant's set are one round trip; the set's lifetim
 test('a consumption and its announcement are one command, heard after the record reads consumed', async () => {
   const adapter = new RefreshToken('RefreshToken');
   await adapter.upsert('token-3', { grantId: 'g3', kind: 'RefreshToken' }, 3600);
-  await adapter.consume('warm-up');
+  // Loads the script; a record that does not exist is refused (docs/security.md "Single-use values").
+  await assert.rejects(adapter.consume('warm-up'), errors.InvalidGrant);
   const heard: string[] = [];
   const sub = redis.client.duplicate();
   await sub.subscribe(INVALIDATION_CHANNEL);

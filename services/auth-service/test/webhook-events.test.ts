@@ -40,7 +40,7 @@ beforeEach(async () => {
 /** An endpoint of `workspace` for `events`, and a function delivering what is due to it, verified. */
 async function endpoint(workspace: string, events: Parameters<WebhookStore['create']>[1]['events']) {
   const store = new WebhookStore(client, { pepper: PEPPER });
-  const worker = createWebhookWorker({ redis: client, store, send: webhookSend(LOOPBACK) });
+  const worker = createWebhookWorker({ redis: client, store, send: webhookSend(LOOPBACK), audit: accounts.audit });
   const made = (await store.create(workspace, { url: receiver.url, events }))!;
   return async () => {
     await worker.turn();

@@ -11,7 +11,6 @@ import type { Protocol, Step } from './pipeline/exchange.ts';
 import { managementTarget, slugTarget } from './pipeline/path-steps.ts';
 import { route, type Route, type RunDeps } from './pipeline/run.ts';
 import { accountSteps } from './rest/account-steps.ts';
-import { managementStepUp } from './rest/management-step-up.ts';
 import {
   MANAGEMENT_ROUTES,
   managementActor,
@@ -121,7 +120,6 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       managementActor(p.accounts),
       managementBucket(p.redis, p.now),
       validateManagementRequest(r),
-      managementStepUp(p.accounts, r),
       runManagement(p.management, r),
     ];
     const methods = managementPaths.get(r.path) ?? {};

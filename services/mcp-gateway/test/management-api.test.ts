@@ -616,11 +616,15 @@ test("second factor: the owner switches the workspace policy and resets a member
   const c = as((await f.accounts.keys.createUserKey({ userId: boss.userId })).key);
   const ws = { workspace: boss.workspace };
   assert.deepEqual(success(await c.factorPolicy({ params: ws })).body, { required: false });
-  success(await c.setFactorPolicy({ params: ws, body: { required: true } }));
-  assert.equal(await f.accounts.factors.required(boss.workspace), true);
   // A wrong type, as a careless client sends it: a 400 naming the field.
   assert.equal(refusal(await c.setFactorPolicy({ params: ws, body: { required: 'yes' as unknown as boolean } }), 400).field, 'required');
-  success(await c.setFactorPolicy({ params: ws, body: { required: false } }));
+  success(await c.setFactorPolicy({ params: ws, body: { required: true } }));
+  assert.equal(await f.accounts.factors.required(boss.workspace), true);
+  // Now the workspace requires a factor, so switching the policy off (weakening a protection)
+  // needs one used within minutes, which a token never carries (docs/security.md "Step-up").
+  assert.equal(refusal(await c.setFactorPolicy({ params: ws, body: { required: false } }), 403).code, 'step_up_required');
+  assert.equal(await f.accounts.factors.required(boss.workspace), true);
+  await f.accounts.factors.setRequired(boss.workspace, false);
 
   const member = await seed(f.accounts);
   await f.accounts.workspaces.setRole(boss.project, member.userId, 'VIEWER');
@@ -631,8 +635,8 @@ test("second factor: the owner switches the workspace policy and resets a member
   const outsider = await seed(f.accounts);
   refusal(await c.resetFactors({ params: { ...ws, user: outsider.userId } }), 404);
   refusal(await c.resetFactors({ params: { ...ws, user: boss.userId } }), 403);
-  // Step-up over a token: a person with a second factor creates ADMIN keys, service accounts and
-  // roles on the dashboard, after the factor (docs/auth-service.md "Step-up").
+  // Step-up over a token: a person with a second factor creates keys, service accounts and roles
+  // on the dashboard, after the factor (docs/security.md "Step-up"); without a factor, over a token.
   const project = { project: boss.project };
   success(await c.createKey({ params: project, body: { name: 'before', level: 'ADMIN' } }), 201);
   await f.accounts.factors.beginTotp(boss.userId, 'JBSWY3DPEHPK3PXP');
@@ -640,7 +644,7 @@ test("second factor: the owner switches the workspace policy and resets a member
   const admin = refusal(await c.createKey({ params: project, body: { name: 'ops', level: 'ADMIN' } }), 403);
   assert.equal(admin.code, 'step_up_required');
   assert.equal(admin.page, `/dashboard/projects/${boss.project}/keys`);
-  success(await c.createKey({ params: project, body: { name: 'ci', level: 'EDITOR' } }), 201);
+  assert.equal(refusal(await c.createKey({ params: project, body: { name: 'ci', level: 'EDITOR' } }), 403).code, 'step_up_required');
   assert.equal(refusal(await c.createServiceAccount({ params: ws, body: { name: 'robot' } }), 403).code, 'step_up_required');
   assert.equal(refusal(await c.putMember({ params: project, body: { email: member.email, role: 'ADMIN' } }), 403).code, 'step_up_required');
   const actions = (await f.accounts.audit.page(boss.workspace)).entries.map((e) => e.action);
@@ -678,6 +682,13 @@ test("a service account's OAuth client keys over REST: set (JWK Set or URL), sho
     [{ jwks: { keys: [pub('x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxKidLength + 1))] } }, /must NOT have more than 128 characters/],
     [{ jwks_uri: `https://idp.example/${'x'.repeat(SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength)}` }, /jwks_uri/],
     [{ jwks_uri: 'http://idp.example/jwks' }, /https/],
+    // Never fetched by the guarded client, so never saved (docs/security.md "Client credentials").
+    [
+      { jwks_uri: 'https://127.0.0.1/jwks' },
+      /Jwks_uri must not point at a loopback, link-local, private or other special-use address.*"field":"jwks_uri"/,
+    ],
+    [{ jwks_uri: 'https://[fe80::1]:8443/jwks' }, /special-use address/],
+    [{ jwks_uri: 'https://localhost/jwks' }, /special-use address/],
     [{ jwks: { keys: [pub('k1')] }, jwks_uri: 'https://idp.example/jwks' }, /not both/],
     [{}, /either jwks/],
   ];
@@ -726,6 +737,8 @@ test('trusted identity providers over REST: add (JWK Set or URL), list, remove, 
     [{ issuer: `https://idp.example/${'x'.repeat(TRUSTED_ISSUER_LIMITS.maxIssuerLength)}`, jwks }, /more than 2048 characters/],
     [{ issuer: 'https://idp.example' }, /either jwks/],
     [{ issuer: 'https://idp.example', jwks: { keys: [{ kty: 'oct', kid: 'k', k: 'c2VjcmV0' }] } }, /private or symmetric/],
+    [{ issuer: 'https://idp.example', jwks_uri: 'https://169.254.169.254/jwks' }, /special-use address/],
+    [{ issuer: 'https://idp.example', jwks_uri: 'https://10.0.0.8/jwks' }, /special-use address/],
   ];
   for (const [body, message] of refusals) assert.match(JSON.stringify(refusal(await add(body), 400)), message);
   const one = { ...params, id: added.body.id };

@@ -107,7 +107,7 @@ test('a person whose address is unconfirmed decides no request and adds no membe
   );
   const decided = await api(key, 'POST', `/api/v1/projects/${slug}/access-requests/${request.id}/approve`, { level: 'VIEWER' });
   assert.equal(decided.status, 403, JSON.stringify(decided.body));
-  assert.match(decided.body.error.message, /^Confirm your email address before you decide access requests/);
+  assert.match(decided.body.error.message, /^Confirm your email address before you approve an access request/);
   assert.equal(await roleOf(owner.userId, slug), 'NONE');
   const added = await api(key, 'POST', `/api/v1/projects/${slug}/members`, { email: owner.email, role: 'ADMIN' });
   assert.equal(added.status, 403, JSON.stringify(added.body));

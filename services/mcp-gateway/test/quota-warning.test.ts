@@ -44,7 +44,7 @@ test('crossing 80 % then 100 % of the monthly queries appends one quota.warning 
   const store = new WebhookStore(f.redis.client, { pepper: 'p'.repeat(40) });
   const endpoint = (await store.create(s.workspace, { url: receiver.url, events: ['quota.warning'] }))!;
   const loopback = [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' as const }];
-  const worker = createWebhookWorker({ redis: f.redis.client, store, send: webhookSend(loopback) });
+  const worker = createWebhookWorker({ redis: f.redis.client, store, send: webhookSend(loopback), audit: f.accounts.audit });
   await f.redis.client.set(K.rateMonth(s.workspace, MONTH), '798');
   const ask = () => post(f.url, `/mcp/${s.project}`, call(counting.def.name, { query: 'x' }), { 'X-API-Key': s.key });
   assert.equal((await ask()).status, 200); // 799

@@ -16,7 +16,8 @@ let url: string;
 before(async () => {
   cluster = await startRedisCluster();
   const port = await freePort();
-  const config = testConfig(cluster.url, port, { REDIS_CLUSTER: 'on' });
+  // A cluster without replicas: nothing could confirm a write (docs/operations.md "Write durability").
+  const config = testConfig(cluster.url, port, { REDIS_CLUSTER: 'on', REDIS_WAIT_REPLICAS: '0' });
   gw = await startGateway({ config, logger: createLogger({ service: 'gw', silent: true }) });
   url = `http://127.0.0.1:${port}`;
   await gatewayReady(url);

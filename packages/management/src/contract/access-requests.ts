@@ -1,4 +1,5 @@
 /** Access requests (docs/management.md "Access request lifecycle"): a project's, decided by its admins, and your own. */
+import { READ } from './policy.ts';
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, NEXT_CURSOR, PAGE_QUERY, segment, WHEN } from './define.ts';
 
@@ -14,6 +15,7 @@ export const listAccessRequests = defineOperation({
   method: 'GET',
   path: '/api/v1/projects/{project}/access-requests',
   summary: 'a page of the access requests, newest asked first',
+  policy: READ('admin'),
   statuses: [200],
   params: { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] },
   query: PAGE_QUERY,
@@ -50,6 +52,7 @@ export const requestAccess = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/access-requests',
   summary: "ask a project's admins for a level",
+  policy: { caller: 'self', stepUp: 'never', confirmed: false, audit: ['access_request.created'], bucket: 'management' },
   // 201: a new request; 200: your pending request updated, or nothing to ask (you already hold the level).
   statuses: [200, 201],
   params: { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] },
@@ -81,6 +84,7 @@ export const approveAccessRequest = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/access-requests/{id}/approve',
   summary: 'approve an access request',
+  policy: { caller: 'admin', stepUp: 'always', confirmed: true, audit: ['access_request.approved'], bucket: 'management' },
   statuses: [200],
   params: REQUEST,
   body: { type: 'object', properties: { level: { type: 'string', enum: LEVELS, default: KEY_DEFAULTS.level } } },
@@ -96,6 +100,7 @@ export const denyAccessRequest = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/access-requests/{id}/deny',
   summary: 'deny an access request',
+  policy: { caller: 'admin', stepUp: 'never', confirmed: true, audit: ['access_request.denied'], bucket: 'management' },
   statuses: [200],
   params: REQUEST,
   body: NOTHING,
@@ -111,6 +116,7 @@ export const myAccessRequests = defineOperation({
   method: 'GET',
   path: '/api/v1/me/access-requests',
   summary: 'a page of your access requests and their status, newest first',
+  policy: READ('self'),
   statuses: [200],
   params: { type: 'object', properties: {} },
   query: PAGE_QUERY,

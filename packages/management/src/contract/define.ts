@@ -6,6 +6,7 @@
  */
 import { CURSOR_PATTERN, LIST_MAX_PAGE, LIST_PAGE } from '@svc/accounts/pages.ts';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { OperationPolicy } from './policy.ts';
 
 /** An object schema: the only shape a parameter set, a query, a body or an answer takes. */
 export type ObjectSchema = Extract<JSONSchema, object> & { readonly type: 'object' };
@@ -17,6 +18,8 @@ export interface OperationDeclaration {
   readonly path: string;
   /** What it does, in a few words (the OpenAPI summary). */
   readonly summary: string;
+  /** Who may call it, step-up, confirmed address, audit, bucket, the setting it creates (policy.ts). */
+  readonly policy: OperationPolicy;
   /** The statuses of a success: 201 when it creates something; several when the outcome decides. */
   readonly statuses: readonly [200 | 201 | 202, ...(200 | 201 | 202)[]];
   readonly params: ObjectSchema;

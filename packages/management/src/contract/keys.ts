@@ -2,6 +2,7 @@
  * A project's keys (docs/management.md "Operations"): list, create, limit, disable and enable, note,
  * IP allow-list, revoke, roll.
  */
+import { READ } from './policy.ts';
 import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/key-controls.ts';
 import { KEY_STATUSES } from '@svc/accounts/key-status.ts';
 import { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
@@ -48,6 +49,7 @@ export const listKeys = defineOperation({
   method: 'GET',
   path: '/api/v1/projects/{project}/keys',
   summary: 'list keys',
+  policy: READ('member'),
   statuses: [200],
   params: PROJECT,
   // Checked by the management layer (keyFilterOf), which names the parameter it refuses.
@@ -117,6 +119,7 @@ export const createKey = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys',
   summary: 'create a key',
+  policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.created'], bucket: 'management' },
   statuses: [201],
   params: PROJECT,
   body: {
@@ -150,6 +153,7 @@ export const setKeyLimit = defineOperation({
   method: 'PATCH',
   path: '/api/v1/projects/{project}/keys/{id}',
   summary: "set a key's own rate limit",
+  policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.limit_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   body: { type: 'object', properties: { rate_limit: RATE_LIMIT }, required: ['rate_limit'] },
@@ -165,6 +169,7 @@ export const disableKey = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys/{id}/disable',
   summary: 'disable a key (refused by every gateway until enabled)',
+  policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.disabled'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   body: { type: 'object', properties: {} },
@@ -175,6 +180,7 @@ export const enableKey = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys/{id}/enable',
   summary: 'enable a disabled key',
+  policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.enabled'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   body: { type: 'object', properties: {} },
@@ -185,6 +191,7 @@ export const setKeyNote = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys/{id}/note',
   summary: "set a key's note",
+  policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.note_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   body: { type: 'object', properties: { note: NOTE }, required: ['note'] },
@@ -200,6 +207,7 @@ export const setKeyAllowedIps = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys/{id}/allowed-ips',
   summary: "set a key's IP allow-list",
+  policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.allowed_ips_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   body: { type: 'object', properties: { allowed_ips: ALLOWED_IPS }, required: ['allowed_ips'] },
@@ -215,6 +223,7 @@ export const revokeKey = defineOperation({
   method: 'DELETE',
   path: '/api/v1/projects/{project}/keys/{id}',
   summary: 'revoke a key',
+  policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.revoked'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
   answer: {
@@ -229,6 +238,7 @@ export const rollKey = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/keys/{id}/roll',
   summary: 'roll a key',
+  policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.rolled'], bucket: 'management' },
   statuses: [201],
   params: PROJECT_KEY,
   body: {
@@ -260,6 +270,7 @@ export const REPORT_LEAK = defineOperation({
   method: 'POST',
   path: '/api/v1/keys/report-leak',
   summary: 'report a leaked key: it is revoked; the same answer whether or not it existed; no credential needed',
+  policy: { caller: 'holder', stepUp: 'never', confirmed: false, audit: ['key.reported'], bucket: 'none' },
   statuses: [202],
   params: { type: 'object', properties: {} },
   body: { type: 'object', properties: { key: { type: 'string', description: 'The leaked key.' } }, required: ['key'] },

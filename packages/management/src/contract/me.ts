@@ -1,4 +1,5 @@
 /** What a person manages of their own (docs/management.md "Authorized apps"): authorized apps and personal keys. */
+import { READ } from './policy.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const REVOKED = {
@@ -12,6 +13,7 @@ export const myApps = defineOperation({
   method: 'GET',
   path: '/api/v1/me/apps',
   summary: 'list the apps you authorized (OAuth grants)',
+  policy: READ('self'),
   statuses: [200],
   params: { type: 'object', properties: {} },
   answer: {
@@ -43,6 +45,7 @@ export const revokeApp = defineOperation({
   method: 'DELETE',
   path: '/api/v1/me/apps/{id}',
   summary: 'revoke an app you authorized',
+  policy: { caller: 'self', stepUp: 'never', confirmed: false, audit: ['oauth_app.revoked'], bucket: 'management' },
   statuses: [200],
   params: { type: 'object', properties: { id: segment('Grant id (GET /api/v1/me/apps).') }, required: ['id'] },
   answer: REVOKED,
@@ -52,6 +55,7 @@ export const revokePersonalKey = defineOperation({
   method: 'DELETE',
   path: '/api/v1/me/keys/{id}',
   summary: 'revoke one of your personal keys',
+  policy: { caller: 'self', stepUp: 'never', confirmed: false, audit: ['personal_key.revoked'], bucket: 'management' },
   statuses: [200],
   params: { type: 'object', properties: { id: segment('Personal key id.') }, required: ['id'] },
   answer: REVOKED,

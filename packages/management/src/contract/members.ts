@@ -1,4 +1,5 @@
 /** A project's members and invitations (docs/management.md "Operations", "Invitations"). */
+import { READ } from './policy.ts';
 import { LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
@@ -9,6 +10,7 @@ export const listMembers = defineOperation({
   method: 'GET',
   path: '/api/v1/projects/{project}/members',
   summary: 'list members',
+  policy: READ('member'),
   statuses: [200],
   params: PROJECT,
   answer: {
@@ -50,6 +52,14 @@ export const putMember = defineOperation({
   method: 'POST',
   path: '/api/v1/projects/{project}/members',
   summary: 'add a member or change a role',
+  policy: {
+    caller: 'admin',
+    stepUp: 'always',
+    confirmed: true,
+    setting: 'invitation',
+    audit: ['member.added', 'member.role_changed', 'member.invited'],
+    bucket: 'management',
+  },
   // 200: a member's role changed; 201: a confirmed account added; 202: an address invited.
   statuses: [200, 201, 202],
   params: PROJECT,
@@ -74,6 +84,7 @@ export const cancelInvitation = defineOperation({
   method: 'DELETE',
   path: '/api/v1/projects/{project}/invitations/{id}',
   summary: 'cancel an invitation',
+  policy: { caller: 'admin', stepUp: 'never', confirmed: false, audit: ['member.invitation_cancelled'], bucket: 'management' },
   statuses: [200],
   params: {
     type: 'object',
@@ -92,6 +103,7 @@ export const removeMember = defineOperation({
   method: 'DELETE',
   path: '/api/v1/projects/{project}/members/{user}',
   summary: 'remove a member',
+  policy: { caller: 'admin', stepUp: 'never', confirmed: false, audit: ['member.removed'], bucket: 'management' },
   statuses: [200],
   params: {
     type: 'object',

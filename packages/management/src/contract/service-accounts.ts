@@ -1,4 +1,5 @@
 /** A workspace's service accounts (docs/management.md "Operations"): the owner's. */
+import { READ } from './policy.ts';
 import { SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts/service-account-key-limits.ts';
 import { KEY_DEFAULTS, LEVELS } from './defaults.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
@@ -21,6 +22,7 @@ export const listServiceAccounts = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/service-accounts',
   summary: 'list service accounts',
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   answer: {
@@ -52,6 +54,7 @@ export const createServiceAccount = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/service-accounts',
   summary: 'create a service account',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: false, audit: ['service_account.created'], bucket: 'management' },
   statuses: [201],
   params: WORKSPACE,
   body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
@@ -62,6 +65,7 @@ export const grantServiceAccount = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/grants',
   summary: 'grant a service account a project',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: false, audit: ['service_account.granted'], bucket: 'management' },
   statuses: [200],
   params: ACCOUNT,
   body: {
@@ -81,6 +85,7 @@ export const rotateServiceAccount = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/rotate',
   summary: "rotate a service account's key (409 when the account is revoked)",
+  policy: { caller: 'owner', stepUp: 'always', confirmed: false, audit: ['service_account.key_rotated'], bucket: 'management' },
   statuses: [201],
   params: ACCOUNT,
   body: {
@@ -101,6 +106,7 @@ export const revokeServiceAccount = defineOperation({
   method: 'DELETE',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}',
   summary: 'revoke a service account',
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['service_account.revoked'], bucket: 'management' },
   statuses: [200],
   params: ACCOUNT,
   answer: {
@@ -135,6 +141,7 @@ export const getServiceAccountClient = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
   summary: "show a service account's OAuth client and its public keys",
+  policy: READ('owner'),
   statuses: [200],
   params: ACCOUNT,
   answer: CLIENT,
@@ -144,6 +151,14 @@ export const setServiceAccountClientKeys = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
   summary: "set a service account's public keys (a JWK Set or a JWKS URL), replacing any before",
+  policy: {
+    caller: 'owner',
+    stepUp: 'always',
+    confirmed: true,
+    setting: 'client-keys',
+    audit: ['service_account.client_keys_set'],
+    bucket: 'management',
+  },
   statuses: [200],
   params: ACCOUNT,
   body: {
@@ -179,6 +194,7 @@ export const removeServiceAccountClientKeys = defineOperation({
   method: 'DELETE',
   path: '/api/v1/workspaces/{workspace}/service-accounts/{id}/client-keys',
   summary: "remove a service account's public keys: its client stops authenticating",
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['service_account.client_keys_removed'], bucket: 'management' },
   statuses: [200],
   params: ACCOUNT,
   answer: {

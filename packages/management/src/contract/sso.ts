@@ -2,6 +2,7 @@
  * A workspace's single sign-on settings (docs/management.md "Single sign-on", docs/auth-service.md
  * "Single sign-on"): the owner's, through a personal key. No answer holds the client secret.
  */
+import { READ } from './policy.ts';
 import {
   SSO_MAX_CLIENT_ID_LENGTH,
   SSO_MAX_CLIENT_SECRET_LENGTH,
@@ -75,6 +76,7 @@ export const ssoSettings = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/sso',
   summary: 'single sign-on settings',
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   answer: VIEW,
@@ -84,6 +86,7 @@ export const configureSsoProvider = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/sso/provider',
   summary: 'configure the OpenID provider',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'sso', audit: ['sso.configured'], bucket: 'management' },
   statuses: [200],
   params: WORKSPACE,
   body: {
@@ -107,6 +110,7 @@ export const setSsoPolicy = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/sso/policy',
   summary: 'set the single sign-on policy',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'sso', audit: ['sso.policy_changed'], bucket: 'management' },
   statuses: [200],
   params: WORKSPACE,
   body: {
@@ -134,6 +138,7 @@ export const claimSsoDomain = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/sso/domains',
   summary: 'claim an email domain',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'sso', audit: ['sso.domain_claimed'], bucket: 'management' },
   // 201: claimed now; 200: the workspace had claimed it already.
   statuses: [201, 200],
   params: WORKSPACE,
@@ -149,6 +154,7 @@ export const verifySsoDomain = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/sso/domains/{domain}/verify',
   summary: "look up a domain's proof",
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'sso', audit: ['sso.domain_verified'], bucket: 'management' },
   statuses: [200],
   params: DOMAIN_PARAMS,
   answer: CLAIM,
@@ -158,6 +164,7 @@ export const releaseSsoDomain = defineOperation({
   method: 'DELETE',
   path: '/api/v1/workspaces/{workspace}/sso/domains/{domain}',
   summary: 'release a domain',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: false, audit: ['sso.domain_released'], bucket: 'management' },
   statuses: [200],
   params: DOMAIN_PARAMS,
   answer: {

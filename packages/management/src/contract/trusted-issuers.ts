@@ -3,6 +3,7 @@
  * authorization"): the owner's. Their identity assertion grants (ID-JAG) give the workspace's
  * people project tokens without a browser.
  */
+import { READ } from './policy.ts';
 import { SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts/service-account-key-limits.ts';
 import { TRUSTED_ISSUER_LIMITS } from '@svc/accounts/trusted-issuer-limits.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
@@ -25,6 +26,7 @@ export const listTrustedIssuers = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/trusted-issuers',
   summary: "list the workspace's trusted identity providers",
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   answer: {
@@ -39,6 +41,14 @@ export const addTrustedIssuer = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/trusted-issuers',
   summary: 'trust an identity provider (its issuer and keys), or replace its keys',
+  policy: {
+    caller: 'owner',
+    stepUp: 'always',
+    confirmed: true,
+    setting: 'trusted-issuer',
+    audit: ['trusted_issuer.added'],
+    bucket: 'management',
+  },
   statuses: [201],
   params: WORKSPACE,
   body: {
@@ -61,6 +71,7 @@ export const removeTrustedIssuer = defineOperation({
   method: 'DELETE',
   path: '/api/v1/workspaces/{workspace}/trusted-issuers/{id}',
   summary: 'stop trusting an identity provider',
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['trusted_issuer.removed'], bucket: 'management' },
   statuses: [200],
   params: {
     type: 'object',

@@ -2,6 +2,7 @@
  * A workspace's webhook endpoints (docs/webhooks.md): the owner's. Each endpoint's secret is shown
  * once, at creation and at each rotation.
  */
+import { READ } from './policy.ts';
 import {
   WEBHOOK_DESCRIPTION_MAX,
   WEBHOOK_LOG_SIZE,
@@ -53,6 +54,7 @@ export const listWebhooks = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/webhooks',
   summary: "list the workspace's webhook endpoints",
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   answer: {
@@ -67,6 +69,7 @@ export const createWebhook = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/webhooks',
   summary: 'add a webhook endpoint (its signing secret is shown once)',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'webhook', audit: ['webhook.created'], bucket: 'management' },
   statuses: [201],
   params: WORKSPACE,
   body: {
@@ -91,6 +94,7 @@ export const updateWebhook = defineOperation({
   method: 'PATCH',
   path: '/api/v1/workspaces/{workspace}/webhooks/{id}',
   summary: 'change an endpoint; enabling a failing one resumes at the event it stopped on',
+  policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'webhook', audit: ['webhook.changed'], bucket: 'management' },
   statuses: [200],
   params: ONE,
   body: {
@@ -105,6 +109,7 @@ export const deleteWebhook = defineOperation({
   method: 'DELETE',
   path: '/api/v1/workspaces/{workspace}/webhooks/{id}',
   summary: 'remove an endpoint and its delivery log',
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['webhook.removed'], bucket: 'management' },
   statuses: [200],
   params: ONE,
   answer: {
@@ -119,6 +124,14 @@ export const rotateWebhookSecret = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/webhooks/{id}/rotate',
   summary: 'a new signing secret (shown once); the old one signs beside it for 24 h',
+  policy: {
+    caller: 'owner',
+    stepUp: 'always',
+    confirmed: true,
+    setting: 'webhook',
+    audit: ['webhook.secret_rotated'],
+    bucket: 'management',
+  },
   statuses: [200],
   params: ONE,
   answer: {
@@ -133,6 +146,7 @@ export const listWebhookDeliveries = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/webhooks/{id}/deliveries',
   summary: `an endpoint's last ${WEBHOOK_LOG_SIZE} delivery attempts, newest first`,
+  policy: READ('owner'),
   statuses: [200],
   params: ONE,
   answer: {
@@ -165,6 +179,7 @@ export const testWebhook = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/webhooks/{id}/test',
   summary: 'queue a webhook.test event for the endpoint (its outcome is in the delivery log)',
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: [], bucket: 'management' },
   statuses: [202],
   params: ONE,
   answer: {

@@ -1,4 +1,5 @@
 /** A workspace's projects, usage and audit log (docs/management.md, docs/audit.md): the owner's. */
+import { READ } from './policy.ts';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_MAX, AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE } from '@svc/accounts/audit-actions.ts';
 import { USAGE_HISTORY_DAYS } from '@svc/accounts/keys.ts';
 import { defineOperation, segment } from './define.ts';
@@ -10,6 +11,7 @@ export const createProject = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/projects',
   summary: 'create a project',
+  policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['project.created'], bucket: 'management' },
   statuses: [201],
   params: WORKSPACE,
   body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
@@ -20,6 +22,7 @@ export const usage = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/usage',
   summary: 'usage',
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   // Checked by parseUsageDays (docs/dashboard.md "Usage"), which names the parameter it refuses.
@@ -112,6 +115,7 @@ export const audit = defineOperation({
   method: 'GET',
   path: '/api/v1/workspaces/{workspace}/audit',
   summary: 'the audit log',
+  policy: READ('owner'),
   statuses: [200],
   params: WORKSPACE,
   // Checked by parseAuditQuery (docs/audit.md "Reading"), which names the parameter it refuses.

@@ -7,17 +7,22 @@
 import type { Request } from 'express';
 import { ManagementError } from '@svc/management';
 import { inputProblem } from '@svc/management/check';
-import type { InputOf, ObjectSchema } from '@svc/management/contract';
+import type { InputOf, ObjectSchema, OperationId } from '@svc/management/contract';
 
-/** One dashboard form: the POST route (under /dashboard) and the fields it reads. */
+/**
+ * One dashboard form: the management operation it performs (null for the account pages' own
+ * changes: a password, a session), the POST route (under /dashboard) and the fields it reads. The
+ * operation's declared rules apply in the management layer; the generated tests find them here.
+ */
 export interface DashboardForm<S extends ObjectSchema = ObjectSchema> {
+  readonly operation: OperationId | null;
   readonly path: string;
   readonly schema: S;
 }
 
 /** Declares a form, keeping its literal schema type (from which the values' type comes). */
-export function defineForm<const S extends ObjectSchema>(path: string, schema: S): DashboardForm<S> {
-  return { path, schema };
+export function defineForm<const S extends ObjectSchema>(operation: OperationId | null, path: string, schema: S): DashboardForm<S> {
+  return { operation, path, schema };
 }
 
 /** A form whose button is all it sends (besides its CSRF token). */

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
-import { countManagementRequest, ManagementError, type Actor, type Management } from '@svc/management';
+import { countManagementRequest, ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
+import { factorAtOf, stepUpUrl } from '../factors/step-up.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import type { EmailVerification } from '../pages/email-verification.ts';
 import { render, type SafeHtml } from '../pages/html.ts';
@@ -18,7 +19,6 @@ import type { Frame, Section } from './frame.ts';
 import type { CONFIRM_FIELDS } from './form.ts';
 import { formOf, type DashboardForm } from './form.ts';
 import { createReveals } from './reveal.ts';
-import type { SsoSettingsService } from '@svc/sso';
 
 export interface DashboardDeps {
   accounts: Accounts;
@@ -28,8 +28,6 @@ export interface DashboardDeps {
   management: Management;
   logger: Logger;
   verification: EmailVerification;
-  /** A workspace owner's single sign-on settings (docs/auth-service.md "Single sign-on"). */
-  sso: SsoSettingsService;
   now?: () => number;
 }
 
@@ -115,7 +113,16 @@ export function dashboardKit(deps: DashboardDeps) {
       res.redirect(303, `/signin?return=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/dashboard')}`);
       return null;
     }
-    const actor: Actor = { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() };
+    // The session's last second factor: the management layer applies the operations' step-up with it.
+    const factorAt = await factorAtOf(deps.redis, req);
+    const actor: Actor = {
+      kind: 'person',
+      userId: user.id,
+      label: user.email,
+      source: req.ip ?? '',
+      requestId: randomUUID(),
+      ...(factorAt === undefined ? {} : { factorAt }),
+    };
     return { actor, workspace: user.workspace };
   }
 
@@ -151,6 +158,8 @@ export function dashboardKit(deps: DashboardDeps) {
         if ((req.method === 'POST' || opts.counted) && !(await admitted(res, asking.workspace))) return;
         await handler(req, res, asking.actor);
       } catch (err) {
+        // An operation whose declaration asks for a recent factor: step up, then back to its page.
+        if (err instanceof StepUpRequired) return res.redirect(303, stepUpUrl(err.page));
         if (err instanceof ManagementError) return refusalPage(res, err);
         next(err);
       }

@@ -19,6 +19,10 @@ export interface PendingSignIn {
   userId: string;
   returnTo: string;
   stage: PendingStage;
+  /** A single sign-on through this workspace's provider (docs/auth-service.md "Single sign-on and the second factor"); none for a password. */
+  via?: string;
+  /** The session's lifetime once the factor is given, when shorter than a password sign-in's (an SSO session's). */
+  sessionSeconds?: number;
 }
 
 const keyOf = (req: Request): string | null => {
@@ -34,7 +38,13 @@ export function pendingSignIns(deps: { redis: Redis; secure: boolean }) {
       const key = OK.factorPending(createHash('sha256').update(id).digest('hex'));
       await deps.redis
         .multi()
-        .hset(key, { ...p })
+        .hset(key, {
+          userId: p.userId,
+          returnTo: p.returnTo,
+          stage: p.stage,
+          ...(p.via !== undefined ? { via: p.via } : {}),
+          ...(p.sessionSeconds !== undefined ? { sessionSeconds: String(p.sessionSeconds) } : {}),
+        })
         .expire(key, SECOND_FACTOR_WAIT_SECONDS)
         .exec();
       res.cookie(COOKIE, id, { ...cookie, maxAge: SECOND_FACTOR_WAIT_SECONDS * 1000 });
@@ -44,7 +54,14 @@ export function pendingSignIns(deps: { redis: Redis; secure: boolean }) {
       if (!key) return null;
       const h = await deps.redis.hgetall(key);
       if (!h['userId'] || (h['stage'] !== 'verify' && h['stage'] !== 'enrol')) return null;
-      return { userId: h['userId'], returnTo: h['returnTo'] ?? '/', stage: h['stage'] };
+      const sessionSeconds = Number(h['sessionSeconds']);
+      return {
+        userId: h['userId'],
+        returnTo: h['returnTo'] ?? '/',
+        stage: h['stage'],
+        ...(h['via'] ? { via: h['via'] } : {}),
+        ...(sessionSeconds > 0 ? { sessionSeconds } : {}),
+      };
     },
     /** Ends the waiting sign-in: true for the one request that ended it (two tabs cannot both finish it). */
     async finish(req: Request, res: Response): Promise<boolean> {

@@ -14,7 +14,7 @@ import { safeReturn } from '../pages/return-to.ts';
 import { tooMany } from '../pages/too-many.ts';
 import { checkTypedFactor } from './check.ts';
 import { confirmEnrolment, enrolmentOf } from './enrol.ts';
-import { pendingSignIns } from './pending.ts';
+import { pendingSignIns, type PendingSignIn } from './pending.ts';
 import { PASSKEY_FORMS, passkeys, type PasskeyDeps } from './passkey-routes.ts';
 import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor, STEP_UP_MINUTES } from './step-up.ts';
 import { enrolFirstPage, enrolPage, factorPage, factorsPage, recoveryCodesPage, stepUpPage } from './views.ts';
@@ -50,12 +50,27 @@ export function secondFactor(deps: FactorDeps) {
   const check = (userId: string, body: Record<string, unknown>) =>
     checkTypedFactor({ accounts, throttle: deps.throttle, rule: deps.limits.secondFactorPerAccount }, userId, body);
 
+  /** The session of a sign-in that waited for its factor: an SSO sign-in's keeps its shorter life. */
+  const startSession = (req: Request, res: Response, p: PendingSignIn) =>
+    deps.web.start(req, res, p.userId, {
+      fields: { [FACTOR_AT_FIELD]: String(Date.now()) },
+      ...(p.sessionSeconds ? { ttlSeconds: p.sessionSeconds } : {}),
+    });
+  /** Its audit detail: the factor, and the workspace whose provider it began at, if any. */
+  const signedInDetail = (p: PendingSignIn, factor: string) => ({ factor, ...(p.via ? { method: 'sso', workspace: p.via } : {}) });
+
   /** The session starts once the factor is given; the waiting sign-in ends in the same step. */
-  async function finish(req: Request, res: Response, user: User, returnTo: string): Promise<void> {
+  async function finish(req: Request, res: Response, user: User, p: PendingSignIn): Promise<void> {
     if (!(await pending.finish(req, res))) return void res.redirect(303, '/signin');
-    await deps.web.start(req, res, user.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
-    await accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'second' });
-    res.redirect(303, returnTo);
+    await startSession(req, res, p);
+    await accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? '' }, signedInDetail(p, 'second'));
+    res.redirect(303, p.returnTo);
+  }
+
+  /** Asks for the factor (`has`) or its enrolment, with no session yet; the page that does. */
+  async function wait(res: Response, p: Omit<PendingSignIn, 'stage'>, has: boolean): Promise<string> {
+    await pending.start(res, { ...p, stage: has ? 'verify' : 'enrol' });
+    return has ? '/signin/factor' : '/signin/enrol';
   }
 
   async function waiting(req: Request, res: Response, stage: 'verify' | 'enrol') {
@@ -97,9 +112,19 @@ export function secondFactor(deps: FactorDeps) {
     async afterPassword(req: Request, res: Response, user: User, returnTo: string): Promise<boolean> {
       const has = await accounts.factors.hasAny(user.id);
       if (!has && !(await mustUseFactor(accounts, user))) return false;
-      await pending.start(res, { userId: user.id, returnTo, stage: has ? 'verify' : 'enrol' });
-      res.redirect(303, has ? '/signin/factor' : '/signin/enrol');
+      res.redirect(303, await wait(res, { userId: user.id, returnTo }, has));
       return true;
+    },
+
+    /**
+     * The single sign-on callback's hook, once the provider of workspace `via` vouched for the
+     * person: that provider answers for `via`'s factor policy, and for no other workspace's. When
+     * another workspace of theirs requires a factor, they give theirs (or set one up) before a
+     * session starts: the page to go to; null when the session may start now.
+     */
+    async afterProvider(res: Response, user: User, p: { returnTo: string; via: string; sessionSeconds: number }): Promise<string | null> {
+      if (!(await accounts.factors.requiredFor(user, { except: p.via }))) return null;
+      return wait(res, { userId: user.id, ...p }, await accounts.factors.hasAny(user.id));
     },
 
     mount(app: Express): void {
@@ -129,7 +154,7 @@ export function secondFactor(deps: FactorDeps) {
           await accounts.audit.recordOwn(w.user, 'signin.factor_failed', { source: req.ip ?? '' });
           return again(who, 400);
         }
-        await finish(req, res, w.user, w.p.returnTo);
+        await finish(req, res, w.user, w.p);
       });
       app.post('/signin/factor', async (req, res) => {
         const w = await waiting(req, res, 'verify');
@@ -143,7 +168,7 @@ export function secondFactor(deps: FactorDeps) {
           return again('That code is not right, or was used already.', 401);
         }
         if (result.recovery) await accounts.audit.recordOwn(w.user, 'factor.recovery_used', { source: req.ip ?? '' });
-        await finish(req, res, w.user, w.p.returnTo);
+        await finish(req, res, w.user, w.p);
       });
       app.get('/signin/enrol', async (req, res) => {
         const w = await waiting(req, res, 'enrol');
@@ -164,8 +189,8 @@ export function secondFactor(deps: FactorDeps) {
         const done = await confirmEnrolment(accounts, w.user, form(req)['code'], req.ip ?? '');
         if ('error' in done) return show(done.error, 400);
         if (!(await pending.finish(req, res))) return void res.redirect(303, '/signin');
-        await deps.web.start(req, res, w.user.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });
-        await accounts.audit.recordOwn(w.user, 'signin.succeeded', { source: req.ip ?? '' }, { factor: 'enrolled' });
+        await startSession(req, res, w.p);
+        await accounts.audit.recordOwn(w.user, 'signin.succeeded', { source: req.ip ?? '' }, signedInDetail(w.p, 'enrolled'));
         render(res, recoveryCodesPage(done.codes, w.p.returnTo));
       });
 

@@ -2,46 +2,62 @@
  * The public keys of a trusted identity provider (docs/auth-service.md "Enterprise-managed
  * authorization"): inline, or its JWKS URL fetched through the guarded fetch (cimd-fetch.ts) and
  * kept a while, so a stream of assertions naming an issuer does not become a stream of fetches to
- * its host.
+ * its host. A URL that failed is not fetched again for ID_JAG_JWKS_FAILURE_SECONDS either: every
+ * assertion naming a broken issuer would otherwise be a fetch.
  */
 import type { TrustedIssuer } from '@svc/accounts';
+import { CimdFetchRefused } from '@svc/bounds/guarded-fetch.ts';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 
 /** A JWKS URL's keys are kept 5 minutes: an identity provider's new key counts within that. */
 export const ID_JAG_JWKS_CACHE_SECONDS = 300;
-/** At most 1,000 JWKS URLs' keys are kept (5 issuers per workspace); the oldest goes first. */
+/** A JWKS URL that failed is refused for 30 s without a fetch: an issuer's repaired URL counts within that. */
+export const ID_JAG_JWKS_FAILURE_SECONDS = 30;
+/** At most 1,000 JWKS URLs' keys (or failures) are kept (5 issuers per workspace); the oldest goes first. */
 export const ID_JAG_JWKS_CACHE_MAX = 1_000;
 
-export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
+/** The guarded fetch (@svc/bounds guarded-fetch.ts); `tenant` is the workspace whose share of its pools a fetch uses. */
+export type FetchLike = (url: string, init?: RequestInit & { tenant?: string }) => Promise<Response>;
 export type IssuerKeys = ReturnType<typeof createLocalJWKSet>;
 
 /** Why an issuer's keys could not be had: a refusal, never a 500. */
 export class IssuerKeysUnavailable extends Error {}
 
 export function createIssuerKeys(fetch: FetchLike, now: () => number = Date.now) {
-  const cache = new Map<string, { keys: IssuerKeys; until: number }>();
+  /** A URL's keys, or why they could not be had, until `until`. */
+  const cache = new Map<string, { keys: IssuerKeys | null; failure: string; until: number }>();
 
-  async function fromUrl(uri: string): Promise<IssuerKeys> {
+  function keep(uri: string, keys: IssuerKeys | null, failure: string, seconds: number): void {
+    cache.delete(uri);
+    if (cache.size >= ID_JAG_JWKS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(uri, { keys, failure, until: now() + seconds * 1000 });
+  }
+
+  async function fromUrl(uri: string, tenant: string | undefined): Promise<IssuerKeys> {
     const hit = cache.get(uri);
-    if (hit && hit.until > now()) return hit.keys;
+    if (hit && hit.until > now()) {
+      if (hit.keys) return hit.keys;
+      throw new IssuerKeysUnavailable(hit.failure);
+    }
     let keys: IssuerKeys;
     try {
-      const res = await fetch(uri, { headers: { accept: 'application/json' } });
+      const res = await fetch(uri, { headers: { accept: 'application/json' }, ...(tenant ? { tenant } : {}) });
       if (!res.ok) throw new Error(`status ${res.status}`);
       keys = createLocalJWKSet((await res.json()) as JSONWebKeySet);
     } catch (err) {
-      throw new IssuerKeysUnavailable(err instanceof Error ? err.message : 'unreadable');
+      const failure = err instanceof Error ? err.message : 'unreadable';
+      // A full share of the outbound pools says nothing of the URL: asked again next time.
+      if (!(err instanceof CimdFetchRefused && err.reason === 'busy')) keep(uri, null, failure, ID_JAG_JWKS_FAILURE_SECONDS);
+      throw new IssuerKeysUnavailable(failure);
     }
-    cache.delete(uri);
-    if (cache.size >= ID_JAG_JWKS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(uri, { keys, until: now() + ID_JAG_JWKS_CACHE_SECONDS * 1000 });
+    keep(uri, keys, '', ID_JAG_JWKS_CACHE_SECONDS);
     return keys;
   }
 
-  /** The keys an assertion of `trusted` is checked against. */
-  return async function issuerKeys(trusted: Pick<TrustedIssuer, 'jwks' | 'jwksUri'>): Promise<IssuerKeys> {
+  /** The keys an assertion of `trusted` is checked against; `tenant` is the workspace trusting it. */
+  return async function issuerKeys(trusted: Pick<TrustedIssuer, 'jwks' | 'jwksUri'>, tenant?: string): Promise<IssuerKeys> {
     if (trusted.jwks) return createLocalJWKSet(trusted.jwks as JSONWebKeySet);
     if (!trusted.jwksUri) throw new IssuerKeysUnavailable('no keys');
-    return fromUrl(trusted.jwksUri);
+    return fromUrl(trusted.jwksUri, tenant);
   };
 }

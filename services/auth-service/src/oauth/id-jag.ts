@@ -11,6 +11,7 @@ import type { Accounts, Project, Redis, User } from '@svc/accounts';
 import { DEFAULT_KEY_LEVEL, roleAtLeast, type KeyLevel, type Role } from '@svc/policy';
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { errors } from 'oidc-provider';
+import type { SsoStore } from '@svc/sso';
 import { IssuerKeysUnavailable, type createIssuerKeys, type IssuerKeys } from './id-jag-keys.ts';
 import { projectOfResource } from '../provider/resource.ts';
 import { OK } from '../provider/redis-keys.ts';
@@ -40,6 +41,8 @@ export interface IdJagDeps {
   baseUrl: string;
   /** The issuer's keys (id-jag-keys.ts; a JWKS URL through the guarded fetch of cimd-fetch.ts). */
   issuerKeys: ReturnType<typeof createIssuerKeys>;
+  /** Single sign-on's subject links and proven domains (@svc/sso), which name the person. */
+  sso: Pick<SsoStore, 'linkedUser' | 'ownerOf'>;
 }
 
 export interface IdJagRequest {
@@ -124,7 +127,7 @@ export async function verifyIdJag(deps: IdJagDeps, req: IdJagRequest): Promise<I
 
   let keys: IssuerKeys;
   try {
-    keys = await deps.issuerKeys(trusted);
+    keys = await deps.issuerKeys(trusted, project.workspace);
   } catch (err) {
     if (err instanceof IssuerKeysUnavailable) throw grantError(`the keys of ${trusted.issuer} could not be fetched`);
     throw err;
@@ -156,23 +159,35 @@ export async function verifyIdJag(deps: IdJagDeps, req: IdJagRequest): Promise<I
   const key = OK.idJagJti(createHash('sha256').update(`${trusted.issuer}\n${jti}`).digest('base64url'));
   if ((await deps.redis.set(key, '1', 'EX', ttl, 'NX')) !== 'OK') throw grantError('the assertion was already used');
 
-  const user = await personOf(deps.accounts, claims);
+  const user = await personOf(deps, project.workspace, trusted.issuer, claims, resource);
   const role: Role = await deps.accounts.workspaces.roleOf(user.id, project);
   if (role === 'NONE') throw grantError(`the person has no role on project ${project.slug}`);
   return { user, project, resource, level: levelFor(role, req.scope, claims['scope']), issuer: trusted.issuer };
 }
 
 /**
- * The svc account the assertion names: by its `email` claim, which must be the confirmed address of
- * an existing account. svc keeps no link from an identity provider's `sub` to an account, so `sub`
- * is required (RFC 7523 §3) but not used to find the person.
+ * The svc account the assertion names (docs/auth-service.md "Enterprise-managed authorization",
+ * step 7), within the workspace of the project. First by its subject: `iss` and `sub` together name
+ * one person (draft-ietf-oauth-identity-assertion-authz-grant §3.1; OpenID Connect Core 1.0 §2),
+ * linked to an account when they signed in through the workspace's single sign-on at the same
+ * issuer. Else by its `email` claim, only at a domain the workspace has proven, and only the
+ * confirmed address of an existing account: a workspace vouches for no address at a domain it
+ * has not proven, as its single sign-on does not ("Single sign-on").
  */
-async function personOf(accounts: Accounts, claims: JWTPayload): Promise<User> {
-  const email = claims['email'];
-  if (typeof email !== 'string' || email.length === 0) throw grantError('the assertion carries no email claim naming the person');
-  const user = await accounts.users.findByEmail(email);
-  if (!user || user.emailVerifiedAt === null) throw grantError('the assertion names no svc account with a confirmed address');
-  return user;
+async function personOf(deps: IdJagDeps, workspace: string, issuer: string, claims: JWTPayload, resource: string): Promise<User> {
+  const linked = typeof claims.sub === 'string' ? await deps.sso.linkedUser(workspace, issuer, claims.sub) : null;
+  const user = linked ? await deps.accounts.users.get(linked) : null;
+  if (user) return user;
+  const email = typeof claims['email'] === 'string' ? claims['email'].trim().toLowerCase() : '';
+  if (!email) throw grantError("the assertion's subject is not linked to an svc account, and it carries no email claim");
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (!domain || (await deps.sso.ownerOf(domain)) !== workspace)
+    throw grantError(
+      `the assertion's subject is not linked to an svc account, and ${domain} is not a domain the workspace of ${resource} has proven, so its email claim cannot name the person`,
+    );
+  const found = await deps.accounts.users.findByEmail(email);
+  if (!found || found.emailVerifiedAt === null) throw grantError('the assertion names no svc account with a confirmed address');
+  return found;
 }
 
 /**

@@ -9,9 +9,11 @@ import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { rememberFailures } from '@svc/bounds/failure-memory.ts';
 import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
 import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
+import { checkRefreshResource } from '../oauth/refresh-resource.ts';
 import {
   assertClientAssertionLifetime,
   checkServiceAccountResource,
@@ -115,13 +117,18 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     // Every profile issuing project tokens gets a refresh token, without having to ask for
     // offline_access; a personal key has none (docs/contract.md "Personal key response").
     issueRefreshToken: async (_ctx, client) => refreshesTokens(clientProfile(client.clientId)) && client.grantTypeAllowed('refresh_token'),
-    // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant.
-    rotateRefreshToken: true,
+    // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant. A
+    // refresh for a resource the grant lacks is refused before the token rotates (refresh-resource.ts).
+    rotateRefreshToken: (ctx) => {
+      checkRefreshResource(ctx);
+      return true;
+    },
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
     clientBasedCORS: () => true,
-    // Every outgoing request (metadata documents) resolves, checks and pins its address and is
-    // bounded in time and size (@svc/bounds guarded-fetch.ts).
-    fetch: deps.fetch ?? createCimdFetch(),
+    // Every outgoing request (metadata documents, client JWKS) resolves, checks and pins its address
+    // and is bounded in time and size (@svc/bounds guarded-fetch.ts), in the sign-in lane of the
+    // outbound pools; a URL that failed is not fetched again for 30 s (failure-memory.ts).
+    fetch: rememberFailures(deps.fetch ?? createCimdFetch()),
     fetchResponseBodyLimits: {
       'client_id metadata document': CIMD_MAX_DOCUMENT_BYTES,
       jwks_uri: CIMD_MAX_DOCUMENT_BYTES,

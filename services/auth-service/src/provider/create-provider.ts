@@ -14,6 +14,7 @@ import { generateCredential } from '@svc/credentials';
 import type { Logger } from '@svc/logger';
 import Provider, { type JWKS, type KoaContextWithOIDC } from 'oidc-provider';
 import { createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
+import { createSsoStore } from '@svc/sso';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
@@ -120,6 +121,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       issuer: config.authUrl,
       baseUrl: config.baseUrl,
       issuerKeys: createIssuerKeys((deps.fetch ?? createCimdFetch()) as FetchLike),
+      sso: createSsoStore(deps.redis, config.cookieKeys),
     }),
     ID_JAG_GRANT_PARAMETERS,
   );

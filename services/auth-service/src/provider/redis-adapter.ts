@@ -5,7 +5,9 @@
  * so it runs on Redis Cluster too; an operation's commands are sent together, not one after
  * another (docs/auth-service.md "Storage round trips"). Every revocation, destruction or consumption of a token or
  * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
- * at once (docs/contract.md "Credentials": revocation within one second).
+ * at once (docs/contract.md "Credentials": revocation within one second). A single-use value is
+ * claimed with one atomic write: a ReplayDetection find() claims its value, a consume() claims its
+ * record, and a second caller is refused (single-use.ts; docs/security.md "Single-use values").
  *
  * oidc-provider stores dynamically registered clients (and their registration access tokens)
  * without a lifetime. Here they get one: docs/contract.md "Dynamic registration limits", a
@@ -29,6 +31,7 @@ import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript } from '../http/throttle.ts';
 import { OK } from './redis-keys.ts';
+import { claimReplay, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
 const WATCHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
@@ -76,7 +79,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     private key(id: string): string {
-      return OK.model(this.model, id);
+      return this.model === REPLAY_MODEL ? OK.replay(oidcDigest(id)) : OK.model(this.model, id);
     }
 
     /** Through the record codec of @svc/accounts (oidc-records.ts); an unreadable record is absent. */
@@ -94,6 +97,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
      * record's MULTI, a set's script), so none spans two keys and it runs on Redis Cluster.
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (this.model === REPLAY_MODEL) return keepReplay(redis, id, expiresIn);
       const key = this.key(id);
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       const writes = [writeOidcRecord(redis, key, payload, expiresIn)];
@@ -112,6 +116,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      // Not a lookup but the claim: "not found" for the one caller that claimed the value.
+      if (this.model === REPLAY_MODEL) return claimReplay(redis, id);
       if (this.model === 'Client' && SERVICE_ACCOUNT_CLIENT.test(id)) {
         // Never a registered client: a service account's, built from its keys while it is live.
         const metadata = await deps.serviceAccountClient?.(id);
@@ -137,10 +143,20 @@ export function createRedisAdapter(deps: AdapterDeps) {
       return digest ? this.read(OK.modelByDigest(this.model, digest)) : undefined;
     }
 
+    /**
+     * Claims the record's one use and announces it, in one command (INVALIDATES in @svc/accounts).
+     * oidc-provider read `consumed` before calling this; a concurrent request that read the same
+     * record gets the error a sequential reuse gets (single-use.ts).
+     */
     async consume(id: string): Promise<void> {
-      // The consumption and its announcement in one command (INVALIDATES in @svc/accounts).
       const message = WATCHED.has(this.model) ? INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)) : null;
-      await consumeOidcRecord(redis, this.key(id), Math.floor(Date.now() / 1000), message ? [INVALIDATION_CHANNEL, message] : undefined);
+      const outcome = await consumeOidcRecord(
+        redis,
+        this.key(id),
+        Math.floor(Date.now() / 1000),
+        message ? [INVALIDATION_CHANNEL, message] : undefined,
+      );
+      if (outcome !== 'consumed') throw consumeRefused(this.model, outcome);
       if (message) deps.onRevoked?.(message.slice('oauth:'.length));
     }
 

@@ -54,6 +54,12 @@ export const OK = {
    * SHA-256 of issuer and jti -> "1", SET NX for the assertion's remaining life.
    */
   idJagJti: (digest: string) => `svc:oidc:id-jag-jti:${digest}`,
+  /**
+   * A value oidc-provider's ReplayDetection sees once (a client assertion's or a DPoP proof's `jti`:
+   * docs/security.md "Single-use values"): SHA-256 of the model's id -> "1", claimed with SET NX
+   * for REPLAY_CLAIM_SECONDS, then kept for the value's own window.
+   */
+  replay: (idDigest: string) => `svc:oidc:replay:${idDigest}`,
   /** The provider's signing keys (private JWKS, JSON), created once. */
   jwks: () => 'svc:oidc:jwks',
 };

@@ -4,16 +4,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Accounts, Redis } from '@svc/accounts';
+import type { Accounts, Redis, User } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import { html, render } from '../pages/html.ts';
 import { page } from '../pages/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
-import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore } from '@svc/sso';
+import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore, SSO_SESSION_MAX_SECONDS } from '@svc/sso';
 import { ssoFlow } from './flow.ts';
 import { providerClient } from './provider-client.ts';
-import { provisioning } from './provision.ts';
+import { provisioning, type SsoPerson } from './provision.ts';
 
 export interface SsoDeps {
   redis: Redis;
@@ -27,6 +27,13 @@ export interface SsoDeps {
   /** DNS TXT lookups of domain proofs; node:dns/promises unless a test gives its own. */
   resolveTxt?: ResolveTxt;
   now?: () => number;
+  /**
+   * The second factor's hook (factors/routes.ts `afterProvider`): the page where the sign-in waits
+   * for a factor another workspace of the person requires, or null when the session may start.
+   */
+  /** The management layer's takeover clean-up (docs/security.md "Unproven addresses"). */
+  clearTakenOver: (user: User) => Promise<unknown>;
+  afterProvider: (res: Response, user: User, p: { returnTo: string; via: string; sessionSeconds: number }) => Promise<string | null>;
 }
 
 export function createSso(deps: SsoDeps) {
@@ -35,7 +42,7 @@ export function createSso(deps: SsoDeps) {
   const flow = ssoFlow({
     store,
     discover,
-    provisioning: provisioning({ accounts: deps.accounts, store }),
+    provisioning: provisioning({ accounts: deps.accounts, store, clearTakenOver: deps.clearTakenOver }),
     web: deps.web,
     logger: deps.logger,
     authUrl: deps.authUrl,
@@ -49,6 +56,20 @@ export function createSso(deps: SsoDeps) {
     now: deps.now ?? Date.now,
   });
 
+  /**
+   * The person the provider of `workspace` vouched for: their session starts (SSO_SESSION_MAX_SECONDS),
+   * unless another workspace of theirs requires a second factor first (docs/auth-service.md "Single
+   * sign-on and the second factor"). Where the browser goes next.
+   */
+  async function signedIn(req: Request, res: Response, workspace: string, person: SsoPerson, returnTo: string): Promise<string> {
+    const { user, requestId } = person;
+    const waiting = await deps.afterProvider(res, user, { returnTo, via: workspace, sessionSeconds: SSO_SESSION_MAX_SECONDS });
+    if (waiting) return waiting;
+    await deps.web.start(req, res, user.id, { ttlSeconds: SSO_SESSION_MAX_SECONDS });
+    await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? 'unknown', requestId }, { method: 'sso', workspace });
+    return returnTo;
+  }
+
   return {
     settings,
     /** The sign-in page's hook: which way this address signs in. */
@@ -58,7 +79,7 @@ export function createSso(deps: SsoDeps) {
     /** GET /sso/callback: signed in and back where the sign-in started, or a page saying why not. */
     async callback(req: Request, res: Response): Promise<void> {
       const outcome = await flow.callback(req, res);
-      if (outcome.ok) return void res.redirect(303, outcome.returnTo);
+      if (outcome.ok) return void res.redirect(303, await signedIn(req, res, outcome.workspace, outcome.person, outcome.returnTo));
       const { refused, workspace } = outcome;
       if (workspace) {
         await deps.accounts.audit.record({

@@ -10,9 +10,9 @@ import * as oc from 'openid-client';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import { readCookie } from '../http/web-session.ts';
-import { SSO_SESSION_MAX_SECONDS, SSO_STATE_TTL_SECONDS, SsoError, type SsoStore } from '@svc/sso';
+import { SSO_STATE_TTL_SECONDS, SsoError, type SsoStore } from '@svc/sso';
 import type { Discover } from './provider-client.ts';
-import type { Provisioning } from './provision.ts';
+import type { Provisioning, SsoPerson } from './provision.ts';
 
 /** The cookie binding a started sign-in to the browser that started it. */
 const BROWSER_COOKIE = 'svc_sso';
@@ -68,8 +68,12 @@ function answerRefusal(err: unknown): SsoError {
   return new SsoError(502, "Your company's sign-in answered something svc cannot accept. Try again, or ask your administrator.", full);
 }
 
-/** What the callback did: signed the person in (then go to `returnTo`), or refused, saying why. */
-export type CallbackOutcome = { ok: true; returnTo: string } | { ok: false; workspace: string | null; refused: SsoError };
+/**
+ * What the callback did: accepted the person for `workspace` (the sign-in continues to `returnTo`,
+ * create-sso.ts starts its session), or refused, saying why.
+ */
+export type CallbackOutcome =
+  { ok: true; workspace: string; person: SsoPerson; returnTo: string } | { ok: false; workspace: string | null; refused: SsoError };
 
 export function ssoFlow(deps: SsoFlowDeps) {
   const redirectUri = new URL(CALLBACK_PATH, deps.authUrl).href;
@@ -101,7 +105,7 @@ export function ssoFlow(deps: SsoFlowDeps) {
       res.redirect(303, url.href);
     },
 
-    /** GET /sso/callback: the provider's answer, checked, then the person signed in. */
+    /** GET /sso/callback: the provider's answer, checked, then the person accepted (their session is the caller's). */
     async callback(req: Request, res: Response): Promise<CallbackOutcome> {
       const state = typeof req.query['state'] === 'string' ? req.query['state'] : '';
       const pending = state ? await deps.store.takeSignIn(state) : null;
@@ -133,9 +137,8 @@ export function ssoFlow(deps: SsoFlowDeps) {
         if (!claims) throw new SsoError(502, "Your company's sign-in sent no ID token.");
         const person = await deps.provisioning.signIn(pending.workspace, settings, claims, req.ip ?? 'unknown');
         // An account whose address was never proven may have been a squatter's: its sessions end.
-        if (person.unproven) await deps.web.endOthers(null, person.userId);
-        await deps.web.start(req, res, person.userId, { ttlSeconds: SSO_SESSION_MAX_SECONDS });
-        return { ok: true, returnTo: pending.returnTo };
+        if (person.unproven) await deps.web.endOthers(null, person.user.id);
+        return { ok: true, workspace: pending.workspace, person, returnTo: pending.returnTo };
       } catch (err) {
         const refused = answerRefusal(err);
         deps.logger.info('sso sign-in refused', { workspace: pending.workspace, problem: refused.message, detail: refused.detail });

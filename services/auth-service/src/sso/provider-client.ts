@@ -40,19 +40,24 @@ export function providerClient(options: ProviderClientOptions): Discover {
       oc.enableNonRepudiationChecks(config);
       return config;
     } catch (err) {
-      throw discoveryRefusal(issuer, err);
+      throw discoveryRefusal(issuer, err, options.allowPrivate);
     }
   };
 }
 
 /** Why discovery failed, in words an owner can act on; the library's detail goes to the log. */
-function discoveryRefusal(issuer: string, err: unknown): SsoError {
+function discoveryRefusal(issuer: string, err: unknown, allowPrivate: boolean): SsoError {
   const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   const refused = err instanceof CimdFetchRefused ? err : err instanceof Error && err.cause instanceof CimdFetchRefused ? err.cause : null;
-  if (refused && /special-use/.test(refused.message)) {
+  if (refused?.reason === 'address' && allowPrivate) {
+    return new SsoError(400, `The provider's discovery at ${issuer} was refused: its host does not resolve.`, detail);
+  }
+  // A name that does not resolve reads as one at a private address: the owner cannot learn which
+  // internal names exist (@svc/bounds guarded-fetch.ts RefusalReason).
+  if (refused?.reason === 'address') {
     return new SsoError(
       400,
-      `The provider's discovery at ${issuer} was refused: it is at a loopback or private address. An operator can allow such providers with SSO_PRIVATE_ISSUERS=allow.`,
+      `The provider's discovery at ${issuer} was refused: its host does not resolve to a public address. An operator can allow providers at loopback or private addresses with SSO_PRIVATE_ISSUERS=allow.`,
       detail,
     );
   }

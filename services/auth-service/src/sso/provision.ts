@@ -26,35 +26,28 @@ export function roleFor(settings: Pick<SsoSettings, 'defaultRole' | 'groupRoles'
   return mapped.reduce((best, r) => (roleAtLeast(r, best) ? r : best));
 }
 
-export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
+/** The person an SSO sign-in accepted; `unproven` when their account's address was never proven before. */
+export interface SsoPerson {
+  user: User;
+  unproven: boolean;
+  /** The id of the sign-in's audit entries. */
+  requestId: string;
+}
+
+export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearTakenOver: (user: User) => Promise<unknown> }) {
   /**
    * The account of the address. One made before (by sign-up) whose address was never proven may be
    * a squatter's: its password is removed, and `unproven` tells the caller to end its sessions,
    * before it becomes the person's the provider vouched for.
    */
-  /**
-   * What a squatter may have left on the account before the address was proven goes with the
-   * password: its second factors, its personal keys, and the keys and service accounts of its own
-   * workspace (docs/auth-service.md "Single sign-on").
-   */
-  async function disarm(user: User): Promise<void> {
-    const { accounts } = deps;
-    await accounts.factors.resetAll(user.id);
-    const projects = await accounts.workspaces.projectsOf(user.workspace);
-    const keys = [
-      ...(await accounts.keys.listForUser(user.id)),
-      ...(await Promise.all(projects.map((p) => accounts.keys.listForProject(p)))).flat(),
-    ];
-    for (const key of keys) if (!key.revoked) await accounts.keys.revoke(key.id);
-    for (const bot of await accounts.bots.listForWorkspace(user.workspace)) if (!bot.revoked) await accounts.bots.revoke(bot.id);
-  }
-
   async function accountOf(email: string): Promise<{ user: User; created: boolean; unproven?: true }> {
     const found = await deps.accounts.users.findByEmail(email);
     if (found) {
       if (found.emailVerifiedAt !== null) return { user: found, created: false };
       await deps.accounts.users.clearPassword(found.id);
-      await disarm(found);
+      // Whatever a squatter made before the address was proven goes with the password: every
+      // workspace-level setting and credential (the management layer's takeover clean-up).
+      await deps.clearTakenOver(found);
       await deps.accounts.users.markEmailVerified(found.id);
       return { user: found, created: false, unproven: true };
     }
@@ -69,13 +62,12 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
   }
 
   return {
-    /** Accepts the ID token's person for the workspace; refuses an unverified or foreign address. */
-    async signIn(
-      workspace: string,
-      settings: SsoSettings,
-      claims: IDToken,
-      source: string,
-    ): Promise<{ userId: string; email: string; unproven: boolean }> {
+    /**
+     * Accepts the ID token's person for the workspace; refuses an unverified or foreign address. The
+     * provider's subject is linked to the account within the workspace, so an ID-JAG of the same
+     * issuer names the person by it (docs/auth-service.md "Enterprise-managed authorization").
+     */
+    async signIn(workspace: string, settings: SsoSettings, claims: IDToken, source: string): Promise<SsoPerson> {
       const email = typeof claims['email'] === 'string' ? claims['email'].trim().toLowerCase() : '';
       if (!email.includes('@')) throw new SsoError(403, "Your company's sign-in sent no email address for you.");
       // OpenID Connect Core 1.0 §5.1: email_verified true means the provider checked the address.
@@ -87,6 +79,8 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
         throw new SsoError(403, `${domain} is not a domain this workspace proved, so its sign-in cannot vouch for ${email}.`);
       }
       const { user, created, unproven } = await accountOf(email);
+      // OpenID Connect Core 1.0 §2: `iss` and `sub` together name the person; openid-client checked both.
+      await deps.store.link(workspace, claims.iss, claims.sub, user.id);
       const role = roleFor(settings, groupsOf(claims));
       const owner = (await deps.accounts.workspaces.get(workspace))?.owner;
       if (owner !== user.id) {
@@ -104,8 +98,7 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore }) {
         requestId,
         detail: { role, created: String(created), issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
       });
-      await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source, requestId }, { method: 'sso', workspace });
-      return { userId: user.id, email, unproven: unproven ?? false };
+      return { user, unproven: unproven ?? false, requestId };
     },
   };
 }

@@ -8,7 +8,7 @@
  */
 import { context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
-import { callerContext } from '@svc/telemetry';
+import { callerContext, httpMethodName } from '@svc/telemetry';
 import { ROUTES } from '../provider/configuration.ts';
 
 const ENDPOINTS = new Map<string, string>([
@@ -31,7 +31,7 @@ export function traceRequests(tracer: Tracer): RequestHandler {
     span.setAttributes({
       'svc.route': endpoint ?? 'page',
       'svc.trace.parent': parent.source,
-      'http.request.method': req.method,
+      'http.request.method': httpMethodName(req.method),
       ...(endpoint ? { 'http.route': req.path } : {}),
     });
     let ended = false;

@@ -13,7 +13,7 @@
  */
 import { context, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { SvcError } from '@svc/errors';
-import { callerContext, metaOf } from '@svc/telemetry';
+import { callerContext, httpMethodName, mcpMethodName, metaOf } from '@svc/telemetry';
 import type { Exchange, Step } from './exchange.ts';
 
 /**
@@ -61,7 +61,11 @@ export function tracedSteps(
       const parent = callerContext(ex.req.headers, metaOf(ex.body));
       const span = tracer.startSpan(name, { startTime: started }, parent.ctx);
       if (!span.isRecording()) return null;
-      span.setAttributes({ 'svc.route': name, 'svc.trace.parent': parent.source, 'http.request.method': ex.req.method ?? '' });
+      span.setAttributes({
+        'svc.route': name,
+        'svc.trace.parent': parent.source,
+        'http.request.method': httpMethodName(ex.req.method ?? ''),
+      });
       const ctx = trace.setSpan(parent.ctx, span);
       for (const e of early) tracer.startSpan(e.name, { startTime: e.start, attributes: { 'svc.step': e.name } }, ctx).end(e.end);
       return { span, ctx };
@@ -100,7 +104,8 @@ export function tracedSteps(
     const { span } = root;
     if (failed !== null) context.with(root.ctx, () => fail(ex, failed));
     span.setAttribute('http.response.status_code', ex.res.statusCode);
-    if (ex.rpc) span.setAttribute('mcp.method.name', ex.rpc.method);
+    // The method as sent is the caller's text: only a known MCP method is exported as it is (@svc/telemetry).
+    if (ex.rpc) span.setAttribute('mcp.method.name', mcpMethodName(ex.rpc.method));
     if (ex.version) span.setAttribute('mcp.protocol.version', ex.version);
     if (ex.res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();

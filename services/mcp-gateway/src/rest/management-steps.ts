@@ -2,20 +2,21 @@
  * The management API under /api/v1/ (docs/management.md "REST"): the management layer's
  * operations for a credential speaking for itself. Each route runs: origin, body, authenticate,
  * who is acting (managementActor), the management bucket, the body against the operation's
- * schema (validateManagementRequest), the operation. A refusal of the management layer becomes
+ * schema (validateManagementRequest), the operation (whose declared rules the management layer
+ * applies first: a confirmed address, a recent second factor). A refusal of the management layer becomes
  * the REST error of its status. An OAuth token is checked against the project its route names
  * (pipeline/path-steps.ts) and manages that project only, at the level approved for it.
  */
 import type { Accounts, Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
-import { countManagementRequest, ManagementError, streamExport, type Management } from '@svc/management';
+import { countManagementRequest, streamExport, type Management } from '@svc/management';
 import { KEY_DEFAULTS, REPORT_LEAK, type BodyOf } from '@svc/management/contract';
 import { tokenRole } from '@svc/policy';
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
 import { respond } from '../pipeline/run.ts';
 import type { ManagementRoute, Outcome } from './management/handle.ts';
-import { checkBody, FIX_THE_FIELD } from './management-validation.ts';
+import { checkBody } from './management-validation.ts';
 
 export { MANAGEMENT_ROUTES, type ManagementRoute } from './management-routes.ts';
 export { validateManagementRequest } from './management-validation.ts';
@@ -96,33 +97,20 @@ export function runManagement(management: Management, route: ManagementRoute): S
   return async function runManagementStep(ex) {
     const body = route.declaration.body ? (ex.body as Record<string, unknown>) : {};
     const query = new URL(ex.req.url ?? '/', 'http://x').searchParams;
-    let r: Outcome;
-    try {
-      r = await route.operation(management, ex.actor!, { params: ex.params, query, body }, ex);
-      if ('stream' in r) {
-        const outcome = await streamExport(ex.res, r.stream, () =>
-          ex.res.writeHead(200, { ...ex.headers, 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }),
-        );
-        // After the first byte a failure can only cut the body (docs/audit.md "Export"): logged, not answered.
-        if (!outcome.complete && outcome.error !== undefined) throw outcome.error;
-        return;
-      }
-    } catch (err) {
-      if (!(err instanceof ManagementError)) throw err;
-      const code =
-        err.status === 400 ? 'invalid_params' : err.status === 403 ? 'access_denied' : err.status === 404 ? 'not_found' : 'conflict';
-      throw new SvcError(code, { message: err.message, ...(err.field ? { data: { field: err.field } } : {}), remedy: REMEDY[code] });
+    // A refusal of the management layer is an SvcError of the catalogue already (its status, code,
+    // remedy and field; a step-up names its page): the route runner sends it as it is.
+    const r: Outcome = await route.operation(management, ex.actor!, { params: ex.params, query, body }, ex);
+    if ('stream' in r) {
+      const outcome = await streamExport(ex.res, r.stream, () =>
+        ex.res.writeHead(200, { ...ex.headers, 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }),
+      );
+      // After the first byte a failure can only cut the body (docs/audit.md "Export"): logged, not answered.
+      if (!outcome.complete && outcome.error !== undefined) throw outcome.error;
+      return;
     }
     respond(ex, r.body, r.status ?? 200);
   };
 }
-
-const REMEDY: Record<string, string> = {
-  invalid_params: FIX_THE_FIELD,
-  access_denied: "Ask the project's admins, or use a credential that may do this.",
-  not_found: 'Check the project, key or request id: it is not one this credential can see.',
-  conflict: 'Reload and decide again.',
-};
 
 /** POST /api/v1/keys/report-leak: the key in the body is revoked; always 202, never limited. */
 export function reportLeak(management: Management): Step {

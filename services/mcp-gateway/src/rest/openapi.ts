@@ -120,6 +120,8 @@ export function buildOpenApi(tools: ToolDefinition[], opts: { baseUrl: string })
       description:
         'The tools of the MCP endpoint over REST, with the same credentials, policy, rate limits and quota. ' +
         'The body of each request is the tool arguments object.',
+      // OpenAPI 3.1 §4.8.4: a License Object may name its licence by SPDX identifier instead of a URL.
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: opts.baseUrl }],
     security: [{ ApiKey: [] }, { Bearer: [] }],

@@ -121,10 +121,12 @@ test('team endpoint: a service account searches only its granted projects', asyn
   assert.doesNotMatch(viaRest.text, /secret/);
 });
 
-test('OpenAPI 3.1 document: one path per tool, schemas from the tools, error shape, security schemes', async () => {
+test('OpenAPI 3.1 document: one path per tool, schemas from the tools, error shape, security schemes, licence', async () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the served document: its shape is what the assertions check
   const doc = (await (await fetch(`${fx.url}/api/v1/openapi.json`)).json()) as any;
   assert.match(doc.openapi, /^3\.1/);
+  // The repository's LICENSE, by its SPDX identifier.
+  assert.deepEqual(doc.info.license, { name: 'Apache-2.0', identifier: 'Apache-2.0' });
   const search = doc.paths['/api/v1/projects/{slug}/tools/svc_search'].post;
   assert.deepEqual(search.requestBody.content['application/json'].schema.properties.mode.enum, ['keyword', 'semantic', 'hybrid']);
   for (const s of ['400', '401', '403', '404', '429']) assert.ok(search.responses[s], s);

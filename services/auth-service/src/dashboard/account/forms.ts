@@ -2,14 +2,14 @@
 import { defineForm, NO_FIELDS } from '../form.ts';
 
 export const ACCOUNT_FORMS = {
-  password: defineForm('/account/password', {
+  password: defineForm(null, '/account/password', {
     type: 'object',
     properties: { current: { type: 'string' }, password: { type: 'string' } },
     required: ['current', 'password'],
   }),
-  revokeKey: defineForm('/account/keys/:id/revoke', NO_FIELDS),
-  revokeApp: defineForm('/account/apps/:id/revoke', NO_FIELDS),
-  endSession: defineForm('/account/sessions/:handle/end', NO_FIELDS),
-  endOthers: defineForm('/account/sessions/end-others', NO_FIELDS),
-  verifyEmail: defineForm('/account/verify-email', NO_FIELDS),
+  revokeKey: defineForm('revokePersonalKey', '/account/keys/:id/revoke', NO_FIELDS),
+  revokeApp: defineForm('revokeApp', '/account/apps/:id/revoke', NO_FIELDS),
+  endSession: defineForm(null, '/account/sessions/:handle/end', NO_FIELDS),
+  endOthers: defineForm(null, '/account/sessions/end-others', NO_FIELDS),
+  verifyEmail: defineForm(null, '/account/verify-email', NO_FIELDS),
 } as const;

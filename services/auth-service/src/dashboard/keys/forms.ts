@@ -9,23 +9,27 @@ const { createKey, setKeyLimit, rollKey } = MANAGEMENT_OPERATIONS;
 const { rate_limit: rateLimit, ...created } = createKey.body.properties;
 
 export const KEY_FORMS = {
-  create: defineForm('/projects/:slug/keys', {
+  create: defineForm('createKey', '/projects/:slug/keys', {
     type: 'object',
     properties: { ...created, rateLimit },
     required: createKey.body.required,
   }),
-  revoke: defineForm('/projects/:slug/keys/:id/revoke', NO_FIELDS),
-  limit: defineForm('/projects/:slug/keys/:id/limit', {
+  revoke: defineForm('revokeKey', '/projects/:slug/keys/:id/revoke', NO_FIELDS),
+  limit: defineForm('setKeyLimit', '/projects/:slug/keys/:id/limit', {
     type: 'object',
     properties: { rateLimit: setKeyLimit.body.properties.rate_limit },
     required: ['rateLimit'],
   }),
-  roll: defineForm('/projects/:slug/keys/:id/roll', rollKey.body),
-  disable: defineForm('/projects/:slug/keys/:id/disable', CONFIRM_FIELDS),
-  enable: defineForm('/projects/:slug/keys/:id/enable', CONFIRM_FIELDS),
+  roll: defineForm('rollKey', '/projects/:slug/keys/:id/roll', rollKey.body),
+  disable: defineForm('disableKey', '/projects/:slug/keys/:id/disable', CONFIRM_FIELDS),
+  enable: defineForm('enableKey', '/projects/:slug/keys/:id/enable', CONFIRM_FIELDS),
   // The page's text fields: their content is the store's to judge (MAX_KEY_NOTE, MAX_ALLOWED_IPS), shown at the field.
-  note: defineForm('/projects/:slug/keys/:id/note', { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }),
-  ips: defineForm('/projects/:slug/keys/:id/ips', {
+  note: defineForm('setKeyNote', '/projects/:slug/keys/:id/note', {
+    type: 'object',
+    properties: { note: { type: 'string' } },
+    required: ['note'],
+  }),
+  ips: defineForm('setKeyAllowedIps', '/projects/:slug/keys/:id/ips', {
     type: 'object',
     properties: { allowedIps: { type: 'string' } },
     required: ['allowedIps'],

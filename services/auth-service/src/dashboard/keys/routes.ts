@@ -1,7 +1,6 @@
 /** Project > API Keys routes (docs/dashboard.md): the list and create form, then a key's own pages and forms. */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor, type KeyRow, type NewKey } from '@svc/management';
-import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { formOf } from '../form.ts';
 import type { Frame } from '../frame.ts';
@@ -56,11 +55,6 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
   );
   router.post(
     KEY_FORMS.create.path,
-    // An ADMIN key needs a second factor used within minutes (docs/auth-service.md "Step-up").
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { applies: (req) => field(req, 'level') === 'ADMIN', backTo: (req) => req.originalUrl },
-    ),
     page$(async (req, res, actor) => {
       // What was typed, shown again on the form when it is refused.
       const values = {
@@ -189,14 +183,6 @@ export function keysRoutes(router: Router, { deps, now, page$, frame, submit, re
   );
   router.post(
     KEY_FORMS.roll.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      {
-        // A roll makes a new key at the old one's level (docs/auth-service.md "Step-up").
-        applies: async (req) => (await deps.accounts.keys.getById(param(req, 'id')))?.level === 'ADMIN',
-        backTo: (req) => req.originalUrl,
-      },
-    ),
     page$(async (req, res, actor) => {
       const form = formOf(req, KEY_FORMS.roll);
       await reveal(req, res, await deps.management.rollKey(actor, param(req, 'slug'), param(req, 'id'), form.overlap));

@@ -9,12 +9,12 @@ import { CONFIRM_FIELDS, defineForm } from '../form.ts';
 const { putMember } = MANAGEMENT_OPERATIONS;
 
 export const MEMBER_FORMS = {
-  add: defineForm('/projects/:slug/members', putMember.body),
-  cancelInvitation: defineForm('/projects/:slug/invitations/:id/cancel', CONFIRM_FIELDS),
-  role: defineForm('/projects/:slug/members/:user/role', {
+  add: defineForm('putMember', '/projects/:slug/members', putMember.body),
+  cancelInvitation: defineForm('cancelInvitation', '/projects/:slug/invitations/:id/cancel', CONFIRM_FIELDS),
+  role: defineForm('putMember', '/projects/:slug/members/:user/role', {
     type: 'object',
     properties: { role: putMember.body.properties.role },
     required: ['role'],
   }),
-  remove: defineForm('/projects/:slug/members/:user/remove', CONFIRM_FIELDS),
+  remove: defineForm('removeMember', '/projects/:slug/members/:user/remove', CONFIRM_FIELDS),
 } as const;

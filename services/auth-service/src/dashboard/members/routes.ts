@@ -1,6 +1,5 @@
 /** Project > Members routes (docs/dashboard.md): add (or invite), revoke an invitation (confirmed first), change a role, remove (confirmed first). */
 import type { Request, Response, Router } from 'express';
-import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { ManagementError, type Actor } from '@svc/management';
 import { formOf } from '../form.ts';
@@ -67,10 +66,6 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
   );
   router.post(
     MEMBER_FORMS.role.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { backTo: (req) => `/dashboard/projects/${param(req, 'slug')}/members` },
-    ),
     page$(async (req, res, actor) => {
       await deps.management.setRole(actor, param(req, 'slug'), param(req, 'user'), formOf(req, MEMBER_FORMS.role).role);
       back(res, membersPath(param(req, 'slug')), 'role-changed');

@@ -5,7 +5,7 @@ import { defineForm } from '../form.ts';
 const { createProject } = MANAGEMENT_OPERATIONS;
 
 export const PROJECT_FORMS = {
-  create: defineForm('/projects', {
+  create: defineForm('createProject', '/projects', {
     type: 'object',
     properties: { ...createProject.body.properties, workspace: { type: 'string', description: 'A workspace the person owns.' } },
     required: [...createProject.body.required, 'workspace'],

@@ -5,7 +5,6 @@
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
-import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { CONFIRM_FIELDS, defineForm, formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
@@ -17,11 +16,11 @@ const keysPath = (ws: string, id: string) => `${botsPath(ws)}/${encodeURICompone
 
 /** The page's forms (docs/dashboard.md "Forms"): the pasted text is the store's to judge, at its field. */
 export const CLIENT_KEY_FORMS = {
-  set: defineForm('/workspaces/:ws/service-accounts/:id/client-keys', {
+  set: defineForm('setServiceAccountClientKeys', '/workspaces/:ws/service-accounts/:id/client-keys', {
     type: 'object',
     properties: { jwks: { type: 'string' }, jwks_uri: { type: 'string' } },
   }),
-  remove: defineForm('/workspaces/:ws/service-accounts/:id/client-keys/remove', CONFIRM_FIELDS),
+  remove: defineForm('removeServiceAccountClientKeys', '/workspaces/:ws/service-accounts/:id/client-keys/remove', CONFIRM_FIELDS),
 } as const;
 
 /** The pasted JWK Set as JSON, or the refusal naming it. */
@@ -68,10 +67,6 @@ export function clientKeysRoutes(router: Router, { deps, page$, frame }: Kit): v
   router.get('/workspaces/:ws/service-accounts/:id/client-keys', page$(show));
   router.post(
     CLIENT_KEY_FORMS.set.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { backTo: (req) => keysPath(param(req, 'ws'), param(req, 'id')) },
-    ),
     page$(async (req, res, actor) => {
       const [ws, id] = [param(req, 'ws'), param(req, 'id')];
       const form = formOf(req, CLIENT_KEY_FORMS.set);

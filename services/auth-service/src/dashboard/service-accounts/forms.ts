@@ -3,12 +3,12 @@ import { MANAGEMENT_OPERATIONS } from '@svc/management/contract';
 import { CONFIRM_FIELDS, defineForm } from '../form.ts';
 
 export const BOT_FORMS = {
-  create: defineForm('/workspaces/:ws/service-accounts', MANAGEMENT_OPERATIONS.createServiceAccount.body),
-  grant: defineForm('/workspaces/:ws/service-accounts/:id/grant', MANAGEMENT_OPERATIONS.grantServiceAccount.body),
+  create: defineForm('createServiceAccount', '/workspaces/:ws/service-accounts', MANAGEMENT_OPERATIONS.createServiceAccount.body),
+  grant: defineForm('grantServiceAccount', '/workspaces/:ws/service-accounts/:id/grant', MANAGEMENT_OPERATIONS.grantServiceAccount.body),
   // The first step shows the confirmation with the overlap to choose; `confirm=yes` with it acts.
-  rotate: defineForm('/workspaces/:ws/service-accounts/:id/rotate', {
+  rotate: defineForm('rotateServiceAccount', '/workspaces/:ws/service-accounts/:id/rotate', {
     type: 'object',
     properties: { ...CONFIRM_FIELDS.properties, ...MANAGEMENT_OPERATIONS.rotateServiceAccount.body.properties },
   }),
-  revoke: defineForm('/workspaces/:ws/service-accounts/:id/revoke', CONFIRM_FIELDS),
+  revoke: defineForm('revokeServiceAccount', '/workspaces/:ws/service-accounts/:id/revoke', CONFIRM_FIELDS),
 } as const;

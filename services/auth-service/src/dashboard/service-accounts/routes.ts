@@ -4,10 +4,9 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
-import { requireRecentFactor } from '../../factors/step-up.ts';
 import { render } from '../../pages/html.ts';
 import { formOf } from '../form.ts';
-import { back, confirmed, field, param, type Kit } from '../kit.ts';
+import { back, confirmed, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';
 import { BOT_FORMS } from './forms.ts';
 import { revokeBotEnds, rotateBotPage, serviceAccountsPage } from './view.ts';
@@ -63,20 +62,12 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   );
   router.post(
     BOT_FORMS.create.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { backTo: (req) => req.originalUrl },
-    ),
     page$(async (req, res, actor) =>
       reveal(req, res, await deps.management.createBot(actor, param(req, 'ws'), formOf(req, BOT_FORMS.create).name.trim())),
     ),
   );
   router.post(
     BOT_FORMS.grant.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { applies: (req) => field(req, 'level') === 'ADMIN', backTo: (req) => botsPath(param(req, 'ws')) },
-    ),
     page$(async (req, res, actor) => {
       const form = formOf(req, BOT_FORMS.grant);
       await deps.management.grantBot(actor, param(req, 'ws'), param(req, 'id'), form.project, form.level);
@@ -91,10 +82,6 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   }
   router.post(
     BOT_FORMS.rotate.path,
-    requireRecentFactor(
-      { redis: deps.redis, accounts: deps.accounts, userOf: (req) => deps.web.userOf(req) },
-      { backTo: (req) => botsPath(param(req, 'ws')) },
-    ),
     page$(async (req, res, actor) => {
       const form = formOf(req, BOT_FORMS.rotate);
       if (form.confirm !== 'yes') return confirmFirst(req, res, actor, 'rotate');

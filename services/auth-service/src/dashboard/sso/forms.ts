@@ -9,17 +9,17 @@ const text = { type: 'string' } as const;
 const DOMAIN_FIELDS = { type: 'object', properties: { domain: text }, required: ['domain'] } as const;
 
 export const SSO_FORMS = {
-  provider: defineForm('/workspaces/:ws/sso/provider', {
+  provider: defineForm('configureSsoProvider', '/workspaces/:ws/sso/provider', {
     type: 'object',
     properties: { issuer: text, client_id: text, client_secret: text },
     required: ['issuer', 'client_id'],
   }),
-  policy: defineForm('/workspaces/:ws/sso/policy', {
+  policy: defineForm('setSsoPolicy', '/workspaces/:ws/sso/policy', {
     type: 'object',
     properties: { default_role: text, required: { type: 'string', enum: ['1'] }, group_roles: text },
     required: ['default_role'],
   }),
-  claim: defineForm('/workspaces/:ws/sso/domains', DOMAIN_FIELDS),
-  verify: defineForm('/workspaces/:ws/sso/domains/verify', DOMAIN_FIELDS),
-  release: defineForm('/workspaces/:ws/sso/domains/release', DOMAIN_FIELDS),
+  claim: defineForm('claimSsoDomain', '/workspaces/:ws/sso/domains', DOMAIN_FIELDS),
+  verify: defineForm('verifySsoDomain', '/workspaces/:ws/sso/domains/verify', DOMAIN_FIELDS),
+  release: defineForm('releaseSsoDomain', '/workspaces/:ws/sso/domains/release', DOMAIN_FIELDS),
 } as const;

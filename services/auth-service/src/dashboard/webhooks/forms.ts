@@ -13,16 +13,16 @@ const EVENTS = { anyOf: [ONE_EVENT, CREATE.events] } as const;
 const FIELDS = { url: CREATE.url, events: EVENTS, description: { ...CREATE.description, default: '' } } as const;
 
 export const WEBHOOK_FORMS = {
-  create: defineForm('/workspaces/:ws/webhooks', { type: 'object', properties: FIELDS, required: ['url'] }),
+  create: defineForm('createWebhook', '/workspaces/:ws/webhooks', { type: 'object', properties: FIELDS, required: ['url'] }),
   // The "Enabled" checkbox: sent as `on` when checked, absent when not.
-  edit: defineForm('/workspaces/:ws/webhooks/:id', {
+  edit: defineForm('updateWebhook', '/workspaces/:ws/webhooks/:id', {
     type: 'object',
     properties: { ...FIELDS, enabled: { type: 'string', enum: ['on'] } },
     required: ['url'],
   }),
-  test: defineForm('/workspaces/:ws/webhooks/:id/test', NO_FIELDS),
-  rotate: defineForm('/workspaces/:ws/webhooks/:id/rotate', CONFIRM_FIELDS),
-  remove: defineForm('/workspaces/:ws/webhooks/:id/delete', CONFIRM_FIELDS),
+  test: defineForm('testWebhook', '/workspaces/:ws/webhooks/:id/test', NO_FIELDS),
+  rotate: defineForm('rotateWebhookSecret', '/workspaces/:ws/webhooks/:id/rotate', CONFIRM_FIELDS),
+  remove: defineForm('deleteWebhook', '/workspaces/:ws/webhooks/:id/delete', CONFIRM_FIELDS),
 } as const;
 
 /** The checked event types as a list (none checked: an empty one, which the operation refuses naming `events`). */

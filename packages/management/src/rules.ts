@@ -1,0 +1,76 @@
+/**
+ * The rules each operation declares (contract/policy.ts), applied by the management layer before
+ * the operation runs, for every door alike (docs/security.md "Rules on the operation"):
+ * - `confirmed`: a person whose address is not confirmed is refused (403, naming what to do);
+ * - `stepUp: 'always'`: a person who has a second factor, or whose workspace requires one, must
+ *   have used it within STEP_UP_MINUTES on this credential's session (a dashboard session records
+ *   it; a token carries none), else StepUpRequired naming the dashboard page that does the same.
+ * A project key is not a person: its level governs it. The operator (svc-admin) is at the server.
+ * Who may call (`caller`) is checked by the operation where it finds the project or workspace.
+ */
+import type { Accounts } from '@svc/accounts';
+import { CALLS } from './calls.ts';
+import { MANAGEMENT_OPERATIONS, type OperationId } from './contract/operations.ts';
+import { STEP_UP_MINUTES } from './contract/policy.ts';
+import type { Management } from './management.ts';
+import { ManagementError, StepUpRequired, type Actor } from './types.ts';
+
+/** The dashboard's section of an operation's path (docs/dashboard.md): where a step-up comes back to. */
+const DASHBOARD_SECTIONS: Record<string, string> = {
+  keys: 'keys',
+  members: 'members',
+  'access-requests': 'requests',
+  'service-accounts': 'service-accounts',
+  sso: 'sso',
+  webhooks: 'webhooks',
+};
+
+/** The dashboard page doing what `op` does, for the refusal to name. */
+export function dashboardPageOf(op: OperationId, params: Record<string, string>): string {
+  const [, , , scope, , section] = MANAGEMENT_OPERATIONS[op].path.split('/');
+  const at = scope === 'projects' ? params['project'] : scope === 'workspaces' ? params['workspace'] : undefined;
+  const page = section ? DASHBOARD_SECTIONS[section] : undefined;
+  if (!at || !page) return '/dashboard';
+  return `/dashboard/${scope}/${encodeURIComponent(at)}/${page}`;
+}
+
+export function operationRules(accounts: Accounts, now: () => number) {
+  const recentFactor = (actor: Extract<Actor, { kind: 'person' }>) =>
+    actor.factorAt !== undefined && now() - actor.factorAt <= STEP_UP_MINUTES * 60_000;
+
+  return {
+    /** Refuses the call of `op` by `actor` when a declared rule is not met. */
+    async check(op: OperationId, actor: Actor, params: Record<string, string>): Promise<void> {
+      if (actor.kind !== 'person') return;
+      const { policy, summary } = MANAGEMENT_OPERATIONS[op];
+      if (!policy.confirmed && policy.stepUp === 'never') return;
+      const user = await accounts.users.get(actor.userId);
+      if (!user) throw new ManagementError(403, 'This account is gone.');
+      if (policy.confirmed && !user.emailVerifiedAt)
+        throw new ManagementError(
+          403,
+          `Confirm your email address before you ${summary}: open the link we mailed you, or send a new one from your account page.`,
+        );
+      if (policy.stepUp !== 'always' || recentFactor(actor)) return;
+      // Without a factor and with no workspace requiring one there is nothing to step up with
+      // (docs/auth-service.md "Step-up").
+      if ((await accounts.factors.hasAny(user.id)) || (await accounts.factors.requiredFor(user)))
+        throw new StepUpRequired(dashboardPageOf(op, params), STEP_UP_MINUTES);
+    },
+  };
+}
+
+/** The layer whose every bound call (calls.ts) is checked against its operation's rules first. */
+export function withRules(inner: Management, rules: ReturnType<typeof operationRules>): Management {
+  const outer: Record<string, unknown> = { ...inner };
+  for (const call of CALLS) {
+    const run = inner[call.method] as (...args: unknown[]) => Promise<unknown>;
+    const pick = call.pick as (...args: unknown[]) => { op: OperationId; params: Record<string, string> };
+    outer[call.method] = async (...args: unknown[]) => {
+      const { op, params } = pick(...args);
+      await rules.check(op, args[0] as Actor, params);
+      return run(...args);
+    };
+  }
+  return outer as unknown as Management;
+}

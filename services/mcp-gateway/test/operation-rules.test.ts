@@ -1,0 +1,204 @@
+/**
+ * The rules each management operation declares (docs/security.md "Rules on the operation"),
+ * proven from the declarations themselves, so an operation is covered the day it is declared:
+ * - REST, with a personal key: every operation whose policy says `stepUp: 'always'` is refused
+ *   `step_up_required` to a person with a second factor, whatever the body; every operation that
+ *   needs a confirmed address is refused to an unconfirmed person;
+ * - the management layer, as the dashboard and svc-admin call it: every call bound to an operation
+ *   (packages/management/src/calls.ts) is refused without a recent factor and let through with one;
+ * - the takeover clean-up: every kind of workspace-level setting the operations declare is made,
+ *   and none survives (a kind declared later fails to compile here until the test makes it).
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import type { PublicJwk, User } from '@svc/accounts';
+import { createManagement, StepUpRequired, type Actor, type Management } from '@svc/management';
+import { CALLS } from '@svc/management/calls';
+import {
+  MANAGEMENT_OPERATIONS,
+  WORKSPACE_SETTINGS,
+  type OperationDeclaration,
+  type OperationId,
+  type WorkspaceSetting,
+} from '@svc/management/contract';
+import { createSsoStore, ssoSettings } from '@svc/sso';
+import { sampleOf } from '@svc/testkit';
+import { WebhookStore } from '@svc/webhooks';
+import { seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
+
+let f: GatewayFixture;
+let management: Management;
+const COOKIE_KEYS = ['a-cookie-key-of-at-least-thirty-two-characters'];
+
+before(async () => {
+  f = await startFixture();
+  management = createManagement(f.accounts, {
+    redis: f.redis.client,
+    sso: ssoSettings({
+      accounts: f.accounts,
+      store: createSsoStore(f.redis.client, COOKIE_KEYS),
+      resolveTxt: async () => [],
+      now: Date.now,
+    }),
+    webhooks: new WebhookStore(f.redis.client, { pepper: f.config.keyPepper }),
+  });
+});
+after(() => f.close());
+
+const OPERATIONS = Object.entries(MANAGEMENT_OPERATIONS) as [OperationId, (typeof MANAGEMENT_OPERATIONS)[OperationId]][];
+const needing = (rule: 'stepUp' | 'confirmed') =>
+  OPERATIONS.filter(([, op]) => (rule === 'stepUp' ? op.policy.stepUp === 'always' : op.policy.confirmed));
+
+/** Calls operation `id` over REST with `key`, every path parameter naming the caller's own project or workspace. */
+async function callRest(id: OperationId, key: string, who: Seeded) {
+  const op: OperationDeclaration = MANAGEMENT_OPERATIONS[id];
+  const params: Record<string, string> = {
+    project: who.project,
+    workspace: who.workspace,
+    id: 'none',
+    user: 'none',
+    domain: 'example.com',
+  };
+  const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? 'none'));
+  const body = op.body ? sampleOf(op.body) : undefined;
+  const res = await fetch(f.url + path, {
+    method: op.method,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string; page?: string } } };
+}
+
+/** A person whose authenticator app is enrolled, and their personal key. */
+async function withFactor(): Promise<{ who: Seeded; key: string }> {
+  const who = await seed(f.accounts, { plan: 'TEAM' });
+  await f.accounts.factors.beginTotp(who.userId, 'JBSWY3DPEHPK3PXP');
+  assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(who.userId, 1)));
+  return { who, key: (await f.accounts.keys.createUserKey({ userId: who.userId })).key };
+}
+
+test('REST: every operation declared stepUp always is refused step_up_required to a person with a factor, naming a dashboard page', async () => {
+  assert.ok(needing('stepUp').length >= 20, 'the declarations name the operations that need a step-up');
+  for (const [id] of needing('stepUp')) {
+    // A workspace per few calls: the management bucket is the workspace's (120 a minute).
+    const { who, key } = await withFactor();
+    const r = await callRest(id, key, who);
+    assert.equal(r.status, 403, `${id}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.error?.code, 'step_up_required', id);
+    assert.match(r.body.error?.page ?? '', /^\/dashboard(\/|$)/, id);
+  }
+});
+
+test('REST: every operation declared confirmed is refused to a person whose address is not confirmed', async () => {
+  const user = await f.accounts.users.create({ email: `unconfirmed-${Date.now()}@example.com`, password: 'a long enough passphrase' });
+  const project = `unc-${Math.random().toString(36).slice(2, 8)}`;
+  await f.accounts.workspaces.createProject({ slug: project, workspace: user.workspace });
+  const who: Seeded = { userId: user.id, email: user.email, workspace: user.workspace, project, key: '', keyId: '' };
+  const key = (await f.accounts.keys.createUserKey({ userId: user.id })).key;
+  assert.ok(needing('confirmed').length >= 8);
+  for (const [id, op] of needing('confirmed')) {
+    const r = await callRest(id, key, who);
+    assert.equal(r.status, 403, `${id}: ${JSON.stringify(r.body)}`);
+    assert.equal(
+      r.body.error?.message,
+      `Confirm your email address before you ${op.summary}: open the link we mailed you, or send a new one from your account page.`,
+    );
+  }
+});
+
+/** The arguments of each call, one list per operation it may be (a call serving two picks by them). */
+function variants(method: (typeof CALLS)[number]['method'], actor: Actor): unknown[][] {
+  if (method === 'setKeyDisabled') return [true, false].map((d) => [actor, 'nowhere', 'none', d]);
+  if (method === 'decideRequest') return [{ approve: true, level: 'VIEWER' }, { approve: false }].map((d) => [actor, 'nowhere', 'none', d]);
+  if (method === 'createProject') return [[actor, { name: 'x', workspace: 'nowhere' }]];
+  return [[actor, 'nowhere', 'none', {}]];
+}
+
+test('the management layer (the dashboard, svc-admin): every bound call applies its operation’s step-up, with or without a recent factor', async () => {
+  const { who } = await withFactor();
+  const person = { kind: 'person', userId: who.userId, label: who.email, source: 'test', requestId: 'test' } as const;
+  const seen = new Set<OperationId>();
+  for (const call of CALLS) {
+    for (const stale of [true, false]) {
+      const actor: Actor = stale ? person : { ...person, factorAt: Date.now() };
+      for (const args of variants(call.method, actor)) {
+        const { op } = (call.pick as (...a: unknown[]) => { op: OperationId })(...args);
+        seen.add(op);
+        const run = management[call.method] as (...a: unknown[]) => Promise<unknown>;
+        const err = await run(...args).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        const stepUp = MANAGEMENT_OPERATIONS[op].policy.stepUp === 'always';
+        assert.equal(
+          err instanceof StepUpRequired,
+          stale && stepUp,
+          `${call.method} as ${op}, ${stale ? 'no' : 'a'} recent factor: ${String(err)}`,
+        );
+      }
+    }
+  }
+  assert.deepEqual(
+    Object.keys(MANAGEMENT_OPERATIONS).filter((id) => !seen.has(id as OperationId)),
+    [],
+    'every operation is reached by some call',
+  );
+});
+
+/** Makes one setting of each kind in the workspace, as an owner would have before its address was proven. */
+const MAKERS: Record<WorkspaceSetting, (user: User, project: string) => Promise<unknown>> = {
+  sso: async (user) => {
+    const store = createSsoStore(f.redis.client, COOKIE_KEYS);
+    await store.saveProvider(user.workspace, { issuer: 'https://idp.squatter.example', clientId: 'c', secret: 's' }, Date.now());
+    await store.putClaim(user.workspace, { domain: 'victim.example', token: 't', verifiedAt: Date.now() });
+    await store.takeDomain(user.workspace, 'victim.example');
+  },
+  webhook: (user) =>
+    new WebhookStore(f.redis.client, { pepper: f.config.keyPepper }).create(user.workspace, {
+      url: 'https://collector.squatter.example/events',
+      events: ['member.added'],
+    }),
+  'trusted-issuer': (user) =>
+    f.accounts.trustedIssuers.add(user.workspace, 'https://issuer.squatter.example', {
+      jwks: {
+        keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k' } as PublicJwk],
+      },
+    }),
+  'client-keys': async (user) => {
+    const { bot } = await f.accounts.bots.create({ workspace: user.workspace, name: 'squatter-bot' });
+    await f.accounts.serviceAccountClients.setKeys(bot.id, { jwksUri: 'https://keys.squatter.example/jwks.json' });
+  },
+  invitation: (user, project) =>
+    f.accounts.invitations.create({ project, email: 'accomplice@squatter.example', role: 'ADMIN', invitedBy: user.email }),
+};
+
+test('a takeover leaves no workspace-level setting of the unproven account, of any declared kind, nor its credentials', async () => {
+  const squatter = await f.accounts.users.create({ email: `victim-${Date.now()}@example.com`, password: 'a long enough passphrase' });
+  const project = `sq-${Math.random().toString(36).slice(2, 8)}`;
+  await f.accounts.workspaces.createProject({ slug: project, workspace: squatter.workspace });
+  for (const kind of WORKSPACE_SETTINGS) await MAKERS[kind](squatter, project);
+  await f.accounts.keys.createProjectKey({ project, workspace: squatter.workspace, level: 'ADMIN', name: 'squatter' });
+
+  const report = await management.clearTakenOver(squatter);
+  for (const kind of WORKSPACE_SETTINGS) assert.ok(report[kind] >= 1, `${kind} removed: ${JSON.stringify(report)}`);
+  assert.ok(report.credentials >= 2, 'the key and the service account');
+
+  const sso = createSsoStore(f.redis.client, COOKIE_KEYS);
+  assert.equal(await sso.settings(squatter.workspace), null);
+  assert.equal(await sso.ownerOf('victim.example'), null);
+  assert.deepEqual(await new WebhookStore(f.redis.client, { pepper: f.config.keyPepper }).list(squatter.workspace), []);
+  assert.deepEqual(await f.accounts.trustedIssuers.list(squatter.workspace), []);
+  for (const bot of await f.accounts.bots.listForWorkspace(squatter.workspace)) {
+    assert.equal(await f.accounts.serviceAccountClients.getKeys(bot.id), null);
+    assert.ok(bot.revoked);
+  }
+  assert.deepEqual(await f.accounts.invitations.list(project), []);
+  assert.ok((await f.accounts.keys.listForProject(project)).every((k) => k.revoked));
+  // A second clean-up finds nothing left.
+  const again = await management.clearTakenOver(squatter);
+  assert.deepEqual(
+    Object.values(again),
+    Object.values(again).map(() => 0),
+  );
+});
