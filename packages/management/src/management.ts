@@ -36,7 +36,7 @@ import type {
   AccountInfo,
   Actor,
   AuditRow,
-  BotRow,
+  ServiceAccountRow,
   InvitationRow,
   KeyFilter,
   KeyRow,
@@ -97,17 +97,17 @@ export interface Management extends SsoOperations {
   cancelInvitation(actor: Actor, project: string, id: string): Promise<void>;
   setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
   removeMember(actor: Actor, project: string, userId: string): Promise<void>;
-  bots(actor: Actor, workspace: string): Promise<{ bots: BotRow[]; projects: string[]; canManage: boolean }>;
-  createBot(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
-  grantBot(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
+  serviceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
+  createServiceAccount(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
+  grantServiceAccount(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
   /** A new key; the old one works for `overlap` more (0m: ends now). A revoked service account is a 409. */
-  rotateBot(
+  rotateServiceAccount(
     actor: Actor,
     workspace: string,
     id: string,
     overlap: string,
   ): Promise<{ id: string; bot: string; key: string; oldKeyUntil: number | null }>;
-  revokeBot(actor: Actor, workspace: string, id: string): Promise<void>;
+  revokeServiceAccount(actor: Actor, workspace: string, id: string): Promise<void>;
   /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
   usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;
   /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */

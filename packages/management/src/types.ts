@@ -185,7 +185,7 @@ export interface InvitationRow {
   expiresAt: number;
 }
 
-export interface BotRow {
+export interface ServiceAccountRow {
   id: string;
   name: string;
   grants: Record<string, string>;

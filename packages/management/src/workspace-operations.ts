@@ -20,11 +20,11 @@ export function workspaceOperations(
   | 'projectsOf'
   | 'workspacesOf'
   | 'createProject'
-  | 'bots'
-  | 'createBot'
-  | 'grantBot'
-  | 'rotateBot'
-  | 'revokeBot'
+  | 'serviceAccounts'
+  | 'createServiceAccount'
+  | 'grantServiceAccount'
+  | 'rotateServiceAccount'
+  | 'revokeServiceAccount'
   | 'usage'
   | 'audit'
   | 'auditExport'
@@ -68,7 +68,7 @@ export function workspaceOperations(
       return { slug: project.slug };
     },
 
-    async bots(actor, workspace) {
+    async serviceAccounts(actor, workspace) {
       await ownerOf(actor, workspace, 'manage service accounts');
       const bots = await accounts.bots.listForWorkspace(workspace);
       const rows = await Promise.all(
@@ -87,7 +87,7 @@ export function workspaceOperations(
       return { bots: rows, projects: await accounts.workspaces.projectsOf(workspace), canManage: true };
     },
 
-    async createBot(actor, workspace, name) {
+    async createServiceAccount(actor, workspace, name) {
       await ownerOf(actor, workspace, 'create service accounts');
       const botNameProblem = nameProblem('service account', name, MAX_NAME);
       if (botNameProblem) throw new ManagementError(400, botNameProblem, 'name');
@@ -96,7 +96,7 @@ export function workspaceOperations(
       return { id: bot.id, bot: bot.name, key: key.key };
     },
 
-    async grantBot(actor, workspace, id, project, level) {
+    async grantServiceAccount(actor, workspace, id, project, level) {
       await ownerOf(actor, workspace, 'grant service accounts');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
@@ -107,7 +107,7 @@ export function workspaceOperations(
       await note(actor, workspace, 'service_account.granted', `service_account:${id} ("${bot.name}")`, { project, level });
     },
 
-    async rotateBot(actor, workspace, id, overlap) {
+    async rotateServiceAccount(actor, workspace, id, overlap) {
       await ownerOf(actor, workspace, 'rotate service account keys');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
@@ -127,7 +127,7 @@ export function workspaceOperations(
       return { id: bot.id, bot: bot.name, key: issued.key, oldKeyUntil: issued.oldKeyUntil };
     },
 
-    async revokeBot(actor, workspace, id) {
+    async revokeServiceAccount(actor, workspace, id) {
       await ownerOf(actor, workspace, 'revoke service accounts');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');

@@ -6,16 +6,7 @@
  * (`BUCKETS`); their counters live under `svc:oidc:throttle:` (docs/redis-schema.md).
  */
 import type { Redis } from '@svc/accounts';
-import {
-  BUCKETS,
-  createLimiter,
-  runScript as run,
-  script,
-  type BackoffRule,
-  type Limiter,
-  type Script,
-  type WindowRule,
-} from '@svc/limits';
+import { BUCKETS, createLimiter, type BackoffRule, type Limiter, type WindowRule } from '@svc/limits';
 import { OK } from '../provider/redis-keys.ts';
 
 export type { BackoffRule };
@@ -60,14 +51,6 @@ export const SIGN_IN_ADDRESS_SCOPE = 'signin-ip';
 
 /** Attempts, backoffs and refunds of one scope and subject (`@svc/limits` Limiter). */
 export type Throttle = Limiter;
-
-/** Runs a script given by its source on the one Lua runner (`@svc/limits` runScript). */
-export async function runScript(redis: Redis, source: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-  let s = SCRIPTS.get(source);
-  if (!s) SCRIPTS.set(source, (s = script(source)));
-  return run(redis, s, keys, args);
-}
-const SCRIPTS = new Map<string, Script>();
 
 export function createThrottle(redis: Redis, now: () => number = Date.now): Throttle {
   return createLimiter(redis, { key: OK.throttle, now });

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isStoreError, oidcDigest, type Redis } from '@svc/accounts';
-import { runScript } from '../http/throttle.ts';
+import { runScript, script } from '@svc/limits';
 import { OK } from '../provider/redis-keys.ts';
 import { oauthParams } from './body.ts';
 import { sendOAuthError } from './oauth-error.ts';
@@ -39,9 +39,9 @@ const CLAIM_RENEW_MS = 1_000;
 /** Releases waiting for Redis to return, at most (past it a claim is left to its lease). */
 const MAX_DEFERRED_RELEASES = 1_000;
 /** KEYS[1] the claim; ARGV[1] the claimer's value; ARGV[2] the lease: renewed only if still its own. */
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const RENEW = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`);
 /** KEYS[1] the claim; ARGV[1] the claimer's value: deleted only if still its own. */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 200;
 /** Longer values are no refresh token of ours; the provider answers them. */

@@ -29,7 +29,7 @@ import {
 } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { runScript } from '../http/throttle.ts';
+import { runScript, script } from '@svc/limits';
 import { OK } from './redis-keys.ts';
 import { claimReplay, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
 
@@ -41,7 +41,9 @@ export const CLIENT_IDLE_SECONDS = 30 * 86_400;
 /** Models oidc-provider saves without a lifetime that must not live forever. */
 const CLIENT_RECORDS = new Set(['Client', 'RegistrationAccessToken']);
 /** KEYS[1]; ARGV[1] seconds: the key's lifetime is raised to at least that, never lowered. */
-const EXTEND = `if redis.call('TTL', KEYS[1]) ~= -2 and redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return 0`;
+const EXTEND = script(
+  `if redis.call('TTL', KEYS[1]) ~= -2 and redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return 0`,
+);
 
 /** Token kinds whose value is one of our checksummed credential formats (see create-provider.ts). */
 const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = {

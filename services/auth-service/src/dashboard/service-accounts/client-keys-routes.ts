@@ -35,7 +35,7 @@ function pastedJwks(text: string): unknown {
 
 export function clientKeysRoutes(router: Router, { deps, page$, frame }: Kit): void {
   async function nameOf(actor: Actor, ws: string, id: string): Promise<string> {
-    const bot = (await deps.management.bots(actor, ws)).bots.find((b) => b.id === id);
+    const bot = (await deps.management.serviceAccounts(actor, ws)).bots.find((b) => b.id === id);
     if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
     return bot.name;
   }

@@ -2,14 +2,14 @@
  * Workspace > Service accounts (docs/dashboard.md): their grants and key prefix; create (the key
  * shown once), grant a project at a level, a new key, revoke.
  */
-import { KEY_DEFAULTS, type BotRow } from '@svc/management';
+import { KEY_DEFAULTS, type ServiceAccountRow } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { OVERLAP_CHOICES } from '../keys/view.ts';
 import { confirmButton, LEVELS, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
 
 export interface ServiceAccountsPage {
-  bots: BotRow[];
+  bots: ServiceAccountRow[];
   projects: string[];
   canManage: boolean;
   /** A new key; after a rotation with an overlap, when the key it replaces stops working. */
@@ -19,11 +19,11 @@ export interface ServiceAccountsPage {
 }
 
 /** What issuing a service account a new key ends: its current key, after the overlap chosen. */
-const rotateBotEnds = (b: BotRow): SafeHtml =>
+const rotateBotEnds = (b: ServiceAccountRow): SafeHtml =>
   html`Issue a new key for <strong>${b.name}</strong>? Its current key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} keeps working for the overlap you choose, so you can give machines the new one first; with no overlap, every machine using it is refused until it has the new one.`;
 
 /** The rotation's confirmation: what it ends, and the overlap (docs/dashboard.md "Confirmation"). */
-export function rotateBotPage(f: Frame, b: BotRow, action: string, cancel: string): SafeHtml {
+export function rotateBotPage(f: Frame, b: ServiceAccountRow, action: string, cancel: string): SafeHtml {
   return dashboardPage(
     f,
     'New service-account key',
@@ -38,10 +38,10 @@ ${postForm(
 }
 
 /** What revoking a service account ends: its key and every project it was granted. */
-export const revokeBotEnds = (b: BotRow): SafeHtml =>
+export const revokeBotEnds = (b: ServiceAccountRow): SafeHtml =>
   html`Revoke <strong>${b.name}</strong>? Its key${b.keyPrefix && html` (<code>${b.keyPrefix}</code>)`} is refused within a second and it loses its access to ${Object.keys(b.grants).length} project(s). This cannot be undone.`;
 
-function manageForms(f: Frame, v: ServiceAccountsPage, base: string, b: BotRow): SafeHtml {
+function manageForms(f: Frame, v: ServiceAccountsPage, base: string, b: ServiceAccountRow): SafeHtml {
   const at = `${base}/${encodeURIComponent(b.id)}`;
   return html`${postForm(
     f,

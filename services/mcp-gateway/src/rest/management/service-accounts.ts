@@ -4,7 +4,7 @@ import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
   handle('listServiceAccounts', async (m, a, { params }) => {
-    const r = await m.bots(a, params.workspace);
+    const r = await m.serviceAccounts(a, params.workspace);
     return {
       body: {
         service_accounts: r.bots.map((x) => ({
@@ -19,19 +19,19 @@ export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
     };
   }),
   handle('createServiceAccount', async (m, a, { params, body }) => {
-    const r = await m.createBot(a, params.workspace, body.name.trim());
+    const r = await m.createServiceAccount(a, params.workspace, body.name.trim());
     return { status: 201, body: { id: r.id, name: r.bot, key: r.key } };
   }),
   handle('grantServiceAccount', async (m, a, { params, body }) => {
-    await m.grantBot(a, params.workspace, params.id, body.project, body.level);
+    await m.grantServiceAccount(a, params.workspace, params.id, body.project, body.level);
     return { body: { id: params.id, project: body.project, level: body.level } };
   }),
   handle('rotateServiceAccount', async (m, a, { params, body }) => {
-    const r = await m.rotateBot(a, params.workspace, params.id, body.overlap);
+    const r = await m.rotateServiceAccount(a, params.workspace, params.id, body.overlap);
     return { status: 201, body: { id: r.id, name: r.bot, key: r.key, old_key_until: iso(r.oldKeyUntil) } };
   }),
   handle('revokeServiceAccount', async (m, a, { params }) => {
-    await m.revokeBot(a, params.workspace, params.id);
+    await m.revokeServiceAccount(a, params.workspace, params.id);
     return { body: { id: params.id, revoked: true } };
   }),
   handle('getServiceAccountClient', async (m, a, { params }) => ({
