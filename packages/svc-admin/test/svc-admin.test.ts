@@ -91,6 +91,15 @@ test('every command of the operator interface', async () => {
   assert.deepEqual(Object.keys(k).sort(), ['expires_at', 'id', 'key', 'level', 'name', 'rate_limit']);
   assert.match(k.key, /^svc-[0-9A-Za-z]{28}$/);
   assert.ok(Date.parse(k.expires_at) > Date.now());
+  // The same audit entry as the API's createKey, the operator as its actor.
+  const made = (await createAccounts(redis.client, { pepper: DEV_PEPPER }).audit.page('team-a')).entries.find(
+    (e) => e.action === 'key.created',
+  );
+  assert.equal(made?.actor, 'service:svc-admin');
+  assert.equal(made?.source, 'svc-admin');
+  assert.match(made?.target ?? '', new RegExp(`^key:${k.id} \\(svc-\\w{4}\\.\\.\\., "ci"\\)$`));
+  const misnamed = await adminFails('key', 'create', '--project', 'docs', '--level', 'VIEWER', '--name', 'bad\u202ename');
+  assert.equal(JSON.parse(misnamed.stdout).error.code, 'invalid_params', "the API's name check");
   const list = await admin('key', 'list', '--project', 'docs');
   assert.equal(list.keys.length, 1);
   assert.deepEqual(Object.keys(list.keys[0]).sort(), ['expires_at', 'id', 'last_used_at', 'level', 'name', 'prefix', 'revoked']);

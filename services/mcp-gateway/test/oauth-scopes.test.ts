@@ -8,9 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { connectRedis, oidcRecordKey, type Redis } from '@svc/accounts';
-import { generateCredential } from '@svc/credentials';
-import { call, post, startFixture, type GatewayFixture } from './support.ts';
+import { connectRedis, type Redis } from '@svc/accounts';
+import { call, plantAccessToken, post, startFixture, type GatewayFixture } from './support.ts';
 
 let f: GatewayFixture;
 let redis: Redis;
@@ -42,30 +41,9 @@ after(async () => {
   await f.close();
 });
 
-/**
- * An access token record as oidc-provider stores it (docs/redis-schema.md), with its Grant, which
- * records the level approved on the consent page as its scope for the resource (`grantScope`;
- * null: a Grant that records none).
- */
-async function plantToken(accountId: string, scope: string, grantScope: string | null = 'mcp:admin', slug = project): Promise<string> {
-  const token = generateCredential('access_token');
-  const grantId = `grant-${Math.random().toString(36).slice(2)}`;
-  const aud = `${f.config.baseUrl}/mcp/${slug}`;
-  const grant = { kind: 'Grant', accountId, ...(grantScope === null ? {} : { resources: { [aud]: grantScope } }) };
-  await redis.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify(grant));
-  const payload = {
-    kind: 'AccessToken',
-    jti: token,
-    exp: Math.floor(Date.now() / 1000) + 3600,
-    accountId,
-    clientId: 'registered-client',
-    grantId,
-    aud,
-    scope,
-  };
-  await redis.hset(oidcRecordKey('AccessToken', token), 'payload', JSON.stringify(payload));
-  return token;
-}
+/** An access token of `accountId` for the project (support.ts plantAccessToken). */
+const plantToken = (accountId: string, scope: string, grantScope: string | null = 'mcp:admin', slug = project) =>
+  plantAccessToken(f, { accountId, scope, grantScope, project: slug });
 
 const metadata = () => `resource_metadata="${f.config.baseUrl}/.well-known/oauth-protected-resource/mcp/${project}"`;
 

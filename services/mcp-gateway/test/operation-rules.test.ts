@@ -25,7 +25,7 @@ import {
 import { createSsoStore, ssoSettings } from '@svc/sso';
 import { sampleOf } from '@svc/testkit';
 import { WebhookStore } from '@svc/webhooks';
-import { seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
+import { plantAccessToken, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
 let management: Management;
@@ -50,8 +50,8 @@ const OPERATIONS = Object.entries(MANAGEMENT_OPERATIONS) as [OperationId, (typeo
 const needing = (rule: 'stepUp' | 'confirmed') =>
   OPERATIONS.filter(([, op]) => (rule === 'stepUp' ? op.policy.stepUp === 'always' : op.policy.confirmed));
 
-/** Calls operation `id` over REST with `key`, every path parameter naming the caller's own project or workspace. */
-async function callRest(id: OperationId, key: string, who: Seeded) {
+/** Calls operation `id` over REST with `credential` (a key, or `Bearer <token>`), every path parameter naming the caller's own project or workspace. */
+async function callRest(id: OperationId, credential: string, who: Seeded) {
   const op: OperationDeclaration = MANAGEMENT_OPERATIONS[id];
   const params: Record<string, string> = {
     project: who.project,
@@ -64,7 +64,10 @@ async function callRest(id: OperationId, key: string, who: Seeded) {
   const body = op.body ? sampleOf(op.body) : undefined;
   const res = await fetch(f.url + path, {
     method: op.method,
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    headers: {
+      'content-type': 'application/json',
+      ...(credential.startsWith('Bearer ') ? { authorization: credential } : { 'x-api-key': credential }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string; page?: string } } };
@@ -87,6 +90,18 @@ test('REST: every operation declared stepUp always is refused step_up_required t
     assert.equal(r.status, 403, `${id}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.error?.code, 'step_up_required', id);
     assert.match(r.body.error?.page ?? '', /^\/dashboard(\/|$)/, id);
+  }
+});
+
+test('REST with an OAuth token approved at ADMIN: every project operation declared stepUp always is refused step_up_required', async () => {
+  const onProject = needing('stepUp').filter(([, op]) => op.path.startsWith('/api/v1/projects/{project}/'));
+  assert.ok(onProject.length >= 5);
+  for (const [id] of onProject) {
+    const { who } = await withFactor();
+    const token = await plantAccessToken(f, { accountId: who.userId, scope: 'mcp:admin', grantScope: 'mcp:admin', project: who.project });
+    const r = await callRest(id, `Bearer ${token}`, who);
+    assert.equal(r.status, 403, `${id}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.error?.code, 'step_up_required', id);
   }
 });
 

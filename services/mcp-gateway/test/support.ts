@@ -3,7 +3,8 @@
  * and helpers to seed accounts and speak JSON-RPC over real HTTP.
  */
 import type { Accounts } from '@svc/accounts';
-import { connectRedis, createAccounts } from '@svc/accounts';
+import { connectRedis, createAccounts, oidcRecordKey } from '@svc/accounts';
+import { generateCredential } from '@svc/credentials';
 import type { Config } from '@svc/config';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
@@ -142,3 +143,31 @@ export const rpc = (method: string, params?: Record<string, unknown>, id: number
 });
 export const call = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) =>
   rpc('tools/call', { name, arguments: args }, id);
+
+/**
+ * An OAuth access token as the auth-service stores it (docs/redis-schema.md), with its Grant, which
+ * records the level approved on the consent page as its scope for the project's resource
+ * (`grantScope`; null: a Grant that records none). The one copy the gateway tests share.
+ */
+export async function plantAccessToken(
+  f: GatewayFixture,
+  t: { accountId: string; scope: string; grantScope: string | null; project: string },
+): Promise<string> {
+  const token = generateCredential('access_token');
+  const grantId = `grant-${Math.random().toString(36).slice(2)}`;
+  const aud = `${f.config.baseUrl}/mcp/${t.project}`;
+  const grant = { kind: 'Grant', accountId: t.accountId, ...(t.grantScope === null ? {} : { resources: { [aud]: t.grantScope } }) };
+  await f.redis.client.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify(grant));
+  const payload = {
+    kind: 'AccessToken',
+    jti: token,
+    exp: Math.floor(Date.now() / 1000) + 3600,
+    accountId: t.accountId,
+    clientId: 'registered-client',
+    grantId,
+    aud,
+    scope: t.scope,
+  };
+  await f.redis.client.hset(oidcRecordKey('AccessToken', token), 'payload', JSON.stringify(payload));
+  return token;
+}
