@@ -23,7 +23,7 @@ const DOCUMENTS = 9;
 const SECTIONS = 1_100;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-const { redis, base, env, accounts, workspace: workspaceB } = await benchStack('tenant-b');
+const { redis, base, env, client, accounts, workspace: workspaceB } = await benchStack('tenant-b');
 const keyB = (await accounts.keys.createProjectKey({ project: 'tenant-b', workspace: workspaceB, level: 'VIEWER', name: 'b' })).key;
 const userA = await accounts.users.create({ emailVerified: true, email: 'tenant-a@example.com' });
 await accounts.workspaces.setPlan(userA.workspace, 'TEAM');
@@ -32,7 +32,12 @@ const keyA = (await accounts.keys.createProjectKey({ project: 'tenant-a', worksp
 const gw = child(['services/mcp-gateway/src/main.ts'], { ...env, RATE_LIMIT_SCALE: '1' });
 await waitHttp(`${base}/healthz`);
 
-async function callTool(project: string, key: string, name: string, args: Record<string, unknown>): Promise<{ status: number; text: string }> {
+async function callTool(
+  project: string,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${base}/mcp/${project}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
@@ -120,4 +125,5 @@ for (let round = 0; round < rounds; round++) {
 ratios.sort((x, y) => x - y);
 out(`median p99 ratio (B beside A / B alone): ${at(ratios, 0.5).toFixed(2)}`);
 await stop(gw);
+client.disconnect();
 await redis.stop();

@@ -17,6 +17,8 @@ import { demoBanner, seedDemo, type DemoAccount } from './demo.ts';
 const root = resolve(import.meta.dirname, '..');
 const demo = process.argv.includes('--demo');
 const children: ChildProcess[] = [];
+/** The private redis-server, when this script started one: stopped after the services. */
+let privateRedis: ChildProcess | null = null;
 let stopping = false;
 
 function say(line: string): void {
@@ -31,8 +33,15 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | 'ignore'): ChildProcess {
-  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', output, output] });
+function run(
+  name: string,
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  output: 'inherit' | 'ignore',
+  options: { detached?: boolean } = {},
+): ChildProcess {
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', output, output], detached: options.detached ?? false });
   child.on('error', (err) => {
     say(`${name} could not start: ${err.message}`);
     void stop(1);
@@ -49,15 +58,29 @@ function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, 
   return child;
 }
 
+/** Started (a child that could not be spawned has no pid and never exits) and not yet exited. */
+const running = (c: ChildProcess) => c.pid !== undefined && c.exitCode === null && c.signalCode === null;
+
+/** SIGTERM to each of `list` still running; resolves once all have exited. */
+async function terminate(list: ChildProcess[]): Promise<void> {
+  const left = list.filter(running);
+  const exited = left.map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of left) c.kill('SIGTERM');
+  await Promise.all(exited);
+}
+
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM');
   setTimeout(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const c of children) if (running(c)) c.kill('SIGKILL');
     process.exit(code);
   }, 8_000).unref();
-  await Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+  // The services first, Redis last: a service drains, stops its workers (the webhook delivery
+  // worker among them) and only then closes its Redis connections; a Redis gone before that makes
+  // every turn in between fail (docs/operations.md "Rolling restarts" for the drain).
+  await terminate(children.filter((c) => c !== privateRedis));
+  if (privateRedis) await terminate([privateRedis]);
   process.exit(code);
 }
 
@@ -90,9 +113,12 @@ function startPrivateRedis(env: NodeJS.ProcessEnv): void {
   mkdirSync(dir, { recursive: true });
   say('no REDIS_URL and nothing on 6379: starting a private redis-server (data and log in .data/redis)');
   const args = ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''];
-  run('redis-server', 'redis-server', [...args, '--logfile', resolve(dir, 'redis.log'), '--loglevel', 'warning'], env, 'ignore').on(
-    'error',
-    () => say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL'),
+  // In its own process group: Ctrl-C signals the terminal's foreground group, which would stop
+  // Redis at the same moment as the services it must outlive; stop() ends it after them.
+  const logArgs = ['--logfile', resolve(dir, 'redis.log'), '--loglevel', 'warning'];
+  privateRedis = run('redis-server', 'redis-server', [...args, ...logArgs], env, 'ignore', { detached: true });
+  privateRedis.on('error', () =>
+    say('redis-server is not installed: run scripts/setup.sh, or apt-get install redis-server, or set REDIS_URL'),
   );
 }
 
@@ -107,8 +133,8 @@ async function prepare(config: Config): Promise<DemoAccount | null> {
 }
 
 async function main(): Promise<void> {
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  // SIGHUP too (the terminal closed): the private Redis, in its own group, does not get it.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(0));
   // The services log one readable line per event here; in production they log JSON (LOG_FORMAT).
   const env: NodeJS.ProcessEnv = { LOG_FORMAT: 'text', ...process.env };
   if (!env['REDIS_URL'] && !(await portOpen(6379))) startPrivateRedis(env);

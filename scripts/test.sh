@@ -5,11 +5,13 @@
 #   scripts/test.sh [node options...] path/to/a.test.ts ...          just those files
 #
 # Which suite a file belongs to follows from where it is and its name (docs/conventions.md "Tests"):
-#   unit         packages/*/test and services/*/test files named *.unit.test.ts: pure logic, no
-#                Redis, no server, no browser (startRedis() refuses to run there); seconds in all.
+#   unit         files named *.unit.test.ts: of packages/*/test and services/*/test, and the
+#                repository's own checks in tests/repo (function bounds, one owner per concept):
+#                pure logic, no Redis, no server, no browser (startRedis() refuses to run there);
+#                seconds in all.
 #   integration  the other *.test.ts files of packages/*/test and services/*/test: a real private
 #                redis-server per file, servers in process on free ports.
-#   e2e          tests/**/*.test.ts: cross-service, browser, CLI, black-box and k8s suites.
+#   e2e          the other tests/**/*.test.ts: cross-service, browser, CLI, black-box and k8s suites.
 # A file named *.alone.test.ts (integration or e2e) measures latency that other test files running
 # beside it would distort: its suite runs it after the suite's other files, one such file at a time.
 # `all` (the default, `pnpm test`) runs unit, integration and e2e one after the other, goes on past a
@@ -31,9 +33,12 @@ mkdir -p test-output
 suite_files() {
   local part=${2:-all}
   case $1 in
-    unit) find packages services -path '*/node_modules' -prune -o -path '*/test/*' -name '*.unit.test.ts' -print ;;
+    unit)
+      find packages services -path '*/node_modules' -prune -o -path '*/test/*' -name '*.unit.test.ts' -print
+      find tests -path '*/node_modules' -prune -o -name '*.unit.test.ts' -print
+      ;;
     integration) find packages services -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' ! -name '*.unit.test.ts' -print ;;
-    e2e) find tests -path '*/node_modules' -prune -o -name '*.test.ts' -print ;;
+    e2e) find tests -path '*/node_modules' -prune -o -name '*.test.ts' ! -name '*.unit.test.ts' -print ;;
   esac | case $part in
     shared) grep -v '\.alone\.test\.ts$' ;;
     alone) grep '\.alone\.test\.ts$' || true ;;

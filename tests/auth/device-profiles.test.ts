@@ -1,7 +1,8 @@
 /**
  * The device flow of each client profile, end to end: openid-client (a client library we did not
  * write) starts and polls, a person approves in chromium, and the credential reaches the gateway,
- * where a tool call succeeds (docs/contract.md "Device flow" and "Client profiles").
+ * where a tool call succeeds (docs/contract.md "Device flow" and "Client profiles"); a dynamically
+ * registered client does the same (docs/auth-service.md "Registered device clients").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -147,6 +148,47 @@ test('svc-cli: typed code, both confirmations, a 30-day personal key for every p
   const old = await mcpCall(stack.baseUrl, p.slug, String(t['access_token']));
   assert.equal(old.status, 401);
   assert.equal((await mcpCall(stack.baseUrl, p.slug, String(t2['access_token']))).status, 200);
+});
+
+test('a registered native client (RFC 7591, no redirect URI) runs the device flow for the project it names; its tokens work and refresh', async () => {
+  const p = await person('dcr');
+  const other = await person('dcr-other');
+  const resource = `${stack.baseUrl}/mcp/${p.slug}`;
+  // As a headless MCP client registers for the device grant: public, no redirect URI.
+  const registered = await fetch(`${stack.authUrl}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Headless MCP client',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+      scope: 'mcp',
+    }),
+  });
+  const client = (await registered.json()) as Record<string, unknown>;
+  assert.equal(registered.status, 201, JSON.stringify(client));
+  const clientId = String(client['client_id']);
+  // It names the project's MCP URL in both requests (RFC 8707); the person approves that project.
+  const flow = await runDeviceFlow(browser, {
+    authUrl: stack.authUrl,
+    clientId,
+    email: p.email,
+    password: PASSWORD,
+    approval: { kind: 'approve' },
+    name: 'dcr-device',
+    extra: { resource, scope: 'mcp' },
+    poll: { resource },
+  });
+  assert.match(flow.page, /Device connected/);
+  const tokens = flow.tokens as unknown as Record<string, unknown>;
+  assert.equal(parseCredential(String(tokens['access_token']))?.kind, 'access_token');
+  assert.equal(tokens['project_slug'], p.slug);
+  assert.equal(tokens['api_key'], undefined);
+  const call = await mcpCall(stack.baseUrl, p.slug, String(tokens['access_token']));
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+  assert.equal((await mcpCall(stack.baseUrl, other.slug, String(tokens['access_token']))).status, 401);
+  const refreshed = await oc.refreshTokenGrant(flow.config, String(tokens['refresh_token']), { resource });
+  assert.equal((await mcpCall(stack.baseUrl, p.slug, refreshed.access_token)).status, 200);
 });
 
 test('a denied approval answers access_denied to the polling client', async () => {

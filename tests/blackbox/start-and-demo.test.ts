@@ -68,6 +68,17 @@ async function stopped(proc: ChildProcess): Promise<number | null> {
   return exited;
 }
 
+/** Ctrl-C in a terminal: SIGINT to the whole process group; resolves with the exit code. */
+async function interrupted(proc: ChildProcess): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  process.kill(-proc.pid!, 'SIGINT');
+  return exited;
+}
+
+/** What a stop must not print: a worker still running on a Redis connection already closed. */
+const CLOSED_CONNECTION = /turn failed|Stream isn't writeable|Connection is closed/;
+
 test('pnpm start: both services, svc-admin, a tool call, readiness, metrics; SIGTERM stops both', async () => {
   const { proc, env } = await startStackProcess([]);
   try {
@@ -93,6 +104,15 @@ test('pnpm start: both services, svc-admin, a tool call, readiness, metrics; SIG
   }
   await assert.rejects(fetch(`${env.BASE_URL}/healthz`), 'the gateway stopped');
   await assert.rejects(fetch(`${env.AUTH_URL}/healthz`), 'the auth-service stopped');
+});
+
+test('pnpm start: Ctrl-C stops both, each worker before its Redis connection closes', async () => {
+  const { proc, env, output } = await startStackProcess([]);
+  assert.equal(await interrupted(proc), 0);
+  const stopping = output().slice(output().indexOf('draining'));
+  assert.match(stopping, /draining signal=SIGINT/);
+  assert.doesNotMatch(stopping, CLOSED_CONNECTION);
+  await assert.rejects(fetch(`${env.BASE_URL}/healthz`), 'the gateway stopped');
 });
 
 const VIEWER_KEY = /VIEWER key\s+(svc-[A-Za-z0-9]+)/;

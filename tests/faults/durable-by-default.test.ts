@@ -23,8 +23,11 @@ before(async () => {
   env = { ...process.env, REDIS_URL: topology.url, REDIS_SENTINELS: topology.sentinels, REDIS_SENTINEL_MASTER: topology.masterName };
   delete env['REDIS_WAIT_REPLICAS'];
   // The test's own clients of every data node, connected before anything is read through them.
-  for (const port of topology.redisPorts)
-    await waitFor(() => topology.node(port).ping().then(Boolean, () => false), { message: `a client of the node on port ${port}` });
+  const answers = async (port: number) => {
+    const node = topology.node(port);
+    return (await node.ping().catch(() => null)) === 'PONG';
+  };
+  for (const port of topology.redisPorts) await waitFor(() => answers(port), { message: `a client of the node on port ${port}` });
 });
 after(() => topology?.stop());
 

@@ -3,9 +3,11 @@
  * confirmed account mails that address a single-use link; it becomes a membership only when a
  * signed-in account with that address, confirmed, accepts it. One pending invitation per address
  * and project (inviting again replaces the link); each lives INVITATION_TTL_SECONDS; a project
- * holds at most `pendingInvitationsPerProject` (COLLECTION_LIMITS).
+ * holds at most `pendingInvitationsPerProject` (COLLECTION_LIMITS). An address is mailed an
+ * invitation to a project at most once per INVITATION_RENEW_SECONDS, cancelled invitations included.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { runScript, script } from '@svc/limits';
 import type { KeyLevel } from '@svc/policy';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
@@ -16,8 +18,27 @@ import type { WorkspaceStore } from './workspaces.ts';
 
 /** How long an invitation link works: 7 days, long enough for a week away from mail. */
 export const INVITATION_TTL_SECONDS = 7 * 86_400;
-/** An address is mailed a new invitation to one project at most once an hour: inviting again sooner is refused. */
+/**
+ * An address is mailed a new invitation to one project at most once an hour: inviting again sooner
+ * is refused, also after the invitation was cancelled (an add-cancel cycle would mail it each time).
+ */
 export const INVITATION_RENEW_SECONDS = 3600;
+
+/**
+ * KEYS[1] the address's last mail to the project; ARGV[1] now (ms); ARGV[2] this claim; ARGV[3]
+ * the window (ms). Claims the mail and answers 0, or answers when the last one was sent (ms) if
+ * that was within the window. The time is the store's clock, compared here; the TTL only clears.
+ */
+const CLAIM_MAIL = script(`
+local v = redis.call('GET', KEYS[1])
+local last = v and tonumber(string.match(v, '^%d+'))
+if last and tonumber(ARGV[1]) - last < tonumber(ARGV[3]) then return last end
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[3])
+return 0`);
+/** KEYS[1] the mail claim; ARGV[1] the claim's value: given back only if still this one's. */
+const RELEASE_MAIL = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+
+const utcMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 export interface Invitation {
   id: string;
@@ -59,9 +80,23 @@ export class InvitationStore {
     if (pending && createdAt - pending.createdAt < INVITATION_RENEW_SECONDS * 1000)
       throw new AccountError(
         'conflict',
-        `${email} was invited less than an hour ago; the link mailed then works until ${new Date(pending.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+        `${email} was invited less than an hour ago; the link mailed then works until ${utcMinute(pending.expiresAt)}.`,
       );
-    await addLive(this.ctx, 'pendingInvitationsPerProject', K.projectInvitations(input.project), id, expiresAt);
+    // The mail is claimed before anything is written, and given back if the invitation is refused.
+    const window = INVITATION_RENEW_SECONDS * 1000;
+    const nonce = randomBytes(9).toString('base64url');
+    const mailed = Number(await runScript(this.ctx.redis, CLAIM_MAIL, [K.invitationMailed(id)], [createdAt, nonce, window]));
+    if (mailed)
+      throw new AccountError(
+        'conflict',
+        `${email} was invited less than an hour ago and the invitation cancelled; invite them again after ${utcMinute(mailed + window)}.`,
+      );
+    try {
+      await addLive(this.ctx, 'pendingInvitationsPerProject', K.projectInvitations(input.project), id, expiresAt);
+    } catch (err) {
+      await runScript(this.ctx.redis, RELEASE_MAIL, [K.invitationMailed(id)], [`${createdAt} ${nonce}`]);
+      throw err;
+    }
     const previous = await this.ctx.redis.hget(K.invitation(id), 'tokenDigest');
     const token = randomBytes(32).toString('base64url');
     const invitation: Invitation = {

@@ -58,6 +58,12 @@ export const K = {
   projectInvitations: (slug: string) => `svc:project:${slug}:invitations`,
   /** One invitation: hash {id, project, email, role, invitedBy, createdAt, expiresAt, tokenDigest}, 7 days. */
   invitation: (id: string) => `svc:invitation:${id}`,
+  /**
+   * When an address was last mailed an invitation to a project (`<epoch ms> <claim>`, keyed by the
+   * invitation's id), for INVITATION_RENEW_SECONDS: kept when the invitation is cancelled, so a
+   * cancel does not let the address be mailed again sooner.
+   */
+  invitationMailed: (id: string) => `svc:invitation-mailed:${id}`,
   /** SHA-256 of an invitation link's token -> the invitation's id, 7 days. */
   invitationToken: (digest: string) => `svc:invitation-token:${digest}`,
   /**

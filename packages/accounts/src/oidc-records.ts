@@ -3,7 +3,7 @@
  * (docs/redis-schema.md "auth-service (oidc-provider)"): where each record lives, what the fields
  * our code reads hold, and the one place their JSON is parsed. The auth-service's storage adapter
  * writes and reads records through it; the gateway's OAuth verifier and the OAuth grant store read
- * them through it; nothing else parses a record (packages/accounts/test/oidc-records.unit.test.ts).
+ * them through it; nothing else parses a record (tests/repo/one-owner.unit.test.ts).
  *
  * Record ids are token values (`svc_at_...`, refresh tokens, device and authorization codes, session
  * ids), so keys carry the SHA-256 of the id, never the id itself: a key listing, a slow log or a

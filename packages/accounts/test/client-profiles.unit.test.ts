@@ -1,20 +1,11 @@
 /**
- * The client profiles (docs/auth-service.md "Client profiles"): one table, and every branch on a
- * client reads it rather than comparing client ids.
+ * The client profiles (docs/auth-service.md "Client profiles"): one table, which every branch on a
+ * client reads rather than comparing client ids (that no module compares them is checked over the
+ * whole repository by tests/repo/one-owner.unit.test.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CLIENT_PROFILES, clientProfile, isFirstPartyClient, REGISTERED_CLIENT_PROFILE } from '../src/client-profiles.ts';
-import { sourceFiles } from './source-files.ts';
-
-const OWNER = 'packages/accounts/src/client-profiles.ts';
-
-test('no module outside the table branches on a profile id', async () => {
-  const ids = Object.keys(CLIENT_PROFILES).join('|');
-  const compared = new RegExp(`[=!]==?\\s*['"](${ids})['"]|['"](${ids})['"]\\s*[=!]==?`);
-  const offenders = (await sourceFiles()).filter((f) => f.path !== OWNER && compared.test(f.text)).map((f) => f.path);
-  assert.deepEqual(offenders, [], 'read clientProfile(clientId) of @svc/accounts instead');
-});
 
 test('every client has a profile: registered and metadata-document clients the unverified one', () => {
   assert.equal(clientProfile('svc-cli').issues, 'personal-key');

@@ -91,6 +91,24 @@ test(`a link lives ${INVITATION_TTL_SECONDS} s (7 days); inviting again replaces
   assert.equal(await accounts.invitations.ofToken(third.token), null, 'cancelled');
 });
 
+test('cancelling an invitation does not let its address be mailed again within the hour; the refusal writes nothing', async () => {
+  const first = await invite('henry@example.com');
+  assert.equal(await accounts.invitations.cancel('web', first.invitation.id), true);
+  await assert.rejects(
+    invite('henry@example.com'),
+    (err: unknown) =>
+      err instanceof AccountError &&
+      err.code === 'conflict' &&
+      /invite them again after \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/.test(err.message),
+  );
+  assert.deepEqual(await accounts.invitations.list('web'), [], 'nothing was written');
+  // Another project is another invitation.
+  await accounts.workspaces.createProject({ slug: 'docs', workspace: 'acme' });
+  await invite('henry@example.com', 'docs');
+  clock.advance(INVITATION_RENEW_SECONDS * 1000);
+  assert.ok(await invite('henry@example.com'));
+});
+
 test('pending invitations per project: the next is refused naming the limit; cancelling or expiry makes room', async () => {
   const made = [];
   for (let i = 0; i < 5; i++) made.push(await invite(`p${i}@example.com`));

@@ -1,27 +1,12 @@
 /**
  * The record codec of oidc-provider's storage (docs/redis-schema.md "auth-service (oidc-provider)"):
- * it keeps only fields of the expected type, reads a damaged record as absent, and is the only
- * module that parses a record.
+ * it keeps only fields of the expected type and reads a damaged record as absent. That it is the
+ * only module that parses a record is checked over the whole repository by
+ * tests/repo/one-owner.unit.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseAccessToken, parseGrant, parseOidcPayload, parseSession } from '../src/oidc-records.ts';
-import { sourceFiles } from './source-files.ts';
-
-/** The owner: the one module that reads a record's `payload` field and parses it. */
-const OWNER = 'packages/accounts/src/oidc-records.ts';
-/** What builds a record's key: a file using one of these reaches the records themselves. */
-const RECORD_KEYS = /\boidcRecordKey(ByDigest)?\(|\bOK\.model(ByDigest)?\(/;
-
-test('no module but the codec parses an oidc-provider record', async () => {
-  const offenders: string[] = [];
-  for (const { path, text } of await sourceFiles()) {
-    if (path === OWNER) continue;
-    if (/['"]payload['"]/.test(text)) offenders.push(`${path}: reads the payload field`);
-    else if (RECORD_KEYS.test(text) && /JSON\.parse\(/.test(text)) offenders.push(`${path}: parses JSON next to a record key`);
-  }
-  assert.deepEqual(offenders, [], 'read records through oidcRecords / readOidcRecord of @svc/accounts');
-});
 
 test('a payload that is not a JSON object reads as absent', () => {
   for (const text of ['', 'not json', '[]', '"x"', '1', 'null', '{"a":']) assert.equal(parseOidcPayload(text), null, text);

@@ -5,27 +5,21 @@
  */
 import { isIP } from 'node:net';
 import { Ajv, type JSONSchemaType } from 'ajv';
+import { ConfigError } from './config-error.ts';
+import { MAX_WAIT_REPLICAS, redisTopology } from './redis-topology.ts';
 import { parseTrustProxy } from './trust-proxy.ts';
+
+export { ConfigError } from './config-error.ts';
+export { DEFAULT_WAIT_REPLICAS_REPLICATED, MAX_WAIT_REPLICAS } from './redis-topology.ts';
 
 export { HSTS_MAX_AGE_SECONDS, strictTransportSecurity } from './hsts.ts';
 export { clientAddress, MAX_TRUST_PROXY_HOPS, trustFunction, type TrustProxy } from './trust-proxy.ts';
 export type { Config } from './config-shape.ts';
 export { DEFAULT_TRACES_SAMPLER, DEFAULT_TRACES_SAMPLER_RATIO, TRACES_SAMPLERS } from './config-shape.ts';
-import {
-  DEFAULT_TRACES_SAMPLER,
-  DEFAULT_TRACES_SAMPLER_RATIO,
-  TRACES_SAMPLERS,
-  type Config,
-  type RedisSentinel,
-  type TracesSampler,
-} from './config-shape.ts';
+import { DEFAULT_TRACES_SAMPLER, DEFAULT_TRACES_SAMPLER_RATIO, TRACES_SAMPLERS, type Config, type TracesSampler } from './config-shape.ts';
 
 export const DEV_KEY_PEPPER = 'svc-development-pepper-do-not-use-in-production';
 const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 type Raw = Record<string, string | undefined>;
 
@@ -72,16 +66,6 @@ interface EnvShape {
   OTEL_TRACES_SAMPLER_ARG: number;
   OTEL_EXPORTER_OTLP_HEADERS?: string;
 }
-
-/** Most replicas REDIS_WAIT_REPLICAS may ask for: far above any real topology, a typo's guard. */
-export const MAX_WAIT_REPLICAS = 16;
-
-/**
- * REDIS_WAIT_REPLICAS when unset and Redis is behind Sentinel or a Cluster: one replica confirms
- * each account write, so a planned failover loses none that was acknowledged (docs/operations.md
- * "Write durability"). A standalone Redis has no replica to ask: 0.
- */
-export const DEFAULT_WAIT_REPLICAS_REPLICATED = 1;
 
 const URL_PATTERN = '^https?://[^/\\s]+$';
 
@@ -189,8 +173,7 @@ export function loadConfig(env: Raw = process.env): Config {
   if (c.KEY_PEPPER_PREVIOUS === c.KEY_PEPPER) throw new ConfigError('KEY_PEPPER_PREVIOUS must differ from KEY_PEPPER');
   const trustProxy = parseTrustProxy(c.TRUST_PROXY);
   if (typeof trustProxy === 'string') throw new ConfigError(trustProxy);
-  const redisSentinel = sentinelConfig(c);
-  const redisCluster = c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(',');
+  const redis = redisTopology(c);
   const stripSlash = (u: string) => u.replace(/\/+$/, '');
   return {
     nodeEnv: c.NODE_ENV,
@@ -198,9 +181,7 @@ export function loadConfig(env: Raw = process.env): Config {
     baseUrl: stripSlash(new URL(c.BASE_URL).origin),
     port: c.PORT ?? null,
     redisUrl: c.REDIS_URL,
-    redisCluster,
-    redisSentinel,
-    redisWaitReplicas: c.REDIS_WAIT_REPLICAS ?? (redisCluster || redisSentinel ? DEFAULT_WAIT_REPLICAS_REPLICATED : 0),
+    ...redis,
     keyPepper: c.KEY_PEPPER,
     previousKeyPepper: c.KEY_PEPPER_PREVIOUS ?? null,
     cookieKeys: list(c.COOKIE_KEYS),
@@ -272,29 +253,6 @@ function otlpHeaders(raw: string): Record<string, string> {
     }
   }
   return out;
-}
-
-/** REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together, and not with a cluster. */
-function sentinelConfig(c: EnvShape): RedisSentinel | null {
-  const { REDIS_SENTINELS: sentinels, REDIS_SENTINEL_MASTER: masterName } = c;
-  if (!sentinels && !masterName) {
-    if (c.REDIS_SENTINEL_PASSWORD) throw new ConfigError('REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS');
-    return null;
-  }
-  if (!sentinels) throw new ConfigError('REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS (the sentinels to ask for it)');
-  if (!masterName) throw new ConfigError('REDIS_SENTINELS is set without REDIS_SENTINEL_MASTER (the name of the master to ask for)');
-  if (c.REDIS_CLUSTER === 'on' || c.REDIS_URL.includes(','))
-    throw new ConfigError('REDIS_SENTINELS cannot be used with a Redis Cluster (REDIS_CLUSTER=on or several REDIS_URL nodes)');
-  return {
-    sentinels: list(sentinels).map((hostPort) => {
-      const at = hostPort.lastIndexOf(':');
-      const port = Number(hostPort.slice(at + 1));
-      if (port < 1 || port > 65535) throw new ConfigError(`REDIS_SENTINELS has a port out of range: ${hostPort}`);
-      return { host: hostPort.slice(0, at), port };
-    }),
-    masterName,
-    password: c.REDIS_SENTINEL_PASSWORD ?? null,
-  };
 }
 
 /** The port a service listens on: PORT, else the port of its public URL. */

@@ -6,6 +6,6 @@
 export * from './buckets.ts';
 export { countInWindow } from './count.ts';
 export { holdLease, releaseLease } from './lease.ts';
-export { runScript, script, type Script } from './lua.ts';
+export { runScript, script } from './lua.ts';
 export { pace } from './pace.ts';
 export { createLimiter, type Limiter } from './window.ts';

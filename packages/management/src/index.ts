@@ -5,4 +5,3 @@ export { streamExport } from './export-stream.ts';
 export { createManagement, type Management } from './management.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';
-export type { TakeoverReport } from './takeover.ts';

@@ -1,16 +1,19 @@
 /**
  * A project's keys (docs/management.md "Operations"): every member sees them; an EDITOR creates VIEWER
  * and EDITOR keys and revokes or rolls keys up to EDITOR; an ADMIN does all of it; a VIEWER only
- * looks. A key reported as leaked is revoked whoever reports it.
+ * looks. A key reported as leaked is revoked whoever reports it. A key's controls (its limit,
+ * status, note and allow-list) are in key-control-operations.ts, the checks both share in key-checks.ts.
  */
-import { AccountError, nameProblem, parseDuration, type ApiKeyRecord } from '@svc/accounts';
-import { isKeyLevel, planLimits, type KeyLevel, type Role } from '@svc/policy';
+import { nameProblem } from '@svc/accounts';
+import { isKeyLevel } from '@svc/policy';
 import { CREATABLE, MAX_NAME, type ManagementContext } from './context.ts';
 import { KEY_DEFAULTS } from './contract/defaults.ts';
-import { keyFilterOf, keyRow, keyRows } from './key-rows.ts';
+import { keyChecks } from './key-checks.ts';
+import { keyControlOperations } from './key-control-operations.ts';
+import { keyFilterOf, keyRows } from './key-rows.ts';
 import type { Management } from './management.ts';
 import { overlapSecondsOf } from './overlap.ts';
-import { ManagementError, type KeyRow, type NewKey } from './types.ts';
+import { ManagementError, type NewKey } from './types.ts';
 
 /** The operations of this group, on the shared context (each is described on Management). */
 export function keyOperations(
@@ -20,67 +23,8 @@ export function keyOperations(
   'keys' | 'createKey' | 'setKeyLimit' | 'setKeyDisabled' | 'setKeyNote' | 'setKeyAllowedIps' | 'revokeKey' | 'rollKey' | 'reportLeak'
 > {
   const { accounts, now, note, full, keyTarget, projectFor } = ctx;
-  const row = (k: ApiKeyRecord): KeyRow => keyRow(k, now());
-
-  async function keyOfProject(slug: string, id: string): Promise<ApiKeyRecord> {
-    const key = await accounts.keys.getById(id);
-    if (!key || key.project !== slug || key.kind !== 'project_key') throw new ManagementError(404, 'There is no such key in this project.');
-    return key;
-  }
-
-  /**
-   * A key the actor may change that can still work: revoked and expired keys are a 409 (nothing
-   * about them matters any more).
-   */
-  async function changeableKey(actor: Parameters<Management['keys']>[0], slug: string, id: string) {
-    const { project, role } = await projectFor(actor, slug);
-    const key = await keyOfProject(slug, id);
-    mayChangeKey(role, key);
-    if (key.revoked) throw new ManagementError(409, 'This key is revoked; it cannot be changed.');
-    if (key.expiresAt !== null && key.expiresAt <= now()) throw new ManagementError(409, 'This key has expired; it cannot be changed.');
-    return { project, key };
-  }
-
-  /** The account model's refusal of an input as a 400 naming `field`. */
-  const invalid =
-    (field: string) =>
-    (err: unknown): never => {
-      if (err instanceof AccountError && err.code === 'invalid') throw new ManagementError(400, capitalized(err.message), field);
-      throw err;
-    };
-
-  function mayChangeKey(role: Role, key: ApiKeyRecord): void {
-    const level = key.level || 'ADMIN';
-    if (!CREATABLE[role].includes(level as KeyLevel))
-      throw new ManagementError(403, `Your role (${role}) cannot change ${level} keys; ask a project admin.`);
-  }
-
-  function expiryOf(text: string): number | undefined {
-    if (text === 'never') return undefined;
-    try {
-      return parseDuration(text, 'Expiry');
-    } catch (err) {
-      throw new ManagementError(400, (err as Error).message, 'expires');
-    }
-  }
-
-  /**
-   * A key's own limit as asked for: empty or null for none, else a whole number from 1 to the
-   * plan's requests per minute (docs/management.md "Per-key limits").
-   */
-  async function keyLimitOf(workspace: string, value: string | number | null | undefined): Promise<number | null> {
-    if (value === undefined || value === null || value === '') return null;
-    const plan = (await accounts.workspaces.get(workspace))?.plan ?? 'FREE';
-    const ceiling = planLimits(plan).requestsPerMinute;
-    const n = typeof value === 'number' ? value : /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > ceiling)
-      throw new ManagementError(
-        400,
-        `A key's limit is a whole number of requests per minute from 1 to ${ceiling} (the ${plan} plan's limit), or empty for the plan's.`,
-        'rateLimit',
-      );
-    return n;
-  }
+  const checks = keyChecks(ctx);
+  const { keyOfProject, invalid, mayChangeKey, expiryOf, keyLimitOf } = checks;
 
   return {
     async keys(actor, slug, filter) {
@@ -127,45 +71,7 @@ export function keyOperations(
       return { id: issued.id, key: issued.key, name: input.name, level, expiresAt: issued.record.expiresAt, rateLimit } satisfies NewKey;
     },
 
-    async setKeyLimit(actor, slug, id, value) {
-      const { project, role } = await projectFor(actor, slug);
-      const key = await keyOfProject(slug, id);
-      mayChangeKey(role, key);
-      if (value === undefined) throw new ManagementError(400, 'Say the limit: a number of requests per minute, or none.', 'rateLimit');
-      if (key.revoked) throw new ManagementError(409, 'This key is revoked; its limit no longer matters.');
-      const rateLimit = await keyLimitOf(project.workspace, value);
-      await accounts.keys.setRateLimit(key.id, rateLimit);
-      await note(actor, project.workspace, 'key.limit_changed', keyTarget(key), {
-        project: slug,
-        rate_limit: rateLimit ? `${rateLimit}/min` : 'plan',
-      });
-      return row({ ...key, rateLimit });
-    },
-
-    async setKeyDisabled(actor, slug, id, disabled) {
-      const { project, key } = await changeableKey(actor, slug, id);
-      if (key.disabled === disabled) return row(key);
-      await accounts.keys.setDisabled(key.id, disabled);
-      await note(actor, project.workspace, disabled ? 'key.disabled' : 'key.enabled', keyTarget(key), { project: slug });
-      return row({ ...key, disabled });
-    },
-
-    async setKeyNote(actor, slug, id, text) {
-      const { project, key } = await changeableKey(actor, slug, id);
-      const kept = await accounts.keys.setNote(key.id, text).catch(invalid('note'));
-      await note(actor, project.workspace, 'key.note_changed', keyTarget(key), { project: slug });
-      return row({ ...key, note: kept });
-    },
-
-    async setKeyAllowedIps(actor, slug, id, entries) {
-      const { project, key } = await changeableKey(actor, slug, id);
-      const allowedIps = await accounts.keys.setAllowedIps(key.id, entries).catch(invalid('allowedIps'));
-      await note(actor, project.workspace, 'key.allowed_ips_changed', keyTarget(key), {
-        project: slug,
-        allowed_ips: allowedIps.join(' ') || 'anywhere',
-      });
-      return row({ ...key, allowedIps });
-    },
+    ...keyControlOperations(ctx, checks),
 
     async revokeKey(actor, slug, id) {
       const { project, role } = await projectFor(actor, slug);
@@ -236,5 +142,3 @@ export function keyOperations(
     },
   };
 }
-
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.');

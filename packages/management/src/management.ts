@@ -26,6 +26,7 @@ import { managementContext, type ManagementDeps } from './context.ts';
 import { factorOperations } from './factor-operations.ts';
 import { keyOperations } from './key-operations.ts';
 import { memberOperations } from './member-operations.ts';
+import { accessRequestOperations } from './access-request-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
 import { ssoOperations, type SsoOperations } from './sso-operations.ts';
 import { serviceAccountClientOperations } from './service-account-client-operations.ts';
@@ -187,6 +188,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...workspaceOperations(ctx),
     ...keyOperations(ctx),
     ...memberOperations(ctx),
+    ...accessRequestOperations(ctx),
     ...requestAccessOperation(ctx),
     ...accountOperations(ctx),
     ...factorOperations(ctx),

@@ -26,7 +26,7 @@ const DASHBOARD_SECTIONS: Record<string, string> = {
 };
 
 /** The dashboard page doing what `op` does, for the refusal to name. */
-export function dashboardPageOf(op: OperationId, params: Record<string, string>): string {
+function dashboardPageOf(op: OperationId, params: Record<string, string>): string {
   const [, , , scope, , section] = MANAGEMENT_OPERATIONS[op].path.split('/');
   const at = scope === 'projects' ? params['project'] : scope === 'workspaces' ? params['workspace'] : undefined;
   const page = section ? DASHBOARD_SECTIONS[section] : undefined;

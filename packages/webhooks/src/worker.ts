@@ -68,6 +68,9 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
   const inWorkspace = new Map<string, number>();
   const walk = workspaceWalk((cursor) => deps.store.scanWorkspaces(cursor));
   let timer: NodeJS.Timeout | null = null;
+  /** Set by stop(): no run starts after it, and stop() waits for the turn in progress. */
+  let stopping = false;
+  let dispatching: Promise<unknown> = Promise.resolve();
 
   let heldUntil = 0;
   let renewer: NodeJS.Timeout | null = null;
@@ -109,7 +112,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
 
   async function dispatch(): Promise<WebhookRun[]> {
     const started: WebhookRun[] = [];
-    if (!(await renew())) return started;
+    if (stopping || !(await renew())) return started;
     const seen = new Set<string>();
     let visited = 0;
     while (busy.size < WEBHOOK_CONCURRENCY && visited < WEBHOOK_TURN_WORKSPACES) {
@@ -120,6 +123,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       for (const [i, stop] of stops.entries()) {
         let after = stop.after;
         for (const ep of work[i]!) {
+          if (stopping) return started;
           if ((inWorkspace.get(stop.ws) ?? 0) >= WEBHOOK_WORKSPACE_SLOTS) break;
           if (busy.size >= WEBHOOK_CONCURRENCY) {
             // The pool is full: the next turn begins here, with this workspace's endpoints after the last started.
@@ -150,10 +154,7 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       // The next turn does not wait for this one's deliveries: endpoints still running are skipped.
       const tick = (): void => {
         timer = setTimeout(
-          () =>
-            void dispatch()
-              .catch((err: unknown) => deps.onError?.(err))
-              .finally(() => timer && tick()),
+          () => void (dispatching = dispatch()).catch((err: unknown) => deps.onError?.(err)).finally(() => timer && tick()),
           WEBHOOK_POLL_MS,
         );
         timer.unref();
@@ -161,10 +162,13 @@ export function createWebhookWorker(deps: WorkerDeps): WebhookWorker {
       tick();
     },
     async stop() {
+      stopping = true;
       if (timer) clearTimeout(timer);
       if (renewer) clearInterval(renewer);
       timer = null;
       renewer = null;
+      // The turn in progress starts nothing more; its runs, and those before it, end before Redis closes.
+      await dispatching.catch(() => {});
       await Promise.all(busy.values());
       // Handing the lease back lets another replica take over at once; if Redis does not answer,
       // the lease simply runs out (WEBHOOK_LEASE_MS) and the shutdown does not wait for it.

@@ -3,18 +3,16 @@
  * (since oidc-provider 9 every route under its mount ends the request). Our steps in front of it
  * are small and named (docs/conventions.md "Shape": a request is a pipeline of small named steps).
  */
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
-import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
+import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { JWKS } from 'oidc-provider';
 import type Provider from 'oidc-provider';
-import { mountHealth } from './http/health.ts';
+import { mountFrontSteps } from './http/front-steps.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
-import { sendStoreDown, storeFailure, storeOutageGuard } from './http/store-outage.ts';
+import { pageErrors } from './http/page-errors.ts';
 import { forwardedAsResolved } from './http/forwarded-headers.ts';
-import { originCheck } from './http/origin-check.ts';
-import { PAGE_HEADERS } from './http/security-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
@@ -26,26 +24,12 @@ import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
 import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
-import { invitationPages } from './pages/invitation.ts';
-import { interactionPages } from './pages/interaction.ts';
-import { render } from './pages/html.ts';
-import { alertPage, homePage } from './pages/layout.ts';
-import { dashboardRoutes } from './dashboard/routes.ts';
-import { createMailer, type Mailer } from '@svc/mail';
-import { createManagement } from '@svc/management';
-import { WebhookStore } from '@svc/webhooks';
-import { emailVerification } from './pages/email-verification.ts';
-import { passwordReset } from './pages/password-reset.ts';
-import { signIn } from './pages/sign-in.ts';
-import { FACTOR_FORMS, secondFactor } from './factors/routes.ts';
-import { signOut } from './pages/sign-out.ts';
-import { signUp } from './pages/sign-up.ts';
-import { createSso } from './sso/create-sso.ts';
-import { CALLBACK_PATH } from './sso/flow.ts';
+import type { Mailer } from '@svc/mail';
+import { FACTOR_FORMS } from './factors/routes.ts';
+import { mountPages } from './pages/mount-pages.ts';
 import type { ResolveTxt } from '@svc/sso';
 import { ROUTES } from './provider/configuration.ts';
 import type { Tracing } from '@svc/telemetry';
-import { traceRequests } from './tracing/trace-requests.ts';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
 export interface AppDeps {
@@ -104,6 +88,7 @@ const PAGE_FORMS = [
   ...FACTOR_FORMS,
 ];
 
+/** The auth host: the front steps, the OAuth steps before oidc-provider, the pages, their error page, then oidc-provider. */
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
@@ -124,35 +109,9 @@ export function createApp(deps: AppDeps): AuthApp {
     ...(deps.now ? { now: deps.now } : {}),
     tracer,
   });
-  const pageDeps = { redis, accounts, web, throttle, limits, logger };
 
   const app = express();
-  app.disable('x-powered-by');
-  // docs/operations.md "Proxies": only the named proxies' X-Forwarded-For is read.
-  const trusted = trustFunction(config.trustProxy);
-  app.set('trust proxy', trusted);
-  // First, so every later step runs inside the request's span; absent when tracing is off.
-  if (tracer) app.use(traceRequests(tracer));
-  // req.ip is the one client address every throttle and audit entry uses, decided as the gateway
-  // decides it (clientAddress of @svc/config).
-  app.use(function resolveClientAddress(req, _res, next) {
-    Object.defineProperty(req, 'ip', { value: clientAddress(req, trusted), configurable: true });
-    next();
-  });
-  app.use(function countRequests(req, res, next) {
-    res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
-    next();
-  });
-  const hsts = strictTransportSecurity(config.authUrl);
-  app.use(function securityHeaders(req, res, next) {
-    if (hsts) res.set('Strict-Transport-Security', hsts);
-    // oidc-provider's own HTML under /api/ (its error page) sets them in renderError.
-    if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) res.set(PAGE_HEADERS);
-    next();
-  });
-  mountHealth(app, { redis, metrics, draining: deps.draining ?? (() => false) });
-  app.use(originCheck({ authUrl: config.authUrl }));
-  app.use(storeOutageGuard(redis));
+  mountFrontSteps(app, { config, redis, metrics, tracer, draining: deps.draining ?? (() => false) });
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
   app.use(function deviceTokenAlias(req, _res, next) {
@@ -169,107 +128,25 @@ export function createApp(deps: AppDeps): AuthApp {
   const guesses = codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp });
   app.get(ROUTES.code_verification, guesses);
   app.post(ROUTES.code_verification, guesses);
-  const mailer = deps.mailer ?? createMailer(config.email);
-  const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
-  const factors = secondFactor({
-    ...pageDeps,
-    secure: config.authUrl.startsWith('https:'),
-    authUrl: config.authUrl,
-    // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
-    mayUseOwnCredentials: async (user) =>
-      (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
-  });
-  const sso = createSso({
+  const { management } = mountPages(app, {
+    config,
     redis,
     accounts,
-    web,
     logger,
-    authUrl: config.authUrl,
-    cookieKeys: config.cookieKeys,
-    allowPrivateIssuers: config.ssoPrivateIssuers,
-    ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
-    // Another workspace's factor policy is not the provider's to answer for (docs/auth-service.md "Second factor").
-    afterProvider: factors.afterProvider,
-    // Made below, with the SSO settings this returns; called only once a sign-in arrives.
-    clearTakenOver: (user) => management.clearTakenOver(user),
-  });
-  const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
-  const signup = signUp({ ...pageDeps, verification });
-  const signout = signOut({ ...pageDeps, redis });
-  const management = createManagement(accounts, {
-    redis,
-    mailer,
-    authUrl: config.authUrl,
-    baseUrl: config.baseUrl,
-    onNoticeError: (err) => logger.warn('email notice not sent', { err }),
-    sso: sso.settings,
-    // The dashboard's Webhooks page manages endpoints in the same store the worker reads (docs/webhooks.md).
-    webhooks: new WebhookStore(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
-  });
-  const interaction = interactionPages({ provider, accounts, web, config, management, verification });
-  app.get('/signin', signin.get);
-  app.post('/signin', signin.post);
-  app.get(CALLBACK_PATH, sso.callback);
-  factors.mount(app);
-  const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
-  app.get('/forgot', reset.forgot);
-  app.post('/forgot', reset.sendLink);
-  app.get('/reset', reset.resetPage);
-  app.post('/reset', reset.reset);
-  app.get('/verify-email', verification.page);
-  app.post('/verify-email', verification.confirm);
-  app.get('/signup', signup.get);
-  app.post('/signup', signup.post);
-  app.get('/signout', signout.get);
-  app.post('/signout', signout.post);
-  app.get('/interaction/:uid', interaction.get);
-  app.post('/interaction/:uid/consent', interaction.consent);
-  app.post('/interaction/:uid/abort', interaction.abort);
-  app.post('/interaction/:uid/request-access', interaction.requestAccess);
-  app.post('/interaction/:uid/create-project', interaction.createProject);
-  app.post('/interaction/:uid/confirm-email', interaction.resendConfirmation);
-  const invite = invitationPages(pageDeps);
-  app.get('/invitation', invite.page);
-  app.post('/invitation', invite.accept);
-  app.use(
-    '/dashboard',
-    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
-  );
-  app.get('/', async (req, res) => {
-    const userId = await web.userOf(req);
-    const user = userId ? await accounts.users.get(userId) : null;
-    render(res, homePage(user?.email ?? null));
+    provider,
+    web,
+    throttle,
+    limits,
+    mailer: deps.mailer,
+    resolveTxt: deps.resolveTxt,
+    now: deps.now,
   });
 
-  app.use(function pageErrors(err: unknown, req: Request, res: Response, _next: NextFunction) {
-    if (storeFailure(redis, err)) {
-      logger.warn('request failed: Redis unreachable', { path: req.path });
-      if (!res.headersSent) sendStoreDown(req, res);
-      return;
-    }
-    const clientError = requestProblem(err);
-    if (clientError) {
-      logger.info('request refused', { path: req.path, status: clientError.status, problem: clientError.text });
-      if (!res.headersSent) render(res, alertPage('Request refused', clientError.text), { status: clientError.status });
-      return;
-    }
-    logger.error('request failed', { path: req.path, err });
-    if (res.headersSent) return;
-    render(res, alertPage('Something went wrong', 'Something went wrong. Try again.'), { status: 500 });
-  });
+  app.use(pageErrors({ redis, logger }));
   const providerCallback = provider.callback();
   app.use(function oidcProvider(req: Request, res: Response) {
     forwardedAsResolved(req);
     void providerCallback(providerRequest(req), res);
   });
   return { app, provider, metrics, sweepKeyExpiries: () => management.sweepKeyExpiries() };
-}
-
-/** A body the parsers refused (too large, malformed, wrong charset): the client's problem, said plainly. */
-function requestProblem(err: unknown): { status: number; text: string } | null {
-  const e = err as { status?: unknown; type?: unknown };
-  if (typeof e?.status !== 'number' || e.status < 400 || e.status > 499) return null;
-  if (e.type === 'entity.too.large') return { status: 413, text: 'The form is too large. Nothing was changed.' };
-  if (e.type === 'entity.parse.failed') return { status: 400, text: 'The form could not be read. Nothing was changed.' };
-  return { status: e.status, text: 'The request could not be processed. Nothing was changed.' };
 }

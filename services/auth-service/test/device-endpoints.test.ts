@@ -1,7 +1,8 @@
 /**
  * The device authorization and token endpoints over HTTP (RFC 8628; docs/contract.md "Device flow"
  * and "Device authorization response"): response shape, JSON and form bodies, polling errors, the
- * client_id rule and the auto_provision rules. Approval by a person is in tests/auth.
+ * client_id rule, the auto_provision rules and registration for the device grant. Approval by a
+ * person is in tests/auth.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -178,6 +179,47 @@ test('dynamic registration: public clients with https or loopback redirect URIs 
   // A registered client is "registered" for the auto_provision rule too.
   const r = await postJson(`${f.url}/api/oauth/device/code`, { client_id: ok.body['client_id'], auto_provision: true });
   assert.equal(r.body['error'], 'invalid_request');
+});
+
+test('dynamic registration: public clients that are not web clients may register for the device grant, without a redirect URI', async () => {
+  const reg = (body: Record<string, unknown>) => postJson(`${f.url}/api/oauth/register`, body);
+  // As a headless MCP client registers (RFC 8628 with RFC 7591): no redirect URI, no response type.
+  const device = await reg({ client_name: 'headless', grant_types: [DEVICE_GRANT, 'refresh_token'] });
+  assert.equal(device.status, 201, JSON.stringify(device.body));
+  assert.deepEqual(device.body['grant_types'], [DEVICE_GRANT, 'refresh_token']);
+  assert.deepEqual(device.body['redirect_uris'], []);
+  assert.deepEqual(device.body['response_types'], []);
+  assert.equal(device.body['token_endpoint_auth_method'], 'none');
+  const native = await reg({ application_type: 'native', grant_types: [DEVICE_GRANT], redirect_uris: [] });
+  assert.equal(native.status, 201, JSON.stringify(native.body));
+  // Both flows: the redirect URIs follow the usual rule.
+  const both = await reg({
+    grant_types: ['authorization_code', DEVICE_GRANT, 'refresh_token'],
+    redirect_uris: ['http://127.0.0.1:4000/cb'],
+  });
+  assert.equal(both.status, 201, JSON.stringify(both.body));
+  assert.equal((await reg({ grant_types: ['authorization_code', DEVICE_GRANT] })).body['error'], 'invalid_redirect_uri');
+  assert.equal(
+    (await reg({ grant_types: [DEVICE_GRANT], redirect_uris: ['http://evil.example.com/cb'] })).body['error'],
+    'invalid_redirect_uri',
+  );
+  // A web client has a browser, and the authorization-code flow.
+  const web = await reg({ application_type: 'web', grant_types: [DEVICE_GRANT], redirect_uris: ['https://app.example.com/cb'] });
+  assert.equal(web.body['error'], 'invalid_client_metadata');
+  // Still public clients only.
+  const secret = await reg({ grant_types: [DEVICE_GRANT], token_endpoint_auth_method: 'client_secret_post' });
+  assert.equal(secret.body['error'], 'invalid_client_metadata');
+  // The registered client starts a device flow and polls as a first-party one does.
+  const started = await postJson(`${f.url}/api/oauth/device/code`, { client_id: device.body['client_id'] });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  assert.match(String(started.body['user_code']), /^[A-Z]{4}-\d{4}$/);
+  const pending = await poll(started.body['device_code'], String(device.body['client_id']));
+  assert.equal(pending.body['error'], 'authorization_pending');
+  // A client registered without the device grant is refused it.
+  const codeOnly = await reg({ redirect_uris: ['http://127.0.0.1:4000/cb'] });
+  const refused = await postJson(`${f.url}/api/oauth/device/code`, { client_id: codeOnly.body['client_id'] });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body['error'], 'invalid_request');
 });
 
 test('health, readiness and metrics', async () => {

@@ -151,11 +151,20 @@ test('a refresh naming two resources is refused without ending the grant', async
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: 'svc-mcp' });
   body.append('resource', resource);
   body.append('resource', other);
-  const res = await fetch(`${f.url}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  const res = await fetch(`${f.url}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
   assert.equal(res.status, 400);
   assert.equal(((await res.json()) as { error?: string }).error, 'invalid_target');
   assert.equal(await consumed(token), false);
-  const right = await postForm(`${f.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: token, client_id: 'svc-mcp', resource });
+  const right = await postForm(`${f.url}/api/oauth/token`, {
+    grant_type: 'refresh_token',
+    refresh_token: token,
+    client_id: 'svc-mcp',
+    resource,
+  });
   assert.equal(right.status, 200, JSON.stringify(right.body));
   assert.ok(await grantAlive(grantId));
 });

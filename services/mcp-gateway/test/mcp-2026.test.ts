@@ -29,13 +29,19 @@ function modern(method: string, params: Record<string, unknown> = {}, headers: R
   );
 }
 
-test('server/discover: versions, capabilities, serverInfo, resultType and caching hints', async () => {
+test('server/discover: versions, capabilities with the authorization extensions, serverInfo, resultType and caching hints', async () => {
   const res = await modern('server/discover');
   assert.equal(res.status, 200);
   const r = res.body.result;
   assert.equal(r.resultType, 'complete');
   assert.deepEqual(r.supportedVersions.slice(0, 2), ['2026-07-28', '2025-11-25']);
   assert.ok(r.capabilities.tools);
+  // The two authorization extensions svc implements, as MCP 2026-07-28 `ServerCapabilities.extensions`
+  // shapes them: identifier -> settings object (none: `{}`).
+  assert.deepEqual(r.capabilities.extensions, {
+    'io.modelcontextprotocol/oauth-client-credentials': {},
+    'io.modelcontextprotocol/enterprise-managed-authorization': {},
+  });
   assert.equal(r._meta['io.modelcontextprotocol/serverInfo'].name, 'svc');
   assert.equal(typeof r.ttlMs, 'number');
   assert.equal(r.cacheScope, 'private');

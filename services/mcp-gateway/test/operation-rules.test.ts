@@ -14,7 +14,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { PublicJwk, User } from '@svc/accounts';
 import { createManagement, StepUpRequired, type Actor, type Management } from '@svc/management';
-import { CALLS } from '@svc/management/calls';
+import { CALLS, EVERY_OPERATION_BOUND } from '@svc/management/calls';
 import {
   MANAGEMENT_OPERATIONS,
   WORKSPACE_SETTINGS,
@@ -154,6 +154,7 @@ test('the management layer (the dashboard, svc-admin): every bound call applies 
       }
     }
   }
+  assert.equal(EVERY_OPERATION_BOUND, true, 'the compile-time check of calls.ts');
   assert.deepEqual(
     Object.keys(MANAGEMENT_OPERATIONS).filter((id) => !seen.has(id as OperationId)),
     [],

@@ -3,21 +3,24 @@
  * server: adding an address without a confirmed account mails an invitation (202) instead of a
  * role, listed with the members and cancellable; an access request of an unconfirmed account is
  * not approved into a membership; a person whose own address is unconfirmed decides no request
- * and adds no member. The svc CLI calls these same endpoints.
+ * and adds no member; adding and cancelling over and over mails an address once an hour, not once
+ * a cycle. The svc CLI calls these same endpoints.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
+import { INVITATION_RENEW_SECONDS } from '@svc/accounts';
+import { startSmtpInbox, testClock, waitFor, type SmtpInbox } from '@svc/testkit';
 import { seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
 let smtp: SmtpInbox;
 let owner: Seeded;
 let ownerKey: string;
+const clock = testClock({ frozen: false });
 
 before(async () => {
   smtp = await startSmtpInbox();
-  f = await startFixture({ SMTP_URL: smtp.url });
+  f = await startFixture({ SMTP_URL: smtp.url }, { now: clock.now });
   owner = await seed(f.accounts);
   ownerKey = (await f.accounts.keys.createUserKey({ userId: owner.userId })).key;
 });
@@ -112,4 +115,37 @@ test('a person whose address is unconfirmed decides no request and adds no membe
   const added = await api(key, 'POST', `/api/v1/projects/${slug}/members`, { email: owner.email, role: 'ADMIN' });
   assert.equal(added.status, 403, JSON.stringify(added.body));
   assert.equal(await roleOf(owner.userId, slug), 'NONE');
+});
+
+test('add, cancel, add again, over and over: one invitation mail per address and project an hour, not one a cycle', async () => {
+  const members = `/api/v1/projects/${owner.project}/members`;
+  const address = 'cycled@example.com';
+  const mailsTo = (to: string) => smtp.mails.filter((m) => m.to === to).length;
+  const add = () => api(ownerKey, 'POST', members, { email: address, role: 'VIEWER' });
+  /** Cancels the address's pending invitation, if it has one (after a refused add it has none). */
+  const cancelPending = async () => {
+    const pending = (await api(ownerKey, 'GET', members)).body.invitations.find((i: { email: string }) => i.email === address);
+    if (pending) assert.equal((await api(ownerKey, 'DELETE', `/api/v1/projects/${owner.project}/invitations/${pending.id}`)).status, 200);
+  };
+  assert.equal((await add()).status, 202);
+  await waitFor(() => mailsTo(address) === 1 || undefined, { message: 'the first invitation mail' });
+  for (let cycle = 0; cycle < 5; cycle++) {
+    await cancelPending();
+    const again = await add();
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.match(
+      again.body.error.message,
+      /invited less than an hour ago and the invitation cancelled; invite them again after \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    assert.equal(again.body.error.field, 'email');
+  }
+  // A mail sent after the cycles arrives; none more has reached the cycled address.
+  const marker = `after-cycles-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  assert.equal((await api(ownerKey, 'POST', members, { email: marker, role: 'VIEWER' })).status, 202);
+  await waitFor(() => mailsTo(marker) === 1 || undefined, { message: 'the mail sent after the cycles' });
+  assert.equal(mailsTo(address), 1);
+  // An hour on (INVITATION_RENEW_SECONDS), the address may be invited, and mailed, again.
+  clock.advance(INVITATION_RENEW_SECONDS * 1000);
+  assert.equal((await add()).status, 202);
+  await waitFor(() => mailsTo(address) === 2 || undefined, { message: 'the invitation mailed an hour later' });
 });

@@ -9,7 +9,7 @@ const REQUEST = {
   required: ['project', 'id'],
 } as const;
 const STATUS = { type: 'string', enum: ['pending', 'approved', 'denied'] } as const;
-const NOTHING = { type: 'object', properties: {} } as const;
+const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 export const listAccessRequests = defineOperation({
   method: 'GET',
@@ -63,6 +63,7 @@ export const requestAccess = defineOperation({
       reason: { type: 'string', minLength: 1, description: 'Why you need it, shown to the admins (at most 1000 characters).' },
     },
     required: ['level', 'reason'],
+    additionalProperties: false,
   },
   answer: {
     type: 'object',
@@ -87,7 +88,11 @@ export const approveAccessRequest = defineOperation({
   policy: { caller: 'admin', stepUp: 'always', confirmed: true, audit: ['access_request.approved'], bucket: 'management' },
   statuses: [200],
   params: REQUEST,
-  body: { type: 'object', properties: { level: { type: 'string', enum: LEVELS, default: KEY_DEFAULTS.level } } },
+  body: {
+    type: 'object',
+    properties: { level: { type: 'string', enum: LEVELS, default: KEY_DEFAULTS.level } },
+    additionalProperties: false,
+  },
   answer: {
     type: 'object',
     properties: { id: { type: 'string' }, status: { const: 'approved' }, level: { type: 'string', enum: LEVELS } },

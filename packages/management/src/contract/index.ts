@@ -10,4 +10,4 @@ export type { AnswerOf, BodyOf, InputOf, ObjectSchema, OperationDeclaration, Par
 export { REPORT_LEAK } from './keys.ts';
 export { REFUSAL, type Refusal } from './refusal.ts';
 export { MANAGEMENT_OPERATIONS, type OperationId, type OperationOf } from './operations.ts';
-export { STEP_UP_MINUTES, WORKSPACE_SETTINGS, type Caller, type OperationPolicy, type WorkspaceSetting } from './policy.ts';
+export { STEP_UP_MINUTES, WORKSPACE_SETTINGS, type WorkspaceSetting } from './policy.ts';

@@ -133,6 +133,7 @@ export const createKey = defineOperation({
       allowed_ips: ALLOWED_IPS,
     },
     required: ['name'],
+    additionalProperties: false,
   },
   answer: {
     type: 'object',
@@ -156,7 +157,7 @@ export const setKeyLimit = defineOperation({
   policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.limit_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
-  body: { type: 'object', properties: { rate_limit: RATE_LIMIT }, required: ['rate_limit'] },
+  body: { type: 'object', properties: { rate_limit: RATE_LIMIT }, required: ['rate_limit'], additionalProperties: false },
   answer: {
     type: 'object',
     properties: { id: { type: 'string' }, rate_limit: { type: ['integer', 'null'] } },
@@ -172,7 +173,7 @@ export const disableKey = defineOperation({
   policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.disabled'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
-  body: { type: 'object', properties: {} },
+  body: { type: 'object', properties: {}, additionalProperties: false },
   answer: KEY_STATUS_ANSWER,
 });
 
@@ -183,7 +184,7 @@ export const enableKey = defineOperation({
   policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.enabled'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
-  body: { type: 'object', properties: {} },
+  body: { type: 'object', properties: {}, additionalProperties: false },
   answer: KEY_STATUS_ANSWER,
 });
 
@@ -194,7 +195,7 @@ export const setKeyNote = defineOperation({
   policy: { caller: 'editor', stepUp: 'never', confirmed: false, audit: ['key.note_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
-  body: { type: 'object', properties: { note: NOTE }, required: ['note'] },
+  body: { type: 'object', properties: { note: NOTE }, required: ['note'], additionalProperties: false },
   answer: {
     type: 'object',
     properties: { id: { type: 'string' }, note: { type: 'string' } },
@@ -210,7 +211,7 @@ export const setKeyAllowedIps = defineOperation({
   policy: { caller: 'editor', stepUp: 'always', confirmed: false, audit: ['key.allowed_ips_changed'], bucket: 'management' },
   statuses: [200],
   params: PROJECT_KEY,
-  body: { type: 'object', properties: { allowed_ips: ALLOWED_IPS }, required: ['allowed_ips'] },
+  body: { type: 'object', properties: { allowed_ips: ALLOWED_IPS }, required: ['allowed_ips'], additionalProperties: false },
   answer: {
     type: 'object',
     properties: { id: { type: 'string' }, allowed_ips: { type: 'array', items: { type: 'string' } } },
@@ -246,6 +247,7 @@ export const rollKey = defineOperation({
     properties: {
       overlap: { type: 'string', default: KEY_DEFAULTS.overlap, description: 'How long the old key keeps working: 0m, 1h, 24h, 7d...' },
     },
+    additionalProperties: false,
   },
   answer: {
     type: 'object',

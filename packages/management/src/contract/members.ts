@@ -67,6 +67,7 @@ export const putMember = defineOperation({
     type: 'object',
     properties: { email: { type: 'string' }, role: LEVEL },
     required: ['email', 'role'],
+    additionalProperties: false,
   },
   answer: {
     type: 'object',

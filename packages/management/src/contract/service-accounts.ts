@@ -57,7 +57,7 @@ export const createServiceAccount = defineOperation({
   policy: { caller: 'owner', stepUp: 'always', confirmed: false, audit: ['service_account.created'], bucket: 'management' },
   statuses: [201],
   params: WORKSPACE,
-  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
   answer: WITH_KEY,
 });
 
@@ -72,6 +72,7 @@ export const grantServiceAccount = defineOperation({
     type: 'object',
     properties: { project: { type: 'string', description: 'A project of the workspace.' }, level: { type: 'string', enum: LEVELS } },
     required: ['project', 'level'],
+    additionalProperties: false,
   },
   answer: {
     type: 'object',
@@ -93,6 +94,7 @@ export const rotateServiceAccount = defineOperation({
     properties: {
       overlap: { type: 'string', default: KEY_DEFAULTS.overlap, description: 'How long the old key keeps working: 0m, 1h, 24h, 7d...' },
     },
+    additionalProperties: false,
   },
   answer: {
     type: 'object',
@@ -186,6 +188,7 @@ export const setServiceAccountClientKeys = defineOperation({
       },
       jwks_uri: { type: 'string', maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength, description: 'An https URL of a JWK Set.' },
     },
+    additionalProperties: false,
   },
   answer: CLIENT,
 });

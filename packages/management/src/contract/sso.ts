@@ -102,6 +102,7 @@ export const configureSsoProvider = defineOperation({
       },
     },
     required: ['issuer', 'clientId'],
+    additionalProperties: false,
   },
   answer: VIEW,
 });
@@ -130,6 +131,7 @@ export const setSsoPolicy = defineOperation({
       },
     },
     required: ['defaultRole'],
+    additionalProperties: false,
   },
   answer: VIEW,
 });
@@ -146,6 +148,7 @@ export const claimSsoDomain = defineOperation({
     type: 'object',
     properties: { domain: { type: 'string', minLength: 1, maxLength: 253, description: `At most ${SSO_MAX_DOMAINS} a workspace.` } },
     required: ['domain'],
+    additionalProperties: false,
   },
   answer: CLAIM,
 });

@@ -63,6 +63,7 @@ export const addTrustedIssuer = defineOperation({
       jwks_uri: { type: 'string', maxLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksUriLength },
     },
     required: ['issuer'],
+    additionalProperties: false,
   },
   answer: ISSUER,
 });

@@ -14,7 +14,7 @@ export const createProject = defineOperation({
   policy: { caller: 'owner', stepUp: 'never', confirmed: false, audit: ['project.created'], bucket: 'management' },
   statuses: [201],
   params: WORKSPACE,
-  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
   answer: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'], additionalProperties: false },
 });
 

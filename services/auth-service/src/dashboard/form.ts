@@ -31,6 +31,20 @@ export const NO_FIELDS = { type: 'object', properties: {} } as const;
 /** A destructive form's second step: `confirm=yes` alone acts (docs/dashboard.md "Confirmation"). */
 export const CONFIRM_FIELDS = { type: 'object', properties: { confirm: { type: 'string' } } } as const;
 
+const OPENED = new WeakMap<ObjectSchema, ObjectSchema>();
+
+/**
+ * What a form's post is checked against: its fields. A form declared with an operation's body takes
+ * its fields, not its refusal of undeclared ones (docs/management.md "The contract"): a post also
+ * carries the page's own fields (the CSRF token, a confirmation), as it always has.
+ */
+function fieldsOf(schema: ObjectSchema): ObjectSchema {
+  if (schema.additionalProperties !== false) return schema;
+  let opened = OPENED.get(schema);
+  if (!opened) OPENED.set(schema, (opened = { ...schema, additionalProperties: true }));
+  return opened;
+}
+
 /**
  * The form's fields as its schema declares them, defaults filled; a problem is a ManagementError
  * 400 naming the field, which the route shows on the form again (kit.ts `submit`) or as a page.
@@ -38,7 +52,7 @@ export const CONFIRM_FIELDS = { type: 'object', properties: { confirm: { type: '
 export function formOf<S extends ObjectSchema>(req: Request, form: DashboardForm<S>): InputOf<S> {
   // express.urlencoded gives an object for a form body; anything else (no body, another type) has no fields.
   const body = req.body && typeof req.body === 'object' ? { ...(req.body as Record<string, unknown>) } : {};
-  const found = inputProblem(form.schema, body);
+  const found = inputProblem(fieldsOf(form.schema), body);
   if (found) {
     const problem = Array.isArray(body[found.field]) ? 'was sent more than once' : found.problem;
     throw new ManagementError(400, `The field "${found.field}" ${problem}.`, found.field);

@@ -6,7 +6,7 @@
  * management layer as its actor's `factorAt`, and the layer applies the rule.
  */
 import { createHash } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import type { Accounts, Redis, User } from '@svc/accounts';
 import { sessionCookieOf } from '../http/web-session.ts';
 import { OK } from '../provider/redis-keys.ts';
@@ -44,34 +44,5 @@ export async function hasRecentFactor(redis: Redis, req: Request, now: number = 
 /** True when the person must use a second factor (FactorStore.requiredFor). */
 export const mustUseFactor = (accounts: Accounts, user: User): Promise<boolean> => accounts.factors.requiredFor(user);
 
-/**
- * Whether `user` may do a step-up action now: yes when a factor was used on this session within
- * STEP_UP_MINUTES; yes when the person has no factor and no workspace of theirs requires one
- * (there is nothing to step up with, docs/auth-service.md "Step-up" says why); no otherwise.
- */
-async function stepUpSatisfied(deps: { redis: Redis; accounts: Accounts }, req: Request, user: User): Promise<boolean> {
-  if (await hasRecentFactor(deps.redis, req)) return true;
-  if (await deps.accounts.factors.hasAny(user.id)) return false;
-  return !(await mustUseFactor(deps.accounts, user));
-}
-
 /** Where a browser steps up, coming back to `returnTo` after. */
 export const stepUpUrl = (returnTo: string) => `/factors/step-up?return=${encodeURIComponent(returnTo)}`;
-
-/**
- * The one step the routes that need a step-up use: `applies(req)` says whether this request is
- * such an action (an ADMIN key, not an EDITOR one); a browser without a recent factor is sent to
- * the step-up page and comes back to `backTo(req)` (the form's page) after.
- */
-export function requireRecentFactor(
-  deps: { redis: Redis; accounts: Accounts; userOf: (req: Request) => Promise<string | null> },
-  options: { applies?: (req: Request) => boolean | Promise<boolean>; backTo: (req: Request) => string },
-) {
-  return async function requireRecentFactorStep(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (options.applies && !(await options.applies(req))) return next();
-    const userId = await deps.userOf(req);
-    const user = userId ? await deps.accounts.users.get(userId) : null;
-    if (!user || (await stepUpSatisfied(deps, req, user))) return next();
-    res.redirect(303, stepUpUrl(options.backTo(req)));
-  };
-}

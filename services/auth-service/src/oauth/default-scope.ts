@@ -5,7 +5,10 @@
  * - Device flow: `openid`. The project (the resource) is chosen on the consent page, after the
  *   request; oidc-provider drops non-OpenID scopes from a request without a resource
  *   (check_resource.js filterStatics), so a resource scope could not survive until then. The
- *   token's binding is its audience, not its scope (the gateway checks the audience).
+ *   token's binding is its audience, not its scope (the gateway checks the audience). A device
+ *   client that asks for scopes (a registered MCP client asks for `mcp` and names its resource,
+ *   docs/auth-service.md "Registered device clients") has its MCP scopes widened as at the
+ *   authorization endpoint, and `openid` added when it names no resource, for the same reasons.
  * - Authorization endpoint: `mcp` when no scope is asked for, and every level when no MCP scope
  *   is (`openid`). The MCP scopes asked for are widened to every level at or below the highest one
  *   (`mcp` means the person's own role, so every level):
@@ -33,8 +36,11 @@ function widenMcpScopes(scope: string): string {
 /** POST /api/oauth/device/code (after oauthFormBody). */
 export function defaultDeviceScope(req: Request, res: Response, next: NextFunction): void {
   const params = oauthParams(res);
-  if (!params.get('scope')) {
-    params.set('scope', 'openid');
+  const asked = params.get('scope');
+  let scope = asked ? widenMcpScopes(asked) : 'openid';
+  if (!params.get('resource') && !scope.split(' ').includes('openid')) scope = `openid ${scope}`;
+  if (scope !== asked) {
+    params.set('scope', scope);
     req.body = params.toString();
   }
   next();

@@ -1,7 +1,9 @@
 /**
  * Pre-step of dynamic client registration (RFC 7591), open to remote MCP clients: only public
- * clients (token_endpoint_auth_method `none`, the default here), only the authorization-code and
- * refresh grants, and redirect URIs as `application_type` allows (OpenID Connect Dynamic Client
+ * clients (token_endpoint_auth_method `none`, the default here), only the authorization-code,
+ * refresh, ID-JAG and device grants (the device grant, RFC 8628, for clients that are not `web`;
+ * one registered for it without the authorization-code grant needs no redirect URI: docs/decisions.md
+ * "OAuth clients"), and redirect URIs as `application_type` allows (OpenID Connect Dynamic Client
  * Registration §2; MCP 2026-07-28 clients send it): `web` clients https only; `native` clients
  * https, http on a loopback address (RFC 8252 §7.3) or a private-use scheme in reverse-domain form
  * (RFC 8252 §7.1); without `application_type`, https or loopback http, as before clients sent it.
@@ -15,14 +17,16 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { clientNameProblem } from './client-names.ts';
 import { sendOAuthError } from './oauth-error.ts';
 import { JWT_BEARER_GRANT } from './id-jag.ts';
+import { DEVICE_GRANT } from '../provider/clients.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
 const readText = express.text({ limit: MAX_METADATA_BYTES, type: () => true });
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
-// A public client may also present ID-JAGs (RFC 7523 §2.1; docs/auth-service.md "Enterprise-managed authorization").
-const GRANTS = new Set(['authorization_code', 'refresh_token', JWT_BEARER_GRANT]);
+// A public client may also present ID-JAGs (RFC 7523 §2.1; docs/auth-service.md "Enterprise-managed
+// authorization") and run the device flow (RFC 8628; docs/auth-service.md "Registered device clients").
+const GRANTS = new Set(['authorization_code', 'refresh_token', JWT_BEARER_GRANT, DEVICE_GRANT]);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
 
 /** RFC 8252 §7.1: a private-use scheme is a reverse domain name (it holds a dot). */
@@ -46,6 +50,10 @@ function redirectUriAllowed(uri: unknown, type: ApplicationType): boolean {
   if (type === 'native')
     return (u.protocol === 'https:' && !LOOPBACK.has(u.hostname)) || loopbackHttp || PRIVATE_USE_SCHEME.test(u.protocol);
   return u.protocol === 'https:' || loopbackHttp;
+}
+
+function isEmptyList(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
 }
 
 export function registrationPolicy(req: Request, res: Response, next: NextFunction): void {
@@ -82,7 +90,7 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
       return sendOAuthError(
         res,
         'invalid_client_metadata',
-        `grant_types may hold authorization_code, refresh_token and ${JWT_BEARER_GRANT} only`,
+        `grant_types may hold authorization_code, refresh_token, ${JWT_BEARER_GRANT} and ${DEVICE_GRANT} only`,
       );
     }
     // MCP clients register the resource scope (`mcp`, from the protected resource metadata);
@@ -96,6 +104,19 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
     const type = body['application_type'];
     if (type !== undefined && !APPLICATION_TYPES.includes(type as 'web')) {
       return sendOAuthError(res, 'invalid_client_metadata', 'application_type must be web or native');
+    }
+    if (grants.includes(DEVICE_GRANT)) {
+      // RFC 8628 §1: the device grant is for clients without a browser of their own; a web client
+      // has one, and has the authorization-code flow.
+      if (type === 'web') return sendOAuthError(res, 'invalid_client_metadata', `${DEVICE_GRANT} is for native clients, not web ones`);
+      // RFC 8628 §3.1: a device-flow client is never redirected to. Without the authorization-code
+      // grant it needs no redirect URI, and no response type (oidc-provider's default `code` would
+      // ask for one).
+      if (!grants.includes('authorization_code') && (body['redirect_uris'] === undefined || isEmptyList(body['redirect_uris']))) {
+        body['redirect_uris'] = [];
+        body['response_types'] ??= [];
+        return next();
+      }
     }
     const uris = body['redirect_uris'];
     if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => redirectUriAllowed(u, type as ApplicationType))) {

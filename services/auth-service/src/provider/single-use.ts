@@ -30,7 +30,7 @@ const PROVIDER_CLOCK_TOLERANCE_SECONDS = 15;
  * assertion lives at most CLIENT_ASSERTION_MAX_LIFETIME_SECONDS plus the clock tolerance; a DPoP
  * proof or an attestation PoP, 300 s (the library's CHALLENGE_OK_WINDOW).
  */
-export const REPLAY_CLAIM_SECONDS = CLIENT_ASSERTION_MAX_LIFETIME_SECONDS + PROVIDER_CLOCK_TOLERANCE_SECONDS;
+const REPLAY_CLAIM_SECONDS = CLIENT_ASSERTION_MAX_LIFETIME_SECONDS + PROVIDER_CLOCK_TOLERANCE_SECONDS;
 
 /**
  * The adapter's find() for ReplayDetection: claims `id` (one SET NX with expiry). The claimer gets

@@ -55,3 +55,9 @@ export interface ResolvedCaller {
    */
   allowedIps: BlockList | null;
 }
+
+/** What the credential itself says of its caller, whichever endpoint it is used on. */
+export type CredentialFacts = Pick<
+  ResolvedCaller,
+  'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps' | 'jkt'
+>;

@@ -22,5 +22,17 @@ export const META = {
   serverInfo: 'io.modelcontextprotocol/serverInfo',
 } as const;
 
+/**
+ * The MCP authorization extensions svc implements, by extension identifier, each with no settings
+ * (an empty object: MCP 2026-07-28 `ServerCapabilities.extensions`). Both extensions recommend
+ * listing them in server/discover (docs/mcp-revisions.md "The 2026-07-28 rules"): OAuth client
+ * credentials is the service accounts' grant, enterprise-managed authorization the ID-JAG grant
+ * (docs/auth-service.md "Client credentials", "Enterprise-managed authorization").
+ */
+export const AUTHORIZATION_EXTENSIONS = {
+  'io.modelcontextprotocol/oauth-client-credentials': {},
+  'io.modelcontextprotocol/enterprise-managed-authorization': {},
+} as const;
+
 export const SERVER_INFO = { name: 'svc', title: 'svc project knowledge' } as const;
 export const INSTRUCTIONS = 'Call svc_help to see which tools you can call here and what keeps the others out.';

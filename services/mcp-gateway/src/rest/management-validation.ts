@@ -12,7 +12,7 @@ import type { Step } from '../pipeline/exchange.ts';
 import type { ManagementRoute } from './management/handle.ts';
 
 /** The remedy of every refusal of a management request's input. */
-export const FIX_THE_FIELD = 'Fix the named field and send again.';
+const FIX_THE_FIELD = 'Fix the named field and send again.';
 
 /** The body of a POST or PATCH checked against its operation's schema, defaults filled in. */
 export function validateManagementRequest(route: ManagementRoute): Step {

@@ -1,0 +1,79 @@
+/**
+ * A project's access requests (docs/management.md "Access request lifecycle"): an ADMIN of the
+ * project sees and decides them; only a confirmed account becomes a member by a decision; the
+ * admins are mailed of a new one.
+ */
+import type { KeyLevel } from '@svc/policy';
+import { isKeyLevel } from '@svc/policy';
+import type { ManagementContext } from './context.ts';
+import { parsePageQuery } from './list-page.ts';
+import type { Management } from './management.ts';
+import { ManagementError } from './types.ts';
+
+/** The operations of this group, on the shared context (each is described on Management). */
+export function accessRequestOperations(
+  ctx: ManagementContext,
+): Pick<Management, 'requests' | 'pendingRequests' | 'decideRequest' | 'accessRequested'> {
+  const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
+  return {
+    async requests(actor, slug, input) {
+      const { cursor, limit } = parsePageQuery(input);
+      await adminOf(actor, slug, 'see access requests');
+      const page = await accounts.accessRequests.page(slug, cursor, limit);
+      return {
+        canDecide: true,
+        next: page.next,
+        requests: page.requests.map((r) => ({
+          id: r.id,
+          requester: r.requester.label,
+          level: r.requested_level,
+          reason: r.reason,
+          createdAt: Date.parse(r.created_at),
+          status: r.status,
+          grantedLevel: r.granted_level,
+          decidedBy: r.decided_by,
+          decidedAt: r.decided_at ? Date.parse(r.decided_at) : null,
+        })),
+      };
+    },
+
+    async pendingRequests(actor, slug) {
+      const { role } = await projectFor(actor, slug);
+      return role === 'ADMIN' ? accounts.accessRequests.pendingCount(slug) : 0;
+    },
+
+    async decideRequest(actor, slug, id, decision) {
+      const { project } = await adminOf(actor, slug, 'decide access requests');
+      const request = await accounts.accessRequests.get(id);
+      if (!request || request.project !== slug) throw new ManagementError(404, 'There is no such access request in this project.');
+      if (request.status !== 'pending') throw new ManagementError(409, `This request was already ${request.status}.`);
+      if (decision.approve && !isKeyLevel(decision.level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
+      if (decision.approve && request.requester.type === 'user' && !(await accounts.users.get(request.requester.id))?.emailVerifiedAt)
+        throw new ManagementError(
+          409,
+          `${request.requester.label} has not confirmed that address, so it cannot become a member; add it as a member instead to mail it an invitation.`,
+        );
+      const decided = await accounts.accessRequests
+        .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined, actor.label)
+        .catch(full);
+      notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
+      await note(
+        actor,
+        project.workspace,
+        decision.approve ? 'access_request.approved' : 'access_request.denied',
+        `access_request:${id} (${request.requester.label})`,
+        {
+          project: slug,
+          asked: request.requested_level,
+          ...(decision.approve ? { granted: decision.level } : {}),
+        },
+      );
+    },
+
+    async accessRequested(request) {
+      const mailed = request.notifyAdmins && deps.mailer?.enabled === true;
+      if (mailed) notify(notices.accessRequested(request));
+      return { mailed };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The step-up page (docs/auth-service.md "Second factor"): a signed-in person gives a factor again,
+ * typed at /factors/step-up or a passkey at /factors/step-up/passkey, before an action that needs
+ * a recent one, and goes back to where they were.
+ */
+import type { Express } from 'express';
+import { html, render } from '../pages/html.ts';
+import { safeReturn } from '../pages/return-to.ts';
+import { tooMany } from '../pages/too-many.ts';
+import { formFields, signedInOf, typedFactorCheck, type FactorPageDeps } from './page-kit.ts';
+import type { passkeys } from './passkey-routes.ts';
+import { markFactorUsed, STEP_UP_MINUTES } from './step-up.ts';
+import { enrolFirstPage, stepUpPage } from './views.ts';
+
+/** The step-up pages, on the passkey routes' assertions. */
+export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof passkeys>, 'askFor' | 'asserted'>) {
+  const { accounts } = deps;
+  const signedIn = signedInOf(deps);
+  const check = typedFactorCheck(deps);
+
+  return {
+    mount(app: Express): void {
+      app.get('/factors/step-up', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        if (!(await accounts.factors.hasAny(user.id))) return render(res, enrolFirstPage(), { status: 403 });
+        const returnTo = safeReturn(req.query['return']);
+        const passkey = await pk.askFor(
+          req,
+          res,
+          user,
+          'step-up',
+          '/factors/step-up/passkey',
+          html`<input type="hidden" name="return" value="${returnTo}">`,
+        );
+        render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, undefined, passkey));
+      });
+      app.post('/factors/step-up/passkey', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const returnTo = safeReturn(formFields(req)['return']);
+        if (!deps.web.csrfValid(req))
+          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, 'The form expired. Try again.'), {
+            status: 403,
+          });
+        const who = await pk.asserted(req, res, 'step-up', user.id);
+        if (typeof who === 'string')
+          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, who), { status: 400 });
+        await markFactorUsed(deps.redis, req);
+        res.redirect(303, returnTo);
+      });
+      app.post('/factors/step-up', async (req, res) => {
+        const user = await signedIn(req, res);
+        if (!user) return;
+        const returnTo = safeReturn(formFields(req)['return']);
+        const again = (error: string, status: number) =>
+          render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, error), { status });
+        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
+        const result = await check(user.id, { code: formFields(req)['code'] });
+        if (!result.ok) {
+          if (result.waitSeconds > 0)
+            return tooMany(res, result.waitSeconds, { returnTo, csrf: deps.web.csrfToken(req, res), reset: false });
+          return again('That code is not right, or was used already.', 401);
+        }
+        await markFactorUsed(deps.redis, req);
+        res.redirect(303, returnTo);
+      });
+    },
+  };
+}

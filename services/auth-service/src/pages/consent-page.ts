@@ -1,0 +1,168 @@
+/**
+ * The consent page of an interaction (docs/auth-service.md "Scopes", "Consent pages"): the page
+ * of the client's profile, and its form, which records the Grant with the chosen project as its
+ * resource and the approved level as its scope (RFC 8707; oidc-provider docs: the consent step
+ * adds resource scopes to the Grant, and is where project membership is checked).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { CREATE_SVC_KEY_TTL_SECONDS, type User } from '@svc/accounts';
+import { scopeForLevel } from '@svc/policy';
+import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
+import { TTL } from '../provider/configuration.ts';
+import { projectOfResource, resourceFor } from '../provider/resource.ts';
+import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from './consent-levels.ts';
+import {
+  noAccessPage,
+  personalKeyConsent,
+  projectApprovalConsent,
+  projectSelectionConsent,
+  provisionConsent,
+  type ConsentView,
+} from './consent-views.ts';
+import { render } from './html.ts';
+import type { InteractionForms } from './interaction-forms.ts';
+import { kindOf, redirectHostOf, type Details } from './interaction-kind.ts';
+import type { InteractionDeps } from './interaction.ts';
+import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
+
+/** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
+const ACCESS_DAYS = Math.floor(TTL.Grant / 86_400);
+
+/** What the person approved: the resource (none for a personal key) and the scope recorded for it. */
+type Approval = { resource: string | undefined; scope: string } | { error: string };
+
+/** The consent page and its form. */
+export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' | 'web' | 'config'>, forms: InteractionForms) {
+  const { provider, accounts } = deps;
+  const { baseUrl } = deps.config;
+
+  /** The page of the interaction's kind; with `error`, a 400 saying what to change. */
+  async function show(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
+    if (!user.emailVerifiedAt) return forms.confirmFirst(req, res, details, user);
+    const clientId = String(details.params['client_id']);
+    const client = await provider.Client.find(clientId);
+    const v: ConsentView = {
+      uid: details.uid,
+      csrf: deps.web.csrfToken(req, res),
+      clientName: displayClientName(client?.clientName ?? clientId),
+      verified: isVerifiedClient(clientId),
+      redirectHost: redirectHostOf(details.params['redirect_uri']),
+      email: user.email,
+      error,
+      accessDays: ACCESS_DAYS,
+    };
+    const status = error ? 400 : 200;
+    switch (kindOf(details)) {
+      case 'personal':
+        return void render(res, personalKeyConsent(v), { status });
+      case 'provision':
+        return void render(
+          res,
+          provisionConsent(v, user.workspace, {
+            existing: await existingPersonalProject(accounts, user, projectNameOf(details.params)),
+            name: projectNameOf(details.params),
+            keyLevel: CREATE_SVC_KEY_LEVEL,
+            keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
+          }),
+          { status },
+        );
+      case 'approve': {
+        const slug = projectOfResource(baseUrl, details.params['resource']);
+        const project = slug ? await accounts.workspaces.getProject(slug) : null;
+        const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
+        if (!project || role === 'NONE') {
+          return void render(res, noAccessPage(v, slug ?? '', project !== null), { status: 403 });
+        }
+        const levels = offeredLevels(role, details.params['scope']);
+        return void render(res, projectApprovalConsent(v, { project, role }, levels), { status });
+      }
+      case 'select':
+        return void render(
+          res,
+          projectSelectionConsent(
+            v,
+            await accounts.workspaces.accessibleProjects(user.id),
+            offeredLevels('ADMIN', details.params['scope']),
+          ),
+          { status },
+        );
+    }
+  }
+
+  /** What the form approved, by the interaction's kind, or what to change on the page. */
+  async function approvalOf(details: Details, user: User, body: Record<string, unknown>): Promise<Approval> {
+    // Every Grant records the level approved on its page (consent-levels.ts); the personal key
+    // of svc-cli records no resource at all.
+    const kind = kindOf(details);
+    switch (kind) {
+      case 'personal':
+        if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes')
+          return { error: 'Tick both boxes to create the key.' };
+        return { resource: undefined, scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
+      case 'provision': {
+        const resource = resourceFor(baseUrl, await ensurePersonalProject(accounts, user, projectNameOf(details.params)));
+        return { resource, scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
+      }
+      case 'approve':
+      case 'select': {
+        const slug =
+          typeof details.params['resource'] === 'string'
+            ? projectOfResource(baseUrl, details.params['resource'])
+            : String(body['project'] ?? '');
+        const project = slug ? await accounts.workspaces.getProject(slug) : null;
+        const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
+        if (!project || role === 'NONE') return { error: 'Choose a project you have access to.' };
+        const scope =
+          kind === 'approve'
+            ? grantedScope(role, details.params['scope'], body['level'])
+            : grantedScopeForSelection(role, details.params['scope'], body['level']);
+        if (!scope) return { error: 'Choose one of the access levels offered.' };
+        return { resource: resourceFor(baseUrl, project.slug), scope };
+      }
+    }
+  }
+
+  /** The Grant of the approval, with the OpenID scopes and claims oidc-provider still asks for; its id. */
+  async function saveGrant(details: Details, user: User, resource: string | undefined, scope: string): Promise<string> {
+    const grant = new provider.Grant({ accountId: user.id, clientId: String(details.params['client_id']) });
+    const prompt = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
+    if (prompt.missingOIDCScope?.length) grant.addOIDCScope(prompt.missingOIDCScope.join(' '));
+    if (prompt.missingOIDCClaims?.length) grant.addOIDCClaims(prompt.missingOIDCClaims);
+    if (resource) grant.addResourceScope(resource, scope);
+    return grant.save();
+  }
+
+  /** The approval in the audit log of the workspace the app now reaches (the person's own for a personal key). */
+  async function auditAuthorized(req: Request, details: Details, user: User, resource: string | undefined, scope: string): Promise<void> {
+    const slug = resource ? projectOfResource(baseUrl, resource) : null;
+    const workspace = (slug ? (await accounts.workspaces.getProject(slug))?.workspace : undefined) ?? user.workspace;
+    await accounts.audit.record({
+      workspace,
+      actor: user.email,
+      action: 'oauth_app.authorized',
+      target: `client:${String(details.params['client_id'])}`,
+      source: req.ip ?? '',
+      requestId: randomUUID(),
+      detail: {
+        ...(slug ? { project: slug } : { personal_key: String(details.params['client_id']) }),
+        scope: resource ? scope : 'personal key',
+      },
+    });
+  }
+
+  /** The consent form: the approval, its Grant, its audit entry, and the interaction finished with them. */
+  async function approve(req: Request, res: Response): Promise<void> {
+    const form = await forms.loadForm(req, res, 'Not approved');
+    if (!form) return;
+    const { details, user } = form;
+    const approval = await approvalOf(details, user, (req.body ?? {}) as Record<string, unknown>);
+    if ('error' in approval) return show(req, res, details, user, approval.error);
+    const { resource, scope } = approval;
+    const grantId = await saveGrant(details, user, resource, scope);
+    await auditAuthorized(req, details, user, resource, scope);
+    await provider.interactionFinished(req, res, { consent: { grantId }, svc: { resource } }, { mergeWithLastSubmission: true });
+  }
+
+  return { show, approve };
+}

@@ -1,0 +1,124 @@
+/**
+ * The auth host's pages (docs/auth-service.md "Pages"): sign-in with its second factor and single
+ * sign-on, password reset, email verification, sign-up and sign-out, the OAuth interaction pages,
+ * invitations, the dashboard and the home page; and what they share: single sign-on, the second
+ * factor, email verification and the management layer.
+ */
+import type { Express, Request } from 'express';
+import type { Accounts, Redis } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import type { Logger } from '@svc/logger';
+import { createMailer, type Mailer } from '@svc/mail';
+import { createManagement, type Management } from '@svc/management';
+import type { ResolveTxt } from '@svc/sso';
+import { WebhookStore } from '@svc/webhooks';
+import type Provider from 'oidc-provider';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { secondFactor } from '../factors/routes.ts';
+import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
+import type { WebSessions } from '../http/web-session.ts';
+import { createSso } from '../sso/create-sso.ts';
+import { CALLBACK_PATH } from '../sso/flow.ts';
+import { emailVerification } from './email-verification.ts';
+import { render } from './html.ts';
+import { interactionPages } from './interaction.ts';
+import { invitationPages } from './invitation.ts';
+import { homePage } from './layout.ts';
+import { passwordReset } from './password-reset.ts';
+import { signIn } from './sign-in.ts';
+import { signOut } from './sign-out.ts';
+import { signUp } from './sign-up.ts';
+
+/** What the pages read. */
+export interface PagesDeps {
+  config: Config;
+  redis: Redis;
+  accounts: Accounts;
+  logger: Logger;
+  provider: Provider;
+  web: WebSessions;
+  throttle: Throttle;
+  limits: ThrottleLimits;
+  /** Outgoing email; from config.email when absent. */
+  mailer?: Mailer | undefined;
+  resolveTxt?: ResolveTxt | undefined;
+  now?: (() => number) | undefined;
+}
+
+/** Mounts every page on `app`; the management layer they made, for the key-expiry sweep. */
+export function mountPages(app: Express, deps: PagesDeps): { management: Management } {
+  const { config, redis, accounts, logger, provider, web } = deps;
+  const pageDeps = { redis, accounts, web, throttle: deps.throttle, limits: deps.limits, logger };
+  const mailer = deps.mailer ?? createMailer(config.email);
+  const verification = emailVerification({ ...pageDeps, mailer, authUrl: config.authUrl });
+  const factors = secondFactor({
+    ...pageDeps,
+    secure: config.authUrl.startsWith('https:'),
+    authUrl: config.authUrl,
+    // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
+    mayUseOwnCredentials: async (user) =>
+      (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
+  });
+  const sso = createSso({
+    redis,
+    accounts,
+    web,
+    logger,
+    authUrl: config.authUrl,
+    cookieKeys: config.cookieKeys,
+    allowPrivateIssuers: config.ssoPrivateIssuers,
+    ...(deps.resolveTxt ? { resolveTxt: deps.resolveTxt } : {}),
+    // Another workspace's factor policy is not the provider's to answer for (docs/auth-service.md "Second factor").
+    afterProvider: factors.afterProvider,
+    // Made below, with the SSO settings this returns; called only once a sign-in arrives.
+    clearTakenOver: (user) => management.clearTakenOver(user),
+  });
+  const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
+  const signup = signUp({ ...pageDeps, verification });
+  const signout = signOut({ ...pageDeps, redis });
+  const management = createManagement(accounts, {
+    redis,
+    mailer,
+    authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
+    onNoticeError: (err) => logger.warn('email notice not sent', { err }),
+    sso: sso.settings,
+    // The dashboard's Webhooks page manages endpoints in the same store the worker reads (docs/webhooks.md).
+    webhooks: new WebhookStore(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
+  });
+  const interaction = interactionPages({ provider, accounts, web, config, management, verification });
+  app.get('/signin', signin.get);
+  app.post('/signin', signin.post);
+  app.get(CALLBACK_PATH, sso.callback);
+  factors.mount(app);
+  const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
+  app.get('/forgot', reset.forgot);
+  app.post('/forgot', reset.sendLink);
+  app.get('/reset', reset.resetPage);
+  app.post('/reset', reset.reset);
+  app.get('/verify-email', verification.page);
+  app.post('/verify-email', verification.confirm);
+  app.get('/signup', signup.get);
+  app.post('/signup', signup.post);
+  app.get('/signout', signout.get);
+  app.post('/signout', signout.post);
+  app.get('/interaction/:uid', interaction.get);
+  app.post('/interaction/:uid/consent', interaction.consent);
+  app.post('/interaction/:uid/abort', interaction.abort);
+  app.post('/interaction/:uid/request-access', interaction.requestAccess);
+  app.post('/interaction/:uid/create-project', interaction.createProject);
+  app.post('/interaction/:uid/confirm-email', interaction.resendConfirmation);
+  const invite = invitationPages(pageDeps);
+  app.get('/invitation', invite.page);
+  app.post('/invitation', invite.accept);
+  app.use(
+    '/dashboard',
+    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
+  );
+  app.get('/', async (req: Request, res) => {
+    const userId = await web.userOf(req);
+    const user = userId ? await accounts.users.get(userId) : null;
+    render(res, homePage(user?.email ?? null));
+  });
+  return { management };
+}
