@@ -1,5 +1,5 @@
 import { runScript, script } from '@svc/limits';
-import type { StoreContext } from './context.ts';
+import type { Redis } from './redis.ts';
 import { AccountError } from './errors.ts';
 
 /**
@@ -22,6 +22,13 @@ export const COLLECTION_LIMITS = {
 } as const;
 
 export type CollectionLimits = { [K in keyof typeof COLLECTION_LIMITS]: number };
+
+/** What a limit check reads: the connection, the limits and the clock (every StoreContext has them). */
+interface LimitContext {
+  redis: Redis;
+  limits: CollectionLimits;
+  now: () => number;
+}
 
 /** The refusals past each limit: the limit, its value, and what frees room. */
 const LIMIT_MESSAGES: { [K in keyof CollectionLimits]: (n: number) => string } = {
@@ -55,18 +62,18 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 return 1`);
 
-function refuse(ctx: StoreContext, limit: keyof CollectionLimits): never {
+function refuse(ctx: LimitContext, limit: keyof CollectionLimits): never {
   throw new AccountError('limit', LIMIT_MESSAGES[limit](ctx.limits[limit]));
 }
 
 /** Adds `member` to the set `key` unless it holds `limit`'s value already. */
-export async function addToSet(ctx: StoreContext, limit: keyof CollectionLimits, key: string, member: string): Promise<void> {
+export async function addToSet(ctx: LimitContext, limit: keyof CollectionLimits, key: string, member: string): Promise<void> {
   if ((await runScript(ctx.redis, SET_ADD, [key], [ctx.limits[limit], member])) !== 1) refuse(ctx, limit);
 }
 
 /** Sets `field` of the hash `key` unless that would make more fields than `limit`'s value. */
 export async function setInHash(
-  ctx: StoreContext,
+  ctx: LimitContext,
   limit: keyof CollectionLimits,
   key: string,
   field: string,
@@ -77,7 +84,7 @@ export async function setInHash(
 
 /** Adds `member`, live until `expiresAt` (null: until removed), unless `limit`'s value are live already. */
 export async function addLive(
-  ctx: StoreContext,
+  ctx: LimitContext,
   limit: keyof CollectionLimits,
   key: string,
   member: string,

@@ -5,9 +5,14 @@
  * session). Project keys and service-account keys are not personal: they belong to the project or
  * workspace, other people may depend on them, and the key list shows them to the project's admins.
  */
-import type { Accounts } from './index.ts';
+import type { ApiKeyStore } from './api-keys.ts';
+import type { OAuthGrantStore } from './oauth-grants.ts';
 
-export async function endPersonalCredentials(accounts: Accounts, userId: string): Promise<{ keys: number; apps: number }> {
+/** Revokes the person's personal keys and OAuth grants: how many of each ended. */
+export async function endPersonalCredentials(
+  accounts: { keys: ApiKeyStore; oauthGrants: OAuthGrantStore },
+  userId: string,
+): Promise<{ keys: number; apps: number }> {
   let keys = 0;
   for (const key of await accounts.keys.listForUser(userId)) {
     if (key.kind !== 'user_key' || key.revoked) continue;

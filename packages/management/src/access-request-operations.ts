@@ -6,14 +6,23 @@
 import type { KeyLevel } from '@svc/policy';
 import { isKeyLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
-import { parsePageQuery } from './list-page.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { parsePageQuery, type PageInput } from './list-page.ts';
+import { ManagementError, type Actor, type RequestRow } from './types.ts';
+import type { RequestOutcome } from '@svc/accounts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function accessRequestOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'requests' | 'pendingRequests' | 'decideRequest' | 'accessRequested'> {
+/** A project's access requests, decided by its ADMINs. */
+export interface AccessRequestOperations {
+  /** A page of the project's access requests, newest asked first (docs/management.md "Lists and pages"). */
+  requests(actor: Actor, project: string, page?: PageInput): Promise<{ requests: RequestRow[]; canDecide: boolean; next: string | null }>;
+  /** How many of the project's access requests await a decision: 0 for an actor who may not decide them. */
+  pendingRequests(actor: Actor, project: string): Promise<number>;
+  decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
+  /** Mails the project's admins of a new access request when it is due a mail (RequestOutcome.notifyAdmins); says whether it did. Never fails the request. */
+  accessRequested(request: RequestOutcome): Promise<{ mailed: boolean }>;
+}
+
+/** The operations of this group, on the shared context (each is described on AccessRequestOperations). */
+export function accessRequestOperations(ctx: ManagementContext): AccessRequestOperations {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
   return {
     async requests(actor, slug, input) {

@@ -5,14 +5,23 @@
 import { AccountError, checkPassword, endPersonalCredentials } from '@svc/accounts';
 import { approvedLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
-import { parsePageQuery } from './list-page.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { parsePageQuery, type PageInput } from './list-page.ts';
+import { ManagementError, type AccountInfo, type Actor, type MyRequestRow } from './types.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function accountOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'account' | 'myRequests' | 'revokeApp' | 'revokePersonalKey' | 'changePassword'> {
+/** The signed-in person's own account: personal keys, requests, apps, password. */
+export interface AccountOperations {
+  account(actor: Actor): Promise<AccountInfo>;
+  revokePersonalKey(actor: Actor, id: string): Promise<void>;
+  /** The access requests the signed-in person made, with their status (docs/management.md). */
+  myRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
+  /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
+  revokeApp(actor: Actor, id: string): Promise<void>;
+  /** The signed-in person's new password, after their current one (docs/management.md). */
+  changePassword(actor: Actor, current: string, next: string): Promise<void>;
+}
+
+/** The operations of this group, on the shared context (each is described on AccountOperations). */
+export function accountOperations(ctx: ManagementContext): AccountOperations {
   const { accounts, now, note, keyTarget, personOf } = ctx;
   return {
     async account(actor) {

@@ -7,7 +7,7 @@
  * when an operation is declared and no call is bound to it.
  */
 import type { OperationId } from './contract/operations.ts';
-import type { Management } from './management.ts';
+import type { Management } from './management-type.ts';
 
 type Params = Record<string, string>;
 

@@ -5,11 +5,19 @@
  * the workspace owner's, for members of the workspace's projects, never for the owner themselves
  * (an owner's own reset is the operator's: `svc-admin user reset-factors`).
  */
-import type { Management } from './management.ts';
 import type { ManagementContext } from './context.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor } from './types.ts';
 
-export function factorOperations(ctx: ManagementContext): Pick<Management, 'factorPolicy' | 'setFactorPolicy' | 'resetFactors'> {
+/** A workspace's second-factor policy and the owner's reset of a member's factors. */
+export interface FactorOperations {
+  /** Whether the workspace requires a second factor of its members (docs/management.md "Second factor"). */
+  factorPolicy(actor: Actor, workspace: string): Promise<{ required: boolean }>;
+  setFactorPolicy(actor: Actor, workspace: string, required: boolean): Promise<{ required: boolean }>;
+  /** The owner's reset of a member's second factors, audited (`factor.reset`). */
+  resetFactors(actor: Actor, workspace: string, userId: string): Promise<{ user: string; reset: true }>;
+}
+
+export function factorOperations(ctx: ManagementContext): FactorOperations {
   const { accounts, note, ownerOf } = ctx;
   return {
     async factorPolicy(actor, workspace) {

@@ -2,6 +2,7 @@
 export { countManagementRequest, MANAGEMENT_PER_MINUTE } from './bucket.ts';
 export { KEY_DEFAULTS, LEVELS } from './contract/defaults.ts';
 export { streamExport } from './export-stream.ts';
-export { createManagement, type Management } from './management.ts';
+export { createManagement } from './management.ts';
+export type { Management } from './management-type.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';

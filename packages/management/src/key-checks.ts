@@ -6,8 +6,7 @@
 import { AccountError, parseDuration, type ApiKeyRecord } from '@svc/accounts';
 import { planLimits, type KeyLevel, type Role } from '@svc/policy';
 import { CREATABLE, type ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor } from './types.ts';
 
 /** The checks of the key operations, on the shared context. */
 export function keyChecks(ctx: ManagementContext) {
@@ -23,7 +22,7 @@ export function keyChecks(ctx: ManagementContext) {
    * A key the actor may change that can still work: revoked and expired keys are a 409 (nothing
    * about them matters any more).
    */
-  async function changeableKey(actor: Parameters<Management['keys']>[0], slug: string, id: string) {
+  async function changeableKey(actor: Actor, slug: string, id: string) {
     const { project, role } = await projectFor(actor, slug);
     const key = await keyOfProject(slug, id);
     mayChangeKey(role, key);

@@ -7,14 +7,21 @@ import type { ApiKeyRecord } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
 import type { KeyChecks } from './key-checks.ts';
 import { keyRow } from './key-rows.ts';
-import type { Management } from './management.ts';
-import { ManagementError, type KeyRow } from './types.ts';
+import { ManagementError, type KeyRow, type Actor } from './types.ts';
 
-/** The control operations of a project's keys (each is described on Management). */
-export function keyControlOperations(
-  ctx: ManagementContext,
-  checks: KeyChecks,
-): Pick<Management, 'setKeyLimit' | 'setKeyDisabled' | 'setKeyNote' | 'setKeyAllowedIps'> {
+/** The controls of one project key: disabled, note, IP allow-list, own rate limit. */
+export interface KeyControlOperations {
+  /** Disables a key (every gateway refuses it within a second) or enables it again. */
+  setKeyDisabled(actor: Actor, project: string, id: string, disabled: boolean): Promise<KeyRow>;
+  setKeyNote(actor: Actor, project: string, id: string, note: string): Promise<KeyRow>;
+  /** A key's IP allow-list (empty: anywhere); an entry that is no address or CIDR is a 400 naming it. */
+  setKeyAllowedIps(actor: Actor, project: string, id: string, entries: readonly string[]): Promise<KeyRow>;
+  /** A key's own requests-per-minute limit, below the plan's (null: the plan's alone). */
+  setKeyLimit(actor: Actor, project: string, id: string, rateLimit: string | number | null | undefined): Promise<KeyRow>;
+}
+
+/** The control operations of a project's keys (each is described on KeyControlOperations). */
+export function keyControlOperations(ctx: ManagementContext, checks: KeyChecks): KeyControlOperations {
   const { accounts, now, note, keyTarget, projectFor } = ctx;
   const { keyOfProject, changeableKey, invalid, mayChangeKey, keyLimitOf } = checks;
   const row = (k: ApiKeyRecord): KeyRow => keyRow(k, now());

@@ -5,23 +5,46 @@
  * status, note and allow-list) are in key-control-operations.ts, the checks both share in key-checks.ts.
  */
 import { nameProblem } from '@svc/accounts';
-import { isKeyLevel } from '@svc/policy';
+import { isKeyLevel, type KeyLevel } from '@svc/policy';
 import { CREATABLE, MAX_NAME, type ManagementContext } from './context.ts';
 import { KEY_DEFAULTS } from './contract/defaults.ts';
 import { keyChecks } from './key-checks.ts';
-import { keyControlOperations } from './key-control-operations.ts';
+import { keyControlOperations, type KeyControlOperations } from './key-control-operations.ts';
 import { keyFilterOf, keyRows } from './key-rows.ts';
-import type { Management } from './management.ts';
 import { overlapSecondsOf } from './overlap.ts';
-import { ManagementError, type NewKey } from './types.ts';
+import { ManagementError, type NewKey, type Actor, type KeyFilter, type KeyRow } from './types.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function keyOperations(
-  ctx: ManagementContext,
-): Pick<
-  Management,
-  'keys' | 'createKey' | 'setKeyLimit' | 'setKeyDisabled' | 'setKeyNote' | 'setKeyAllowedIps' | 'revokeKey' | 'rollKey' | 'reportLeak'
-> {
+/** A project's API keys: listed, created, revoked, rolled, and a leaked key reported. */
+export interface KeyOperations {
+  /** The project's keys the filter selects (a status or search that is not valid is a 400 naming it). */
+  keys(
+    actor: Actor,
+    project: string,
+    filter?: KeyFilter,
+  ): Promise<{ keys: KeyRow[]; creatableLevels: readonly KeyLevel[]; canRevoke: boolean }>;
+  createKey(
+    actor: Actor,
+    project: string,
+    input: {
+      name: string;
+      level: string;
+      expires: string;
+      rateLimit?: string | number | null;
+      note?: string;
+      allowedIps?: readonly string[];
+    },
+  ): Promise<NewKey>;
+  revokeKey(actor: Actor, project: string, id: string): Promise<void>;
+  rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
+  /**
+   * A key's value reported as leaked: the key is revoked and the report recorded. Holding the key
+   * is proof enough; the answer is the same whether or not it existed.
+   */
+  reportLeak(key: string, from: { source: string; requestId: string }): Promise<void>;
+}
+
+/** The operations of this group, on the shared context (each is described on KeyOperations). */
+export function keyOperations(ctx: ManagementContext): KeyOperations & KeyControlOperations {
   const { accounts, now, note, full, keyTarget, projectFor } = ctx;
   const checks = keyChecks(ctx);
   const { keyOfProject, invalid, mayChangeKey, expiryOf, keyLimitOf } = checks;

@@ -6,13 +6,20 @@
 import { AccountError, EMAIL_PATTERN, type Invitation } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor, type InvitationRow, type MemberRow } from './types.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function memberOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'members' | 'addMember' | 'cancelInvitation' | 'setRole' | 'removeMember'> {
+/** A project's members and their invitations: an ADMIN of the project manages them. */
+export interface MemberOperations {
+  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
+  /** A confirmed account becomes a member at once; any other address is mailed an invitation (`invited`). */
+  addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<{ invited: boolean }>;
+  cancelInvitation(actor: Actor, project: string, id: string): Promise<void>;
+  setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
+  removeMember(actor: Actor, project: string, userId: string): Promise<void>;
+}
+
+/** The operations of this group, on the shared context (each is described on MemberOperations). */
+export function memberOperations(ctx: ManagementContext): MemberOperations {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
   return {
     async members(actor, slug) {

@@ -6,10 +6,15 @@
 import { AccountError, MAX_REASON_LENGTH, type Requester } from '@svc/accounts';
 import { isKeyLevel, roleAtLeast, type Role } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor, type RequestAccessOutcome } from './types.ts';
 
-export function requestAccessOperation(ctx: ManagementContext): Pick<Management, 'requestAccess'> {
+/** Asking a project's admins for access. */
+export interface RequestAccessOperation {
+  /** The actor asks the project's admins for `level` (a person for themselves, a key for itself). */
+  requestAccess(actor: Actor, project: string, input: { level: string; reason: string }): Promise<RequestAccessOutcome>;
+}
+
+export function requestAccessOperation(ctx: ManagementContext): RequestAccessOperation {
   const { accounts, deps, notices, notify } = ctx;
   return {
     async requestAccess(actor, slug, input) {

@@ -12,7 +12,7 @@ import type { Accounts } from '@svc/accounts';
 import { CALLS } from './calls.ts';
 import { MANAGEMENT_OPERATIONS, type OperationId } from './contract/operations.ts';
 import { STEP_UP_MINUTES } from './contract/policy.ts';
-import type { Management } from './management.ts';
+import type { Management } from './management-type.ts';
 import { ManagementError, StepUpRequired, type Actor } from './types.ts';
 
 /** The dashboard's section of an operation's path (docs/dashboard.md): where a step-up comes back to. */

@@ -4,13 +4,25 @@
  */
 import { AccountError, serviceAccountKeysProblem, type Bot, type ServiceAccountKeys } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError, type ServiceAccountClient } from './types.ts';
+import { ManagementError, type ServiceAccountClient, type Actor } from './types.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function serviceAccountClientOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'serviceAccountClient' | 'setServiceAccountClientKeys' | 'removeServiceAccountClientKeys'> {
+/** A service account's OAuth client and its public keys. */
+export interface ServiceAccountClientOperations {
+  /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */
+  serviceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
+  /** Replaces its public keys with a JWK Set or a JWKS URL (exactly one), checked and audited. */
+  setServiceAccountClientKeys(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    input: { jwks?: unknown; jwksUri?: string },
+  ): Promise<ServiceAccountClient>;
+  /** Removes its public keys: the client stops authenticating at once; says whether there were any. */
+  removeServiceAccountClientKeys(actor: Actor, workspace: string, id: string): Promise<boolean>;
+}
+
+/** The operations of this group, on the shared context (each is described on ServiceAccountClientOperations). */
+export function serviceAccountClientOperations(ctx: ManagementContext): ServiceAccountClientOperations {
   const { accounts, deps, note, ownerOf } = ctx;
 
   async function botOf(actor: Parameters<typeof ownerOf>[0], workspace: string, id: string, what: string) {

@@ -6,14 +6,26 @@
 import { AccountError, nameProblem } from '@svc/accounts';
 import { isKeyLevel, type KeyLevel } from '@svc/policy';
 import { MAX_NAME, type ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
 import { overlapSecondsOf } from './overlap.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor, type ServiceAccountRow } from './types.ts';
 
-/** The service-account operations, on the shared context (each is described on Management). */
-export function serviceAccountOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'serviceAccounts' | 'createServiceAccount' | 'grantServiceAccount' | 'rotateServiceAccount' | 'revokeServiceAccount'> {
+/** A workspace's service accounts (docs/management.md "Service accounts"): the owner's. */
+export interface ServiceAccountOperations {
+  serviceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
+  createServiceAccount(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
+  grantServiceAccount(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
+  /** A new key; the old one works for `overlap` more (0m: ends now). A revoked service account is a 409. */
+  rotateServiceAccount(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    overlap: string,
+  ): Promise<{ id: string; bot: string; key: string; oldKeyUntil: number | null }>;
+  revokeServiceAccount(actor: Actor, workspace: string, id: string): Promise<void>;
+}
+
+/** The service-account operations, on the shared context (each is described on ServiceAccountOperations). */
+export function serviceAccountOperations(ctx: ManagementContext): ServiceAccountOperations {
   const { accounts, note, full, ownerOf } = ctx;
   return {
     async serviceAccounts(actor, workspace) {

@@ -15,7 +15,17 @@ import type { ManagementContext } from './context.ts';
 /** How many of each were removed. */
 export type TakeoverReport = Record<WorkspaceSetting | 'credentials', number>;
 
-export function takeoverOperations(ctx: ManagementContext) {
+/** What an SSO sign-in that proves an address for the first time clears. */
+export interface TakeoverOperations {
+  /**
+   * After an SSO sign-in proved the address of an account that never had it proven: removes every
+   * workspace-level setting and credential the account made (takeover.ts, docs/security.md
+   * "Unproven addresses").
+   */
+  clearTakenOver(user: User): Promise<TakeoverReport>;
+}
+
+export function takeoverOperations(ctx: ManagementContext): TakeoverOperations {
   const { accounts, deps } = ctx;
 
   const REMOVERS: Record<WorkspaceSetting, (workspace: string) => Promise<number>> = {

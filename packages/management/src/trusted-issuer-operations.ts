@@ -4,13 +4,19 @@
  */
 import { AccountError, type ServiceAccountKeys, type TrustedIssuer } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor } from './types.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function trustedIssuerOperations(
-  ctx: ManagementContext,
-): Pick<Management, 'trustedIssuers' | 'addTrustedIssuer' | 'removeTrustedIssuer'> {
+/** A workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
+export interface TrustedIssuerOperations {
+  /** The workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
+  trustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
+  /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
+  addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
+  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
+}
+
+/** The operations of this group, on the shared context (each is described on TrustedIssuerOperations). */
+export function trustedIssuerOperations(ctx: ManagementContext): TrustedIssuerOperations {
   const { accounts, note, ownerOf, full } = ctx;
   return {
     async trustedIssuers(actor, workspace) {

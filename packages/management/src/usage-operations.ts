@@ -6,12 +6,17 @@
 import { K, WINDOWS, type Accounts } from '@svc/accounts';
 import { planLimits } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import type { Usage } from './types.ts';
+import type { Usage, Actor } from './types.ts';
 import { parseUsageDays, readDayCounts } from './usage-history.ts';
 
-/** The usage operation, on the shared context (described on Management). */
-export function usageOperations(ctx: ManagementContext): Pick<Management, 'usage'> {
+/** A workspace's usage meters: the owner's. */
+export interface UsageOperations {
+  /** The meters, this month per key and tool, and the last `days` (1 to USAGE_HISTORY_DAYS, default all) per day. */
+  usage(actor: Actor, workspace: string, query?: { days?: string | number | null }): Promise<Usage>;
+}
+
+/** The usage operation, on the shared context (described on UsageOperations). */
+export function usageOperations(ctx: ManagementContext): UsageOperations {
   const { accounts, deps, now, ownerOf } = ctx;
   return {
     async usage(actor, workspace, query = {}) {

@@ -8,19 +8,31 @@ import { WEBHOOK_LOW_PORTS, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_MIN_HIGH_PORT, webhoo
 import type { WebhookEventType } from '@svc/webhooks/events.ts';
 import { hasHiddenCharacters } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
-import type { Management } from './management.ts';
-import { ManagementError } from './types.ts';
+import { ManagementError, type Actor } from './types.ts';
 
 export type WebhookRow = WebhookEndpoint & { state: DeliveryState };
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function webhookOperations(
-  ctx: ManagementContext,
-  store: WebhookStore | undefined,
-): Pick<
-  Management,
-  'webhooks' | 'createWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookSecret' | 'webhookDeliveries' | 'testWebhook'
-> {
+/** A workspace's webhook endpoints (docs/webhooks.md): the owner's. */
+export interface WebhookOperations {
+  /** The workspace's webhook endpoints with their delivery state (docs/webhooks.md). */
+  webhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
+  /** A new endpoint and its secret, shown once. */
+  createWebhook(
+    actor: Actor,
+    workspace: string,
+    input: { url: string; events: WebhookEventType[]; description?: string },
+  ): Promise<WebhookRow & { secret: string }>;
+  updateWebhook(actor: Actor, workspace: string, id: string, change: EndpointChange): Promise<WebhookRow>;
+  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  /** A new secret, shown once; the old one signs beside it until `previousUntil`. */
+  rotateWebhookSecret(actor: Actor, workspace: string, id: string): Promise<{ secret: string; previousUntil: number }>;
+  webhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
+  /** Queues a `webhook.test` event, sent by the worker ahead of the next audit entry. */
+  testWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+}
+
+/** The operations of this group, on the shared context (each is described on WebhookOperations). */
+export function webhookOperations(ctx: ManagementContext, store: WebhookStore | undefined): WebhookOperations {
   const { note, ownerOf } = ctx;
   // Only the URL's origin is audited: a receiver's path or query may carry a token (docs/webhooks.md "Audit").
   const target = (e: { id: string; url: string }) => `webhook:${e.id} (${new URL(e.url).origin})`;

@@ -4,32 +4,33 @@
  * service-account-operations.ts, the usage in usage-operations.ts.
  */
 import { AUDIT_ACTIONS, AccountError, nameProblem, slugStem } from '@svc/accounts';
-import { parseAuditFilter, parseAuditQuery } from './audit-query.ts';
+import { parseAuditFilter, parseAuditQuery, type AuditQueryInput } from './audit-query.ts';
 import type { ManagementContext } from './context.ts';
 import { sweepKeyExpiries } from './expiry.ts';
-import type { Management } from './management.ts';
-import { serviceAccountOperations } from './service-account-operations.ts';
-import { ManagementError } from './types.ts';
-import { usageOperations } from './usage-operations.ts';
+import { serviceAccountOperations, type ServiceAccountOperations } from './service-account-operations.ts';
+import { ManagementError, type Actor, type AuditRow, type ProjectRow } from './types.ts';
+import { usageOperations, type UsageOperations } from './usage-operations.ts';
 
-/** The operations of this group, on the shared context (each is described on Management). */
-export function workspaceOperations(
-  ctx: ManagementContext,
-): Pick<
-  Management,
-  | 'projectsOf'
-  | 'workspacesOf'
-  | 'createProject'
-  | 'serviceAccounts'
-  | 'createServiceAccount'
-  | 'grantServiceAccount'
-  | 'rotateServiceAccount'
-  | 'revokeServiceAccount'
-  | 'usage'
-  | 'audit'
-  | 'auditExport'
-  | 'sweepKeyExpiries'
-> {
+/** A workspace: its projects, its audit log, and the key-expiry sweep (docs/management.md). */
+export interface WorkspaceOperations {
+  projectsOf(actor: Actor): Promise<ProjectRow[]>;
+  /** Workspaces the actor may create projects in. */
+  workspacesOf(actor: Actor): Promise<string[]>;
+  createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
+  /** A page of the audit log, filtered by action, person and time range; a parameter that is not valid is a 400 naming it. */
+  audit(
+    actor: Actor,
+    workspace: string,
+    page: AuditQueryInput,
+  ): Promise<{ entries: AuditRow[]; next: string | null; actions: readonly string[] }>;
+  /** Every kept entry the filter lets through, as chunks of JSON lines, read as they are taken (streamExport writes them). */
+  auditExport(actor: Actor, workspace: string, filter?: AuditQueryInput): Promise<AsyncIterable<string>>;
+  /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
+  sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
+}
+
+/** The operations of this group, on the shared context (each is described on WorkspaceOperations). */
+export function workspaceOperations(ctx: ManagementContext): WorkspaceOperations & ServiceAccountOperations & UsageOperations {
   const { accounts, deps, now, notices, note, full, ownerOf } = ctx;
   return {
     ...serviceAccountOperations(ctx),

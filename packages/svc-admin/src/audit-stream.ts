@@ -7,7 +7,7 @@
 import type { Redis } from '@svc/accounts';
 import { createExporter, linesSink, otlpSink, streamTarget } from '@svc/audit-stream';
 import { createLogger } from '@svc/logger';
-import type { Options } from './commands.ts';
+import type { Options } from './command-kit.ts';
 
 /** Parses the target (a TargetError names the bad flag or variable), then exports until a signal. */
 export async function auditStream(redis: Redis, o: Options): Promise<void> {

@@ -5,30 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
-import type { Actor, Management } from '@svc/management';
+import type { Actor } from '@svc/management';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
+import { req, UsageError, type Command, type Options } from './command-kit.ts';
 import { TRUSTED_ISSUER_COMMANDS } from './trusted-issuers.ts';
-
-export type Options = Record<string, string | boolean | undefined>;
-/** What a command may ask of the person or script running it. */
-export interface CommandIo {
-  /** The password given on standard input or typed at a prompt; null when neither was possible. */
-  password(): Promise<string | null>;
-  /** The management layer, for the commands the API shares: the same rules, audit and answer. */
-  management: Management;
-}
-export type Command = (accounts: Accounts, o: Options, io: CommandIo) => Promise<Record<string, unknown>>;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-/** The value of option `--name`; a UsageError naming it when absent. */
-export function req(o: Options, name: string): string {
-  const v = o[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-}
 
 function plan(o: Options) {
   const p = req(o, 'plan').toUpperCase();

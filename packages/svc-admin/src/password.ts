@@ -4,7 +4,7 @@
  * pnpm's echo of the command would show it (docs/operations.md "svc-admin").
  */
 import { createInterface } from 'node:readline';
-import { UsageError } from './commands.ts';
+import { UsageError } from './command-kit.ts';
 
 export type PasswordSource = 'stdin' | 'prompt' | 'none';
 

@@ -8,7 +8,7 @@
 import type { Accounts } from '@svc/accounts';
 import { AccountError } from '@svc/accounts';
 import { proofName, proofValue, SsoError, type DomainClaim, type SettingsActor, type SsoSettingsService, type SsoView } from '@svc/sso';
-import { req, UsageError, type Options } from './commands.ts';
+import { req, UsageError, type Options } from './command-kit.ts';
 
 /** What an SSO command is given besides its options. */
 export interface SsoCommandDeps {

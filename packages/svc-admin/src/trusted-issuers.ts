@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AccountError, type Accounts, type AuditAction, type ServiceAccountKeys, type TrustedIssuer } from '@svc/accounts';
-import type { Command, Options } from './commands.ts';
+import type { Command, Options } from './command-kit.ts';
 
 const need = (o: Options, name: string): string => {
   const v = o[name];

@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { pageErrors } from './http/page-errors.ts';
 import { forwardedAsResolved } from './http/forwarded-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
+import { postBodies, ROUTES } from './http/routes.ts';
 import { createWebSessions } from './http/web-session.ts';
 import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
 import { oauthFormBody } from './oauth/body.ts';
@@ -25,10 +26,8 @@ import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
 import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import type { Mailer } from '@svc/mail';
-import { FACTOR_FORMS } from './factors/routes.ts';
-import { mountPages } from './pages/mount-pages.ts';
+import { mountPages } from './mount-pages.ts';
 import type { ResolveTxt } from '@svc/sso';
-import { ROUTES } from './provider/configuration.ts';
 import type { Tracing } from '@svc/telemetry';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
@@ -63,31 +62,6 @@ export interface AuthApp {
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
 }
 
-/** Paths whose bodies oidc-provider reads as forms and that also accept JSON. */
-const FORM_PATHS = [
-  ROUTES.token,
-  ROUTES.device_authorization,
-  ROUTES.introspection,
-  ROUTES.revocation,
-  ROUTES.pushed_authorization_request,
-];
-const PAGE_FORMS = [
-  '/signin',
-  '/signup',
-  '/signout',
-  '/interaction/:uid/consent',
-  '/interaction/:uid/abort',
-  '/interaction/:uid/request-access',
-  '/interaction/:uid/create-project',
-  '/interaction/:uid/confirm-email',
-  '/invitation',
-  '/forgot',
-  '/reset',
-  '/verify-email',
-  ROUTES.code_verification,
-  ...FACTOR_FORMS,
-];
-
 /** The auth host: the front steps, the OAuth steps before oidc-provider, the pages, their error page, then oidc-provider. */
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
@@ -114,20 +88,22 @@ export function createApp(deps: AppDeps): AuthApp {
   mountFrontSteps(app, { config, redis, metrics, tracer, draining: deps.draining ?? (() => false) });
 
   // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
+  const alias = ROUTES.deviceToken.path;
   app.use(function deviceTokenAlias(req, _res, next) {
-    if (req.path === '/api/oauth/device/token') req.url = ROUTES.token + req.url.slice('/api/oauth/device/token'.length);
+    if (req.path === alias) req.url = ROUTES.token.path + req.url.slice(alias.length);
     next();
   });
-  app.post(FORM_PATHS, oauthFormBody);
-  app.post(ROUTES.device_authorization, autoProvisionCheck({ redis }), defaultDeviceScope);
-  app.get(ROUTES.authorization, defaultAuthorizeScope);
-  app.post(ROUTES.token, devicePollThrottle({ redis }), refreshReplay({ redis, ...(deps.now ? { now: deps.now } : {}) }));
-  app.post(ROUTES.registration, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
+  // docs/auth-service.md "Bodies": the endpoints that take a form also take JSON.
+  app.post(postBodies('oauth'), oauthFormBody);
+  app.post(ROUTES.device_authorization.path, autoProvisionCheck({ redis }), defaultDeviceScope);
+  app.get(ROUTES.authorization.path, defaultAuthorizeScope);
+  app.post(ROUTES.token.path, devicePollThrottle({ redis }), refreshReplay({ redis, ...(deps.now ? { now: deps.now } : {}) }));
+  app.post(ROUTES.registration.path, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
 
-  app.post(PAGE_FORMS, express.urlencoded({ extended: false, limit: '16kb' }));
+  app.post(postBodies('form'), express.urlencoded({ extended: false, limit: '16kb' }));
   const guesses = codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp });
-  app.get(ROUTES.code_verification, guesses);
-  app.post(ROUTES.code_verification, guesses);
+  app.get(ROUTES.code_verification.path, guesses);
+  app.post(ROUTES.code_verification.path, guesses);
   const { management } = mountPages(app, {
     config,
     redis,

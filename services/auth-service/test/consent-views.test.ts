@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProjectAccess } from '@svc/accounts';
 import { CREATE_SVC_KEY_TTL_SECONDS } from '@svc/accounts';
-import { grantedScope, grantedScopeForSelection, offeredLevels, preselectedLevel } from '../src/pages/consent-levels.ts';
-import { TTL } from '../src/provider/configuration.ts';
+import { grantedScope, grantedScopeForSelection, offeredLevels, preselectedLevel } from '../src/oauth/consent-levels.ts';
+import { TTL } from '../src/oauth/lifetimes.ts';
 import { displayClientName, isVerifiedClient } from '../src/oauth/client-names.ts';
 import { projectApprovalConsent, projectSelectionConsent, provisionConsent, type ConsentView } from '../src/pages/consent-views.ts';
 

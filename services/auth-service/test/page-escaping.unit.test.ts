@@ -31,15 +31,15 @@ import {
   refusalPage,
   type ConsentView,
 } from '../src/pages/consent-views.ts';
-import { deviceConfirmPage, deviceInputPage, deviceRefusedPage, deviceSuccessPage } from '../src/pages/device-pages.ts';
+import { deviceConfirmPage, deviceInputPage, deviceRefusedPage, deviceSuccessPage } from '../src/provider/device-pages.ts';
 import { confirmEmailPage, emailConfirmedPage } from '../src/pages/email-verification.ts';
-import { html, type SafeHtml } from '../src/pages/html.ts';
+import { html, type SafeHtml } from '../src/ui/html.ts';
 import { invitationRefusedPage, joinedPage, joinPage } from '../src/pages/invitation.ts';
-import { alertPage, errorLine, homePage, page, providerErrorPage } from '../src/pages/layout.ts';
+import { alertPage, errorLine, homePage, page, providerErrorPage } from '../src/ui/layout.ts';
 import { forgotPage, linkSentPage, newPasswordPage } from '../src/pages/password-reset.ts';
 import { signInPage } from '../src/pages/sign-in.ts';
 import { checkEmailPage, signUpPage } from '../src/pages/sign-up.ts';
-import { tooMany } from '../src/pages/too-many.ts';
+import { tooMany } from '../src/http/too-many.ts';
 
 const T = Date.UTC(2026, 0, 2, 3, 4);
 

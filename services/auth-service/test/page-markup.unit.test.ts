@@ -12,11 +12,11 @@ import ts from 'typescript';
 
 const SRC = join(import.meta.dirname, '../src');
 /** The renderer itself: where escaping and the one raw-markup helper live. */
-const RENDERER = 'pages/html.ts';
+const RENDERER = 'ui/html.ts';
 /** An element's start or end tag, or a doctype: markup. `<project_slug>` in a message is not. */
 const MARKUP = /<\/?[a-z][a-z0-9]*[\s/>]|<!doctype/i;
 /** The reviewed constants passed to trustedHtml(): the two stylesheets and the dashboard's script. */
-const TRUSTED_CALLS = { 'pages/layout.ts': 1, 'dashboard/frame.ts': 2 };
+const TRUSTED_CALLS = { 'ui/layout.ts': 1, 'dashboard/frame.ts': 2 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { oidcRecordKey } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import Provider, { interactionPolicy } from 'oidc-provider';
-import { normalizeUserCode } from '../src/pages/device-pages.ts';
+import { normalizeUserCode } from '../src/oauth/user-code.ts';
 import { createInteractionPolicy } from '../src/provider/interaction-policy.ts';
 import { startAuth, type AuthFixture } from './support.ts';
 

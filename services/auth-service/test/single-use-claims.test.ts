@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { errors } from 'oidc-provider';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { oidcDigest, type PublicJwk } from '@svc/accounts';
-import { OK } from '../src/provider/redis-keys.ts';
+import { OK } from '../src/store/redis-keys.ts';
 import { DEVICE_GRANT, mintGrant, mintRefreshToken, newProject, postForm, postJson, startAuth, type AuthFixture } from './support.ts';
 
 /** Requests sent at once with one value. */

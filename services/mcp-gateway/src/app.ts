@@ -16,7 +16,7 @@ import type { Target } from './auth/caller.ts';
 import { claimProof } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
 import { gatewayAuthentication } from './auth/gateway-authentication.ts';
-import { requestHandler } from './http/request-handler.ts';
+import { requestHandler } from './request-handler.ts';
 import { createRouter } from './http/router.ts';
 import { toolCaller } from './auth/tool-caller.ts';
 import {
@@ -27,7 +27,7 @@ import {
   resolveMethod,
   selectRevision,
   type MethodTable,
-} from './mcp/steps.ts';
+} from './pipeline/mcp-steps.ts';
 import { SERVER_INFO } from './mcp/protocol.ts';
 import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
@@ -44,7 +44,7 @@ import { callTool, prepareRestCall } from './rest/steps.ts';
 import { gatewayManagement } from './management-layer.ts';
 import { gatewayRoutes } from './routes.ts';
 import { createTools } from './tools/index.ts';
-import { challenge } from './http/challenge.ts';
+import { challenge } from './auth/challenge.ts';
 import { ToolRegistry } from './tools/registry.ts';
 
 export interface GatewayDeps {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '@svc/management';
-import { html, trustedHtml, type SafeHtml } from '../pages/html.ts';
+import { html, trustedHtml, type SafeHtml } from '../ui/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
 export type Section =

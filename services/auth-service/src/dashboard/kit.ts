@@ -12,9 +12,9 @@ import { countManagementRequest, ManagementError, StepUpRequired, type Actor, ty
 import { factorAtOf, stepUpUrl } from '../factors/step-up.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import type { EmailVerification } from '../pages/email-verification.ts';
-import { render, type SafeHtml } from '../pages/html.ts';
-import { alertPage, page } from '../pages/layout.ts';
-import { html } from '../pages/html.ts';
+import { render, type SafeHtml } from '../ui/html.ts';
+import { alertPage, page } from '../ui/layout.ts';
+import { html } from '../ui/html.ts';
 import type { Frame, Section } from './frame.ts';
 import type { CONFIRM_FIELDS } from './form.ts';
 import { formOf, type DashboardForm } from './form.ts';

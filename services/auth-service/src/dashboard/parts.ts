@@ -2,7 +2,7 @@
  * The pieces the dashboard's section views share (docs/dashboard.md): times, select options,
  * tables that read on a phone, and the one box that shows a secret.
  */
-import { html, type HtmlValue, type SafeHtml } from '../pages/html.ts';
+import { html, type HtmlValue, type SafeHtml } from '../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
 
 export { LEVELS } from '@svc/management';

@@ -11,7 +11,7 @@ import type { Request } from 'express';
 import type { Redis } from '@svc/accounts';
 import { sessionCookieOf } from '../http/web-session.ts';
 import { seal, unseal } from '@svc/credentials';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** How long a new key waits for its reveal page: the redirect is followed at once, so a minute is ample. */
 export const REVEAL_TTL_SECONDS = 60;

@@ -5,8 +5,8 @@
  * answer, the page.
  */
 import express, { type Router } from 'express';
-import { render } from '../pages/html.ts';
-import { notFoundPage } from '../pages/layout.ts';
+import { render } from '../ui/html.ts';
+import { notFoundPage } from '../ui/layout.ts';
 import { SSO_FORMS } from './sso/forms.ts';
 import { ACCOUNT_FORMS } from './account/forms.ts';
 import { accountRoutes } from './account/routes.ts';

@@ -5,10 +5,11 @@
  */
 import type { Express } from 'express';
 import { MAX_PASSKEYS_PER_ACCOUNT } from '@svc/accounts';
-import { render } from '../pages/html.ts';
+import { render } from '../ui/html.ts';
 import { formFields, signedInOf, type FactorPageDeps } from './page-kit.ts';
 import { hasRecentFactor, mustUseFactor } from './step-up.ts';
 import { factorsPage } from './views.ts';
+import { ROUTES } from '../http/routes.ts';
 
 /** The factors page and the authenticator app's removal. */
 export function accountFactorRoutes(deps: FactorPageDeps) {
@@ -17,7 +18,7 @@ export function accountFactorRoutes(deps: FactorPageDeps) {
 
   return {
     mount(app: Express): void {
-      app.get('/factors', async (req, res) => {
+      app.get(ROUTES.factors.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (user)
           render(
@@ -26,7 +27,7 @@ export function accountFactorRoutes(deps: FactorPageDeps) {
           );
       });
       // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
-      app.post('/factors/totp/remove', async (req, res) => {
+      app.post(ROUTES.totpRemove.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const summary = await accounts.factors.summary(user.id);

@@ -6,12 +6,13 @@
  */
 import type { Express, Request, Response } from 'express';
 import type { User } from '@svc/accounts';
-import { render } from '../pages/html.ts';
+import { render } from '../ui/html.ts';
 import { confirmEnrolment, enrolmentOf } from './enrol.ts';
 import { formFields, signedInOf, type FactorPageDeps } from './page-kit.ts';
 import { hasRecentFactor, markFactorUsed } from './step-up.ts';
 import { enrolPage, recoveryCodesPage } from './views.ts';
 import type { WaitingSignIns } from './waiting-sign-in.ts';
+import { ROUTES } from '../http/routes.ts';
 
 /** The enrolment pages of a waiting sign-in and of a signed-in person. */
 export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
@@ -33,43 +34,43 @@ export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
   /** Replacing an existing factor is a step-up action, as removing it is: a stolen session cannot swap it. */
   async function replacingNeedsStepUp(req: Request, res: Response, user: User): Promise<boolean> {
     if (!(await accounts.factors.hasAny(user.id)) || (await hasRecentFactor(deps.redis, req))) return false;
-    res.redirect(303, '/factors/step-up');
+    res.redirect(303, ROUTES.stepUp.path);
     return true;
   }
 
   return {
     mount(app: Express): void {
-      app.get('/signin/enrol', async (req, res) => {
+      app.get(ROUTES.enrol.path, async (req, res) => {
         const w = await signIns.read(req, res, 'enrol');
-        if (w) await enrolForm(req, res, w.user, { action: '/signin/enrol', required: true });
+        if (w) await enrolForm(req, res, w.user, { action: ROUTES.enrol.path, required: true });
       });
-      app.post('/signin/enrol', async (req, res) => {
+      app.post(ROUTES.enrol.path, async (req, res) => {
         const w = await signIns.read(req, res, 'enrol');
         if (!w) return;
         const show = (error: string, status: number) =>
-          enrolForm(req, res, w.user, { action: '/signin/enrol', required: true, error, status });
+          enrolForm(req, res, w.user, { action: ROUTES.enrol.path, required: true, error, status });
         if (!deps.web.csrfValid(req)) return show('The form expired. Try again.', 403);
         // A sign-in waiting to enrol never replaces a factor the person set up since it began.
-        if (await accounts.factors.hasAny(w.user.id)) return void res.redirect(303, '/signin');
+        if (await accounts.factors.hasAny(w.user.id)) return void res.redirect(303, ROUTES.signIn.path);
         const done = await confirmEnrolment(accounts, w.user, formFields(req)['code'], req.ip ?? '');
         if ('error' in done) return show(done.error, 400);
         if (await signIns.finish(req, res, w, 'enrolled')) render(res, recoveryCodesPage(done.codes, w.p.returnTo));
       });
 
-      app.get('/factors/totp', async (req, res) => {
+      app.get(ROUTES.totp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user || (await replacingNeedsStepUp(req, res, user))) return;
-        await enrolForm(req, res, user, { action: '/factors/totp' });
+        await enrolForm(req, res, user, { action: ROUTES.totp.path });
       });
-      app.post('/factors/totp', async (req, res) => {
+      app.post(ROUTES.totp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user || (await replacingNeedsStepUp(req, res, user))) return;
-        const show = (error: string, status: number) => enrolForm(req, res, user, { action: '/factors/totp', error, status });
+        const show = (error: string, status: number) => enrolForm(req, res, user, { action: ROUTES.totp.path, error, status });
         if (!deps.web.csrfValid(req)) return show('The form expired. Try again.', 403);
         const done = await confirmEnrolment(accounts, user, formFields(req)['code'], req.ip ?? '');
         if ('error' in done) return show(done.error, 400);
         await markFactorUsed(deps.redis, req);
-        render(res, recoveryCodesPage(done.codes, '/factors'));
+        render(res, recoveryCodesPage(done.codes, ROUTES.factors.path));
       });
     },
   };

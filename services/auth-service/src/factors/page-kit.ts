@@ -17,7 +17,7 @@ export interface FactorPageDeps {
   limits: ThrottleLimits;
 }
 
-/** A posted form's fields (the app parses the bodies of FACTOR_FORMS). */
+/** A posted form's fields (the app parses the bodies of the `form` routes of http/routes.ts). */
 export const formFields = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
 /** The person signed in; null once the browser was sent to sign in first and come back. */

@@ -10,24 +10,16 @@ import { MAX_PASSKEYS_PER_ACCOUNT, type Accounts, type Redis, type User } from '
 import type { Logger } from '@svc/logger';
 import { SIGN_IN_ADDRESS_SCOPE, type Throttle, type ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
-import { render, type SafeHtml } from '../pages/html.ts';
+import { render, type SafeHtml } from '../ui/html.ts';
 import { safeReturn } from '../pages/return-to.ts';
-import { tooMany } from '../pages/too-many.ts';
+import { tooMany } from '../http/too-many.ts';
 import { credentialOf } from './passkey-form.ts';
 import { authenticationOptions, checkAssertion, checkRegistration, registrationOptions, relyingPartyOf, userOfHandle } from './passkey.ts';
-import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './passkey-script.ts';
+import { PASSKEY_SCRIPT } from './passkey-script.ts';
 import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor } from './step-up.ts';
 import { webauthnChallenges, type ChallengePurpose } from './webauthn-challenge.ts';
 import { factorsPage, passkeyForm, passkeyRegisterPage, passkeySignInPage } from './views.ts';
-
-/** The forms these routes read (the app parses their bodies). */
-export const PASSKEY_FORMS = [
-  '/factors/passkey',
-  '/factors/passkey/remove',
-  '/signin/factor/passkey',
-  '/factors/step-up/passkey',
-  '/signin/passkey',
-];
+import { ROUTES } from '../http/routes.ts';
 
 export interface PasskeyDeps {
   redis: Redis;
@@ -103,11 +95,11 @@ export function passkeys(deps: PasskeyDeps) {
     asserted,
 
     mount(app: Express): void {
-      app.get(PASSKEY_SCRIPT_PATH, (_req, res) => {
+      app.get(ROUTES.passkeyScript.path, (_req, res) => {
         res.type('application/javascript').set('Cache-Control', 'no-cache').send(PASSKEY_SCRIPT);
       });
 
-      app.get('/factors/passkey', async (req, res) => {
+      app.get(ROUTES.passkeys.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         // Adding a factor to an account that has one is a step-up action, as replacing TOTP is.
@@ -119,7 +111,7 @@ export function passkeys(deps: PasskeyDeps) {
         }
         await registerPage(req, res, user);
       });
-      app.post('/factors/passkey', async (req, res) => {
+      app.post(ROUTES.passkeys.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         if (!deps.web.csrfValid(req)) return registerPage(req, res, user, 'The form expired. Try again.', 403);
@@ -145,7 +137,7 @@ export function passkeys(deps: PasskeyDeps) {
         await factorsNotice(req, res, user, 'The passkey was added.');
       });
       // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
-      app.post('/factors/passkey/remove', async (req, res) => {
+      app.post(ROUTES.passkeyRemove.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const body = (req.body ?? {}) as Record<string, unknown>;
@@ -175,8 +167,8 @@ export function passkeys(deps: PasskeyDeps) {
         await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
         render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { status });
       }
-      app.get('/signin/passkey', (req, res) => passwordlessPage(req, res, safeReturn(req.query['return'])));
-      app.post('/signin/passkey', async (req, res) => {
+      app.get(ROUTES.passkeySignIn.path, (req, res) => passwordlessPage(req, res, safeReturn(req.query['return'])));
+      app.post(ROUTES.passkeySignIn.path, async (req, res) => {
         const returnTo = safeReturn((req.body as Record<string, unknown> | undefined)?.['return']);
         const again = (error: string, status: number) => passwordlessPage(req, res, returnTo, error, status);
         if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);

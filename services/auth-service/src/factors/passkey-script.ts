@@ -1,12 +1,11 @@
 /**
  * The one script of the sign-in pages (docs/auth-service.md "Passkeys"), served from the auth host
- * at PASSKEY_SCRIPT_PATH so the page CSP allows it with `script-src 'self'` and nothing inline. A
- * form with `data-passkey` ("create" or "get") and its options as JSON in `data-options` asks the
- * browser for a passkey (W3C WebAuthn Level 3 §5.1.3, §5.1.4), puts the answer as JSON (base64url
- * fields, as §5.1.8 toJSON gives them) in the form's `credential` field, and submits the form.
+ * at `ROUTES.passkeyScript` (http/routes.ts) so the page CSP allows it with `script-src 'self'` and
+ * nothing inline. A form with `data-passkey` ("create" or "get") and its options as JSON in
+ * `data-options` asks the browser for a passkey (W3C WebAuthn Level 3 §5.1.3, §5.1.4), puts the
+ * answer as JSON (base64url fields, as §5.1.8 toJSON gives them) in the form's `credential` field,
+ * and submits the form.
  */
-export const PASSKEY_SCRIPT_PATH = '/assets/passkey.js';
-
 export const PASSKEY_SCRIPT = `'use strict';
 (function () {
   function dec(s) {

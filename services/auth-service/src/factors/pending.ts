@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { readCookie } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** How long a sign-in waits for its second factor (or its enrolment) after the password. */
 export const SECOND_FACTOR_WAIT_SECONDS = 600;

@@ -11,21 +11,11 @@ import type { Logger } from '@svc/logger';
 import { accountFactorRoutes } from './account-factor-routes.ts';
 import { enrolmentRoutes } from './enrolment-routes.ts';
 import type { FactorPageDeps } from './page-kit.ts';
-import { PASSKEY_FORMS, passkeys, type PasskeyDeps } from './passkey-routes.ts';
+import { passkeys, type PasskeyDeps } from './passkey-routes.ts';
 import { signInFactorRoutes } from './sign-in-factor-routes.ts';
 import { stepUpRoutes } from './step-up-routes.ts';
 import { mustUseFactor } from './step-up.ts';
 import { waitingSignIns } from './waiting-sign-in.ts';
-
-/** The forms these routes read (the app parses their bodies). */
-export const FACTOR_FORMS = [
-  '/signin/factor',
-  '/signin/enrol',
-  '/factors/totp',
-  '/factors/totp/remove',
-  '/factors/step-up',
-  ...PASSKEY_FORMS,
-];
 
 export interface FactorDeps extends FactorPageDeps {
   logger: Logger;

@@ -4,12 +4,13 @@
  * passkey (/signin/factor/passkey), and the session they waited for starts.
  */
 import type { Express, Request, Response } from 'express';
-import { render } from '../pages/html.ts';
-import { tooMany } from '../pages/too-many.ts';
+import { render } from '../ui/html.ts';
+import { tooMany } from '../http/too-many.ts';
 import { formFields, typedFactorCheck, type FactorPageDeps } from './page-kit.ts';
 import type { passkeys } from './passkey-routes.ts';
 import { factorPage } from './views.ts';
 import type { WaitingSignIns } from './waiting-sign-in.ts';
+import { ROUTES } from '../http/routes.ts';
 
 /** The sign-in factor pages, on the waiting sign-ins and the passkey routes' assertions. */
 export function signInFactorRoutes(
@@ -29,21 +30,21 @@ export function signInFactorRoutes(
 
   return {
     mount(app: Express): void {
-      app.get('/signin/factor', async (req, res) => {
+      app.get(ROUTES.signInFactor.path, async (req, res) => {
         const w = await signIns.read(req, res, 'verify');
         if (!w) return;
         render(
           res,
-          factorPage(deps.web.csrfToken(req, res), undefined, await pk.askFor(req, res, w.user, 'factor', '/signin/factor/passkey')),
+          factorPage(deps.web.csrfToken(req, res), undefined, await pk.askFor(req, res, w.user, 'factor', ROUTES.signInFactorPasskey.path)),
         );
       });
-      app.post('/signin/factor/passkey', async (req, res) => {
+      app.post(ROUTES.signInFactorPasskey.path, async (req, res) => {
         const w = await signIns.read(req, res, 'verify');
         if (!w) return;
         const again = async (error: string, status: number) =>
           render(
             res,
-            factorPage(deps.web.csrfToken(req, res), error, await pk.askFor(req, res, w.user, 'factor', '/signin/factor/passkey')),
+            factorPage(deps.web.csrfToken(req, res), error, await pk.askFor(req, res, w.user, 'factor', ROUTES.signInFactorPasskey.path)),
             { status },
           );
         if (!csrfOk(req, res, () => void again('The form expired. Try again.', 403))) return;
@@ -54,7 +55,7 @@ export function signInFactorRoutes(
         }
         if (await signIns.finish(req, res, w, 'second')) res.redirect(303, w.p.returnTo);
       });
-      app.post('/signin/factor', async (req, res) => {
+      app.post(ROUTES.signInFactor.path, async (req, res) => {
         const w = await signIns.read(req, res, 'verify');
         if (!w) return;
         const again = (error: string, status: number) => render(res, factorPage(deps.web.csrfToken(req, res), error), { status });

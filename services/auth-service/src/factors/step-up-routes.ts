@@ -4,13 +4,14 @@
  * a recent one, and goes back to where they were.
  */
 import type { Express } from 'express';
-import { html, render } from '../pages/html.ts';
+import { html, render } from '../ui/html.ts';
 import { safeReturn } from '../pages/return-to.ts';
-import { tooMany } from '../pages/too-many.ts';
+import { tooMany } from '../http/too-many.ts';
 import { formFields, signedInOf, typedFactorCheck, type FactorPageDeps } from './page-kit.ts';
 import type { passkeys } from './passkey-routes.ts';
 import { markFactorUsed, STEP_UP_MINUTES } from './step-up.ts';
 import { enrolFirstPage, stepUpPage } from './views.ts';
+import { ROUTES } from '../http/routes.ts';
 
 /** The step-up pages, on the passkey routes' assertions. */
 export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof passkeys>, 'askFor' | 'asserted'>) {
@@ -20,7 +21,7 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
 
   return {
     mount(app: Express): void {
-      app.get('/factors/step-up', async (req, res) => {
+      app.get(ROUTES.stepUp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         if (!(await accounts.factors.hasAny(user.id))) return render(res, enrolFirstPage(), { status: 403 });
@@ -30,12 +31,12 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
           res,
           user,
           'step-up',
-          '/factors/step-up/passkey',
+          ROUTES.stepUpPasskey.path,
           html`<input type="hidden" name="return" value="${returnTo}">`,
         );
         render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, undefined, passkey));
       });
-      app.post('/factors/step-up/passkey', async (req, res) => {
+      app.post(ROUTES.stepUpPasskey.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);
@@ -49,7 +50,7 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
         await markFactorUsed(deps.redis, req);
         res.redirect(303, returnTo);
       });
-      app.post('/factors/step-up', async (req, res) => {
+      app.post(ROUTES.stepUp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Accounts, Redis, User } from '@svc/accounts';
 import { sessionCookieOf } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 import { STEP_UP_MINUTES } from '@svc/management/contract';
 
 /** How recent a second factor must be for the actions that need a step-up (declared with the operations' rules). */

@@ -1,9 +1,9 @@
 /** The second-factor pages (docs/auth-service.md "Second factor"), in the one page layout. */
 import type { FactorSummary } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
-import { html, type SafeHtml } from '../pages/html.ts';
-import { errorLine, page } from '../pages/layout.ts';
-import { PASSKEY_SCRIPT_PATH } from './passkey-script.ts';
+import { html, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
+import { ROUTES } from '../http/routes.ts';
 
 const codeFields = html`<label for="code">Code from your authenticator app</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" class="code">`;
@@ -110,7 +110,7 @@ export function passkeyForm(
 ): SafeHtml {
   return html`<form method="post" action="${action}" data-passkey="${kind}" data-options="${JSON.stringify(options)}">${csrfField(csrf)}${extra}
 <input type="hidden" name="credential" value=""><button type="submit">${label}</button><p class="passkey-status muted" role="status"></p></form>
-<script src="${PASSKEY_SCRIPT_PATH}"></script>`;
+<script src="${ROUTES.passkeyScript.path}"></script>`;
 }
 
 /** A new passkey, from the account's factors page. */
@@ -118,7 +118,7 @@ export function passkeyRegisterPage(csrf: string, options: unknown, error?: stri
   return page(
     'Add a passkey',
     html`${errorLine(error)}<p>A passkey signs you in with your device's screen lock or a security key, as a second factor or without a password.</p>
-${passkeyForm(csrf, '/factors/passkey', 'create', options, 'Add a passkey')}<nav><a href="/factors">Back to second factors</a></nav>`,
+${passkeyForm(csrf, ROUTES.passkeys.path, 'create', options, 'Add a passkey')}<nav><a href="/factors">Back to second factors</a></nav>`,
   );
 }
 
@@ -127,7 +127,7 @@ export function passkeySignInPage(csrf: string, options: unknown, returnTo: stri
   return page(
     'Sign in with a passkey',
     html`${errorLine(error)}<p>Use a passkey saved on this device or a security key.</p>
-${passkeyForm(csrf, '/signin/passkey', 'get', options, 'Sign in with a passkey', html`<input type="hidden" name="return" value="${returnTo}">`)}
+${passkeyForm(csrf, ROUTES.passkeySignIn.path, 'get', options, 'Sign in with a passkey', html`<input type="hidden" name="return" value="${returnTo}">`)}
 <nav><a href="/signin?return=${encodeURIComponent(returnTo)}">Sign in with a password instead</a></nav>`,
   );
 }

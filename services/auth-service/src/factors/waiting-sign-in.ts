@@ -5,6 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Accounts, Redis, User } from '@svc/accounts';
+import { ROUTES } from '../http/routes.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { pendingSignIns, type PendingSignIn, type PendingStage } from './pending.ts';
 import { FACTOR_AT_FIELD } from './step-up.ts';
@@ -35,7 +36,7 @@ export function waitingSignIns(deps: { redis: Redis; secure: boolean; accounts: 
     /** Asks for the factor (`has`) or its enrolment, with no session yet; the page that does. */
     async wait(res: Response, p: Omit<PendingSignIn, 'stage'>, has: boolean): Promise<string> {
       await pending.start(res, { ...p, stage: has ? 'verify' : 'enrol' });
-      return has ? '/signin/factor' : '/signin/enrol';
+      return has ? ROUTES.signInFactor.path : ROUTES.enrol.path;
     },
 
     /** The sign-in waiting at `stage`; null once the browser was sent back to the sign-in page. */
@@ -43,7 +44,7 @@ export function waitingSignIns(deps: { redis: Redis; secure: boolean; accounts: 
       const p = await pending.get(req);
       const user = p?.stage === stage ? await deps.accounts.users.get(p.userId) : null;
       if (!p || !user) {
-        res.redirect(303, '/signin');
+        res.redirect(303, ROUTES.signIn.path);
         return null;
       }
       return { p, user };
@@ -56,7 +57,7 @@ export function waitingSignIns(deps: { redis: Redis; secure: boolean; accounts: 
      */
     async finish(req: Request, res: Response, w: WaitingSignIn, factor: 'second' | 'enrolled'): Promise<boolean> {
       if (!(await pending.finish(req, res))) {
-        res.redirect(303, '/signin');
+        res.redirect(303, ROUTES.signIn.path);
         return false;
       }
       await startSession(req, res, w.p);

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { readCookie } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** How long a challenge waits for the passkey's answer. */
 export const WEBAUTHN_CHALLENGE_TTL_SECONDS = 300;

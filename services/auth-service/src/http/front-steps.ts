@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import type { Tracer } from '@opentelemetry/api';
 import type { Redis } from '@svc/accounts';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
-import { traceRequests } from '../tracing/trace-requests.ts';
+import { traceRequests } from './trace-requests.ts';
 import { mountHealth } from './health.ts';
 import type { Metrics } from './metrics.ts';
 import { originCheck } from './origin-check.ts';

@@ -9,8 +9,8 @@
  * decides.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { render } from '../pages/html.ts';
-import { alertPage } from '../pages/layout.ts';
+import { render } from '../ui/html.ts';
+import { alertPage } from '../ui/layout.ts';
 
 function originOf(url: string): string | null {
   try {

@@ -6,8 +6,8 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
-import { render } from '../pages/html.ts';
-import { alertPage } from '../pages/layout.ts';
+import { render } from '../ui/html.ts';
+import { alertPage } from '../ui/layout.ts';
 import { sendStoreDown, storeFailure } from './store-outage.ts';
 
 /** The error handler, mounted after the pages and before oidc-provider. */

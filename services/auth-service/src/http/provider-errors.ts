@@ -12,7 +12,7 @@
 import type { Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { alertPage, notFoundPage } from '../pages/layout.ts';
+import { alertPage, notFoundPage } from '../ui/layout.ts';
 import { setStoreDown, storeFailure, wantsJson } from './store-outage.ts';
 
 /** Set by the provider's `server_error` event, read after the request (create-provider.ts). */

@@ -10,15 +10,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS, type Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { sendOAuthError } from '../oauth/oauth-error.ts';
-import { render } from '../pages/html.ts';
-import { alertPage } from '../pages/layout.ts';
+import { sendOAuthError } from './oauth-error.ts';
+import { render } from '../ui/html.ts';
+import { alertPage } from '../ui/layout.ts';
+import { PROBE_PATHS } from './routes.ts';
 
 export const STORE_DOWN_MESSAGE = 'The account store is unreachable right now. Nothing was changed; try again in a few seconds.';
 const RETRY_AFTER_SECONDS = String(STORE_DOWN_RETRY_AFTER_SECONDS);
-
-/** Paths that answer without Redis (readiness reports the outage itself). */
-const WITHOUT_REDIS = new Set(['/healthz', '/readyz', '/metrics']);
 
 function storeIsDown(redis: Redis): boolean {
   return redis.status !== 'ready';
@@ -44,7 +42,8 @@ export function sendStoreDown(req: Request, res: Response): void {
 /** Express step in front of everything that needs Redis. */
 export function storeOutageGuard(redis: Redis) {
   return function storeOutageGuard(req: Request, res: Response, next: NextFunction): void {
-    if (WITHOUT_REDIS.has(req.path) || !storeIsDown(redis)) return next();
+    // The probes answer without Redis (readiness reports the outage itself).
+    if (PROBE_PATHS.has(req.path) || !storeIsDown(redis)) return next();
     sendStoreDown(req, res);
   };
 }

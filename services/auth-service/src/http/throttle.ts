@@ -7,7 +7,7 @@
  */
 import type { Redis } from '@svc/accounts';
 import { BUCKETS, createLimiter, type BackoffRule, type Limiter, type WindowRule } from '@svc/limits';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 export type { BackoffRule };
 /** Attempts allowed per window (`@svc/limits` WindowRule). */

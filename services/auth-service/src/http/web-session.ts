@@ -7,8 +7,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL, oidcRecords } from '@svc/accounts';
-import { OK } from '../provider/redis-keys.ts';
-import { html, type SafeHtml } from '../pages/html.ts';
+import { OK } from '../store/redis-keys.ts';
+import { html, type SafeHtml } from '../ui/html.ts';
 
 const SESSION_COOKIE = 'svc_session';
 const CSRF_COOKIE = 'svc_csrf';

@@ -7,11 +7,11 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { clientProfile, nameProblem, type Redis } from '@svc/accounts';
-import { isProfile } from '../provider/clients.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { isProfile } from './clients.ts';
+import { OK } from '../store/redis-keys.ts';
 import { oauthParams } from './body.ts';
-import { MAX_PROJECT_NAME } from '../pages/personal-project.ts';
-import { sendOAuthError } from './oauth-error.ts';
+import { MAX_PROJECT_NAME } from './personal-project.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
 
 export function autoProvisionCheck(deps: { redis: Redis }) {
   return async function checkAutoProvision(req: Request, res: Response, next: NextFunction): Promise<void> {

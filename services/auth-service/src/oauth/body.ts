@@ -9,7 +9,7 @@
  */
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { sendOAuthError } from './oauth-error.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
 
 /** oidc-provider's own limit for these bodies (selective_body.js LIMIT). */
 const LIMIT = 56 * 1024;

@@ -4,7 +4,7 @@
  * not hold and of the names only first-party clients carry.
  */
 import { clientProfile, hasHiddenCharacters, nameSkeleton, withoutHiddenCharacters } from '@svc/accounts';
-import { staticClients } from '../provider/clients.ts';
+import { staticClients } from './clients.ts';
 
 const MAX_CLIENT_NAME = 80;
 const FIRST_PARTY_NAMES = new Set(staticClients().map((c) => nameSkeleton(String(c.client_name))));

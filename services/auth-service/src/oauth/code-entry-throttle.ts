@@ -9,9 +9,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
-import { normalizeUserCode } from '../pages/device-pages.ts';
-import { OK } from '../provider/redis-keys.ts';
-import { tooMany } from '../pages/too-many.ts';
+import { normalizeUserCode } from './user-code.ts';
+import { OK } from '../store/redis-keys.ts';
+import { tooMany } from '../http/too-many.ts';
 
 const SCOPE = 'code-ip';
 

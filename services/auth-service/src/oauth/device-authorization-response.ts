@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import type { Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** docs/contract.md "Device authorization response": four of these letters, a hyphen, four digits. */
 const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';

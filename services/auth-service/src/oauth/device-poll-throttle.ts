@@ -9,12 +9,12 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { oidcDigest, oidcRecords, type Redis } from '@svc/accounts';
-import { DEVICE_GRANT } from '../provider/clients.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { DEVICE_GRANT } from './clients.ts';
+import { OK } from '../store/redis-keys.ts';
 import { oauthParams } from './body.ts';
 import { POLL_INTERVAL_SECONDS } from './device-authorization-response.ts';
-import { sendOAuthError } from './oauth-error.ts';
-import { TTL } from '../provider/configuration.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
+import { TTL } from './lifetimes.ts';
 import { BUCKETS, pace } from '@svc/limits';
 
 export function devicePollThrottle(deps: { redis: Redis; now?: () => number }) {

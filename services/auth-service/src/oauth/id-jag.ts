@@ -13,8 +13,8 @@ import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jos
 import { errors } from 'oidc-provider';
 import type { SsoStore } from '@svc/sso';
 import { IssuerKeysUnavailable, type createIssuerKeys, type IssuerKeys } from './id-jag-keys.ts';
-import { projectOfResource } from '../provider/resource.ts';
-import { OK } from '../provider/redis-keys.ts';
+import { projectOfResource } from './resource.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

@@ -23,9 +23,9 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isStoreError, oidcDigest, type Redis } from '@svc/accounts';
 import { runScript, script } from '@svc/limits';
-import { OK } from '../provider/redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 import { oauthParams } from './body.ts';
-import { sendOAuthError } from './oauth-error.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
 import { seal, unseal } from '@svc/credentials';
 
 /** How long a used refresh token still answers with the pair it was exchanged for. */

@@ -15,9 +15,9 @@
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientNameProblem } from './client-names.ts';
-import { sendOAuthError } from './oauth-error.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
 import { JWT_BEARER_GRANT } from './id-jag.ts';
-import { DEVICE_GRANT } from '../provider/clients.ts';
+import { DEVICE_GRANT } from './clients.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;

@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
-import { sendOAuthError } from './oauth-error.ts';
+import { sendOAuthError } from '../http/oauth-error.ts';
 
 export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleRule }) {
   return async function throttleRegistration(req: Request, res: Response, next: NextFunction): Promise<void> {

@@ -10,11 +10,11 @@
  */
 import type { Accounts } from '@svc/accounts';
 import { clientProfile, CREATE_SVC_KEY_TTL_SECONDS, nameProblem, USER_KEY_TTL_SECONDS } from '@svc/accounts';
-import { CREATE_SVC_KEY_LEVEL } from '../pages/consent-levels.ts';
+import { CREATE_SVC_KEY_LEVEL } from './consent-levels.ts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { isProfile } from '../provider/clients.ts';
-import { projectOfResource } from '../provider/resource.ts';
+import { isProfile } from './clients.ts';
+import { projectOfResource } from './resource.ts';
 
 export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logger: Logger }) {
   return async function shapeTokenResponse(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {

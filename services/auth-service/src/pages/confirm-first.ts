@@ -4,8 +4,8 @@
  * back to the waiting approval once it is done.
  */
 import { csrfField } from '../http/web-session.ts';
-import { html, type SafeHtml } from './html.ts';
-import { page } from './layout.ts';
+import { html, type SafeHtml } from '../ui/html.ts';
+import { page } from '../ui/layout.ts';
 
 /** `sent`: true when a new link just left, false when asked for and not sent (too many lately), absent otherwise. */
 export function confirmFirstPage(v: { uid: string; csrf: string; email: string; emailOn: boolean; sent?: boolean | undefined }): SafeHtml {

@@ -9,9 +9,9 @@ import type { Request, Response } from 'express';
 import { CREATE_SVC_KEY_TTL_SECONDS, type User } from '@svc/accounts';
 import { scopeForLevel } from '@svc/policy';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
-import { TTL } from '../provider/configuration.ts';
-import { projectOfResource, resourceFor } from '../provider/resource.ts';
-import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from './consent-levels.ts';
+import { TTL } from '../oauth/lifetimes.ts';
+import { projectOfResource, resourceFor } from '../oauth/resource.ts';
+import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from '../oauth/consent-levels.ts';
 import {
   noAccessPage,
   personalKeyConsent,
@@ -20,11 +20,10 @@ import {
   provisionConsent,
   type ConsentView,
 } from './consent-views.ts';
-import { render } from './html.ts';
-import type { InteractionForms } from './interaction-forms.ts';
+import { render } from '../ui/html.ts';
 import { kindOf, redirectHostOf, type Details } from './interaction-kind.ts';
-import type { InteractionDeps } from './interaction.ts';
-import { ensurePersonalProject, existingPersonalProject, projectNameOf } from './personal-project.ts';
+import type { InteractionDeps, InteractionForms } from './interaction-forms.ts';
+import { ensurePersonalProject, existingPersonalProject, projectNameOf } from '../oauth/personal-project.ts';
 
 /** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
 const ACCESS_DAYS = Math.floor(TTL.Grant / 86_400);

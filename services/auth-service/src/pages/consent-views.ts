@@ -9,9 +9,9 @@
 import type { ProjectAccess } from '@svc/accounts';
 import type { KeyLevel } from '@svc/policy';
 import { csrfField } from '../http/web-session.ts';
-import { preselectedLevel } from './consent-levels.ts';
-import { html, joinHtml, type SafeHtml } from './html.ts';
-import { errorLine, page } from './layout.ts';
+import { preselectedLevel } from '../oauth/consent-levels.ts';
+import { html, joinHtml, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
 
 export interface ConsentView {
   uid: string;

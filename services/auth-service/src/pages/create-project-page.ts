@@ -6,8 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ManagementError } from '@svc/management';
 import type { consentPage } from './consent-page.ts';
-import type { InteractionForms } from './interaction-forms.ts';
-import type { InteractionDeps } from './interaction.ts';
+import type { InteractionDeps, InteractionForms } from './interaction-forms.ts';
 
 /** The create-project form of an interaction; a refusal is shown on the consent page. */
 export function createProjectPage(

@@ -11,9 +11,9 @@ import type { Request, Response } from 'express';
 import type { Redis, User } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
-import { html, render, type SafeHtml } from './html.ts';
-import { page } from './layout.ts';
+import { OK } from '../store/redis-keys.ts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
+import { page } from '../ui/layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const TOKEN_TTL_SECONDS = 86_400;

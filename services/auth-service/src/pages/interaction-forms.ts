@@ -5,12 +5,28 @@
  * addresses"), or the page saying why not.
  */
 import type { Request, Response } from 'express';
-import type { User } from '@svc/accounts';
+import type { Accounts, User } from '@svc/accounts';
+import type { Config } from '@svc/config';
+import type { Management } from '@svc/management';
+import type Provider from 'oidc-provider';
+import type { WebSessions } from '../http/web-session.ts';
 import { confirmFirstPage } from './confirm-first.ts';
 import { refusalPage } from './consent-views.ts';
-import { render } from './html.ts';
-import type { InteractionDeps } from './interaction.ts';
+import { render } from '../ui/html.ts';
+import type { EmailVerification } from './email-verification.ts';
 import type { Details } from './interaction-kind.ts';
+
+/** What the interaction pages read (interaction.ts and the pages it hands forms to). */
+export interface InteractionDeps {
+  provider: Provider;
+  accounts: Accounts;
+  web: WebSessions;
+  config: Config;
+  /** Tells the project's admins of an access request made here; creates a project for a person without one. */
+  management: Pick<Management, 'accessRequested' | 'createProject'>;
+  /** Mails the confirmation link again from the "confirm your address first" page. */
+  verification: Pick<EmailVerification, 'enabled' | 'send'>;
+}
 
 /** An interaction and the person signed in, if anyone is. */
 export interface LoadedInteraction {

@@ -6,29 +6,12 @@
  * project, creates one (create-project-page.ts). Every form is read by interaction-forms.ts.
  */
 import type { Request, Response } from 'express';
-import type { Accounts } from '@svc/accounts';
-import type { Config } from '@svc/config';
-import type { Management } from '@svc/management';
-import type Provider from 'oidc-provider';
-import type { WebSessions } from '../http/web-session.ts';
 import { consentPage } from './consent-page.ts';
 import { refusalPage } from './consent-views.ts';
 import { createProjectPage } from './create-project-page.ts';
-import type { EmailVerification } from './email-verification.ts';
-import { render } from './html.ts';
-import { interactionForms } from './interaction-forms.ts';
+import { render } from '../ui/html.ts';
+import { interactionForms, type InteractionDeps } from './interaction-forms.ts';
 import { requestAccessPage } from './request-access-page.ts';
-
-export interface InteractionDeps {
-  provider: Provider;
-  accounts: Accounts;
-  web: WebSessions;
-  config: Config;
-  /** Tells the project's admins of an access request made here; creates a project for a person without one. */
-  management: Pick<Management, 'accessRequested' | 'createProject'>;
-  /** Mails the confirmation link again from the "confirm your address first" page. */
-  verification: Pick<EmailVerification, 'enabled' | 'send'>;
-}
 
 /** The handlers of the interaction routes (mounted in mount-pages.ts). */
 export function interactionPages(deps: InteractionDeps) {

@@ -6,8 +6,8 @@
 import type { Request, Response } from 'express';
 import { AccountError, type InvitationRefusal } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
-import { html, render, type SafeHtml } from './html.ts';
-import { page } from './layout.ts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
+import { page } from '../ui/layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');

@@ -15,11 +15,11 @@ import type { Request, Response } from 'express';
 import { AccountError, MIN_PASSWORD, checkPassword, endPersonalCredentials, type Redis, type User } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import { csrfField } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
-import { html, render, type SafeHtml } from './html.ts';
-import { errorLine, page } from './layout.ts';
+import { OK } from '../store/redis-keys.ts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
 import type { PageDeps } from './sign-in.ts';
-import { tooMany } from './too-many.ts';
+import { tooMany } from '../http/too-many.ts';
 
 const TOKEN_TTL_SECONDS = 1800;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -7,11 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AccountError, type RequestOutcome } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
-import { projectOfResource } from '../provider/resource.ts';
+import { projectOfResource } from '../oauth/resource.ts';
 import { refusalPage } from './consent-views.ts';
-import { render } from './html.ts';
-import type { InteractionForms } from './interaction-forms.ts';
-import type { InteractionDeps } from './interaction.ts';
+import { render } from '../ui/html.ts';
+import type { InteractionDeps, InteractionForms } from './interaction-forms.ts';
 
 /** The request-access form of an interaction. */
 export function requestAccessPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' | 'config' | 'management'>, forms: InteractionForms) {

@@ -6,17 +6,17 @@ import type { Request, Response } from 'express';
 import type { Accounts, Redis, User } from '@svc/accounts';
 import type Provider from 'oidc-provider';
 import { displayClientName } from '../oauth/client-names.ts';
-import { isProfile, profileName } from '../provider/clients.ts';
+import { isProfile, profileName } from '../oauth/clients.ts';
 import type { Logger } from '@svc/logger';
 import { SIGN_IN_ADDRESS_SCOPE, type Throttle, type ThrottleLimits } from '../http/throttle.ts';
 import type { WebSessions } from '../http/web-session.ts';
 import { csrfField } from '../http/web-session.ts';
-import { html, render, type SafeHtml } from './html.ts';
-import { errorLine, page } from './layout.ts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { Sso } from '../sso/create-sso.ts';
 import { SsoError } from '@svc/sso';
-import { tooMany } from './too-many.ts';
+import { tooMany } from '../http/too-many.ts';
 
 export interface PageDeps {
   redis: Redis;

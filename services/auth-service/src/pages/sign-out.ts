@@ -6,9 +6,9 @@
 import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { csrfField, readCookie } from '../http/web-session.ts';
-import { OK } from '../provider/redis-keys.ts';
-import { html, render } from './html.ts';
-import { page } from './layout.ts';
+import { OK } from '../store/redis-keys.ts';
+import { html, render } from '../ui/html.ts';
+import { page } from '../ui/layout.ts';
 import type { PageDeps } from './sign-in.ts';
 
 const PROVIDER_COOKIES = ['_session', '_session.sig', '_session.legacy', '_session.legacy.sig'];

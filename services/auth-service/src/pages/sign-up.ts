@@ -8,12 +8,12 @@
 import type { Request, Response } from 'express';
 import { AccountError, EMAIL_PATTERN, MIN_PASSWORD, checkPassword } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
-import { html, render, type SafeHtml } from './html.ts';
-import { errorLine, page } from './layout.ts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
 import { safeReturn } from './return-to.ts';
 import type { EmailVerification } from './email-verification.ts';
 import type { PageDeps } from './sign-in.ts';
-import { tooMany } from './too-many.ts';
+import { tooMany } from '../http/too-many.ts';
 
 /** A refusal: tied to its field (aria-invalid, aria-describedby, focus), or about the form as a whole. */
 type SignUpError = { field: 'email' | 'password' | null; message: string };

@@ -21,43 +21,14 @@ import {
   isServiceAccountClient,
 } from '../oauth/client-credentials.ts';
 import type { Throttle } from '../http/throttle.ts';
+import { providerRoutes } from '../http/routes.ts';
 import { PAGE_HEADERS } from '../http/security-headers.ts';
-import { providerErrorPage } from '../pages/layout.ts';
-import type { createDevicePages } from '../pages/device-pages.ts';
-import { refreshesTokens, staticClients } from './clients.ts';
+import { providerErrorPage } from '../ui/layout.ts';
+import type { createDevicePages } from './device-pages.ts';
+import { refreshesTokens, staticClients } from '../oauth/clients.ts';
+import { TTL } from '../oauth/lifetimes.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
-import { projectOfResource } from './resource.ts';
-
-export const TTL = {
-  /** docs/contract.md "Lifetimes and constants": 24 hours. */
-  AccessToken: 86_400,
-  RefreshToken: 30 * 86_400,
-  /** Outlives its tokens: introspection refuses tokens whose Grant is gone. */
-  Grant: 31 * 86_400,
-  /** docs/contract.md "Device authorization response": 1800 seconds. */
-  DeviceCode: 1_800,
-  AuthorizationCode: 120,
-  Interaction: 3_600,
-  Session: 14 * 86_400,
-  /** A service account's token (docs/auth-service.md "Client credentials"): 1 hour. */
-  ClientCredentials: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
-  /** Only OpenID clients keep an ID token (the device profiles' is dropped): one hour. */
-  IdToken: 3_600,
-} as const;
-
-export const ROUTES = {
-  authorization: '/api/oauth/authorize',
-  token: '/api/oauth/token',
-  device_authorization: '/api/oauth/device/code',
-  code_verification: '/device',
-  registration: '/api/oauth/register',
-  revocation: '/api/oauth/revoke',
-  introspection: '/api/oauth/introspect',
-  jwks: '/api/oauth/jwks',
-  userinfo: '/api/oauth/userinfo',
-  end_session: '/api/oauth/end-session',
-  pushed_authorization_request: '/api/oauth/par',
-} as const;
+import { projectOfResource } from '../oauth/resource.ts';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -96,7 +67,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     assertJwtClientAuthClaimsAndHeader: assertClientAssertionLifetime,
     jwks: deps.jwks,
     cookies: { keys: config.cookieKeys, long: { sameSite: 'lax', httpOnly: true }, short: { sameSite: 'lax', httpOnly: true } },
-    routes: ROUTES,
+    routes: providerRoutes(),
     ttl: { ...TTL },
     scopes: ['openid', 'offline_access', 'email'],
     claims: { openid: ['sub'], email: ['email'] },

@@ -22,13 +22,14 @@ import { createIssuerKeys, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
 import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
-import { createDevicePages } from '../pages/device-pages.ts';
+import { createDevicePages } from './device-pages.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { providerErrors, SERVER_ERROR } from '../http/provider-errors.ts';
-import { buildConfiguration, TTL, type ConfigurationDeps } from './configuration.ts';
+import { TTL } from '../oauth/lifetimes.ts';
+import { buildConfiguration, type ConfigurationDeps } from './configuration.ts';
 import { createRedisAdapter } from './redis-adapter.ts';
 import type { Tracer } from '@opentelemetry/api';
-import { tracedAdapter } from '../tracing/traced-adapter.ts';
+import { tracedAdapter } from './traced-adapter.ts';
 
 export interface ProviderDeps {
   config: Config;

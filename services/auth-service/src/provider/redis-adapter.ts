@@ -30,7 +30,7 @@ import {
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
-import { OK } from './redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 import { claimReplay, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */

@@ -5,7 +5,7 @@
 import type { Redis } from '@svc/accounts';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { JWKS } from 'oidc-provider';
-import { OK } from './redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 export async function loadSigningKeys(redis: Redis): Promise<JWKS> {
   const existing = await redis.get(OK.jwks());

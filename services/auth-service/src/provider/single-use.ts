@@ -16,7 +16,7 @@
 import { oidcDigest, type Redis } from '@svc/accounts';
 import { errors, type AdapterPayload } from 'oidc-provider';
 import { CLIENT_ASSERTION_MAX_LIFETIME_SECONDS } from '../oauth/client-credentials.ts';
-import { OK } from './redis-keys.ts';
+import { OK } from '../store/redis-keys.ts';
 
 /** oidc-provider's model whose every record is a single-use claim. */
 export const REPLAY_MODEL = 'ReplayDetection';

@@ -10,6 +10,7 @@ import * as oc from 'openid-client';
 import type { Logger } from '@svc/logger';
 import type { WebSessions } from '../http/web-session.ts';
 import { readCookie } from '../http/web-session.ts';
+import { ROUTES } from '../http/routes.ts';
 import { SSO_STATE_TTL_SECONDS, SsoError, type SsoStore } from '@svc/sso';
 import type { Discover } from './provider-client.ts';
 import type { Provisioning, SsoPerson } from './provision.ts';
@@ -29,7 +30,7 @@ export interface SsoFlowDeps {
 }
 
 /** Where the provider sends the browser back. */
-export const CALLBACK_PATH = '/sso/callback';
+const CALLBACK_PATH = ROUTES.ssoCallback.path;
 
 /**
  * The code and the claim (or parameter) of an openid-client check that failed: openid-client wraps

@@ -11,8 +11,7 @@ import { K, type Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { ResolvedCaller } from './caller.ts';
 import { credentialFrom } from './credentials-from-request.ts';
-import { createDpopProofCheck, DPOP_REPLAY_TTL_SECONDS } from './dpop-proof.ts';
-import { replayed } from '../ratelimit/admit.ts';
+import { createDpopProofCheck, DPOP_REPLAY_TTL_SECONDS, replayed } from './dpop-proof.ts';
 
 export interface DpopBindingDeps {
   /** The public base URL: the proof's htu is compared with it and the path, never with Host. */

@@ -46,6 +46,12 @@ export interface ProofInput {
 const refuse = (message: string, detail?: string) =>
   new SvcError('invalid_dpop_proof', { message: `Invalid DPoP proof: ${message}`, ...(detail ? { detail } : {}) });
 
+/** A DPoP proof whose jti was seen before (docs/auth-service.md "DPoP"). */
+export const replayed = () =>
+  new SvcError('invalid_dpop_proof', {
+    message: 'Invalid DPoP proof: this proof (its jti) was already used; sign a new one for each request',
+  });
+
 export type DpopProofCheck = ((input: ProofInput) => Promise<ProvenRequest>) & { keysHeld(): number };
 
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */

@@ -3,8 +3,8 @@
  * project, team or account the request speaks to (docs/gateway-pipeline.md "One router"). The
  * router hands the parameters over raw, so each route says here what a malformed encoding means.
  */
+import { SvcError } from '@svc/errors';
 import type { Target } from '../auth/caller.ts';
-import { notFoundError } from '../rest/public-steps.ts';
 import type { Step } from './exchange.ts';
 
 /**
@@ -35,6 +35,14 @@ export const managementTarget: Step = function managementTarget(ex) {
   const oauth = /^(Bearer|DPoP)\s+svc_at_/i.test(ex.req.headers.authorization ?? '');
   ex.target = project !== undefined && oauth ? { kind: 'project', slug: project } : ACCOUNT;
 };
+
+/** The 404 of a path no route takes (also a route's path whose parameters do not decode). */
+export function notFoundError(method: string, path: string): SvcError {
+  return new SvcError('not_found', {
+    message: `Not found: ${method} ${path.slice(0, 200)}`,
+    remedy: 'MCP: POST /mcp/<project_slug>. REST: see /api/v1/openapi.json.',
+  });
+}
 
 /** The target of the routes where a credential speaks for itself. */
 export const ACCOUNT: Target = Object.freeze({ kind: 'account', slug: '' });

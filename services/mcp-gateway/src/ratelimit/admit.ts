@@ -6,6 +6,7 @@ import { USAGE_FIELDS } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import type { ResolvedCaller } from '../auth/caller.ts';
+import { replayed } from '../auth/dpop-proof.ts';
 import { quotaThresholdCrossed } from './quota-warning.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { rateLimitHeaders } from './rate-limiter.ts';
@@ -73,12 +74,6 @@ export function createAdmit(deps: AdmitDeps): Admit {
     });
   };
 }
-
-/** A DPoP proof whose jti was seen before (docs/auth-service.md "DPoP"). */
-export const replayed = () =>
-  new SvcError('invalid_dpop_proof', {
-    message: 'Invalid DPoP proof: this proof (its jti) was already used; sign a new one for each request',
-  });
 
 function stringify(h: Record<string, string | number>): Record<string, string> {
   const out: Record<string, string> = {};

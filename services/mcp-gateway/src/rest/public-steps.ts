@@ -10,6 +10,7 @@ import { MCP_SCOPES } from '@svc/policy';
 import type { Metrics } from '../metrics.ts';
 import { preflightHeaders } from '../origins.ts';
 import type { Step } from '../pipeline/exchange.ts';
+import { notFoundError } from '../pipeline/path-steps.ts';
 import { respond, respondEmpty, respondText } from '../pipeline/run.ts';
 
 /** Slugs as the account model allows them; anything else is a 404 here. */
@@ -113,14 +114,6 @@ export function oauthElsewhere(authUrl: string): Step {
 export const notFound: Step = function notFound(ex) {
   throw notFoundError(ex.req.method ?? 'GET', ex.path);
 };
-
-/** The 404 of a path no route takes (also a route's path whose parameters do not decode). */
-export function notFoundError(method: string, path: string): SvcError {
-  return new SvcError('not_found', {
-    message: `Not found: ${method} ${path.slice(0, 200)}`,
-    remedy: 'MCP: POST /mcp/<project_slug>. REST: see /api/v1/openapi.json.',
-  });
-}
 
 /** The path's parameters percent-decoded, whatever the method; a malformed encoding is the client's 400. */
 export const decodeParams: Step = function decodeParams(ex) {

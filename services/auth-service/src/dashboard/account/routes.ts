@@ -4,8 +4,8 @@
  */
 import type { Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
-import { render } from '../../pages/html.ts';
-import { isProfile, profileName } from '../../provider/clients.ts';
+import { render } from '../../ui/html.ts';
+import { isProfile, profileName } from '../../oauth/clients.ts';
 import { formOf } from '../form.ts';
 import { back, param, personOf, str, type Kit } from '../kit.ts';
 import { ACCOUNT_FORMS } from './forms.ts';

@@ -4,7 +4,7 @@
  */
 import type { AccountInfo, MyRequestRow } from '@svc/management';
 import type { BrowserSession } from '../../http/web-session.ts';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { table, when } from '../parts.ts';
 

@@ -1,7 +1,7 @@
 /** Workspace > Audit log routes (docs/dashboard.md, docs/audit.md "Export"): the pages and the export. */
 import type { Request, Router } from 'express';
 import { ManagementError, streamExport } from '@svc/management';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { param, str, type Kit } from '../kit.ts';
 import { auditPage } from './view.ts';
 

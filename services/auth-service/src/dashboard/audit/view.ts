@@ -4,7 +4,7 @@
  */
 import { AUDIT_FILTER_SCAN } from '@svc/accounts/audit-actions.ts';
 import type { AuditRow } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, type Frame } from '../frame.ts';
 import { table, when } from '../parts.ts';
 

@@ -4,7 +4,7 @@
  */
 import { MAX_ALLOWED_IPS, MAX_KEY_NOTE } from '@svc/accounts/key-controls.ts';
 import type { KeyRow } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 
 const keyPath = (f: Frame, key: KeyRow) => `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/keys/${encodeURIComponent(key.id)}`;

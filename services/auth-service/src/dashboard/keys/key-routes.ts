@@ -4,7 +4,7 @@
  */
 import type { Router } from 'express';
 import { ManagementError, type Actor, type KeyRow } from '@svc/management';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { formOf } from '../form.ts';
 import type { Frame } from '../frame.ts';
 import { back, confirmed, field, keysPath, param, type Kit } from '../kit.ts';

@@ -5,7 +5,7 @@
  */
 import { KEY_DEFAULTS, type KeyRow, type NewKey } from '@svc/management';
 import { MAX_KEY_SEARCH } from '@svc/management/contract';
-import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
+import { html, joinHtml, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { cell, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
 

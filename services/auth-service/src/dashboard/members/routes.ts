@@ -1,6 +1,6 @@
 /** Project > Members routes (docs/dashboard.md): add (or invite), revoke an invitation (confirmed first), change a role, remove (confirmed first). */
 import type { Request, Response, Router } from 'express';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { ManagementError, type Actor } from '@svc/management';
 import { formOf } from '../form.ts';
 import { back, confirmed, field, param, type Kit } from '../kit.ts';

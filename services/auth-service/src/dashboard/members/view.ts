@@ -3,7 +3,7 @@
  * changing a role, removing; pending invitations with Revoke (confirmed first).
  */
 import type { InvitationRow, MemberRow } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { confirmButton, LEVELS, levelOptions, table, when } from '../parts.ts';
 

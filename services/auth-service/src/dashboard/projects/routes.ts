@@ -1,7 +1,7 @@
 /** The dashboard's entry, the project switcher and "New project" (docs/dashboard.md). */
 import type { Router } from 'express';
 import { ManagementError } from '@svc/management';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { formOf } from '../form.ts';
 import { back, field, keysPath, str, type Kit } from '../kit.ts';
 import { PROJECT_FORMS } from './forms.ts';

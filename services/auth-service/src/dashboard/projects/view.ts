@@ -1,5 +1,5 @@
 /** Project > New project (docs/dashboard.md): a name, in a workspace the person owns. */
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 
 export function newProjectPage(f: Frame, v: { workspaces: string[]; error?: string; name?: string }): SafeHtml {

@@ -1,6 +1,6 @@
 /** Project > Access requests routes (docs/dashboard.md): the list, and a decision on one. */
 import type { Router } from 'express';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { formOf } from '../form.ts';
 import { back, param, str, type Kit } from '../kit.ts';
 import { REQUEST_FORMS } from './forms.ts';

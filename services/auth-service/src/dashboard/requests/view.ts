@@ -4,7 +4,7 @@
  * decided ones; "Older requests" for the next page.
  */
 import type { RequestRow } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { age, cell, LEVELS, levelOptions, table, when } from '../parts.ts';
 

@@ -5,7 +5,7 @@
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { CONFIRM_FIELDS, defineForm, formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';

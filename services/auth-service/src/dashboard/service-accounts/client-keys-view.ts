@@ -5,7 +5,7 @@
  */
 import { SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts/service-account-key-limits.ts';
 import type { ServiceAccountClient } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { confirmButton } from '../parts.ts';
 

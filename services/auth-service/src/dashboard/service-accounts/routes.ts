@@ -4,7 +4,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, type Actor } from '@svc/management';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { formOf } from '../form.ts';
 import { back, confirmed, param, type Kit } from '../kit.ts';
 import { confirmPage } from '../parts.ts';

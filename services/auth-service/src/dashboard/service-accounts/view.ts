@@ -3,7 +3,7 @@
  * shown once), grant a project at a level, a new key, revoke.
  */
 import { KEY_DEFAULTS, type ServiceAccountRow } from '@svc/management';
-import { html, joinHtml, type SafeHtml } from '../../pages/html.ts';
+import { html, joinHtml, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { OVERLAP_CHOICES } from '../keys/view.ts';
 import { confirmButton, LEVELS, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';

@@ -4,8 +4,8 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
-import { render } from '../../pages/html.ts';
-import { alertPage } from '../../pages/layout.ts';
+import { render } from '../../ui/html.ts';
+import { alertPage } from '../../ui/layout.ts';
 import { formOf } from '../form.ts';
 import { back, param, type Done, type Kit } from '../kit.ts';
 import { SSO_FORMS } from './forms.ts';

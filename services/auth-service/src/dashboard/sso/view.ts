@@ -3,7 +3,7 @@
  * provider (the secret is never shown back), the claimed domains with the DNS record proving each,
  * and the policy with its group-to-role mapping.
  */
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { csrfField } from '../../http/web-session.ts';
 import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS, proofName, proofValue, type SsoView } from '@svc/sso';
 import { dashboardPage, type Frame } from '../frame.ts';

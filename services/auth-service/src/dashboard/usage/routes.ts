@@ -1,6 +1,6 @@
 /** Workspace > Usage route (docs/dashboard.md). */
 import type { Router } from 'express';
-import { render } from '../../pages/html.ts';
+import { render } from '../../ui/html.ts';
 import { param, type Kit } from '../kit.ts';
 import { usagePage } from './view.ts';
 

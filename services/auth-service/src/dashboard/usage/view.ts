@@ -4,7 +4,7 @@
  * key, each an SVG bar chart followed by a table of the same numbers.
  */
 import type { Usage } from '@svc/management';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, type Frame } from '../frame.ts';
 import { cell, table } from '../parts.ts';
 

@@ -6,7 +6,7 @@
 import type { WebhookRow } from '@svc/management';
 import type { DeliveryAttempt } from '@svc/webhooks';
 import { SUBSCRIBABLE_EVENT_TYPES } from '@svc/webhooks/events.ts';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { cell, confirmButton, secretBox, secretGone, table, when } from '../parts.ts';
 

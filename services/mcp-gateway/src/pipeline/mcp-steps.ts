@@ -5,15 +5,15 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { SvcError } from '@svc/errors';
-import { asRequest, idOf } from './envelope.ts';
-import { isLegacyVersion, isModernVersion, META, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.ts';
+import { asRequest, idOf } from '../mcp/envelope.ts';
+import { isLegacyVersion, isModernVersion, META, SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
 import type { MethodHandler } from '../methods/types.ts';
 import { prepareCall } from '../methods/prepare-call.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
-import type { Exchange, Step } from '../pipeline/exchange.ts';
+import type { Exchange, Step } from './exchange.ts';
 import { jsonTextWith, sizedJsonText, type SizedText } from '../http/json-text.ts';
-import { respondEmpty, respondText } from '../pipeline/run.ts';
+import { respondEmpty, respondText } from './run.ts';
 
 /** The JSON-RPC request object, or the error naming what is wrong with it. */
 export const parseEnvelope: Step = function parseEnvelope(ex) {

@@ -9,19 +9,16 @@
 import { context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import { callerContext, httpMethodName } from '@svc/telemetry';
-import { ROUTES } from '../provider/configuration.ts';
+import { PROBE_PATHS, providerRoutes, ROUTES } from './routes.ts';
 
 const ENDPOINTS = new Map<string, string>([
-  ...Object.entries(ROUTES).map(([name, path]): [string, string] => [path, name]),
-  ['/api/oauth/device/token', 'token'],
+  ...Object.entries(providerRoutes()).map(([name, path]): [string, string] => [path, name]),
+  [ROUTES.deviceToken.path, 'token'],
 ]);
-
-/** The probes an orchestrator and a scraper call every few seconds: never traced (http/health.ts). */
-const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 export function traceRequests(tracer: Tracer): RequestHandler {
   return function traceRequest(req, res, next) {
-    if (UNTRACED_PATHS.has(req.path.toLowerCase())) return next();
+    if (PROBE_PATHS.has(req.path.toLowerCase())) return next();
     const endpoint = ENDPOINTS.get(req.path);
     const name = endpoint ? `oauth ${endpoint}` : 'page';
     const parent = callerContext(req.headers, undefined);

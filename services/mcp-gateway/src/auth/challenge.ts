@@ -1,7 +1,7 @@
 /** The WWW-Authenticate challenge of every 401 and 403 the gateway answers. */
 import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import type { SvcError } from '@svc/errors';
-import type { Target } from '../auth/caller.ts';
+import type { Target } from './caller.ts';
 
 /**
  * RFC 6750 §3 / RFC 9728 §5.1: the 401 challenge points at the resource's metadata and names the

@@ -6,9 +6,9 @@
  * device flow, the code entry page.
  */
 import type { Response } from 'express';
-import { csrfField } from '../http/web-session.ts';
-import { html, render } from './html.ts';
-import { page } from './layout.ts';
+import { csrfField } from './web-session.ts';
+import { html, render } from '../ui/html.ts';
+import { page } from '../ui/layout.ts';
 
 /** "12 seconds", "1 minute", "15 minutes". */
 function duration(seconds: number): string {

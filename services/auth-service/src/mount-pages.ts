@@ -13,21 +13,21 @@ import { createManagement, type Management } from '@svc/management';
 import type { ResolveTxt } from '@svc/sso';
 import { WebhookStore } from '@svc/webhooks';
 import type Provider from 'oidc-provider';
-import { dashboardRoutes } from '../dashboard/routes.ts';
-import { secondFactor } from '../factors/routes.ts';
-import type { Throttle, ThrottleLimits } from '../http/throttle.ts';
-import type { WebSessions } from '../http/web-session.ts';
-import { createSso } from '../sso/create-sso.ts';
-import { CALLBACK_PATH } from '../sso/flow.ts';
-import { emailVerification } from './email-verification.ts';
-import { render } from './html.ts';
-import { interactionPages } from './interaction.ts';
-import { invitationPages } from './invitation.ts';
-import { homePage } from './layout.ts';
-import { passwordReset } from './password-reset.ts';
-import { signIn } from './sign-in.ts';
-import { signOut } from './sign-out.ts';
-import { signUp } from './sign-up.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
+import { secondFactor } from './factors/routes.ts';
+import type { Throttle, ThrottleLimits } from './http/throttle.ts';
+import { ROUTES } from './http/routes.ts';
+import type { WebSessions } from './http/web-session.ts';
+import { createSso } from './sso/create-sso.ts';
+import { emailVerification } from './pages/email-verification.ts';
+import { render } from './ui/html.ts';
+import { interactionPages } from './pages/interaction.ts';
+import { invitationPages } from './pages/invitation.ts';
+import { homePage } from './ui/layout.ts';
+import { passwordReset } from './pages/password-reset.ts';
+import { signIn } from './pages/sign-in.ts';
+import { signOut } from './pages/sign-out.ts';
+import { signUp } from './pages/sign-up.ts';
 
 /** What the pages read. */
 export interface PagesDeps {
@@ -87,35 +87,35 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     webhooks: new WebhookStore(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
-  app.get('/signin', signin.get);
-  app.post('/signin', signin.post);
-  app.get(CALLBACK_PATH, sso.callback);
+  app.get(ROUTES.signIn.path, signin.get);
+  app.post(ROUTES.signIn.path, signin.post);
+  app.get(ROUTES.ssoCallback.path, sso.callback);
   factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
-  app.get('/forgot', reset.forgot);
-  app.post('/forgot', reset.sendLink);
-  app.get('/reset', reset.resetPage);
-  app.post('/reset', reset.reset);
-  app.get('/verify-email', verification.page);
-  app.post('/verify-email', verification.confirm);
-  app.get('/signup', signup.get);
-  app.post('/signup', signup.post);
-  app.get('/signout', signout.get);
-  app.post('/signout', signout.post);
-  app.get('/interaction/:uid', interaction.get);
-  app.post('/interaction/:uid/consent', interaction.consent);
-  app.post('/interaction/:uid/abort', interaction.abort);
-  app.post('/interaction/:uid/request-access', interaction.requestAccess);
-  app.post('/interaction/:uid/create-project', interaction.createProject);
-  app.post('/interaction/:uid/confirm-email', interaction.resendConfirmation);
+  app.get(ROUTES.forgot.path, reset.forgot);
+  app.post(ROUTES.forgot.path, reset.sendLink);
+  app.get(ROUTES.reset.path, reset.resetPage);
+  app.post(ROUTES.reset.path, reset.reset);
+  app.get(ROUTES.verifyEmail.path, verification.page);
+  app.post(ROUTES.verifyEmail.path, verification.confirm);
+  app.get(ROUTES.signUp.path, signup.get);
+  app.post(ROUTES.signUp.path, signup.post);
+  app.get(ROUTES.signOut.path, signout.get);
+  app.post(ROUTES.signOut.path, signout.post);
+  app.get(ROUTES.interaction.path, interaction.get);
+  app.post(ROUTES.consent.path, interaction.consent);
+  app.post(ROUTES.abort.path, interaction.abort);
+  app.post(ROUTES.requestAccess.path, interaction.requestAccess);
+  app.post(ROUTES.createProject.path, interaction.createProject);
+  app.post(ROUTES.confirmEmail.path, interaction.resendConfirmation);
   const invite = invitationPages(pageDeps);
-  app.get('/invitation', invite.page);
-  app.post('/invitation', invite.accept);
+  app.get(ROUTES.invitation.path, invite.page);
+  app.post(ROUTES.invitation.path, invite.accept);
   app.use(
-    '/dashboard',
+    ROUTES.dashboard.path,
     dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
   );
-  app.get('/', async (req: Request, res) => {
+  app.get(ROUTES.home.path, async (req: Request, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;
     render(res, homePage(user?.email ?? null));

@@ -6,13 +6,9 @@
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { clientProfile } from '@svc/accounts';
-import { html, type SafeHtml } from './html.ts';
-import { errorLine, page } from './layout.ts';
-
-/** oidc-provider's input normalisation (lib/helpers/user_codes.js): upper case, no non-word characters. */
-export function normalizeUserCode(input: string): string {
-  return input.toUpperCase().replace(/\W/g, '');
-}
+import { html, type SafeHtml } from '../ui/html.ts';
+import { errorLine, page } from '../ui/layout.ts';
+import { normalizeUserCode } from '../oauth/user-code.ts';
 
 /** `WDJB4821` -> `WDJB-4821`. */
 function displayUserCode(normalized: string): string {

@@ -7,12 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
-import type { Metrics } from '../metrics.ts';
-import type { OriginPolicy } from '../origins.ts';
-import { newExchange } from '../pipeline/exchange.ts';
-import { ACCOUNT } from '../pipeline/path-steps.ts';
-import type { GatewayRoute } from '../routes.ts';
-import type { RouteMatch } from './router.ts';
+import type { Metrics } from './metrics.ts';
+import type { OriginPolicy } from './origins.ts';
+import { newExchange } from './pipeline/exchange.ts';
+import { ACCOUNT } from './pipeline/path-steps.ts';
+import type { GatewayRoute } from './routes.ts';
+import type { RouteMatch } from './http/router.ts';
 
 /** What the handler reads. */
 export interface RequestHandlerDeps {
