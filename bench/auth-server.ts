@@ -10,7 +10,7 @@
  */
 import { loadConfig } from '@svc/config';
 import { startAuthService } from '../services/auth-service/src/server.ts';
-import { DEVICE_GRANT } from '../services/auth-service/src/provider/clients.ts';
+import { DEVICE_GRANT } from '../services/auth-service/src/oauth/clients.ts';
 
 export type AuthServerRequest =
   | { id: number; op: 'cpu' }
