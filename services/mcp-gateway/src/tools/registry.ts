@@ -23,16 +23,28 @@ export interface ListedTool {
   annotations?: Record<string, unknown>;
 }
 
+// One validator per tool schema in the process, however many gateways it builds (tests build many):
+// compiling is the bulk of a gateway's start, and every gateway's schemas are the same text.
+const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false });
+const compiled = new Map<string, ValidateFunction>();
+
+/** The compiled check of a tool's argument schema, once per schema text. */
+function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (!validate) compiled.set(text, (validate = ajv.compile(schema)));
+  return validate;
+}
+
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly listCache = new Map<string, ListedTool[]>();
 
   constructor(defs: ToolDefinition[]) {
-    const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false });
     for (const def of defs) {
       const policy = toolPolicy(def.name);
       if (!policy) throw new Error(`tool ${def.name} has no row in the policy table`);
-      this.tools.set(def.name, { def, policy, validate: ajv.compile(def.inputSchema) });
+      this.tools.set(def.name, { def, policy, validate: validatorOf(def.inputSchema) });
     }
   }
 
