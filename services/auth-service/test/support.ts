@@ -124,7 +124,8 @@ export interface SignedIn {
   csrf: string;
 }
 
-const cookiePairs = (res: Response) =>
+/** The cookies a response sets, as a Cookie header sends them back. */
+export const cookiePairs = (res: Response) =>
   res.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])

@@ -7,7 +7,8 @@
  * grant is PUBLISHed on INVALIDATION_CHANNEL, so every gateway replica drops its cached answer
  * at once (docs/contract.md "Credentials": revocation within one second). A single-use value is
  * claimed with one atomic write: a ReplayDetection find() claims its value, a consume() claims its
- * record, and a second caller is refused (single-use.ts; docs/security.md "Single-use values").
+ * record, the upsert of a device code confirmed at /device claims its user code, and a second
+ * caller is refused (single-use.ts; docs/security.md "Single-use values").
  *
  * oidc-provider stores dynamically registered clients (and their registration access tokens)
  * without a lifetime. Here they get one: docs/contract.md "Dynamic registration limits", a
@@ -31,7 +32,7 @@ import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
 import { OK } from '../store/redis-keys.ts';
-import { claimReplay, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
+import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
 const WATCHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
@@ -100,6 +101,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === REPLAY_MODEL) return keepReplay(redis, id, expiresIn);
+      // Not a plain write but the claim of the user code's confirmation (single-use.ts).
+      if (confirmsUserCode(this.model, payload)) await claimUserCode(redis, id, expiresIn);
       const key = this.key(id);
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       const writes = [writeOidcRecord(redis, key, payload, expiresIn)];

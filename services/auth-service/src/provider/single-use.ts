@@ -12,6 +12,9 @@
  * for `consumed`, then consumed: the adapter's consume() claims the record in one script
  * (consumeOidcRecord of @svc/accounts) and refuses every other caller with the provider's own
  * error, which the token endpoint answers as a 400 like a sequential reuse.
+ *
+ * A device code's user code, confirmed at /device, is found, checked for `inFlight`, then saved
+ * `inFlight` (lib/actions/code_verification.js): the adapter's upsert() of that save is the claim.
  */
 import { oidcDigest, type Redis } from '@svc/accounts';
 import { errors, type AdapterPayload } from 'oidc-provider';
@@ -67,4 +70,37 @@ export function consumeRefused(model: string, outcome: 'used' | 'absent'): Error
   if (model === 'PushedAuthorizationRequest') return new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used');
   const label = CONSUMABLE_LABELS[model] ?? 'grant';
   return new errors.InvalidGrant(outcome === 'used' ? `${label} already consumed` : `${label} not found`);
+}
+
+/**
+ * The save that marks a device code in flight: its user code was confirmed at /device (RFC 8628
+ * §3.3) and an interaction begins. Later saves of the same code carry the approval (`accountId`)
+ * or the refusal (`error`).
+ */
+export const confirmsUserCode = (model: string, payload: AdapterPayload): boolean =>
+  model === 'DeviceCode' && payload.inFlight === true && !payload.accountId && !payload.error;
+
+/**
+ * What the library throws for a user code confirmed before (lib/helpers/re_render_errors.js
+ * `AlreadyUsedError`): its error handler renders the code entry page with it (device-pages.ts
+ * reads the name), status 200, as for a code confirmed in sequence.
+ */
+class UserCodeAlreadyUsed extends Error {
+  override readonly name = 'AlreadyUsedError';
+  readonly status = 200;
+  readonly statusCode = 200;
+  readonly expose = true;
+  constructor() {
+    super('code has already been used');
+  }
+}
+
+/**
+ * Claims the confirmation of device code `id` (one SET NX for the code's remaining life) before
+ * the adapter saves it in flight: of any number of requests confirming one user code at once,
+ * one begins an interaction; every other gets the "already used" page.
+ */
+export async function claimUserCode(redis: Redis, id: string, expiresIn: number): Promise<void> {
+  const claimed = await redis.set(OK.userCodeClaim(oidcDigest(id)), '1', 'EX', Math.max(1, Math.ceil(expiresIn)), 'NX');
+  if (claimed === null) throw new UserCodeAlreadyUsed();
 }

@@ -14,6 +14,11 @@ export const OK = {
   grant: oidcGrantKeysKey,
   /** Normalised user code -> digest of the DeviceCode id. */
   userCode: oidcUserCodeKey,
+  /**
+   * A device code whose user code was confirmed at /device (RFC 8628 §3.3; docs/security.md
+   * "Single-use values"): SHA-256 of the DeviceCode id -> "1", SET NX for the code's remaining life.
+   */
+  userCodeClaim: (idDigest: string) => `svc:oidc:user-code-claim:${idDigest}`,
   /** Session uid -> digest of the Session id. */
   sessionUid: oidcSessionUidKey,
   /** Device-flow polling state (RFC 8628 §3.5): hash {last (ms), interval (s)}. */
