@@ -5,7 +5,7 @@
  */
 import { JsonBoundsError, parseJson } from '@svc/bounds';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { inputProblem } from '@svc/management/check';
+import { checkOf } from '@svc/management/check';
 
 /** The longest credential JSON a form may carry (an attestation with `none` is about 1 KB). */
 export const MAX_CREDENTIAL_JSON_CHARS = 8192;
@@ -37,12 +37,16 @@ const CREDENTIAL = {
 } as const;
 
 /** The credential a form carries, or the problem (a sentence for the page, answered 400). */
+// Compiled at start-up (checkOf), not inside the first sign-in they check.
+const formProblem = checkOf(FORM);
+const credentialProblem = checkOf(CREDENTIAL);
+
 export function credentialOf(
   body: unknown,
   kind: 'attestation' | 'assertion',
 ): { credential: RegistrationResponseJSON & AuthenticationResponseJSON } | { problem: string } {
   const fields = body && typeof body === 'object' ? { ...(body as Record<string, unknown>) } : {};
-  const found = inputProblem(FORM, fields);
+  const found = formProblem(fields);
   if (found) return { problem: `The field "${found.field}" ${found.problem}.` };
   let json: unknown;
   try {
@@ -54,7 +58,7 @@ export function credentialOf(
         err instanceof JsonBoundsError ? `The field "credential" is refused: ${err.message}.` : 'The field "credential" is not JSON.',
     };
   }
-  const bad = inputProblem(CREDENTIAL, json);
+  const bad = credentialProblem(json);
   if (bad) return { problem: `The credential's field "${bad.field}" ${bad.problem}.` };
   const response = (json as { response: Record<string, unknown> }).response;
   const needed = kind === 'attestation' ? ['attestationObject'] : ['authenticatorData', 'signature'];
