@@ -8,16 +8,28 @@
  * postings live in typed arrays (postings.ts), a few bytes each (docs/knowledge-tools.md
  * "Index memory"). Two terms whose hashes collide are one term to the index: their postings merge.
  */
+import { HashCounts } from './hash-counts.ts';
 import { PostingStore } from './postings.ts';
-import { termFrequencies, termHash, termHashes } from './text.ts';
+import { runAll } from './slicer.ts';
+import { termHash, termHashes } from './text.ts';
 
 const K1 = 1.2;
 const B = 0.75;
+/** Scored documents handed to `visit` between two yields of `scoring`. */
+const VISITS_PER_YIELD = 4_096;
 
-/** Term hash -> frequency in one document, heading words counted twice. */
-function documentTerms(heading: string, text: string): Map<number, number> {
-  const h = termHashes(heading);
-  return termFrequencies([...h, ...h, ...termHashes(text)]);
+/** One document's terms at a time (add and release are synchronous): no Map per document. */
+const terms = new HashCounts();
+
+/** Term hash -> frequency in one document, heading words counted twice, in first-seen order. */
+function documentTerms(heading: string, text: string): HashCounts {
+  terms.clear();
+  for (const t of termHashes(heading)) {
+    terms.add(t);
+    terms.add(t);
+  }
+  for (const t of termHashes(text)) terms.add(t);
+  return terms;
 }
 
 export class Bm25 {
@@ -36,9 +48,9 @@ export class Bm25 {
   add(slot: number, heading: string, text: string): void {
     const tf = documentTerms(heading, text);
     let length = 0;
-    for (const [t, n] of tf) {
-      length += n;
-      this.postings.add(t, slot, n);
+    for (let i = 0; i < tf.size; i++) {
+      length += tf.count(i);
+      this.postings.add(tf.key(i), slot, tf.count(i));
     }
     if (slot >= this.lengths.length) {
       const lengths = new Int32Array(Math.max(slot + 1, this.lengths.length * 2, 16)).fill(-1);
@@ -51,17 +63,19 @@ export class Bm25 {
   }
 
   /**
-   * First step of removing a document: frees its slot's length and returns its terms. The caller
-   * then calls purge() for each term of the removed documents (in slices, across event-loop turns).
+   * First step of removing a document: frees its slot's length and calls `visit` with each of its
+   * terms. The caller then calls purge() for each term of the removed documents (in slices, across
+   * event-loop turns).
    */
-  release(slot: number, heading: string, text: string): Iterable<number> {
+  release(slot: number, heading: string, text: string, visit: (term: number) => void): void {
     const length = this.lengths[slot] ?? -1;
     if (length >= 0) {
       this.lengths[slot] = -1;
       this.live--;
       this.totalLength -= length;
     }
-    return documentTerms(heading, text).keys();
+    const tf = documentTerms(heading, text);
+    for (let i = 0; i < tf.size; i++) visit(tf.key(i));
   }
 
   /** Drops the postings of `slots` from one term's list. */
@@ -91,6 +105,16 @@ export class Bm25 {
    * query word matches most of them (docs/benchmarks.md "Search and ingestion at scale").
    */
   scoreEach(query: string, visit: (doc: number, score: number) => void): void {
+    runAll(this.scoring(query, visit));
+  }
+
+  /**
+   * scoreEach as work that yields after each query term and every VISITS_PER_YIELD documents
+   * (slicer.ts runInSlices): a query of many common words walks most postings of a 10,000-section
+   * project several times. The index must not change until it is done (search.ts runs one search
+   * or update of a project at a time).
+   */
+  *scoring(query: string, visit: (doc: number, score: number) => void): Generator<void, void> {
     const avg = this.live ? this.totalLength / this.live : 0;
     if (this.scratch.length < this.lengths.length) {
       this.scratch = new Float64Array(this.lengths.length);
@@ -117,10 +141,12 @@ export class Bm25 {
         if (acc[doc] === 0) touched.push(doc);
         acc[doc] = (acc[doc] as number) + s;
       }
+      yield;
     }
-    for (const doc of touched) {
+    for (const [i, doc] of touched.entries()) {
       visit(doc, acc[doc] as number);
       acc[doc] = 0;
+      if (i % VISITS_PER_YIELD === VISITS_PER_YIELD - 1) yield;
     }
   }
 

@@ -4,15 +4,18 @@
  * leave orphan sections and the project's limits and storage quota hold exactly; the same script
  * moves the project's version and appends to its change log (search.ts applies only what changed).
  * The workspace quota is reserved before, in a script on the workspace's own key
- * (docs/knowledge-tools.md "Storage quotas"). Splitting, embedding and JSON run in time slices.
+ * (docs/knowledge-tools.md "Storage quotas"). Splitting, embedding and JSON run in time slices, and
+ * the sections reach Redis in staging commands of a few hundred kilobytes, which the script then
+ * stores: one command of 3-6 MB took 8-30 ms of one turn to encode (docs/knowledge-tools.md
+ * "Event-loop budget").
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Embedder } from './embedder.ts';
+import { embeddingBatches, type Embedder } from './embedder.ts';
 import { kbKeys, kbWorkspaceKeys } from './keys.ts';
 import { runScript, script } from '@svc/limits';
-import { splitMarkdown } from './markdown.ts';
-import { slicer } from './slicer.ts';
+import { splitMarkdownInSlices } from './markdown.ts';
+import { slicer, type Slicer } from './slicer.ts';
 
 /** Limits (docs/knowledge-tools.md). The content limit is also in the tool's JSON Schema. */
 export const LIMITS = {
@@ -23,8 +26,13 @@ export const LIMITS = {
 
 /** Change-log entries kept per project; a replica further behind loads the project afresh. */
 const CHANGE_LOG_MAX = 1_000;
-/** Sections embedded per call during an upload, with a yield to the event loop between calls. */
-const EMBED_BATCH = 8;
+/**
+ * One staging command of an upload: at most this many characters of section JSON (about 90
+ * sections with their vectors), encoded and sent in about a millisecond.
+ */
+const STAGE_CHARS = 256 * 1024;
+/** How long staged sections wait for their upload's script; each staging command renews it. */
+const STAGED_TTL_MS = 60_000;
 
 /** Storage quotas of one upload, in characters (the plan's, @svc/policy STORAGE_QUOTAS). */
 export interface UploadQuota {
@@ -69,11 +77,16 @@ class QuotaError extends LimitError {
   override name = 'QuotaError';
 }
 
-// KEYS: docs, sections, version, log, chars. ARGV: name, docJson, maxSections, maxDocs, epoch, logMax,
-// projectCharQuota, chars, then id/json pairs. The project's character count is computed from its
-// documents the first time (data stored before the count existed). A replacement that does not grow
-// the document passes even over the quota, so a project over a lowered quota can still shrink.
+// KEYS: docs, sections, version, log, chars, staged. ARGV: name, docJson, maxSections, maxDocs, epoch,
+// logMax, projectCharQuota, chars, sections staged. The staged sections (id -> json) are taken out of
+// their key whatever the outcome. The project's character count is computed from its documents the
+// first time (data stored before the count existed). A replacement that does not grow the document
+// passes even over the quota, so a project over a lowered quota can still shrink.
 const UPLOAD = script(`
+local staged = redis.call('HGETALL', KEYS[6])
+redis.call('DEL', KEYS[6])
+local added = tonumber(ARGV[9])
+if #staged / 2 ~= added then return {'staged', #staged / 2} end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local oldIds = {}
 local oldChars = 0
@@ -82,7 +95,6 @@ if old then
   oldIds = o.sections
   oldChars = o.chars
 end
-local added = (#ARGV - 8) / 2
 if not old and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return {'docs', redis.call('HLEN', KEYS[1])} end
 local total = redis.call('HLEN', KEYS[2]) - #oldIds + added
 if total > tonumber(ARGV[3]) then return {'sections', total} end
@@ -96,7 +108,7 @@ end
 local chars = tonumber(ARGV[8])
 if chars > oldChars and used - oldChars + chars > tonumber(ARGV[7]) then return {'project_chars', used - oldChars} end
 for _, id in ipairs(oldIds) do redis.call('HDEL', KEYS[2], id) end
-for i = 9, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 1, #staged, 2 do redis.call('HSET', KEYS[2], staged[i], staged[i + 1]) end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SET', KEYS[5], used - oldChars + chars)
 local epoch, seq = nil, 0
@@ -109,6 +121,14 @@ redis.call('RPUSH', KEYS[4], seq .. ' ' .. ARGV[1])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[6]), -1)
 if old then return {'replaced', oldChars} end
 return {'created', 0}
+`);
+
+// KEYS: staged. ARGV: TTL (ms), then id/json pairs. One piece of an upload's sections, kept until its
+// script stores them (or for the TTL after the last piece, when the upload stopped half-way).
+const STAGE = script(`
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0
 `);
 
 // KEYS: workspace chars. ARGV: chars, quota. Reserves the upload's characters before the project
@@ -143,6 +163,8 @@ export function sectionEmbeddingText(s: Pick<StoredSection, 'path' | 'text'>): s
 
 export interface UploadOptions {
   onEmbedFailure?: (err: unknown) => void;
+  /** Whose share of the event loop's slices the work takes (the workspace); default: the project. */
+  tenant?: string;
   /** Absent: no storage quota (scripts and benches); the gateway always passes the plan's. */
   quota?: UploadQuota;
 }
@@ -159,9 +181,10 @@ export async function uploadDocument(
       `The document is ${input.content.length} characters; the limit is ${LIMITS.documentChars}. Split it into several documents.`,
     );
   const k = kbKeys(project);
-  const s = slicer();
-  const split = splitMarkdown(input.content, input.name);
+  const s = slicer(options.tenant ?? project);
+  // Work starts in its tenant's round of slices, not ahead of the tenants already waiting.
   await s.maybeYield();
+  const split = await splitMarkdownInSlices(input.content, input.name, s);
   const docId = randomBytes(6).toString('base64url');
   const sections: StoredSection[] = split.map((sec, ord) => ({
     id: `${docId}.${ord}`,
@@ -173,20 +196,6 @@ export async function uploadDocument(
     emb: '',
     vec: '',
   }));
-  try {
-    for (let b = 0; b < sections.length; b += EMBED_BATCH) {
-      const batch = sections.slice(b, b + EMBED_BATCH);
-      const vectors = await embedder.embed(batch.map(sectionEmbeddingText));
-      batch.forEach((sec, i) => {
-        const v = vectors[i];
-        if (v) Object.assign(sec, { emb: embedder.id, vec: vectorToBase64(v) });
-      });
-      await s.maybeYield();
-    }
-  } catch (err) {
-    // Keyword search works without vectors; the index embeds missing ones when it next loads.
-    options.onEmbedFailure?.(err);
-  }
   const record: DocumentRecord = {
     name: input.name,
     path: input.path ?? null,
@@ -207,11 +216,8 @@ export async function uploadDocument(
     String(CHANGE_LOG_MAX),
     String(quota?.projectChars ?? Number.MAX_SAFE_INTEGER),
     String(record.chars),
+    String(sections.length),
   ];
-  for (const sec of sections) {
-    args.push(sec.id, JSON.stringify(sec));
-    await s.maybeYield();
-  }
   const ws = quota?.workspace;
   const wsKey = ws ? kbWorkspaceKeys(ws.id).chars : '';
   if (ws) {
@@ -221,12 +227,16 @@ export async function uploadDocument(
         `Workspace storage quota: the workspace's projects hold ${used} characters; this document (${record.chars}) would pass its quota of ${ws.chars}.`,
       );
   }
+  const staged = k.staged(docId);
   let status: string;
   let n: number;
   try {
-    [status, n] = (await runScript(redis, UPLOAD, [k.docs, k.sections, k.version, k.log, k.chars], args)) as [string, number];
+    await embedAndStage(redis, embedder, staged, sections, s, options);
+    [status, n] = (await runScript(redis, UPLOAD, [k.docs, k.sections, k.version, k.log, k.chars, staged], args)) as [string, number];
   } catch (err) {
     if (ws) await runScript(redis, RELEASE, [wsKey], [record.chars]);
+    // Best effort: what is left of the staged sections expires with STAGED_TTL_MS anyway.
+    await redis.del(staged).catch(() => undefined);
     throw err;
   }
   // Stored: the replaced document's characters leave the workspace; refused: the reservation does.
@@ -239,5 +249,50 @@ export async function uploadDocument(
     throw new QuotaError(
       `Project storage quota: the project's other documents hold ${n} characters; this document (${record.chars}) would pass its quota of ${quota?.projectChars}.`,
     );
+  if (status === 'staged') throw new Error(`the upload's staged sections expired before it was stored (${n} of ${sections.length} left)`);
   return { document: record, replaced: status === 'replaced', headings: sections.map((sec) => sec.heading) };
+}
+
+/**
+ * Embeds the sections in batches and sends them, as JSON with their vectors, to the staging key in
+ * commands of at most STAGE_CHARS characters, all in slices. A section's JSON is kept only until
+ * its command is sent, and its vector only as part of it.
+ */
+async function embedAndStage(
+  redis: Redis,
+  embedder: Embedder,
+  staged: string,
+  sections: StoredSection[],
+  s: Slicer,
+  options: UploadOptions,
+) {
+  let piece: string[] = [String(STAGED_TTL_MS)];
+  let chars = 0;
+  const send = async () => {
+    if (piece.length > 1) await runScript(redis, STAGE, [staged], piece);
+    [piece, chars] = [[String(STAGED_TTL_MS)], 0];
+  };
+  let embedding = true;
+  const texts = sections.map(sectionEmbeddingText);
+  for (const [start, end] of embeddingBatches(texts)) {
+    let vectors: Float32Array[] = [];
+    if (embedding)
+      try {
+        vectors = await embedder.embed(texts.slice(start, end));
+      } catch (err) {
+        // Keyword search works without vectors; the index embeds missing ones when it next loads.
+        options.onEmbedFailure?.(err);
+        embedding = false;
+      }
+    for (let i = start; i < end; i++) {
+      const sec = sections[i] as StoredSection;
+      const v = vectors[i - start];
+      const json = JSON.stringify(v ? { ...sec, emb: embedder.id, vec: vectorToBase64(v) } : sec);
+      piece.push(sec.id, json);
+      chars += json.length;
+      if (chars >= STAGE_CHARS) await send();
+    }
+    await s.maybeYield();
+  }
+  await send();
 }

@@ -7,6 +7,7 @@
  * - an OpenAI-compatible embeddings endpoint (POST {url} with {model, input}), when configured.
  */
 import { createHash } from 'node:crypto';
+import { HashCounts } from './hash-counts.ts';
 import { stem, words, isStopword } from './text.ts';
 
 export interface Embedder {
@@ -33,6 +34,29 @@ export interface EmbedderOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * Texts embedded per call during an upload or an index load, with a yield to the event loop
+ * between calls (docs/knowledge-tools.md "Event-loop budget"): at most `texts` texts and `chars`
+ * characters, a longer text alone. Eight sections of 3,000 characters took 7-14 ms in one turn.
+ */
+const EMBED_BATCH = { texts: 8, chars: 8_000 } as const;
+
+/** `texts` cut into the batches of EMBED_BATCH, as [start, end) index pairs. */
+export function embeddingBatches(texts: readonly string[]): [number, number][] {
+  const batches: [number, number][] = [];
+  let start = 0;
+  let chars = 0;
+  texts.forEach((t, i) => {
+    if (i > start && (i - start === EMBED_BATCH.texts || chars + t.length > EMBED_BATCH.chars)) {
+      batches.push([start, i]);
+      [start, chars] = [i, 0];
+    }
+    chars += t.length;
+  });
+  if (start < texts.length) batches.push([start, texts.length]);
+  return batches;
+}
+
 /** The embedder the options ask for: remote when `url` is set, else the built-in local one. */
 export function createEmbedder(options: EmbedderOptions = {}): Embedder {
   return options.url ? remoteEmbedder(options as EmbedderOptions & { url: string }) : localEmbedder(options.dimensions);
@@ -54,43 +78,59 @@ export function localEmbedder(dimensions = 512): Embedder {
   };
 }
 
+/** Feature kinds, as HashCounts kinds; their weights by kind. */
+const [WORD, BIGRAM, TRIGRAM] = [0, 1, 2] as const;
+const KIND_WEIGHT = [WEIGHT.word, WEIGHT.bigram, WEIGHT.trigram] as const;
+
+/**
+ * The hashes of the feature strings `w:<stem>`, `b:<stem>_<stem>` and `t:<three characters of
+ * ^word$>`, computed without building the strings: FNV-1a continued over each part. Features are
+ * counted by hash, so two features of one text whose 32-bit hashes collide (about one text of
+ * 3,000 characters in 5,000) count as one: the vector then differs in that one coordinate, whose
+ * dimension the two already shared.
+ */
+const PREFIX = { word: hash32('w:'), bigram: hash32('b:'), trigram: hash32('t:') } as const;
+const [CARET, DOLLAR, UNDERSCORE] = [0x5e, 0x24, 0x5f] as const;
+/** One text's features at a time (embedLocal is synchronous). */
+const features = new HashCounts();
+
 function embedLocal(text: string, dim: number, idf?: (stem: string) => number): Float32Array {
-  const counts = new Map<string, number>();
-  const weights = new Map<string, number>();
-  let w0 = 1;
-  const add = (f: string) => {
-    counts.set(f, (counts.get(f) ?? 0) + 1);
-    weights.set(f, Math.max(weights.get(f) ?? 0, w0));
-  };
-  const ws = words(text).filter((w) => !isStopword(w));
+  features.clear();
   let prev: string | null = null;
-  for (const w of ws) {
+  for (const w of words(text)) {
+    if (isStopword(w)) continue;
     const s = stem(w);
-    w0 = idf ? idf(s) : 1;
-    add(`w:${s}`);
-    if (prev) add(`b:${prev}_${s}`);
+    const weight = idf ? idf(s) : 1;
+    features.add(hash32(s, PREFIX.word), weight, WORD);
+    if (prev !== null) features.add(hash32(s, fnvStep(hash32(prev, PREFIX.bigram), UNDERSCORE)), weight, BIGRAM);
     prev = s;
-    const padded = `^${w}$`;
-    for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`);
+    // The trigrams of "^word$".
+    const last = w.length + 1;
+    for (let i = 0; i + 2 <= last; i++) {
+      let h = PREFIX.trigram;
+      for (let j = i; j < i + 3; j++) h = fnvStep(h, j === 0 ? CARET : j === last ? DOLLAR : w.charCodeAt(j - 1));
+      features.add(h >>> 0, weight, TRIGRAM);
+    }
   }
   const v = new Float32Array(dim);
-  for (const [f, n] of counts) {
-    const h = hash32(f);
-    const kind = f[0] === 'w' ? WEIGHT.word : f[0] === 'b' ? WEIGHT.bigram : WEIGHT.trigram;
+  for (let i = 0; i < features.size; i++) {
+    const h = features.key(i);
     // Sign hashing: collisions cancel out on average instead of piling up.
-    v[h % dim] = (v[h % dim] ?? 0) + ((h & 0x80000000) !== 0 ? -1 : 1) * kind * (1 + Math.log(n)) * (weights.get(f) ?? 1);
+    v[h % dim] =
+      (v[h % dim] ?? 0) +
+      ((h & 0x80000000) !== 0 ? -1 : 1) * (KIND_WEIGHT[features.kind(i)] ?? 0) * (1 + Math.log(features.count(i))) * features.weight(i);
   }
   return normalise(v);
 }
 
-/** FNV-1a, 32 bits: fast and stable across processes and releases (stored vectors depend on it). */
-function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+/** FNV-1a, 32 bits: fast and stable across processes and releases (stored vectors depend on it); continued from `h`. */
+function hash32(s: string, h = 0x811c9dc5): number {
+  for (let i = 0; i < s.length; i++) h = fnvStep(h, s.charCodeAt(i));
   return h >>> 0;
+}
+
+function fnvStep(h: number, c: number): number {
+  return Math.imul(h ^ c, 0x01000193);
 }
 
 function normalise(v: Float32Array): Float32Array {

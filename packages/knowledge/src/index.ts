@@ -18,6 +18,7 @@ export * from './passages.ts';
 export * from './search.ts';
 export * from './swarms.ts';
 export * from './tasks.ts';
+export { SLICE_MS } from './slicer.ts';
 export { estimateTokens } from './text.ts';
 
 export interface KnowledgeOptions {

@@ -20,6 +20,8 @@ export function kbKeys(project: string) {
     docs: `${p}:docs`,
     /** hash: section id -> section record (JSON, with its vector). */
     sections: `${p}:sec`,
+    /** hash with PX: one upload's sections (id -> JSON) until its script moves them into `sections`. */
+    staged: (uploadId: string) => `${p}:staged:${uploadId}`,
     /** zset: injected context entries of one session, scored by expiry (ms). */
     context: (sessionHash: string) => `${p}:ctx:${sessionHash}`,
     /** hash: memory id -> memory record (JSON). */

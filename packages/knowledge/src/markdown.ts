@@ -8,7 +8,12 @@
  * the cost is linear in the input: documents come from any EDITOR, and a pattern that backtracks
  * (an ATX pattern of the form `(.*?)[ \t]*#*[ \t]*$` is cubic on a heading of many spaces) would
  * stall the gateway for every tenant (docs/security.md "Denial of service").
+ *
+ * Splitting 200,000 characters takes 4-8 ms: an upload splits in time slices
+ * (`splitMarkdownInSlices`, docs/knowledge-tools.md "Event-loop budget"), stopping every
+ * LINES_PER_CHECK lines and every section to let the slicer yield.
  */
+import { runAll, runInSlices, type Slicer } from './slicer.ts';
 
 export interface SplitSection {
   /** Heading of the section; the document name for text before the first heading. */
@@ -24,8 +29,21 @@ export interface SplitSection {
 export const MAX_SECTION_CHARS = 3000;
 
 const FENCE = /^ {0,3}(```|~~~)/;
+/** Lines read between two checks of the slice's time (a few hundred microseconds of work). */
+const LINES_PER_CHECK = 512;
 
+/** The sections of `content`, in one go (a document of a few thousand characters). */
 export function splitMarkdown(content: string, documentName: string): SplitSection[] {
+  return runAll(splitting(content, documentName));
+}
+
+/** The sections of `content`, giving the event loop back through `s` between pieces of the work. */
+export function splitMarkdownInSlices(content: string, documentName: string, s: Slicer): Promise<SplitSection[]> {
+  return runInSlices(splitting(content, documentName), s);
+}
+
+/** The splitter: yields where it may stop for a while, returns the sections. */
+function* splitting(content: string, documentName: string): Generator<void, SplitSection[]> {
   const lines = content.replace(/\r\n?/g, '\n').split('\n');
   const sections: { heading: string; path: string[]; level: number; lines: string[] }[] = [];
   const stack: { level: number; heading: string }[] = [];
@@ -40,6 +58,7 @@ export function splitMarkdown(content: string, documentName: string): SplitSecti
   };
 
   for (let i = 0; i < lines.length; i++) {
+    if (i % LINES_PER_CHECK === 0) yield;
     const line = lines[i] ?? '';
     const f = FENCE.exec(line);
     if (f) fence = fence === null ? (f[1] ?? null) : fence === f[1] ? null : fence;
@@ -63,6 +82,7 @@ export function splitMarkdown(content: string, documentName: string): SplitSecti
 
   const out: SplitSection[] = [];
   for (const s of sections) {
+    yield;
     const text = s.lines.join('\n').trim();
     // A heading with no body of its own (a chapter title over subsections) adds nothing to search:
     // its heading is already in its subsections' paths.

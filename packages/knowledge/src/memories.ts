@@ -87,14 +87,18 @@ export async function remember(
   return ok ? { memory } : { full: { memories, bytes } };
 }
 
-/** Memories matching the query (BM25), newest first among equals; of one type when given. */
+/**
+ * Memories matching the query (BM25), newest first among equals; of one type when given. `tenant`:
+ * whose share of the event loop's slices the build takes (the project's workspace; slicer.ts).
+ */
 export async function recall(
   redis: Redis,
   project: string,
   input: { query: string; type?: MemoryType; limit: number },
+  tenant = project,
 ): Promise<{ memory: Memory; score: number }[]> {
   const now = new Date().toISOString();
-  const s = slicer();
+  const s = slicer(tenant);
   const all: Memory[] = [];
   for (const j of await redis.hvals(kbKeys(project).memories)) {
     const m = JSON.parse(j) as Memory;

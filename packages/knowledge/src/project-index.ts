@@ -101,7 +101,7 @@ export class ProjectIndex {
         const heading = this.headings[slot];
         const text = this.texts[slot];
         if (this.ids[slot] === undefined || heading === undefined || text === undefined) continue;
-        for (const t of this.bm25.release(slot, heading, text)) terms.add(t);
+        this.bm25.release(slot, heading, text, (t) => terms.add(t));
         this.vectors.clear(slot);
         this.textChars -= text.length + heading.length;
         gone.add(slot);

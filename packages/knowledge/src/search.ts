@@ -4,12 +4,15 @@
  * has not moved; when it has, the replica applies only the documents changed since (the change
  * log, snapshot.ts) and loads afresh only when it has no index or the log no longer reaches back.
  * Redis stays the only source of truth. The indexes a replica keeps are bounded by their total
- * approximate bytes as well as by their number (docs/knowledge-tools.md "Index memory").
+ * approximate bytes as well as by their number (docs/knowledge-tools.md "Index memory"). Updates
+ * and rankings run in time slices of the caller's tenant (slicer.ts), one at a time per project,
+ * so no ranking reads an index half-way through an update, and no two share its scratch arrays.
  */
 import type { Redis } from 'ioredis';
 import type { Embedder } from './embedder.ts';
 import { kbKeys } from './keys.ts';
 import type { ProjectIndex } from './project-index.ts';
+import { runInSlices, slicer, type Slicer } from './slicer.ts';
 import { applyChanges, loadIndex } from './snapshot.ts';
 import { TopK } from './top-k.ts';
 
@@ -46,31 +49,41 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
   const maxProjects = options.maxProjects ?? INDEX_CACHE.maxProjects;
   const maxBytes = options.maxBytes ?? INDEX_CACHE.maxBytes;
   const cache = new Map<string, ProjectIndex>();
-  const updating = new Map<string, Promise<ProjectIndex>>();
-  const loader = (project: string) => ({ redis, embedder, project, onEmbedFailure: options.onEmbedFailure });
+  /** Per project, the end of the last search or update queued on its index (see `exclusive`). */
+  const queued = new Map<string, Promise<unknown>>();
+  const loader = (project: string, tenant: string) => ({ redis, embedder, project, tenant, onEmbedFailure: options.onEmbedFailure });
 
-  async function indexFor(project: string): Promise<ProjectIndex> {
-    // While an update runs the cached index is half-way between versions: wait for it.
-    const pending = updating.get(project);
-    if (pending) return pending;
+  /**
+   * Runs `work` on the project's index after the searches and updates queued before it: an index
+   * updated or ranked in slices is half-way through meanwhile, so one runs at a time.
+   */
+  function exclusive<T>(project: string, work: () => Promise<T>): Promise<T> {
+    const run = (queued.get(project) ?? Promise.resolve()).then(work);
+    const end = run.catch(() => undefined);
+    queued.set(project, end);
+    void end.then(() => {
+      if (queued.get(project) === end) queued.delete(project);
+    });
+    return run;
+  }
+
+  /** The project's index at its current version (call it inside `exclusive`); an update runs in `tenant`'s slices. */
+  async function indexFor(project: string, tenant: string): Promise<ProjectIndex> {
     const version = (await redis.get(kbKeys(project).version)) ?? '0';
-    const again = updating.get(project);
-    if (again) return again;
     const cached = cache.get(project);
     if (cached && cached.version === version && (cached.retryAt === null || cached.retryAt > Date.now())) {
       cache.delete(project);
       cache.set(project, cached);
       return cached;
     }
-    const p = update(project, cached).finally(() => updating.delete(project));
-    updating.set(project, p);
-    return p;
+    return update(loader(project, tenant), cached);
   }
 
-  async function update(project: string, cached: ProjectIndex | undefined): Promise<ProjectIndex> {
+  async function update(o: ReturnType<typeof loader>, cached: ProjectIndex | undefined): Promise<ProjectIndex> {
+    const { project } = o;
     let idx = cached;
     try {
-      if (!idx || idx.retryAt !== null || !(await applyChanges(loader(project), idx))) idx = await loadIndex(loader(project));
+      if (!idx || idx.retryAt !== null || !(await applyChanges(o, idx))) idx = await loadIndex(o);
     } catch (err) {
       // A failure half-way leaves the cached index between versions: never serve it again.
       cache.delete(project);
@@ -98,18 +111,22 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
 
   // Both rankings keep their best `limit` in a bounded heap (top-k.ts) rather than sorting every
   // matching section: at 100,000 sections the sort was most of a search (docs/benchmarks.md).
-  function keywordRanks(idx: ProjectIndex, query: string, limit: number): Ranked[] {
+  async function keywordRanks(idx: ProjectIndex, query: string, limit: number, s: Slicer): Promise<Ranked[]> {
     const top = new TopK(limit, before(idx));
-    idx.bm25.scoreEach(query, (doc, score) => top.offer(doc, score));
+    await runInSlices(
+      idx.bm25.scoring(query, (doc, score) => top.offer(doc, score)),
+      s,
+    );
     return top.sorted();
   }
 
-  function semanticRanks(idx: ProjectIndex, q: Float32Array | undefined, limit: number): Ranked[] {
+  async function semanticRanks(idx: ProjectIndex, q: Float32Array | undefined, limit: number, s: Slicer): Promise<Ranked[]> {
     if (!q) return [];
     const top = new TopK(limit, before(idx));
-    idx.vectors.dotEach(q, (doc, score) => {
+    const offer = (doc: number, score: number) => {
       if (score > embedder.minSimilarity) top.offer(doc, score);
-    });
+    };
+    await runInSlices(idx.vectors.dotting(q, offer), s);
     return top.sorted();
   }
 
@@ -120,28 +137,33 @@ export function createSearchIndex(redis: Redis, embedder: Embedder, options: Sea
   };
 
   return {
-    /** Sections best matching `query` in `mode`, best first. */
-    async search(project: string, query: string, mode: SearchMode, limit: number): Promise<SearchHit[]> {
-      // A remote query vector is fetched first: from here on to the hits nothing awaits, so an
-      // update of this project's index never runs in the middle of a ranking.
+    /**
+     * Sections best matching `query` in `mode`, best first. `tenant`: whose share of the event
+     * loop's slices the index's update and the ranking take (the project's workspace; slicer.ts).
+     */
+    async search(project: string, query: string, mode: SearchMode, limit: number, tenant = project): Promise<SearchHit[]> {
+      // A remote query vector is fetched before the project's turn: the turn holds its index.
       const remote = mode !== 'keyword' && !embedder.embedQuery ? (await embedder.embed([query]))[0] : undefined;
-      const idx = await indexFor(project);
-      if (mode === 'keyword') return keywordRanks(idx, query, limit).map((r) => hit(idx, r));
-      const q = idx.size === 0 ? undefined : (embedder.embedQuery?.(query, (stem) => idx.bm25.idf(stem)) ?? remote);
-      if (mode === 'semantic') return semanticRanks(idx, q, limit).map((r) => hit(idx, r));
-      const depth = Math.max(limit, FUSION_DEPTH);
-      const fused = new Map<number, number>();
-      for (const ranking of [keywordRanks(idx, query, depth), semanticRanks(idx, q, depth)])
-        ranking.forEach((r, rank) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + rank + 1)));
-      return [...fused]
-        .map(([doc, score]) => ({ doc, score }))
-        .sort(order(idx))
-        .slice(0, limit)
-        .map((r) => hit(idx, r));
+      return exclusive(project, async () => {
+        const s = slicer(tenant);
+        const idx = await indexFor(project, tenant);
+        if (mode === 'keyword') return (await keywordRanks(idx, query, limit, s)).map((r) => hit(idx, r));
+        const q = idx.size === 0 ? undefined : (embedder.embedQuery?.(query, (stem) => idx.bm25.idf(stem)) ?? remote);
+        if (mode === 'semantic') return (await semanticRanks(idx, q, limit, s)).map((r) => hit(idx, r));
+        const depth = Math.max(limit, FUSION_DEPTH);
+        const fused = new Map<number, number>();
+        for (const ranking of [await keywordRanks(idx, query, depth, s), await semanticRanks(idx, q, depth, s)])
+          ranking.forEach((r, rank) => fused.set(r.doc, (fused.get(r.doc) ?? 0) + 1 / (RRF_K + rank + 1)));
+        return [...fused]
+          .map(([doc, score]) => ({ doc, score }))
+          .sort(order(idx))
+          .slice(0, limit)
+          .map((r) => hit(idx, r));
+      });
     },
     /** Number of sections indexed for a project. */
-    async size(project: string): Promise<number> {
-      return (await indexFor(project)).size;
+    async size(project: string, tenant = project): Promise<number> {
+      return exclusive(project, async () => (await indexFor(project, tenant)).size);
     },
     /** Approximate bytes of every index this replica keeps (the figure maxBytes bounds). */
     cachedBytes(): number {

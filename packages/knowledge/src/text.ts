@@ -121,13 +121,6 @@ export function termHashes(text: string): number[] {
   return out;
 }
 
-/** Term (or term hash) -> count. */
-export function termFrequencies<T>(ts: readonly T[]): Map<T, number> {
-  const tf = new Map<T, number>();
-  for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
-  return tf;
-}
-
 /** Token estimate used for budgets: characters / 4, rounded up (a common rule of thumb for English with BPE tokenisers). */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

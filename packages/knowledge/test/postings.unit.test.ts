@@ -157,7 +157,8 @@ test('a BM25 index changed incrementally scores exactly as one built afresh over
       for (const [name, d] of steps) {
         const old = live.get(name);
         if (old) {
-          const terms = incremental.release(old.slot, old.heading, old.text);
+          const terms: number[] = [];
+          incremental.release(old.slot, old.heading, old.text, (t) => terms.push(t));
           for (const t of terms) incremental.purge(t, new Set([old.slot]));
           free.push(old.slot);
         }

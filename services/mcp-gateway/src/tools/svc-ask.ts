@@ -28,7 +28,7 @@ export function svcAsk(deps: KnowledgeToolDeps): ToolDefinition {
     annotations: { readOnlyHint: true, idempotentHint: true },
     async call(args, caller) {
       const project = projectOf(caller);
-      const hits = await knowledge.search.search(project, args.query, 'keyword', SECTIONS);
+      const hits = await knowledge.search.search(project, args.query, 'keyword', SECTIONS, caller.workspace);
       const passages = bestPassages(args.query, hits, args.limit);
       if (passages.length === 0)
         return text(

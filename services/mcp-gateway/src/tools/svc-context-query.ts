@@ -54,7 +54,7 @@ export function svcContextQuery(deps: KnowledgeToolDeps): ToolDefinition {
         blocks.push(block);
         sessionUsed.push(e.id);
       }
-      const hits = await knowledge.search.search(project, args.query, 'keyword', CANDIDATES);
+      const hits = await knowledge.search.search(project, args.query, 'keyword', CANDIDATES, caller.workspace);
       const sections: Record<string, unknown>[] = [];
       for (const h of hits) {
         let body = h.text;

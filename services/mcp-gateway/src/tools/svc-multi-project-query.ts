@@ -51,7 +51,7 @@ export function svcMultiProjectQuery(deps: KnowledgeToolDeps): ToolDefinition {
       const per: { project: string; hits: Awaited<ReturnType<typeof knowledge.search.search>> }[] = [];
       // One project at a time: each may load an index of up to a few hundred megabytes.
       for (const project of projects)
-        per.push({ project, hits: await knowledge.search.search(project, args.query, args.mode, args.limit) });
+        per.push({ project, hits: await knowledge.search.search(project, args.query, args.mode, args.limit, caller.workspace) });
       // Best first across projects: each project's first hit, by score within one mode.
       const ordered = per.filter((p) => p.hits.length).sort((a, b) => (b.hits[0]?.score ?? 0) - (a.hits[0]?.score ?? 0));
       const structured = {

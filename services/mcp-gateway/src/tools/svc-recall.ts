@@ -24,7 +24,7 @@ export function svcRecall(deps: KnowledgeToolDeps): ToolDefinition {
     annotations: { readOnlyHint: true, idempotentHint: true },
     async call(args, caller) {
       const project = projectOf(caller);
-      const found = await recall(knowledge.redis, project, { query: args.query, type: args.type, limit: args.limit });
+      const found = await recall(knowledge.redis, project, { query: args.query, type: args.type, limit: args.limit }, caller.workspace);
       const memories = found.map(({ memory: m, score }) => ({
         id: m.id,
         type: m.type,

@@ -34,7 +34,7 @@ export function svcSearch(deps: KnowledgeToolDeps): ToolDefinition {
       const project = projectOf(caller);
       let hits;
       try {
-        hits = await knowledge.search.search(project, args.query, args.mode, args.limit);
+        hits = await knowledge.search.search(project, args.query, args.mode, args.limit, caller.workspace);
       } catch (err) {
         if (err instanceof EmbedderError)
           throw new ToolFailure(`Semantic ranking is unavailable right now (${err.message}); mode "keyword" still works.`);

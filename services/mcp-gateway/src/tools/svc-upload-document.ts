@@ -47,6 +47,7 @@ export function svcUploadDocument(deps: KnowledgeToolDeps): ToolDefinition {
         const quota = STORAGE_QUOTAS[caller.plan];
         result = await uploadDocument(knowledge.redis, knowledge.embedder, project, args, {
           onEmbedFailure: knowledge.onEmbedFailure,
+          tenant: caller.workspace,
           quota: { projectChars: quota.projectChars, workspace: { id: caller.workspace, chars: quota.workspaceChars } },
         });
       } catch (err) {
