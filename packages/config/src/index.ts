@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { ConfigError } from './config-error.ts';
-import { MAX_WAIT_REPLICAS, redisTopology } from './redis-topology.ts';
+import { MAX_WAIT_REPLICAS, redisTopology, type RedisVariables } from './redis-topology.ts';
 import { parseTrustProxy } from './trust-proxy.ts';
 
 export { ConfigError } from './config-error.ts';
@@ -23,17 +23,11 @@ const DEV_COOKIE_KEY = 'svc-development-cookie-key-do-not-use-in-production';
 
 type Raw = Record<string, string | undefined>;
 
-interface EnvShape {
+interface EnvShape extends RedisVariables {
   NODE_ENV: 'development' | 'test' | 'production';
   AUTH_URL: string;
   BASE_URL: string;
   PORT?: number;
-  REDIS_URL: string;
-  REDIS_CLUSTER: 'on' | 'off';
-  REDIS_SENTINELS?: string;
-  REDIS_SENTINEL_MASTER?: string;
-  REDIS_SENTINEL_PASSWORD?: string;
-  REDIS_WAIT_REPLICAS?: number;
   KEY_PEPPER: string;
   KEY_PEPPER_PREVIOUS?: string;
   COOKIE_KEYS: string;

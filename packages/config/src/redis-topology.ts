@@ -16,7 +16,7 @@ export const MAX_WAIT_REPLICAS = 16;
 export const DEFAULT_WAIT_REPLICAS_REPLICATED = 1;
 
 /** The REDIS_* variables as the schema has read them. */
-interface RedisVariables {
+export interface RedisVariables {
   REDIS_URL: string;
   REDIS_CLUSTER: 'on' | 'off';
   REDIS_SENTINELS?: string;
