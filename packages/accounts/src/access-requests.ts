@@ -39,6 +39,27 @@ if cur ~= ARGV[2] then return cur end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return ARGV[3]`);
 
+// KEYS: the request's hash. ARGV: status, decided_at, granted_level, decided_by. The decision is
+// the one move from pending (docs/security.md "Single-use values"): written only while the request
+// is still pending, so of two admins deciding at once one decides; returns 'decided', or the status
+// found ('missing': no such request).
+const DECIDE = script(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+  status = 'pending'
+end
+if status ~= 'pending' then return status end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decided_at', ARGV[2], 'granted_level', ARGV[3], 'decided_by', ARGV[4])
+return 'decided'`);
+
+// KEYS: the request's hash. ARGV: the decided_at and decided_by a decision wrote. Puts the request
+// back to pending only if that decision is still the one recorded (its grant could not be made).
+const UNDECIDE = script(`
+if redis.call('HGET', KEYS[1], 'decided_at') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'decided_by') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'pending', 'decided_at', '', 'granted_level', '', 'decided_by', '')
+return 1`);
+
 /** Where a request came from, for its audit entry: the client address and the request id. */
 export interface RequestOrigin {
   source: string;
@@ -244,27 +265,32 @@ export class AccessRequestStore {
 
   /**
    * Approves (granting `level`, by default the level asked for, to the requester) or denies a
-   * pending request; `decidedBy` (who decided, as the audit log names them) is kept with it.
+   * pending request; `decidedBy` (who decided, as the audit log names them) is kept with it. The
+   * decision is claimed first, in one write (DECIDE): of concurrent decisions one is made and every
+   * other is refused with 'conflict' ("already approved/denied"). An approval whose grant fails
+   * (a full project) puts the request back to pending.
    */
   async decide(id: string, approve: boolean, level?: KeyLevel, decidedBy = ''): Promise<AccessRequest> {
     const req = await this.get(id);
     if (!req) throw new AccountError('not_found', `no access request ${id}`);
-    if (req.status !== 'pending') throw new AccountError('conflict', `access request ${id} is already ${req.status}`);
     const granted = level ?? req.requested_level;
-    if (approve) {
-      const { type, id: who } = req.requester;
-      if (type === 'user') await this.workspaces.setRole(req.project, who, granted);
-      else if (type === 'key') await this.keys.setLevel(who, granted);
-      else await this.bots.grant(who, req.project, granted);
-    }
     const status: AccessRequestStatus = approve ? 'approved' : 'denied';
     const decidedAt = new Date(this.ctx.now()).toISOString();
-    await this.ctx.redis.hset(K.accessRequest(id), {
-      status,
-      decided_at: decidedAt,
-      granted_level: approve ? granted : '',
-      decided_by: decidedBy,
-    });
+    const record = K.accessRequest(id);
+    const outcome = String(await runScript(this.ctx.redis, DECIDE, [record], [status, decidedAt, approve ? granted : '', decidedBy]));
+    if (outcome === 'missing') throw new AccountError('not_found', `no access request ${id}`);
+    if (outcome !== 'decided') throw new AccountError('conflict', `access request ${id} is already ${outcome}`);
+    if (approve) {
+      const { type, id: who } = req.requester;
+      try {
+        if (type === 'user') await this.workspaces.setRole(req.project, who, granted);
+        else if (type === 'key') await this.keys.setLevel(who, granted);
+        else await this.bots.grant(who, req.project, granted);
+      } catch (err) {
+        await runScript(this.ctx.redis, UNDECIDE, [record], [decidedAt, decidedBy]);
+        throw err;
+      }
+    }
     await this.ctx.redis.srem(K.projectPendingRequests(req.project), id);
     await this.trimDecided(req.project);
     return { ...req, status, decided_at: decidedAt, granted_level: approve ? granted : null, decided_by: decidedBy || null };

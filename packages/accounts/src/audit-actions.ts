@@ -62,6 +62,12 @@ export const AUDIT_ACTIONS = [
   'webhook.removed',
   'webhook.secret_rotated',
   'webhook.disabled',
+  'upstream.added',
+  'upstream.changed',
+  'upstream.refreshed',
+  'upstream.tools_changed',
+  'upstream.tool_changed',
+  'upstream.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

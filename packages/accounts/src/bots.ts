@@ -7,7 +7,8 @@ import type { StoreContext } from './context.ts';
 import { invalidate, newId } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
-import { trimRevokedServiceAccounts } from './revoked-records.ts';
+import { forgetKey, trimRevokedServiceAccounts } from './revoked-records.ts';
+import { runScript, script } from '@svc/limits';
 import type { Bot } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 
@@ -16,11 +17,23 @@ export interface RotatedKey extends IssuedKey {
   oldKeyUntil: number | null;
 }
 
+/** The start of the refusal of a rotation that another rotation of the same account got ahead of. */
+const ROTATED_MEANWHILE = 'rotated by another request meanwhile';
+
 const revokedAccount = (bot: Bot) =>
   new AccountError(
     'conflict',
     `service account ${bot.name} (${bot.id}) is revoked: it gets no new key; create a new service account instead`,
   );
+
+// KEYS: the service account's record. ARGV: the key id the rotation read, its new key's id. A
+// rotation's one write (docs/security.md "Single-use values"): the new key becomes the account's
+// only while the key it replaces is still the account's, so of concurrent rotations one names its
+// key; 1, or 0 when another rotation got in first.
+const SWAP_KEY = script(`
+if (redis.call('HGET', KEYS[1], 'keyId') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'keyId', ARGV[2], 'previousKeyId', ARGV[1])
+return 1`);
 
 /** Service accounts (bot/CI): a svc-bot- key with explicit per-project grants. */
 export class BotStore {
@@ -102,14 +115,19 @@ export class BotStore {
   /**
    * A new key for the service account. The old key keeps working for `overlapSeconds` (never past
    * its own expiry), as a project key's roll does; 0 revokes it at once. A revoked service account
-   * stays revoked: no new key is issued to it (AccountError 'conflict').
+   * stays revoked: no new key is issued to it (AccountError 'conflict'). Of concurrent rotations
+   * one is made (SWAP_KEY); every other is refused with 'conflict' (ROTATED_MEANWHILE) and its
+   * key, never handed out, is deleted: every key of the account stays named by it.
    */
   async rotateKey(id: string, overlapSeconds = 0): Promise<RotatedKey> {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
     if (bot.revoked) throw revokedAccount(bot);
     const key = await this.keys.issue({ kind: 'bot_key', name: bot.name, workspace: bot.workspace, botId: id });
-    await this.ctx.redis.hset(K.bot(id), { keyId: key.id, previousKeyId: bot.keyId });
+    if (Number(await runScript(this.ctx.redis, SWAP_KEY, [K.bot(id)], [bot.keyId, key.id])) !== 1) {
+      await forgetKey(this.ctx, key.id);
+      throw new AccountError('conflict', `${ROTATED_MEANWHILE}: service account ${bot.name} (${bot.id}) has a new key already`);
+    }
     // Revoked while this key was issued: it must not outlive the account.
     if (!(await this.ctx.redis.sismember(K.workspaceLiveBots(bot.workspace), id))) {
       await this.keys.revoke(key.id);
@@ -131,10 +149,14 @@ export class BotStore {
   async revoke(id: string): Promise<void> {
     const bot = await this.get(id);
     if (!bot) throw new AccountError('not_found', `no service account ${id}`);
-    await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
+    // Listed revoked before it leaves the live set: migrate() adds a live account back only after
+    // reading it is not listed revoked (migrate.ts), so it never brings this one back.
     await this.ctx.redis.zadd(K.workspaceRevokedBots(bot.workspace), 'NX', this.ctx.now(), id);
-    const previous = await this.ctx.redis.hget(K.bot(id), 'previousKeyId');
-    for (const keyId of [bot.keyId, previous ?? '']) {
+    await this.ctx.redis.srem(K.workspaceLiveBots(bot.workspace), id);
+    // Read after it left the live set: a rotation that named a key before that is seen here, and
+    // one after it finds the account revoked and revokes its own key (rotateKey).
+    const [current, previous] = await this.ctx.redis.hmget(K.bot(id), 'keyId', 'previousKeyId');
+    for (const keyId of [current ?? '', previous ?? '']) {
       const key = keyId ? await this.keys.getById(keyId) : null;
       if (key && !key.revoked) await this.keys.revoke(key.id);
     }

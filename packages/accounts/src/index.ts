@@ -64,6 +64,7 @@ export type { MigrationReport } from './migrate.ts';
 export { INVITATION_RENEW_SECONDS, INVITATION_TTL_SECONDS, type Invitation, type InvitationRefusal } from './invitations.ts';
 export { endPersonalCredentials } from './personal-credentials.ts';
 export { RECOVERY_CODE_COUNT, TOTP_ENROL_TTL_SECONDS, type FactorSummary } from './factors.ts';
+export { sealValue, unsealValue } from './factors-seal.ts';
 export { MAX_PASSKEYS_PER_ACCOUNT, type Passkey } from './passkeys.ts';
 export type {
   ApiKeyStore,

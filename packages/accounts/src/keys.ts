@@ -22,6 +22,8 @@ export const INVALIDATES = {
   /** The auth-service's: a grant (all its tokens) or one token record, by the digest of its id. */
   oauthGrant: (grantId: string) => `oauth:${grantId}`,
   oauthRecord: (model: string, digest: string) => `oauth:${model}:${digest}`,
+  /** A project's upstream servers or their tools' rows changed: its tool set is stale. */
+  upstreams: (project: string) => `upstreams:${project}`,
 };
 
 export const K = {
@@ -34,6 +36,11 @@ export const K = {
   userAccessRequests: (id: string) => `svc:user:${id}:access-requests`,
   workspace: (slug: string) => `svc:ws:${slug}`,
   workspaceProjects: (slug: string) => `svc:ws:${slug}:projects`,
+  /**
+   * The making of a workspace's project of one name (`first` for its first project, else `named:`
+   * and the SHA-256 of the name) claimed by one request: a token, SET NX PX PROJECT_CLAIM_MS.
+   */
+  workspaceProjectClaim: (slug: string, which: string) => `svc:ws:${slug}:project-claim:${which}`,
   workspaceBots: (slug: string) => `svc:ws:${slug}:bots`,
   /** The ids of a workspace's service accounts that are not revoked (set), held under their limit. */
   workspaceLiveBots: (slug: string) => `svc:ws:${slug}:live-bots`,
@@ -88,6 +95,15 @@ export const K = {
   botClientKeys: (id: string) => `svc:bot:${id}:client-keys`,
   /** A workspace's trusted identity providers: hash of issuer id to JSON (docs/auth-service.md "Enterprise-managed authorization"). */
   workspaceTrustedIssuers: (slug: string) => `svc:ws:${slug}:trusted-issuers`,
+  /**
+   * A project's upstream MCP servers and their tools' policy rows, one hash so a gateway reads a
+   * project's whole tool set at once (docs/upstream-servers.md): `u:<name>` and `t:<name>:<tool>`.
+   */
+  projectUpstreams: (slug: string) => `svc:project:${slug}:upstreams`,
+  /** Held by the gateway refreshing an upstream's tools, so replicas do not all refresh it. */
+  upstreamRefreshLease: (slug: string, name: string) => `svc:project:${slug}:upstream-refresh:${name}`,
+  /** The keys forwarded tokens are signed with (docs/upstream-servers.md "The forwarded token"). */
+  upstreamSigningKeys: () => 'svc:upstream-signing-keys',
   accessRequest: (id: string) => `svc:access-request:${id}`,
   /** A workspace's audit log: a stream, trimmed on append to the plan's retention and entry cap (docs/audit.md). */
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,

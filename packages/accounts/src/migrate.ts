@@ -5,7 +5,10 @@
  * "Collection limits"), each project's decided access requests trimmed to the last
  * DECIDED_REQUESTS_KEPT ("Access request lifecycle"), revoked keys and service accounts trimmed
  * to the last REVOKED_KEYS_KEPT and REVOKED_SERVICE_ACCOUNTS_KEPT ("Lists and pages") and the audit log's per-action index (docs/audit.md "Reading"). Safe to run
- * while the services serve and to run again; every read is paged.
+ * while the services serve and to run again; every read is paged. Each item is its own small
+ * write that never acts on a stale read: an index entry is added, then its record read again and
+ * the entry taken back if a revocation or decision came meanwhile (every such change writes its
+ * record before it leaves the index), and a latest pointer is set only where none is kept.
  */
 import { runScript, script } from '@svc/limits';
 import { AUDIT_ACTIONS, type AuditAction } from './audit.ts';
@@ -65,6 +68,12 @@ export async function migrate(
     auditEntriesIndexed: 0,
   };
   const { redis } = ctx;
+  /** A key that is there, not revoked and not expired. */
+  const liveKey = (rec: Awaited<ReturnType<ApiKeyStore['getById']>>): rec is NonNullable<typeof rec> =>
+    rec !== null && !rec.revoked && (rec.expiresAt === null || rec.expiresAt > ctx.now());
+  /** Whether the service account is listed revoked, or gone (forgotten after its revocation). */
+  const listedRevoked = async (workspace: string, id: string) =>
+    (await redis.zscore(K.workspaceRevokedBots(workspace), id)) !== null || (await redis.exists(K.bot(id))) === 0;
   const projectPrefix = K.project('');
   for await (const batch of scanKeys(redis, `${projectPrefix}*`))
     for (const key of batch) {
@@ -75,18 +84,28 @@ export async function migrate(
         const rec = await stores.keys.getById(id);
         // An earlier release kept every revoked key, with no time of revocation: ordered by creation.
         if (rec?.revoked) await redis.zadd(K.projectRevokedKeys(slug), 'NX', rec.createdAt, id);
-        if (!rec || rec.revoked || (rec.expiresAt !== null && rec.expiresAt <= ctx.now())) continue;
+        if (!liveKey(rec)) continue;
         await redis.zadd(K.projectLiveKeys(slug), rec.expiresAt ?? '+inf', id);
-        report.liveKeys++;
+        // Added, then read again: a revocation since the first read (its flag is written before it
+        // leaves the index: ApiKeyStore.revoke) is seen here and undone, never brought back.
+        if (liveKey(await stores.keys.getById(id))) report.liveKeys++;
+        else await redis.zrem(K.projectLiveKeys(slug), id);
       }
-      // Oldest first: each requester's latest request is the last one written.
+      // Oldest first: each requester's latest request is the last one listed.
+      const latest = new Map<string, string>();
       for (const id of await redis.zrange(K.projectAccessRequests(slug), 0, -1)) {
         const request = await stores.accessRequests.get(id);
-        if (request) await redis.hset(K.projectLatestRequests(slug), requesterField(request.requester), id);
+        if (request) latest.set(requesterField(request.requester), id);
         if (request?.status !== 'pending') continue;
         await redis.sadd(K.projectPendingRequests(slug), id);
-        report.pendingRequests++;
+        // Added, then read again: a decision since the first read (its status is written before it
+        // leaves the set: AccessRequestStore.decide) is seen here and undone.
+        if ((await stores.accessRequests.get(id))?.status === 'pending') report.pendingRequests++;
+        else await redis.srem(K.projectPendingRequests(slug), id);
       }
+      // Only where none is kept: one kept was set by a request filed since (CLAIM_LATEST of
+      // access-requests.ts), newer than anything this read listed, and is never written over.
+      for (const [field, id] of latest) await redis.hsetnx(K.projectLatestRequests(slug), field, id);
       for (let dropped = 1; dropped > 0;) {
         dropped = await trimRevokedKeys(ctx, slug);
         report.revokedKeysTrimmed += dropped;
@@ -107,9 +126,12 @@ export async function migrate(
         const bot = await stores.bots.get(id);
         const botKey = bot ? await stores.keys.getById(bot.keyId) : null;
         if (bot && (!botKey || botKey.revoked)) await redis.zadd(K.workspaceRevokedBots(slug), 'NX', bot.createdAt, id);
-        if (!botKey || botKey.revoked) continue;
+        if (!botKey || botKey.revoked || (await listedRevoked(slug, id))) continue;
         await redis.sadd(K.workspaceLiveBots(slug), id);
-        report.liveServiceAccounts++;
+        // Added, then read again: a revocation lists the account revoked before it leaves the live
+        // set (BotStore.revoke), so one since the first read is seen here and undone.
+        if (await listedRevoked(slug, id)) await redis.srem(K.workspaceLiveBots(slug), id);
+        else report.liveServiceAccounts++;
       }
       for (let dropped = 1; dropped > 0;) {
         dropped = await trimRevokedServiceAccounts(ctx, slug);

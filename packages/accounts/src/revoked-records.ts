@@ -17,7 +17,7 @@ export const REVOKED_SERVICE_ACCOUNTS_KEPT = 100;
 const TRIM_BATCH = 100;
 
 /** Deletes a key's record, its id and every index naming it. Safe to run twice. */
-async function forgetKey(ctx: StoreContext, id: string): Promise<void> {
+export async function forgetKey(ctx: StoreContext, id: string): Promise<void> {
   const { redis } = ctx;
   const hash = await redis.get(K.apiKeyById(id));
   const rec = hash ? await redis.hmget(K.apiKey(hash), 'project', 'userId') : [null, null];

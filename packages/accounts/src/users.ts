@@ -5,6 +5,14 @@ import { K } from './keys.ts';
 import type { User } from './types.ts';
 import type { WorkspaceStore } from './workspaces.ts';
 import { checkPassword, hashPassword, passwordMatches } from './passwords.ts';
+import { runScript, script } from '@svc/limits';
+
+/** How long a new user's address is held before their record is written (milliseconds in practice). */
+const EMAIL_CLAIM_MS = 60_000;
+/** KEYS[1] an address's claim; ARGV[1] the user id: kept for good if still that user's (1), else 0. */
+const KEEP_CLAIM = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PERSIST', KEYS[1]) return 1 end return 0`);
+/** KEYS[1] an address's claim; ARGV[1] the user id: given back if still that user's. */
+const RELEASE_CLAIM = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 /** Users: email and bcrypt password; each owns a personal workspace created with it. */
 export class UserStore {
@@ -25,22 +33,34 @@ export class UserStore {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL_PATTERN.test(email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
     if (input.password !== undefined) checkPassword(input.password);
-    const id = newId('user');
-    const claimed = await this.ctx.redis.set(K.userByEmail(email), id, 'NX');
-    if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);
+    // Hashed before the address is claimed: the claim waits on no slow step.
     const passwordHash = input.password === undefined ? '' : await hashPassword(input.password, this.ctx.bcryptCost);
-    const workspace = await this.workspaces.createPersonal(id, email);
-    const createdAt = this.ctx.now();
-    const emailVerifiedAt = input.emailVerified ? createdAt : null;
-    await this.ctx.redis.hset(K.user(id), {
-      id,
-      email,
-      passwordHash,
-      workspace,
-      createdAt: String(createdAt),
-      ...(emailVerifiedAt === null ? {} : { emailVerifiedAt: String(emailVerifiedAt) }),
-    });
-    return { id, email, workspace, createdAt, emailVerifiedAt, passwordEpoch: 0 };
+    const id = newId('user');
+    const { redis } = this.ctx;
+    // The address is claimed for EMAIL_CLAIM_MS (one SET NX: docs/security.md "Single-use values"),
+    // kept for good only once the record is written: a creation that fails gives the address back,
+    // and one whose process died leaves a claim that lapses, never an address no record answers to.
+    const claimed = await redis.set(K.userByEmail(email), id, 'PX', EMAIL_CLAIM_MS, 'NX');
+    if (claimed !== 'OK') throw new AccountError('conflict', `a user with email ${email} already exists`);
+    try {
+      const workspace = await this.workspaces.createPersonal(id, email);
+      const createdAt = this.ctx.now();
+      const emailVerifiedAt = input.emailVerified ? createdAt : null;
+      await redis.hset(K.user(id), {
+        id,
+        email,
+        passwordHash,
+        workspace,
+        createdAt: String(createdAt),
+        ...(emailVerifiedAt === null ? {} : { emailVerifiedAt: String(emailVerifiedAt) }),
+      });
+      if (Number(await runScript(redis, KEEP_CLAIM, [K.userByEmail(email)], [id])) !== 1)
+        throw new AccountError('conflict', `a user with email ${email} already exists`);
+      return { id, email, workspace, createdAt, emailVerifiedAt, passwordEpoch: 0 };
+    } catch (err) {
+      await runScript(redis, RELEASE_CLAIM, [K.userByEmail(email)], [id]);
+      throw err;
+    }
   }
 
   /**

@@ -1,4 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Plan, Role } from '@svc/policy';
+import { runScript, script } from '@svc/limits';
 import { agentsByDefault, isRole } from '@svc/policy';
 import { addToSet, setInHash } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
@@ -6,6 +9,15 @@ import { invalidate } from './context.ts';
 import { AccountError, assertSlug } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import type { Project, ProjectAccess, Workspace } from './types.ts';
+
+/** How long a claim to make a workspace's project holds (the making takes milliseconds; a claimer that died frees it). */
+const PROJECT_CLAIM_MS = 10_000;
+/** How long a request waits for the project another request claimed the making of. */
+const PROJECT_WAIT_MS = 5_000;
+const FIRST_POLL_MS = 10;
+const MAX_POLL_MS = 200;
+/** KEYS[1] a claim; ARGV[1] the claimer's token: deleted only if still its own. */
+const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 /** Workspaces (teams), their projects, and users' roles on those projects. */
 export class WorkspaceStore {
@@ -125,6 +137,46 @@ export class WorkspaceStore {
       }
     }
     throw new AccountError('conflict', `no free project slug from ${input.stem}`);
+  }
+
+  /** The workspace's project named `name`; without a name, its first project (by slug). */
+  async projectNamed(workspace: string, name?: string): Promise<string | null> {
+    const slugs = await this.projectsOf(workspace);
+    if (name === undefined) return slugs[0] ?? null;
+    for (const slug of slugs) if ((await this.getProject(slug))?.name === name) return slug;
+    return null;
+  }
+
+  /**
+   * The workspace's project named `name` (none: its first project, made as `defaultName`), made
+   * once with a slug from `stem` however many requests ask at once (a consent sent twice): the
+   * making is claimed with one SET NX (docs/security.md "Single-use values") and looked for again
+   * under the claim; the other requests wait for the project it makes and answer it. Null when it
+   * is still not there after PROJECT_WAIT_MS (the caller asks to send again).
+   */
+  async ensureProject(input: { workspace: string; name?: string; stem: string; defaultName: string }): Promise<string | null> {
+    const { redis } = this.ctx;
+    const which = input.name === undefined ? 'first' : `named:${createHash('sha256').update(input.name).digest('base64url')}`;
+    const claim = K.workspaceProjectClaim(input.workspace, which);
+    const deadline = performance.now() + PROJECT_WAIT_MS;
+    for (let pause = FIRST_POLL_MS; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
+      const found = await this.projectNamed(input.workspace, input.name);
+      if (found) return found;
+      const token = randomBytes(16).toString('base64url');
+      if ((await redis.set(claim, token, 'PX', PROJECT_CLAIM_MS, 'NX')) === 'OK') {
+        try {
+          // A claimer that released just before made it: found now, never made twice.
+          const made = await this.projectNamed(input.workspace, input.name);
+          if (made) return made;
+          const name = input.name ?? input.defaultName;
+          return (await this.createProjectWithFreeSlug({ stem: input.stem, workspace: input.workspace, name })).slug;
+        } finally {
+          await runScript(redis, RELEASE, [claim], [token]);
+        }
+      }
+      if (performance.now() > deadline) return null;
+      await delay(pause);
+    }
   }
 
   async getProject(slug: string): Promise<Project | null> {

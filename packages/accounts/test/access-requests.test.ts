@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AccountError, connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import { AccountError, connectRedis, createAccounts, K, type Accounts, type Redis } from '@svc/accounts';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
@@ -74,4 +74,39 @@ test('a denial is remembered however many requests of others came after it', asy
   await accounts.accessRequests.decide(first.id, false);
   for (let i = 0; i < 50; i++) await ask(`key_other_${i}`);
   await assert.rejects(ask('key_denied'), (err: unknown) => err instanceof AccountError && err.code === 'cooldown');
+});
+
+test('two admins or more deciding one request at once: one decision is made, every other is refused as already decided', async () => {
+  // docs/security.md "Single-use values": the move from pending is one write (DECIDE).
+  const N = 8;
+  for (let round = 0; round < 6; round++) {
+    const who = `user_decided_${round}`;
+    const asked = await accounts.accessRequests.create(
+      { project: 'web', requester: { type: 'user', id: who, label: `${who}@example.com` }, requestedLevel: 'EDITOR', reason: 'r' },
+      { source: '192.0.2.1', requestId: 'test' },
+    );
+    // Approvals and denials interleaved, each by its own admin.
+    const settled = await Promise.allSettled(
+      Array.from({ length: N }, (_, i) => accounts.accessRequests.decide(asked.id, i % 2 === 0, undefined, `admin${i}@example.com`)),
+    );
+    const made = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const summary = settled.map((s) => (s.status === 'fulfilled' ? s.value.status : String(s.reason))).join(' | ');
+    assert.equal(made.length, 1, `round ${round}: ${summary}`);
+    for (const s of settled)
+      if (s.status === 'rejected')
+        assert.ok(
+          s.reason instanceof AccountError && s.reason.code === 'conflict' && /is already (approved|denied)/.test(s.reason.message),
+          `round ${round}: ${summary}`,
+        );
+    const stored = await accounts.accessRequests.get(asked.id);
+    assert.deepEqual(
+      [stored?.status, stored?.decided_by, stored?.granted_level],
+      [made[0]!.status, made[0]!.decided_by, made[0]!.granted_level],
+      `round ${round}: the record is the one decision's`,
+    );
+    // The requester's role follows that decision alone.
+    const role = await accounts.workspaces.roleOf(who, (await accounts.workspaces.getProject('web'))!);
+    assert.equal(role, made[0]!.status === 'approved' ? 'EDITOR' : 'NONE', `round ${round}`);
+    assert.equal(await client.sismember(K.projectPendingRequests('web'), asked.id), 0, `round ${round}: no longer pending`);
+  }
 });

@@ -135,3 +135,78 @@ test('migrate() trims a project history of decided access requests kept whole by
   assert.equal(await client.exists(K.accessRequest(ids[0]!)), 0);
   assert.equal((await accounts.migrate()).decidedRequestsTrimmed, 0, 'a second run trims nothing');
 });
+
+test('migrate() beside live revocations, decisions and new requests brings back nothing revoked or decided and keeps newer latest pointers', async () => {
+  // docs/operations.md "Upgrading": migrate runs while the services serve. Each item is added then
+  // read again (migrate.ts), and a latest pointer is set only where none is kept. The services'
+  // writes go through their own connection, each started the moment migrate reads what it changes
+  // (Redis MONITOR names the connection of each command), so they land inside migrate's read-then-write.
+  await client.flushall();
+  const live = connectRedis(redis.url);
+  const services = createAccounts(live, { pepper: 'p'.repeat(32), bcryptCost: 4 });
+  const monitor = await client.monitor();
+  try {
+    const migrator = /addr=(\S+)/.exec(String(await client.client('INFO')))?.[1];
+    assert.ok(migrator, 'the connection migrate uses');
+    await accounts.workspaces.create({ slug: 'hooli', owner: 'user_hooli' });
+    await accounts.workspaces.createProject({ slug: 'hooli-web', workspace: 'hooli' });
+    const M = 24;
+    for (let round = 0; round < 4; round++) {
+      const keys = await Promise.all(
+        Array.from({ length: M }, (_, i) =>
+          accounts.keys.createProjectKey({ project: 'hooli-web', workspace: 'hooli', name: `k${round}-${i}` }),
+        ),
+      );
+      const bots = await Promise.all(
+        Array.from({ length: M }, (_, i) => accounts.bots.create({ workspace: 'hooli', name: `b${round}-${i}` })),
+      );
+      const file = (i: number) =>
+        services.accessRequests.create(
+          { project: 'hooli-web', requester: { type: 'key', id: keys[i]!.id, label: `k${i}` }, requestedLevel: 'EDITOR', reason: 'r' },
+          { source: '192.0.2.1', requestId: 'test' },
+        );
+      const asked = await Promise.all(Array.from({ length: M }, (_, i) => file(i)));
+      // Half the requests are approved before migrate; their requesters ask again while it runs.
+      for (let i = 0; i < M; i += 2) await services.accessRequests.decide(asked[i]!.id, true, 'VIEWER');
+      const changes: Promise<unknown>[] = [];
+      const refiled: Record<string, string> = {};
+      const onRead: Record<string, () => Promise<unknown>> = {
+        [`zrange ${K.projectAccessRequests('hooli-web')}`]: async () => {
+          for (let i = 0; i < M; i += 2) refiled[keys[i]!.id] = (await file(i)).id;
+        },
+      };
+      for (let i = 0; i < M; i++) {
+        onRead[`get ${K.apiKeyById(keys[i]!.id)}`] = () => services.keys.revoke(keys[i]!.id);
+        onRead[`hgetall ${K.bot(bots[i]!.bot.id)}`] = () => services.bots.revoke(bots[i]!.bot.id);
+        if (i % 2) onRead[`hgetall ${K.accessRequest(asked[i]!.id)}`] = () => services.accessRequests.decide(asked[i]!.id, false);
+      }
+      const listener = (_time: string, args: string[], source: string) => {
+        const change = source === migrator ? onRead[`${String(args[0]).toLowerCase()} ${args[1]}`] : undefined;
+        if (!change) return;
+        delete onRead[`${String(args[0]).toLowerCase()} ${args[1]}`];
+        changes.push(change());
+      };
+      monitor.on('monitor', listener);
+      await accounts.migrate();
+      monitor.off('monitor', listener);
+      await Promise.all(changes);
+      assert.equal(changes.length, 1 + M + M + M / 2, `round ${round}: every change was made during migrate`);
+      const latest = await client.hgetall(K.projectLatestRequests('hooli-web'));
+      for (let i = 0; i < M; i++) {
+        const label = `round ${round}, item ${i}`;
+        assert.equal(await client.zscore(K.projectLiveKeys('hooli-web'), keys[i]!.id), null, `${label}: a revoked key is not live`);
+        assert.equal((await accounts.bots.get(bots[i]!.bot.id))?.revoked, true, `${label}: a revoked service account stays revoked`);
+        if (i % 2)
+          assert.equal(
+            await client.sismember(K.projectPendingRequests('hooli-web'), asked[i]!.id),
+            0,
+            `${label}: a decided request is not pending`,
+          );
+        else assert.equal(latest[`key:${keys[i]!.id}`], refiled[keys[i]!.id], `${label}: the latest pointer is the newest request`);
+      }
+    }
+  } finally {
+    monitor.disconnect();
+    live.disconnect();
+  }
+});

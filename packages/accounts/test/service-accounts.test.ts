@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { AccountError, connectRedis, createAccounts, type Accounts, type Redis } from '@svc/accounts';
+import { AccountError, connectRedis, createAccounts, K, scanKeys, type Accounts, type Redis } from '@svc/accounts';
 import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
@@ -63,5 +63,44 @@ test('a rotation racing a revocation leaves no working key', async () => {
     if (rotation.status === 'fulfilled') assert.equal(await accounts.keys.verify(rotation.value.key), null, 'the new key was revoked');
     else assert.ok(revoked(rotation.reason));
     assert.equal(await accounts.keys.verify(first.key), null, 'the first key was revoked');
+  }
+});
+
+/** Every key record of the service account, by the id index (a key no id points to is no key). */
+async function keysOf(botId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const batch of scanKeys(client, K.apiKeyById('*')))
+    for (const idKey of batch) {
+      const hash = await client.get(idKey);
+      if (hash && (await client.hget(K.apiKey(hash), 'botId')) === botId) ids.push(idKey.slice(K.apiKeyById('').length));
+    }
+  return ids.sort();
+}
+
+test('rotations of one service account sent at once: one is made, every other refused, and every key left is named by the account', async () => {
+  // docs/security.md "Single-use values": the new key replaces the old in one write (SWAP_KEY).
+  const N = 8;
+  for (let round = 0; round < 6; round++) {
+    const overlap = round % 2 === 0 ? 0 : 3600;
+    const { bot, key: first } = await accounts.bots.create({ workspace: 'acme', name: `rotated${round}` });
+    const settled = await Promise.allSettled(Array.from({ length: N }, () => accounts.bots.rotateKey(bot.id, overlap)));
+    const made = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const summary = settled.map((s) => (s.status === 'fulfilled' ? s.value.id : String(s.reason))).join(' | ');
+    assert.equal(made.length, 1, `round ${round}: ${summary}`);
+    for (const s of settled)
+      if (s.status === 'rejected')
+        assert.ok(
+          s.reason instanceof AccountError && s.reason.code === 'conflict' && /rotated by another request meanwhile/.test(s.reason.message),
+          `round ${round}: ${summary}`,
+        );
+    const after = await client.hmget(K.bot(bot.id), 'keyId', 'previousKeyId');
+    assert.deepEqual(after, [made[0]!.id, first.id], `round ${round}: the account names the new key and the one it replaced`);
+    assert.deepEqual(await keysOf(bot.id), [first.id, made[0]!.id].sort(), `round ${round}: no other key exists`);
+    assert.ok(await accounts.keys.verify(made[0]!.key), `round ${round}: the new key works`);
+    assert.equal((await accounts.keys.verify(first.key)) === null, overlap === 0, `round ${round}: the old key per the overlap`);
+    // Revoking the account then ends every key it has.
+    await accounts.bots.revoke(bot.id);
+    assert.equal(await accounts.keys.verify(made[0]!.key), null, `round ${round}`);
+    assert.equal(await accounts.keys.verify(first.key), null, `round ${round}`);
   }
 });

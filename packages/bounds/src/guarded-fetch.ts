@@ -15,8 +15,8 @@
  * - redirects are never followed (a 3xx is handed back as it is, and the library refuses it).
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { LookupBusy } from './name-lookups.ts';
 import type { OutboundLane } from './outbound-bounds.ts';
@@ -62,8 +62,11 @@ export class CimdFetchRefused extends Error {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
-/** A fetch's options, and whose share of the pools it uses (default: the host's own). */
-export type GuardedInit = RequestInit & { tenant?: string };
+/**
+ * A fetch's options, whose share of the pools it uses (default: the host's own), and how long the
+ * whole exchange may take (default CIMD_FETCH_TIMEOUT_MS).
+ */
+export type GuardedInit = RequestInit & { tenant?: string; timeoutMs?: number };
 
 export interface CimdFetchOptions {
   /** Which addresses are refused; default isSpecialUseAddress. Tests of the bounds allow a local server. */
@@ -86,6 +89,12 @@ export interface CimdFetchOptions {
    * for callers that judge the answer by its status alone (webhook deliveries: docs/webhooks.md "Verdicts").
    */
   cutAtMaxBytes?: boolean;
+  /**
+   * Keep connections open between exchanges (one agent per client): for a client that calls the
+   * same few hosts on a caller's request path (forwarded tool calls). A kept connection was opened
+   * to an address checked when it was opened.
+   */
+  keepAlive?: boolean;
 }
 
 type FetchLike = (url: string | URL | Request, init?: GuardedInit) => Promise<Response>;
@@ -97,6 +106,7 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
   const maxBytes = options.maxBytes ?? CIMD_MAX_DOCUMENT_BYTES;
   const anyStatus = options.anyStatus ?? false;
   const cut = options.cutAtMaxBytes ?? false;
+  const agents = options.keepAlive ? { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } : null;
 
   /** Resolves once, refuses if any answer is special-use, and hands the socket exactly those addresses. */
   async function checkedAddresses(host: string, tenant: string, signal: AbortSignal): Promise<LookupAddress[]> {
@@ -144,12 +154,13 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     };
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const https = url.protocol === 'https:';
+    const send = https ? httpsRequest : httpRequest;
     const body = anyStatus ? formBody(init.body) : null;
     const req = send(url, {
       method: anyStatus && init.method ? init.method : 'GET',
       headers,
-      agent: false,
+      agent: agents ? (https ? agents.https : agents.http) : false,
       signal,
       // An IP literal never reaches `lookup`; it was checked above.
       lookup: pinned as never,
@@ -171,7 +182,7 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CimdFetchRefused(`${url.protocol} is not fetched`);
     // Shared out per workspace when the caller names one, else per host (docs/security.md "Shared pools, per-tenant shares").
     const tenant = init.tenant ?? `host:${url.hostname}`;
-    const deadline = AbortSignal.timeout(CIMD_FETCH_TIMEOUT_MS);
+    const deadline = AbortSignal.timeout(init.timeoutMs ?? CIMD_FETCH_TIMEOUT_MS);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const addresses = await abortable(checkedAddresses(url.hostname, tenant, signal), signal);
     const release = await connectionPlace(tenant, signal);
@@ -194,7 +205,7 @@ function formBody(body: RequestInit['body']): string | null {
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new CimdFetchRefused('the fetch took too long'));
   return new Promise<T>((ok, fail) => {
-    const onAbort = () => fail(new CimdFetchRefused(`the fetch took more than ${CIMD_FETCH_TIMEOUT_MS} ms`));
+    const onAbort = () => fail(new CimdFetchRefused('the fetch took longer than its time allows'));
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(ok, fail).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -231,7 +242,10 @@ async function readBounded(
     }
     return Buffer.concat(chunks);
   })();
-  return abortable(reading, signal).finally(() => res.destroy());
+  // A body read to its end leaves the connection to its agent (kept open with keepAlive); any other is closed.
+  return abortable(reading, signal).finally(() => {
+    if (!res.complete) res.destroy();
+  });
 }
 
 function toResponse(res: IncomingMessage, body: Buffer | null): Response {

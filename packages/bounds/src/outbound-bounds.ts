@@ -7,12 +7,13 @@
 
 /**
  * Who an outbound request serves. `sign-in`: Client ID Metadata Documents, client and issuer JWKS,
- * single sign-on discovery, keys and tokens. `deliveries`: webhook deliveries.
+ * single sign-on discovery, keys and tokens. `deliveries`: webhook deliveries. `tools`: calls
+ * forwarded to a project's upstream MCP servers (docs/upstream-servers.md), and their discovery.
  */
-export type OutboundLane = 'sign-in' | 'deliveries';
+export type OutboundLane = 'sign-in' | 'deliveries' | 'tools';
 
 /** Every lane, each with pools of its own. */
-export const OUTBOUND_LANES = ['sign-in', 'deliveries'] as const satisfies readonly OutboundLane[];
+export const OUTBOUND_LANES = ['sign-in', 'deliveries', 'tools'] as const satisfies readonly OutboundLane[];
 
 /** One pool of a lane: what each tenant may hold and wait for, and what the lane holds in all. */
 export interface ShareBounds {
@@ -35,4 +36,13 @@ export const OUTBOUND_BOUNDS = {
   lookups: { perTenant: 4, waitingPerTenant: 16, perLane: 256 },
   /** Connections (one exchange each: connect, send, read the bounded answer) in flight. */
   connections: { perTenant: 8, waitingPerTenant: 16, perLane: 128 },
-} as const satisfies { lookupTimeoutMs: number; lookups: ShareBounds; connections: ShareBounds };
+  /**
+   * The tools lane's connections: a forwarded tool call is on a caller's request path, so a
+   * workspace may hold more of them at once; each is still bounded in time by its upstream's timeout.
+   */
+  toolConnections: { perTenant: 32, waitingPerTenant: 64, perLane: 512 },
+} as const satisfies { lookupTimeoutMs: number; lookups: ShareBounds; connections: ShareBounds; toolConnections: ShareBounds };
+
+/** The connection share of a lane (OUTBOUND_BOUNDS). */
+export const connectionBoundsOf = (lane: OutboundLane): ShareBounds =>
+  lane === 'tools' ? OUTBOUND_BOUNDS.toolConnections : OUTBOUND_BOUNDS.connections;

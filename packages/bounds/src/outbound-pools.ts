@@ -4,7 +4,7 @@
  * (outbound-bounds.ts).
  */
 import { createNameLookups, type NameLookupOptions, type NameLookups } from './name-lookups.ts';
-import { OUTBOUND_BOUNDS, OUTBOUND_LANES, type OutboundLane, type ShareBounds } from './outbound-bounds.ts';
+import { connectionBoundsOf, OUTBOUND_LANES, type OutboundLane, type ShareBounds } from './outbound-bounds.ts';
 import { createShares, type Shares } from './shares.ts';
 
 export interface OutboundPools {
@@ -13,15 +13,16 @@ export interface OutboundPools {
 }
 
 export interface OutboundPoolOptions extends NameLookupOptions {
-  /** Default OUTBOUND_BOUNDS.connections. */
+  /** Default each lane's (connectionBoundsOf). */
   connections?: ShareBounds;
 }
 
 export function createOutboundPools(options: OutboundPoolOptions = {}): OutboundPools {
-  const bounds = options.connections ?? OUTBOUND_BOUNDS.connections;
   return {
     lookups: createNameLookups(options),
-    connections: Object.fromEntries(OUTBOUND_LANES.map((lane) => [lane, createShares(bounds)])) as Record<OutboundLane, Shares>,
+    connections: Object.fromEntries(
+      OUTBOUND_LANES.map((lane) => [lane, createShares(options.connections ?? connectionBoundsOf(lane))]),
+    ) as Record<OutboundLane, Shares>,
   };
 }
 

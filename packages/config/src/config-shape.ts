@@ -56,6 +56,12 @@ export interface Config {
    * webhooks may be delivered to anyway; none by default (docs/webhooks.md "Outbound protections").
    */
   webhookAllowedPrivate: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }[];
+  /**
+   * UPSTREAM_ALLOWED_PRIVATE: CIDR blocks of special-use addresses a project's upstream MCP servers
+   * may be at (a server in the same cluster: `10.0.0.0/8`); none by default
+   * (docs/upstream-servers.md "Servers in your own network").
+   */
+  upstreamAllowedPrivate: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }[];
   /** OpenAI-compatible embeddings endpoint for semantic search; null: the built-in local embedder. */
   embeddings: { url: string; apiKey: string | null; model: string } | null;
   /** The proxies whose X-Forwarded-For is read (TRUST_PROXY; docs/operations.md "Proxies"). */

@@ -43,6 +43,7 @@ interface EnvShape extends RedisVariables {
   SSO_PRIVATE_ISSUERS: 'allow' | 'refuse';
   WEBHOOKS: 'on' | 'off';
   WEBHOOK_ALLOWED_PRIVATE: string;
+  UPSTREAM_ALLOWED_PRIVATE: string;
   TRUST_PROXY: string;
   EMBEDDINGS_URL?: string;
   EMBEDDINGS_API_KEY?: string;
@@ -92,6 +93,7 @@ const schema: JSONSchemaType<EnvShape> = {
     SSO_PRIVATE_ISSUERS: { type: 'string', enum: ['allow', 'refuse'], default: 'refuse' },
     WEBHOOKS: { type: 'string', enum: ['on', 'off'], default: 'on' },
     WEBHOOK_ALLOWED_PRIVATE: { type: 'string', default: '' },
+    UPSTREAM_ALLOWED_PRIVATE: { type: 'string', default: '' },
     TRUST_PROXY: { type: 'string', minLength: 1, maxLength: 2000, default: 'off' },
     EMBEDDINGS_URL: { type: 'string', pattern: '^https?://', nullable: true },
     EMBEDDINGS_API_KEY: { type: 'string', nullable: true },
@@ -190,7 +192,8 @@ export function loadConfig(env: Raw = process.env): Config {
     cimdAllowedHosts: list(c.CIMD_ALLOWED_HOSTS),
     ssoPrivateIssuers: c.SSO_PRIVATE_ISSUERS === 'allow',
     webhooks: c.WEBHOOKS === 'on',
-    webhookAllowedPrivate: list(c.WEBHOOK_ALLOWED_PRIVATE).map(cidr),
+    webhookAllowedPrivate: list(c.WEBHOOK_ALLOWED_PRIVATE).map((b) => cidr(b, 'WEBHOOK_ALLOWED_PRIVATE')),
+    upstreamAllowedPrivate: list(c.UPSTREAM_ALLOWED_PRIVATE).map((b) => cidr(b, 'UPSTREAM_ALLOWED_PRIVATE')),
     trustProxy,
     email:
       c.EMAIL === 'off'
@@ -203,13 +206,13 @@ export function loadConfig(env: Raw = process.env): Config {
   };
 }
 
-/** One WEBHOOK_ALLOWED_PRIVATE block: an IP address and a prefix length that fits its family. */
-function cidr(block: string): Config['webhookAllowedPrivate'][number] {
+/** One block of WEBHOOK_ALLOWED_PRIVATE or UPSTREAM_ALLOWED_PRIVATE: an IP address and a prefix length that fits its family. */
+function cidr(block: string, variable: string): Config['webhookAllowedPrivate'][number] {
   const [address = '', bits = ''] = block.split('/');
   const family = isIP(address);
   const prefix = Number(bits);
   if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128))
-    throw new ConfigError(`WEBHOOK_ALLOWED_PRIVATE: ${JSON.stringify(block.slice(0, 60))} is not a CIDR block (10.1.0.0/16, fd00::/8)`);
+    throw new ConfigError(`${variable}: ${JSON.stringify(block.slice(0, 60))} is not a CIDR block (10.1.0.0/16, fd00::/8)`);
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 

@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'unsupported_protocol_version'
   | 'service_unavailable'
   | 'conflict'
+  | 'upstream_failed'
   | 'internal_error';
 
 interface CatalogueEntry {
@@ -113,6 +114,12 @@ const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, message: 'Unsupported Media Type', remedy: 'Send Content-Type: application/json.', rpc: -31043 },
   not_acceptable: { status: 406, message: 'Not Acceptable', remedy: 'Accept application/json (and text/event-stream).', rpc: -31044 },
   service_unavailable: { status: 503, message: 'Service temporarily unavailable', remedy: 'Retry shortly.', rpc: -31050 },
+  upstream_failed: {
+    status: 502,
+    message: 'The upstream server failed',
+    remedy: "The project's upstream MCP server did not answer the call as it should: retry later, or tell the project's admins (error.data.reason says why).",
+    rpc: -31060,
+  },
   parse_error: { status: 400, message: 'Parse error', remedy: 'Send a well-formed JSON body.', rpc: -32700 },
   invalid_request: { status: 400, message: 'Invalid request', remedy: 'Send a single JSON-RPC 2.0 request object.', rpc: -32600 },
   method_not_found: {

@@ -8,7 +8,7 @@ import { isKeyLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
 import { parsePageQuery, type PageInput } from './list-page.ts';
 import { ManagementError, type Actor, type RequestRow } from './types.ts';
-import type { RequestOutcome } from '@svc/accounts';
+import { AccountError, type RequestOutcome } from '@svc/accounts';
 
 /** A project's access requests, decided by its ADMINs. */
 export interface AccessRequestOperations {
@@ -64,7 +64,12 @@ export function accessRequestOperations(ctx: ManagementContext): AccessRequestOp
         );
       const decided = await accounts.accessRequests
         .decide(id, decision.approve, decision.approve ? (decision.level as KeyLevel) : undefined, actor.label)
-        .catch(full);
+        .catch(async (err: unknown) => {
+          // Another admin decided it since it was read above: the decision is theirs (DECIDE in @svc/accounts).
+          if (!(err instanceof AccountError && err.code === 'conflict')) return full(err);
+          const now = await accounts.accessRequests.get(id);
+          throw new ManagementError(409, `This request was already ${now?.status ?? 'decided'}.`);
+        });
       notify(notices.accessDecided(decided, decision.approve ? decision.level : null));
       await note(
         actor,

@@ -6,6 +6,7 @@ import { AccountError, type Accounts, type AuditAction, type Project, type Redis
 import type { Mailer } from '@svc/mail';
 import type { KeyLevel, Role } from '@svc/policy';
 import type { SsoSettingsService } from '@svc/sso';
+import type { Upstreams } from '@svc/upstreams';
 import type { WebhookStore } from '@svc/webhooks';
 import { createNotices } from './notices.ts';
 import { ManagementError, type Actor } from './types.ts';
@@ -26,6 +27,8 @@ export interface ManagementDeps {
   sso?: SsoSettingsService;
   /** The webhook endpoints' store (docs/webhooks.md); without it the webhook operations answer 404. */
   webhooks?: WebhookStore;
+  /** A project's upstream MCP servers (docs/upstream-servers.md); without it those operations answer 404. */
+  upstreams?: Upstreams;
 }
 
 /** The levels of keys a role may create, revoke and roll. */

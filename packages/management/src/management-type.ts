@@ -16,6 +16,7 @@ import type { ServiceAccountOperations } from './service-account-operations.ts';
 import type { SsoOperations } from './sso-operations.ts';
 import type { TakeoverOperations } from './takeover.ts';
 import type { TrustedIssuerOperations } from './trusted-issuer-operations.ts';
+import type { UpstreamOperations } from './upstream-operations.ts';
 import type { UsageOperations } from './usage-operations.ts';
 import type { WebhookOperations } from './webhook-operations.ts';
 import type { WorkspaceOperations } from './workspace-operations.ts';
@@ -35,4 +36,5 @@ export type Management = WorkspaceOperations &
   ServiceAccountClientOperations &
   TrustedIssuerOperations &
   WebhookOperations &
+  UpstreamOperations &
   TakeoverOperations;

@@ -30,6 +30,7 @@ import { serviceAccountClientOperations } from './service-account-client-operati
 import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
+import { upstreamOperations } from './upstream-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
 import { workspaceOperations } from './workspace-operations.ts';
 
@@ -48,6 +49,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
+    ...upstreamOperations(ctx, deps.upstreams),
     ...takeoverOperations(ctx),
   };
   return withRules(layer, operationRules(accounts, ctx.now));

@@ -75,10 +75,15 @@ export function serviceAccountOperations(ctx: ManagementContext): ServiceAccount
       // docs/management.md "Service accounts": a revoked service account stays revoked.
       if (bot.revoked)
         throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
-      const issued = await accounts.bots.rotateKey(id, overlapSeconds).catch((err: unknown) => {
-        if (err instanceof AccountError && err.code === 'conflict')
+      const issued = await accounts.bots.rotateKey(id, overlapSeconds).catch(async (err: unknown) => {
+        if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+        if ((await accounts.bots.get(id))?.revoked !== false)
           throw new ManagementError(409, `The service account ${bot.name} is revoked: it gets no new key. Create a new one instead.`);
-        throw err;
+        // Another rotation of it was made meanwhile (rotateKey): its key is the account's one new key.
+        throw new ManagementError(
+          409,
+          `The service account ${bot.name} was given a new key by another request just now; rotate again for another.`,
+        );
       });
       await note(actor, workspace, 'service_account.key_rotated', `service_account:${id} ("${bot.name}")`, {
         key: issued.record.prefix,

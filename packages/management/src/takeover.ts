@@ -54,6 +54,15 @@ export function takeoverOperations(ctx: ManagementContext): TakeoverOperations {
           if (await accounts.invitations.cancel(project, invitation.id)) n++;
       return n;
     },
+    upstream: async (workspace) => {
+      if (!deps.upstreams) return 0;
+      let n = 0;
+      for (const project of await accounts.workspaces.projectsOf(workspace)) {
+        const { upstreams } = await deps.upstreams.read(project);
+        if (upstreams.length > 0 && (await deps.upstreams.removeAll(project))) n += upstreams.length;
+      }
+      return n;
+    },
   };
 
   /** The account's own credentials, and those of its workspace. */

@@ -196,7 +196,7 @@ test(`time: a server that drips its answer is cut off after ${CIMD_FETCH_TIMEOUT
     doc.server.close();
   });
   const started = performance.now();
-  await assert.rejects(local(`${doc.url}/slow.json`), /took more than 5000 ms/);
+  await assert.rejects(local(`${doc.url}/slow.json`), /took longer than its time allows/);
   const took = performance.now() - started;
   assert.ok(took >= CIMD_FETCH_TIMEOUT_MS - 50 && took < CIMD_FETCH_TIMEOUT_MS + 3000, `cut off after ${Math.round(took)} ms`);
 });

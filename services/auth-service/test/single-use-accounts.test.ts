@@ -12,11 +12,14 @@ import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type Ke
 import { after, before, test } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { generate } from 'otplib';
-import type { PublicJwk, User } from '@svc/accounts';
-import { createSsoStore } from '@svc/sso';
+import { K, type PublicJwk, type User } from '@svc/accounts';
+import { createSsoStore, SsoError, type SsoSettings } from '@svc/sso';
+import type { IDToken } from 'openid-client';
 import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
 import { newTotpSecret } from '../src/factors/totp.ts';
 import { JWT_BEARER_GRANT } from '../src/oauth/id-jag.ts';
+import { ensurePersonalProject } from '../src/oauth/personal-project.ts';
+import { provisioning } from '../src/sso/provision.ts';
 import {
   cookiePairs,
   newProject,
@@ -452,3 +455,52 @@ for (const r of SINGLE_USE) {
     }
   });
 }
+
+test(`a personal project asked for by ${N} consents at once (a form sent twice) is made once, and every consent gets it`, async () => {
+  // docs/security.md "Single-use values": the making is claimed by one SET NX (ensureProject).
+  for (let round = 0; round < ROUNDS; round++) {
+    const user = await person('provision');
+    // create-svc names the project after its folder; without a name it is the first project.
+    const name = round % 2 === 0 ? `folder-${round}` : undefined;
+    const slugs = await Promise.all(Array.from({ length: N }, () => ensurePersonalProject(f.accounts, user, name)));
+    const projects = await f.accounts.workspaces.projectsOf(user.workspace);
+    assert.equal(projects.length, 1, `round ${round}: ${projects.join(', ')}`);
+    assert.deepEqual(new Set(slugs), new Set(projects), `round ${round}: every consent answered with it (${slugs.join(', ')})`);
+  }
+});
+
+test(`${N} first single sign-ins of one address at once make one account, and every one signs in as it or is told to try again`, async () => {
+  // docs/security.md "Single-use values": the address is claimed with one SET NX and kept only once
+  // the account is written (users.create); a sign-in that lost it waits for that account.
+  const store = createSsoStore(f.client, f.config.cookieKeys);
+  const sso = provisioning({ accounts: f.accounts, store, clearTakenOver: async () => {} });
+  const { user: owner } = await newProject(f, 'sso-owner');
+  const domain = `first-${tag()}.example.com`;
+  assert.equal(await store.takeDomain(owner.workspace, domain), true);
+  const settings: SsoSettings = { issuer: IDP, clientId: 'svc', defaultRole: 'VIEWER', required: false, groupRoles: [], updatedAt: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    const email = `new-${round}@${domain}`;
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: IDP, sub: `sub-${round}`, aud: 'svc', iat: now, exp: now + 60, email, email_verified: true } as IDToken;
+    const settled = await Promise.allSettled(Array.from({ length: N }, () => sso.signIn(owner.workspace, settings, claims, '192.0.2.1')));
+    const account = await f.accounts.users.findByEmail(email);
+    assert.ok(account, `round ${round}: the account exists`);
+    const summary = settled.map((s) => (s.status === 'fulfilled' ? s.value.user.id : String(s.reason))).join(' | ');
+    for (const s of settled)
+      if (s.status === 'fulfilled') assert.equal(s.value.user.id, account.id, `round ${round}: ${summary}`);
+      else
+        assert.ok(
+          s.reason instanceof SsoError && s.reason.status === 409 && /Try again/.test(s.reason.message),
+          `round ${round}: ${summary}`,
+        );
+    assert.ok(
+      settled.some((s) => s.status === 'fulfilled'),
+      `round ${round}: ${summary}`,
+    );
+    assert.equal(await f.client.pttl(K.userByEmail(email)), -1, `round ${round}: the address is the account's for good`);
+    const created = (await f.accounts.audit.page(owner.workspace, { action: 'sso.signed_in' })).entries.filter(
+      (e) => e.target === `user:${email}` && e.detail?.['created'] === 'true',
+    );
+    assert.equal(created.length, 1, `round ${round}: one sign-in made it`);
+  }
+});

@@ -3,7 +3,7 @@
  * Round after round, N requests sent at once carry one value, and it is used once: a client
  * assertion (RFC 7523 §3), a DPoP proof at the token endpoint (RFC 9449 §11.1), an authorization
  * code (RFC 6749 §4.1.2), a device code (RFC 8628 §3.4): one answer carries a token, every other is
- * an OAuth error, never a 5xx. A refresh token is exchanged once too; its concurrent requests all
+ * an OAuth error, never a 5xx; a code used twice, even at once, revokes its grant (RFC 6749 §4.1.2). A refresh token is exchanged once too; its concurrent requests all
  * get the one pair that exchange made (docs/security.md "Refresh tokens"). Below HTTP, the
  * provider's replay check and every consumable model's consume let one caller of N through.
  */
@@ -50,6 +50,18 @@ function assertOneToken(answers: Answer[], error: string, label: string): Answer
     assert.equal(a.body['error'], error, `${label}: ${summary}`);
   }
   return issued[0]!;
+}
+
+/**
+ * RFC 6749 §4.1.2: a code used more than once revokes what it issued. After a race the Grant is
+ * gone, and the winner's access token is gone or names no Grant (refused by the gateway and by
+ * introspection), whichever of the winner's save and the loser's revocation came first.
+ */
+async function assertGrantRevoked(grantId: string, issued: Answer, label: string): Promise<void> {
+  const p = f.service.provider;
+  assert.equal(await p.Grant.find(grantId), undefined, `${label}: the grant is revoked`);
+  const token = await p.AccessToken.find(String(issued.body['access_token']));
+  assert.ok(!token || !(await p.Grant.find(String(token.grantId))), `${label}: the issued token is refused`);
 }
 
 interface Signer {
@@ -121,7 +133,7 @@ test('one DPoP proof sent N times at once to the token endpoint binds one token 
   }
 });
 
-test('an authorization code exchanged N times at once gives one token response (RFC 6749 §4.1.2)', async () => {
+test('an authorization code exchanged N times at once gives one token response, then its grant is revoked (RFC 6749 §4.1.2)', async () => {
   const reg = await postJson(`${f.url}/api/oauth/register`, { redirect_uris: [REDIRECT], client_name: 'single use' });
   assert.equal(reg.status, 201, JSON.stringify(reg.body));
   const clientId = String(reg.body['client_id']);
@@ -141,11 +153,11 @@ test('an authorization code exchanged N times at once gives one token response (
     }).save();
     const exchange = () =>
       postForm(tokenUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: clientId });
-    assertOneToken(await race(exchange), 'invalid_grant', `round ${round}`);
+    await assertGrantRevoked(grantId, assertOneToken(await race(exchange), 'invalid_grant', `round ${round}`), `round ${round}`);
   }
 });
 
-test('an approved device code exchanged N times at once gives one token response (RFC 8628 §3.4)', async () => {
+test('an approved device code exchanged N times at once gives one token response, then its grant is revoked (RFC 8628 §3.4)', async () => {
   const p = f.service.provider;
   for (let round = 0; round < ROUNDS; round++) {
     const started = await postForm(`${f.url}/api/oauth/device/code`, { client_id: 'svc-mcp' });
@@ -158,7 +170,7 @@ test('an approved device code exchanged N times at once gives one token response
     Object.assign(code, { accountId, grantId, scope: 'mcp' });
     await code.save();
     const exchange = () => postForm(tokenUrl, { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: 'svc-mcp' });
-    assertOneToken(await race(exchange), 'invalid_grant', `round ${round}`);
+    await assertGrantRevoked(grantId, assertOneToken(await race(exchange), 'invalid_grant', `round ${round}`), `round ${round}`);
   }
 });
 

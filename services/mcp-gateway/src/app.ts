@@ -12,6 +12,7 @@ import type { ResolveTxt } from '@svc/sso';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Tracing } from '@svc/telemetry';
+import { Breakers, createUpstreams } from '@svc/upstreams';
 import type { Target } from './auth/caller.ts';
 import { claimProof } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
@@ -46,6 +47,9 @@ import { gatewayRoutes } from './routes.ts';
 import { createTools } from './tools/index.ts';
 import { challenge } from './auth/challenge.ts';
 import { ToolRegistry } from './tools/registry.ts';
+import { forwarder } from './upstreams/forward.ts';
+import { loadToolSet, mcpToolNeeded } from './upstreams/load-step.ts';
+import { projectToolSets, type ProjectToolSets } from './upstreams/tool-sets.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -87,7 +91,14 @@ export function createGateway(deps: GatewayDeps) {
   });
   const tracer = deps.tracing?.tracer ?? null;
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
-  const management = gatewayManagement({ ...deps, now });
+  const upstreams = createUpstreams({
+    redis: deps.redis,
+    pepper: config.keyPepper,
+    issuer: config.baseUrl,
+    allowedPrivate: config.upstreamAllowedPrivate,
+    now,
+  });
+  const management = gatewayManagement({ ...deps, now, upstreams });
   const tools = createTools({
     redis: deps.knowledgeRedis ?? deps.redis,
     accounts: deps.accounts,
@@ -96,6 +107,9 @@ export function createGateway(deps: GatewayDeps) {
     ...(embedder ? { embedder } : {}),
   });
   const registry = new ToolRegistry(tools);
+  // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
+  const forwardDeps = { upstreams, breakers: new Breakers(now), logger, onListChanged: (p: string, w: string, u: string) => toolSets.listChanged(p, w, u) };
+  const toolSets: ProjectToolSets = projectToolSets({ registry, upstreams, logger, now, forward: (u, tool) => forwarder(forwardDeps, u, tool) });
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -143,6 +157,7 @@ export function createGateway(deps: GatewayDeps) {
       selectRevision,
       resolveMethod(methods),
       resolvePolicy,
+      loadToolSet(toolSets, registry, mcpToolNeeded),
       prepareToolCall(registry, config.legacyCredentials),
       steps.admit,
       acceptNotification,
@@ -157,6 +172,7 @@ export function createGateway(deps: GatewayDeps) {
       steps.authenticateThenCharge,
       failOnParseError,
       resolvePolicy,
+      loadToolSet(toolSets, registry, (ex) => ex.params['tool'] ?? ''),
       prepareRestCall(registry, config.legacyCredentials, (ex) => ex.params['tool'] ?? ''),
       steps.admit,
       callTool(runTool(callDeps)),
@@ -164,6 +180,7 @@ export function createGateway(deps: GatewayDeps) {
     // checkOrigin, authenticate, admit, readBody, readBodyOrEmpty: the other routes' shared steps.
     ...steps,
     openApi: () => (openApiDoc ??= buildOpenApi(tools, { baseUrl: config.baseUrl })),
+    jwks: () => upstreams.tokens.jwks(),
     cacheSize: () => cache.size,
     draining: deps.draining ?? (() => false),
   });
@@ -176,6 +193,8 @@ export function createGateway(deps: GatewayDeps) {
     registry,
     /** Starts the invalidation subscription (a dedicated connection) and the last-used flusher. */
     async start(subscriber: Redis) {
+      subscriber.on('message', (_channel: string, message: string) => toolSets.invalidate(message));
+      subscriber.on('ready', () => toolSets.clear());
       await cache.subscribe(subscriber);
       lastUsed.start();
     },

@@ -9,6 +9,7 @@ import type { Logger } from '@svc/logger';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
 import { createSsoStore, defaultResolveTxt, ssoSettings, type ResolveTxt } from '@svc/sso';
+import type { Upstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 
 /** What the gateway's management layer reads. */
@@ -20,6 +21,8 @@ export interface GatewayManagementDeps {
   mailer?: Mailer;
   resolveTxt?: ResolveTxt;
   now: () => number;
+  /** A project's upstream MCP servers (docs/upstream-servers.md). */
+  upstreams?: Upstreams;
 }
 
 /** The management layer the gateway's management routes and its access-request tool call. */
@@ -43,5 +46,6 @@ export function gatewayManagement(deps: GatewayManagementDeps) {
     }),
     // The gateway manages endpoints but never delivers: the worker runs in the auth-service (docs/webhooks.md).
     webhooks: new WebhookStore(deps.redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }, now),
+    ...(deps.upstreams ? { upstreams: deps.upstreams } : {}),
   });
 }

@@ -28,6 +28,7 @@ import {
   oauthElsewhere,
   openApiDocument,
   preflight,
+  signingKeys,
   publicPreflight,
   readiness,
   resourceMetadata,
@@ -63,6 +64,8 @@ export interface RouteParts {
   readBody: Step;
   readBodyOrEmpty: Step;
   openApi: () => unknown;
+  /** The keys forwarded tokens are signed with (docs/upstream-servers.md "The forwarded token"). */
+  jwks: () => Promise<unknown>;
   cacheSize: () => number;
   draining: () => boolean;
 }
@@ -163,6 +166,7 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       otherMethods: () => plain('not-found', [decodeParams, notFound]),
     },
     { path: '/api/v1/openapi.json', anyCase: true, methods: getAndHead(plain('openapi', [openApiDocument(p.openApi)])) },
+    { path: '/.well-known/jwks.json', methods: getAndHead(plain('jwks', [signingKeys(p.jwks)])) },
     { path: '/api/oauth/*', methods: {}, otherMethods: () => plain('oauth-elsewhere', [oauthElsewhere(p.authUrl)]) },
   ];
   return { resources, notFound: plain('not-found', [notFound]) };

@@ -108,6 +108,31 @@ test(`after a denial the requester waits ${ACCESS_REQUEST_TIMING.denialCooldownM
   assert.ok(approved['decided_at']);
 });
 
+test('approvals and denials of one request sent at once: one is made, every other is a 409 "already decided"', async () => {
+  // docs/security.md "Single-use values": the decision is one write; the losers are told who won.
+  for (let round = 0; round < 3; round++) {
+    const asker = (
+      await f.accounts.keys.createProjectKey({ project: owner.project, workspace: owner.workspace, level: 'VIEWER', name: `racer${round}` })
+    ).key;
+    const id = String((await ask(asker, 'EDITOR', 'race')).structuredContent?.['id']);
+    const base = `/api/v1/projects/${owner.project}/access-requests/${id}`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0 ? api('POST', `${base}/approve`, { level: 'VIEWER' }) : api('POST', `${base}/deny`),
+      ),
+    );
+    const summary = answers.map((a) => `${a.status} ${JSON.stringify(a.body).slice(0, 120)}`).join(' | ');
+    assert.equal(answers.filter((a) => a.status === 200).length, 1, `round ${round}: ${summary}`);
+    const listed = (await api('GET', `/api/v1/projects/${owner.project}/access-requests`)).body.requests.find(
+      (r: { id: string }) => r.id === id,
+    );
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      assert.equal(a.status, 409, `round ${round}: ${summary}`);
+      assert.ok(JSON.stringify(a.body).includes(`This request was already ${String(listed.status)}.`), `round ${round}: ${summary}`);
+    }
+  }
+});
+
 test('a reason is kept as plain text: controls but line feeds removed, bounded', () => {
   assert.equal(cleanReason('a\u001b[2Jb\r\nc\u0000d\u202ee\u200b'), 'a[2Jb\ncde');
   assert.equal([...cleanReason('é'.repeat(MAX_REASON_LENGTH + 50))].length, MAX_REASON_LENGTH);

@@ -24,16 +24,20 @@ import {
 } from '@svc/management/contract';
 import { createSsoStore, ssoSettings } from '@svc/sso';
 import { sampleOf } from '@svc/testkit';
+import { createUpstreams, type Upstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 import { plantAccessToken, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
 let management: Management;
+let upstreams: Upstreams;
 const COOKIE_KEYS = ['a-cookie-key-of-at-least-thirty-two-characters'];
 
 before(async () => {
   f = await startFixture();
+  upstreams = createUpstreams({ redis: f.redis.client, pepper: f.config.keyPepper, issuer: f.url, allowedPrivate: [] });
   management = createManagement(f.accounts, {
+    upstreams,
     redis: f.redis.client,
     sso: ssoSettings({
       accounts: f.accounts,
@@ -187,6 +191,23 @@ const MAKERS: Record<WorkspaceSetting, (user: User, project: string) => Promise<
   },
   invitation: (user, project) =>
     f.accounts.invitations.create({ project, email: 'accomplice@squatter.example', role: 'ADMIN', invitedBy: user.email }),
+  upstream: (user, project) =>
+    upstreams.store.add(
+      {
+        name: 'collector',
+        project,
+        url: 'https://mcp.squatter.example/mcp',
+        timeoutMs: 10_000,
+        credential: null,
+        era: 'legacy',
+        protocolVersion: '2025-11-25',
+        addedAt: Date.now(),
+        addedBy: user.email,
+        refreshedAt: Date.now(),
+        problem: null,
+      },
+      [],
+    ),
 };
 
 test('a takeover leaves no workspace-level setting of the unproven account, of any declared kind, nor its credentials', async () => {
@@ -210,6 +231,7 @@ test('a takeover leaves no workspace-level setting of the unproven account, of a
     assert.ok(bot.revoked);
   }
   assert.deepEqual(await f.accounts.invitations.list(project), []);
+  assert.deepEqual((await upstreams.read(project)).upstreams, []);
   assert.ok((await f.accounts.keys.listForProject(project)).every((k) => k.revoked));
   // A second clean-up finds nothing left.
   const again = await management.clearTakenOver(squatter);

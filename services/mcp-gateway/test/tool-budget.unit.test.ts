@@ -32,6 +32,7 @@ test('a call past its time budget answers isError naming the budget, and the lat
     caller: {} as ResolvedCaller,
     toolCaller: {} as ToolCaller,
     policy,
+    toolSet: null,
     requestId: 'r1',
     prepared,
   });

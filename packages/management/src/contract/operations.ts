@@ -28,6 +28,15 @@ import {
   testWebhook,
   updateWebhook,
 } from './webhooks.ts';
+import {
+  addUpstream,
+  getUpstream,
+  listUpstreams,
+  refreshUpstream,
+  removeUpstream,
+  setUpstreamTool,
+  updateUpstream,
+} from './upstreams.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {
@@ -67,6 +76,13 @@ export const MANAGEMENT_OPERATIONS = {
   rotateWebhookSecret,
   listWebhookDeliveries,
   testWebhook,
+  listUpstreams,
+  addUpstream,
+  getUpstream,
+  updateUpstream,
+  refreshUpstream,
+  setUpstreamTool,
+  removeUpstream,
   myAccessRequests,
   myApps,
   revokeApp,

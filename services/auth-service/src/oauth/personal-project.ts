@@ -11,19 +11,23 @@ import { slugStem } from '@svc/accounts';
 export const MAX_PROJECT_NAME = 60;
 
 /** The project that would be used: an existing slug, or null when one will be created. */
-export async function existingPersonalProject(accounts: Accounts, user: User, name?: string): Promise<string | null> {
-  const slugs = await accounts.workspaces.projectsOf(user.workspace);
-  if (name === undefined) return slugs[0] ?? null;
-  for (const slug of slugs) if ((await accounts.workspaces.getProject(slug))?.name === name) return slug;
-  return null;
+export function existingPersonalProject(accounts: Accounts, user: User, name?: string): Promise<string | null> {
+  return accounts.workspaces.projectNamed(user.workspace, name);
 }
 
-export async function ensurePersonalProject(accounts: Accounts, user: User, name?: string): Promise<string> {
-  const existing = await existingPersonalProject(accounts, user, name);
-  if (existing) return existing;
+/**
+ * The project, made when there is none: once however many consents arrive at once (a form sent
+ * twice), by one claim (`ensureProject` of @svc/accounts). Null when another request's making of
+ * it did not finish in time: the page asks to send the form again.
+ */
+export function ensurePersonalProject(accounts: Accounts, user: User, name?: string): Promise<string | null> {
   const stem = name !== undefined && slugStem(name).length >= 2 ? slugStem(name) : `${user.workspace.slice(0, 50)}-project`;
-  const project = await accounts.workspaces.createProjectWithFreeSlug({ stem, workspace: user.workspace, name: name ?? 'Default project' });
-  return project.slug;
+  return accounts.workspaces.ensureProject({
+    workspace: user.workspace,
+    ...(name === undefined ? {} : { name }),
+    stem,
+    defaultName: 'Default project',
+  });
 }
 
 /** The `project_name` of a device authorization request, when it sent one. */

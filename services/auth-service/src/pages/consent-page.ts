@@ -100,8 +100,9 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
           return { error: 'Tick both boxes to create the key.' };
         return { resource: undefined, scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
       case 'provision': {
-        const resource = resourceFor(baseUrl, await ensurePersonalProject(accounts, user, projectNameOf(details.params)));
-        return { resource, scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
+        const slug = await ensurePersonalProject(accounts, user, projectNameOf(details.params));
+        if (!slug) return { error: 'Your project is still being made. Send the form again.' };
+        return { resource: resourceFor(baseUrl, slug), scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
       }
       case 'approve':
       case 'select': {

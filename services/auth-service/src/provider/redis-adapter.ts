@@ -32,7 +32,7 @@ import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
 import { OK } from '../store/redis-keys.ts';
-import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL } from './single-use.ts';
+import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL, REVOKES_ON_REUSE } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
 const WATCHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'Grant', 'Session', 'AuthorizationCode', 'DeviceCode']);
@@ -151,7 +151,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
     /**
      * Claims the record's one use and announces it, in one command (INVALIDATES in @svc/accounts).
      * oidc-provider read `consumed` before calling this; a concurrent request that read the same
-     * record gets the error a sequential reuse gets (single-use.ts).
+     * record gets the error a sequential reuse gets, and for a code its grant is revoked as a
+     * sequential reuse revokes it (single-use.ts).
      */
     async consume(id: string): Promise<void> {
       const message = WATCHED.has(this.model) ? INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)) : null;
@@ -161,8 +162,20 @@ export function createRedisAdapter(deps: AdapterDeps) {
         Math.floor(Date.now() / 1000),
         message ? [INVALIDATION_CHANNEL, message] : undefined,
       );
+      if (outcome === 'used' && REVOKES_ON_REUSE.has(this.model)) await this.revokeSourceGrant(id);
       if (outcome !== 'consumed') throw consumeRefused(this.model, outcome);
       if (message) deps.onRevoked?.(message.slice('oauth:'.length));
+    }
+
+    /**
+     * RFC 6749 §4.1.2: a code used more than once revokes the tokens issued from it. The library
+     * does so for a reuse in sequence; a request that lost the consume to a concurrent one does it
+     * here: the Grant goes, so the winner's tokens are refused whether they were saved before or
+     * after (the gateway and introspection refuse a token whose Grant is gone).
+     */
+    private async revokeSourceGrant(id: string): Promise<void> {
+      const grantId = (await this.read(this.key(id)))?.grantId;
+      if (typeof grantId === 'string' && grantId) await this.revokeByGrantId(grantId);
     }
 
     async destroy(id: string): Promise<void> {

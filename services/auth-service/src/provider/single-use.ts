@@ -11,7 +11,8 @@
  * The consumable models (codes, refresh tokens, PAR requests, CIBA requests) are found, checked
  * for `consumed`, then consumed: the adapter's consume() claims the record in one script
  * (consumeOidcRecord of @svc/accounts) and refuses every other caller with the provider's own
- * error, which the token endpoint answers as a 400 like a sequential reuse.
+ * error, which the token endpoint answers as a 400 like a sequential reuse; a code's (or device
+ * code's) loser also revokes its grant, as a sequential reuse does (REVOKES_ON_REUSE).
  *
  * A device code's user code, confirmed at /device, is found, checked for `inFlight`, then saved
  * `inFlight` (lib/actions/code_verification.js): the adapter's upsert() of that save is the claim.
@@ -60,6 +61,13 @@ const CONSUMABLE_LABELS: Record<string, string> = {
   BackchannelAuthenticationRequest: 'backchannel authentication request',
   PreAuthorizedCode: 'pre-authorized code',
 };
+
+/**
+ * The grant sources whose reuse revokes their grant (RFC 6749 §4.1.2; the library's
+ * consumeGrantSource does it for a reuse in sequence). A refresh token is not among them: its
+ * concurrent exchanges are answered with the one pair (oauth/refresh-replay.ts).
+ */
+export const REVOKES_ON_REUSE = new Set(['AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 /**
  * The error for a consume that lost its record (`used`: another request consumed it first;

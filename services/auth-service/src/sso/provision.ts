@@ -6,11 +6,17 @@
  * takes effect at the next one.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Accounts, User } from '@svc/accounts';
 import { AccountError } from '@svc/accounts';
 import { roleAtLeast, type Role } from '@svc/policy';
 import type { IDToken } from 'openid-client';
 import { SSO_MAX_GROUPS_READ, SsoError, type SsoSettings, type SsoStore } from '@svc/sso';
+
+/** How long a first sign-in waits for the account a concurrent first sign-in of the same address is making. */
+const ACCOUNT_WAIT_MS = 5_000;
+const FIRST_POLL_MS = 10;
+const MAX_POLL_MS = 200;
 
 /** The groups of an ID token (its `groups` claim, a list of strings), at most SSO_MAX_GROUPS_READ. */
 export function groupsOf(claims: IDToken): string[] {
@@ -54,10 +60,22 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
     try {
       return { user: await deps.accounts.users.create({ email, emailVerified: true }), created: true };
     } catch (err) {
-      // Two first sign-ins at once: the other made it.
-      const again = err instanceof AccountError && err.code === 'conflict' ? await deps.accounts.users.findByEmail(email) : null;
-      if (!again) throw err;
-      return { user: again, created: false };
+      if (!(err instanceof AccountError && err.code === 'conflict')) throw err;
+    }
+    // Two first sign-ins at once: the other claimed the address (users.create) and is writing the
+    // account; this one signs in as it once it is there, or is told to try again.
+    const made = await madeMeanwhile(email);
+    if (!made) throw new SsoError(409, `Another sign-in is making the account of ${email} right now. Try again in a moment.`);
+    return { user: made, created: false };
+  }
+
+  /** The account of the address once another sign-in's creation of it is written; null past ACCOUNT_WAIT_MS. */
+  async function madeMeanwhile(email: string): Promise<User | null> {
+    const deadline = performance.now() + ACCOUNT_WAIT_MS;
+    for (let pause = FIRST_POLL_MS; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
+      const found = await deps.accounts.users.findByEmail(email);
+      if (found || performance.now() > deadline) return found;
+      await delay(pause);
     }
   }
 

@@ -38,6 +38,8 @@ export interface ResolvedCaller {
   defaultSurface: Surface;
   /** Per-credential session id (key id or OAuth grant id). */
   session: string;
+  /** The OAuth client the token was issued to; absent for API keys. */
+  clientId?: string;
   /** The API key's own requests-per-minute limit (docs/management.md "Per-key limits"); null: the plan's. */
   keyLimit: number | null;
   /** Stored key hash, for last-used bookkeeping; empty for OAuth tokens. */
@@ -59,5 +61,5 @@ export interface ResolvedCaller {
 /** What the credential itself says of its caller, whichever endpoint it is used on. */
 export type CredentialFacts = Pick<
   ResolvedCaller,
-  'legacy' | 'defaultSurface' | 'session' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps' | 'jkt'
+  'legacy' | 'defaultSurface' | 'session' | 'clientId' | 'keyHash' | 'keyLimit' | 'expiresAt' | 'allowedIps' | 'jkt'
 >;

@@ -38,7 +38,7 @@ const RECENT = 256;
 const EVERYTHING = '';
 /** Expired entries at the old end checked on each store, so they do not wait for the bound. */
 const PRUNE_PER_SET = 2;
-const KNOWN_MESSAGE = /^(key|bot|workspace|projects|project|user|oauth):./;
+const KNOWN_MESSAGE = /^(key|bot|workspace|projects|project|user|oauth|upstreams):./;
 
 /** What a resolution depends on, as invalidation messages name it. */
 export function dependencies(credentialHash: string, oauthDigest: string | null, target: Target, value: Resolution): string[] {

@@ -31,6 +31,7 @@ export function toolCaller(
     grantedProjects: c.grantedProjects,
     sessionId: session,
     origin,
+    clientId: c.clientId ?? `svc-key:${c.session}`,
   };
   if (c.unscopedRole) caller.ownRole = c.unscopedRole;
   return caller;

@@ -6,7 +6,7 @@
 import { SvcError } from '@svc/errors';
 import type { CallerContext, Decision } from '@svc/policy';
 import { describeRefusal, evaluate, isKeyLevel, roleAtLeast, scopeForLevel } from '@svc/policy';
-import type { RegisteredTool, ToolRegistry } from '../tools/registry.ts';
+import type { RegisteredTool, ToolLookup } from '../tools/registry.ts';
 import { describeArgumentErrors } from '../tools/registry.ts';
 
 /** Why a call is refused before it runs. */
@@ -25,7 +25,7 @@ export interface PreparedCall {
 }
 
 export function prepareCall(
-  registry: ToolRegistry,
+  registry: ToolLookup,
   params: Record<string, unknown>,
   policy: CallerContext,
   legacyNames: boolean,

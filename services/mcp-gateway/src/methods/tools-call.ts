@@ -83,7 +83,8 @@ export function runTool(deps: ToolsCallDeps) {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
     try {
-      const result = await withinBudget(tool.def.call(prepared.args, ctx.toolCaller));
+      const call = tool.def.call(prepared.args, ctx.toolCaller);
+      const result = await (tool.def.selfTimed ? call : withinBudget(call));
       deps.onCall?.(tool.def.name, result.isError ? 'tool_error' : 'ok');
       return result;
     } catch (err) {

@@ -8,7 +8,7 @@ export function toolsList(deps: { registry: ToolRegistry }): MethodHandler {
   // (docs/gateway-pipeline.md "Answers serialized once").
   const results = new WeakMap<ListedTool[], { tools: ListedTool[] }>();
   return async (_params, ctx) => {
-    const tools = deps.registry.listFor(ctx.policy);
+    const tools = (ctx.toolSet ?? deps.registry).listFor(ctx.policy);
     let result = results.get(tools);
     if (!result) results.set(tools, (result = keepText({ tools })));
     return result;

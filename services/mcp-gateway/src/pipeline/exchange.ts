@@ -13,6 +13,7 @@ import type { Headers } from '../http/respond.ts';
 import type { JsonRpcRequest } from '../mcp/envelope.ts';
 import type { Era } from '../mcp/protocol.ts';
 import type { PreparedCall } from '../methods/prepare-call.ts';
+import type { ToolLookup } from '../tools/registry.ts';
 
 /** How a route answers, success and error alike. */
 export type Protocol = 'jsonrpc' | 'rest';
@@ -49,6 +50,8 @@ export interface Exchange {
   policy: CallerContext | null;
   /** tools/call, and the REST tool route: the tool and the policy's decision. */
   prepared: PreparedCall | null;
+  /** A project's tools, its upstream servers' beside the built-in ones (loadToolSet); null: the built-in ones. */
+  toolSet: ToolLookup | null;
   /** A legacy credential or tool name was used: the response carries a Deprecation header. */
   legacy: boolean;
   /** The management API: who is acting (managementActor). */
@@ -93,6 +96,7 @@ export function newExchange(
     surface: 'hosted',
     policy: null,
     prepared: null,
+    toolSet: null,
     legacy: false,
     actor: null,
   };

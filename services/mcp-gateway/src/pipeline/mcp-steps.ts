@@ -139,7 +139,7 @@ export function resolveMethod(methods: MethodTable): Step {
 export function prepareToolCall(registry: ToolRegistry, legacyNames: boolean): Step {
   return function prepareToolCall(ex) {
     if (ex.rpc!.method !== 'tools/call') return;
-    ex.prepared = prepareCall(registry, ex.rpc!.params ?? {}, ex.policy!, legacyNames);
+    ex.prepared = prepareCall(ex.toolSet ?? registry, ex.rpc!.params ?? {}, ex.policy!, legacyNames);
     if (ex.prepared.legacyName) ex.legacy = true;
   };
 }
@@ -179,6 +179,7 @@ export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => T
       policy: ex.policy!,
       requestId: ex.requestId,
       prepared: ex.prepared,
+      toolSet: ex.toolSet,
     })) as Record<string, unknown>;
     let sized: SizedText;
     if (ex.era === 'legacy') sized = sizedJsonText(result);

@@ -25,6 +25,7 @@ import type { Exchange, Step } from './exchange.ts';
 const SPANNED_STEPS: ReadonlySet<string> = new Set([
   'authenticateStep',
   'resolvePolicy',
+  'loadToolSet',
   'prepareToolCall',
   'prepareRestCall',
   'admitStep',

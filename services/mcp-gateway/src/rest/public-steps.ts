@@ -81,6 +81,14 @@ export function openApiDocument(document: () => unknown): Step {
   };
 }
 
+/** The public keys of forwarded tokens (docs/upstream-servers.md): any origin may read them; a verifier caches them. */
+export function signingKeys(jwks: () => Promise<unknown>): Step {
+  return async function signingKeys(ex) {
+    ex.headers = { ...ex.headers, ...PUBLIC_CORS, 'Cache-Control': 'public, max-age=300' };
+    respond(ex, await jwks());
+  };
+}
+
 /** The CORS preflight of the public documents. */
 export const publicPreflight: Step = function publicPreflight(ex) {
   ex.headers = { ...ex.headers, ...PUBLIC_CORS };

@@ -16,7 +16,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 export function prepareRestCall(registry: ToolRegistry, legacyNames: boolean, toolOf: (ex: Exchange) => string): Step {
   return function prepareRestCall(ex) {
     const name = toolOf(ex);
-    const prepared = prepareCall(registry, { name, arguments: ex.body }, ex.policy!, legacyNames);
+    const prepared = prepareCall(ex.toolSet ?? registry, { name, arguments: ex.body }, ex.policy!, legacyNames);
     ex.prepared = prepared;
     if (prepared.legacyName) ex.legacy = true;
     const refusal = prepared.refusal;
@@ -43,6 +43,7 @@ export function callTool(run: ReturnType<typeof runTool>): Step {
       policy: ex.policy!,
       requestId: ex.requestId,
       prepared: ex.prepared,
+      toolSet: ex.toolSet,
     });
     respond(ex, result);
   };

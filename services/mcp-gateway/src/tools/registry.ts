@@ -36,7 +36,33 @@ function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-export class ToolRegistry {
+/** Where a call finds its tool by name: the built-in registry, or a project's tool set beside it (upstreams/tool-sets.ts). */
+export interface ToolLookup {
+  get(name: string): RegisteredTool | undefined;
+  listFor(caller: CallerContext): ListedTool[];
+}
+
+/** The policy context a list depends on: callers with the same key see the same list. */
+export const listKey = (caller: CallerContext): string =>
+  `${caller.role}|${caller.serviceAccount}|${caller.plan}|${caller.agents}|${caller.surface}|${caller.endpoint}`;
+
+/** The tools of `tools` this caller may call, as tools/list shows them, sorted by name. */
+export function listed(tools: Iterable<RegisteredTool>, caller: CallerContext): ListedTool[] {
+  // Sorted by name: a deterministic order (MCP 2026-07-28 "Listing Tools").
+  return [...tools]
+    .filter((t) => evaluate(t.policy, caller).allowed)
+    .sort((a, b) => (a.def.name < b.def.name ? -1 : a.def.name > b.def.name ? 1 : 0))
+    .map(({ def }) => ({
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      inputSchema: def.inputSchema,
+      ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
+      ...(def.annotations ? { annotations: def.annotations } : {}),
+    }));
+}
+
+export class ToolRegistry implements ToolLookup {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly listCache = new Map<string, ListedTool[]>();
 
@@ -58,24 +84,10 @@ export class ToolRegistry {
 
   /** What tools/list shows this caller: only what it may call here. */
   listFor(caller: CallerContext): ListedTool[] {
-    const key = `${caller.role}|${caller.serviceAccount}|${caller.plan}|${caller.agents}|${caller.surface}|${caller.endpoint}`;
-    let listed = this.listCache.get(key);
-    if (!listed) {
-      // Sorted by name: a deterministic order (MCP 2026-07-28 "Listing Tools").
-      listed = this.all()
-        .filter((t) => evaluate(t.policy, caller).allowed)
-        .sort((a, b) => (a.def.name < b.def.name ? -1 : a.def.name > b.def.name ? 1 : 0))
-        .map(({ def }) => ({
-          name: def.name,
-          title: def.title,
-          description: def.description,
-          inputSchema: def.inputSchema,
-          ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
-          ...(def.annotations ? { annotations: def.annotations } : {}),
-        }));
-      this.listCache.set(key, listed);
-    }
-    return listed;
+    const key = listKey(caller);
+    let list = this.listCache.get(key);
+    if (!list) this.listCache.set(key, (list = listed(this.tools.values(), caller)));
+    return list;
   }
 }
 

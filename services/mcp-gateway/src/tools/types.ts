@@ -63,6 +63,8 @@ export interface ToolCaller {
   sessionId: string;
   /** Where the request came from, for audit entries a tool writes (docs/audit.md "An entry"). */
   origin: { source: string; requestId: string };
+  /** The OAuth client the token was issued to, or `svc-key:<key id>` for an API key. */
+  clientId: string;
 }
 
 /** A tool as the registry holds it; tools are written with defineTool, which types `call`'s args. */
@@ -74,6 +76,8 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** The tool bounds its own time (a forwarded call: its upstream's timeout), instead of the gateway's tool budget. */
+  selfTimed?: boolean;
   call(args: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult>;
 }
 

@@ -28,6 +28,7 @@ export function caller(project: string | null, over: Partial<ToolCaller> = {}): 
     workspace: 'ws',
     grantedProjects: [],
     sessionId: `session-${project}`,
+    clientId: `svc-key:key-${project}`,
     origin: { source: '192.0.2.1', requestId: `req-${project}` },
     ...over,
   };
@@ -75,7 +76,7 @@ export function harness(redis: Redis) {
     };
     const params = { name, arguments: structuredClone(args) };
     const prepared = prepareCall(registry, params, policy, false);
-    return (await handler(params, { caller: resolved, toolCaller: who, policy, requestId: 'tool-harness', prepared })) as ToolResult;
+    return (await handler(params, { caller: resolved, toolCaller: who, policy, requestId: 'tool-harness', prepared, toolSet: null })) as ToolResult;
   }
   return { registry, call };
 }

@@ -1,0 +1,118 @@
+/**
+ * What discovery makes of an upstream's tools/list (docs/upstream-servers.md "Policy rows"): each
+ * tool checked and bounded, then merged into the rows svc keeps. A tool found at registration starts
+ * on at its default row; one found later starts off (`new`); a changed description, schema or
+ * annotation waits for an admin (`changed`, the old one still offered); a tool no longer listed is
+ * `missing` (its row is kept, so an admin's choices survive a redeploy of the upstream).
+ */
+import { defaultPolicy } from './defaults.ts';
+import { UPSTREAM_LIMITS } from './limits.ts';
+import { listedName } from './names.ts';
+import type { ToolDescriptor, UpstreamTool } from './types.ts';
+
+/** The tools an upstream listed, checked: those kept, by name, and why others were left out. */
+export interface Discovered {
+  tools: Map<string, ToolDescriptor>;
+  problems: string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The tools of a tools/list answer that svc can offer, each bounded (UPSTREAM_LIMITS). */
+export function checkTools(upstream: string, listed: unknown[]): Discovered {
+  const tools = new Map<string, ToolDescriptor>();
+  const left = { name: 0, schema: 0, size: 0, count: 0 };
+  for (const raw of listed) {
+    if (!isObject(raw) || typeof raw['name'] !== 'string' || !listedName(upstream, raw['name'])) {
+      left.name++;
+      continue;
+    }
+    const input = raw['inputSchema'];
+    if (!isObject(input) || input['type'] !== 'object') {
+      left.schema++;
+      continue;
+    }
+    const descriptor: ToolDescriptor = {
+      description: typeof raw['description'] === 'string' ? raw['description'] : '',
+      inputSchema: input,
+      ...(typeof raw['title'] === 'string' ? { title: raw['title'] } : {}),
+      ...(isObject(raw['outputSchema']) ? { outputSchema: raw['outputSchema'] } : {}),
+      ...(isObject(raw['annotations']) ? { annotations: raw['annotations'] } : {}),
+    };
+    if (Buffer.byteLength(JSON.stringify(descriptor)) > UPSTREAM_LIMITS.descriptorBytes) {
+      left.size++;
+      continue;
+    }
+    if (tools.size >= UPSTREAM_LIMITS.toolsPerUpstream) {
+      left.count++;
+      continue;
+    }
+    tools.set(raw['name'], descriptor);
+  }
+  const problems: string[] = [];
+  if (left.name) problems.push(`${left.name} tool(s) left out: a name svc cannot list (letters, digits, _ and -; at most 64 with the prefix)`);
+  if (left.schema) problems.push(`${left.schema} tool(s) left out: no object inputSchema`);
+  if (left.size) problems.push(`${left.size} tool(s) left out: larger than ${UPSTREAM_LIMITS.descriptorBytes} bytes`);
+  if (left.count) problems.push(`${left.count} tool(s) left out: more than ${UPSTREAM_LIMITS.toolsPerUpstream}`);
+  return { tools, problems };
+}
+
+/** The same descriptor, whatever the order of its keys. */
+export function sameDescriptor(a: ToolDescriptor, b: ToolDescriptor): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The rows after a discovery: `existing` (this upstream's rows) merged with what was found. Only
+ * the rows that differ from `existing` are returned.
+ */
+export function mergeTools(
+  upstream: string,
+  existing: readonly UpstreamTool[],
+  found: ReadonlyMap<string, ToolDescriptor>,
+  now: number,
+  atRegistration: boolean,
+): UpstreamTool[] {
+  const changed: UpstreamTool[] = [];
+  const byName = new Map(existing.map((t) => [t.name, t]));
+  for (const [name, descriptor] of found) {
+    const row = byName.get(name);
+    if (!row) {
+      changed.push({
+        upstream,
+        name,
+        descriptor,
+        pending: null,
+        policy: defaultPolicy(descriptor, atRegistration),
+        state: atRegistration ? 'listed' : 'new',
+        firstSeen: now,
+      });
+      continue;
+    }
+    const next = merged(row, descriptor);
+    if (next) changed.push(next);
+  }
+  for (const row of existing)
+    if (!found.has(row.name) && row.state !== 'missing') changed.push({ ...row, state: 'missing', pending: null });
+  return changed;
+}
+
+/** One known tool seen again: its new row, or null when nothing changed. */
+function merged(row: UpstreamTool, descriptor: ToolDescriptor): UpstreamTool | null {
+  // A tool not yet turned on has nothing to protect: it takes what the upstream says now.
+  if (row.state === 'new') return sameDescriptor(row.descriptor, descriptor) ? null : { ...row, descriptor };
+  if (sameDescriptor(row.descriptor, descriptor))
+    return row.state === 'listed' ? null : { ...row, state: 'listed', pending: null };
+  if (row.pending && sameDescriptor(row.pending, descriptor) && row.state === 'changed') return null;
+  return { ...row, state: 'changed', pending: descriptor };
+}

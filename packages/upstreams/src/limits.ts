@@ -1,0 +1,37 @@
+/**
+ * Every bound on a project's upstream MCP servers, declared once (docs/upstream-servers.md
+ * "Bounds"): what the management API refuses past, what discovery keeps, and what a forwarded
+ * call may take. The management contract names them in its schemas, so the API, the CLI and the
+ * docs say the same numbers.
+ */
+export const UPSTREAM_LIMITS = {
+  /** Upstream servers a project may register. */
+  perProject: 10,
+  /** An upstream's name: the prefix of its tools' names (names.ts). */
+  nameLength: 24,
+  urlLength: 2_048,
+  /** The static credential an upstream may be given (a header's value), sealed at rest. */
+  credentialLength: 4_096,
+  /** Tools kept of one upstream; past it the rest are left out and the upstream flagged. */
+  toolsPerUpstream: 100,
+  /** One tool's description, schemas and annotations as JSON; a larger tool is left out and flagged. */
+  descriptorBytes: 16 * 1024,
+  /** Pages of tools/list read at discovery (MCP pagination). */
+  listPages: 20,
+  /** A forwarded call's time, ms: each upstream has its own, within these. */
+  timeoutMs: { default: 10_000, min: 1_000, max: 60_000 },
+  /** Discovery's time, ms, whatever the upstream's call timeout. */
+  discoveryTimeoutMs: 10_000,
+  /** An upstream's answer, JSON or an event stream, read at most this far. */
+  answerBytes: 4 * 1024 * 1024,
+  /** Messages of an event stream read before the answer; past it the call fails as a flood. */
+  streamEvents: 1_000,
+  /** A forwarded token's lifetime, seconds (RFC 9068 access token, docs/upstream-servers.md). */
+  tokenSeconds: 60,
+  /** An upstream's tools are read again when older than this (and on notifications/tools/list_changed). */
+  refreshEveryMs: 5 * 60_000,
+  /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
+  breaker: { failures: 5, openMs: 30_000 },
+  /** A gateway keeps this many projects' tool sets in memory (least recently used go first), each for at most `ttlMs`. */
+  toolSets: { projects: 1_000, ttlMs: 30_000 },
+} as const;

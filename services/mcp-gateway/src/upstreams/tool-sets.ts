@@ -1,0 +1,179 @@
+/**
+ * A project's tools: the built-in ones beside its upstream servers' (docs/upstream-servers.md). Each
+ * gateway keeps a project's tool set in memory, read from Redis in one command (the project's
+ * upstream hash), dropped when an invalidation message names the project (INVALIDATES.upstreams)
+ * and at most UPSTREAM_LIMITS.toolSets.ttlMs old; at most UPSTREAM_LIMITS.toolSets.projects sets
+ * are kept, the least recently used going first. An upstream tool is offered only when its row is
+ * on and its schema compiles; its policy row is evaluated exactly as a built-in tool's.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { INVALIDATES } from '@svc/accounts';
+import type { Logger } from '@svc/logger';
+import type { CallerContext, ToolPolicy } from '@svc/policy';
+import { listedName, UPSTREAM_LIMITS, type ProjectUpstreams, type Upstream, type Upstreams, type UpstreamTool } from '@svc/upstreams';
+import { listed, listKey, type ListedTool, type RegisteredTool, type ToolLookup, type ToolRegistry } from '../tools/registry.ts';
+import type { ToolCaller, ToolResult } from '../tools/types.ts';
+
+type Call = (args: Record<string, unknown>, caller: ToolCaller) => Promise<ToolResult>;
+
+export interface ToolSetDeps {
+  registry: ToolRegistry;
+  upstreams: Upstreams;
+  logger: Logger;
+  /** The call of one upstream tool (forward.ts). */
+  forward: (upstream: Upstream, tool: string) => Call;
+  now?: () => number;
+}
+
+/**
+ * Upstream schemas are the upstream's, not svc's: checked as they are (no defaults filled in, so
+ * the upstream receives what the caller sent), compiled once per schema text, a bounded number kept.
+ */
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+const compiled = new Map<string, ValidateFunction>();
+const COMPILED_KEPT = 5_000;
+/** What the invalidation messages about a project's upstreams start with (INVALIDATES.upstreams). */
+const MESSAGE_PREFIX = INVALIDATES.upstreams('');
+
+function validatorOf(schema: Record<string, unknown>): ValidateFunction | null {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (validate) return validate;
+  try {
+    validate = ajv.compile(schema);
+  } catch {
+    return null;
+  }
+  compiled.set(text, validate);
+  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
+  return validate;
+}
+
+/** The built-in tools and one project's upstream tools, as one lookup. */
+export class ProjectToolSet implements ToolLookup {
+  private readonly lists = new Map<string, ListedTool[]>();
+  private readonly registry: ToolRegistry;
+  readonly upstreamTools: ReadonlyMap<string, RegisteredTool>;
+
+  constructor(registry: ToolRegistry, upstreamTools: Map<string, RegisteredTool>) {
+    this.registry = registry;
+    this.upstreamTools = upstreamTools;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.registry.get(name) ?? this.upstreamTools.get(name);
+  }
+
+  listFor(caller: CallerContext): ListedTool[] {
+    const key = listKey(caller);
+    let list = this.lists.get(key);
+    if (!list) {
+      const own = listed(this.upstreamTools.values(), caller);
+      list = [...this.registry.listFor(caller), ...own].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      this.lists.set(key, list);
+    }
+    return list;
+  }
+}
+
+export function projectToolSets(deps: ToolSetDeps) {
+  const now = deps.now ?? Date.now;
+  const sets = new Map<string, { set: Promise<ProjectToolSet>; until: number }>();
+
+  function build(project: string, read: ProjectUpstreams): ProjectToolSet {
+    const byName = new Map(read.upstreams.map((u) => [u.name, u]));
+    const tools = new Map<string, RegisteredTool>();
+    for (const row of read.tools) {
+      const upstream = byName.get(row.upstream);
+      const name = listedName(row.upstream, row.name);
+      if (!upstream || !name || !offered(row)) continue;
+      const validate = validatorOf(row.descriptor.inputSchema);
+      if (!validate) {
+        deps.logger.warn('upstream tool schema does not compile; not offered', { project, upstream: row.upstream, tool: row.name });
+        continue;
+      }
+      tools.set(name, { def: definition(name, row, deps.forward(upstream, row.name)), policy: policyOf(name, row), validate });
+    }
+    return new ProjectToolSet(deps.registry, tools);
+  }
+
+  /** Upstreams due a refresh are read again in the background, by one gateway (a lease). */
+  function refreshDue(project: string, workspace: string, read: ProjectUpstreams): void {
+    for (const u of read.upstreams)
+      if (u.refreshedAt === null || now() - u.refreshedAt >= UPSTREAM_LIMITS.refreshEveryMs)
+        void deps.upstreams.refreshIfDue(project, workspace, u).catch((err: unknown) =>
+          deps.logger.warn('upstream refresh failed', { project, upstream: u.name, err }),
+        );
+  }
+
+  return {
+    /** The project's tool set: built-in and upstream tools. */
+    get(project: string, workspace: string): Promise<ProjectToolSet> {
+      const hit = sets.get(project);
+      if (hit && hit.until > now()) {
+        // Least recently used goes first: a hit moves to the end.
+        sets.delete(project);
+        sets.set(project, hit);
+        return hit.set;
+      }
+      const set = deps.upstreams.read(project).then((read) => {
+        refreshDue(project, workspace, read);
+        return build(project, read);
+      });
+      sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs });
+      set.catch(() => sets.delete(project));
+      if (sets.size > UPSTREAM_LIMITS.toolSets.projects) sets.delete(sets.keys().next().value!);
+      return set;
+    },
+
+    /** An invalidation message: the project it names is read again at its next call. */
+    invalidate(message: string): void {
+      if (message.startsWith(MESSAGE_PREFIX)) sets.delete(message.slice(MESSAGE_PREFIX.length));
+    },
+
+    /** Every set dropped (the subscription reconnected: messages may have been missed). */
+    clear(): void {
+      sets.clear();
+    },
+
+    /** An upstream said its tools changed: read them again now (by one gateway), and drop the set. */
+    listChanged(project: string, workspace: string, upstream: string): void {
+      void deps.upstreams
+        .refresh(project, workspace, upstream)
+        .catch((err: unknown) => deps.logger.warn('upstream refresh failed', { project, upstream, err }));
+    },
+  };
+}
+
+export type ProjectToolSets = ReturnType<typeof projectToolSets>;
+
+/** Offered: on, and not gone from the upstream (a changed tool is offered as it was). */
+const offered = (row: UpstreamTool) => row.policy.enabled && (row.state === 'listed' || row.state === 'changed');
+
+function policyOf(name: string, row: UpstreamTool): ToolPolicy {
+  return {
+    name,
+    level: row.policy.level,
+    plan: row.policy.plan,
+    surfaces: row.policy.surfaces,
+    agents: row.policy.agents,
+    countsAsQuery: row.policy.countsAsQuery,
+    endpoints: ['project'],
+    summary: row.descriptor.title ?? (row.descriptor.description.split('\n')[0] ?? '').slice(0, 120),
+  };
+}
+
+function definition(name: string, row: UpstreamTool, call: Call): RegisteredTool['def'] {
+  const d = row.descriptor;
+  return {
+    name,
+    title: d.title ?? row.name,
+    description: d.description,
+    inputSchema: d.inputSchema,
+    ...(d.outputSchema ? { outputSchema: d.outputSchema } : {}),
+    ...(d.annotations ? { annotations: d.annotations as RegisteredTool['def']['annotations'] & object } : {}),
+    selfTimed: true,
+    call,
+  };
+}
+
