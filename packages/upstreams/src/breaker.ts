@@ -28,6 +28,17 @@ export class Breakers {
     return true;
   }
 
+  /**
+   * A call let through whose outcome says nothing of the upstream's health (svc refused it itself:
+   * the workspace's share of the tools lane was held): not counted, and a half-open breaker's trial
+   * is given back, so the next call may try.
+   */
+  release(key: string): void {
+    const s = this.states.get(key);
+    if (s) s.trying = false;
+  }
+
+  /** A call's outcome: a success closes the breaker, a failure counts towards opening it. */
   record(key: string, ok: boolean): void {
     if (ok) {
       this.states.delete(key);

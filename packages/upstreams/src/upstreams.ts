@@ -75,7 +75,8 @@ export interface UpstreamView {
 
 export type Upstreams = ReturnType<typeof createUpstreams>;
 
-export function createUpstreams(options: UpstreamsOptions) {
+/** What the operations below share: the store, the client, the signer, the clock and the reads. */
+function upstreamContext(options: UpstreamsOptions) {
   const { redis, pepper } = options;
   const now = options.now ?? Date.now;
   const store = new UpstreamStore(redis);
@@ -119,14 +120,13 @@ export function createUpstreams(options: UpstreamsOptions) {
   async function change(
     project: string,
     name: string,
-    plan: (current: UpstreamView, raw: Map<string, string>) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[] }>,
+    plan: (current: UpstreamView) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[] }>,
   ): Promise<UpstreamView> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const all = await store.read(project);
       const upstream = all.upstreams.find((u) => u.name === name);
       if (!upstream) throw new UpstreamInputError(`This project has no upstream server named ${name}.`, 'name', 404);
-      const current = { upstream, tools: all.tools.filter((t) => t.upstream === name) };
-      const next = await plan(current, all.raw);
+      const next = await plan({ upstream, tools: all.tools.filter((t) => t.upstream === name) });
       const edit: RowChange = { read: new Map(), set: new Map(), remove: [] };
       const uf = FIELDS.upstream(name);
       edit.read.set(uf, all.raw.get(uf) ?? '');
@@ -141,108 +141,116 @@ export function createUpstreams(options: UpstreamsOptions) {
     throw new UpstreamInputError('The upstream changed while this change was made; try again.', 'name', 409);
   }
 
+  return { redis, now, store, client, tokens, sealed, endpointOf, discover, view, change };
+}
+
+type Context = ReturnType<typeof upstreamContext>;
+
+/** Registers an upstream: checked, spoken to, its tools read and rowed, then stored (refused past the project's limit). */
+async function register(ctx: Context, input: RegisterInput): Promise<UpstreamView> {
+  const nameProblem = upstreamNameProblem(input.name);
+  if (nameProblem) throw new UpstreamInputError(`The ${nameProblem}.`, 'name');
+  checkUrl(input.url);
+  checkCredential(input.credential);
+  const at = ctx.now();
+  const upstream: Upstream = {
+    name: input.name,
+    project: input.project,
+    url: input.url,
+    timeoutMs: input.timeoutMs ?? UPSTREAM_LIMITS.timeoutMs.default,
+    credential: ctx.sealed(input.credential, input.project),
+    era: null,
+    protocolVersion: null,
+    addedAt: at,
+    addedBy: input.addedBy,
+    refreshedAt: null,
+    problem: null,
+  };
+  const found = await ctx.discover(upstream, input.workspace).catch((err: unknown) => {
+    throw new UpstreamInputError(`svc could not read the server's tools: ${reasonOf(err)}.`, 'url');
+  });
+  const registered: Upstream = {
+    ...upstream,
+    era: found.era,
+    protocolVersion: found.version,
+    refreshedAt: at,
+    problem: found.problems.join('; ') || null,
+  };
+  const tools = mergeTools(input.name, [], found.tools, at, true);
+  const outcome = await ctx.store.add(registered, tools);
+  if (outcome === 'exists') throw new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409);
+  if (outcome === 'full')
+    throw new UpstreamInputError(`A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`, 'name', 409);
+  return { upstream: registered, tools: tools.sort(byName) };
+}
+
+/** Reads the upstream's tools again and merges them; a failure is kept on the record as its problem. */
+function refresh(ctx: Context, project: string, workspace: string, name: string): Promise<UpstreamView> {
+  return ctx.change(project, name, async ({ upstream, tools }) => {
+    const at = ctx.now();
+    try {
+      const found = await ctx.discover(upstream, workspace);
+      return {
+        upstream: { ...upstream, era: found.era, protocolVersion: found.version, refreshedAt: at, problem: found.problems.join('; ') || null },
+        tools: mergeTools(name, tools, found.tools, at, false),
+      };
+    } catch (err) {
+      return { upstream: { ...upstream, refreshedAt: at, problem: `svc could not read the server's tools: ${reasonOf(err)}` } };
+    }
+  });
+}
+
+async function update(ctx: Context, project: string, workspace: string, name: string, patch: UpstreamChange): Promise<UpstreamView> {
+  if (patch.url !== undefined) checkUrl(patch.url);
+  checkCredential(patch.credential);
+  const changed = await ctx.change(project, name, async ({ upstream }) => ({
+    upstream: {
+      ...upstream,
+      ...(patch.url === undefined ? {} : { url: patch.url, era: null, protocolVersion: null }),
+      ...(patch.timeoutMs === undefined ? {} : { timeoutMs: patch.timeoutMs }),
+      ...(patch.credential === undefined ? {} : { credential: ctx.sealed(patch.credential, project) }),
+    },
+  }));
+  // Another server may now answer there: its tools are read again (new ones start off).
+  return patch.url === undefined && patch.credential === undefined ? changed : refresh(ctx, project, workspace, name);
+}
+
+function setTool(ctx: Context, project: string, name: string, tool: string, patch: ToolChange): Promise<UpstreamView> {
+  return ctx.change(project, name, async ({ tools }) => {
+    const row = tools.find((t) => t.name === tool);
+    if (!row) throw new UpstreamInputError(`The upstream server ${name} has no tool named ${tool}.`, 'tool', 404);
+    const { acceptChange, ...policy } = patch;
+    const next: UpstreamTool = { ...row, policy: { ...row.policy, ...policy } };
+    if (acceptChange && row.state === 'changed' && row.pending) Object.assign(next, { descriptor: row.pending, pending: null, state: 'listed' });
+    // Turning a new tool on is the admin's review of it.
+    if (next.state === 'new' && next.policy.enabled) next.state = 'listed';
+    return { tools: [next] };
+  });
+}
+
+export function createUpstreams(options: UpstreamsOptions) {
+  const ctx = upstreamContext(options);
   return {
-    store,
-    client,
-    tokens,
-    endpointOf,
-
-    read: (project: string): Promise<ProjectUpstreams> => store.read(project),
-    view,
-
-    /** Registers an upstream: checked, spoken to, its tools read and rowed, then stored (refused past the project's limit). */
-    async register(input: RegisterInput): Promise<UpstreamView> {
-      const nameProblem = upstreamNameProblem(input.name);
-      if (nameProblem) throw new UpstreamInputError(`The ${nameProblem}.`, 'name');
-      checkUrl(input.url);
-      checkCredential(input.credential);
-      const at = now();
-      const upstream: Upstream = {
-        name: input.name,
-        project: input.project,
-        url: input.url,
-        timeoutMs: input.timeoutMs ?? UPSTREAM_LIMITS.timeoutMs.default,
-        credential: sealed(input.credential, input.project),
-        era: null,
-        protocolVersion: null,
-        addedAt: at,
-        addedBy: input.addedBy,
-        refreshedAt: null,
-        problem: null,
-      };
-      const found = await discover(upstream, input.workspace).catch((err: unknown) => {
-        throw new UpstreamInputError(`svc could not read the server's tools: ${reasonOf(err)}.`, 'url');
-      });
-      const registered: Upstream = {
-        ...upstream,
-        era: found.era,
-        protocolVersion: found.version,
-        refreshedAt: at,
-        problem: found.problems.join('; ') || null,
-      };
-      const tools = mergeTools(input.name, [], found.tools, at, true);
-      const outcome = await store.add(registered, tools);
-      if (outcome === 'exists') throw new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409);
-      if (outcome === 'full')
-        throw new UpstreamInputError(`A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`, 'name', 409);
-      return { upstream: registered, tools: tools.sort(byName) };
-    },
-
-    /** Reads the upstream's tools again and merges them; a failure is kept on the record as its problem. */
-    async refresh(project: string, workspace: string, name: string): Promise<UpstreamView> {
-      return change(project, name, async ({ upstream, tools }) => {
-        const at = now();
-        try {
-          const found = await discover(upstream, workspace);
-          return {
-            upstream: { ...upstream, era: found.era, protocolVersion: found.version, refreshedAt: at, problem: found.problems.join('; ') || null },
-            tools: mergeTools(name, tools, found.tools, at, false),
-          };
-        } catch (err) {
-          return { upstream: { ...upstream, refreshedAt: at, problem: `svc could not read the server's tools: ${reasonOf(err)}` } };
-        }
-      });
-    },
-
+    store: ctx.store,
+    client: ctx.client,
+    tokens: ctx.tokens,
+    endpointOf: ctx.endpointOf,
+    view: ctx.view,
+    read: (project: string): Promise<ProjectUpstreams> => ctx.store.read(project),
+    register: (input: RegisterInput) => register(ctx, input),
+    refresh: (project: string, workspace: string, name: string) => refresh(ctx, project, workspace, name),
     /** A gateway's refresh of an upstream due one: only one gateway at a time (a lease), and only when still due. */
     async refreshIfDue(project: string, workspace: string, u: Upstream): Promise<boolean> {
-      if (u.refreshedAt !== null && now() - u.refreshedAt < UPSTREAM_LIMITS.refreshEveryMs) return false;
-      const lease = await redis.set(K.upstreamRefreshLease(project, u.name), '1', 'PX', UPSTREAM_LIMITS.refreshEveryMs, 'NX');
+      if (u.refreshedAt !== null && ctx.now() - u.refreshedAt < UPSTREAM_LIMITS.refreshEveryMs) return false;
+      const lease = await ctx.redis.set(K.upstreamRefreshLease(project, u.name), '1', 'PX', UPSTREAM_LIMITS.refreshEveryMs, 'NX');
       if (lease !== 'OK') return false;
-      await this.refresh(project, workspace, u.name);
+      await refresh(ctx, project, workspace, u.name);
       return true;
     },
-
-    async update(project: string, workspace: string, name: string, patch: UpstreamChange): Promise<UpstreamView> {
-      if (patch.url !== undefined) checkUrl(patch.url);
-      checkCredential(patch.credential);
-      const changed = await change(project, name, async ({ upstream }) => ({
-        upstream: {
-          ...upstream,
-          ...(patch.url === undefined ? {} : { url: patch.url, era: null, protocolVersion: null }),
-          ...(patch.timeoutMs === undefined ? {} : { timeoutMs: patch.timeoutMs }),
-          ...(patch.credential === undefined ? {} : { credential: sealed(patch.credential, project) }),
-        },
-      }));
-      // Another server may now answer there: its tools are read again (new ones start off).
-      return patch.url === undefined && patch.credential === undefined ? changed : this.refresh(project, workspace, name);
-    },
-
-    async setTool(project: string, name: string, tool: string, patch: ToolChange): Promise<UpstreamView> {
-      return change(project, name, async ({ tools }) => {
-        const row = tools.find((t) => t.name === tool);
-        if (!row) throw new UpstreamInputError(`The upstream server ${name} has no tool named ${tool}.`, 'tool', 404);
-        const { acceptChange, ...policy } = patch;
-        const next: UpstreamTool = { ...row, policy: { ...row.policy, ...policy } };
-        if (acceptChange && row.state === 'changed' && row.pending) Object.assign(next, { descriptor: row.pending, pending: null, state: 'listed' });
-        // Turning a new tool on is the admin's review of it.
-        if (next.state === 'new' && next.policy.enabled) next.state = 'listed';
-        return { tools: [next] };
-      });
-    },
-
-    remove: (project: string, name: string) => store.remove(project, name),
-    removeAll: (project: string) => store.removeAll(project),
+    update: (project: string, workspace: string, name: string, patch: UpstreamChange) => update(ctx, project, workspace, name, patch),
+    setTool: (project: string, name: string, tool: string, patch: ToolChange) => setTool(ctx, project, name, tool, patch),
+    remove: (project: string, name: string) => ctx.store.remove(project, name),
+    removeAll: (project: string) => ctx.store.removeAll(project),
   };
 }
 

@@ -12,7 +12,6 @@ import type { ResolveTxt } from '@svc/sso';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Tracing } from '@svc/telemetry';
-import { Breakers, createUpstreams } from '@svc/upstreams';
 import type { Target } from './auth/caller.ts';
 import { claimProof } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
@@ -47,9 +46,8 @@ import { gatewayRoutes } from './routes.ts';
 import { createTools } from './tools/index.ts';
 import { challenge } from './auth/challenge.ts';
 import { ToolRegistry } from './tools/registry.ts';
-import { forwarder } from './upstreams/forward.ts';
 import { loadToolSet, mcpToolNeeded } from './upstreams/load-step.ts';
-import { projectToolSets, type ProjectToolSets } from './upstreams/tool-sets.ts';
+import { gatewayUpstreams } from './upstreams/tool-sets.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -91,14 +89,9 @@ export function createGateway(deps: GatewayDeps) {
   });
   const tracer = deps.tracing?.tracer ?? null;
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
-  const upstreams = createUpstreams({
-    redis: deps.redis,
-    pepper: config.keyPepper,
-    issuer: config.baseUrl,
-    allowedPrivate: config.upstreamAllowedPrivate,
-    now,
-  });
-  const management = gatewayManagement({ ...deps, now, upstreams });
+  // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
+  const upstreamSide = gatewayUpstreams({ config, redis: deps.redis, logger, now });
+  const management = gatewayManagement({ ...deps, now, upstreams: upstreamSide.upstreams });
   const tools = createTools({
     redis: deps.knowledgeRedis ?? deps.redis,
     accounts: deps.accounts,
@@ -107,9 +100,7 @@ export function createGateway(deps: GatewayDeps) {
     ...(embedder ? { embedder } : {}),
   });
   const registry = new ToolRegistry(tools);
-  // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
-  const forwardDeps = { upstreams, breakers: new Breakers(now), logger, onListChanged: (p: string, w: string, u: string) => toolSets.listChanged(p, w, u) };
-  const toolSets: ProjectToolSets = projectToolSets({ registry, upstreams, logger, now, forward: (u, tool) => forwarder(forwardDeps, u, tool) });
+  const toolSets = upstreamSide.toolSetsOver(registry);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -118,19 +109,7 @@ export function createGateway(deps: GatewayDeps) {
   });
   const callDeps = { logger, onCall: metrics.countToolCall, tracer };
   const version = deps.version ?? '0.1.0';
-  const methods: MethodTable = {
-    modern: new Map([
-      ['server/discover', serverDiscover()],
-      ['tools/list', toolsList({ registry })],
-      ['tools/call', toolsCall(callDeps)],
-    ]),
-    legacy: new Map([
-      ['initialize', initialize({ version })],
-      ['ping', ping()],
-      ['tools/list', toolsList({ registry })],
-      ['tools/call', toolsCall(callDeps)],
-    ]),
-  };
+  const methods = methodTable(registry, callDeps, version);
   const runDeps = {
     logger,
     tracer,
@@ -180,7 +159,7 @@ export function createGateway(deps: GatewayDeps) {
     // checkOrigin, authenticate, admit, readBody, readBodyOrEmpty: the other routes' shared steps.
     ...steps,
     openApi: () => (openApiDoc ??= buildOpenApi(tools, { baseUrl: config.baseUrl })),
-    jwks: () => upstreams.tokens.jwks(),
+    jwks: () => upstreamSide.upstreams.tokens.jwks(),
     cacheSize: () => cache.size,
     draining: deps.draining ?? (() => false),
   });
@@ -193,14 +172,30 @@ export function createGateway(deps: GatewayDeps) {
     registry,
     /** Starts the invalidation subscription (a dedicated connection) and the last-used flusher. */
     async start(subscriber: Redis) {
-      subscriber.on('message', (_channel: string, message: string) => toolSets.invalidate(message));
-      subscriber.on('ready', () => toolSets.clear());
+      toolSets.follow(subscriber);
       await cache.subscribe(subscriber);
       lastUsed.start();
     },
     async stop() {
       await lastUsed.stop();
     },
+  };
+}
+
+/** The JSON-RPC methods of each protocol era (docs/mcp-revisions.md). */
+function methodTable(registry: ToolRegistry, callDeps: Parameters<typeof toolsCall>[0], version: string): MethodTable {
+  return {
+    modern: new Map([
+      ['server/discover', serverDiscover()],
+      ['tools/list', toolsList({ registry })],
+      ['tools/call', toolsCall(callDeps)],
+    ]),
+    legacy: new Map([
+      ['initialize', initialize({ version })],
+      ['ping', ping()],
+      ['tools/list', toolsList({ registry })],
+      ['tools/call', toolsCall(callDeps)],
+    ]),
   };
 }
 

@@ -21,7 +21,7 @@ import { waitFor } from '@svc/testkit';
 import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_URL_MAX } from '@svc/webhooks';
 import { MANAGEMENT_ROUTES } from '../src/rest/management-steps.ts';
 import { checkAnswers, refusal, send, success, typedClient, type Answered } from './management-client.ts';
-import { call, post, seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
+import { call, post, seed, startFixture, startPlainUpstream, type GatewayFixture, type Seeded } from './support.ts';
 
 let f: GatewayFixture;
 let owner: Seeded;
@@ -33,7 +33,7 @@ let me: ReturnType<typeof typedClient>;
 const dns = new Map<string, string[][]>();
 
 before(async () => {
-  f = await startFixture({}, { resolveTxt: async (name) => dns.get(name) ?? [] });
+  f = await startFixture({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' }, { resolveTxt: async (name) => dns.get(name) ?? [] });
   owner = await seed(f.accounts, { plan: 'TEAM' });
   personal = (await f.accounts.keys.createUserKey({ userId: owner.userId })).key;
   me = typedClient(f.url, personal, answered);
@@ -303,7 +303,14 @@ test('cross-tenant: every route with credentials of another workspace, another p
     },
     { source: '192.0.2.1', requestId: 'test' },
   );
-  const params: Record<string, string> = { project: owner.project, id: target.id, user: owner.userId, workspace: owner.workspace };
+  const params: Record<string, string> = {
+    project: owner.project,
+    id: target.id,
+    user: owner.userId,
+    workspace: owner.workspace,
+    name: 'notes',
+    tool: 'read_notes',
+  };
   const bodies: Record<string, unknown> = {
     keys: { name: 'x', level: 'ADMIN', expires: '1d' },
     roll: { overlap: '0m' },
@@ -321,6 +328,9 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
     webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
     'webhooks/{id}': { enabled: true },
+    upstreams: { name: 'intruder', url: 'https://intruder.example/mcp' },
+    notes: { timeout_ms: 5_000 },
+    read_notes: { level: 'VIEWER' },
   };
   // Asking for access is open to anyone who can name the project (its point), for themselves:
   // only a key of another project is refused; the request decides nothing.
@@ -850,6 +860,45 @@ test(`webhooks over REST: create (secret shown once), list, change, rotate, test
     !JSON.stringify(entries).includes('s3cr3t-token') && !JSON.stringify(entries).includes('q5ecret'),
     'no URL secret in the audit',
   );
+});
+
+test('upstream MCP servers over REST: register (its tools read at once), list, get, change, refresh, a tool row, remove, each audited; bad input is a 400 naming it', async () => {
+  const server = await startPlainUpstream();
+  const who = await seed(f.accounts, { plan: 'TEAM' });
+  const client = as((await f.accounts.keys.createUserKey({ userId: who.userId })).key);
+  const project = { project: who.project };
+  try {
+    const added = success(await client.addUpstream({ params: project, body: { name: 'notes', url: server.url } }), 201).body;
+    assert.deepEqual(
+      added.tools.map((t) => [t.listed_name, t.level, t.state]),
+      [
+        ['notes__delete_note', 'ADMIN', 'listed'],
+        ['notes__read_notes', 'VIEWER', 'listed'],
+      ],
+    );
+    assert.ok(server.received.every((r) => r.authorization.startsWith('Bearer ')), 'every request to the upstream carries a token');
+    const one = { ...project, name: 'notes' };
+    assert.equal(success(await client.listUpstreams({ params: project })).body.upstreams.length, 1);
+    assert.equal(success(await client.getUpstream({ params: one })).body.url, server.url);
+    const changed = success(await client.updateUpstream({ params: one, body: { timeout_ms: 2_000, credential: { header: 'X-Api-Key', value: 's3cret' } } }));
+    assert.deepEqual([changed.body.timeout_ms, changed.body.credential], [2_000, { header: 'X-Api-Key' }]);
+    assert.ok(!JSON.stringify(changed.body).includes('s3cret'), 'a credential is never shown again');
+    success(await client.refreshUpstream({ params: one }));
+    const row = success(await client.setUpstreamTool({ params: { ...one, tool: 'delete_note' }, body: { level: 'EDITOR' } }));
+    assert.equal(row.body.tools.find((t) => t.name === 'delete_note')?.level, 'EDITOR');
+    const bad = await client.addUpstream({ params: project, body: { name: 'svc-notes', url: server.url } });
+    assert.equal(refusal(bad, 400).field, 'name');
+    const noUrl = await client.addUpstream({ params: project, body: { name: 'other', url: 'ftp://example.com/mcp' } });
+    assert.equal(refusal(noUrl, 400).field, 'url');
+    assert.equal(refusal(await client.addUpstream({ params: project, body: { name: 'notes', url: server.url } }), 409).code, 'conflict');
+    assert.equal(refusal(await client.getUpstream({ params: { ...project, name: 'none' } }), 404).code, 'not_found');
+    success(await client.removeUpstream({ params: one }));
+    const actions = await auditActions(who.workspace, client);
+    for (const a of ['upstream.added', 'upstream.changed', 'upstream.refreshed', 'upstream.tool_changed', 'upstream.removed'])
+      assert.ok(actions.includes(a), `${a} audited`);
+  } finally {
+    await server.close();
+  }
 });
 
 test('every answer of this suite fits the OpenAPI document, and every operation answered a success', async () => {

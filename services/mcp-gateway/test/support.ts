@@ -2,6 +2,9 @@
  * Gateway test fixture: a private redis-server, the gateway on a free port, the account stores,
  * and helpers to seed accounts and speak JSON-RPC over real HTTP.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Accounts } from '@svc/accounts';
 import { connectRedis, createAccounts, oidcRecordKey } from '@svc/accounts';
 import { generateCredential } from '@svc/credentials';
@@ -170,4 +173,42 @@ export async function plantAccessToken(
   };
   await f.redis.client.hset(oidcRecordKey('AccessToken', token), 'payload', JSON.stringify(payload));
   return token;
+}
+
+/**
+ * A small MCP server of the 2025-11-25 revision (plain node:http, JSON answers): `read_notes`
+ * (read-only) and `delete_note` (destructive); it records what it received. For the management
+ * API's tests of upstream servers; the end-to-end tests use servers built with the official SDKs.
+ */
+export async function startPlainUpstream(): Promise<{ url: string; received: { method: string; authorization: string }[]; close(): Promise<void> }> {
+  const received: { method: string; authorization: string }[] = [];
+  const tools = [
+    { name: 'read_notes', description: 'Lists the notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+    { name: 'delete_note', description: 'Deletes a note', inputSchema: { type: 'object', properties: { title: { type: 'string' } } } },
+  ];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const message = JSON.parse(text || '{}') as { id?: number; method?: string };
+      received.push({ method: message.method ?? '', authorization: req.headers.authorization ?? '' });
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const answer = (result: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize')
+        return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'plain', version: '1' } });
+      if (message.method === 'tools/list') return answer({ tools });
+      if (message.method === 'tools/call') return answer({ content: [{ type: 'text', text: 'done' }] });
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    received,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
 }

@@ -42,11 +42,15 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
       if (answer.listChanged) deps.onListChanged(upstream.project, caller.workspace, upstream.name);
       return resultOf(answer.result);
     } catch (err) {
+      // svc's own failure, or its own bound (the workspace's share of the tools lane is held: reason
+      // `busy`), says nothing of the upstream's health: it neither counts nor keeps a trial call.
+      if (!(err instanceof UpstreamFailure) || err.reason === 'busy') deps.breakers.release(breakerKey);
       if (!(err instanceof UpstreamFailure)) throw err;
-      // The upstream's own refusal of the call (a JSON-RPC error) says nothing of its health.
-      deps.breakers.record(breakerKey, err.reason === 'rpc');
+      // The upstream's own refusal of the call (a JSON-RPC error) says nothing of its health either.
+      if (err.reason !== 'busy') deps.breakers.record(breakerKey, err.reason === 'rpc');
       deps.logger.warn('upstream call failed', { upstream: upstream.name, project: upstream.project, reason: err.reason, requestId: caller.origin.requestId });
-      throw failed(err.reason, err.message, err.rpcError ? { code: err.rpcError.code } : {});
+      // error.data.code is svc's code (upstream_failed, @svc/errors toJsonRpcError); the upstream's own goes beside it.
+      throw failed(err.reason, err.message, err.rpcError ? { upstreamCode: err.rpcError.code } : {});
     }
   };
 }

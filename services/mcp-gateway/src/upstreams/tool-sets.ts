@@ -7,12 +7,23 @@
  * on and its schema compiles; its policy row is evaluated exactly as a built-in tool's.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { INVALIDATES } from '@svc/accounts';
+import { INVALIDATES, type Redis } from '@svc/accounts';
+import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { CallerContext, ToolPolicy } from '@svc/policy';
-import { listedName, UPSTREAM_LIMITS, type ProjectUpstreams, type Upstream, type Upstreams, type UpstreamTool } from '@svc/upstreams';
+import {
+  Breakers,
+  createUpstreams,
+  listedName,
+  UPSTREAM_LIMITS,
+  type ProjectUpstreams,
+  type Upstream,
+  type Upstreams,
+  type UpstreamTool,
+} from '@svc/upstreams';
 import { listed, listKey, type ListedTool, type RegisteredTool, type ToolLookup, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller, ToolResult } from '../tools/types.ts';
+import { forwarder } from './forward.ts';
 
 type Call = (args: Record<string, unknown>, caller: ToolCaller) => Promise<ToolResult>;
 
@@ -126,14 +137,16 @@ export function projectToolSets(deps: ToolSetDeps) {
       return set;
     },
 
-    /** An invalidation message: the project it names is read again at its next call. */
-    invalidate(message: string): void {
-      if (message.startsWith(MESSAGE_PREFIX)) sets.delete(message.slice(MESSAGE_PREFIX.length));
-    },
-
-    /** Every set dropped (the subscription reconnected: messages may have been missed). */
-    clear(): void {
-      sets.clear();
+    /**
+     * Follows the invalidation channel on `subscriber` (the connection the credential cache
+     * subscribes with): a message naming a project's upstreams drops its set; a reconnection, when
+     * messages may have been missed, drops every set.
+     */
+    follow(subscriber: Redis): void {
+      subscriber.on('message', (_channel: string, message: string) => {
+        if (message.startsWith(MESSAGE_PREFIX)) sets.delete(message.slice(MESSAGE_PREFIX.length));
+      });
+      subscriber.on('ready', () => sets.clear());
     },
 
     /** An upstream said its tools changed: read them again now (by one gateway), and drop the set. */
@@ -177,3 +190,34 @@ function definition(name: string, row: UpstreamTool, call: Call): RegisteredTool
   };
 }
 
+
+/**
+ * The gateway's side of a project's upstream servers (docs/upstream-servers.md): the service (the
+ * store, discovery, the token signer, which the management layer is given too) and, once the
+ * built-in tools are made, the tool sets whose calls are forwarded.
+ */
+export function gatewayUpstreams(deps: { config: Config; redis: Redis; logger: Logger; now: () => number }) {
+  const { config, logger, now } = deps;
+  const upstreams = createUpstreams({
+    redis: deps.redis,
+    pepper: config.keyPepper,
+    issuer: config.baseUrl,
+    allowedPrivate: config.upstreamAllowedPrivate,
+    now,
+  });
+  const forwardDeps = {
+    upstreams,
+    breakers: new Breakers(now),
+    logger,
+    onListChanged: (project: string, workspace: string, upstream: string) => toolSets.listChanged(project, workspace, upstream),
+  };
+  let toolSets: ProjectToolSets;
+  return {
+    upstreams,
+    /** The project tool sets over the built-in `registry`. */
+    toolSetsOver(registry: ToolRegistry): ProjectToolSets {
+      toolSets = projectToolSets({ registry, upstreams, logger, now, forward: (u, tool) => forwarder(forwardDeps, u, tool) });
+      return toolSets;
+    },
+  };
+}
