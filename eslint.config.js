@@ -30,7 +30,7 @@ const FLOORS = {
     ['auth'],
     ['ratelimit', 'methods'],
     ['pipeline'],
-    ['rest'],
+    ['rest', 'upstreams'],
     ['routes.ts'],
     ['request-handler.ts'],
     ['app.ts'],
@@ -52,7 +52,7 @@ const LAYER_ZONES = Object.entries(FLOORS).flatMap(([src, floors]) =>
 );
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.tools/**', 'test-output/**', '.data/**'] },
+  { ignores: ['**/node_modules/**', '.tools/**', 'test-output/**', '.data/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

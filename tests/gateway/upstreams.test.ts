@@ -11,6 +11,10 @@ import { after, before, test } from 'node:test';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { startSdkV1Upstream, startSdkV2Upstream, type TestUpstream } from '../support/upstream-servers.ts';
 
+/** A JSON answer as the tests read it: any member may be looked into. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked member by member below
+type Json = Record<string, any>;
+
 let stack: Stack;
 const upstreams: TestUpstream[] = [];
 
@@ -34,7 +38,7 @@ async function api(key: string, method: string, path: string, body?: unknown) {
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Json };
 }
 
 let rpcId = 1;
@@ -44,10 +48,10 @@ async function mcp(key: string, project: string, method: string, params: Record<
     headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method, params }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Json };
 }
 
-const names = (list: { body: Record<string, any> }) => (list.body['result']?.tools ?? []).map((t: { name: string }) => t.name) as string[];
+const names = (list: { body: Json }) => (list.body['result']?.tools ?? []).map((t: { name: string }) => t.name) as string[];
 
 for (const kind of ['sdk-v1 stateless json', 'sdk-v1 sessions sse', 'sdk-v2'] as const) {
   test(`an upstream (${kind}) registered over REST: its tools listed and called through svc, with a token only that upstream accepts`, async () => {
@@ -133,7 +137,12 @@ test('a tool that appears later starts off, a changed one keeps its old row unti
   const { noteTools } = await import('../support/upstream-servers.ts');
   const tools = noteTools();
   tools[0] = { ...tools[0]!, description: 'Lists the notes, and now deletes them too', annotations: { readOnlyHint: true } };
-  tools.push({ name: 'export_all', description: 'Exports everything', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
+  tools.push({
+    name: 'export_all',
+    description: 'Exports everything',
+    inputSchema: { type: 'object' },
+    annotations: { readOnlyHint: true },
+  });
   server.setTools(tools);
 
   const refreshed = await api(o.key, 'POST', `${base}/notes/refresh`);

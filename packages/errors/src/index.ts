@@ -117,7 +117,8 @@ const ERROR_CATALOGUE = {
   upstream_failed: {
     status: 502,
     message: 'The upstream server failed',
-    remedy: "The project's upstream MCP server did not answer the call as it should: retry later, or tell the project's admins (error.data.reason says why).",
+    remedy:
+      "The project's upstream MCP server did not answer the call as it should: retry later, or tell the project's admins (error.data.reason says why).",
     rpc: -31060,
   },
   parse_error: { status: 400, message: 'Parse error', remedy: 'Send a well-formed JSON body.', rpc: -32700 },

@@ -58,7 +58,11 @@ export function upstreamOperations(ctx: ManagementContext, service: Upstreams | 
     async updateUpstream(actor, project, name, change) {
       const { s, workspace } = await serviceFor(actor, project, 'change upstream servers');
       const changed = await refusing(s.update(project, workspace, name, change));
-      const what = [change.url === undefined ? '' : 'url', change.timeoutMs === undefined ? '' : 'timeout', change.credential === undefined ? '' : 'credential'];
+      const what = [
+        change.url === undefined ? '' : 'url',
+        change.timeoutMs === undefined ? '' : 'timeout',
+        change.credential === undefined ? '' : 'credential',
+      ];
       await note(actor, workspace, 'upstream.changed', target(changed), { changed: what.filter(Boolean).join(' ') });
       return changed;
     },
@@ -67,6 +71,8 @@ export function upstreamOperations(ctx: ManagementContext, service: Upstreams | 
       const { s, workspace } = await serviceFor(actor, project, 'refresh upstream servers');
       const refreshed = await refusing(s.refresh(project, workspace, name));
       await note(actor, workspace, 'upstream.refreshed', target(refreshed), { problem: refreshed.upstream.problem ?? '' });
+      if (refreshed.flagged?.length)
+        await note(actor, workspace, 'upstream.tools_changed', target(refreshed), { project, tools: refreshed.flagged.join(' ') });
       return refreshed;
     },
 

@@ -15,18 +15,7 @@ export interface RpcError {
 
 /** Why a request to an upstream failed, as the caller is told it (docs/upstream-servers.md "Failures"). */
 export type FailureReason =
-  | 'timeout'
-  | 'unreachable'
-  | 'address'
-  | 'busy'
-  | 'refused'
-  | 'status'
-  | 'invalid'
-  | 'flood'
-  | 'too_large'
-  | 'rpc'
-  | 'breaker'
-  | 'session';
+  'timeout' | 'unreachable' | 'address' | 'busy' | 'refused' | 'status' | 'invalid' | 'flood' | 'too_large' | 'rpc' | 'breaker' | 'session';
 
 export class UpstreamFailure extends Error {
   override name = 'UpstreamFailure';

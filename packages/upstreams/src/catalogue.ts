@@ -50,7 +50,8 @@ export function checkTools(upstream: string, listed: unknown[]): Discovered {
     tools.set(raw['name'], descriptor);
   }
   const problems: string[] = [];
-  if (left.name) problems.push(`${left.name} tool(s) left out: a name svc cannot list (letters, digits, _ and -; at most 64 with the prefix)`);
+  if (left.name)
+    problems.push(`${left.name} tool(s) left out: a name svc cannot list (letters, digits, _ and -; at most 64 with the prefix)`);
   if (left.schema) problems.push(`${left.schema} tool(s) left out: no object inputSchema`);
   if (left.size) problems.push(`${left.size} tool(s) left out: larger than ${UPSTREAM_LIMITS.descriptorBytes} bytes`);
   if (left.count) problems.push(`${left.count} tool(s) left out: more than ${UPSTREAM_LIMITS.toolsPerUpstream}`);
@@ -111,8 +112,7 @@ export function mergeTools(
 function merged(row: UpstreamTool, descriptor: ToolDescriptor): UpstreamTool | null {
   // A tool not yet turned on has nothing to protect: it takes what the upstream says now.
   if (row.state === 'new') return sameDescriptor(row.descriptor, descriptor) ? null : { ...row, descriptor };
-  if (sameDescriptor(row.descriptor, descriptor))
-    return row.state === 'listed' ? null : { ...row, state: 'listed', pending: null };
+  if (sameDescriptor(row.descriptor, descriptor)) return row.state === 'listed' ? null : { ...row, state: 'listed', pending: null };
   if (row.pending && sameDescriptor(row.pending, descriptor) && row.state === 'changed') return null;
   return { ...row, state: 'changed', pending: descriptor };
 }

@@ -95,7 +95,11 @@ export class UpstreamClient {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < UPSTREAM_LIMITS.listPages; page++) {
-      const { result } = await this.request({ ...endpoint, timeoutMs: UPSTREAM_LIMITS.discoveryTimeoutMs }, 'tools/list', cursor ? { cursor } : {});
+      const { result } = await this.request(
+        { ...endpoint, timeoutMs: UPSTREAM_LIMITS.discoveryTimeoutMs },
+        'tools/list',
+        cursor ? { cursor } : {},
+      );
       if (Array.isArray(result['tools'])) tools.push(...(result['tools'] as unknown[]));
       cursor = typeof result['nextCursor'] === 'string' && result['nextCursor'] !== '' ? result['nextCursor'] : undefined;
       if (!cursor) break;
@@ -157,7 +161,13 @@ export class UpstreamClient {
     return session;
   }
 
-  private async post(endpoint: Endpoint, session: Session, method: string, params: Record<string, unknown>, name?: string): Promise<Answer> {
+  private async post(
+    endpoint: Endpoint,
+    session: Session,
+    method: string,
+    params: Record<string, unknown>,
+    name?: string,
+  ): Promise<Answer> {
     return (await this.postWithSession(endpoint, session, method, params, name)).answer;
   }
 
@@ -214,7 +224,8 @@ export class UpstreamClient {
     }
     if (session.id) headers['mcp-session-id'] = session.id;
     if (endpoint.credential) headers[endpoint.credential.header.toLowerCase()] = endpoint.credential.value;
-    const tokenHeader = endpoint.credential?.header.toLowerCase() === 'authorization' ? FORWARDED_TOKEN_HEADER.toLowerCase() : 'authorization';
+    const tokenHeader =
+      endpoint.credential?.header.toLowerCase() === 'authorization' ? FORWARDED_TOKEN_HEADER.toLowerCase() : 'authorization';
     headers[tokenHeader] = `Bearer ${token}`;
     try {
       return await this.fetch(endpoint.url, { method: 'POST', headers, body, tenant: endpoint.tenant, timeoutMs: endpoint.timeoutMs });
@@ -231,7 +242,8 @@ function failureOf(err: unknown, timeoutMs: number): UpstreamFailure {
   if (err instanceof CimdFetchRefused) {
     if (err.reason === 'address') return new UpstreamFailure('address', 'the upstream does not resolve to an address svc may call');
     if (err.reason === 'busy') return new UpstreamFailure('busy', 'too many calls of this workspace to upstream servers are in flight');
-    if (/longer than|too long/.test(err.message)) return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`);
+    if (/longer than|too long/.test(err.message))
+      return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`);
     if (/more than \d+ bytes|bytes, more than/.test(err.message))
       return new UpstreamFailure('too_large', `the upstream's answer is larger than ${UPSTREAM_LIMITS.answerBytes} bytes`);
   }

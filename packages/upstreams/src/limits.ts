@@ -30,6 +30,8 @@ export const UPSTREAM_LIMITS = {
   tokenSeconds: 60,
   /** An upstream's tools are read again when older than this (and on notifications/tools/list_changed). */
   refreshEveryMs: 5 * 60_000,
+  /** One gateway refreshes an upstream at a time: the others leave it alone this long. */
+  leaseMs: 30_000,
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
   /** A gateway keeps this many projects' tool sets in memory (least recently used go first), each for at most `ttlMs`. */

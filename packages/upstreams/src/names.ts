@@ -21,8 +21,7 @@ export const LISTED_NAME_LENGTH = 64;
 
 /** Why `name` cannot name an upstream, or null. */
 export function upstreamNameProblem(name: string): string | null {
-  if (name.length === 0 || name.length > UPSTREAM_LIMITS.nameLength)
-    return `name must be 1 to ${UPSTREAM_LIMITS.nameLength} characters`;
+  if (name.length === 0 || name.length > UPSTREAM_LIMITS.nameLength) return `name must be 1 to ${UPSTREAM_LIMITS.nameLength} characters`;
   if (name.startsWith('svc') || name.startsWith('rlm')) return 'names starting with "svc" or "rlm" are svc\'s own';
   if (!NAME.test(name)) return 'name may hold lower-case letters, digits and single hyphens, starting with a letter';
   return null;

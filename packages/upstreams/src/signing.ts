@@ -64,7 +64,13 @@ export class ForwardedTokens {
     return new SignJWT({
       client_id: c.clientId,
       scope: `svc:${c.level.toLowerCase()}`,
-      svc: { project: c.project, workspace: c.workspace, level: c.level, ...(c.tool === undefined ? {} : { tool: c.tool }), upstream: c.upstream },
+      svc: {
+        project: c.project,
+        workspace: c.workspace,
+        level: c.level,
+        ...(c.tool === undefined ? {} : { tool: c.tool }),
+        upstream: c.upstream,
+      },
     })
       .setProtectedHeader({ alg: FORWARDED_TOKEN_ALG, typ: 'at+jwt', kid })
       .setIssuer(this.issuer)

@@ -71,6 +71,8 @@ const SVC_ITSELF: Acting = { subject: 'svc:gateway', clientId: 'svc', level: 'VI
 export interface UpstreamView {
   upstream: Upstream;
   tools: UpstreamTool[];
+  /** After a refresh: the tools it found new or changed, which wait for an admin. */
+  flagged?: string[];
 }
 
 export type Upstreams = ReturnType<typeof createUpstreams>;
@@ -180,24 +182,40 @@ async function register(ctx: Context, input: RegisterInput): Promise<UpstreamVie
   const outcome = await ctx.store.add(registered, tools);
   if (outcome === 'exists') throw new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409);
   if (outcome === 'full')
-    throw new UpstreamInputError(`A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`, 'name', 409);
+    throw new UpstreamInputError(
+      `A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`,
+      'name',
+      409,
+    );
   return { upstream: registered, tools: tools.sort(byName) };
 }
 
 /** Reads the upstream's tools again and merges them; a failure is kept on the record as its problem. */
-function refresh(ctx: Context, project: string, workspace: string, name: string): Promise<UpstreamView> {
-  return ctx.change(project, name, async ({ upstream, tools }) => {
+async function refresh(ctx: Context, project: string, workspace: string, name: string): Promise<UpstreamView> {
+  let flagged: string[] = [];
+  const view = await ctx.change(project, name, async ({ upstream, tools }) => {
     const at = ctx.now();
     try {
       const found = await ctx.discover(upstream, workspace);
+      const merged = mergeTools(name, tools, found.tools, at, false);
+      // mergeTools returns the rows that moved: those now new or changed wait for an admin.
+      flagged = merged.filter((t) => t.state === 'new' || t.state === 'changed').map((t) => t.name);
       return {
-        upstream: { ...upstream, era: found.era, protocolVersion: found.version, refreshedAt: at, problem: found.problems.join('; ') || null },
-        tools: mergeTools(name, tools, found.tools, at, false),
+        upstream: {
+          ...upstream,
+          era: found.era,
+          protocolVersion: found.version,
+          refreshedAt: at,
+          problem: found.problems.join('; ') || null,
+        },
+        tools: merged,
       };
     } catch (err) {
+      flagged = [];
       return { upstream: { ...upstream, refreshedAt: at, problem: `svc could not read the server's tools: ${reasonOf(err)}` } };
     }
   });
+  return { ...view, flagged };
 }
 
 async function update(ctx: Context, project: string, workspace: string, name: string, patch: UpstreamChange): Promise<UpstreamView> {
@@ -221,7 +239,8 @@ function setTool(ctx: Context, project: string, name: string, tool: string, patc
     if (!row) throw new UpstreamInputError(`The upstream server ${name} has no tool named ${tool}.`, 'tool', 404);
     const { acceptChange, ...policy } = patch;
     const next: UpstreamTool = { ...row, policy: { ...row.policy, ...policy } };
-    if (acceptChange && row.state === 'changed' && row.pending) Object.assign(next, { descriptor: row.pending, pending: null, state: 'listed' });
+    if (acceptChange && row.state === 'changed' && row.pending)
+      Object.assign(next, { descriptor: row.pending, pending: null, state: 'listed' });
     // Turning a new tool on is the admin's review of it.
     if (next.state === 'new' && next.policy.enabled) next.state = 'listed';
     return { tools: [next] };
@@ -239,13 +258,15 @@ export function createUpstreams(options: UpstreamsOptions) {
     read: (project: string): Promise<ProjectUpstreams> => ctx.store.read(project),
     register: (input: RegisterInput) => register(ctx, input),
     refresh: (project: string, workspace: string, name: string) => refresh(ctx, project, workspace, name),
-    /** A gateway's refresh of an upstream due one: only one gateway at a time (a lease), and only when still due. */
-    async refreshIfDue(project: string, workspace: string, u: Upstream): Promise<boolean> {
-      if (u.refreshedAt !== null && ctx.now() - u.refreshedAt < UPSTREAM_LIMITS.refreshEveryMs) return false;
-      const lease = await ctx.redis.set(K.upstreamRefreshLease(project, u.name), '1', 'PX', UPSTREAM_LIMITS.refreshEveryMs, 'NX');
-      if (lease !== 'OK') return false;
-      await refresh(ctx, project, workspace, u.name);
-      return true;
+    /**
+     * A gateway's refresh of an upstream due one (or that said its tools changed): one gateway at
+     * a time (a lease); null when another holds it or it is not due.
+     */
+    async refreshIfDue(project: string, workspace: string, u: Upstream, force = false): Promise<UpstreamView | null> {
+      if (!force && u.refreshedAt !== null && ctx.now() - u.refreshedAt < UPSTREAM_LIMITS.refreshEveryMs) return null;
+      const lease = await ctx.redis.set(K.upstreamRefreshLease(project, u.name), '1', 'PX', UPSTREAM_LIMITS.leaseMs, 'NX');
+      if (lease !== 'OK') return null;
+      return refresh(ctx, project, workspace, u.name);
     },
     update: (project: string, workspace: string, name: string, patch: UpstreamChange) => update(ctx, project, workspace, name, patch),
     setTool: (project: string, name: string, tool: string, patch: ToolChange) => setTool(ctx, project, name, tool, patch),
@@ -264,17 +285,25 @@ function checkUrl(url: string): void {
     throw new UpstreamInputError('The url is not an absolute URL.', 'url');
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UpstreamInputError('The url must be http or https.', 'url');
-  if (parsed.username || parsed.password) throw new UpstreamInputError('The url must not hold a user name or password; give a credential instead.', 'url');
+  if (parsed.username || parsed.password)
+    throw new UpstreamInputError('The url must not hold a user name or password; give a credential instead.', 'url');
   if (parsed.hash) throw new UpstreamInputError('The url must not have a fragment.', 'url');
-  if (url.length > UPSTREAM_LIMITS.urlLength) throw new UpstreamInputError(`The url is longer than ${UPSTREAM_LIMITS.urlLength} characters.`, 'url');
+  if (url.length > UPSTREAM_LIMITS.urlLength)
+    throw new UpstreamInputError(`The url is longer than ${UPSTREAM_LIMITS.urlLength} characters.`, 'url');
 }
 
 function checkCredential(c: { header: string; value: string } | null | undefined): void {
   if (!c) return;
   if (!HEADER_NAME.test(c.header) || RESERVED_HEADER.test(c.header))
-    throw new UpstreamInputError('The credential header must be a header name (letters, digits, -) that is not one MCP or HTTP uses itself.', 'credential');
+    throw new UpstreamInputError(
+      'The credential header must be a header name (letters, digits, -) that is not one MCP or HTTP uses itself.',
+      'credential',
+    );
   if (c.value.length === 0 || c.value.length > UPSTREAM_LIMITS.credentialLength || /[\r\n\0]/.test(c.value))
-    throw new UpstreamInputError(`The credential value must be 1 to ${UPSTREAM_LIMITS.credentialLength} characters on one line.`, 'credential');
+    throw new UpstreamInputError(
+      `The credential value must be 1 to ${UPSTREAM_LIMITS.credentialLength} characters on one line.`,
+      'credential',
+    );
 }
 
 /** What may be said of a failure to whoever registered the upstream: never an address or a stack. */

@@ -25,6 +25,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'access_request.decided',
   'quota.warning',
   'webhook.disabled',
+  'upstream.added',
+  'upstream.removed',
+  'upstream.tools_changed',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -54,6 +57,9 @@ const EVENT_OF_ACTION: Partial<Record<AuditAction, WebhookEventType>> = {
   'access_request.denied': 'access_request.decided',
   'quota.warning': 'quota.warning',
   'webhook.disabled': 'webhook.disabled',
+  'upstream.added': 'upstream.added',
+  'upstream.removed': 'upstream.removed',
+  'upstream.tools_changed': 'upstream.tools_changed',
 };
 
 export function eventOf(action: string): WebhookEventType | null {

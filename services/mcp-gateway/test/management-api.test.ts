@@ -876,11 +876,16 @@ test('upstream MCP servers over REST: register (its tools read at once), list, g
         ['notes__read_notes', 'VIEWER', 'listed'],
       ],
     );
-    assert.ok(server.received.every((r) => r.authorization.startsWith('Bearer ')), 'every request to the upstream carries a token');
+    assert.ok(
+      server.received.every((r) => r.authorization.startsWith('Bearer ')),
+      'every request to the upstream carries a token',
+    );
     const one = { ...project, name: 'notes' };
     assert.equal(success(await client.listUpstreams({ params: project })).body.upstreams.length, 1);
     assert.equal(success(await client.getUpstream({ params: one })).body.url, server.url);
-    const changed = success(await client.updateUpstream({ params: one, body: { timeout_ms: 2_000, credential: { header: 'X-Api-Key', value: 's3cret' } } }));
+    const changed = success(
+      await client.updateUpstream({ params: one, body: { timeout_ms: 2_000, credential: { header: 'X-Api-Key', value: 's3cret' } } }),
+    );
     assert.deepEqual([changed.body.timeout_ms, changed.body.credential], [2_000, { header: 'X-Api-Key' }]);
     assert.ok(!JSON.stringify(changed.body).includes('s3cret'), 'a credential is never shown again');
     success(await client.refreshUpstream({ params: one }));

@@ -180,7 +180,11 @@ export async function plantAccessToken(
  * (read-only) and `delete_note` (destructive); it records what it received. For the management
  * API's tests of upstream servers; the end-to-end tests use servers built with the official SDKs.
  */
-export async function startPlainUpstream(): Promise<{ url: string; received: { method: string; authorization: string }[]; close(): Promise<void> }> {
+export async function startPlainUpstream(): Promise<{
+  url: string;
+  received: { method: string; authorization: string }[];
+  close(): Promise<void>;
+}> {
   const received: { method: string; authorization: string }[] = [];
   const tools = [
     { name: 'read_notes', description: 'Lists the notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
@@ -192,16 +196,18 @@ export async function startPlainUpstream(): Promise<{ url: string; received: { m
     req.on('end', () => {
       const message = JSON.parse(text || '{}') as { id?: number; method?: string };
       received.push({ method: message.method ?? '', authorization: req.headers.authorization ?? '' });
-      if (message.id === undefined) return void res.writeHead(202).end();
-      const answer = (result: unknown) =>
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      if (message.method === 'initialize')
-        return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'plain', version: '1' } });
-      if (message.method === 'tools/list') return answer({ tools });
-      if (message.method === 'tools/call') return answer({ content: [{ type: 'text', text: 'done' }] });
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const results: Record<string, unknown> = {
+        initialize: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'plain', version: '1' } },
+        'tools/list': { tools },
+        'tools/call': { content: [{ type: 'text', text: 'done' }] },
+      };
+      const result = results[message.method ?? ''];
+      const body = result ? { result } : { error: { code: -32601, message: 'Method not found' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
     });
   });
   server.listen(0, '127.0.0.1');

@@ -28,15 +28,7 @@ import {
   testWebhook,
   updateWebhook,
 } from './webhooks.ts';
-import {
-  addUpstream,
-  getUpstream,
-  listUpstreams,
-  refreshUpstream,
-  removeUpstream,
-  setUpstreamTool,
-  updateUpstream,
-} from './upstreams.ts';
+import { addUpstream, getUpstream, listUpstreams, refreshUpstream, removeUpstream, setUpstreamTool, updateUpstream } from './upstreams.ts';
 import { audit, createProject, usage } from './workspaces.ts';
 
 export const MANAGEMENT_OPERATIONS = {

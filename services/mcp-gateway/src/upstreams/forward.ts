@@ -9,7 +9,7 @@
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import { isKeyLevel } from '@svc/policy';
-import { Breakers, UpstreamFailure, type Upstream, type Upstreams } from '@svc/upstreams';
+import { UpstreamFailure, type Breakers, type Upstream, type Upstreams } from '@svc/upstreams';
 import type { ToolCaller, ToolResult } from '../tools/types.ts';
 
 export interface ForwardDeps {
@@ -17,7 +17,7 @@ export interface ForwardDeps {
   breakers: Breakers;
   logger: Logger;
   /** An upstream said its tools changed (notifications/tools/list_changed): read them again. */
-  onListChanged: (project: string, workspace: string, upstream: string) => void;
+  onListChanged: (upstream: Upstream, workspace: string) => void;
 }
 
 const SUBJECT_OF: Record<ToolCaller['type'], string> = { user: 'user', key: 'key', bot: 'service_account' };
@@ -35,11 +35,15 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
     if (!deps.breakers.allow(breakerKey))
       throw failed('breaker', 'the upstream failed repeatedly and is not called for a while; retry in a minute');
     // The level svc lets this caller act at here: what the upstream is told it may do.
-    const acting = { subject: `${SUBJECT_OF[caller.type]}:${caller.id}`, clientId: caller.clientId, level: isKeyLevel(caller.role) ? caller.role : 'VIEWER' } as const;
+    const acting = {
+      subject: `${SUBJECT_OF[caller.type]}:${caller.id}`,
+      clientId: caller.clientId,
+      level: isKeyLevel(caller.role) ? caller.role : 'VIEWER',
+    } as const;
     try {
       const answer = await deps.upstreams.client.callTool(deps.upstreams.endpointOf(upstream, caller.workspace, acting), tool, args);
       deps.breakers.record(breakerKey, true);
-      if (answer.listChanged) deps.onListChanged(upstream.project, caller.workspace, upstream.name);
+      if (answer.listChanged) deps.onListChanged(upstream, caller.workspace);
       return resultOf(answer.result);
     } catch (err) {
       // svc's own failure, or its own bound (the workspace's share of the tools lane is held: reason
@@ -48,7 +52,12 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
       if (!(err instanceof UpstreamFailure)) throw err;
       // The upstream's own refusal of the call (a JSON-RPC error) says nothing of its health either.
       if (err.reason !== 'busy') deps.breakers.record(breakerKey, err.reason === 'rpc');
-      deps.logger.warn('upstream call failed', { upstream: upstream.name, project: upstream.project, reason: err.reason, requestId: caller.origin.requestId });
+      deps.logger.warn('upstream call failed', {
+        upstream: upstream.name,
+        project: upstream.project,
+        reason: err.reason,
+        requestId: caller.origin.requestId,
+      });
       // error.data.code is svc's code (upstream_failed, @svc/errors toJsonRpcError); the upstream's own goes beside it.
       throw failed(err.reason, err.message, err.rpcError ? { upstreamCode: err.rpcError.code } : {});
     }

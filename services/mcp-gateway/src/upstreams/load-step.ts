@@ -9,7 +9,11 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { ProjectToolSets } from './tool-sets.ts';
 
 /** `nameOf`: the tool a request calls (a tools/call's name, the REST route's path), or null for a list. */
-export function loadToolSet(sets: ProjectToolSets, registry: ToolRegistry, nameOf: (ex: Parameters<Step>[0]) => string | null | undefined): Step {
+export function loadToolSet(
+  sets: ProjectToolSets,
+  registry: ToolRegistry,
+  nameOf: (ex: Parameters<Step>[0]) => string | null | undefined,
+): Step {
   return async function loadToolSet(ex) {
     if (ex.target.kind !== 'project') return;
     const name = nameOf(ex);

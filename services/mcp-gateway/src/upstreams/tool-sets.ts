@@ -7,7 +7,7 @@
  * on and its schema compiles; its policy row is evaluated exactly as a built-in tool's.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { INVALIDATES, type Redis } from '@svc/accounts';
+import { INVALIDATES, type Accounts, type Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { CallerContext, ToolPolicy } from '@svc/policy';
@@ -20,6 +20,7 @@ import {
   type Upstream,
   type Upstreams,
   type UpstreamTool,
+  type UpstreamView,
 } from '@svc/upstreams';
 import { listed, listKey, type ListedTool, type RegisteredTool, type ToolLookup, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller, ToolResult } from '../tools/types.ts';
@@ -31,6 +32,8 @@ export interface ToolSetDeps {
   registry: ToolRegistry;
   upstreams: Upstreams;
   logger: Logger;
+  /** Tells the project's admins of tools a background refresh found new or changed (the audit log, and so webhooks). */
+  flag: (workspace: string, view: UpstreamView) => Promise<void>;
   /** The call of one upstream tool (forward.ts). */
   forward: (upstream: Upstream, tool: string) => Call;
   now?: () => number;
@@ -108,13 +111,19 @@ export function projectToolSets(deps: ToolSetDeps) {
     return new ProjectToolSet(deps.registry, tools);
   }
 
-  /** Upstreams due a refresh are read again in the background, by one gateway (a lease). */
+  /** Reads `u`'s tools again in the background, by one gateway (a lease); what it flags goes to the admins. */
+  function refreshInBackground(project: string, workspace: string, u: Upstream, force: boolean): void {
+    void deps.upstreams
+      .refreshIfDue(project, workspace, u, force)
+      .then((view) => (view?.flagged?.length ? deps.flag(workspace, view) : undefined))
+      .catch((err: unknown) => deps.logger.warn('upstream refresh failed', { project, upstream: u.name, err }));
+  }
+
+  /** Upstreams due a refresh are read again in the background. */
   function refreshDue(project: string, workspace: string, read: ProjectUpstreams): void {
     for (const u of read.upstreams)
       if (u.refreshedAt === null || now() - u.refreshedAt >= UPSTREAM_LIMITS.refreshEveryMs)
-        void deps.upstreams.refreshIfDue(project, workspace, u).catch((err: unknown) =>
-          deps.logger.warn('upstream refresh failed', { project, upstream: u.name, err }),
-        );
+        refreshInBackground(project, workspace, u, false);
   }
 
   return {
@@ -149,11 +158,9 @@ export function projectToolSets(deps: ToolSetDeps) {
       subscriber.on('ready', () => sets.clear());
     },
 
-    /** An upstream said its tools changed: read them again now (by one gateway), and drop the set. */
-    listChanged(project: string, workspace: string, upstream: string): void {
-      void deps.upstreams
-        .refresh(project, workspace, upstream)
-        .catch((err: unknown) => deps.logger.warn('upstream refresh failed', { project, upstream, err }));
+    /** An upstream said its tools changed (notifications/tools/list_changed): read them again now, by one gateway. */
+    listChanged(upstream: Upstream, workspace: string): void {
+      refreshInBackground(upstream.project, workspace, upstream, true);
     },
   };
 }
@@ -190,13 +197,12 @@ function definition(name: string, row: UpstreamTool, call: Call): RegisteredTool
   };
 }
 
-
 /**
  * The gateway's side of a project's upstream servers (docs/upstream-servers.md): the service (the
  * store, discovery, the token signer, which the management layer is given too) and, once the
  * built-in tools are made, the tool sets whose calls are forwarded.
  */
-export function gatewayUpstreams(deps: { config: Config; redis: Redis; logger: Logger; now: () => number }) {
+export function gatewayUpstreams(deps: { config: Config; redis: Redis; accounts: Accounts; logger: Logger; now: () => number }) {
   const { config, logger, now } = deps;
   const upstreams = createUpstreams({
     redis: deps.redis,
@@ -209,14 +215,25 @@ export function gatewayUpstreams(deps: { config: Config; redis: Redis; logger: L
     upstreams,
     breakers: new Breakers(now),
     logger,
-    onListChanged: (project: string, workspace: string, upstream: string) => toolSets.listChanged(project, workspace, upstream),
+    onListChanged: (upstream: Upstream, workspace: string) => toolSets.listChanged(upstream, workspace),
+  };
+  const flag = async (workspace: string, { upstream, flagged }: UpstreamView) => {
+    await deps.accounts.audit.record({
+      workspace,
+      actor: 'svc',
+      action: 'upstream.tools_changed',
+      target: `upstream:${upstream.name} (${new URL(upstream.url).origin})`,
+      source: 'svc',
+      requestId: 'refresh',
+      detail: { project: upstream.project, tools: (flagged ?? []).join(' ') },
+    });
   };
   let toolSets: ProjectToolSets;
   return {
     upstreams,
     /** The project tool sets over the built-in `registry`. */
     toolSetsOver(registry: ToolRegistry): ProjectToolSets {
-      toolSets = projectToolSets({ registry, upstreams, logger, now, forward: (u, tool) => forwarder(forwardDeps, u, tool) });
+      toolSets = projectToolSets({ registry, upstreams, logger, now, flag, forward: (u, tool) => forwarder(forwardDeps, u, tool) });
       return toolSets;
     },
   };

@@ -76,7 +76,14 @@ export function harness(redis: Redis) {
     };
     const params = { name, arguments: structuredClone(args) };
     const prepared = prepareCall(registry, params, policy, false);
-    return (await handler(params, { caller: resolved, toolCaller: who, policy, requestId: 'tool-harness', prepared, toolSet: null })) as ToolResult;
+    return (await handler(params, {
+      caller: resolved,
+      toolCaller: who,
+      policy,
+      requestId: 'tool-harness',
+      prepared,
+      toolSet: null,
+    })) as ToolResult;
   }
   return { registry, call };
 }
