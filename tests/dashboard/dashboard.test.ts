@@ -93,6 +93,19 @@ async function revisitReveal(page: Page, key: string, count: () => Promise<numbe
   await assertGone(page, key, count, before, 'Forward');
 }
 
+/** This browser's CSRF token, read from a page with a form (the new-key page: the key list has no POST form). */
+async function csrfOf(page: Page, slug: string): Promise<string> {
+  await page.goto(`${stack.authUrl}/dashboard/projects/${slug}/keys/new`);
+  return page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+}
+
+/** Opens a key's row menu (a <details>) and follows one of its actions. */
+async function openKeyAction(page: Page, id: string, action: string): Promise<void> {
+  const link = page.locator(`a[href$="/keys/${id}/${action}"]`);
+  await page.locator('tr', { has: link }).locator('details.menu summary').click();
+  await link.click();
+}
+
 const projectKeyCount = async () => (await stack.accounts.keys.listForProject(owner.slug)).length;
 
 test('Project > API Keys: create with the keyboard alone, shown once, works at the gateway; revoke with confirmation', async () => {
@@ -101,9 +114,10 @@ test('Project > API Keys: create with the keyboard alone, shown once, works at t
     assert.match(page.url(), new RegExp(`/dashboard/projects/${owner.slug}/keys$`), 'the dashboard opens on the first project');
     await checkPage(page, 'keys-empty');
 
-    // Keyboard only: focus the name field from the top of the page, then Tab and type.
-    await page.keyboard.press('Tab'); // skip link
-    await page.focus('#key-name');
+    // Keyboard only: the primary "Create key" beside the title opens the form, its name field focused.
+    await page.focus('main .title-row a.button');
+    await Promise.all([page.waitForURL(/\/keys\/new$/), page.keyboard.press('Enter')]);
+    await page.waitForFunction(() => document.activeElement?.id === 'key-name');
     await page.keyboard.type('ci deploy');
     await page.keyboard.press('Tab');
     await page.keyboard.press('End'); // last level: ADMIN
@@ -129,7 +143,7 @@ test('Project > API Keys: create with the keyboard alone, shown once, works at t
     assert.equal(record.level, 'EDITOR');
     assert.ok(record.expiresAt && Math.abs(record.expiresAt - Date.now() - 90 * 86_400_000) < 60_000, 'default expiry 90 days');
 
-    await page.click(`a[href$="/keys/${record.id}/revoke"]`);
+    await openKeyAction(page, record.id, 'revoke');
     await checkPage(page, 'keys-revoke-confirm');
     assert.equal((await stack.accounts.keys.getById(record.id))?.revoked, false, 'the first step revokes nothing');
     assert.equal(await gatewayStatus(key), 200);
@@ -145,7 +159,7 @@ test(`a new key waits for its reveal sealed, ${REVEAL_TTL_SECONDS} s at most, fo
   const mine = await signedIn(owner.email);
   const other = await signedIn(owner.email); // the same person in another browser
   try {
-    const csrf = await mine.page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const csrf = await csrfOf(mine.page, owner.slug);
     const res = await mine.page.request.post(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`, {
       form: { csrf, name: 'sealed', level: 'VIEWER', expires: '7d', rateLimit: '' },
       maxRedirects: 0,
@@ -213,7 +227,7 @@ test("a key's own rate limit set on its page (a wrong value told at the field), 
   const { context, page } = await signedIn(owner.email);
   try {
     await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
-    await page.click(`a[href$="/keys/${issued.id}/limit"]`);
+    await openKeyAction(page, issued.id, 'limit');
     await page.fill('#key-rate-limit', '0');
     // The browser's own check would stop 0 (min=1): submit without it to see the server's answer.
     await page.$eval('main form', (f) => f.setAttribute('novalidate', ''));
@@ -291,7 +305,7 @@ test('roles: an EDITOR sees keys but cannot create ADMIN keys; a VIEWER cannot m
   await stack.accounts.workspaces.setRole(owner.slug, viewer.user.id, 'VIEWER');
   const e = await signedIn(editor.email);
   try {
-    await e.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    await e.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys/new`);
     const levels = await e.page.$$eval('#key-level option', (os) => os.map((o) => (o as HTMLOptionElement).value));
     assert.deepEqual(levels, ['VIEWER', 'EDITOR']);
     // A forged form asking for ADMIN is refused with the reason, tied to the field.
@@ -311,7 +325,10 @@ test('roles: an EDITOR sees keys but cannot create ADMIN keys; a VIEWER cannot m
   const v = await signedIn(viewer.email);
   try {
     await v.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
+    assert.equal(await v.page.locator('main .title-row a.button').count(), 0, 'no Create key for a VIEWER');
+    await v.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys/new`);
     assert.equal(await v.page.locator('#key-name').count(), 0, 'no create form for a VIEWER');
+    await v.page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
     assert.equal(await v.page.locator('a[href$="/revoke"]').count(), 0, 'no revoke links for a VIEWER');
     await checkPage(v.page, 'keys-viewer');
   } finally {
@@ -329,7 +346,7 @@ test("another tenant's objects: forms posted for another project's key or projec
   });
   const { context, page } = await signedIn(owner.email);
   try {
-    const csrf = await page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const csrf = await csrfOf(page, owner.slug);
     const post = (path: string, form: Record<string, string>) =>
       page.request.post(`${stack.authUrl}${path}`, { form: { csrf, ...form }, maxRedirects: 0 });
     // Their key through my project, and their project directly.
@@ -548,7 +565,7 @@ test(`the management bucket: the dashboard's changes and the API share ${MANAGEM
   try {
     // The count is per minute: start early enough in one that all of it lands there.
     await waitFor(() => Date.now() % 60_000 < 40_000, { timeout: 25_000, interval: 250, message: 'an early moment in a minute' });
-    const csrf = await page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
+    const csrf = await csrfOf(page, me.slug);
     const endOthers = () =>
       page.request.post(`${stack.authUrl}/dashboard/account/sessions/end-others`, { form: { csrf }, maxRedirects: 0 });
     const api = await Promise.all(
@@ -632,7 +649,7 @@ test('Account: authorized apps revoked from the page; removing a member ends the
     // The level approved on the consent page: EDITOR, preselected for the member's EDITOR role.
     assert.match(apps, new RegExp(`svc MCP client\\s*${owner.slug} \\(EDITOR\\)`), apps);
     const sessions = (await first.page.textContent('div[aria-label="Sessions"]')) ?? '';
-    assert.match(sessions, /\(this browser\)/);
+    assert.match(sessions, /this browser/);
     await checkPage(first.page, 'account-apps-sessions');
 
     await Promise.all([first.page.waitForURL(/done=app-revoked/), first.page.click('div[aria-label="Authorized apps"] button')]);
@@ -642,10 +659,14 @@ test('Account: authorized apps revoked from the page; removing a member ends the
     });
     assert.match((await first.page.textContent('main')) ?? '', /No apps authorized/);
 
-    // The other browser (the phone) is listed without "(this browser)": end it from here.
+    // The other browser (the phone) is listed without "this browser": end it from here (with the
+    // device flow's browser, alike, it is in a group: "End every other session" ends both).
+    const endOthers = first.page.locator('form[action$="/sessions/end-others"] button');
     await Promise.all([
       first.page.waitForURL(/done=session-ended|done=sessions-ended/),
-      first.page.click('div[aria-label="Sessions"] tr:not(:has-text("this browser")) button'),
+      (await endOthers.count()) > 0
+        ? endOthers.click()
+        : first.page.click('div[aria-label="Sessions"] tr:not(:has-text("this browser")) button'),
     ]);
     await second.page.goto(`${stack.authUrl}/dashboard/account`);
     assert.match(second.page.url(), /\/signin\?return=/, 'the ended session is signed out');

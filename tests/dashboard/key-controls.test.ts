@@ -50,6 +50,13 @@ const newKey = (name: string) =>
     expiresInSeconds: 30 * 86_400,
   });
 
+/** Opens a key's row menu (a <details>) and follows one of its actions. */
+async function openKeyAction(page: Page, id: string, action: string): Promise<void> {
+  const link = page.locator(`a[href$="/keys/${id}/${action}"]`);
+  await page.locator('tr', { has: link }).locator('details.menu summary').click();
+  await link.click();
+}
+
 for (const [size, viewport] of Object.entries(SIZES)) {
   test(`a key's controls at ${size} size: disable and enable, note, allow-list, filter, replaced by`, async () => {
     const context = await browser.newContext({ viewport });
@@ -63,7 +70,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       assert.equal(await gatewayStatus(k.key), 200);
 
       // Disable: the first click only says what it does.
-      await page.click(`a[href$="/keys/${k.id}/disable"]`);
+      await openKeyAction(page, k.id, 'disable');
       assert.match((await page.textContent('main')) ?? '', /refused within a second, with an answer saying the key is disabled/);
       await checkPage(page, `disable-confirm-${size}`);
       assert.equal((await stack.accounts.keys.getById(k.id))?.disabled, false, 'the first step disables nothing');
@@ -73,21 +80,21 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       assert.equal(await page.locator(`tr:has-text("ops ${size}") td.status-disabled`).count(), 1);
       await checkPage(page, `disabled-${size}`);
 
-      await page.click(`a[href$="/keys/${k.id}/enable"]`);
+      await openKeyAction(page, k.id, 'enable');
       await checkPage(page, `enable-confirm-${size}`);
       assert.equal((await stack.accounts.keys.getById(k.id))?.disabled, true, 'the first step enables nothing');
       await Promise.all([page.waitForURL(/done=key-enabled/), page.click('main form button[type=submit]')]);
       await waitFor(async () => (await gatewayStatus(k.key)) === 200, { timeout: 1000, message: 'the gateway to accept the enabled key' });
 
       // A note.
-      await page.click(`a[href$="/keys/${k.id}/note"]`);
+      await openKeyAction(page, k.id, 'note');
       await page.fill('#key-note', `held by the ${size} deploy job`);
       await checkPage(page, `note-${size}`);
       await Promise.all([page.waitForURL(/done=key-note-saved/), page.click('main form button[type=submit]')]);
       assert.match((await page.textContent(`tr:has-text("ops ${size}")`)) ?? '', new RegExp(`held by the ${size} deploy job`));
 
       // An allow-list: a bad entry is refused by name and nothing is saved; a good one applies.
-      await page.click(`a[href$="/keys/${k.id}/ips"]`);
+      await openKeyAction(page, k.id, 'ips');
       await page.fill('#key-ips', '10.0.0.0/8\nnot-an-address');
       await page.click('main form button[type=submit]');
       await page.waitForSelector('#allowedIps-error');
@@ -119,6 +126,8 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/keys`);
       assert.equal(await page.locator(`a[href$="/keys/${rolled.id}/revoke"]`).count(), 0);
       assert.ok(!((await page.textContent('main table')) ?? '').includes(rolled.record.prefix), 'a revoked key is not listed by default');
+      assert.equal(await page.isVisible('#key-status'), false, 'the filter waits, collapsed');
+      await page.click('details.filters summary');
       await page.selectOption('#key-status', 'revoked');
       await Promise.all([page.waitForURL(/status=revoked/), page.click('form.filter button')]);
       assert.ok(((await page.textContent('main table')) ?? '').includes(rolled.record.prefix));

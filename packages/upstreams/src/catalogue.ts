@@ -59,7 +59,7 @@ export function checkTools(upstream: string, listed: unknown[]): Discovered {
 }
 
 /** The same descriptor, whatever the order of its keys. */
-export function sameDescriptor(a: ToolDescriptor, b: ToolDescriptor): boolean {
+function sameDescriptor(a: ToolDescriptor, b: ToolDescriptor): boolean {
   return canonical(a) === canonical(b);
 }
 

@@ -13,8 +13,8 @@ import { readAnswer, UpstreamFailure, type Answer } from './answer.ts';
 import { UPSTREAM_LIMITS } from './limits.ts';
 import type { UpstreamEra } from './types.ts';
 
-export const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSION = '2025-11-25';
+const MODERN_VERSION = '2026-07-28';
+const LEGACY_VERSION = '2025-11-25';
 const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
@@ -62,7 +62,7 @@ export interface ClientOptions {
 }
 
 /** The header svc's forwarded token goes in: Authorization, unless the static credential takes it. */
-export const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
+const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
 
 export class UpstreamClient {
   private readonly fetch: Fetch;

@@ -11,7 +11,7 @@ import { SURFACES } from '@svc/policy';
 import type { KeyLevel } from '@svc/policy';
 import type { ToolDescriptor, UpstreamToolPolicy } from './types.ts';
 
-export function defaultLevel(annotations: Record<string, unknown> | undefined): KeyLevel {
+function defaultLevel(annotations: Record<string, unknown> | undefined): KeyLevel {
   if (annotations?.['readOnlyHint'] === true) return 'VIEWER';
   if (annotations?.['destructiveHint'] === false) return 'EDITOR';
   return 'ADMIN';

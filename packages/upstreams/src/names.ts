@@ -9,15 +9,14 @@
 import { UPSTREAM_LIMITS } from './limits.ts';
 
 /** An upstream's name: lower-case letters, digits and single hyphens, starting with a letter. */
-export const UPSTREAM_NAME = `^(?!svc|rlm)[a-z][a-z0-9]*(?:-[a-z0-9]+)*$`;
-const NAME = new RegExp(UPSTREAM_NAME);
+const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 /** A tool name svc forwards: what MCP allows, without `.` so the listed name suits every client. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
-export const SEPARATOR = '__';
+const SEPARATOR = '__';
 /** The longest listed name: what the strictest clients accept. */
-export const LISTED_NAME_LENGTH = 64;
+const LISTED_NAME_LENGTH = 64;
 
 /** Why `name` cannot name an upstream, or null. */
 export function upstreamNameProblem(name: string): string | null {
@@ -32,11 +31,4 @@ export function listedName(upstream: string, tool: string): string | null {
   if (!TOOL_NAME.test(tool)) return null;
   const listed = `${upstream}${SEPARATOR}${tool}`;
   return listed.length <= LISTED_NAME_LENGTH ? listed : null;
-}
-
-/** The upstream and the tool a listed name names (the upstream's name holds no `_`), or null. */
-export function splitListedName(listed: string): { upstream: string; tool: string } | null {
-  const at = listed.indexOf(SEPARATOR);
-  if (at <= 0) return null;
-  return { upstream: listed.slice(0, at), tool: listed.slice(at + SEPARATOR.length) };
 }

@@ -14,7 +14,7 @@ import { UPSTREAM_LIMITS } from './limits.ts';
 
 const SEAL_INFO = 'svc upstream signing key v1';
 const SEAL_FOR = 'upstream-signing-key';
-export const FORWARDED_TOKEN_ALG = 'ES256';
+const FORWARDED_TOKEN_ALG = 'ES256';
 
 interface StoredKey {
   kid: string;

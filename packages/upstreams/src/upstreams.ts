@@ -307,6 +307,6 @@ function checkCredential(c: { header: string; value: string } | null | undefined
 }
 
 /** What may be said of a failure to whoever registered the upstream: never an address or a stack. */
-export function reasonOf(err: unknown): string {
+function reasonOf(err: unknown): string {
   return err instanceof UpstreamFailure ? err.message : 'the server cannot be reached';
 }

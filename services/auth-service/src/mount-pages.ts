@@ -13,7 +13,8 @@ import { createManagement, type Management } from '@svc/management';
 import type { ResolveTxt } from '@svc/sso';
 import { WebhookStore } from '@svc/webhooks';
 import type Provider from 'oidc-provider';
-import { dashboardRoutes } from './dashboard/routes.ts';
+import { factorFrame } from './dashboard/factor-frame.ts';
+import { dashboardRoutes, type DashboardDeps } from './dashboard/routes.ts';
 import { secondFactor } from './factors/routes.ts';
 import type { Throttle, ThrottleLimits } from './http/throttle.ts';
 import { ROUTES } from './http/routes.ts';
@@ -58,6 +59,8 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     // The passwordless sign-in honours "members must use SSO" as the password does (sso/address-route.ts).
     mayUseOwnCredentials: async (user) =>
       (await sso.route({ email: user.email, passwordGiven: true, ssoAsked: false })).kind === 'password',
+    // A signed-in person's factor pages in the dashboard's frame (made below, with the management layer).
+    accountFrame: (req, res, user, title, body) => framed(req, res, user, title, body),
   });
   const sso = createSso({
     redis,
@@ -111,10 +114,18 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
   const invite = invitationPages(pageDeps);
   app.get(ROUTES.invitation.path, invite.page);
   app.post(ROUTES.invitation.path, invite.accept);
-  app.use(
-    ROUTES.dashboard.path,
-    dashboardRoutes({ accounts, redis, web, logger, management, verification, ...(deps.now ? { now: deps.now } : {}) }),
-  );
+  const dashboardDeps: DashboardDeps = {
+    accounts,
+    redis,
+    web,
+    logger,
+    management,
+    verification,
+    authUrl: config.authUrl,
+    ...(deps.now ? { now: deps.now } : {}),
+  };
+  const framed = factorFrame(dashboardDeps);
+  app.use(ROUTES.dashboard.path, dashboardRoutes(dashboardDeps));
   app.get(ROUTES.home.path, async (req: Request, res) => {
     const userId = await web.userOf(req);
     const user = userId ? await accounts.users.get(userId) : null;

@@ -49,7 +49,7 @@ before(async () => {
     { source: '192.0.2.1', requestId: 'test' },
   );
   requestId = asked.id;
-  browser = await signedIn(f, owner.email, { page: `/dashboard/projects/${slug}/keys` });
+  browser = await signedIn(f, owner.email, { page: `/dashboard/projects/${slug}/keys/new` });
   assert.ok(browser.csrf, 'a dashboard page carries the CSRF token');
 });
 after(() => f.close());

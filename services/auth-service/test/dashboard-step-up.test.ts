@@ -56,7 +56,7 @@ before(async () => {
     account: { ...common, id: 'none' },
   };
   // Signed in before the factor is enrolled: the session has used no factor.
-  browser = await signedIn(f, user.email, { page: `/dashboard/projects/${slug}/keys` });
+  browser = await signedIn(f, user.email, { page: `/dashboard/projects/${slug}/keys/new` });
   await f.accounts.factors.beginTotp(user.id, 'JBSWY3DPEHPK3PXP');
   assert.ok(Array.isArray(await f.accounts.factors.confirmTotp(user.id, 1)));
 });

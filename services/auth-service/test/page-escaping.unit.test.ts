@@ -14,7 +14,7 @@ import type { KeyRow } from '@svc/management';
 import { accountPage, changePasswordPage } from '../src/dashboard/account/view.ts';
 import { auditPage } from '../src/dashboard/audit/view.ts';
 import type { Frame } from '../src/dashboard/frame.ts';
-import { keyLimitPage, keysPage, revokeKeyPage, rollKeyPage } from '../src/dashboard/keys/view.ts';
+import { keyLimitPage, keysPage, newKeyPage, revokeKeyPage, rollKeyPage } from '../src/dashboard/keys/view.ts';
 import { membersPage } from '../src/dashboard/members/view.ts';
 import { newProjectPage } from '../src/dashboard/projects/view.ts';
 import { requestsPage } from '../src/dashboard/requests/view.ts';
@@ -138,9 +138,14 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       creatableLevels: ['VIEWER', 'EDITOR'],
       canRevoke: true,
       created: { id: s, key: s, name: s, level: 'VIEWER', expiresAt: T, rateLimit: null, replacedUntil: T },
+      filter: { status: s, q: s },
+      now: T,
+    }),
+  newKey: (s) =>
+    newKeyPage(frame(s), {
+      creatableLevels: ['VIEWER', 'EDITOR'],
       error: { field: 'name', message: s },
       values: { name: s, level: s, expires: s, rateLimit: s },
-      now: T,
     }),
   keyLimit: (s) => keyLimitPage(frame(s), key(s), s, s),
   sso: (s) =>
@@ -160,6 +165,7 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
           { domain: s, token: s, verifiedAt: T },
         ],
       },
+      s,
       s,
     ),
   revokeKey: (s) => revokeKeyPage(frame(s), key(s)),
@@ -224,13 +230,14 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       apps: [{ id: s, client: s, clientId: s, projects: [s], createdAt: T, expiresAt: null, verified: false }],
       personalKeys: [{ id: s, client: s, prefix: s, createdAt: T, expiresAt: T, lastUsedAt: null }],
       sessions: [
-        { handle: s, createdAt: T, agent: s, current: true },
-        { handle: s, createdAt: T, agent: s, current: false },
-        { handle: s, createdAt: T, agent: s, current: false },
+        { handle: s, createdAt: T, agent: s, address: s, seenAt: T, seenAddress: s, current: true },
+        { handle: s, createdAt: T, agent: s, address: s, seenAt: T, seenAddress: s, current: false },
+        { handle: s, createdAt: T, agent: s, address: s, seenAt: T, seenAddress: s, current: false },
       ],
       requests: [{ id: s, project: s, level: s, status: 'approved', grantedLevel: s, createdAt: T, decidedAt: T }],
       olderRequests: s,
       emailOn: true,
+      now: T,
     }),
   changePassword: (s) => changePasswordPage(frame(s), { error: { field: 'current', message: s } }),
   newProject: (s) => newProjectPage(frame(s), { workspaces: [s], error: s, name: s }),

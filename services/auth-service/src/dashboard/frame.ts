@@ -11,7 +11,7 @@ import { html, trustedHtml, type SafeHtml } from '../ui/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
 export type Section =
-  'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'webhooks' | 'account' | 'new-project';
+  'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'webhooks' | 'account' | 'factors' | 'new-project';
 
 export type FrameProject = ProjectRow;
 
@@ -57,7 +57,7 @@ th{font-size:.85rem;color:#3d424a}td.num,th.num{text-align:right}
 form.inline{display:inline}fieldset{border:1px solid #dfe2e6;border-radius:6px;padding:.5rem 1rem 1rem}legend{font-weight:600}
 .filters .dates{display:flex;flex-wrap:wrap;gap:0 1rem}.filters input[type=date]{padding:.45rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px;min-height:2.5rem}
 .filters a{display:inline-block;padding:.5rem}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input[type=text],input[type=email],input[type=password],input[type=number],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
+input[type=text],input[type=email],input[type=password],input[type=number],input[type=search],select,textarea{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #6b7079;border-radius:4px}
 input[aria-invalid=true]{border-color:#a4000f;border-width:2px}p.error{color:#a4000f;font-weight:600;margin:.25rem 0}p.hint{margin:.25rem 0}
 button{margin:.75rem .5rem .25rem 0;padding:.5rem 1rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}
 button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}button.danger{background:#a4000f}
@@ -71,6 +71,21 @@ header .own{color:#cfe0ff;font-size:.9rem;padding:.25rem 0}
 footer{max-width:72rem;margin:0 auto;padding:1rem;color:#4a4f57;font-size:.85rem}
 td code{white-space:nowrap}
 label.check{display:inline-block;font-weight:400;margin:.25rem 1rem .25rem 0;min-height:2rem}
+.title-row{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;margin:0 0 1rem}.title-row h1{margin:0}
+a.button{display:inline-block;padding:.5rem 1rem;font-weight:600;color:#fff;background:#1f5fbf;border-radius:4px;text-decoration:none;min-height:2.5rem}
+a.button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}
+details>summary{cursor:pointer;min-height:2rem}
+details.menu{display:inline-block;min-width:9.5rem}details.menu>summary{list-style:none;display:inline-block;padding:.3rem .7rem;border:1px solid #6b7079;border-radius:4px;font-size:.9rem;white-space:nowrap}
+details.menu>summary::-webkit-details-marker{display:none}details.menu[open]>summary{background:#dde8fa}
+details.menu ul{list-style:none;margin:.25rem 0 0;padding:.25rem 0;border:1px solid #dfe2e6;border-radius:4px;background:#fff;box-shadow:0 2px 6px rgba(0,0,0,.12);min-width:9rem}
+details.menu li a{display:block;padding:.4rem .75rem;min-height:2rem;text-decoration:none}details.menu li a:hover{background:#f0f3f8}details.menu li a.danger{color:#a4000f}
+details.filters{margin:0 0 1rem}details.filters>summary{display:inline-block;color:#1f5fbf;font-weight:600;padding:.25rem 0}
+form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filter>div{flex:1 1 12rem}
+.empty{border:1px dashed #9aa0a8;border-radius:8px;padding:1rem 1.25rem;background:#fafbfc;margin:.5rem 0 1rem}.empty p{margin:.25rem 0}.empty-title{font-weight:600}
+.copyable{display:inline-flex;flex-wrap:wrap;gap:.5rem;align-items:center}.copyable code{font:1rem ui-monospace,monospace;word-break:break-all;background:#f0f3f8;padding:.2rem .4rem;border-radius:4px}
+pre.codes{font:1.05rem/1.7 ui-monospace,monospace;background:#f0f3f8;padding:.75rem 1rem;border-radius:6px;columns:2;max-width:28rem}
+.recovery-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.recovery-actions button,.recovery-actions a.button{margin:0}
+header .current{font-size:.9rem;color:#cfe0ff}
 @media (max-width:40rem){nav.sections{flex-basis:100%}nav.sections ul{display:flex;flex-wrap:wrap;gap:.25rem}main{padding:1rem}
 .table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
 .table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
@@ -78,13 +93,13 @@ label.check{display:inline-block;font-weight:400;margin:.25rem 1rem .25rem 0;min
 `);
 
 /**
- * The dashboard's only script, progressive enhancement: "Copy" buttons copy the text of the element their data-copy names, and a page showing a
+ * The dashboard's only script, progressive enhancement: "Copy" buttons copy the text of the element their data-copy names (a new key, the SSO callback URL, recovery codes), and a page showing a
  * new key that the browser restores from its back/forward cache is loaded again from the server,
  * which then says the key is gone (docs/dashboard.md "A key is shown once"). Allowed by its
  * hash in the Content-Security-Policy (DASHBOARD_CSP), so no other inline script can run.
  */
 const SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(b=>{b.hidden=false;b.addEventListener('click',async()=>{
-const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the key and copy it'}})});
+const t=document.getElementById(b.dataset.copy);try{await navigator.clipboard.writeText(t.textContent.trim());b.textContent='Copied'}catch{b.textContent='Select the text and copy it'}})});
 addEventListener('pageshow',e=>{if(e.persisted&&document.getElementById('new-key'))location.reload()});`;
 
 /** The dashboard pages' Content-Security-Policy: nothing loads or runs but the page itself. */
@@ -98,6 +113,13 @@ export const DASHBOARD_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/**
+ * The second-factor pages in the dashboard's frame (factors/, mounted by mount-pages.ts): the
+ * frame's script by its hash, and the passkey script from our origin (`script-src 'self'`, as the
+ * sign-in pages allow it: http/security-headers.ts).
+ */
+export const FRAMED_FACTOR_CSP = DASHBOARD_CSP.replace("script-src '", "script-src 'self' '");
+
 interface NavItem {
   section: Section;
   label: string;
@@ -109,7 +131,15 @@ const projectPath = (f: Frame, rest: string) =>
   f.project ? `/dashboard/projects/${encodeURIComponent(f.project.slug)}/${rest}` : '/dashboard';
 /** The workspace the Workspace sections open: the one shown when the person owns it, else their own. */
 const ownedWorkspace = (f: Frame) => (f.workspaces.some((w) => w.own && w.slug === f.workspace) ? f.workspace : f.ownWorkspace);
-const workspacePath = (f: Frame, rest: string) => `/dashboard/workspaces/${encodeURIComponent(ownedWorkspace(f))}/${rest}`;
+/**
+ * A Workspace section's page. It names the open project (`?project=`) when that project is in the
+ * workspace, so its header, footer and Project links stay on it rather than the workspace's first.
+ */
+const workspacePath = (f: Frame, rest: string) => {
+  const ws = ownedWorkspace(f);
+  const keep = f.project && f.project.workspace === ws ? `?project=${encodeURIComponent(f.project.slug)}` : '';
+  return `/dashboard/workspaces/${encodeURIComponent(ws)}/${rest}${keep}`;
+};
 
 const NAV: { heading: string; items: NavItem[] }[] = [
   {
@@ -131,7 +161,13 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'webhooks', label: 'Webhooks', href: (f) => workspacePath(f, 'webhooks') },
     ],
   },
-  { heading: 'You', items: [{ section: 'account', label: 'Account', href: () => '/dashboard/account' }] },
+  {
+    heading: 'You',
+    items: [
+      { section: 'account', label: 'Account', href: () => '/dashboard/account' },
+      { section: 'factors', label: 'Second factors', href: () => '/factors' },
+    ],
+  },
 ];
 
 /**
@@ -144,7 +180,7 @@ function switchers(f: Frame): SafeHtml {
       ? html`<form method="get" action="/dashboard/switch"><label for="switch-workspace">Workspace</label>
 <select id="switch-workspace" name="workspace">${f.workspaces.map(
           (w) => html`<option value="${w.slug}"${w.slug === f.workspace && html` selected`}>${w.slug}${w.own ? ' (yours)' : ''}</option>`,
-        )}</select><button type="submit" class="small secondary">Go</button></form>`
+        )}</select><button class="small secondary">Go</button></form>`
       : '';
   const inWorkspace = f.projects.filter((p) => p.workspace === f.workspace);
   const projects =
@@ -152,7 +188,7 @@ function switchers(f: Frame): SafeHtml {
       ? html`<form method="get" action="/dashboard/switch"><label for="switch-project">Project</label>
 <select id="switch-project" name="project">${inWorkspace.map(
           (p) => html`<option value="${p.slug}"${p.slug === f.project?.slug && html` selected`}>${p.name} (${p.role})</option>`,
-        )}</select><button type="submit" class="small secondary">Go</button></form>`
+        )}</select><button class="small secondary">Go</button></form>`
       : '';
   const own =
     f.workspace === f.ownWorkspace || !f.ownWorkspace
@@ -176,8 +212,8 @@ function nav(f: Frame): SafeHtml {
   )}</nav>`;
 }
 
-/** A complete dashboard page around `body`. */
-export function dashboardPage(f: Frame, title: string, body: SafeHtml): SafeHtml {
+/** A complete dashboard page around `body`; `actions` (a page's primary button) sit beside the title. */
+export function dashboardPage(f: Frame, title: string, body: SafeHtml, actions?: SafeHtml): SafeHtml {
   const flash = f.flash
     ? html`<p class="flash ${f.flash.kind}" role="${f.flash.kind === 'error' ? 'alert' : 'status'}">${f.flash.text}</p>`
     : '';
@@ -188,7 +224,7 @@ export function dashboardPage(f: Frame, title: string, body: SafeHtml): SafeHtml
 <header><a class="brand" href="/dashboard">svc</a>${switchers(f)}
 <div class="who">${f.email} · <a href="/signout">Sign out</a></div></header>
 <div class="layout">${nav(f)}
-<main id="main"><h1>${title}</h1>${flash}${body}</main></div>
+<main id="main">${actions ? html`<div class="title-row"><h1>${title}</h1>${actions}</div>` : html`<h1>${title}</h1>`}${flash}${body}</main></div>
 <footer>Workspace ${f.workspace}${f.project && html` · project ${f.project.slug}`}</footer>
 <script>${trustedHtml(SCRIPT)}</script>
 </body></html>`;

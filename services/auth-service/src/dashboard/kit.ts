@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
-import { countManagementRequest, ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
+import { countManagementRequest, ManagementError, StepUpRequired, type Actor, type Management, type ProjectRow } from '@svc/management';
 import { factorAtOf, stepUpUrl } from '../factors/step-up.ts';
-import type { WebSessions } from '../http/web-session.ts';
+import { readCookie, type WebSessions } from '../http/web-session.ts';
 import type { EmailVerification } from '../pages/email-verification.ts';
 import { render, type SafeHtml } from '../ui/html.ts';
 import { alertPage, page } from '../ui/layout.ts';
@@ -28,8 +28,17 @@ export interface DashboardDeps {
   management: Management;
   logger: Logger;
   verification: EmailVerification;
+  /** The auth-service's public URL (config.authUrl): the SSO callback shown to copy, the cookie's Secure flag. */
+  authUrl: string;
   now?: () => number;
 }
+
+/**
+ * The project a person last opened, so pages that are not a project's (a Workspace section, the
+ * account) and the dashboard's entry stay on it rather than opening the first project
+ * (docs/dashboard.md "Navigation"). Only a slug, checked against the person's projects on read.
+ */
+const PROJECT_COOKIE = 'svc_dashboard_project';
 
 type Handler = (req: Request, res: Response, actor: Actor) => Promise<void>;
 /** A page that counts in the management bucket: every POST does, and the export (a GET) too. */
@@ -165,6 +174,31 @@ export function dashboardKit(deps: DashboardDeps) {
       }
     };
 
+  /**
+   * The open project of a page that is not a project's: the one its link names (`?project=`), else
+   * the one this browser last opened, else the first; always one of the person's, and in
+   * `workspace` when the page is a workspace's.
+   */
+  function currentProject(req: Request, projects: ProjectRow[], workspace?: string): ProjectRow | null {
+    const inScope = projects.filter((p) => workspace === undefined || p.workspace === workspace);
+    for (const slug of [str(req.query['project']), readCookie(req, PROJECT_COOKIE) ?? '']) {
+      const found = slug && inScope.find((p) => p.slug === slug);
+      if (found) return found;
+    }
+    return inScope[0] ?? null;
+  }
+
+  function remember(res: Response, slug: string): void {
+    res.cookie(PROJECT_COOKIE, slug, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: deps.authUrl.startsWith('https:'),
+      // Read by the dashboard and by the factor pages in its frame (/factors).
+      path: '/',
+      maxAge: 30 * 86_400_000,
+    });
+  }
+
   /** The frame of a page: the person's projects, the one open, its workspace, the pending badge and any flash. */
   async function frame(req: Request, res: Response, actor: Actor, section: Section, at: At): Promise<Frame> {
     const [projects, owned, person] = await Promise.all([
@@ -177,12 +211,9 @@ export function dashboardKit(deps: DashboardDeps) {
     const workspaces = [...new Set([ownWorkspace, ...owned, ...projects.map((p) => p.workspace)])]
       .filter(Boolean)
       .map((slug) => ({ slug, own: owned.includes(slug) }));
-    const project = at.project
-      ? (projects.find((p) => p.slug === at.project) ?? null)
-      : at.workspace
-        ? (projects.find((p) => p.workspace === at.workspace) ?? null)
-        : (projects[0] ?? null);
+    const project = at.project ? (projects.find((p) => p.slug === at.project) ?? null) : currentProject(req, projects, at.workspace);
     if (at.project && !project) throw new ManagementError(404, `There is no project ${at.project} you can open.`);
+    if (at.project && project) remember(res, project.slug);
     const workspace = at.workspace ?? project?.workspace ?? ownWorkspace;
     let pendingRequests = 0;
     if (project) {
@@ -225,7 +256,7 @@ export function dashboardKit(deps: DashboardDeps) {
     }
   }
 
-  return { deps, now, page$, frame, submit, reveals };
+  return { deps, now, page$, frame, submit, reveals, currentProject };
 }
 
 export type Kit = ReturnType<typeof dashboardKit>;

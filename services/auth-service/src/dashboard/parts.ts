@@ -13,6 +13,41 @@ export const when = (ms: number | null, none = 'never'): SafeHtml =>
     ? html`${none}`
     : html`<time datetime="${new Date(ms).toISOString()}">${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/** Each unit, its length in seconds, and from how many seconds it is used (days up to 60 days: "in 30 days", not "next month"). */
+const UNITS: [Intl.RelativeTimeFormatUnit, number, number][] = [
+  ['year', 365 * 86_400, 330 * 86_400],
+  ['month', 30 * 86_400, 60 * 86_400],
+  ['day', 86_400, 22 * 3600],
+  ['hour', 3600, 50 * 60],
+  ['minute', 60, 0],
+];
+
+/** `ms` said relative to `now`: "just now", "5 minutes ago", "yesterday", "in 3 months". */
+export function relative(ms: number, now: number): string {
+  const s = Math.round((ms - now) / 1000);
+  if (Math.abs(s) < 45) return 'just now';
+  const [unit, size] = UNITS.find(([, , from]) => Math.abs(s) >= from) ?? ['minute', 60];
+  return RELATIVE.format(Math.round(s / size), unit);
+}
+
+/**
+ * A time relative to now, as Unkey, Stripe and GitHub show them, the exact UTC time in `datetime`
+ * and on hover (`title`): HTML §4.5.14 the time element. `none` when there is no time.
+ */
+export const ago = (ms: number | null, now: number, none = 'never'): SafeHtml => {
+  if (ms === null) return html`${none}`;
+  const exact = new Date(ms).toISOString();
+  return html`<time datetime="${exact}" title="${exact.slice(0, 16).replace('T', ' ')} UTC">${relative(ms, now)}</time>`;
+};
+
+/**
+ * An empty list's place: what will be here, and how it gets here (a form below, a CLI command, a
+ * tool), so a person never faces a bare "nothing" (docs/dashboard.md "Empty states").
+ */
+export const emptyState = (title: string, teach: SafeHtml): SafeHtml =>
+  html`<div class="empty"><p class="empty-title">${title}</p>${teach}</div>`;
+
 /** How long ago, briefly: "40 s", "12 min", "3 h", "5 days". */
 export function age(ms: number, now: number): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
@@ -48,8 +83,8 @@ function isClassed(c: Cell): c is ClassedCell {
  * A table in a region that scrolls on its own; each cell names its column (data-label), which a
  * phone shows beside the value. A heading starting with `#` is a number column.
  */
-export function table(caption: string, head: string[], rows: Cell[][], empty: string): SafeHtml {
-  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+export function table(caption: string, head: string[], rows: Cell[][], empty: string | SafeHtml): SafeHtml {
+  if (rows.length === 0) return typeof empty === 'string' ? html`<p class="muted">${empty}</p>` : empty;
   const label = (i: number) => (head[i] ?? '').replace(/^#/, '');
   const td = (c: Cell, i: number) =>
     isClassed(c) ? html`<td data-label="${label(i)}" class="${c.cls}">${c.body}</td>` : html`<td data-label="${label(i)}">${c}</td>`;
@@ -67,6 +102,11 @@ export function table(caption: string, head: string[], rows: Cell[][], empty: st
 export function secretBox(id: string, value: string, what: string): SafeHtml {
   return html`<div class="secret" id="${id}-box" tabindex="-1" autofocus aria-labelledby="${id}-title"><p id="${id}-title"><strong>Copy this ${what} now: you will not see it again.</strong></p>
 <code id="${id}">${value}</code><button type="button" class="small" data-copy="${id}" hidden>Copy</button></div>`;
+}
+
+/** Text with a Copy button (the frame's script; without it, the text is there to select). */
+export function copyable(id: string, value: string, what: string): SafeHtml {
+  return html`<span class="copyable"><code id="${id}">${value}</code> <button type="button" class="small secondary" data-copy="${id}" aria-label="Copy ${what}" hidden>Copy</button></span>`;
 }
 
 /** Where the box was, when the reveal page is opened again (reload, Back, Forward): the key is gone. */

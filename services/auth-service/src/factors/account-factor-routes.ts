@@ -3,51 +3,55 @@
  * set up (/factors), and the authenticator app's removal (/factors/totp/remove), a step-up action
  * refused while the workspace requires a factor and no passkey would remain.
  */
-import type { Express } from 'express';
-import { MAX_PASSKEYS_PER_ACCOUNT } from '@svc/accounts';
+import type { Express, Request, Response } from 'express';
+import { MAX_PASSKEYS_PER_ACCOUNT, type User } from '@svc/accounts';
 import { render } from '../ui/html.ts';
-import { formFields, signedInOf, type FactorPageDeps } from './page-kit.ts';
+import { accountFrameOf, formFields, signedInOf, type FactorPageDeps } from './page-kit.ts';
 import { hasRecentFactor, mustUseFactor } from './step-up.ts';
-import { factorsPage } from './views.ts';
+import { FACTORS_TITLE, factorsBody } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
 
 /** The factors page and the authenticator app's removal. */
 export function accountFactorRoutes(deps: FactorPageDeps) {
   const { accounts } = deps;
   const signedIn = signedInOf(deps);
+  const framed = accountFrameOf(deps);
+  /** The factors page in the account frame, with a notice and its status. */
+  const show = async (req: Request, res: Response, user: User, notice?: string, status = 200) =>
+    render(
+      res,
+      await framed(
+        req,
+        res,
+        user,
+        FACTORS_TITLE,
+        factorsBody(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), notice, MAX_PASSKEYS_PER_ACCOUNT),
+      ),
+      { status },
+    );
 
   return {
     mount(app: Express): void {
       app.get(ROUTES.factors.path, async (req, res) => {
         const user = await signedIn(req, res);
-        if (user)
-          render(
-            res,
-            factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), undefined, MAX_PASSKEYS_PER_ACCOUNT),
-          );
+        if (user) await show(req, res, user);
       });
       // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
       app.post(ROUTES.totpRemove.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const summary = await accounts.factors.summary(user.id);
-        if (!deps.web.csrfValid(req) || formFields(req)['confirm'] !== 'yes') {
-          return render(res, factorsPage(deps.web.csrfToken(req, res), summary, 'Tick the box to confirm. Nothing was removed.'), {
-            status: 400,
-          });
-        }
+        if (!deps.web.csrfValid(req) || formFields(req)['confirm'] !== 'yes')
+          return show(req, res, user, 'Tick the box to confirm. Nothing was removed.', 400);
         if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
         if (summary.passkeys.length === 0 && (await mustUseFactor(accounts, user))) {
           const why =
             'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one, or add a passkey first.';
-          return render(res, factorsPage(deps.web.csrfToken(req, res), summary, why), { status: 409 });
+          return show(req, res, user, why, 409);
         }
         await accounts.factors.removeTotp(user.id);
         await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'totp' });
-        render(
-          res,
-          factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), 'The authenticator app was removed.'),
-        );
+        await show(req, res, user, 'The authenticator app was removed.');
       });
     },
   };

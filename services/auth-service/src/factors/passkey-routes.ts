@@ -18,7 +18,8 @@ import { authenticationOptions, checkAssertion, checkRegistration, registrationO
 import { PASSKEY_SCRIPT } from './passkey-script.ts';
 import { FACTOR_AT_FIELD, hasRecentFactor, markFactorUsed, mustUseFactor } from './step-up.ts';
 import { webauthnChallenges, type ChallengePurpose } from './webauthn-challenge.ts';
-import { factorsPage, passkeyForm, passkeyRegisterPage, passkeySignInPage } from './views.ts';
+import { accountFrameOf, type AccountFrame } from './page-kit.ts';
+import { FACTORS_TITLE, factorsBody, PASSKEY_TITLE, passkeyForm, passkeyRegisterBody, passkeySignInPage } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
 
 export interface PasskeyDeps {
@@ -33,6 +34,22 @@ export interface PasskeyDeps {
   /** The sign-in address budget (signInPerIp): a passwordless start is a sign-in attempt. */
   throttle: Throttle;
   limits: Pick<ThrottleLimits, 'signInPerIp'>;
+  /** The frame of the signed-in person's passkey pages (page-kit.ts). */
+  accountFrame?: AccountFrame | undefined;
+}
+
+/** The factors page in the account frame, with what a passkey form did (or why it did nothing). */
+async function factorsNoticePage(
+  deps: PasskeyDeps,
+  framed: AccountFrame,
+  at: { req: Request; res: Response; user: User },
+  notice: string,
+  status: number,
+): Promise<void> {
+  const { req, res, user } = at;
+  const summary = await deps.accounts.factors.summary(user.id);
+  const body = factorsBody(deps.web.csrfToken(req, res), summary, notice, MAX_PASSKEYS_PER_ACCOUNT);
+  render(res, await framed(req, res, user, FACTORS_TITLE, body), { status });
 }
 
 export function passkeys(deps: PasskeyDeps) {
@@ -40,6 +57,7 @@ export function passkeys(deps: PasskeyDeps) {
   const rp = relyingPartyOf(deps.authUrl);
   const challenges = webauthnChallenges(deps);
   const store = accounts.factors.passkeys;
+  const framed = accountFrameOf(deps);
 
   /** A form asking for one of `user`'s passkeys (none when they have none), its challenge kept. */
   async function askFor(req: Request, res: Response, user: User, purpose: ChallengePurpose, action: string, extra?: SafeHtml) {
@@ -82,13 +100,11 @@ export function passkeys(deps: PasskeyDeps) {
   async function registerPage(req: Request, res: Response, user: User, error?: string, status = 200) {
     const options = await registrationOptions(rp, user, await store.list(user.id));
     await challenges.keep(res, { challenge: options.challenge, purpose: 'register', userId: user.id });
-    render(res, passkeyRegisterPage(deps.web.csrfToken(req, res), options, error), { status });
+    render(res, await framed(req, res, user, PASSKEY_TITLE, passkeyRegisterBody(deps.web.csrfToken(req, res), options, error)), { status });
   }
 
-  const factorsNotice = async (req: Request, res: Response, user: User, notice: string, status = 200) =>
-    render(res, factorsPage(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), notice, MAX_PASSKEYS_PER_ACCOUNT), {
-      status,
-    });
+  const factorsNotice = (req: Request, res: Response, user: User, notice: string, status = 200) =>
+    factorsNoticePage(deps, framed, { req, res, user }, notice, status);
 
   return {
     askFor,

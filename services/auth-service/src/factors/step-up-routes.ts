@@ -3,14 +3,15 @@
  * typed at /factors/step-up or a passkey at /factors/step-up/passkey, before an action that needs
  * a recent one, and goes back to where they were.
  */
-import type { Express } from 'express';
-import { html, render } from '../ui/html.ts';
+import type { Express, Request, Response } from 'express';
+import type { User } from '@svc/accounts';
+import { html, render, type SafeHtml } from '../ui/html.ts';
 import { safeReturn } from '../pages/return-to.ts';
 import { tooMany } from '../http/too-many.ts';
-import { formFields, signedInOf, typedFactorCheck, type FactorPageDeps } from './page-kit.ts';
+import { accountFrameOf, formFields, signedInOf, typedFactorCheck, type FactorPageDeps } from './page-kit.ts';
 import type { passkeys } from './passkey-routes.ts';
 import { markFactorUsed, STEP_UP_MINUTES } from './step-up.ts';
-import { enrolFirstPage, stepUpPage } from './views.ts';
+import { ENROL_FIRST_TITLE, enrolFirstBody, STEP_UP_TITLE, stepUpBody } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
 
 /** The step-up pages, on the passkey routes' assertions. */
@@ -18,13 +19,18 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
   const { accounts } = deps;
   const signedIn = signedInOf(deps);
   const check = typedFactorCheck(deps);
+  const framed = accountFrameOf(deps);
+  /** The step-up page in the account frame: its form, any refusal, the passkey's form when there is one. */
+  const stepUpPage = async (req: Request, res: Response, user: User, returnTo: string, error?: string, passkey?: SafeHtml) =>
+    framed(req, res, user, STEP_UP_TITLE, stepUpBody(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, error, passkey));
 
   return {
     mount(app: Express): void {
       app.get(ROUTES.stepUp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
-        if (!(await accounts.factors.hasAny(user.id))) return render(res, enrolFirstPage(), { status: 403 });
+        if (!(await accounts.factors.hasAny(user.id)))
+          return render(res, await framed(req, res, user, ENROL_FIRST_TITLE, enrolFirstBody()), { status: 403 });
         const returnTo = safeReturn(req.query['return']);
         const passkey = await pk.askFor(
           req,
@@ -34,19 +40,16 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
           ROUTES.stepUpPasskey.path,
           html`<input type="hidden" name="return" value="${returnTo}">`,
         );
-        render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, undefined, passkey));
+        render(res, await stepUpPage(req, res, user, returnTo, undefined, passkey));
       });
       app.post(ROUTES.stepUpPasskey.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);
         if (!deps.web.csrfValid(req))
-          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, 'The form expired. Try again.'), {
-            status: 403,
-          });
+          return render(res, await stepUpPage(req, res, user, returnTo, 'The form expired. Try again.'), { status: 403 });
         const who = await pk.asserted(req, res, 'step-up', user.id);
-        if (typeof who === 'string')
-          return render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, who), { status: 400 });
+        if (typeof who === 'string') return render(res, await stepUpPage(req, res, user, returnTo, who), { status: 400 });
         await markFactorUsed(deps.redis, req);
         res.redirect(303, returnTo);
       });
@@ -54,8 +57,7 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
         const user = await signedIn(req, res);
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);
-        const again = (error: string, status: number) =>
-          render(res, stepUpPage(deps.web.csrfToken(req, res), returnTo, STEP_UP_MINUTES, error), { status });
+        const again = async (error: string, status: number) => render(res, await stepUpPage(req, res, user, returnTo, error), { status });
         if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
         const result = await check(user.id, { code: formFields(req)['code'] });
         if (!result.ok) {

@@ -8,11 +8,18 @@ import type { Request, Response } from 'express';
 import type { Redis } from '@svc/accounts';
 import { INVALIDATES, INVALIDATION_CHANNEL, oidcRecords } from '@svc/accounts';
 import { OK } from '../store/redis-keys.ts';
+import { runScript, script } from '@svc/limits';
 import { html, type SafeHtml } from '../ui/html.ts';
 
 const SESSION_COOKIE = 'svc_session';
 const CSRF_COOKIE = 'svc_csrf';
 const SESSION_TTL_SECONDS = 14 * 86_400;
+/** How often a session's last activity is written: at most once a minute, on a request that reads it. */
+const SEEN_EVERY_MS = 60_000;
+/** Records a session's last activity only while it exists: never a session hash without its expiry. */
+const SEEN = script(
+  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], 'seenIp', ARGV[2]) end return 1`,
+);
 /** What our CSRF cookie holds: 32 random bytes, base64url. */
 const CSRF_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -51,6 +58,11 @@ export interface BrowserSession {
   createdAt: number;
   /** The browser's User-Agent when it signed in, cut to 160 characters. */
   agent: string;
+  /** The address it signed in from ('' for a session older than this field). */
+  address: string;
+  /** Its last request (to the minute, SEEN_EVERY_MS) and from where; its sign-in when none since. */
+  seenAt: number;
+  seenAddress: string;
   current: boolean;
 }
 
@@ -111,13 +123,26 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
   const handleOf = (idHash: string) => idHash.slice(0, 16);
 
   /** The person's session hashes; ended ones are dropped from the index on the way. */
-  async function live(userId: string): Promise<{ idHash: string; createdAt: number; agent: string }[]> {
+  async function live(
+    userId: string,
+  ): Promise<{ idHash: string; createdAt: number; agent: string; address: string; seenAt: number; seenAddress: string }[]> {
     const index = OK.userWebSessions(userId);
     const out = [];
     for (const idHash of await deps.redis.smembers(index)) {
       const h = await deps.redis.hgetall(OK.webSession(idHash));
       if (h['userId'] !== userId) await deps.redis.srem(index, idHash);
-      else out.push({ idHash, createdAt: Number(h['createdAt']), agent: h['agent'] ?? '' });
+      else {
+        const createdAt = Number(h['createdAt']);
+        const address = h['ip'] ?? '';
+        out.push({
+          idHash,
+          createdAt,
+          agent: h['agent'] ?? '',
+          address,
+          seenAt: Number(h['seenAt'] ?? createdAt),
+          seenAddress: h['seenIp'] ?? address,
+        });
+      }
     }
     return out.sort((a, b) => b.createdAt - a.createdAt);
   }
@@ -142,7 +167,12 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
   return {
     async userOf(req) {
       const idHash = own(req);
-      return idHash ? ((await deps.redis.hget(OK.webSession(idHash), 'userId')) ?? null) : null;
+      if (!idHash) return null;
+      const [userId, seenAt] = await deps.redis.hmget(OK.webSession(idHash), 'userId', 'seenAt');
+      // Its last activity, for the account page's list of sessions; once a minute at most.
+      if (userId && now() - Number(seenAt ?? 0) >= SEEN_EVERY_MS)
+        await runScript(deps.redis, SEEN, [OK.webSession(idHash)], [String(now()), req.ip ?? '']);
+      return userId ?? null;
     },
     async start(req, res, userId, { ttlSeconds = SESSION_TTL_SECONDS, fields = {} } = {}) {
       const ttl = Math.min(ttlSeconds, SESSION_TTL_SECONDS);
@@ -155,7 +185,7 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
       await exec(
         deps.redis
           .multi()
-          .hset(key, { ...fields, userId, createdAt: String(now()), agent })
+          .hset(key, { ...fields, userId, createdAt: String(now()), agent, ip: req.ip ?? '', seenAt: String(now()), seenIp: req.ip ?? '' })
           .expire(key, ttl),
       );
       const index = OK.userWebSessions(userId);
@@ -177,6 +207,9 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
         handle: handleOf(s.idHash),
         createdAt: s.createdAt,
         agent: s.agent,
+        address: s.address,
+        seenAt: s.seenAt,
+        seenAddress: s.seenAddress,
         current: s.idHash === mine,
       }));
     },

@@ -8,7 +8,7 @@ import { html, trustedHtml, type SafeHtml } from './html.ts';
 const CSS = trustedHtml(`
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#f4f5f7}
 main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
-h1{font-size:1.4rem;margin:0 0 1rem}p{margin:.5rem 0 1rem}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+h1{font-size:1.4rem;margin:0 0 1rem}h2{font-size:1.1rem;margin:1.25rem 0 .5rem}p{margin:.5rem 0 1rem}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=email],input[type=password],input[type=text],select{width:100%;padding:.6rem;font-size:1rem;border:1px solid #8a8f98;border-radius:4px}
 input.code{font:1.5rem/1.2 ui-monospace,monospace;letter-spacing:.15em;text-transform:uppercase;text-align:center}
 button{display:block;width:100%;margin:1rem 0 .5rem;padding:.7rem;font-size:1rem;font-weight:600;color:#fff;background:#1f5fbf;border:0;border-radius:4px;cursor:pointer}

@@ -11,7 +11,7 @@ import { back, param, personOf, str, type Kit } from '../kit.ts';
 import { ACCOUNT_FORMS } from './forms.ts';
 import { accountPage, changePasswordPage } from './view.ts';
 
-export function accountRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
+export function accountRoutes(router: Router, { deps, now, page$, frame, submit }: Kit): void {
   /** One audit entry for sessions the person ended from the account page. */
   async function sessionEnded(actor: Actor, count: string): Promise<void> {
     const user = await deps.accounts.users.get(personOf(actor));
@@ -34,7 +34,15 @@ export function accountRoutes(router: Router, { deps, page$, frame, submit }: Ki
       const mine = await deps.management.myRequests(actor, { cursor: str(req.query['requests']) });
       render(
         res,
-        accountPage(f, { ...info, apps, sessions, requests: mine.requests, olderRequests: mine.next, emailOn: deps.verification.enabled }),
+        accountPage(f, {
+          ...info,
+          apps,
+          sessions,
+          requests: mine.requests,
+          olderRequests: mine.next,
+          emailOn: deps.verification.enabled,
+          now: now(),
+        }),
       );
     }),
   );

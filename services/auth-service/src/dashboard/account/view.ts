@@ -6,7 +6,8 @@ import type { AccountInfo, MyRequestRow } from '@svc/management';
 import type { BrowserSession } from '../../http/web-session.ts';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { table, when } from '../parts.ts';
+import { ago, emptyState, relative, table } from '../parts.ts';
+import { deviceOf } from './user-agent.ts';
 
 export type AccountPage = Omit<AccountInfo, 'apps'> & {
   /** `verified`: a first-party svc app; any other name is what the app registered. */
@@ -18,45 +19,82 @@ export type AccountPage = Omit<AccountInfo, 'apps'> & {
   olderRequests: string | null;
   /** Mail can be sent (a confirmation link can be asked for again). */
   emailOn: boolean;
+  now: number;
 };
-
-/** A browser's User-Agent said briefly: the browser and the system, when they can be told. */
-function browserOf(agent: string): string {
-  const browser = /Edg\//.test(agent)
-    ? 'Edge'
-    : /Firefox\//.test(agent)
-      ? 'Firefox'
-      : /Chrom(e|ium)\//.test(agent)
-        ? 'Chrome'
-        : /Safari\//.test(agent)
-          ? 'Safari'
-          : /^curl\//.test(agent)
-            ? 'curl'
-            : 'A browser';
-  const system = /Android/.test(agent)
-    ? 'Android'
-    : /iPhone|iPad/.test(agent)
-      ? 'iOS'
-      : /Windows/.test(agent)
-        ? 'Windows'
-        : /Mac OS X/.test(agent)
-          ? 'macOS'
-          : /Linux/.test(agent)
-            ? 'Linux'
-            : '';
-  return system ? `${browser} on ${system}` : browser;
-}
 
 /** A one-button POST form inside a table row. */
 const rowButton = (f: Frame, action: string, button: SafeHtml) => postForm(f, action, '', button, 'inline');
+
+/** Sessions that read alike (same device, same last address), this browser's always apart and first. */
+interface SessionGroup {
+  device: string;
+  address: string;
+  sessions: BrowserSession[];
+}
+
+function groupSessions(sessions: BrowserSession[]): SessionGroup[] {
+  const groups = new Map<string, SessionGroup>();
+  const current = sessions.filter((s) => s.current);
+  for (const s of [...current, ...sessions.filter((x) => !x.current)]) {
+    const device = deviceOf(s.agent);
+    const key = s.current ? 'current' : `${device}|${s.seenAddress}`;
+    const g = groups.get(key) ?? { device, address: s.seenAddress, sessions: [] };
+    g.sessions.push(s);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The sessions: device (browser and system), address, last activity and sign-in, this browser
+ * marked; a group of alike sessions is one row whose End lists each (signed in when, End).
+ */
+function sessionsTable(f: Frame, v: AccountPage): SafeHtml {
+  const end = (s: BrowserSession, label: string) =>
+    rowButton(
+      f,
+      `/dashboard/account/sessions/${encodeURIComponent(s.handle)}/end`,
+      html`<button type="submit" class="small danger" aria-label="${label}">End</button>`,
+    );
+  const rows = groupSessions(v.sessions).map((g) => {
+    const [first] = g.sessions;
+    if (!first) return [];
+    const lastSeen = Math.max(...g.sessions.map((s) => s.seenAt));
+    const firstIn = Math.min(...g.sessions.map((s) => s.createdAt));
+    const device = html`${g.device}${first.current && html` <strong class="status-active">· this browser</strong>`}${
+      g.sessions.length > 1 && html`<br><span class="muted">${g.sessions.length} sessions</span>`
+    }`;
+    const action = first.current
+      ? html`<a href="/signout">Sign out</a>`
+      : g.sessions.length === 1
+        ? end(first, `End the session of ${g.device} at ${g.address || 'an unknown address'}`)
+        : html`<details class="menu"><summary aria-label="End one of ${g.sessions.length} sessions of ${g.device}">End… ▾</summary><ul>${g.sessions.map(
+            (s) =>
+              html`<li>signed in ${ago(s.createdAt, v.now)} ${end(s, `End the session of ${g.device} signed in ${relative(s.createdAt, v.now)}`)}</li>`,
+          )}</ul></details>`;
+    return [
+      device,
+      g.address ? html`<code>${g.address}</code>` : html`<span class="muted">not recorded</span>`,
+      ago(lastSeen, v.now),
+      g.sessions.length > 1 ? html`first ${ago(firstIn, v.now)}` : ago(firstIn, v.now),
+      action,
+    ];
+  });
+  return table(
+    'Sessions',
+    ['Device', 'Address', 'Last active', 'Signed in', 'End'],
+    rows,
+    emptyState('No browser sessions.', html`<p>Each browser you sign in from is listed here.</p>`),
+  );
+}
 
 function tables(f: Frame, v: AccountPage): SafeHtml {
   const keys = v.personalKeys.map((k) => [
     k.client,
     html`<code>${k.prefix}</code>`,
-    when(k.createdAt),
-    when(k.expiresAt),
-    when(k.lastUsedAt, 'not yet'),
+    ago(k.createdAt, v.now),
+    ago(k.expiresAt, v.now),
+    ago(k.lastUsedAt, v.now, 'not yet'),
     rowButton(
       f,
       `/dashboard/account/keys/${encodeURIComponent(k.id)}/revoke`,
@@ -66,8 +104,8 @@ function tables(f: Frame, v: AccountPage): SafeHtml {
   const apps = v.apps.map((a) => [
     html`<bdi>${a.client}</bdi>${!a.verified && html` <span class="muted">(not verified by svc)</span>`}`,
     a.projects.join(', ') || '-',
-    when(a.createdAt),
-    when(a.expiresAt),
+    ago(a.createdAt, v.now),
+    ago(a.expiresAt, v.now),
     rowButton(
       f,
       `/dashboard/account/apps/${encodeURIComponent(a.id)}/revoke`,
@@ -79,34 +117,26 @@ function tables(f: Frame, v: AccountPage): SafeHtml {
     r.level,
     r.status,
     r.grantedLevel ?? '-',
-    when(r.createdAt),
-    when(r.decidedAt, 'not yet'),
-  ]);
-  const sessions = v.sessions.map((s) => [
-    html`${browserOf(s.agent)}${s.current && html` <strong>(this browser)</strong>`}`,
-    when(s.createdAt),
-    s.current
-      ? html`<a href="/signout">Sign out</a>`
-      : rowButton(
-          f,
-          `/dashboard/account/sessions/${encodeURIComponent(s.handle)}/end`,
-          html`<button type="submit" class="small danger">End</button>`,
-        ),
+    ago(r.createdAt, v.now),
+    ago(r.decidedAt, v.now, 'not yet'),
   ]);
   const others = v.sessions.filter((s) => !s.current).length;
   return html`<h2>Personal keys</h2><p class="muted">Made by <code>svc login</code> on your devices; each reaches every project you can access.</p>
-${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, 'No personal keys.')}
+${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, emptyState('No personal keys.', html`<p>Running <code>svc login</code> on a computer makes one for the CLI there, after you approve it in this browser; it is listed here until it expires or you revoke it.</p>`))}
 <h2>Authorized apps</h2><p class="muted">MCP clients you allowed to act for you with OAuth, and the projects they reach. Revoking one stops its tokens at once; it must ask you again.</p>
-${table('Authorized apps', ['App', 'Projects (level)', 'Authorized', 'Until', 'Revoke'], apps, 'No apps authorized.')}
+${table('Authorized apps', ['App', 'Projects (level)', 'Authorized', 'Until', 'Revoke'], apps, emptyState('No apps authorized.', html`<p>When an MCP client (Claude, Cursor, VS Code…) connects to a project with OAuth, you approve it on a consent page and it shows here, with the projects and level it reaches.</p>`))}
 <h2>Your access requests</h2>
 ${table(
   'Your access requests',
   ['Project', 'Asked for', 'Status', 'Granted', 'Asked', 'Decided'],
   requests,
-  'You have asked for no access. When a tool is refused for your level, the MCP client can ask with svc_request_access.',
+  emptyState(
+    'You have asked for no access.',
+    html`<p>When a tool is refused for your level, ask a project's admins: your MCP client can with the <code>svc_request_access</code> tool, or run <code>svc request-access --project P --level EDITOR --reason "…"</code>. Each request and its decision shows here.</p>`,
+  ),
 )}${v.olderRequests && html`<p><a href="/dashboard/account?requests=${encodeURIComponent(v.olderRequests)}">Older access requests</a></p>`}
-<h2>Sessions</h2><p class="muted">Browsers signed in to your account.</p>
-${table('Sessions', ['Browser', 'Signed in', 'End'], sessions, 'No sessions.')}${
+<h2>Sessions</h2><p class="muted">Browsers signed in to your account: the device from its User-Agent, the address of its last request, and when that was. Sessions of the same device and address are grouped. One you do not recognise: end it, then change your password.</p>
+${sessionsTable(f, v)}${
     others > 1 &&
     postForm(
       f,

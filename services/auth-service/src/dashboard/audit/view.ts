@@ -6,7 +6,7 @@ import { AUDIT_FILTER_SCAN } from '@svc/accounts/audit-actions.ts';
 import type { AuditRow } from '@svc/management';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, type Frame } from '../frame.ts';
-import { table, when } from '../parts.ts';
+import { emptyState, table, when } from '../parts.ts';
 
 /** The filter as the form sent it (the page shows it back and carries it to the next page and the export). */
 export interface AuditFilterForm {
@@ -44,7 +44,15 @@ export function auditPage(f: Frame, v: AuditPage): SafeHtml {
   const query = filterQuery(v);
   const older = v.next && `${base}?${query ? `${query}&` : ''}cursor=${encodeURIComponent(v.next)}`;
   const filtered = query !== '';
-  const empty = filtered ? 'No entries on this page match the filter.' : 'Nothing recorded yet.';
+  const empty = filtered
+    ? emptyState(
+        'No entries on this page match the filter.',
+        html`<p>Older entries may: follow “Older entries”, or <a href="${base}">clear the filter</a>.</p>`,
+      )
+    : emptyState(
+        'Nothing recorded yet.',
+        html`<p>Every change made in this workspace (keys, members, access requests, service accounts, settings), from this dashboard, the API or the CLI, is recorded here with who made it, from which address and its request id. <code>svc audit</code> reads the same log.</p>`,
+      );
   return dashboardPage(
     f,
     'Audit log',

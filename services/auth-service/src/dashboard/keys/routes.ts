@@ -10,7 +10,7 @@ import { field, param, str, type Kit } from '../kit.ts';
 import { KEY_FORMS } from './forms.ts';
 import { keyRoutes } from './key-routes.ts';
 import { newKeyReveal } from './new-key-reveal.ts';
-import { keysPage, type KeysPage } from './view.ts';
+import { keysPage, newKeyPage, type KeysPage, type NewKeyPage } from './view.ts';
 
 const query = (req: Request, name: string) => str(req.query[name]);
 
@@ -31,6 +31,18 @@ export function keysRoutes(router: Router, kit: Kit): void {
   router.get(
     '/projects/:slug/keys',
     page$((req, res, actor) => renderKeys(req, res, actor)),
+  );
+  /** The create form's page, empty or again with what was typed and the refusal tied to its field. */
+  async function renderNew(req: Request, res: Response, actor: Actor, extra: Omit<NewKeyPage, 'creatableLevels'> = {}, status = 200) {
+    const slug = param(req, 'slug');
+    const f = await frame(req, res, actor, 'keys', { project: slug });
+    const { creatableLevels } = await deps.management.keys(actor, slug, { status: '', q: '' });
+    render(res, newKeyPage(f, { creatableLevels, ...extra }), { status });
+  }
+
+  router.get(
+    '/projects/:slug/keys/new',
+    page$((req, res, actor) => renderNew(req, res, actor)),
   );
   router.get(
     '/projects/:slug/keys/reveal/:id',
@@ -60,7 +72,7 @@ export function keysRoutes(router: Router, kit: Kit): void {
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const at = err.field === 'level' || err.field === 'expires' || err.field === 'rateLimit' ? err.field : 'name';
-        await renderKeys(req, res, actor, { error: { field: at, message: err.message }, values }, 400);
+        await renderNew(req, res, actor, { error: { field: at, message: err.message }, values }, 400);
       }
     }),
   );

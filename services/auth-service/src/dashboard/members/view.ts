@@ -5,7 +5,7 @@
 import type { InvitationRow, MemberRow } from '@svc/management';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { confirmButton, LEVELS, levelOptions, table, when } from '../parts.ts';
+import { confirmButton, emptyState, LEVELS, levelOptions, table, when } from '../parts.ts';
 
 export interface MembersPage {
   members: MemberRow[];
@@ -61,6 +61,6 @@ export function membersPage(f: Frame, v: MembersPage): SafeHtml {
   return dashboardPage(
     f,
     'Members',
-    html`${table('Members', ['Email', 'Role', 'Manage'], rows, 'No members besides the owner.')}${pending}${v.canManage && addForm(f, v, base)}`,
+    html`${table('Members', ['Email', 'Role', 'Manage'], rows, emptyState('Only the workspace owner so far.', html`<p>Members are people who reach this project's tools at their role: VIEWER reads, EDITOR also writes, ADMIN also manages keys, requests and members. ${v.canManage ? 'Add one by email below' : 'A project admin adds them'}; an address without an account is mailed an invitation. People can also ask for access themselves (Access requests).</p>`))}${pending}${v.canManage && addForm(f, v, base)}`,
   );
 }

@@ -7,12 +7,13 @@ import { back, field, keysPath, str, type Kit } from '../kit.ts';
 import { PROJECT_FORMS } from './forms.ts';
 import { newProjectPage } from './view.ts';
 
-export function projectsRoutes(router: Router, { deps, page$, frame, submit }: Kit): void {
+export function projectsRoutes(router: Router, { deps, page$, frame, submit, currentProject }: Kit): void {
   router.get(
     '/',
     page$(async (req, res, actor) => {
-      const projects = await deps.management.projectsOf(actor);
-      res.redirect(303, projects[0] ? keysPath(projects[0].slug) : '/dashboard/projects/new');
+      // The project this browser last opened, else the first (kit.ts `currentProject`).
+      const open = currentProject(req, await deps.management.projectsOf(actor));
+      res.redirect(303, open ? keysPath(open.slug) : '/dashboard/projects/new');
     }),
   );
   router.get(
@@ -20,8 +21,8 @@ export function projectsRoutes(router: Router, { deps, page$, frame, submit }: K
     page$(async (req, res, actor) => {
       const workspace = str(req.query['workspace']);
       if (!workspace) return res.redirect(303, keysPath(str(req.query['project'])));
-      // A workspace opens at its first project the person reaches; an owned one without any, at its usage.
-      const first = (await deps.management.projectsOf(actor)).find((p) => p.workspace === workspace);
+      // A workspace opens at the project last opened there, else its first the person reaches; an owned one without any, at its usage.
+      const first = currentProject(req, await deps.management.projectsOf(actor), workspace);
       if (first) return res.redirect(303, keysPath(first.slug));
       if ((await deps.management.workspacesOf(actor)).includes(workspace))
         return res.redirect(303, `/dashboard/workspaces/${encodeURIComponent(workspace)}/usage`);

@@ -6,7 +6,7 @@ import { KEY_DEFAULTS, type ServiceAccountRow } from '@svc/management';
 import { html, joinHtml, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { OVERLAP_CHOICES } from '../keys/view.ts';
-import { confirmButton, LEVELS, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
+import { confirmButton, emptyState, LEVELS, levelOptions, options, secretBox, secretGone, table, when } from '../parts.ts';
 
 export interface ServiceAccountsPage {
   bots: ServiceAccountRow[];
@@ -80,6 +80,6 @@ export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml 
     }${
       v.gone && secretGone('key', 'If it was not copied, issue the service account a new key.')
     }<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members.</p>
-${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], rows, 'No service accounts yet.')}${create}`,
+${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], rows, emptyState('No service accounts yet.', html`<p>A service account is a machine identity of the workspace (a CI runner, a backend, an agent) with its own key, reaching the projects it is granted at the level chosen for each, and no person behind it: it stays when someone leaves.</p><p>${v.canManage ? 'Create one below, or run' : 'The workspace owner creates them, or runs'} <code>svc service-accounts create --name ci</code>.</p>`))}${create}`,
   );
 }

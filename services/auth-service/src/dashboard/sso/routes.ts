@@ -4,6 +4,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
+import { ROUTES } from '../../http/routes.ts';
 import { render } from '../../ui/html.ts';
 import { alertPage } from '../../ui/layout.ts';
 import { formOf } from '../form.ts';
@@ -36,7 +37,8 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
   const show = async (req: Request, res: Response, actor: Actor, error?: ManagementError) => {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'sso', { workspace: ws });
-    render(res, ssoPage(f, await sso.ssoView(actor, ws), error?.message), { status: error?.status ?? 200 });
+    const callback = new URL(ROUTES.ssoCallback.path, deps.authUrl).href;
+    render(res, ssoPage(f, await sso.ssoView(actor, ws), callback, error?.message), { status: error?.status ?? 200 });
   };
   /** A form's change; a refusal shows the page again with the reason (its status), or a plain page when it cannot be shown. */
   const change = (act: (req: Request, actor: Actor, ws: string) => Promise<unknown>, done: Done) =>

@@ -7,7 +7,7 @@ import { html, type SafeHtml } from '../../ui/html.ts';
 import { csrfField } from '../../http/web-session.ts';
 import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS, proofName, proofValue, type SsoView } from '@svc/sso';
 import { dashboardPage, type Frame } from '../frame.ts';
-import { when } from '../parts.ts';
+import { copyable, when } from '../parts.ts';
 
 const ROLES = ['NONE', 'VIEWER', 'EDITOR', 'ADMIN'] as const;
 export const ssoPath = (workspace: string, rest = '') => `/dashboard/workspaces/${encodeURIComponent(workspace)}/sso${rest}`;
@@ -30,7 +30,8 @@ function domains(f: Frame, view: SsoView): SafeHtml {
 <label for="domain">Claim a domain</label><input id="domain" name="domain" type="text" required><button type="submit">Claim</button></form>`;
 }
 
-export function ssoPage(f: Frame, view: SsoView, error?: string): SafeHtml {
+/** `callback`: the redirect URI to register at the provider, the auth-service's own (its public URL and /sso/callback). */
+export function ssoPage(f: Frame, view: SsoView, callback: string, error?: string): SafeHtml {
   const s = view.settings;
   const mapping = (s?.groupRoles ?? []).map((g) => `${g.group}=${g.role}`).join('\n');
   const body = html`${error && html`<p class="flash error" role="alert">${error}</p>`}
@@ -38,7 +39,7 @@ export function ssoPage(f: Frame, view: SsoView, error?: string): SafeHtml {
 <label for="issuer">Issuer URL</label><input id="issuer" name="issuer" type="text" value="${s?.issuer ?? ''}" required>
 <label for="client_id">Client id</label><input id="client_id" name="client_id" type="text" value="${s?.clientId ?? ''}" required>
 <label for="client_secret">Client secret</label><input id="client_secret" name="client_secret" type="password" autocomplete="off"${s ? html` placeholder="saved; leave empty to keep it"` : html` required`}>
-<p class="hint">Register <code>${'{auth host}'}/sso/callback</code> as the redirect URI at your provider.</p>
+<p class="hint" id="callback-hint">At your provider, register this redirect URI (OpenID Connect Core 1.0 §3.1.2.1 <code>redirect_uri</code>): ${copyable('sso-callback', callback, 'the redirect URI')}</p>
 <button type="submit">Save provider</button></form>
 ${domains(f, view)}
 <h2>Policy</h2><form method="post" action="${ssoPath(f.workspace, '/policy')}">${csrfField(f.csrf)}

@@ -6,7 +6,7 @@
 import type { Usage } from '@svc/management';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, type Frame } from '../frame.ts';
-import { cell, table } from '../parts.ts';
+import { cell, emptyState, table } from '../parts.ts';
 
 /** A horizontal bar chart as SVG, with its numbers in a table beside it (role img + title). */
 function barChart(title: string, rows: { label: string; value: number }[]): SafeHtml | '' {
@@ -47,7 +47,7 @@ function dailyChart(d: Usage['daily']): SafeHtml {
   return html`<svg role="img" aria-labelledby="chart-daily" viewBox="0 0 ${d.days.length * w + 4} ${h + 24}" width="100%" style="max-width:600px"><title id="chart-daily">${summary}</title><line x1="0" y1="${h + 4}" x2="${d.days.length * w + 4}" y2="${h + 4}" stroke="#6b7079"/>${bars}<text x="2" y="${h + 20}" font-size="11">${d.days[0] ?? ''}</text><text x="${d.days.length * w + 2}" y="${h + 20}" font-size="11" text-anchor="end">${d.days.at(-1) ?? ''}</text></svg>`;
 }
 
-/** The days' table: newest first, each day's requests in all, per key and per tool (those with any). */
+/** The days' table: only the days with requests, newest first, each one's requests in all, per key and per tool (those with any); then the total. */
 function dailyTable(d: Usage['daily']): SafeHtml {
   const listed = (rows: { label: string; counts: number[] }[], i: number) =>
     rows
@@ -58,16 +58,32 @@ function dailyTable(d: Usage['daily']): SafeHtml {
   const tools = d.perTool.map((t) => ({ label: t.tool, counts: t.counts }));
   const rows = d.days
     .map((day, i) => [html`<time datetime="${day}">${day}</time>`, cell('num', d.requests[i] ?? 0), listed(keys, i), listed(tools, i)])
+    .filter((_, i) => (d.requests[i] ?? 0) > 0)
     .reverse();
-  return table('Requests per day', ['Day (UTC)', '#Requests', 'By key or person', 'By tool'], rows, 'No days to show.');
+  const total = d.requests.reduce((a, b) => a + b, 0);
+  const quiet = d.days.length - rows.length;
+  return html`${table('Requests per day', ['Day (UTC)', '#Requests', 'By key or person', 'By tool'], rows, '')}<p class="muted">${total.toLocaleString('en')} requests in the last ${d.days.length} days, on ${rows.length} ${rows.length === 1 ? 'day' : 'days'}${quiet > 0 && `; the ${quiet} days without any are left out of the table`}.</p>`;
+}
+
+/** What the two counters count (docs/contract.md "Rate limits"), said once at the top. */
+const EXPLAINED = html`<p class="muted"><strong>Requests</strong> are every authenticated call to the gateway (a tool call, a tool list, an initialize), counted against the plan's limit per minute. <strong>Queries</strong> are the tool calls among them (except <code>svc_help</code> and <code>svc_request_access</code>), counted against the month's quota. Refused calls count as neither.</p>`;
+
+/** No traffic yet: what will be counted here and how the first request is made. */
+function noTraffic(f: Frame, u: Usage): SafeHtml {
+  const project = f.project && f.project.workspace === f.workspace ? f.project.slug : 'PROJECT';
+  return emptyState(
+    `No requests in the last ${u.daily.days.length} days.`,
+    html`<p>Once an app or an MCP client calls a tool of one of this workspace's projects, its requests show here within a second: per day, per key or person and per tool. Point a client at <code>/mcp/${project}</code> on the gateway, with an API key (Project › API Keys) or signing in with OAuth. <code>svc usage</code> shows the same numbers.</p>`,
+  );
 }
 
 export function usagePage(f: Frame, u: Usage): SafeHtml {
+  const idle = u.daily.requests.every((n) => n === 0) && u.perKey.length === 0 && u.perTool.length === 0;
   const perTool = table(
     'Calls by tool',
     ['Tool', '#Calls'],
     u.perTool.map((t) => [t.tool, cell('num', t.count)]),
-    'No calls this month.',
+    'No tool calls this month.',
   );
   const perKey = table(
     'Requests by key',
@@ -75,21 +91,22 @@ export function usagePage(f: Frame, u: Usage): SafeHtml {
     u.perKey.map((k) => [k.name, k.prefix ? html`<code>${k.prefix}</code>` : 'OAuth', k.project || '-', cell('num', k.count)]),
     'No requests this month.',
   );
+  const history = html`<h2>Per day, last ${u.daily.days.length} days</h2>${dailyChart(u.daily)}
+${dailyTable(u.daily)}
+<h2>By tool, this month</h2>${barChart(
+    'Calls by tool this month',
+    u.perTool.map((t) => ({ label: t.tool, value: t.count })),
+  )}
+${perTool}
+<h2>By key, this month</h2>${barChart(
+    'Requests by key this month',
+    u.perKey.map((k) => ({ label: k.name, value: k.count })),
+  )}
+${perKey}`;
   return dashboardPage(
     f,
     'Usage',
-    html`${meter('Requests this minute', u.minute.used, u.minute.limit)}${meter('Queries this month', u.month.used, u.month.quota)}
-<h2>Per day, last ${u.daily.days.length} days</h2>${dailyChart(u.daily)}
-${dailyTable(u.daily)}
-<h2>By tool, this month</h2>${barChart(
-      'Calls by tool this month',
-      u.perTool.map((t) => ({ label: t.tool, value: t.count })),
-    )}
-${perTool}
-<h2>By key, this month</h2>${barChart(
-      'Requests by key this month',
-      u.perKey.map((k) => ({ label: k.name, value: k.count })),
-    )}
-${perKey}`,
+    html`${EXPLAINED}${meter('Requests this minute', u.minute.used, u.minute.limit)}${meter('Queries this month', u.month.used, u.month.quota)}
+${idle ? noTraffic(f, u) : history}`,
   );
 }

@@ -8,7 +8,7 @@ import type { DeliveryAttempt } from '@svc/webhooks';
 import { SUBSCRIBABLE_EVENT_TYPES } from '@svc/webhooks/events.ts';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { cell, confirmButton, secretBox, secretGone, table, when } from '../parts.ts';
+import { cell, confirmButton, emptyState, secretBox, secretGone, table, when } from '../parts.ts';
 
 /** The events an endpoint may choose (a test event goes to every endpoint). */
 
@@ -76,7 +76,7 @@ export function webhooksPage(f: Frame, v: WebhooksPage): SafeHtml {
       v.secret?.previousUntil && html`<p class="muted">The previous secret also signs until ${when(v.secret.previousUntil)}.</p>`
     }${v.gone && secretGone('secret', 'If it was not copied, rotate the endpoint’s secret.')}
 <p class="muted">Events of this workspace sent as signed POSTs (Standard Webhooks) to your own service.</p>
-${table('Webhook endpoints', ['URL', 'Events', 'State', 'Last delivery'], rows, 'No webhook endpoints yet.')}
+${table('Webhook endpoints', ['URL', 'Events', 'State', 'Last delivery'], rows, emptyState('No webhook endpoints yet.', html`<p>An endpoint is a URL of your own service that receives this workspace's events (a key created or revoked, a request decided, a member added) as signed POSTs, so you need not poll. Add one below; its signing secret is shown once.</p>`))}
 <h2>Add an endpoint</h2>${postForm(f, base, fields(sent, 'new'), html`<button type="submit">Add endpoint</button>`)}`,
   );
 }
@@ -108,7 +108,7 @@ export function webhookPage(f: Frame, v: WebhookPage): SafeHtml {
     html`<p>State: ${stateOf(w)}${w.state.lastError && html` · last error: ${w.state.lastError}`}</p>
 ${postForm(f, `${at}/test`, '', html`<button type="submit" class="secondary">Send a test event</button>`, 'inline')} ${confirmButton(`${at}/rotate`, 'Rotate secret')} ${confirmButton(`${at}/delete`, 'Delete')}
 <h2>Delivery log</h2>
-${table('Delivery log', ['Time', 'Event', '#Attempt', 'Status', '#Duration', 'Error'], log, 'No deliveries yet.')}
+${table('Delivery log', ['Time', 'Event', '#Attempt', 'Status', '#Duration', 'Error'], log, emptyState('No deliveries yet.', html`<p>Each event sent to this endpoint, and each retry, is listed here with its status and time. “Send a test event” above sends one now.</p>`))}
 <h2>Change</h2>${postForm(f, at, html`${fields(sent, 'edit')}${enabled}`, html`<button type="submit">Save</button>`)}
 <p><a href="${webhooksPath(f.workspace)}">All webhooks</a></p>`,
   );
