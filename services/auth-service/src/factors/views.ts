@@ -52,9 +52,6 @@ export function enrolBody(v: EnrolView): SafeHtml {
 <form method="post" action="${v.action}" class="enrol">${csrfField(v.csrf)}<input type="hidden" name="shown" value="${v.shown}">${codeFields}<button type="submit">Turn on</button></form>`;
 }
 
-/** TOTP enrolment as a whole page, for the sign-in (no session yet, so no dashboard frame). */
-export const enrolPage = (v: EnrolView): SafeHtml => page(ENROL_TITLE, enrolBody(v));
-
 export const RECOVERY_TITLE = 'Save your recovery codes';
 
 /**
