@@ -218,7 +218,7 @@ test(`step-up: a key of any level needs a factor used within ${STEP_UP_MINUTES} 
   assert.equal((await b.post('/signin/factor', { code: totp(p.secret, Math.floor(Date.now() / 30_000) + 1) })).status, 303);
   await ageFactor(p.user.id);
   const keysPage = `/dashboard/projects/${slug}/keys`;
-  await b.get(keysPage);
+  await b.get(`${keysPage}/new`);
   const admin = await b.post(keysPage, { name: 'ops', level: 'ADMIN', expires: '30d', rateLimit: '' });
   assert.equal(admin.status, 303);
   assert.equal(admin.location, `/factors/step-up?return=${encodeURIComponent(keysPage)}`);

@@ -85,6 +85,8 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listMembers: 'COLLECTION_LIMITS.membersPerProject, pendingInvitationsPerProject',
   listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace (live), REVOKED_SERVICE_ACCOUNTS_KEPT (revoked)',
   listTrustedIssuers: 'TRUSTED_ISSUER_LIMITS',
+  listUpstreams: 'UPSTREAM_LIMITS.perProject (servers), UPSTREAM_LIMITS.toolsPerUpstream (tools of each)',
+  getUpstream: 'UPSTREAM_LIMITS.toolsPerUpstream',
   getServiceAccountClient: 'SERVICE_ACCOUNT_KEY_LIMITS',
   myApps: 'the grants of one person (each ends with its Grant); personal keys: PERSONAL_KEYS_KEPT',
   ssoSettings: 'SSO_MAX_DOMAINS',

@@ -16,7 +16,7 @@ const ONE = {
 } as const;
 const LEVEL = { type: 'string', enum: ['VIEWER', 'EDITOR', 'ADMIN'] } as const;
 const PLAN = { type: 'string', enum: PLANS } as const;
-const SURFACE_LIST = { type: 'array', items: { type: 'string', enum: SURFACES }, minItems: 1, uniqueItems: true } as const;
+const SURFACE_LIST = { type: 'array', items: { type: 'string', enum: SURFACES }, uniqueItems: true } as const;
 
 const DESCRIPTOR = {
   type: 'object',
@@ -99,7 +99,7 @@ const TIMEOUT = {
   description: `How long a forwarded call may take, ms (default ${UPSTREAM_LIMITS.timeoutMs.default}).`,
 } as const;
 const CREDENTIAL = {
-  type: 'object',
+  type: ['object', 'null'],
   description: 'A static credential svc sends the upstream with every request (sealed at rest, never shown again).',
   properties: {
     header: { type: 'string', maxLength: 64, description: 'Its header, e.g. X-Api-Key or Authorization.' },
@@ -142,7 +142,7 @@ export const addUpstream = defineOperation({
       },
       url: { type: 'string', maxLength: UPSTREAM_LIMITS.urlLength, description: 'Its Streamable HTTP endpoint (http or https).' },
       timeout_ms: TIMEOUT,
-      credential: CREDENTIAL,
+      credential: { ...CREDENTIAL, type: 'object' },
     },
     required: ['name', 'url'],
     additionalProperties: false,
@@ -172,7 +172,7 @@ export const updateUpstream = defineOperation({
     properties: {
       url: { type: 'string', maxLength: UPSTREAM_LIMITS.urlLength },
       timeout_ms: TIMEOUT,
-      credential: { anyOf: [CREDENTIAL, { type: 'null' }], description: 'null removes it.' },
+      credential: { ...CREDENTIAL, description: `${CREDENTIAL.description} null removes it.` },
     },
     additionalProperties: false,
   },
@@ -219,7 +219,7 @@ export const setUpstreamTool = defineOperation({
       agents: { type: 'boolean' },
       counts_as_query: { type: 'boolean' },
       enabled: { type: 'boolean' },
-      accept_change: { const: true, description: "Take the upstream's changed description, schema and annotations." },
+      accept_change: { type: 'boolean', description: "true: take the upstream's changed description, schema and annotations." },
     },
     additionalProperties: false,
   },
