@@ -13,7 +13,7 @@ import { generateCredential } from '@svc/credentials';
 import { ensureGitignore, keyInEnvFile, writeEnvFile, readMcpJson, writeMcpJson } from '@svc/cli/project-files.ts';
 import { toolArguments } from '@svc/cli/tool-args.ts';
 import { freePort } from '@svc/testkit';
-import { BIN, runToEnd, start, tempDir } from './support.ts';
+import { BIN, runToEnd, tempDir } from './support.ts';
 
 test('a corrupt credentials file gets a message naming it; logout removes it', async () => {
   const dir = await tempDir('corrupt');
@@ -130,15 +130,44 @@ test('slow_down: the client adds 5 s to its interval, and sends client_version o
   }
 });
 
-test('a server answering an unexpected error ends the login with its words', async () => {
-  const fake = await deviceEndpoint([{ status: 400, body: { error: 'invalid_grant', error_description: 'device code unknown' } }], 1);
-  try {
-    const login = start(BIN.svc, ['login', '--auth-server', fake.url], { SVC_CONFIG_DIR: await tempDir('invalid') });
-    const r = await login.exit;
-    assert.equal(r.code, 1);
-    assert.match(r.stderr, /Sign-in failed: invalid_grant: device code unknown/);
-  } finally {
-    fake.close();
+test('every poll error but authorization_pending and slow_down ends the wait, saying what happened and what to run', async () => {
+  const cases: { answer: { status: number; body: Record<string, unknown> }; code: number; said: RegExp; remedy: RegExp }[] = [
+    {
+      answer: { status: 400, body: { error: 'access_denied' } },
+      code: 5,
+      said: /denied or cancelled in the browser\. Nothing was authorized/,
+      remedy: /Run the command again to start over/,
+    },
+    {
+      answer: { status: 400, body: { error: 'expired_token' } },
+      code: 5,
+      said: /The code expired before it was approved/,
+      remedy: /Run the command again to get a new code/,
+    },
+    {
+      answer: { status: 400, body: { error: 'invalid_grant', error_description: 'device code already consumed' } },
+      code: 5,
+      said: /This sign-in code can no longer be used: it was used already, or abandoned \(invalid_grant: device code already consumed\)/,
+      remedy: /Run the command again for a new code/,
+    },
+    {
+      answer: { status: 500, body: { error: 'server_error' } },
+      code: 1,
+      said: /Sign-in stopped: the authorization server answered server_error \(HTTP 500\)/,
+      remedy: /check the sign-in server \(--auth-server, SVC_AUTH_URL\)/,
+    },
+  ];
+  for (const c of cases) {
+    const fake = await deviceEndpoint([{ status: 400, body: { error: 'authorization_pending' } }, c.answer], 1);
+    try {
+      const r = await runToEnd(BIN.svc, ['login', '--auth-server', fake.url], { SVC_CONFIG_DIR: await tempDir('poll-error') });
+      assert.equal(r.code, c.code, r.stderr);
+      assert.match(r.stderr, c.said);
+      assert.match(r.stderr, c.remedy);
+      assert.equal(fake.polls.length, 2, 'no poll after the error');
+    } finally {
+      fake.close();
+    }
   }
 });
 
@@ -180,9 +209,20 @@ test('usage errors: unknown command, missing tool, both --project and --team; he
   const env = { SVC_CONFIG_DIR: await tempDir('usage') };
   const unknown = await runToEnd(BIN.svc, ['frobnicate'], env);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+  assert.match(unknown.stderr, /Unknown command "frobnicate"\.\n/, 'nothing near: no guess');
+  const near = await runToEnd(BIN.svc, ['lgoin'], env);
+  assert.equal(near.code, 2);
+  assert.match(near.stderr, /Unknown command "lgoin"\. Did you mean "login"\?/);
+  const sub = await runToEnd(BIN.svc, ['members', 'lsit'], env);
+  assert.equal(sub.code, 2);
+  assert.match(sub.stderr, /Unknown subcommand "lsit" for svc members\. Did you mean "list"\?/);
+  const flag = await runToEnd(BIN.svc, ['keys', 'list', '--projetc', 'p'], env);
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /Unknown option --projetc for svc keys\. Did you mean "--project"\?/);
+  const shell = await runToEnd(BIN.svc, ['completion', 'fihs'], env);
+  assert.match(shell.stderr, /Did you mean "fish"\?/);
   assert.equal((await runToEnd(BIN.svc, ['call', 'svc_help', '--project', 'a', '--team', 'b'], env)).code, 2);
-  for (const command of ['login', 'logout', 'whoami', 'projects', 'call', 'mcp-config']) {
+  for (const command of ['login', 'logout', 'whoami', 'projects', 'call', 'mcp-config', 'tools', 'api', 'use', 'completion']) {
     const r = await runToEnd(BIN.svc, [command, '--help'], env);
     assert.equal(r.code, 0, command);
     assert.match(r.stdout, new RegExp(`Usage: svc ${command}`));

@@ -83,7 +83,8 @@ test('requests and members: approve at a level, add a member; usage reads the wo
   const mine = await runToEnd(BIN.svc, ['requests', 'mine'], { ...env, SVC_API_KEY: askerKey });
   assert.equal(mine.code, 0, mine.stderr);
   assert.match(mine.stdout, /^PROJECT\s+ASKED\s+STATUS\s+GRANTED\s+ASKED AT\s+DECIDED AT\n/);
-  assert.match(mine.stdout, new RegExp(`${owner.slug}\\s+EDITOR\\s+approved\\s+VIEWER\\s+\\d{4}-`));
+  // Times in a table read relative to now (docs/cli.md "What is printed").
+  assert.match(mine.stdout, new RegExp(`${owner.slug}\\s+EDITOR\\s+approved\\s+VIEWER\\s+(just now|\\d+ \\w+ ago)`));
   const again = await svc('requests', 'deny', req.id, '--project', owner.slug);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /requests deny: This request was already approved\./);
@@ -106,7 +107,7 @@ test('requests and members: approve at a level, add a member; usage reads the wo
   assert.equal(invited.code, 0, invited.stderr);
   assert.match(invited.stdout, /stranger-cli@example\.com has no confirmed svc account yet: an invitation to be VIEWER was mailed/);
   const pending = await svc('members', 'list', '--project', owner.slug);
-  const id = new RegExp(`stranger-cli@example\\.com\\s+VIEWER\\s+\\S+\\s+(inv_\\S+)`).exec(pending.stdout)?.[1];
+  const id = new RegExp(`stranger-cli@example\\.com\\s+VIEWER\\s+in \\d+ days\\s+(inv_\\S+)`).exec(pending.stdout)?.[1];
   assert.ok(id, pending.stdout);
   const cancelled = await svc('members', 'cancel', id, '--project', owner.slug);
   assert.equal(cancelled.code, 0, cancelled.stderr);
@@ -128,9 +129,12 @@ test('requests and members: approve at a level, add a member; usage reads the wo
 });
 
 test('what a newcomer reads: a missing option, a missing id, a refusal with its remedy', async () => {
-  const noProject = await svc('keys', 'list');
-  assert.equal(noProject.code, 2);
-  assert.match(noProject.stderr, /Give --project, e\.g\. --project my-project\./);
+  // The owner reaches one project: it is the one (docs/cli.md "The project").
+  const onlyProject = await svc('keys', 'list');
+  assert.equal(onlyProject.code, 0, onlyProject.stderr);
+  const noName = await svc('keys', 'create', '--project', owner.slug);
+  assert.equal(noName.code, 2);
+  assert.match(noName.stderr, /Give --name, e\.g\. --name ci\./);
   const noId = await svc('keys', 'revoke', '--project', owner.slug);
   assert.match(noId.stderr, /Which key\? Give its id: svc keys revoke <id> --project <slug> \(ids: svc keys list\)\./);
   const viewer = (

@@ -141,7 +141,7 @@ test('a sign-in denied in the browser ends with a clear message and stores nothi
   });
   const r = await login.exit;
   assert.equal(r.code, 5);
-  assert.match(r.stderr, /denied in the browser\. Nothing was authorized/);
+  assert.match(r.stderr, /denied or cancelled in the browser\. Nothing was authorized/);
   assert.deepEqual(await filesUnder(configDir), []);
 });
 

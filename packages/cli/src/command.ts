@@ -6,7 +6,7 @@ import { baseUrlOf } from './hosts.ts';
 import type { Io } from './run.ts';
 import { credentialOf } from './store.ts';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const GLOBAL: Options = {
   server: { type: 'string' },
@@ -21,6 +21,8 @@ export interface Command {
   /** Lines describing the command's own options, for --help (given the environment, to name real URLs). */
   details?: string | ((env: NodeJS.ProcessEnv) => string);
   options: Options;
+  /** The words the command takes first (`svc keys list`), for completion, help and "did you mean"; the dispatcher refuses any other. */
+  subcommands?: readonly string[];
   run(io: Io, values: Record<string, unknown>, positionals: string[]): Promise<void>;
 }
 

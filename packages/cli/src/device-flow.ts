@@ -1,11 +1,12 @@
 /**
  * The client side of the device authorization grant (RFC 8628; docs/contract.md "Device flow"):
  * request a code, show where to approve it, poll no faster than `interval` (plus 5 s for every
- * `slow_down`), and turn each outcome into a result or a CliError that explains it.
+ * `slow_down`), and turn each outcome into a result or a CliError that explains it: any poll
+ * error but `authorization_pending` and `slow_down` ends the wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, EXIT } from './errors.ts';
-import { requestJson, serverMessage } from './http.ts';
+import { requestJson, serverMessage, type JsonResponse } from './http.ts';
 import type { Waiting } from './ui.ts';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -68,20 +69,39 @@ export async function deviceFlow(opts: DeviceFlowOptions): Promise<Record<string
         opts.progress.note(`The server asked to poll more slowly; now every ${interval} s.`);
         continue;
       }
-      if (error === 'access_denied') {
-        throw new CliError(
-          'The request was denied in the browser. Nothing was authorized.',
-          EXIT.notApproved,
-          'Run the command again to start over.',
-        );
-      }
-      if (error === 'expired_token') throw expired();
-      const { message } = serverMessage(res);
-      throw new CliError(`Sign-in failed: ${message}`, EXIT.failed);
+      throw pollFailure(error, res);
     }
   } finally {
     opts.progress.stop();
   }
+}
+
+/**
+ * Why the wait ends, for every poll answer but authorization_pending and slow_down (RFC 8628
+ * §3.5): the person denied it or abandoned the page (access_denied), the code ran out
+ * (expired_token), it was used already or is unknown (invalid_grant), or anything else; each
+ * says what happened and what to run.
+ */
+function pollFailure(error: string, res: JsonResponse): CliError {
+  if (error === 'access_denied')
+    return new CliError(
+      'The sign-in was denied or cancelled in the browser. Nothing was authorized.',
+      EXIT.notApproved,
+      'Run the command again to start over.',
+    );
+  if (error === 'expired_token') return expired();
+  if (error === 'invalid_grant')
+    return new CliError(
+      `This sign-in code can no longer be used: it was used already, or abandoned (${serverMessage(res).message}).`,
+      EXIT.notApproved,
+      'Run the command again for a new code, and approve it in the browser within its time.',
+    );
+  const { message } = serverMessage(res);
+  return new CliError(
+    `Sign-in stopped: the authorization server answered ${message} (HTTP ${res.status}).`,
+    EXIT.failed,
+    'Run the command again; if it keeps failing, check the sign-in server (--auth-server, SVC_AUTH_URL).',
+  );
 }
 
 function expired(): CliError {

@@ -12,10 +12,18 @@ export interface JsonResponse {
   body: Record<string, unknown>;
 }
 
-export async function requestJson(
+export interface TextResponse {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+/** One request with the CLI's headers; an unreachable server is a CliError naming it. A body that is a string is sent as it is. */
+export async function requestText(
   url: string,
   init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<JsonResponse> {
+): Promise<TextResponse> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -26,7 +34,7 @@ export async function requestJson(
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...init.headers,
       },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
@@ -38,11 +46,18 @@ export async function requestJson(
       'Is the service running? Choose the servers with --server, or SVC_BASE_URL and SVC_AUTH_URL.',
     );
   }
-  const text = await res.text();
+  return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
+}
+
+export async function requestJson(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<JsonResponse> {
+  const res = await requestText(url, init);
   let body: Record<string, unknown> = {};
-  if (text) {
+  if (res.text) {
     try {
-      const parsed = JSON.parse(text) as unknown;
+      const parsed = JSON.parse(res.text) as unknown;
       body =
         parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
     } catch {

@@ -2,7 +2,7 @@
 import type { Command } from './command.ts';
 import { callerOf } from './command.ts';
 import { membersCommand, requestsCommand } from './manage.ts';
-import { keysCommand } from './manage-keys.ts';
+import { KEY_SUBCOMMANDS, keysCommand } from './manage-keys.ts';
 import { auditCommand, serviceAccountsCommand, usageCommand } from './manage-workspace.ts';
 import { webhooksCommand } from './manage-webhooks.ts';
 import { requestAccessCommand } from './request-access.ts';
@@ -11,12 +11,12 @@ export const MANAGE_COMMANDS: Record<string, Command> = {
   keys: {
     summary: "a project's API keys: list, create, revoke, roll (with an overlap), disable and enable, note, IP allow-list",
     usage:
-      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none>|disable <id>|enable <id>|note <id> <text>|allow-ips <id> <cidr...|anywhere> --project <slug> [--status S] [--search TEXT] [--name N] [--level L] [--expires 30d] [--rate-limit N] [--note TEXT] [--allow-ip CIDR]... [--overlap 24h] [--json]',
-    details: `  --project SLUG      the project
+      'svc keys list|create|revoke <id>|roll <id>|limit <id> <n|none>|disable <id>|enable <id>|note <id> <text>|allow-ips <id> <cidr...|anywhere> [--project <slug>] [--status S] [--search TEXT] [--name N] [--level L] [--expires 30d] [--rate-limit N] [--note TEXT] [--allow-ip CIDR]... [--overlap 24h] [--json]',
+    details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
   --status STATUS     list: active, expiring, expired, revoked, disabled or all (default: all but revoked)
   --search TEXT       list: only keys whose name, prefix or note holds TEXT
   --name NAME         create: the key's name
-  --level LEVEL       create: VIEWER (default), EDITOR or ADMIN (up to your own role)
+  --level LEVEL       create: VIEWER (default), EDITOR or ADMIN, in any case (up to your own role)
   --expires DURATION  create: 7d, 30d, 90d (default), 365d, 12h or never
   --rate-limit N      create: the key's own requests per minute, below the plan's (default: the plan's)
   --note TEXT         create: a note about the key (at most 500 characters)
@@ -38,6 +38,7 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
       note: { type: 'string' },
       'allow-ip': { type: 'string', multiple: true },
     },
+    subcommands: KEY_SUBCOMMANDS,
     async run(io, v, positionals) {
       await keysCommand(io, await callerOf(io, v), v, positionals);
     },
@@ -46,13 +47,14 @@ A new key is printed once, alone on stdout; the rest goes to stderr.`,
   requests: {
     summary: "a project's access requests: list, approve (at a level), deny; or your own with their status",
     usage:
-      'svc requests list|approve <id>|deny <id> --project <slug> [--level L] [--cursor C] [--all] [--json] | svc requests mine [--cursor C] [--all] [--json]',
-    details: `  --project SLUG      the project
-  --level LEVEL       approve: the level to grant (default VIEWER)
+      'svc requests list|approve <id>|deny <id> [--project <slug>] [--level L] [--cursor C] [--all] [--json] | svc requests mine [--cursor C] [--all] [--json]',
+    details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
+  --level LEVEL       approve: the level to grant (default VIEWER; any case)
   --cursor C          list, mine: the page after the one that printed C
   --all               list, mine: every page from there on (at most 20 pages of 100)
 Lists are newest asked first, a page at a time. mine lists the requests you made, pending or decided, with the level granted.`,
     options: { project: { type: 'string' }, level: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
+    subcommands: ['list', 'approve', 'deny', 'mine'],
     async run(io, v, positionals) {
       await requestsCommand(io, await callerOf(io, v), v, positionals);
     },
@@ -62,7 +64,7 @@ Lists are newest asked first, a page at a time. mine lists the requests you made
     summary: "ask a project's admins for a level, with a reason",
     usage: 'svc request-access --project <slug> --level VIEWER|EDITOR|ADMIN --reason "..." [--json]',
     details: `  --project SLUG      the project
-  --level LEVEL       the level you need: VIEWER, EDITOR or ADMIN
+  --level LEVEL       the level you need: VIEWER, EDITOR or ADMIN (any case)
   --reason TEXT       why you need it; the admins read it (at most 1000 characters)
 Asking again while a request is pending updates it. Follow it with svc requests mine.`,
     options: { project: { type: 'string' }, level: { type: 'string' }, reason: { type: 'string' } },
@@ -73,13 +75,14 @@ Asking again while a request is pending updates it. Follow it with svc requests 
 
   members: {
     summary: "a project's members: list, add or set a role, remove; pending invitations: cancel",
-    usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> --project <slug> [--role R] [--json]',
-    details: `  --project SLUG      the project
-  --role ROLE         add, set: VIEWER, EDITOR or ADMIN
+    usage: 'svc members list|add <email>|set <email>|remove <user-id>|cancel <invitation-id> [--project <slug>] [--role R] [--json]',
+    details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
+  --role ROLE         add, set: VIEWER, EDITOR or ADMIN (any case)
 
 An address without a confirmed svc account is not added: it is mailed an invitation (7 days),
 listed by list until its owner accepts it or you cancel it.`,
     options: { project: { type: 'string' }, role: { type: 'string' } },
+    subcommands: ['list', 'add', 'set', 'remove', 'cancel'],
     async run(io, v, positionals) {
       await membersCommand(io, await callerOf(io, v), v, positionals);
     },
@@ -92,7 +95,7 @@ listed by list until its owner accepts it or you cancel it.`,
     details: `  --workspace W       the workspace (default: the current key's)
   --name NAME         create: the service account's name
   --project SLUG      grant: the project
-  --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN
+  --level LEVEL       grant: VIEWER (default), EDITOR or ADMIN (any case)
   --overlap DURATION  rotate: how long the old key keeps working (default 24h; 0m stops it now)
   --jwks-file FILE    set-keys: a public JWK Set (JSON) its OAuth client signs private_key_jwt assertions with
   --jwks-uri URL      set-keys: or an https URL serving that JWK Set
@@ -108,20 +111,25 @@ A revoked service account stays revoked: rotate refuses it; create a new one ins
       'jwks-file': { type: 'string' },
       'jwks-uri': { type: 'string' },
     },
+    subcommands: ['list', 'create', 'grant', 'rotate', 'revoke', 'keys', 'set-keys', 'remove-keys'],
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
     },
   },
 
   webhooks: {
-    summary: "a workspace's signed webhooks: list, create, update, delete, rotate the secret, test, deliveries",
+    summary: "a workspace's signed webhooks: list, create, update, delete, rotate the secret, test, deliveries; listen here",
     usage:
-      'svc webhooks list|create|update <id>|delete <id>|rotate <id>|test <id>|deliveries <id> [--workspace W] [--url U] [--events a,b] [--description D] [--enable|--disable] [--json]',
+      'svc webhooks list|create|update <id>|delete <id>|rotate <id>|test <id>|deliveries <id> [--workspace W] [--url U] [--events a,b] [--description D] [--enable|--disable] [--json]\n       svc webhooks listen --forward-to URL [--events a,b] [--secret whsec_...] [--workspace W] [--json]',
     details: `  --workspace W       the workspace (default: the current key's)
   --url URL           create, update: where events are POSTed (http or https)
-  --events A,B        create, update: event types, e.g. key.created,key.revoked,quota.warning (docs/webhooks.md)
+  --events A,B        create, update: event types, e.g. key.created,key.revoked,quota.warning (docs/webhooks.md);
+                      listen: only these
   --description D     create, update: a note for people
   --enable, --disable update: resume a failing or disabled endpoint, or stop sending
+  --forward-to URL    listen: POST each new event of the workspace to this URL (e.g. http://localhost:4242/hooks),
+                      signed as deliveries are, with this session's secret (printed) or --secret
+listen reads the workspace's audit log every 2 s until Ctrl-C (docs/cli.md "svc webhooks listen").
 A new signing secret (create, rotate) is printed once, alone on stdout. Only the workspace's owner manages these.`,
     options: {
       workspace: { type: 'string' },
@@ -130,7 +138,10 @@ A new signing secret (create, rotate) is printed once, alone on stdout. Only the
       description: { type: 'string' },
       enable: { type: 'boolean' },
       disable: { type: 'boolean' },
+      'forward-to': { type: 'string' },
+      secret: { type: 'string' },
     },
+    subcommands: ['list', 'create', 'update', 'delete', 'rotate', 'test', 'deliveries', 'listen'],
     async run(io, v, positionals) {
       await webhooksCommand(io, await callerOf(io, v), v, positionals);
     },

@@ -1,6 +1,6 @@
 /**
  * What the management commands of `svc` share (docs/cli.md "Managing a project"): the caller, the
- * typed client of the management contract, option readers and the column printer.
+ * typed client of the management contract and option readers.
  */
 import { LEVELS, managementClient, type CallResult, type OperationDeclaration } from '@svc/management/contract';
 import type { KeyLevel } from '@svc/policy';
@@ -24,24 +24,12 @@ export const need = (v: Options, name: string, example: string): string => {
 /** An option's text when it was given. */
 export const given = (v: Options, name: string): string | undefined => (typeof v[name] === 'string' ? v[name] : undefined);
 
-/** A level option (--level, --role): one of the levels, or `fallback` when not given. */
+/** A level option (--level, --role): one of the levels in any case (`viewer` is VIEWER), or `fallback` when not given. */
 export function levelOption(v: Options, name: string, fallback?: KeyLevel): KeyLevel {
-  const value = given(v, name) ?? fallback;
+  const value = given(v, name)?.toUpperCase() ?? fallback;
   const level = LEVELS.find((l) => l === value);
   if (!level) throw new CliError(`Give --${name} ${LEVELS.join('|')}.`, EXIT.usage);
   return level;
-}
-
-/** Left-aligned columns under a header, the way `svc projects` prints them. */
-export function columns<T extends object>(rows: readonly T[], cols: [keyof T & string, string][]): string[] {
-  const cell = (r: T, k: keyof T) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]));
-  const widths = cols.map(([k, h]) => Math.max(h.length, ...rows.map((r) => cell(r, k).length)));
-  const line = (vals: string[]) =>
-    vals
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(cols.map(([, h]) => h)), ...rows.map((r) => line(cols.map(([k]) => cell(r, k))))];
 }
 
 /** The management API's client for the current key. */
@@ -60,8 +48,6 @@ export async function answer<O extends OperationDeclaration, A>(call: Promise<Ca
   if (!r.ok) throw refusal(r.response, what);
   return r.body;
 }
-
-export const project = (v: Options) => need(v, 'project', '--project my-project');
 
 /** A new key: the summary on stderr, the key alone on stdout (or the JSON), and the warning. */
 export function shownOnce(io: Io, k: { key: string }, summary: string): void {

@@ -2,7 +2,9 @@
 import { KEY_DEFAULTS } from '@svc/management/contract';
 import { CliError, EXIT } from './errors.ts';
 import type { Io } from './run.ts';
-import { answer, api, columns, given, levelOption, need, project, shownOnce, type Caller, type Options } from './manage-common.ts';
+import { answer, api, given, levelOption, need, shownOnce, type Caller, type Options } from './manage-common.ts';
+import { columns, statusStyle } from './table.ts';
+import { projectOf } from './default-project.ts';
 
 /** What every subcommand reads: the output, the caller, the options, the project and the command's words (`args[1]` the key's id). */
 interface KeyCall {
@@ -30,14 +32,14 @@ async function list({ io, c, v, slug }: KeyCall): Promise<void> {
     rows.length
       ? columns(rows, [
           ['id', 'ID'],
-          ['name', 'NAME'],
+          ['name', 'NAME', { free: true }],
           ['level', 'LEVEL'],
           ['prefix', 'KEY'],
-          ['expires_at', 'EXPIRES'],
-          ['last_used_at', 'LAST USED'],
+          ['expires_at', 'EXPIRES', { time: true }],
+          ['last_used_at', 'LAST USED', { time: true }],
           ['rate_limit', 'PER MIN'],
-          ['ips', 'ALLOWED IPS'],
-          ['shown', 'STATUS'],
+          ['ips', 'ALLOWED IPS', { free: true }],
+          ['shown', 'STATUS', { style: statusStyle }],
         ])
       : [query.status || query.q ? 'No keys match.' : 'No keys (revoked ones are listed with --status revoked or all).'],
   );
@@ -125,20 +127,22 @@ async function limit({ io, c, slug, id, args }: KeyCall): Promise<void> {
 /** Each subcommand of `svc keys`, by the word that names it. */
 const SUBCOMMANDS: Record<string, (call: KeyCall) => Promise<void>> = {
   list,
-  disable: status,
-  enable: status,
-  note,
-  'allow-ips': allowIps,
   create,
   revoke,
   roll,
   limit,
+  disable: status,
+  enable: status,
+  note,
+  'allow-ips': allowIps,
 };
 
-/** `svc keys <subcommand> [id] ... --project <slug>`. */
+/** The words `svc keys` takes first, for its declaration (completion, help, "did you mean"). */
+export const KEY_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
+
+/** `svc keys <subcommand> [id] ... --project <slug>` (list when none is given). */
 export async function keysCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
-  const [sub = '', id] = args;
-  const slug = project(v);
+  const [sub = 'list', id] = args;
   const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (!run)
     throw new CliError(
@@ -146,5 +150,5 @@ export async function keysCommand(io: Io, c: Caller, v: Options, args: string[])
       EXIT.usage,
       'Run "svc keys --help".',
     );
-  return run({ io, c, v, slug, sub, id, args });
+  return run({ io, c, v, slug: await projectOf(io.env, c, v), sub, id, args });
 }

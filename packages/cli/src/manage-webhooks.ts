@@ -1,7 +1,9 @@
 /** `svc webhooks` (docs/cli.md "Webhooks"): a workspace's webhook endpoints, the owner's (docs/webhooks.md). */
 import { CliError, EXIT } from './errors.ts';
-import { answer, api, columns, given, need, workspaceOf, type Caller, type Options } from './manage-common.ts';
+import { answer, api, given, need, workspaceOf, type Caller, type Options } from './manage-common.ts';
+import { columns, statusStyle } from './table.ts';
 import type { Io } from './run.ts';
+import { listenCommand } from './webhooks-listen.ts';
 
 /** A signing secret: alone on stdout (or in the JSON), the rest on stderr, as a new key is. */
 function secretOnce(io: Io, value: object & { secret: string }, summary: string): void {
@@ -20,6 +22,7 @@ const eventsOf = (v: Options): string[] | undefined =>
 
 export async function webhooksCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, id] = args;
+  if (sub === 'listen') return listenCommand(io, c, v);
   const ws = await workspaceOf(c, v);
   const which = (verb: string): { workspace: string; id: string } => {
     if (!id) throw new CliError(`Which endpoint? svc webhooks ${verb} <id> (ids: svc webhooks list).`, EXIT.usage);
@@ -39,10 +42,10 @@ export async function webhooksCommand(io: Io, c: Caller, v: Options, args: strin
         rows.length
           ? columns(rows, [
               ['id', 'ID'],
-              ['url', 'URL'],
-              ['events', 'EVENTS'],
-              ['state', 'STATUS'],
-              ['last_error', 'LAST ERROR'],
+              ['url', 'URL', { free: true }],
+              ['events', 'EVENTS', { free: true }],
+              ['state', 'STATUS', { style: statusStyle }],
+              ['last_error', 'LAST ERROR', { free: true }],
             ])
           : ['No webhook endpoints. Add one: svc webhooks create --url https://example.com/hooks --events key.created,key.revoked'],
       );
@@ -84,17 +87,17 @@ export async function webhooksCommand(io: Io, c: Caller, v: Options, args: strin
         { deliveries },
         deliveries.length
           ? columns(deliveries, [
-              ['at', 'TIME'],
+              ['at', 'TIME', { time: true }],
               ['type', 'EVENT'],
               ['attempt', 'ATTEMPT'],
               ['status', 'STATUS'],
               ['duration_ms', 'MS'],
-              ['error', 'ERROR'],
+              ['error', 'ERROR', { free: true }],
             ])
           : ['No deliveries yet.'],
       );
     }
     default:
-      throw new CliError('Use svc webhooks list|create|update <id>|delete <id>|rotate <id>|test <id>|deliveries <id>.', EXIT.usage);
+      throw new CliError('Use svc webhooks list|create|update <id>|delete <id>|rotate <id>|test <id>|deliveries <id>|listen.', EXIT.usage);
   }
 }

@@ -3,7 +3,8 @@ import { KEY_DEFAULTS } from '@svc/management/contract';
 import { CliError, EXIT } from './errors.ts';
 import type { Io } from './run.ts';
 import { serviceAccountKeysCommand } from './service-account-keys.ts';
-import { answer, api, columns, given, levelOption, need, shownOnce, workspaceOf, type Caller, type Options } from './manage-common.ts';
+import { answer, api, given, levelOption, need, shownOnce, workspaceOf, type Caller, type Options } from './manage-common.ts';
+import { columns, statusStyle } from './table.ts';
 
 export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const ws = await workspaceOf(c, v);
@@ -16,7 +17,7 @@ export async function usageCommand(io: Io, c: Caller, v: Options): Promise<void>
     '',
     ...(u.perKey.length
       ? columns(u.perKey, [
-          ['name', 'KEY OR PERSON'],
+          ['name', 'KEY OR PERSON', { free: true }],
           ['prefix', 'KEY'],
           ['project', 'PROJECT'],
           ['count', 'REQUESTS THIS MONTH'],
@@ -66,10 +67,10 @@ export async function serviceAccountsCommand(io: Io, c: Caller, v: Options, args
         rows.length
           ? columns(rows, [
               ['id', 'ID'],
-              ['name', 'NAME'],
+              ['name', 'NAME', { free: true }],
               ['key_prefix', 'KEY'],
-              ['grants', 'GRANTS'],
-              ['state', 'STATUS'],
+              ['grants', 'GRANTS', { free: true }],
+              ['state', 'STATUS', { style: statusStyle }],
             ])
           : ['No service accounts. Create one: svc service-accounts create --name ci'],
       );
@@ -130,10 +131,10 @@ export async function auditCommand(io: Io, c: Caller, v: Options): Promise<void>
   io.result(page, [
     ...(page.entries.length
       ? columns(page.entries, [
-          ['at', 'TIME'],
-          ['actor', 'ACTOR'],
+          ['at', 'TIME', { time: true }],
+          ['actor', 'ACTOR', { free: true }],
           ['action', 'ACTION'],
-          ['target', 'TARGET'],
+          ['target', 'TARGET', { free: true }],
         ])
       : ['Nothing recorded.']),
     ...(page.next ? ['', `Older entries: svc audit --workspace ${ws}${filterOptions(query)} --cursor ${page.next}`] : []),

@@ -8,7 +8,9 @@
 import { KEY_DEFAULTS } from '@svc/management/contract';
 import { CliError, EXIT } from './errors.ts';
 import type { Io } from './run.ts';
-import { answer, api, columns, levelOption, need, project, type Caller, type Options } from './manage-common.ts';
+import { answer, api, levelOption, need, type Caller, type Options } from './manage-common.ts';
+import { columns, statusStyle } from './table.ts';
+import { projectOf } from './default-project.ts';
 import { moreLine, readPages } from './manage-pages.ts';
 
 export async function requestsCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
@@ -21,18 +23,23 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
     return io.result(
       { requests, next_cursor: next },
       requests.length
-        ? columns(requests, [
-            ['project', 'PROJECT'],
-            ['level', 'ASKED'],
-            ['status', 'STATUS'],
-            ['granted_level', 'GRANTED'],
-            ['created_at', 'ASKED AT'],
-            ['decided_at', 'DECIDED AT'],
-          ]).concat(moreLine(next, 'svc requests mine'))
+        ? [
+            ...columns(requests, [
+              ['project', 'PROJECT'],
+              ['level', 'ASKED'],
+              ['status', 'STATUS', { style: statusStyle }],
+              ['granted_level', 'GRANTED'],
+              ['created_at', 'ASKED AT', { time: true }],
+              ['decided_at', 'DECIDED AT', { time: true }],
+            ]),
+            ...moreLine(next, 'svc requests mine'),
+          ]
         : ['You have asked for no access yet. Ask with svc request-access --project P --level L --reason R.'],
     );
   }
-  const slug = project(v);
+  if (sub !== 'list' && sub !== undefined && sub !== 'approve' && sub !== 'deny')
+    throw new CliError('Use svc requests list|approve|deny --project <slug>, or svc requests mine.', EXIT.usage);
+  const slug = await projectOf(io.env, c, v);
   if (sub === 'list' || sub === undefined) {
     const { items: requests, next } = await readPages(v, async (query) => {
       const r = await answer(api(c).listAccessRequests({ params: { project: slug }, query }), 'requests list');
@@ -45,12 +52,12 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
         ? [
             ...columns(requests, [
               ['id', 'ID'],
-              ['requester', 'REQUESTER'],
+              ['requester', 'REQUESTER', { free: true }],
               ['level', 'LEVEL'],
-              ['status', 'STATUS'],
+              ['status', 'STATUS', { style: statusStyle }],
               ['granted_level', 'GRANTED'],
-              ['decided_by', 'DECIDED BY'],
-              ['reason', 'REASON'],
+              ['decided_by', 'DECIDED BY', { free: true }],
+              ['reason', 'REASON', { free: true }],
             ]),
             '',
             pending.length ? `Approve with: svc requests approve <id> --project ${slug} [--level VIEWER|EDITOR|ADMIN]` : 'Nothing pending.',
@@ -59,8 +66,6 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
         : ['No access requests.'],
     );
   }
-  if (sub !== 'approve' && sub !== 'deny')
-    throw new CliError('Use svc requests list|approve|deny --project <slug>, or svc requests mine.', EXIT.usage);
   if (!id)
     throw new CliError(`Which request? Give its id: svc requests ${sub} <id> --project <slug> (ids: svc requests list).`, EXIT.usage);
   if (sub === 'deny') {
@@ -74,7 +79,7 @@ export async function requestsCommand(io: Io, c: Caller, v: Options, args: strin
 
 export async function membersCommand(io: Io, c: Caller, v: Options, args: string[]): Promise<void> {
   const [sub, who] = args;
-  const slug = project(v);
+  const slug = await projectOf(io.env, c, v);
   if (sub === 'list' || sub === undefined) {
     const { members, invitations } = await answer(api(c).listMembers({ params: { project: slug } }), 'members list');
     const pending = invitations.length
@@ -84,7 +89,7 @@ export async function membersCommand(io: Io, c: Caller, v: Options, args: string
           ...columns(invitations, [
             ['email', 'EMAIL'],
             ['role', 'ROLE'],
-            ['expiresAt', 'LINK WORKS UNTIL'],
+            ['expiresAt', 'LINK WORKS UNTIL', { time: true }],
             ['id', 'INVITATION ID'],
           ]),
         ]

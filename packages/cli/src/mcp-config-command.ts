@@ -1,7 +1,8 @@
 /** `svc mcp-config` (docs/cli.md "svc mcp-config"): the MCP client configuration for a project, keyless OAuth first. */
 import { displayPrefix } from '@svc/credentials';
 import { SURFACES } from '@svc/policy';
-import { surfaceOf, type Command } from './command.ts';
+import { callerOf, surfaceOf, type Command } from './command.ts';
+import { projectOf } from './default-project.ts';
 import { CliError, EXIT } from './errors.ts';
 import { baseUrlOf } from './hosts.ts';
 import { KEY_VARIABLE, claudeAddCommand, cursorInstallLink, mcpClientConfigs, oauthSetup } from './mcp-config.ts';
@@ -10,14 +11,13 @@ import { readStoredKey } from './store.ts';
 
 export const MCP_CONFIG_COMMAND: Command = {
   summary: 'print MCP client setup for a project: sign in with OAuth (no key), or a key from $SVC_API_KEY',
-  usage: 'svc mcp-config --project <slug> [--client claude|cursor|vscode] [--surface NAME] [--json]',
-  details: `  --project SLUG      the project whose MCP endpoint to configure
+  usage: 'svc mcp-config [--project <slug>] [--client claude|cursor|vscode] [--surface NAME] [--json]',
+  details: `  --project SLUG      the project whose MCP endpoint to configure (default: the one "svc use" chose, or your only one)
   --client NAME       only this client's snippet (claude, cursor, vscode); default all
   --surface NAME      the connection surface the client asks for: ${SURFACES.join(', ')} (default hosted)`,
   options: { project: { type: 'string' }, client: { type: 'string' }, surface: { type: 'string' } },
   async run(io, v) {
-    const slug = v['project'] as string | undefined;
-    if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage, 'Run "svc projects" for the ones you can reach.');
+    const slug = await slugOf(io, v);
     const surface = surfaceOf(v);
     const endpoint = `${baseUrlOf({ server: v['server'] as string }, io.env)}/mcp/${encodeURIComponent(slug)}`;
     let configs = mcpClientConfigs(endpoint, slug, surface);
@@ -77,4 +77,12 @@ async function keySource(io: Io): Promise<{ source: 'environment' | 'svc login' 
     source: 'none',
     line: `not set, and you are not signed in. Run "svc login", then export ${KEY_VARIABLE}=$(svc auth token); or use a project key (create-svc writes one to .env).`,
   };
+}
+
+/** --project, else the default project when there is a key to ask with; without one, --project is needed. */
+async function slugOf(io: Io, v: Record<string, unknown>): Promise<string> {
+  if (typeof v['project'] === 'string' && v['project'] !== '') return v['project'];
+  const caller = await callerOf(io, v).catch(() => null);
+  if (!caller) throw new CliError('Which project? Give --project <slug>.', EXIT.usage, 'Run "svc projects" for the ones you can reach.');
+  return projectOf(io.env, caller, v);
 }

@@ -9,9 +9,10 @@ import { answer, api, type Caller } from './manage-common.ts';
 import type { Io } from './run.ts';
 
 export async function requestAccessCommand(io: Io, c: Caller, v: Record<string, unknown>): Promise<void> {
+  // The project is named: asking for access is about a project this key may not reach, so no default applies.
   const slug = typeof v['project'] === 'string' ? v['project'] : '';
   if (!slug) throw new CliError('Which project? Give --project <slug>.', EXIT.usage, 'Run "svc projects" for the ones you can reach.');
-  const level = LEVELS.find((l) => l === v['level']);
+  const level = LEVELS.find((l) => typeof v['level'] === 'string' && l === v['level'].toUpperCase());
   if (!level) throw new CliError(`Give --level ${LEVELS.join('|')}: the level you need.`, EXIT.usage);
   const reason = typeof v['reason'] === 'string' ? v['reason'].trim() : '';
   if (!reason) throw new CliError('Give --reason "...": the admins read it to decide.', EXIT.usage);

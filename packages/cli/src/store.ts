@@ -1,6 +1,7 @@
 /**
- * The stored personal key: `credentials.json` in the user's config directory (SVC_CONFIG_DIR, else
- * $XDG_CONFIG_HOME/svc, else ~/.config/svc). The directory is 0700 and the file 0600, written to a
+ * The CLI's files in the user's config directory (SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else
+ * ~/.config/svc): the stored personal key, `credentials.json`, and the settings, `config.json`
+ * (the default project per gateway). The directory is 0700 and each file 0600, written to a
  * temporary file first and renamed, so a reader never sees half a file. The key is the one secret
  * here; everything else is for display.
  */
@@ -77,16 +78,44 @@ export async function readStoredKey(env: NodeJS.ProcessEnv): Promise<StoredKey |
   return parsed;
 }
 
-export async function writeStoredKey(env: NodeJS.ProcessEnv, value: StoredKey): Promise<string> {
+/** Writes `value` as JSON to `file` in the config directory, 0600, whole or not at all. */
+async function writeConfigFile(env: NodeJS.ProcessEnv, file: string, value: unknown): Promise<string> {
   const dir = configDir(env);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const file = credentialsFile(env);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   await chmod(temp, 0o600);
   await rename(temp, file);
   return file;
+}
+
+export async function writeStoredKey(env: NodeJS.ProcessEnv, value: StoredKey): Promise<string> {
+  return writeConfigFile(env, credentialsFile(env), value);
+}
+
+/** The settings `svc use` keeps: the default project of each gateway (its origin). */
+export interface Settings {
+  version: 1;
+  default_projects: Record<string, string>;
+}
+
+export function settingsFile(env: NodeJS.ProcessEnv): string {
+  return join(configDir(env), 'config.json');
+}
+
+/** The settings; none yet, or a file that is not ours, reads as no settings (nothing in it is a secret or needed). */
+export async function readSettings(env: NodeJS.ProcessEnv): Promise<Settings> {
+  const parsed = await readFile(settingsFile(env), 'utf8')
+    .then((text) => JSON.parse(text) as unknown)
+    .catch(() => null);
+  const projects = (parsed as { default_projects?: unknown } | null)?.default_projects;
+  const valid = projects && typeof projects === 'object' && Object.values(projects).every((p) => typeof p === 'string');
+  return { version: 1, default_projects: valid ? { ...(projects as Record<string, string>) } : {} };
+}
+
+export async function writeSettings(env: NodeJS.ProcessEnv, value: Settings): Promise<string> {
+  return writeConfigFile(env, settingsFile(env), value);
 }
 
 /** Removes the stored key (a corrupt file too). Returns whether there was one. */

@@ -1,245 +1,19 @@
 /**
  * svc: sign in with the device flow (a personal key for every project you can access), see who
- * you are, list projects, call a tool, print MCP client configuration. docs/cli.md describes it.
+ * you are, list projects and tools, call a tool, manage a project, print MCP client configuration.
+ * docs/cli.md describes it. The commands are declared in commands.ts; this is the dispatcher: it
+ * parses the command line against the declaration, and an unknown command, subcommand or option
+ * is a usage error that names the nearest one that exists.
  */
 import { parseArgs } from 'node:util';
-import { displayPrefix } from '@svc/credentials';
-import { offerToOpen, type BrowserOffer } from './browser.ts';
-import { callerOf, GLOBAL, surfaceOf, type Command } from './command.ts';
-import { MCP_CONFIG_COMMAND } from './mcp-config-command.ts';
-import { MANAGE_COMMANDS } from './manage-commands.ts';
-import { deviceFlow, type DeviceCode } from './device-flow.ts';
+import { GLOBAL, type Command } from './command.ts';
+import { COMMANDS } from './commands.ts';
 import { CliError, EXIT } from './errors.ts';
-import { baseUrlOf, hostsOf, serverHelp } from './hosts.ts';
-import { refusal, requestJson } from './http.ts';
-import { SURFACES } from '@svc/policy';
+import { serverHelp } from './hosts.ts';
 import { KEY_VARIABLE } from './mcp-config.ts';
-import { credentialsFile, readStoredKey, removeStoredKey, writeStoredKey } from './store.ts';
-import { waiting } from './ui.ts';
-import { VERSION } from './version.ts';
 import { run } from './run.ts';
-import { toolArguments } from './tool-args.ts';
-
-const days = (ms: number) => Math.floor(ms / 86_400_000);
-
-const COMMANDS: Record<string, Command> = {
-  login: {
-    summary: 'sign in in the browser and store a personal key (30 days, every project you can access)',
-    usage: 'svc login [--server URL] [--auth-server URL] [--json]',
-    options: {},
-    async run(io, v) {
-      const hosts = await hostsOf({ server: v['server'] as string, authServer: v['auth-server'] as string }, io.env);
-      if (io.env[KEY_VARIABLE]) io.err(`Note: ${KEY_VARIABLE} is set; commands use it before the key stored by this login.`);
-      const offers: BrowserOffer[] = [];
-      const token = await deviceFlow({
-        authUrl: hosts.authUrl,
-        clientId: 'svc-cli',
-        pollRequest: { client_version: VERSION },
-        show: (code: DeviceCode) => {
-          const offer = offerToOpen(code.verification_uri, { env: io.env, onNote: io.err });
-          offers.push(offer);
-          io.err(
-            [
-              '',
-              `  Open   ${code.verification_uri}`,
-              `  Type   ${code.user_code}`,
-              '',
-              `The code is valid for ${Math.round(code.expires_in / 60)} minutes. Type it yourself: the page does not fill it in.`,
-              ...(offer.prompt ? [offer.prompt] : []),
-              '',
-            ].join('\n'),
-          );
-        },
-        progress: waiting(),
-      }).finally(() => offers.forEach((o) => o.close()));
-      const key = String(token['access_token'] ?? '');
-      const user = token['user'] as { id: string; email: string } | undefined;
-      if (!key.startsWith('svc-user-') || !user) throw new CliError('The server answered without a personal key.', EXIT.failed);
-      const file = await writeStoredKey(io.env, {
-        version: 1,
-        key,
-        expires_at: String(token['expires_at']),
-        user: { id: user.id, email: user.email },
-        base_url: typeof token['server_url'] === 'string' ? token['server_url'] : hosts.baseUrl,
-        auth_url: hosts.authUrl,
-        saved_at: new Date().toISOString(),
-      });
-      const summary = { user: user.email, key_prefix: displayPrefix(key), expires_at: token['expires_at'], credentials_file: file };
-      io.result(summary, [
-        `Signed in as ${user.email}.`,
-        `Personal key ${summary.key_prefix} saved to ${file} (mode 0600); it expires ${String(token['expires_at'])}.`,
-        'Your previous svc login key, if any, was revoked.',
-      ]);
-    },
-  },
-
-  auth: {
-    summary: 'print the key stored by "svc login", for another tool (svc auth token)',
-    usage: 'svc auth token [--json]',
-    details: `  token               prints the stored personal key alone on stdout, e.g.
-                      export ${KEY_VARIABLE}=$(svc auth token)
-                      It is the one command that prints a key in full.`,
-    options: {},
-    async run(io, _v, positionals) {
-      if (positionals[0] !== 'token' || positionals.length > 1)
-        throw new CliError('Which auth command? The one there is: svc auth token.', EXIT.usage, 'Usage: svc auth token [--json]');
-      const stored = await readStoredKey(io.env);
-      if (!stored) throw new CliError('Not signed in: there is no stored key.', EXIT.auth, 'Run "svc login" first.');
-      if (Date.parse(stored.expires_at) <= Date.now())
-        throw new CliError(`The stored key expired on ${stored.expires_at}.`, EXIT.auth, 'Run "svc login" for a new one.');
-      // A key printed on purpose: the one place the redactor is bypassed (docs/cli.md "svc auth token").
-      io.secret(
-        io.json ? JSON.stringify({ key: stored.key, expires_at: stored.expires_at, user: stored.user.email }, null, 2) : stored.key,
-      );
-    },
-  },
-
-  logout: {
-    summary: 'revoke the stored key on the server and delete it',
-    usage: 'svc logout [--json]',
-    options: {},
-    async run(io) {
-      const file = credentialsFile(io.env);
-      let stored = null;
-      try {
-        stored = await readStoredKey(io.env);
-      } catch (err) {
-        // A corrupt file is removed all the same: that is what logout is for.
-        if (!(err instanceof CliError)) throw err;
-      }
-      let revoked: 'revoked' | 'already invalid' | 'not reached' | 'none' = 'none';
-      if (stored) {
-        try {
-          const res = await requestJson(`${stored.base_url}/api/v1/me/key`, { method: 'DELETE', headers: { 'X-API-Key': stored.key } });
-          revoked = res.status === 200 ? 'revoked' : res.status === 401 ? 'already invalid' : 'not reached';
-        } catch (err) {
-          if (!(err instanceof CliError)) throw err;
-          revoked = 'not reached';
-        }
-      }
-      const removed = await removeStoredKey(io.env);
-      const lines = !removed
-        ? ['Not signed in: there was no stored key.']
-        : [
-            revoked === 'revoked'
-              ? `Key ${displayPrefix(stored!.key)} revoked on the server.`
-              : revoked === 'already invalid'
-                ? 'The server no longer accepted the stored key.'
-                : revoked === 'not reached'
-                  ? `Could not reach the server to revoke the key; it stays valid until ${stored!.expires_at}.`
-                  : '',
-            `Deleted ${file}.`,
-          ].filter(Boolean);
-      io.result({ removed, revoked, credentials_file: file }, lines);
-    },
-  },
-
-  whoami: {
-    summary: 'who the current key belongs to, and when it expires',
-    usage: 'svc whoami [--json]',
-    options: {},
-    async run(io, v) {
-      const { cred, base } = await callerOf(io, v);
-      const res = await requestJson(`${base}/api/v1/me`, { headers: { 'X-API-Key': cred.key } });
-      if (res.status !== 200) throw refusal(res, 'whoami');
-      const me = res.body as {
-        key: { kind: string; name: string; prefix: string; expires_at: string | null };
-        user: { email: string } | null;
-        workspace: string;
-        plan: string;
-      };
-      const left = me.key.expires_at ? days(Date.parse(me.key.expires_at) - Date.now()) : null;
-      io.result({ ...me, days_left: left, source: cred.source }, [
-        me.user ? `Signed in as ${me.user.email}` : `Key of workspace ${me.workspace}`,
-        `Key:       ${me.key.prefix} (${me.key.kind}, "${me.key.name}") from ${cred.source}`,
-        `Expires:   ${me.key.expires_at ? `${me.key.expires_at} (${left} days left)` : 'never'}`,
-        `Workspace: ${me.workspace} (plan ${me.plan})`,
-      ]);
-    },
-  },
-
-  projects: {
-    summary: 'the projects the current key can reach, with its role there',
-    usage: 'svc projects [--json]',
-    options: {},
-    async run(io, v) {
-      const { cred, base } = await callerOf(io, v);
-      const res = await requestJson(`${base}/api/v1/projects`, { headers: { 'X-API-Key': cred.key } });
-      if (res.status !== 200) throw refusal(res, 'projects');
-      const projects = (res.body['projects'] ?? []) as { slug: string; workspace: string; role: string }[];
-      const width = Math.max(7, ...projects.map((p) => p.slug.length));
-      io.result(
-        { projects },
-        projects.length
-          ? [
-              `${'PROJECT'.padEnd(width)}  ROLE     WORKSPACE`,
-              ...projects.map((p) => `${p.slug.padEnd(width)}  ${p.role.padEnd(7)}  ${p.workspace}`),
-            ]
-          : ['No projects.'],
-      );
-    },
-  },
-
-  call: {
-    summary: 'call one tool through the gateway and print its result',
-    usage:
-      'svc call <tool> --project <slug> [--arg name=value ...] [--args JSON] [--rate-limit] [--json]\n       svc call <tool> --team <team_slug> ...',
-    details: (env) => `  --project SLUG      the project (POST ${baseUrlOf({}, env)}/api/v1/projects/SLUG/tools/<tool>)
-  --team SLUG         a team endpoint instead (service-account keys; svc_multi_project_query)
-  --arg NAME=VALUE    one argument; VALUE is taken as JSON when it parses (5, true, {"a":1}), else as text
-  --args JSON         all arguments as one JSON object (--arg values are applied on top)
-  --rate-limit        also print the rate-limit headers (stderr; "rate_limit" with --json)
-  --surface NAME      the connection surface: ${SURFACES.join(', ')} (default hosted; X-Svc-Surface)
-Exit codes: 0 ok, 1 refused or the tool reported an error, 2 usage, 3 credential, 4 unreachable.`,
-    options: {
-      project: { type: 'string' },
-      team: { type: 'string' },
-      arg: { type: 'string', multiple: true },
-      args: { type: 'string' },
-      'rate-limit': { type: 'boolean', default: false },
-      surface: { type: 'string' },
-    },
-    async run(io, v, positionals) {
-      const tool = positionals[0];
-      if (!tool) throw new CliError('Which tool? Give its name, e.g. svc call svc_help --project my-project.', EXIT.usage);
-      const project = v['project'] as string | undefined;
-      const team = v['team'] as string | undefined;
-      if (!project === !team) throw new CliError('Give exactly one of --project <slug> or --team <team_slug>.', EXIT.usage);
-      const args = toolArguments(v['args'] as string | undefined, (v['arg'] as string[] | undefined) ?? []);
-      const surface = surfaceOf(v);
-      const { cred, base } = await callerOf(io, v);
-      const path = project ? `projects/${encodeURIComponent(project)}` : `teams/${encodeURIComponent(team!)}`;
-      const res = await requestJson(`${base}/api/v1/${path}/tools/${encodeURIComponent(tool)}`, {
-        headers: { 'X-API-Key': cred.key, ...(surface ? { 'X-Svc-Surface': surface } : {}) },
-        body: args,
-      });
-      const rateLimit = v['rate-limit'] ? rateLimitOf(res.headers) : undefined;
-      if (rateLimit && !io.json)
-        io.err(
-          Object.entries(rateLimit)
-            .map(([k, val]) => `${k}: ${val}`)
-            .join('\n'),
-        );
-      if (res.status !== 200) throw refusal(res, tool);
-      const result = res.body as { content?: { type: string; text?: string }[]; isError?: boolean };
-      const text = (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '');
-      io.result(rateLimit ? { result, rate_limit: rateLimit } : { result }, text);
-      if (result.isError) io.fail(EXIT.failed);
-    },
-  },
-
-  ...MANAGE_COMMANDS,
-
-  'mcp-config': MCP_CONFIG_COMMAND,
-};
-
-function rateLimitOf(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    if (name.startsWith('x-ratelimit-') || name.startsWith('ratelimit') || name === 'retry-after') out[name] = value;
-  });
-  return out;
-}
+import { nearest } from './suggest.ts';
+import { VERSION } from './version.ts';
 
 function details(command: Command, env: NodeJS.ProcessEnv): string {
   const text = typeof command.details === 'function' ? command.details(env) : command.details;
@@ -261,24 +35,53 @@ function mainHelp(env: NodeJS.ProcessEnv): string {
     '',
     `Credentials: $${KEY_VARIABLE} first, then the key stored by "svc login" (in $SVC_CONFIG_DIR,`,
     '$XDG_CONFIG_HOME/svc or ~/.config/svc). "svc <command> --help" describes one command.',
+    'Shell completion: svc completion bash|zsh|fish.',
   ].join('\n');
+}
+
+const didYouMean = (word: string, known: readonly string[]) => {
+  const near = nearest(word, known);
+  return near ? ` Did you mean "${near}"?` : '';
+};
+
+/** A parseArgs refusal as a usage error; an unknown option names the nearest the command takes. */
+function usageError(err: unknown, name: string, command: Command): CliError {
+  const e = err as { code?: string; message: string };
+  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(e.message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const flags = Object.keys({ ...GLOBAL, ...command.options }).map((f) => `--${f}`);
+    return new CliError(`Unknown option ${unknown} for svc ${name}.${didYouMean(unknown, flags)}`, EXIT.usage, `Usage: ${command.usage}`);
+  }
+  return new CliError(e.message, EXIT.usage, `Usage: ${command.usage}`);
 }
 
 await run(async (io, argv) => {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') return io.out(mainHelp(io.env));
   if (name === '--version' || name === 'version') return io.out(VERSION);
-  const command = COMMANDS[name];
-  if (!command) throw new CliError(`Unknown command "${name}".`, EXIT.usage, 'Run "svc --help" for the list.');
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command)
+    throw new CliError(
+      `Unknown command "${name}".${didYouMean(name, Object.keys(COMMANDS))}`,
+      EXIT.usage,
+      'Run "svc --help" for the list.',
+    );
   let parsed;
   try {
     parsed = parseArgs({ args: rest, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new CliError((err as Error).message, EXIT.usage, `Usage: ${command.usage}`);
+    throw usageError(err, name, command);
   }
   if (parsed.values['help']) {
     return io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${details(command, io.env)}${serverHelp(io.env)}`);
   }
+  const sub = parsed.positionals[0];
+  if (command.subcommands && sub !== undefined && !command.subcommands.includes(sub))
+    throw new CliError(
+      `Unknown subcommand "${sub}" for svc ${name}.${didYouMean(sub, command.subcommands)}`,
+      EXIT.usage,
+      `Use svc ${name} ${command.subcommands.join('|')}; "svc ${name} --help" says more.`,
+    );
   io.json = parsed.values['json'] === true;
   await command.run(io, parsed.values, parsed.positionals);
 });
