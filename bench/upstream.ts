@@ -17,6 +17,7 @@
  * when nothing is forwarded.
  *   BENCH_SECONDS (default 3), BENCH_ROUNDS (default 5), BENCH_CONCURRENCY (default "1,16"),
  *   BENCH_UPSTREAM (plain | sdk, default plain), BENCH_UPSTREAM_DELAY_MS (default 20),
+ *   BENCH_CASES (default "echo,slow,svc_help": which tools are measured),
  *   BENCH_PROFILE=1 (the gateway writes a CPU profile to test-output/profile-upstream)
  */
 import { Agent, request } from 'node:http';
@@ -28,6 +29,7 @@ const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 5));
 const concurrencies = (process.env['BENCH_CONCURRENCY'] ?? '1,16').split(',').map(Number);
 const upstreamKind = process.env['BENCH_UPSTREAM'] === 'sdk' ? 'sdk' : 'plain';
 const delayMs = Number(process.env['BENCH_UPSTREAM_DELAY_MS'] ?? 20);
+const chosen = new Set((process.env['BENCH_CASES'] ?? 'echo,slow,svc_help').split(','));
 const most = Math.max(...concurrencies);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -179,7 +181,7 @@ const cases: Case[] = [
     direct: null,
     svc: viaSvc('svc_help'),
   })),
-];
+].filter((c) => chosen.has(c.name.split(/[ ,]/)[0]!));
 
 out(`upstream: ${upstreamKind === 'sdk' ? 'MCP SDK v1 McpServer, stateless Streamable HTTP, JSON answers' : 'plain node:http JSON-RPC'}`);
 out(`warming up (2 s a case and path); then ${rounds} rounds of ${seconds} s a case and path, direct then via svc`);

@@ -66,10 +66,7 @@ export type Approval =
 /** Approves (or denies) on the consent page currently shown. */
 export async function consent(page: Page, approval: Approval, shotName: string): Promise<void> {
   await page.waitForSelector('form[action$="/consent"], form[action$="/abort"]');
-  if (approval.kind === 'personal') {
-    await page.check('input[name=confirm_all_projects]');
-    await page.check('input[name=confirm_expiry]');
-  }
+  if (approval.kind === 'personal') await page.check('input[name=confirm_key]');
   if (approval.kind === 'select') await page.check(`input[name=project][value="${approval.project}"]`);
   if (approval.kind === 'select' && approval.level) await page.selectOption('#level', approval.level);
   await shot(page, shotName);

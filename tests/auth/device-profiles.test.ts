@@ -119,7 +119,7 @@ test('create-svc with auto_provision: a new person signs up on the way, gets a p
   assert.equal(again['project_slug'], slug);
 });
 
-test('svc-cli: typed code, both confirmations, a 30-day personal key for every project; a new sign-in rotates it', async () => {
+test('svc-cli: typed code, one confirmation, a 30-day personal key for every project; a new sign-in rotates it', async () => {
   const p = await person('cli');
   const second = await stack.accounts.workspaces.createProject({ slug: `${p.slug}-b`, workspace: p.user.workspace });
   const before = Date.now();

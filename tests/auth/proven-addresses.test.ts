@@ -67,9 +67,7 @@ async function assertConfirmFirst(page: Page, name: string): Promise<void> {
     const fields = Object.fromEntries(new FormData(resend) as unknown as Iterable<[string, string]>);
     return { action: resend.action.replace(/\/confirm-email$/, '/consent'), fields };
   });
-  const res = await page
-    .context()
-    .request.post(form.action, { form: { ...form.fields, confirm_all_projects: 'yes', confirm_expiry: 'yes' }, maxRedirects: 0 });
+  const res = await page.context().request.post(form.action, { form: { ...form.fields, confirm_key: 'yes' }, maxRedirects: 0 });
   const status = res.status();
   assert.equal(status, 403, 'a consent posted by hand is refused');
 }

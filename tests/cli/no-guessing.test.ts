@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
-import { BIN, runToEnd, tempDir } from './support.ts';
+import { BIN, RUN_BOUND_MS, runToEnd, tempDir } from './support.ts';
 
 let stack: Stack;
 let owner: Awaited<ReturnType<typeof newPerson>>;
@@ -24,7 +24,8 @@ before(async () => {
   const personal = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
   env = { SVC_API_KEY: personal, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir('newcomer') };
 });
-after(() => stack.close());
+// Unset when starting it failed: that failure is the one to read, not a TypeError here.
+after(() => stack?.close());
 
 const svc = (args: string[], extra: Record<string, string> = {}) => runToEnd(BIN.svc, args, { ...env, ...extra });
 // eslint-disable-next-line no-control-regex -- an escape sequence is what it looks for
@@ -163,9 +164,14 @@ test('tables fit 120 columns with an ellipsis and relative times; --json keeps t
 test('bash completion, written from the command table, completes commands, subcommands and options', async () => {
   const complete = async (...words: string[]) => {
     const script = `source <("$SVC" completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; echo "\${COMPREPLY[*]}"`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], {
+    // Bounded like every run of the bins (support.ts), and stdin closed: nothing here reads it.
+    const bash = promisify(execFile)('bash', ['-c', script], {
       env: { ...env, PATH: process.env['PATH'] ?? '', SVC: BIN.svc },
+      timeout: RUN_BOUND_MS,
+      killSignal: 'SIGKILL',
     });
+    bash.child.stdin?.end();
+    const { stdout } = await bash;
     return stdout.trim();
   };
   assert.equal(await complete('svc', 'ke'), 'keys');

@@ -1,33 +1,143 @@
 /**
  * Runs the installed bins (node_modules/.bin/svc and create-svc, exactly what a person runs) as
  * child processes, with a private config directory, and collects what they print.
+ *
+ * No run can hang a test file (docs/conventions.md "Nothing is left behind"): each child is killed
+ * once it has run RUN_BOUND_MS without exiting, and its result then says so; a child still running
+ * when its test ends (an assertion failed before the test stopped it) is killed there, and the
+ * test fails naming it; stdin is /dev/null unless the run is given input, which is written and
+ * closed at once, so nothing waits for a key.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after } from 'node:test';
+import { basename, join, resolve } from 'node:path';
+import { after, afterEach } from 'node:test';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = { svc: join(ROOT, 'node_modules/.bin/svc'), createSvc: join(ROOT, 'node_modules/.bin/create-svc') };
+
+/**
+ * The longest one run may take: a command answers in seconds, a sign-in waits for a browser in
+ * the same test. Below the test runner's own timeout (scripts/test.sh), so a run that hangs fails
+ * its test by name, with what it printed, instead of the whole file timing out.
+ */
+export const RUN_BOUND_MS = 90_000;
+
+export interface Exit {
+  /** The exit code; null when the child was killed (by its bound, the test's end, or a test). */
+  code: number | null;
+  stdout: string;
+  /** What the child wrote to stderr, then, when it was killed by its bound, a line saying so. */
+  stderr: string;
+  /** Whether it was killed for running past its bound. */
+  timedOut: boolean;
+}
 
 export interface Run {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
-  /** Resolves with the first match of `pattern` in stderr. */
+  /** Resolves with the first match of `pattern` in stderr; rejects, naming the pattern, if the child exits first. */
   waitForStderr(pattern: RegExp): Promise<RegExpMatchArray>;
-  exit: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  exit: Promise<Exit>;
 }
 
-export function start(bin: string, args: string[], env: Record<string, string>, cwd = ROOT): Run {
+export interface RunOptions {
+  /** Written to the child's stdin, which is then closed (default: stdin is /dev/null). */
+  input?: string;
+  /** Kill the child after this many ms (default RUN_BOUND_MS). */
+  boundMs?: number;
+}
+
+/** The children started and not yet exited, with the line that names each in a failure. */
+const running = new Map<ChildProcess, string>();
+
+/** Kills every child still running and waits for each to be gone; returns the names of those it killed. */
+async function killRunning(): Promise<string[]> {
+  const left = [...running];
+  await Promise.all(
+    left.map(([child]) => {
+      const gone = new Promise((done) => child.once('close', done));
+      child.kill('SIGKILL');
+      return gone;
+    }),
+  );
+  return left.map(([, name]) => name);
+}
+
+// A child still running at the end of its test is that test's failure, never the next test's wait.
+afterEach(async () => {
+  const killed = await killRunning();
+  if (killed.length) throw new Error(`still running at the end of the test, killed: ${killed.join('; ')}`);
+});
+// A child started outside a test (a before hook) is stopped with the file.
+after(killRunning);
+// And none outlives this process, however it ends.
+process.on('exit', () => {
+  for (const child of running.keys()) child.kill('SIGKILL');
+});
+
+/**
+ * How long a test file's process may stay up once its after hooks began. Only something left open
+ * keeps it up (the timer below does not): a Redis or a server that a before hook started before
+ * it failed, which nothing can close any more. Then the file fails here, naming what is open,
+ * instead of hanging until the runner's timeout.
+ */
+const LINGER_MS = 60_000;
+after(() => {
+  setTimeout(() => {
+    const children = childrenOfThisProcess();
+    process.stderr.write(
+      `The test file's hooks ended ${LINGER_MS / 1000} s ago, but something it started still holds its process open ` +
+        `(${process.getActiveResourcesInfo().join(', ')}): a server, Redis or child process left running, ` +
+        `most likely by a before hook that failed half-way. Ending the process${children.length ? ` and its children ${children.join(', ')}` : ''}.\n`,
+    );
+    // Nothing holds a handle on what was left (a redis-server), so it is found by its parent:
+    // ended with this process, it would outlive it.
+    for (const pid of children) process.kill(pid, 'SIGKILL');
+    process.exit(1);
+  }, LINGER_MS).unref();
+});
+
+/** The ids of this process's child processes, from /proc (Linux; none elsewhere). */
+function childrenOfThisProcess(): number[] {
+  const parentOf = (pid: string) => {
+    try {
+      // proc(5): "pid (comm) state ppid ...", and comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return undefined; // gone meanwhile
+    }
+  };
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d) && parentOf(d) === process.pid)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export function start(bin: string, args: string[], env: Record<string, string>, cwd = ROOT, options: RunOptions = {}): Run {
   const child = spawn(bin, args, {
     cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: env['HOME'] ?? tmpdir(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  const name = `${basename(bin)} ${args.join(' ')}`;
+  running.set(child, name);
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let out = '';
   let err = '';
+  let timedOut = false;
+  const boundMs = options.boundMs ?? RUN_BOUND_MS;
+  const bound = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, boundMs);
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => {
@@ -40,9 +150,20 @@ export function start(bin: string, args: string[], env: Record<string, string>, 
       }
     }
   });
-  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
-    child.on('close', (code) => done({ code, stdout: out, stderr: err })),
-  );
+  const exit = new Promise<Exit>((done) => {
+    const finish = (code: number | null) => {
+      clearTimeout(bound);
+      running.delete(child);
+      const note = timedOut ? `\n[${name}: killed after running ${boundMs} ms without exiting]` : '';
+      done({ code, stdout: out, stderr: err + note, timedOut });
+    };
+    child.on('close', finish);
+    // A bin that cannot be started (missing, not executable) emits 'error' and no 'close'.
+    child.on('error', (e) => {
+      err += `\n[${name}: ${e.message}]`;
+      finish(null);
+    });
+  });
   return {
     child,
     stdout: () => out,
@@ -52,15 +173,16 @@ export function start(bin: string, args: string[], env: Record<string, string>, 
       if (m) return Promise.resolve(m);
       return new Promise((resolveMatch, reject) => {
         waiters.push({ pattern, resolve: resolveMatch });
-        void exit.then((r) => reject(new Error(`exited ${r.code} before printing ${pattern}: ${r.stderr}${r.stdout}`)));
+        void exit.then((r) => reject(new Error(`${name} ended (exit ${r.code}) before printing ${pattern}:\n${r.stderr}${r.stdout}`)));
       });
     },
     exit,
   };
 }
 
-export async function runToEnd(bin: string, args: string[], env: Record<string, string>, cwd = ROOT) {
-  return start(bin, args, env, cwd).exit;
+/** Runs a bin to its end (or its bound) and gives what it printed. */
+export async function runToEnd(bin: string, args: string[], env: Record<string, string>, cwd = ROOT, options: RunOptions = {}) {
+  return start(bin, args, env, cwd, options).exit;
 }
 
 const tempDirs: string[] = [];

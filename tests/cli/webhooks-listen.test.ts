@@ -45,11 +45,17 @@ let local: Awaited<ReturnType<typeof receiver>>;
 before(async () => {
   // The real endpoint is on loopback, which deliveries reach only when an operator allows it (docs/webhooks.md).
   stack = await startStack({ WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1/32' });
-  [real, local] = [await receiver(), await receiver()];
+  real = await receiver();
+  local = await receiver();
 });
+// Whatever of it started: a before hook that failed half-way must not leave a server holding
+// this process open.
 after(async () => {
-  for (const r of [real, local]) await new Promise((ok) => r.server.close(ok));
-  await stack.close();
+  try {
+    for (const r of [real, local]) if (r) await new Promise((ok) => r.server.close(ok));
+  } finally {
+    await stack?.close();
+  }
 });
 
 test('listen forwards what the worker delivers, signed with the session secret; --events filters; Ctrl-C stops', async () => {

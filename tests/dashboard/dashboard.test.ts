@@ -505,9 +505,12 @@ test('Workspace > Audit log: what the tests above did, newest first, filtered, e
     for (const action of ['key.created', 'key.revoked', 'key.rolled', 'access_request.approved', 'member.added', 'service_account.created'])
       assert.match(text, new RegExp(action.replace('.', '\\.')), action);
     assert.match(text, new RegExp(owner.email));
+    // Through what each change was made: these were made on the dashboard's pages.
+    const through = await page.$$eval('main tbody tr td:nth-child(3)', (tds) => tds.map((t) => t.textContent?.trim()));
+    assert.ok(through.includes('dashboard'), through.join(','));
     await page.selectOption('#audit-action', 'key.revoked');
     await Promise.all([page.waitForURL(/action=key\.revoked/), page.click('main form button[type=submit]')]);
-    const actions = await page.$$eval('main tbody tr td:nth-child(3)', (tds) => tds.map((t) => t.textContent?.trim()));
+    const actions = await page.$$eval('main tbody tr td:nth-child(4)', (tds) => tds.map((t) => t.textContent?.trim()));
     assert.ok(actions.length > 0 && actions.every((a) => a === 'key.revoked'), actions.join(','));
 
     const exported = await page.request.get(`${stack.authUrl}/dashboard/workspaces/${owner.user.workspace}/audit/export`);

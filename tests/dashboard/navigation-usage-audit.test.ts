@@ -198,7 +198,7 @@ test('audit log: filtered by person and date range, carried to the export; a wro
       await page.fill('#audit-to', today);
       await Promise.all([page.waitForURL(/actor=/), page.getByRole('button', { name: 'Filter' }).click()]);
       await checkPage(page, `audit-filtered-${tag}`);
-      const targets = await page.locator('[aria-label="Audit log"] tbody tr td:nth-child(4)').allTextContents();
+      const targets = await page.locator('[aria-label="Audit log"] tbody tr td:nth-child(5)').allTextContents();
       assert.deepEqual(targets, ['key:nav-2'], 'only that person, in that range');
       assert.equal(await page.inputValue('#audit-actor'), 'someone-else@example.com', 'the form shows the filter back');
       const href = (await page.locator('a[download]').getAttribute('href'))!;

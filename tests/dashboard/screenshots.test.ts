@@ -3,8 +3,9 @@
  * (390×844) size, each checked with axe-core (WCAG 2.1 A/AA, best practices and WCAG 2.2 AA's
  * target-size) and saved as docs/screenshots/<page>-<size>.png for a reviewer to look at
  * (docs/dashboard.md "Screenshots"). Seeded as a person meets it: a workspace with projects `demo`
- * (keys, a pending access request, a member, some traffic) and `acme-bot` (nothing yet), so both
- * the full lists and the empty states are drawn.
+ * (keys, a pending access request, a member, some traffic, and an upstream MCP server with a
+ * changed and a new tool) and `acme-bot` (nothing yet), so both the full lists and the empty states
+ * are drawn.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -16,6 +17,7 @@ import type { User } from '@svc/accounts';
 import { signInOnPage, startStackAndBrowser, stopStackAndBrowser } from '../auth/browser.ts';
 import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
+import { noteTools, startSdkV1Upstream, type TestUpstream } from '../support/upstream-servers.ts';
 
 const DIR = resolve(import.meta.dirname, '../../docs/screenshots');
 const SIZES = [
@@ -26,6 +28,7 @@ const SIZES = [
 let stack: Stack;
 let browser: Browser;
 let owner: User;
+let upstream: TestUpstream;
 const EMAIL = 'ada@example.com';
 
 function base32(s: string): Buffer {
@@ -52,8 +55,33 @@ async function call(key: string, slug: string, tool: string): Promise<void> {
   await res.body?.cancel();
 }
 
+/**
+ * `demo`'s upstream server `notes` (docs/upstream-servers.md), added over REST with a credential;
+ * then the server changes one tool and adds another, and a refresh shows them changed and new.
+ */
+async function seedUpstream(userId: string): Promise<void> {
+  upstream = await startSdkV1Upstream({ json: true });
+  const key = (await stack.accounts.keys.createUserKey({ userId })).key;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${stack.baseUrl}/api/v1/projects/demo/upstreams${path}`, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    assert.ok(res.ok, `${method} upstreams${path}: ${res.status} ${await res.text()}`);
+  };
+  await api('POST', '', { name: 'notes', url: upstream.url, credential: { header: 'X-Api-Key', value: 'sk_screenshot_only' } });
+  const tools = noteTools().map((t) =>
+    t.name === 'delete_note' ? { ...t, description: 'Deletes a note and its history', annotations: { destructiveHint: false } } : t,
+  );
+  tools.push({ name: 'export_notes', description: 'Exports every note as Markdown', inputSchema: { type: 'object', properties: {} } });
+  upstream.setTools(tools);
+  await api('POST', '/notes/refresh');
+}
+
 before(async () => {
-  ({ stack, browser } = await startStackAndBrowser());
+  // The upstream server is on loopback, which svc reaches only when the operator allows it.
+  ({ stack, browser } = await startStackAndBrowser({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' }));
   await mkdir(DIR, { recursive: true });
   owner = await stack.accounts.users.create({ emailVerified: true, email: EMAIL, password: PASSWORD });
   const workspace = owner.workspace;
@@ -82,8 +110,12 @@ before(async () => {
     },
     { source: '127.0.0.1', requestId: 'screenshots-seed' },
   );
+  await seedUpstream(owner.id);
 });
-after(() => stopStackAndBrowser(stack, browser));
+after(async () => {
+  await upstream.close();
+  await stopStackAndBrowser(stack, browser);
+});
 
 /** axe at this size, then the screenshot; the page's violations fail the test after the picture is kept. */
 async function capture(page: Page, name: string, tag: string, problems: string[]): Promise<void> {
@@ -123,6 +155,13 @@ for (const { tag, viewport } of SIZES) {
       await at('/dashboard/projects/demo/requests', 'requests');
       await at('/dashboard/projects/acme-bot/requests', 'requests-empty');
       await at('/dashboard/projects/demo/members', 'members');
+      await at('/dashboard/projects/demo/upstreams', 'upstreams');
+      await page.click('tr:has-text("notes") details.menu summary');
+      await capture(page, 'upstreams-menu-open', tag, problems);
+      await at('/dashboard/projects/acme-bot/upstreams', 'upstreams-empty');
+      await at('/dashboard/projects/demo/upstreams/notes', 'upstream');
+      await at('/dashboard/projects/demo/upstreams/notes/tools/delete_note', 'upstream-tool-change');
+      await at('/dashboard/projects/demo/upstreams/notes/remove', 'upstream-remove');
       await at('/dashboard/projects/new', 'project-new');
       await at(`/dashboard/workspaces/${ws}/service-accounts?project=demo`, 'service-accounts-empty');
       await at(`/dashboard/workspaces/${ws}/usage?project=demo`, 'usage');

@@ -336,19 +336,7 @@ const OAUTH_PARAMS = [
   'request',
   'request_uri',
 ];
-const PAGE_PARAMS = [
-  'csrf',
-  'xsrf',
-  'email',
-  'password',
-  'return',
-  'user_code',
-  'confirm',
-  'abort',
-  'project',
-  'confirm_all_projects',
-  'confirm_expiry',
-];
+const PAGE_PARAMS = ['csrf', 'xsrf', 'email', 'password', 'return', 'user_code', 'confirm', 'abort', 'project', 'confirm_key'];
 
 const paramValue = (seeds: Seeds) =>
   fc.oneof(

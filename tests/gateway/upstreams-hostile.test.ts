@@ -100,10 +100,10 @@ const HOSTILE = [
   { kind: 'answering garbage', start: () => startGarbageUpstream(), timeoutMs: 5_000, reasons: ['invalid'] },
   // More notifications than svc reads before an answer, the stream then ended.
   { kind: 'flooding notifications', start: () => startEndedFloodUpstream(), timeoutMs: 5_000, reasons: ['flood'] },
-  // A flood larger than svc reads of an answer, the stream kept open.
+  // Fewer events than svc reads, but larger in all than it reads of an answer, the stream kept open.
   {
     kind: 'flooding past the size bound',
-    start: () => startFloodingUpstream({ events: 50_000 }),
+    start: () => startFloodingUpstream({ events: UPSTREAM_LIMITS.streamEvents - 1, padding: 8 * 1024 }),
     timeoutMs: 5_000,
     reasons: ['too_large'],
   },
@@ -134,21 +134,18 @@ for (const h of HOSTILE) {
   });
 }
 
-test(
-  'an upstream flooding notifications on a stream it keeps open, under the size bound: refused as a flood once past the events svc reads',
-  {
-    todo:
-      'the guarded client (@svc/bounds guarded-fetch.ts) hands over a body only once it ends or passes its size bound, so the ' +
-      "events are counted only then: such a flood holds its call until the upstream's timeout and is told as `timeout`",
-  },
-  async () => {
-    const o = await owner('fo');
-    const server = await startFloodingUpstream();
-    upstreams.push(server);
-    await register(o, 'notes', server.url, { timeout_ms: UPSTREAM_LIMITS.timeoutMs.min });
-    assertUpstreamFailed(await mcp(o.key, o.slug, 'tools/call', readNotes), 'notes', ['flood'], hostOf(server.url));
-  },
-);
+test('an upstream flooding notifications on a stream it keeps open, under the size bound: refused as a flood once past the events svc reads, not at its timeout', async () => {
+  const o = await owner('fo');
+  // Ten times the events svc reads, far under its size bound; the stream is never ended.
+  const server = await startFloodingUpstream({ events: UPSTREAM_LIMITS.streamEvents * 10 });
+  upstreams.push(server);
+  await register(o, 'notes', server.url, { timeout_ms: UPSTREAM_LIMITS.timeoutMs.max });
+  // `flood`, not `timeout`: the events are judged as they come, not once the stream ends.
+  const error = assertUpstreamFailed(await mcp(o.key, o.slug, 'tools/call', readNotes), 'notes', ['flood'], hostOf(server.url));
+  assert.match(error.message, new RegExp(`more than ${UPSTREAM_LIMITS.streamEvents} events`));
+  // svc closed the stream: the upstream stopped before sending all its events.
+  await waitFor(() => server.cutShort() === 1, 'the upstream to see its stream closed early');
+});
 
 test(`the breaker: after ${UPSTREAM_LIMITS.breaker.failures} failures in a row, calls are refused at once without reaching the upstream`, async () => {
   const o = await owner('br');
@@ -311,6 +308,41 @@ function startEndedFloodUpstream() {
     res.end(Array.from({ length: UPSTREAM_LIMITS.streamEvents + 1 }, (_, n) => progress(n)).join(''));
   });
 }
+
+/**
+ * An upstream whose tools/call answer is an event stream in every form the SSE grammar allows (HTML
+ * "Server-sent events": CRLF, LF and lone CR line ends, comments, `id` and `event` fields, an event
+ * without data that only primes a reconnection, data split over two lines), sent a byte at a time.
+ */
+function startOddlyFramedUpstream() {
+  return startPlainUpstream((res, id) => {
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } };
+    const result = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'framed' }] } });
+    const cut = result.indexOf('"result"');
+    const text =
+      ': a comment\r\n' +
+      'id: 1\r\ndata:\r\n\r\n' +
+      `event: message\rdata:${JSON.stringify(progress)}\r\r` +
+      `id: 2\ndata: ${result.slice(0, cut)}\r\ndata: ${result.slice(cut)}\r\n\r\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    void (async () => {
+      for (const byte of Buffer.from(text)) {
+        res.write(Buffer.of(byte));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    })();
+  });
+}
+
+test('an upstream streaming its answer a byte at a time, with every line end, comments, ids and an empty priming event: the answer is read', async () => {
+  const o = await owner('fr');
+  const server = await startOddlyFramedUpstream();
+  upstreams.push(server);
+  await register(o, 'notes', server.url);
+  const called = await mcp(o.key, o.slug, 'tools/call', readNotes);
+  assert.equal(parsed(called)['result']?.content?.[0]?.text, 'framed', called.text);
+});
 
 test('an upstream that announces notifications/tools/list_changed in a call\'s answer: svc reads its tools again, the new tool starts off as "new"', async () => {
   const o = await owner('lc');

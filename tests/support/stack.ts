@@ -39,7 +39,34 @@ export interface StackOptions {
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+  // freePort() releases the port it found before a service listens on it, so under parallel test
+  // files another socket may take it first: such a start is tried again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, options);
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: unknown }).code !== 'EADDRINUSE') throw err;
+    }
+  }
+}
+
+/**
+ * One start. What is started is stopped again when a later step throws: a redis-server or a
+ * listener left running would hold the test file's process open after its before hook failed.
+ */
+async function startOnce(env: Record<string, string>, options: StackOptions): Promise<Stack> {
+  const started: (() => unknown)[] = [];
+  try {
+    return await startParts(env, options, started);
+  } catch (err) {
+    for (const stop of started.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function startParts(env: Record<string, string>, options: StackOptions, started: (() => unknown)[]): Promise<Stack> {
   const redis = await startRedis();
+  started.push(() => redis.stop());
   const [authPort, gwPort] = [await freePort(), await freePort()];
   const authUrl = `http://${options.authHost ?? '127.0.0.1'}:${authPort}`;
   const baseUrl = `http://127.0.0.1:${gwPort}`;
@@ -53,7 +80,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     ...(options.authNow ? { now: options.authNow } : {}),
     ...(options.authResolveTxt ? { resolveTxt: options.authResolveTxt } : {}),
   });
+  started.push(() => auth.close());
   const gw = await startGateway({ config: { ...config, port: gwPort }, logger });
+  started.push(() => gw.close());
   // The gateway connects to Redis in the background (fail-fast): a first request must not race it.
   await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).ok, { timeout: 10_000, message: 'the gateway to reach Redis (/readyz)' });
   const client = connectRedis(redis.url, { name: 'stack-test' });

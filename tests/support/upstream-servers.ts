@@ -11,7 +11,8 @@
  *     startChangingUpstream: hand-written node:http servers that answer initialize and tools/list
  *     plainly and misbehave on tools/call (or on everything).
  * The tools by default are noteTools(): read_notes (read-only), write_note (no hints),
- * delete_note (destructive), count_with_progress (progress notifications when asked for).
+ * delete_note (destructive), count_with_progress (progress notifications when asked for); and
+ * gatedProgressTool(), whose progress waits at a gate the test opens.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -52,7 +53,7 @@ export interface UpstreamTool {
   annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   run?: (
     args: Record<string, unknown>,
-    progress: (done: number, total: number) => Promise<void>,
+    progress: (done: number, total: number, message?: string) => Promise<void>,
   ) => CallToolResult | Promise<CallToolResult>;
 }
 
@@ -130,6 +131,27 @@ export function noteTools(): UpstreamTool[] {
   ];
 }
 
+/**
+ * A read-only tool that reports its first step (progress 1 of 3) when called, then waits for the
+ * promise `gate()` gives before reporting the other two and answering `exported`: what its caller
+ * receives before the gate opens was relayed while the call was still running.
+ */
+export function gatedProgressTool(gate: () => Promise<void>, name = 'slow_export'): UpstreamTool {
+  return {
+    name,
+    description: 'Exports in three steps, reporting progress when the request carries a progressToken',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+    run: async (_args, progress) => {
+      await progress(1, 3, 'started');
+      await gate();
+      await progress(2, 3, 'halfway');
+      await progress(3, 3, 'written');
+      return { content: [{ type: 'text', text: 'exported' }] };
+    },
+  };
+}
+
 /** An SDK v1 upstream: stateless (a server and transport per request) or with sessions; JSON or SSE answers. */
 export async function startSdkV1Upstream(
   options: { sessions?: boolean; json?: boolean; tools?: UpstreamTool[]; verify?: UpstreamVerification } = {},
@@ -187,9 +209,9 @@ function sdkV1Server(tools: () => UpstreamTool[]): McpServerV1 {
     const tool = tools().find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const progressToken = request.params._meta?.progressToken;
-    return runTool(tool, request.params.arguments ?? {}, async (progress, total) => {
+    return runTool(tool, request.params.arguments ?? {}, async (progress, total, message) => {
       if (progressToken !== undefined) {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total } });
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
       }
     });
   });
@@ -281,9 +303,9 @@ function sdkV2Server(tools: UpstreamTool[]): McpServerV2 {
     };
     mcp.registerTool(tool.name, tool.annotations ? { ...config, annotations: tool.annotations } : config, (args, ctx) => {
       const progressToken = ctx.mcpReq._meta?.progressToken;
-      return runTool(tool, args, async (progress, total) => {
+      return runTool(tool, args, async (progress, total, message) => {
         if (progressToken !== undefined) {
-          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total } });
+          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
         }
       });
     });
@@ -306,22 +328,33 @@ export function startGarbageUpstream(options: HostileOptions = {}): Promise<Test
   return startHostile(options, (res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not {json'));
 }
 
-/** Answers with an SSE stream of `events` notifications (default 10,000), never a result, and keeps it open. */
-export function startFloodingUpstream(options: HostileOptions & { events?: number } = {}): Promise<TestUpstream> {
+/**
+ * Answers with an SSE stream of `events` notifications (default 10,000), never a result, and keeps
+ * it open; each carries `padding` characters of message (default none). `cutShort()` counts the
+ * streams the client closed before every event was sent.
+ */
+export async function startFloodingUpstream(
+  options: HostileOptions & { events?: number; padding?: number } = {},
+): Promise<TestUpstream & { cutShort(): number }> {
   const events = options.events ?? 10_000;
-  return startHostile(options, async (res, message) => {
+  const message = 'x'.repeat(options.padding ?? 0);
+  let cutShort = 0;
+  const upstream = await startHostile(options, async (res, request) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const progressToken = (message.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken ?? 'flood';
+    const progressToken = (request.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken ?? 'flood';
     for (let sent = 0; sent < events && !res.destroyed;) {
       let chunk = '';
       for (const end = Math.min(events, sent + 100); sent < end; sent += 1) {
-        const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: sent + 1 } };
+        const params = { progressToken, progress: sent + 1, ...(message ? { message } : {}) };
+        const notification = { jsonrpc: '2.0', method: 'notifications/progress', params };
         chunk += `event: message\ndata: ${JSON.stringify(notification)}\n\n`;
       }
       if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
       await yieldToLoop();
+      if (res.destroyed && sent < events) cutShort += 1;
     }
   });
+  return { ...upstream, cutShort: () => cutShort };
 }
 
 /**
@@ -435,7 +468,11 @@ async function answerPlainly(
   }
 }
 
-async function runTool(tool: UpstreamTool, args: Record<string, unknown>, progress: (done: number, total: number) => Promise<void>) {
+async function runTool(
+  tool: UpstreamTool,
+  args: Record<string, unknown>,
+  progress: (done: number, total: number, message?: string) => Promise<void>,
+) {
   if (tool.run) return tool.run(args, progress);
   return { content: [{ type: 'text' as const, text: `${tool.name} ${JSON.stringify(args)}` }] };
 }

@@ -1,6 +1,7 @@
 import type { KeyLevel } from '@svc/policy';
 import type { ApiKeyStore } from './api-keys.ts';
 import type { AuditLog } from './audit.ts';
+import type { AuditAgent, AuditAgentRef, AuditPrincipal } from './audit-parties.ts';
 import type { BotStore } from './bots.ts';
 import { addToSet } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
@@ -60,10 +61,12 @@ if redis.call('HGET', KEYS[1], 'decided_at') ~= ARGV[1] or redis.call('HGET', KE
 redis.call('HSET', KEYS[1], 'status', 'pending', 'decided_at', '', 'granted_level', '', 'decided_by', '')
 return 1`);
 
-/** Where a request came from, for its audit entry: the client address and the request id. */
+/** Where a request came from, for its audit entry: the client address, the request id and the agent (docs/audit.md "Who and through what"). */
 export interface RequestOrigin {
   source: string;
   requestId: string;
+  /** Through what it was filed: the agent, or what names it (an OAuth client id, an API key's id); unknown when not given. */
+  agent?: AuditAgent | AuditAgentRef;
 }
 
 /** Access requests (docs/contract.md "Access requests"): created by svc_request_access, decided by admins. */
@@ -167,9 +170,17 @@ export class AccessRequestStore {
    * wrote: it stays with the request, read by the admins, and leaves svc in no log or webhook).
    */
   private async recordCreated(workspace: string, request: AccessRequest, origin: RequestOrigin): Promise<void> {
+    const actor = await this.actorOf(request.requester);
+    const { requester } = request;
+    const type = requester.type === 'user' ? 'user' : requester.type === 'bot' ? 'service_account' : 'key';
+    const principal: AuditPrincipal = { type, id: requester.id, label: requester.type === 'bot' ? requester.label : actor };
+    // The agent as the origin names it; else a project key is its own, and any other is unknown.
+    const agent = origin.agent ?? (requester.type === 'key' ? { keyId: requester.id } : undefined);
     await this.audit.record({
       workspace,
-      actor: await this.actorOf(request.requester),
+      actor,
+      principal,
+      ...(agent ? { agent } : {}),
       action: 'access_request.created',
       target: `access_request:${request.id} (${request.requester.label})`,
       source: origin.source,

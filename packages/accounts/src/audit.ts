@@ -1,15 +1,28 @@
 /**
  * The audit log (docs/audit.md): per workspace, append-only, one Redis stream, kept as long as the
- * plan says (AUDIT_RETENTION: days and a most-entries cap). Every entry says when, who (the actor),
- * what (the action), to what (the target), from where (the source address) and in which request;
- * never a secret (a key appears by its id and prefix). Beside the stream, one index stream per
- * action holds the ids of that action's entries, so a filtered page never scans the log.
+ * plan says (AUDIT_RETENTION: days and a most-entries cap). Every entry says when, who (the actor,
+ * and as principal and agent: who acted through what), what (the action), to what (the target), from
+ * where (the source address) and in which request; never a secret (a key appears by its id and
+ * prefix). Each entry is a link of its workspace's hash chain (audit-chain.ts: seq, prev, hash),
+ * appended by one script that never forks it. Beside the stream, one index stream per action holds
+ * the ids of that action's entries, so a filtered page never scans the log.
  */
 import { randomUUID } from 'node:crypto';
-import { runScript, script } from '@svc/limits';
 import { AUDIT_RETENTION, isPlan, type AuditRetention } from '@svc/policy';
 import type { StoreContext } from './context.ts';
 import { AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
+import { chainAppender, type EntryContent, type Trim } from './audit-append.ts';
+import type { AuditLink } from './audit-chain.ts';
+import {
+  AUDIT_AGENTS,
+  partiesOfActor,
+  type AuditAgent,
+  type AuditAgentRef,
+  type AuditAgents,
+  type AuditDelegation,
+  type AuditParties,
+  type AuditPrincipal,
+} from './audit-parties.ts';
 import { K } from './keys.ts';
 
 export { AUDIT_ACTIONS, AUDIT_ACTOR_MAX, AUDIT_FILTER_SCAN, AUDIT_MAX_PAGE, AUDIT_PAGE, type AuditAction } from './audit-actions.ts';
@@ -26,26 +39,9 @@ const DAY_MS = 86_400_000;
  */
 export const AUDIT_CLOCK_SLACK_MS = 60_000;
 
-/**
- * Appends one entry and trims, in one script (so the index never names an entry the log lacks
- * for long): the stream to the plan's entry cap and retention (Redis's approximate trims, whole
- * internal nodes, each at most 100 nodes' worth per call), then the action's index to the oldest
- * id left in the stream. KEYS: the log, the action's index. ARGV: oldest id kept (ms), entry cap,
- * then the entry's fields.
- */
-const APPEND = script(`
-local fields = {}
-for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(fields))
-redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[1])
-local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
-local floor = first[1] and first[1][1] or id
-redis.call('XADD', KEYS[2], 'MINID', '~', floor, id, 'a', '')
-return id`);
-
 export interface AuditInput {
   workspace: string;
-  /** Who acted: an email, `key:<prefix>`, `service:<name>` or `anonymous`. */
+  /** Who acted, as the log shows it: an email, `key:<prefix>`, `service:<name>`, `svc` or `anonymous`. */
   actor: string;
   action: AuditAction;
   /** What it was done to: `key:<id> (<prefix>)`, `user:<email>`, `project:<slug>`, ... */
@@ -54,9 +50,23 @@ export interface AuditInput {
   requestId: string;
   /** Short extra facts (a level, an overlap), never a secret. */
   detail?: Record<string, string>;
+  /** Who acted, by id and label; read from the actor's label when not given (partiesOfActor). */
+  principal?: AuditPrincipal;
+  /**
+   * Through what: the OAuth client or the API key, or what names it (looked up as the entry is
+   * written: AuditAgents); read from the actor's label when not given (often unknown then).
+   */
+  agent?: AuditAgent | AuditAgentRef;
+  /** The token's delegation chain (RFC 8693 `act`), the current actor first; empty when not given. */
+  chain?: AuditDelegation[];
 }
 
-export interface AuditEntry extends AuditInput {
+/**
+ * An entry as read: its id and time, its parties (always: for an entry written before they were
+ * kept, read from its actor's label), and its link of the chain (since the chain began). A chained
+ * entry holds exactly the fields it was hashed with, so an export of it verifies.
+ */
+export interface AuditEntry extends Omit<AuditInput, keyof AuditParties>, AuditParties, Partial<AuditLink> {
   /** The stream id: orders entries and is the paging cursor. */
   id: string;
   at: number;
@@ -90,9 +100,14 @@ type StreamEntry = [string, string[]];
 
 export class AuditLog {
   private readonly ctx: StoreContext;
+  private readonly agents: AuditAgents;
+  /** Links entries into their workspace's chain and appends them (audit-append.ts). */
+  private readonly append: (content: EntryContent, trim: Trim) => Promise<void>;
 
-  constructor(ctx: StoreContext) {
+  constructor(ctx: StoreContext, agents: AuditAgents) {
     this.ctx = ctx;
+    this.agents = agents;
+    this.append = chainAppender(ctx);
   }
 
   /** The workspace's plan's retention (a workspace without a record keeps FREE's). */
@@ -103,17 +118,20 @@ export class AuditLog {
 
   /**
    * Something a person did to their own account (a sign-in, a password, a session, their address),
-   * recorded in their own workspace's log with themselves as actor and target.
+   * recorded in their own workspace's log with themselves as actor and target, through svc's own
+   * pages (sign-in, account pages, dashboard) unless `from` names another agent.
    */
   async recordOwn(
-    person: { workspace: string; email: string },
+    person: { workspace: string; email: string; id?: string },
     action: AuditAction,
-    from: { source: string; requestId?: string },
+    from: { source: string; requestId?: string; agent?: AuditAgent | AuditAgentRef },
     detail?: Record<string, string>,
   ): Promise<void> {
     await this.record({
       workspace: person.workspace,
       actor: person.email,
+      principal: { type: 'user', id: person.id ?? '', label: person.email },
+      agent: from.agent ?? AUDIT_AGENTS.web,
       action,
       target: `user:${person.email}`,
       source: from.source,
@@ -123,35 +141,14 @@ export class AuditLog {
   }
 
   /**
-   * Appends one entry and trims to the plan's retention (APPEND). The trims are approximate, so
-   * reads also skip entries whose time is past retention.
+   * Appends one entry at the end of its workspace's chain (audit-append.ts) and trims to the plan's
+   * retention. The trims are approximate, so reads also skip entries whose time is past retention.
    */
   async record(input: AuditInput): Promise<void> {
+    const agent = input.agent === undefined || 'type' in input.agent ? input.agent : await this.agents.of(input.agent);
     const keep = await this.retentionOf(input.workspace);
-    const minId = Math.max(0, this.ctx.now() - keep.days * DAY_MS);
-    await runScript(
-      this.ctx.redis,
-      APPEND,
-      [K.auditLog(input.workspace), K.auditByAction(input.workspace, input.action)],
-      [
-        String(minId),
-        String(keep.maxEntries),
-        'at',
-        String(this.ctx.now()),
-        'actor',
-        input.actor,
-        'action',
-        input.action,
-        'target',
-        input.target,
-        'source',
-        input.source,
-        'request',
-        input.requestId,
-        'detail',
-        JSON.stringify(input.detail ?? {}),
-      ],
-    );
+    const at = this.ctx.now();
+    await this.append(contentOf(input, agent, at), { minId: Math.max(0, at - keep.days * DAY_MS), cap: keep.maxEntries });
   }
 
   /**
@@ -220,12 +217,16 @@ export class AuditLog {
     let start = filter.from !== undefined ? String(Math.max(0, filter.from - AUDIT_CLOCK_SLACK_MS)) : '-';
     const end = filter.to !== undefined ? String(filter.to + AUDIT_CLOCK_SLACK_MS) : '+';
     let count = 0;
+    // Past retention are the oldest entries only: once one is kept, so is every later one, whatever
+    // its writer's clock said, so an unfiltered export has no hole in its chain (docs/audit.md "Chain").
+    let keeping = false;
     for (;;) {
       const batch = (await this.ctx.redis.xrange(K.auditLog(workspace), start, end, 'COUNT', String(AUDIT_EXPORT_BATCH))) as StreamEntry[];
       let chunk = '';
       for (const [id, fields] of batch) {
         const e = auditEntryOf(workspace, id, fields);
-        if (e.at < oldest || !matches(e)) continue;
+        keeping ||= e.at >= oldest;
+        if (!keeping || !matches(e)) continue;
         chunk += `${JSON.stringify(e)}\n`;
         count++;
       }
@@ -247,29 +248,78 @@ function matcher(filter: AuditFilter): (e: AuditEntry) => boolean {
     (filter.to === undefined || e.at <= filter.to);
 }
 
-/** One stream entry of a workspace's log (its id and XRANGE's flat field list) as an AuditEntry. */
+/**
+ * The entry's content as it will read back from the stream, so that the hash taken now is the hash
+ * of what an export holds: plain strings made well-formed (a string goes to Redis as UTF-8,
+ * which a lone surrogate does not survive), the JSON fields passed through JSON once.
+ */
+function contentOf(input: AuditInput, agent: AuditAgent | undefined, at: number): EntryContent {
+  const parties = partiesOfActor(input.actor);
+  const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+  return {
+    at,
+    workspace: input.workspace,
+    actor: input.actor.toWellFormed(),
+    action: input.action,
+    target: input.target.toWellFormed(),
+    source: input.source.toWellFormed(),
+    requestId: input.requestId.toWellFormed(),
+    detail: json(input.detail ?? {}),
+    principal: json(input.principal ?? parties.principal),
+    agent: json(agent ?? parties.agent),
+    chain: json(input.chain ?? []),
+  };
+}
+
+/**
+ * One stream entry of a workspace's log (its id and XRANGE's flat field list) as an AuditEntry. A
+ * chained entry (one with a hash) reads back as it was hashed; one written before the chain began
+ * has its parties read from its actor's label.
+ */
 export function auditEntryOf(workspace: string, id: string, fields: string[]): AuditEntry {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-  const detail = parseDetail(f['detail']);
-  return {
+  const actor = f['actor'] ?? '';
+  const entry: AuditEntry = {
     id,
     at: Number(f['at'] ?? id.split('-')[0]),
     workspace,
-    actor: f['actor'] ?? '',
+    actor,
     action: (f['action'] ?? '') as AuditAction,
     target: f['target'] ?? '',
     source: f['source'] ?? '',
     requestId: f['request'] ?? '',
-    detail,
+    detail: parseObject(f['detail']) as Record<string, string>,
+    ...partiesOf(f, actor),
+  };
+  if (f['hash'] === undefined) return entry;
+  return { ...entry, seq: Number(f['seq']), prev: f['prev'] || null, hash: f['hash'] };
+}
+
+/** The parties an entry keeps, else those its actor's label tells (an entry from before they were kept). */
+function partiesOf(f: Record<string, string>, actor: string): AuditParties {
+  if (f['principal'] === undefined) return partiesOfActor(actor);
+  return {
+    principal: parseObject(f['principal']) as unknown as AuditPrincipal,
+    agent: parseObject(f['agent']) as unknown as AuditAgent,
+    chain: parseArray(f['chain']) as AuditDelegation[],
   };
 }
 
-function parseDetail(text: string | undefined): Record<string, string> {
+function parseJson(text: string | undefined, fallback: unknown): unknown {
   try {
-    const value: unknown = JSON.parse(text ?? '{}');
-    return value && typeof value === 'object' ? (value as Record<string, string>) : {};
+    return text === undefined ? fallback : (JSON.parse(text) as unknown);
   } catch {
-    return {};
+    return fallback;
   }
+}
+
+function parseObject(text: string | undefined): Record<string, unknown> {
+  const value = parseJson(text, {});
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function parseArray(text: string | undefined): unknown[] {
+  const value = parseJson(text, []);
+  return Array.isArray(value) ? value : [];
 }

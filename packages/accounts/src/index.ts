@@ -2,6 +2,7 @@
 import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { AuditLog } from './audit.ts';
+import { AuditAgents } from './audit-parties.ts';
 import { BotStore } from './bots.ts';
 import { FactorStore } from './factors.ts';
 import { ServiceAccountClientStore } from './service-account-clients.ts';
@@ -40,7 +41,10 @@ export {
   type AuditAction,
   type AuditEntry,
   type AuditFilter,
+  type AuditInput,
 } from './audit.ts';
+export { AUDIT_AGENTS, keyAgent, type AuditAgent, type AuditAgentRef, type AuditDelegation, type AuditPrincipal } from './audit-parties.ts';
+export { verifyAuditExport } from './audit-chain.ts';
 export { CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS } from './api-key-records.ts';
 export { isKeyStatus, keyStatus, type KeyStatus } from './key-status.ts';
 export { allowedBy, compileAllowedIps } from './key-controls.ts';
@@ -68,6 +72,7 @@ export { sealValue, unsealValue } from './factors-seal.ts';
 export { MAX_PASSKEYS_PER_ACCOUNT, type Passkey } from './passkeys.ts';
 export type {
   ApiKeyStore,
+  AuditAgents,
   AuditLog,
   BotStore,
   ServiceAccountClientStore,
@@ -89,6 +94,8 @@ export interface Accounts {
   trustedIssuers: TrustedIssuerStore;
   accessRequests: AccessRequestStore;
   audit: AuditLog;
+  /** The agents audit entries name, looked up: an OAuth client's name and whether it is verified, an API key's prefix. */
+  auditAgents: AuditAgents;
   /** OAuth grants people gave to apps (the auth-service writes them; both services read and revoke). */
   oauthGrants: OAuthGrantStore;
   /** Memberships offered by address, waiting for a confirmed account of that address to accept. */
@@ -129,7 +136,8 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
   const users = new UserStore(ctx, workspaces);
   const keys = new ApiKeyStore(ctx);
   const bots = new BotStore(ctx, keys, workspaces);
-  const audit = new AuditLog(ctx);
+  const auditAgents = new AuditAgents(ctx.redis, keys, bots);
+  const audit = new AuditLog(ctx, auditAgents);
   const accessRequests = new AccessRequestStore(ctx, workspaces, keys, bots, audit);
   return {
     users,
@@ -140,6 +148,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     trustedIssuers: new TrustedIssuerStore(ctx),
     accessRequests,
     audit,
+    auditAgents,
     oauthGrants: new OAuthGrantStore(ctx),
     invitations: new InvitationStore(ctx, workspaces),
     factors: new FactorStore(ctx, workspaces),

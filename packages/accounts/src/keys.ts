@@ -112,6 +112,8 @@ export const K = {
    * empty field), written and trimmed by the script that appends the entry (docs/audit.md "Reading").
    */
   auditByAction: (workspace: string, action: string) => `svc:audit:{${workspace}}:action:${action}`,
+  /** The head of a workspace's audit chain: `seq` and `hash` of its last entry, moved by the appending script (docs/audit.md "Chain"). */
+  auditChain: (workspace: string) => `svc:audit:{${workspace}}:chain`,
   rateMinute: (workspace: string, minute: number) => `svc:rl:{${workspace}}:m:${minute}`,
   rateMonth: (workspace: string, month: string) => `svc:rl:{${workspace}}:q:${month}`,
   /** One key's requests in one minute, when the key has its own limit (docs/management.md "Per-key limits"). */

@@ -2,13 +2,23 @@
  * The OAuth grants people have given to apps (MCP clients), read from the auth-service's
  * oidc-provider records in the shared Redis (docs/redis-schema.md "auth-service"). A grant names
  * the client, the person and the MCP resources (one per project) it reaches; revoking it deletes
- * its tokens and codes and tells every gateway, which refuses them within a second.
+ * its tokens and codes and tells every gateway, which refuses them within a second. A grant
+ * delegated from one of its tokens (RFC 8693 token exchange, docs/auth-service.md "Delegation
+ * (token exchange)") ends with it, and so on down the chain.
  */
 import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { INVALIDATES } from './keys.ts';
 import { addToRecordSet } from './oidc-record-writes.ts';
-import { oidcAccountGrantsKey, oidcGrantKeysKey, oidcRecordKey, oidcRecords } from './oidc-records.ts';
+import {
+  DELEGATION_MAX_DEPTH,
+  DELEGATIONS_PER_GRANT_MAX,
+  oidcAccountGrantsKey,
+  oidcGrantDelegationsKey,
+  oidcGrantKeysKey,
+  oidcRecordKey,
+  oidcRecords,
+} from './oidc-records.ts';
 
 export interface OAuthGrant {
   id: string;
@@ -74,14 +84,49 @@ export class OAuthGrantStore {
     return out.sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  /** Ends a grant: its tokens and codes are deleted and every gateway drops them. */
+  /**
+   * Records that `childGrantId` was delegated from a token of `grantId` (RFC 8693), so revoking
+   * `grantId` revokes it; kept as long as the longest-lived delegated grant. Answers how many
+   * delegations of `grantId` are live, counted after the write: past DELEGATIONS_PER_GRANT_MAX the
+   * ended ones are dropped from the set and the rest counted again, so of concurrent exchanges
+   * none is let past the bound.
+   */
+  async recordDelegation(grantId: string, childGrantId: string, expiresInSeconds: number): Promise<number> {
+    const key = oidcGrantDelegationsKey(grantId);
+    await addToRecordSet(this.ctx.redis, key, childGrantId, expiresInSeconds);
+    const count = await this.ctx.redis.scard(key);
+    if (count <= DELEGATIONS_PER_GRANT_MAX) return count;
+    for (const child of await this.ctx.redis.smembers(key))
+      if (!(await this.ctx.redis.exists(oidcRecordKey('Grant', child)))) await this.ctx.redis.srem(key, child);
+    return this.ctx.redis.scard(key);
+  }
+
+  /**
+   * Ends a grant: its tokens and codes are deleted and every gateway drops them; then every grant
+   * delegated from its tokens, down the chain.
+   */
   async revoke(grantId: string): Promise<void> {
+    await this.revokeDown(grantId, 0);
+  }
+
+  /**
+   * The grant's own records first, its delegations read after: a token exchange records its
+   * delegation before it checks its parent one last time (oauth/token-exchange-grant.ts in the
+   * auth-service), so either the delegation is listed here or that check finds the parent gone.
+   * A chain is at most DELEGATION_MAX_DEPTH long; the bound stops any loop a damaged set could make.
+   */
+  private async revokeDown(grantId: string, depth: number): Promise<void> {
     const set = oidcGrantKeysKey(grantId);
     // One DEL per key: on Redis Cluster they live in different slots.
     for (const key of await this.ctx.redis.smembers(set)) await this.ctx.redis.del(key);
     await this.ctx.redis.del(set);
     await this.ctx.redis.del(oidcRecordKey('Grant', grantId));
     await invalidate(this.ctx, INVALIDATES.oauthGrant(grantId));
+    const delegations = oidcGrantDelegationsKey(grantId);
+    const delegated = await this.ctx.redis.smembers(delegations);
+    await this.ctx.redis.del(delegations);
+    if (depth >= DELEGATION_MAX_DEPTH) return;
+    for (const child of delegated) await this.revokeDown(child, depth + 1);
   }
 
   /** Ends every grant of the person that reaches `project` (they left it); the number ended. */

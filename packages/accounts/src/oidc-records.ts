@@ -63,6 +63,21 @@ export function oidcGrantKeysKey(grantId: string): string {
   return `${OIDC_PREFIX}grant-keys:${grantId}`;
 }
 
+/**
+ * The grants delegated from the tokens of a grant (set of grant ids; RFC 8693 token exchange,
+ * docs/auth-service.md "Delegation (token exchange)"): revoking the grant revokes them.
+ */
+export function oidcGrantDelegationsKey(grantId: string): string {
+  return `${OIDC_PREFIX}grant-delegations:${grantId}`;
+}
+
+/**
+ * The live grants one grant's delegations set may hold (docs/decisions.md "Delegation (token
+ * exchange)"): how many tokens may be delegated from one grant's tokens at once, which is what
+ * stops an agent that loops on the exchange.
+ */
+export const DELEGATIONS_PER_GRANT_MAX = 50;
+
 /** The grant ids a person has given (set): the account page's "authorized apps". */
 export function oidcAccountGrantsKey(accountId: string): string {
   return `${OIDC_PREFIX}account-grants:${accountId}`;
@@ -92,6 +107,56 @@ export interface AccessTokenRecord {
   /** DPoP (RFC 9449) and mTLS (RFC 8705) bindings. */
   jkt?: string;
   'x5t#S256'?: string;
+  /**
+   * A delegated token's acting clients, read from its RFC 8693 §4.1 `act` claim: the current
+   * actor first, the client the person authorized last. Absent for a token that was not delegated.
+   */
+  chain?: string[];
+  /** A delegated token's parent: the digest of the access token it was exchanged for (oidcDigest). */
+  parent?: string;
+}
+
+/**
+ * The most times a person's access token may be delegated down one line (docs/decisions.md
+ * "Delegation (token exchange)"): a chain names at most this many actors after the client the
+ * person authorized.
+ */
+export const DELEGATION_MAX_DEPTH = 3;
+
+/** The claim of a delegated token's extra claims that names its parent token (by digest). */
+const PARENT_CLAIM = 'svc_parent';
+
+/** RFC 8693 §4.1 `act`: the actor (an OAuth client, by its id as `sub`), prior actors nested. */
+export interface ActClaim {
+  sub: string;
+  act?: ActClaim;
+}
+
+/** The `act` claim naming `chain` (current actor first), nested as RFC 8693 §4.1 shows. */
+export function actClaim(chain: readonly string[]): ActClaim {
+  const [sub, ...prior] = chain;
+  if (sub === undefined) throw new Error('a delegation chain names at least one actor');
+  return prior.length ? { sub, act: actClaim(prior) } : { sub };
+}
+
+/**
+ * The chain an `act` claim names, current actor first; null for a claim this codec did not write:
+ * not nested objects each naming one `sub`, or longer than DELEGATION_MAX_DEPTH actors after the
+ * first client.
+ */
+export function actorChain(act: unknown): string[] | null {
+  const chain: string[] = [];
+  for (let at = act; at !== undefined; at = (at as OidcPayload)['act']) {
+    if (!isObject(at) || typeof at['sub'] !== 'string' || at['sub'] === '') return null;
+    if (chain.length > DELEGATION_MAX_DEPTH || Object.keys(at).some((k) => k !== 'sub' && k !== 'act')) return null;
+    chain.push(at['sub']);
+  }
+  return chain.length ? chain : null;
+}
+
+/** The extra claims of a delegated access token: its `act` chain and its parent's digest. */
+export function delegationClaims(chain: readonly string[], parentDigest: string): OidcPayload {
+  return { act: actClaim(chain), [PARENT_CLAIM]: parentDigest };
 }
 
 /**
@@ -163,13 +228,22 @@ export function encodeOidcPayload(payload: OidcPayload): string {
   return JSON.stringify(payload);
 }
 
-/** An AccessToken naming its person, client and grant, with an expiry; null for anything else. */
+/**
+ * An AccessToken naming its person, client and grant, with an expiry; null for anything else. A
+ * delegation it carries (`extra`: `act` and its parent, both or neither) must read whole: a token
+ * whose chain cannot be read is refused, never taken for an undelegated one.
+ */
 export function parseAccessToken(p: OidcPayload): AccessTokenRecord | null {
   const accountId = str(p['accountId']);
   const clientId = str(p['clientId']);
   const grantId = str(p['grantId']);
   const exp = num(p['exp']);
   if (p['kind'] !== 'AccessToken' || !accountId || !clientId || !grantId || exp === undefined) return null;
+  const extra = isObject(p['extra']) ? p['extra'] : {};
+  const chain = extra['act'] === undefined ? undefined : actorChain(extra['act']);
+  const parent = extra[PARENT_CLAIM];
+  if (chain === null || (chain === undefined) !== (parent === undefined) || (parent !== undefined && !str(parent))) return null;
+  if (chain && chain[0] !== clientId) return null;
   const aud = p['aud'];
   return defined({
     kind: 'AccessToken' as const,
@@ -184,6 +258,8 @@ export function parseAccessToken(p: OidcPayload): AccessTokenRecord | null {
     sessionUid: str(p['sessionUid']),
     jkt: str(p['jkt']),
     'x5t#S256': str(p['x5t#S256']),
+    chain,
+    parent: str(parent),
   });
 }
 
@@ -249,6 +325,12 @@ export const oidcRecords = {
   async accessToken(redis: Redis, token: string): Promise<OidcStored<AccessTokenRecord | ClientCredentialsRecord> | null> {
     const stored = await readOidcRecord(redis, oidcRecordKey('AccessToken', token));
     const record = stored ? (parseAccessToken(stored.payload) ?? parseClientCredentials(stored.payload)) : null;
+    return stored && record ? { payload: record, consumed: stored.consumed } : null;
+  },
+  /** A person's AccessToken known by the digest of its value (a delegated token's parent); null for anything else. */
+  async accessTokenByDigest(redis: Redis, digest: string): Promise<OidcStored<AccessTokenRecord> | null> {
+    const stored = await readOidcRecord(redis, oidcRecordKeyByDigest('AccessToken', digest));
+    const record = stored ? parseAccessToken(stored.payload) : null;
     return stored && record ? { payload: record, consumed: stored.consumed } : null;
   },
   async grant(redis: Redis, grantId: string): Promise<GrantRecord | null> {

@@ -235,6 +235,27 @@ function dropStuckNodes(cluster: Cluster): void {
   });
 }
 
+/** Marks a command already timed: ioredis may pass one command through sendCommand again (an offline queue's flush, a resend after a reconnection). */
+const TIMED = Symbol('svc.timed');
+
+/**
+ * Tells `observe` the name of each command `redis` sends and the seconds from its sending to its
+ * reply or failure (svc_redis_command_duration_seconds: docs/operations.md "Reading the
+ * metrics"). On a Cluster the time includes a redirection to another node. One closure per
+ * command, beside the promise and buffers ioredis makes for it.
+ */
+export function observeCommands(redis: Redis, observe: (command: string, seconds: number) => void): void {
+  const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => Promise<unknown>;
+  redis.sendCommand = ((command: Command & { [TIMED]?: true }, ...rest: unknown[]) => {
+    if (command[TIMED]) return send(command, ...rest);
+    command[TIMED] = true;
+    const start = performance.now();
+    const settled = (): void => observe(command.name, (performance.now() - start) / 1_000);
+    command.promise.then(settled, settled);
+    return send(command, ...rest);
+  }) as Redis['sendCommand'];
+}
+
 /** Waits until the client is ready (or throws after timeoutMs). */
 export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
   if (redis.status === 'ready') return;

@@ -32,25 +32,28 @@ export interface Exported {
   attributes: Attributes;
 }
 
-/** The record of one entry: only the listed fields leave (the log holds no secret: docs/audit.md "An entry"). */
+/**
+ * The record of one entry: only the listed fields leave (the log holds no secret: docs/audit.md "An
+ * entry"), with who acted through what and the entry's link of the chain (docs/audit.md "Chain").
+ */
 export function entryRecord(e: AuditEntry): Exported {
-  return {
-    at: e.at,
-    event: AUDIT_EVENT,
-    severity: 'INFO',
-    body: e.action,
-    attributes: [
-      // Stream ids are per log (two workspaces' entries can share one): the id names the workspace too.
-      ['svc.audit.id', `${e.workspace}/${e.id}`],
-      ['svc.workspace', e.workspace],
-      ['svc.audit.actor', e.actor],
-      ['svc.audit.action', e.action],
-      ['svc.audit.target', e.target],
-      ['svc.audit.source', e.source],
-      ['svc.audit.request_id', e.requestId],
-      ['svc.audit.detail', stringValues(e.detail ?? {})],
-    ],
-  };
+  const attributes: Attributes = [
+    // Stream ids are per log (two workspaces' entries can share one): the id names the workspace too.
+    ['svc.audit.id', `${e.workspace}/${e.id}`],
+    ['svc.workspace', e.workspace],
+    ['svc.audit.actor', e.actor],
+    ['svc.audit.action', e.action],
+    ['svc.audit.target', e.target],
+    ['svc.audit.source', e.source],
+    ['svc.audit.request_id', e.requestId],
+    ['svc.audit.detail', stringValues(e.detail ?? {})],
+    ['svc.audit.principal', stringValues({ ...e.principal })],
+    ['svc.audit.agent', stringValues({ ...e.agent, key: e.agent.key ?? '' })],
+    ['svc.audit.chain', JSON.stringify(e.chain)],
+  ];
+  if (e.seq !== undefined && e.hash !== undefined)
+    attributes.push(['svc.audit.seq', e.seq], ['svc.audit.prev', e.prev ?? ''], ['svc.audit.hash', e.hash]);
+  return { at: e.at, event: AUDIT_EVENT, severity: 'INFO', body: e.action, attributes };
 }
 
 /** The one record saying which entries retention trimmed before they were exported. */

@@ -97,14 +97,25 @@ test('every entry of several workspaces arrives once, as an OTLP log record with
   assert.deepEqual(Object.keys(b.attributes).sort(), [
     'svc.audit.action',
     'svc.audit.actor',
+    'svc.audit.agent',
+    'svc.audit.chain',
     'svc.audit.detail',
+    'svc.audit.hash',
     'svc.audit.id',
+    'svc.audit.prev',
+    'svc.audit.principal',
     'svc.audit.request_id',
+    'svc.audit.seq',
     'svc.audit.source',
     'svc.audit.target',
     'svc.workspace',
   ]);
   assert.equal(b.attributes['svc.audit.actor'], 'owner@example.com');
+  // Who acted through what, and the entry's link of its workspace's chain (docs/audit.md "Chain").
+  assert.deepEqual(b.attributes['svc.audit.principal'], { type: 'user', id: '', label: 'owner@example.com' });
+  assert.equal((b.attributes['svc.audit.agent'] as Record<string, string>)['type'], 'unknown');
+  assert.equal(b.attributes['svc.audit.chain'], '[]');
+  assert.match(String(b.attributes['svc.audit.hash']), /^[0-9a-f]{64}$/);
   assert.equal(b.attributes['svc.audit.source'], '203.0.113.7');
   assert.deepEqual(b.attributes['svc.audit.detail'], { level: 'EDITOR' });
   assert.match(b.timeUnixNano, /^\d{19}$/);

@@ -13,54 +13,33 @@
  * - lookups and connections come from pools shared out per tenant, in lanes, so one tenant's name
  *   server or receiver never holds another's, nor sign-in (outbound-bounds.ts);
  * - redirects are never followed (a 3xx is handed back as it is, and the library refuses it).
+ * The checks themselves are outbound-guards.ts's; the tools lane (calls forwarded to upstream MCP
+ * servers) uses the same guards through a lighter request of its own (guarded-request.ts).
  */
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { LookupBusy } from './name-lookups.ts';
 import type { OutboundLane } from './outbound-bounds.ts';
-import { sharedOutboundPools, type OutboundPools } from './outbound-pools.ts';
-import type { Release } from './shares.ts';
+import {
+  bareHost,
+  checkedAddresses,
+  CimdFetchRefused,
+  connectionPlace,
+  pinnedLookup,
+  type OutboundGuard,
+  type Resolver,
+} from './outbound-guards.ts';
+import type { OutboundPools } from './outbound-pools.ts';
 import { isSpecialUseAddress } from './special-use.ts';
 
 export { isSpecialUseAddress } from './special-use.ts';
+export { CimdFetchRefused, type Resolver } from './outbound-guards.ts';
 
 /** The whole fetch (resolution, connection, headers and body) ends within 5 s. */
 export const CIMD_FETCH_TIMEOUT_MS = 5_000;
 /** A metadata document is at most 8 KiB, as a registration's metadata is (registration-policy.ts). */
 export const CIMD_MAX_DOCUMENT_BYTES = 8 * 1024;
-
-/**
- * Why a fetch was refused, for its caller: `address` (the host has no public address: it does not
- * resolve, or resolves to a special-use one; the two are told alike, so a tenant cannot learn which
- * internal names exist), `busy` (the tenant's share of a pool is held; try again later) or `other`.
- */
-export type RefusalReason = 'address' | 'busy' | 'other';
-
-/** What a tenant may be told of a host without a public address: never the address, nor whether the name exists. */
-const ADDRESS_REFUSAL = 'refused: the host does not resolve to a public address';
-/** What a tenant is told when its share of lookups or connections is held: retried later, like an unreachable host. */
-const LOOKUPS_BUSY = 'refused for now: too many name lookups in flight for this workspace';
-const CONNECTIONS_BUSY = 'refused for now: too many requests in flight for this workspace';
-
-/**
- * The refusal of a fetch; its message is the detail oidc-provider logs (never sent to the client).
- * `tenantMessage`, when set, is what may be shown to whoever chose the URL (a webhook's owner).
- */
-export class CimdFetchRefused extends Error {
-  override name = 'CimdFetchRefused';
-  readonly tenantMessage: string | undefined;
-  readonly reason: RefusalReason;
-  constructor(message: string, tenantMessage?: string, reason: RefusalReason = 'other') {
-    super(message);
-    this.tenantMessage = tenantMessage;
-    this.reason = reason;
-  }
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
 /**
  * A fetch's options, whose share of the pools it uses (default: the host's own), and how long the
@@ -89,12 +68,6 @@ export interface CimdFetchOptions {
    * for callers that judge the answer by its status alone (webhook deliveries: docs/webhooks.md "Verdicts").
    */
   cutAtMaxBytes?: boolean;
-  /**
-   * Keep connections open between exchanges (one agent per client): for a client that calls the
-   * same few hosts on a caller's request path (forwarded tool calls). A kept connection was opened
-   * to an address checked when it was opened.
-   */
-  keepAlive?: boolean;
 }
 
 type FetchLike = (url: string | URL | Request, init?: GuardedInit) => Promise<Response>;
@@ -106,52 +79,10 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
   const maxBytes = options.maxBytes ?? CIMD_MAX_DOCUMENT_BYTES;
   const anyStatus = options.anyStatus ?? false;
   const cut = options.cutAtMaxBytes ?? false;
-  const agents = options.keepAlive ? { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } : null;
-
-  /** Resolves once, refuses if any answer is special-use, and hands the socket exactly those addresses. */
-  async function checkedAddresses(host: string, tenant: string, signal: AbortSignal): Promise<LookupAddress[]> {
-    const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-    let addresses: LookupAddress[];
-    if (isIP(literal)) addresses = [{ address: literal, family: isIP(literal) }];
-    else {
-      try {
-        const pools = options.pools ?? sharedOutboundPools();
-        addresses = await (options.resolve ? options.resolve(literal) : pools.lookups.lookup(literal, lane, tenant, signal));
-      } catch (err) {
-        if (err instanceof LookupBusy) throw new CimdFetchRefused(err.message, LOOKUPS_BUSY, 'busy');
-        throw new CimdFetchRefused(
-          `${host} could not be resolved: ${err instanceof Error ? err.message : String(err)}`,
-          ADDRESS_REFUSAL,
-          'address',
-        );
-      }
-    }
-    if (addresses.length === 0) throw new CimdFetchRefused(`${host} has no address`, ADDRESS_REFUSAL, 'address');
-    const bad = addresses.find((a) => refuse(a.address));
-    if (bad) throw new CimdFetchRefused(`${host} resolves to ${bad.address}, a special-use address`, ADDRESS_REFUSAL, 'address');
-    return addresses;
-  }
-
-  /** A place of `tenant`'s share of connections, never lost to an abort that raced its grant. */
-  async function connectionPlace(tenant: string, signal: AbortSignal): Promise<Release> {
-    const taking = (options.pools ?? sharedOutboundPools()).connections[lane].take(tenant, signal);
-    let release: Release | null;
-    try {
-      release = await abortable(taking, signal);
-    } catch (err) {
-      void taking.then((granted) => granted?.());
-      throw err;
-    }
-    if (!release) throw new CimdFetchRefused(`too many connections of ${tenant} in flight (${lane})`, CONNECTIONS_BUSY, 'busy');
-    return release;
-  }
+  const guard: OutboundGuard = { refuse, resolve: options.resolve, lane, pools: options.pools };
 
   /** One request to the checked addresses, its answer read within the bounds. */
   async function exchange(url: URL, init: GuardedInit, addresses: LookupAddress[], signal: AbortSignal): Promise<Response> {
-    const pinned = (_host: string, opts: LookupOptions, cb: LookupCallback) => {
-      if (opts.all) cb(null, addresses);
-      else cb(null, addresses[0]!.address, addresses[0]!.family);
-    };
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     const https = url.protocol === 'https:';
@@ -160,10 +91,10 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     const req = send(url, {
       method: anyStatus && init.method ? init.method : 'GET',
       headers,
-      agent: agents ? (https ? agents.https : agents.http) : false,
+      agent: false,
       signal,
       // An IP literal never reaches `lookup`; it was checked above.
-      lookup: pinned as never,
+      lookup: pinnedLookup(addresses) as never,
       ...(url.protocol === 'https:' && isIP(url.hostname) === 0 ? { servername: url.hostname } : {}),
     });
     req.end(body ?? undefined);
@@ -184,8 +115,8 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
     const tenant = init.tenant ?? `host:${url.hostname}`;
     const deadline = AbortSignal.timeout(init.timeoutMs ?? CIMD_FETCH_TIMEOUT_MS);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    const addresses = await abortable(checkedAddresses(url.hostname, tenant, signal), signal);
-    const release = await connectionPlace(tenant, signal);
+    const addresses = await abortable(checkedAddresses(guard, bareHost(url.hostname), tenant, signal), signal);
+    const release = await connectionPlace(guard, tenant, signal);
     try {
       return await exchange(url, init, addresses, signal);
     } finally {
@@ -203,9 +134,9 @@ function formBody(body: RequestInit['body']): string | null {
 }
 
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new CimdFetchRefused('the fetch took too long'));
+  if (signal.aborted) return Promise.reject(new CimdFetchRefused('the fetch took too long', undefined, 'timeout'));
   return new Promise<T>((ok, fail) => {
-    const onAbort = () => fail(new CimdFetchRefused('the fetch took longer than its time allows'));
+    const onAbort = () => fail(new CimdFetchRefused('the fetch took longer than its time allows', undefined, 'timeout'));
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(ok, fail).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -225,7 +156,7 @@ async function readBounded(
   if (declared > maxBytes) {
     res.destroy();
     if (cut) return Buffer.alloc(0);
-    throw new CimdFetchRefused(`the document is ${declared} bytes, more than ${maxBytes}`);
+    throw new CimdFetchRefused(`the document is ${declared} bytes, more than ${maxBytes}`, undefined, 'too_large');
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -233,7 +164,7 @@ async function readBounded(
     for await (const chunk of res as AsyncIterable<Buffer>) {
       if (size + chunk.length > maxBytes) {
         res.destroy();
-        if (!cut) throw new CimdFetchRefused(`the document is more than ${maxBytes} bytes`);
+        if (!cut) throw new CimdFetchRefused(`the document is more than ${maxBytes} bytes`, undefined, 'too_large');
         chunks.push(chunk.subarray(0, maxBytes - size));
         break;
       }
@@ -242,7 +173,7 @@ async function readBounded(
     }
     return Buffer.concat(chunks);
   })();
-  // A body read to its end leaves the connection to its agent (kept open with keepAlive); any other is closed.
+  // A body not read to its end leaves its connection open: it is closed.
   return abortable(reading, signal).finally(() => {
     if (!res.complete) res.destroy();
   });

@@ -4,12 +4,14 @@
  */
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
 import { API_COMMAND } from './api-command.ts';
+import { withAuditVerify } from './audit-verify-command.ts';
 import { CALL_COMMAND } from './call-command.ts';
 import { GLOBAL, type Command } from './command.ts';
 import { completionScript, SHELLS, type Shell } from './completion.ts';
 import { USE_COMMAND } from './default-project.ts';
 import { CliError, EXIT } from './errors.ts';
 import { MANAGE_COMMANDS } from './manage-commands.ts';
+import { UPSTREAMS_COMMAND } from './manage-upstreams.ts';
 import { MCP_CONFIG_COMMAND } from './mcp-config-command.ts';
 import { nearest } from './suggest.ts';
 import { TOOLS_COMMAND } from './tools-command.ts';
@@ -43,6 +45,8 @@ export const COMMANDS: Record<string, Command> = {
   tools: TOOLS_COMMAND,
   api: API_COMMAND,
   ...MANAGE_COMMANDS,
+  audit: withAuditVerify(MANAGE_COMMANDS['audit']!),
+  upstreams: UPSTREAMS_COMMAND,
   'mcp-config': MCP_CONFIG_COMMAND,
   completion: COMPLETION_COMMAND,
 };

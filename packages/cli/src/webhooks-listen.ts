@@ -42,6 +42,10 @@ export interface AuditEntry {
   actor: string;
   action: string;
   target: string;
+  /** Who acted through what (docs/audit.md "Who and through what"), as a delivery names them. */
+  principal: unknown;
+  agent: unknown;
+  chain: unknown;
 }
 
 /** `whsec_` and the base64 of 32 random bytes, as svc's own secrets are. */
@@ -102,6 +106,9 @@ async function forward(l: Listener, entry: AuditEntry, type: string) {
     auditId: entry.id,
     action: entry.action,
     actor: entry.actor,
+    principal: entry.principal,
+    agent: entry.agent,
+    chain: entry.chain,
     target: entry.target,
     at: entry.at,
     detail: {},

@@ -222,3 +222,6 @@ export function toJsonRpcError(err: SvcError, id: JsonRpcId) {
 export function toRestError(err: SvcError) {
   return { error: { code: err.code, message: err.message, remedy: err.remedy, ...err.data } };
 }
+
+export { oauthAnswer, pageRefusalOf, pageStatus, REFUSAL_FAMILIES, type OAuthRefusal, type PageRefusal } from './families.ts';
+export { DENIAL_META_KEY, DENIALS_EXTENSION, denialMeta, type DenialEnvelope, type RemediationHint } from './denials.ts';

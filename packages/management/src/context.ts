@@ -8,6 +8,7 @@ import type { KeyLevel, Role } from '@svc/policy';
 import type { SsoSettingsService } from '@svc/sso';
 import type { Upstreams } from '@svc/upstreams';
 import type { WebhookStore } from '@svc/webhooks';
+import { auditPartiesOf } from './audit-actor.ts';
 import { createNotices } from './notices.ts';
 import { ManagementError, type Actor } from './types.ts';
 
@@ -53,6 +54,7 @@ export function managementContext(accounts: Accounts, deps: ManagementDeps) {
     accounts.audit.record({
       workspace,
       actor: actor.label,
+      ...auditPartiesOf(actor),
       action,
       target,
       source: actor.source,

@@ -5,6 +5,7 @@
  */
 import { AccountError, MAX_REASON_LENGTH, type Requester } from '@svc/accounts';
 import { isKeyLevel, roleAtLeast, type Role } from '@svc/policy';
+import { auditPartiesOf } from './audit-actor.ts';
 import type { ManagementContext } from './context.ts';
 import { ManagementError, type Actor, type RequestAccessOutcome } from './types.ts';
 
@@ -40,7 +41,7 @@ export function requestAccessOperation(ctx: ManagementContext): RequestAccessOpe
       const request = await accounts.accessRequests
         .create(
           { project: slug, requester, requestedLevel: input.level, reason: input.reason },
-          { source: actor.source, requestId: actor.requestId },
+          { source: actor.source, requestId: actor.requestId, agent: auditPartiesOf(actor).agent },
         )
         .catch((err: unknown) => {
           // Too many pending, a denial too recent, or a decision that just landed (docs/management.md).

@@ -16,13 +16,21 @@ import type { Management } from './management-type.ts';
 import { ManagementError, StepUpRequired, type Actor } from './types.ts';
 
 /** The dashboard's section of an operation's path (docs/dashboard.md): where a step-up comes back to. */
-const DASHBOARD_SECTIONS: Record<string, string> = {
+export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   keys: 'keys',
   members: 'members',
+  invitations: 'members',
   'access-requests': 'requests',
   'service-accounts': 'service-accounts',
   sso: 'sso',
   webhooks: 'webhooks',
+  upstreams: 'upstreams',
+  usage: 'usage',
+  audit: 'audit',
+  // No page of their own: the refusal names the dashboard's front page.
+  projects: null,
+  'factor-policy': null,
+  'trusted-issuers': null,
 };
 
 /** The dashboard page doing what `op` does, for the refusal to name. */

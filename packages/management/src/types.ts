@@ -2,15 +2,20 @@
  * The management layer's vocabulary (docs/management.md): who acts, what they see, and how a
  * refusal is said. The dashboard and the management API both speak it.
  */
+import type { AuditAgent, AuditAgentRef, AuditDelegation, AuditPrincipal } from '@svc/accounts';
 import type { KeyStatus } from '@svc/accounts/key-status.ts';
 import { SvcError, type ErrorCode } from '@svc/errors';
 import type { KeyLevel } from '@svc/policy';
 
 /**
  * Who asks. A person (dashboard session, or their personal key on the API) acts within their
- * roles; a project key acts only within its own project, and only an ADMIN key may manage.
+ * roles; a project key acts only within its own project, and only an ADMIN key may manage. `agent`
+ * is what the request came through, for the audit log (audit-actor.ts): the door sets it (the
+ * management API: the OAuth client or the API key, as a reference looked up only when an entry is
+ * written); without it, a person acts through the dashboard, a project key through itself, the
+ * operator through svc-admin.
  */
-export type Actor =
+export type Actor = (
   | {
       kind: 'person';
       userId: string;
@@ -31,7 +36,12 @@ export type Actor =
    * owner, through this layer for every command it shares with the API (docs/contract.md
    * "Operator interface"); not a person, so no step-up or address applies.
    */
-  | { kind: 'operator'; label: string; source: string; requestId: string };
+  | { kind: 'operator'; label: string; source: string; requestId: string }
+) & {
+  agent?: AuditAgent | AuditAgentRef;
+  /** A delegated OAuth token's chain of acting clients, the current one first (RFC 8693 §4.1 `act`). */
+  chain?: readonly string[];
+};
 
 /** The statuses a management refusal has (docs/management.md "Errors"). */
 export type ManagementStatus = 400 | 403 | 404 | 409;
@@ -231,6 +241,10 @@ export interface AuditRow {
   target: string;
   source: string;
   requestId: string;
+  /** Who acted, through what, for whom (docs/audit.md "Who and through what"). */
+  principal: AuditPrincipal;
+  agent: AuditAgent;
+  chain: AuditDelegation[];
 }
 
 export interface AccountInfo {

@@ -191,6 +191,20 @@ export interface CallerContext {
 
 export type Gate = 'endpoint' | 'level' | 'plan' | 'surface' | 'entitlement';
 
+/**
+ * Whether the caller can remedy a refusal by each gate (docs/errors.md "Structured denials"): a
+ * level is asked of the project's admins (svc_request_access), so its refusal is `available`;
+ * the endpoint, surface, plan and entitlement say what this project or workspace offers, so for
+ * this caller the refusal is final (`unavailable`) until the project or its plan changes.
+ */
+export const GATE_REMEDIATION = {
+  endpoint: 'unavailable',
+  level: 'available',
+  surface: 'unavailable',
+  plan: 'unavailable',
+  entitlement: 'unavailable',
+} as const satisfies Record<Gate, 'available' | 'unavailable'>;
+
 export type Decision = { allowed: true } | { allowed: false; gate: Gate; needed: string; have: string };
 
 /** Whether a caller may call a tool here; arguments are checked when given (argument plan gates). */

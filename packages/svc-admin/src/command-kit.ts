@@ -1,10 +1,12 @@
 /**
  * What every svc-admin command shares (docs/contract.md "Operator interface"): its parsed options,
  * what it may ask of whoever runs it, its signature, and the usage error that names a wrong or
- * missing option. The command tables (commands.ts, trusted-issuers.ts, sso-commands.ts) build on it.
+ * missing option. The command tables (commands.ts, trusted-issuers.ts, sso-commands.ts,
+ * upstreams.ts) build on it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
-import type { Management } from '@svc/management';
+import type { Actor, Management } from '@svc/management';
 
 /** The parsed command-line options: `--name value` or a bare `--flag`. */
 export type Options = Record<string, string | boolean | undefined>;
@@ -30,3 +32,6 @@ export function req(o: Options, name: string): string {
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
+
+/** The operator as the management layer's actor, for the commands the API shares: each project's ADMIN, audited as `service:svc-admin`. */
+export const operatorActor = (): Actor => ({ kind: 'operator', label: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });

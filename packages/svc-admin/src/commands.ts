@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
-import type { Actor } from '@svc/management';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
-import { req, UsageError, type Command, type Options } from './command-kit.ts';
+import { operatorActor, req, UsageError, type Command, type Options } from './command-kit.ts';
 import { TRUSTED_ISSUER_COMMANDS } from './trusted-issuers.ts';
+import { UPSTREAM_COMMANDS } from './upstreams.ts';
+import { UPSTREAM_SIGNING_KEY_COMMANDS } from './upstream-signing-key.ts';
 
 function plan(o: Options) {
   const p = req(o, 'plan').toUpperCase();
@@ -34,8 +35,6 @@ async function userId(accounts: Accounts, email: string): Promise<string> {
 
 /** Who acts in the audit entries svc-admin writes. */
 const operator = () => ({ actor: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });
-/** The same, as the management layer's actor. */
-const operatorActor = (): Actor => ({ kind: 'operator', label: 'service:svc-admin', source: 'svc-admin', requestId: randomUUID() });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -243,4 +242,6 @@ export const COMMANDS: Record<string, Command> = {
     throw new UsageError('legacy-key create needs --project S or --team W');
   },
   ...TRUSTED_ISSUER_COMMANDS,
+  ...UPSTREAM_COMMANDS,
+  ...UPSTREAM_SIGNING_KEY_COMMANDS,
 };

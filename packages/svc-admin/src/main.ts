@@ -1,10 +1,21 @@
 /** svc-admin: administers accounts from a shell (docs/contract.md "Operator interface"). */
 import { parseArgs } from 'node:util';
-import { AccountError, connectRedis, createAccounts, NOT_REPLICATED, waitReady, type ReplicaConfirmRetry } from '@svc/accounts';
+import {
+  AccountError,
+  connectRedis,
+  createAccounts,
+  NOT_REPLICATED,
+  waitReady,
+  type Accounts,
+  type Redis,
+  type ReplicaConfirmRetry,
+} from '@svc/accounts';
 import { TargetError } from '@svc/audit-stream';
-import { ConfigError, loadConfig } from '@svc/config';
+import { ConfigError, loadConfig, type Config } from '@svc/config';
 import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
+import { createUpstreams } from '@svc/upstreams';
 import { auditStream } from './audit-stream.ts';
+import { auditVerify } from './audit-verify.ts';
 import { UsageError } from './command-kit.ts';
 import { COMMANDS } from './commands.ts';
 import { createManagement, ManagementError } from '@svc/management';
@@ -86,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   const ssoCommand = SSO_COMMANDS[name];
+  // Reads a file only: no configuration or Redis (docs/audit.md "Verifying an export").
+  if (name === 'audit verify') return auditVerify(argv);
   if (name === 'webhooks run') {
     try {
       return await runWebhooks(loadConfig());
@@ -116,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
       waitReplicas: config.redisWaitReplicas,
       confirmRetry: CONFIRM_RETRY,
     });
-    const io = { password: () => readPassword(passwordSource(values)), management: createManagement(accounts, { redis }) };
+    const io = { password: () => readPassword(passwordSource(values)), management: managementOf(accounts, redis, config) };
     const options = values as Record<string, string | boolean | undefined>;
     const out = ssoCommand
       ? await ssoCommand(
@@ -147,6 +160,21 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * The management layer of the commands the API shares. With the gateway's upstream store, signing
+ * key and address guard: `upstreams refresh` speaks to the server as a gateway does, so it reads
+ * BASE_URL (the tokens' issuer) and UPSTREAM_ALLOWED_PRIVATE.
+ */
+function managementOf(accounts: Accounts, redis: Redis, config: Config) {
+  const upstreams = createUpstreams({
+    redis,
+    pepper: config.keyPepper,
+    issuer: config.baseUrl,
+    allowedPrivate: config.upstreamAllowedPrivate,
+  });
+  return createManagement(accounts, { redis, upstreams });
 }
 
 function formatHuman(out: Record<string, unknown>): string {

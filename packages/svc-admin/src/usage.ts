@@ -27,6 +27,10 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   trusted-issuer add --workspace W --issuer URL (--jwks-file F | --jwks-uri URL)
   trusted-issuer list --workspace W
   trusted-issuer remove --workspace W --id ID
+  upstreams list --project S
+  upstreams refresh --project S --name N
+  upstreams remove --project S --name N
+  upstream-signing-key rotate   (a new key for svc's forwarded tokens; docs/upstream-servers.md)
   pepper status
   migrate
   sso show --workspace W
@@ -34,6 +38,7 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
   sso domain claim|verify|release --workspace W --domain D
   audit stream (--otlp-endpoint URL | --stdout) [--name N]
+  audit verify <file|-> [--anchor HASH]   (an export complete and unaltered; reads only the file)
   webhooks run   (the webhook delivery worker, until SIGTERM; for WEBHOOKS=off auth-services)
 
 Passwords are typed at a prompt (echo off) or, with --password-stdin, read from the first line of
@@ -50,4 +55,7 @@ from the first line of standard input with --secret-stdin (none: the saved one i
 audit stream runs until SIGTERM: it exports every workspace's audit log as OpenTelemetry logs
 (OTLP/HTTP JSON; the URL may come from OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, headers from
 OTEL_EXPORTER_OTLP_LOGS_HEADERS) or as JSON lines on stdout, keeping a cursor per --name
-(SVC_AUDIT_EXPORTER, default "default"); replicas of one name take turns (docs/audit.md "Streaming").`;
+(SVC_AUDIT_EXPORTER, default "default"); replicas of one name take turns (docs/audit.md "Streaming").
+upstreams act as each project's admin through the management API's operations, audited as
+service:svc-admin; refresh reads the server's tools now, as a gateway does, so give svc-admin the
+gateway's BASE_URL (the issuer of svc's tokens) and UPSTREAM_ALLOWED_PRIVATE (docs/upstream-servers.md).`;

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +14,7 @@ import { createAccounts, TRUSTED_ISSUER_LIMITS } from '@svc/accounts';
 import { DEV_KEY_PEPPER as DEV_PEPPER, loadConfig } from '@svc/config';
 import { createSsoStore } from '@svc/sso';
 import { startRedis, type RedisFixture } from '@svc/testkit';
+import { createUpstreams } from '@svc/upstreams';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../../..');
@@ -25,9 +29,14 @@ after(() => redis.stop());
 type Output = any;
 
 async function admin(...args: string[]): Promise<Output> {
+  return adminWith({}, ...args);
+}
+
+/** svc-admin with `env` added to its environment. */
+async function adminWith(env: Record<string, string>, ...args: string[]): Promise<Output> {
   const { stdout } = await run(resolve(root, 'scripts/node'), ['packages/svc-admin/src/main.ts', ...args, '--json'], {
     cwd: root,
-    env: { ...process.env, REDIS_URL: redis.url },
+    env: { ...process.env, REDIS_URL: redis.url, ...env },
   });
   return oneObject(stdout);
 }
@@ -382,4 +391,115 @@ test('trusted-issuer add|list|remove: a JWK Set file or a JWKS URL, at most TRUS
   const actions = (await accounts.audit.page('idp-ws', {})).entries.map((e) => e.action);
   assert.equal(actions.filter((a) => a === 'trusted_issuer.added').length, TRUSTED_ISSUER_LIMITS.maxIssuers);
   assert.ok(actions.includes('trusted_issuer.removed'));
+});
+
+/**
+ * A plain MCP server on loopback (2025-11-25, JSON answers: initialize, tools/list), serving
+ * `tools`, which the test changes; each request's headers are kept.
+ */
+async function plainUpstream(tools: { name: string; description: string; annotations?: object }[]) {
+  const headers: Record<string, unknown>[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      headers.push(req.headers);
+      const message = JSON.parse(text || '{}') as { id?: number; method?: string };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const results: Record<string, unknown> = {
+        initialize: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'plain', version: '1' } },
+        'tools/list': { tools: tools.map((t) => ({ inputSchema: { type: 'object' }, ...t })) },
+      };
+      const result = results[message.method ?? ''];
+      const body = result ? { result } : { error: { code: -32601, message: 'Method not found' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return { url, headers, close: () => new Promise<void>((done) => server.close(() => done())) };
+}
+
+test('upstreams list|refresh|remove: the management API’s operations as each project’s admin, audited; the credential never printed', async () => {
+  await admin('user', 'create', '--email', 'up-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'up-ws', '--owner', 'up-owner@example.com', '--plan', 'TEAM');
+  await admin('project', 'create', '--slug', 'up-docs', '--workspace', 'up-ws');
+  const tools = [
+    { name: 'read_notes', description: 'Lists the notes', annotations: { readOnlyHint: true } },
+    { name: 'delete_note', description: 'Deletes a note' },
+  ];
+  const server = await plainUpstream(tools);
+  const SECRET = 'sk_upstream_only_the_server_knows';
+  try {
+    // Registered as an admin does (addUpstream needs a person's second factor: not svc-admin's).
+    const loopback = { address: '127.0.0.1', prefix: 32, family: 'ipv4' } as const;
+    await createUpstreams({
+      redis: redis.client,
+      pepper: DEV_PEPPER,
+      issuer: 'http://127.0.0.1:3000',
+      allowedPrivate: [loopback],
+    }).register({
+      project: 'up-docs',
+      workspace: 'up-ws',
+      name: 'notes',
+      url: server.url,
+      credential: { header: 'X-Api-Key', value: SECRET },
+      addedBy: 'up-owner@example.com',
+    });
+    // The operator's environment names the private blocks a gateway may call, as the gateway's does.
+    const env = { UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' };
+    const listed = await adminWith(env, 'upstreams', 'list', '--project', 'up-docs');
+    assert.equal(listed.project, 'up-docs');
+    assert.deepEqual(
+      listed.upstreams.map((u: Output) => [u.name, u.url, u.credential, u.added_by, u.problem]),
+      [['notes', server.url, { header: 'X-Api-Key' }, 'up-owner@example.com', null]],
+    );
+    assert.deepEqual(
+      listed.upstreams[0].tools.map((t: Output) => [t.listed_name, t.state, t.level, t.enabled]),
+      [
+        ['notes__delete_note', 'listed', 'ADMIN', true],
+        ['notes__read_notes', 'listed', 'VIEWER', true],
+      ],
+    );
+
+    // The server changes a tool and adds one: the refresh flags both, new off, changed waiting.
+    tools[0] = { ...tools[0]!, description: 'Lists and exports the notes' };
+    tools.push({ name: 'export_notes', description: 'Exports the notes' });
+    const before = server.headers.length;
+    const refreshed = await adminWith(env, 'upstreams', 'refresh', '--project', 'up-docs', '--name', 'notes');
+    assert.deepEqual(refreshed.flagged.sort(), ['export_notes', 'read_notes']);
+    assert.deepEqual(
+      refreshed.tools.map((t: Output) => [t.name, t.state, t.enabled]),
+      [
+        ['delete_note', 'listed', true],
+        ['export_notes', 'new', false],
+        ['read_notes', 'changed', true],
+      ],
+    );
+    assert.ok(server.headers.slice(before).every((h) => h['x-api-key'] === SECRET && String(h['authorization']).startsWith('Bearer ')));
+    // Without the operator's allowance the refresh is refused by the address guard, saying so on the record.
+    const guarded = await admin('upstreams', 'refresh', '--project', 'up-docs', '--name', 'notes');
+    assert.match(guarded.problem, /could not read the server's tools/);
+    assert.ok(!JSON.stringify([listed, refreshed, guarded]).includes(SECRET), 'no output holds the credential');
+
+    assert.deepEqual(await admin('upstreams', 'remove', '--project', 'up-docs', '--name', 'notes'), { name: 'notes', removed: true });
+    assert.deepEqual((await admin('upstreams', 'list', '--project', 'up-docs')).upstreams, []);
+    const again = await adminFails('upstreams', 'remove', '--project', 'up-docs', '--name', 'notes');
+    assert.equal(JSON.parse(again.stdout).error.code, 'not_found');
+    assert.equal(JSON.parse((await adminFails('upstreams', 'list', '--project', 'nowhere')).stdout).error.code, 'not_found');
+    assert.match(JSON.parse((await adminFails('upstreams', 'refresh', '--project', 'up-docs')).stdout).error.message, /--name is required/);
+
+    const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+    const entries = (await accounts.audit.page('up-ws', {})).entries.filter((e) => e.action.startsWith('upstream.'));
+    assert.deepEqual(entries.map((e) => e.action).reverse(), [
+      'upstream.refreshed',
+      'upstream.tools_changed',
+      'upstream.refreshed',
+      'upstream.removed',
+    ]);
+    assert.ok(entries.every((e) => e.actor === 'service:svc-admin' && e.source === 'svc-admin'));
+  } finally {
+    await server.close();
+  }
 });

@@ -18,7 +18,7 @@ export { monitorLoop, outsideLoopBudget } from './loop-monitor.ts';
 export { startSmtpInbox, type SmtpInbox } from './smtp.ts';
 export { startRedisSentinel, type RedisSentinelFixture } from './sentinel.ts';
 export { startRedisCluster, type RedisClusterFixture } from './cluster.ts';
-export { svcMetricSeries } from './metrics.ts';
+export { histogramSeries, parseExposition, svcMetricSeries, type HistogramSeries } from './metrics.ts';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './receiver.ts';
 
 export interface RedisFixture {

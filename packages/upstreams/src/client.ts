@@ -1,15 +1,23 @@
 /**
  * svc's MCP client of upstream servers (docs/upstream-servers.md "How svc talks to an upstream"):
- * Streamable HTTP POSTs through the guarded outgoing client (@svc/bounds: addresses checked,
- * per-workspace shares of the `tools` lane, time and size bounded), speaking either revision:
+ * Streamable HTTP POSTs through the tools lane's guarded request (@svc/bounds guarded-request.ts:
+ * addresses checked, per-workspace shares of the `tools` lane, time and size bounded, kept-alive
+ * connections), each answer read as it arrives (answer.ts), speaking either revision:
  * 2026-07-28 when the upstream answers `server/discover` with it (no session; `_meta` and the
  * `Mcp-Method`/`Mcp-Name` headers on every request), else 2025-11-25 and earlier (`initialize`,
  * `notifications/initialized`, and the `Mcp-Session-Id` the upstream gives, kept per upstream in
  * this process and opened again when the upstream forgets it).
  */
 import { BlockList } from 'node:net';
-import { CimdFetchRefused, createCimdFetch, isSpecialUseAddress, type GuardedInit } from '@svc/bounds/guarded-fetch.ts';
-import { readAnswer, UpstreamFailure, type Answer } from './answer.ts';
+import {
+  CimdFetchRefused,
+  createGuardedRequest,
+  type AnswerHead,
+  type BodyReader,
+  type GuardedRequester,
+} from '@svc/bounds/guarded-request.ts';
+import { isSpecialUseAddress } from '@svc/bounds/special-use.ts';
+import { answerReader, UpstreamFailure, type Answer, type Progress } from './answer.ts';
 import { UPSTREAM_LIMITS } from './limits.ts';
 import type { UpstreamEra } from './types.ts';
 
@@ -21,8 +29,6 @@ const META = {
   clientInfo: 'io.modelcontextprotocol/clientInfo',
 } as const;
 const CLIENT_INFO = { name: 'svc-gateway', version: '1' };
-
-type Fetch = (url: string, init: GuardedInit) => Promise<Response>;
 
 /** One upstream as a request to it needs it. */
 export interface Endpoint {
@@ -38,7 +44,7 @@ export interface Endpoint {
    * a tools/call calls. Every request carries one, the handshake's too: an upstream behind svc
    * checks every request.
    */
-  token: (tool: string | undefined) => Promise<string>;
+  token: (tool: string | undefined) => string | Promise<string>;
 }
 
 /** How the upstream was spoken to: its revision, version and (legacy, stateful) session. */
@@ -57,30 +63,24 @@ export interface AllowedBlock {
 
 export interface ClientOptions {
   allowedPrivate: readonly AllowedBlock[];
-  /** Instead of the guarded client: tests of the bounds only. */
-  fetch?: Fetch;
 }
 
 /** The header svc's forwarded token goes in: Authorization, unless the static credential takes it. */
 const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
 
 export class UpstreamClient {
-  private readonly fetch: Fetch;
+  private readonly send: GuardedRequester;
   private readonly sessions = new Map<string, Promise<Session>>();
   private nextId = 1;
 
   constructor(options: ClientOptions) {
     const allowed = new BlockList();
     for (const b of options.allowedPrivate) allowed.addSubnet(b.address, b.prefix, b.family);
-    this.fetch =
-      options.fetch ??
-      createCimdFetch({
-        refuse: (address) => isSpecialUseAddress(address) && !allowed.check(address, address.includes(':') ? 'ipv6' : 'ipv4'),
-        lane: 'tools',
-        maxBytes: UPSTREAM_LIMITS.answerBytes,
-        anyStatus: true,
-        keepAlive: true,
-      });
+    this.send = createGuardedRequest({
+      refuse: (address) => isSpecialUseAddress(address) && !allowed.check(address, address.includes(':') ? 'ipv6' : 'ipv4'),
+      lane: 'tools',
+      maxBytes: UPSTREAM_LIMITS.answerBytes,
+    });
   }
 
   /** Which revision the upstream speaks, learnt afresh (registration and refresh). */
@@ -107,20 +107,29 @@ export class UpstreamClient {
     return tools;
   }
 
-  /** One tools/call. */
-  callTool(endpoint: Endpoint, tool: string, args: Record<string, unknown>): Promise<Answer> {
-    return this.request(endpoint, 'tools/call', { name: tool, arguments: args }, tool);
+  /**
+   * One tools/call. With `relay`, the request asks the upstream for its progress (a progressToken of
+   * svc's own, MCP 2025-11-25 "Progress") and each notification of it is given to `relay` as it comes.
+   */
+  callTool(endpoint: Endpoint, tool: string, args: Record<string, unknown>, relay?: (p: Progress) => void): Promise<Answer> {
+    return this.request(endpoint, 'tools/call', { name: tool, arguments: args }, tool, relay);
   }
 
   /** One request; a legacy session the upstream no longer knows is opened again, once. */
-  async request(endpoint: Endpoint, method: string, params: Record<string, unknown>, name?: string): Promise<Answer> {
+  async request(
+    endpoint: Endpoint,
+    method: string,
+    params: Record<string, unknown>,
+    name?: string,
+    relay?: (p: Progress) => void,
+  ): Promise<Answer> {
     const session = await this.session(endpoint);
     try {
-      return await this.post(endpoint, session, method, params, name);
+      return (await this.post(endpoint, session, method, params, name, relay)).answer;
     } catch (err) {
       if (!(err instanceof UpstreamFailure) || err.reason !== 'session') throw err;
       this.sessions.delete(sessionKey(endpoint));
-      return this.post(endpoint, await this.session(endpoint), method, params, name);
+      return (await this.post(endpoint, await this.session(endpoint), method, params, name, relay)).answer;
     }
   }
 
@@ -140,7 +149,7 @@ export class UpstreamClient {
     if (endpoint.era !== 'legacy') {
       const modern = { era: 'modern', version: MODERN_VERSION, id: null } as const;
       try {
-        const { result } = await this.post(endpoint, modern, 'server/discover', {});
+        const { result } = (await this.post(endpoint, modern, 'server/discover', {})).answer;
         const versions = result['supportedVersions'];
         if (Array.isArray(versions) && versions.includes(MODERN_VERSION)) return modern;
       } catch (err) {
@@ -150,68 +159,71 @@ export class UpstreamClient {
       }
     }
     const opening = { era: 'legacy', version: LEGACY_VERSION, id: null } as const;
-    const { result, sessionId } = await this.postWithSession(endpoint, opening, 'initialize', {
+    const { answer, sessionId } = await this.post(endpoint, opening, 'initialize', {
       protocolVersion: LEGACY_VERSION,
       capabilities: {},
       clientInfo: CLIENT_INFO,
     });
-    const version = typeof result['protocolVersion'] === 'string' ? result['protocolVersion'] : LEGACY_VERSION;
+    const version = typeof answer.result['protocolVersion'] === 'string' ? answer.result['protocolVersion'] : LEGACY_VERSION;
     const session: Session = { era: 'legacy', version, id: sessionId };
     await this.notify(endpoint, session, 'notifications/initialized');
     return session;
   }
 
+  /** One request and its answer, with the session id the upstream gave in it (legacy `initialize`). */
   private async post(
     endpoint: Endpoint,
     session: Session,
     method: string,
     params: Record<string, unknown>,
     name?: string,
-  ): Promise<Answer> {
-    return (await this.postWithSession(endpoint, session, method, params, name)).answer;
-  }
-
-  private async postWithSession(
-    endpoint: Endpoint,
-    session: Session,
-    method: string,
-    params: Record<string, unknown>,
-    name?: string,
-  ): Promise<{ answer: Answer; result: Record<string, unknown>; sessionId: string | null }> {
+    relay?: (p: Progress) => void,
+  ): Promise<{ answer: Answer; sessionId: string | null }> {
     const id = this.nextId++;
+    // MCP 2025-11-25 "Progress": the token is svc's own (the request's id); the relay puts the caller's back.
+    const progress = relay ? { token: id, relay } : undefined;
+    const withToken = progress ? { ...params, _meta: { ...(params['_meta'] as object | undefined), progressToken: id } } : params;
     const body =
       session.era === 'modern'
         ? {
-            ...params,
+            ...withToken,
             _meta: {
-              ...(params['_meta'] as Record<string, unknown> | undefined),
+              ...(withToken['_meta'] as Record<string, unknown> | undefined),
               [META.protocolVersion]: MODERN_VERSION,
               [META.clientCapabilities]: {},
               [META.clientInfo]: CLIENT_INFO,
             },
           }
-        : params;
-    const res = await this.send(endpoint, session, JSON.stringify({ jsonrpc: '2.0', id, method, params: body }), method, name);
-    const text = await res.text();
-    if (res.status === 404 && session.id) throw new UpstreamFailure('session', 'the upstream no longer knows the session');
-    if (res.status === 401 || res.status === 403)
-      throw new UpstreamFailure('refused', `the upstream refused svc's credentials (HTTP ${res.status})`);
-    const type = res.headers.get('content-type') ?? '';
-    if (res.status !== 200) {
-      // An error status with a JSON-RPC error in its body says what went wrong; any other says only its status.
-      if (type.includes('json')) readAnswer(text, type, id);
-      throw new UpstreamFailure('status', `the upstream answered HTTP ${res.status}`);
-    }
-    const answer = readAnswer(text, type, id);
-    return { answer, result: answer.result, sessionId: res.headers.get('mcp-session-id') };
+        : withToken;
+    let sessionId: string | null = null;
+    const answer = await this.exchange(
+      endpoint,
+      session,
+      JSON.stringify({ jsonrpc: '2.0', id, method, params: body }),
+      method,
+      name,
+      (head) => {
+        const given = head.headers['mcp-session-id'];
+        sessionId = typeof given === 'string' ? given : null;
+        return answerReader(head, { id, inSession: session.id !== null, progress });
+      },
+    );
+    return { answer, sessionId };
   }
 
   private async notify(endpoint: Endpoint, session: Session, method: string): Promise<void> {
-    const res = await this.send(endpoint, session, JSON.stringify({ jsonrpc: '2.0', method }), method);
-    await res.text();
+    // Its answer (202, no body) says nothing more: read to its end, so the connection is kept.
+    await this.exchange(endpoint, session, JSON.stringify({ jsonrpc: '2.0', method }), method, undefined, () => IGNORED);
   }
 
-  private async send(endpoint: Endpoint, session: Session, body: string, method: string, name?: string): Promise<Response> {
+  private async exchange<T>(
+    endpoint: Endpoint,
+    session: Session,
+    body: string,
+    method: string,
+    name: string | undefined,
+    read: (head: AnswerHead) => BodyReader<T>,
+  ): Promise<T> {
     const token = await endpoint.token(method === 'tools/call' ? name : undefined);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -228,26 +240,34 @@ export class UpstreamClient {
       endpoint.credential?.header.toLowerCase() === 'authorization' ? FORWARDED_TOKEN_HEADER.toLowerCase() : 'authorization';
     headers[tokenHeader] = `Bearer ${token}`;
     try {
-      return await this.fetch(endpoint.url, { method: 'POST', headers, body, tenant: endpoint.tenant, timeoutMs: endpoint.timeoutMs });
+      return await this.send(endpoint.url, { method: 'POST', headers, body, tenant: endpoint.tenant, timeoutMs: endpoint.timeoutMs }, read);
     } catch (err) {
       throw failureOf(err, endpoint.timeoutMs);
     }
   }
 }
 
+/** The reader of an answer whose body does not matter. */
+const IGNORED: BodyReader<undefined> = { data: () => undefined, end: () => undefined };
+
 const sessionKey = (e: Endpoint) => `${e.url}\n${e.credential?.header ?? ''}\n${e.credential?.value ?? ''}`;
 
-/** A fetch's failure as the caller may be told it: never an address or a stack. */
+/** A request's failure as the caller may be told it: never an address or a stack. */
 function failureOf(err: unknown, timeoutMs: number): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
   if (err instanceof CimdFetchRefused) {
-    if (err.reason === 'address') return new UpstreamFailure('address', 'the upstream does not resolve to an address svc may call');
-    if (err.reason === 'busy') return new UpstreamFailure('busy', 'too many calls of this workspace to upstream servers are in flight');
-    if (/longer than|too long/.test(err.message))
-      return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`);
-    if (/more than \d+ bytes|bytes, more than/.test(err.message))
-      return new UpstreamFailure('too_large', `the upstream's answer is larger than ${UPSTREAM_LIMITS.answerBytes} bytes`);
+    switch (err.reason) {
+      case 'address':
+        return new UpstreamFailure('address', 'the upstream does not resolve to an address svc may call');
+      case 'busy':
+        return new UpstreamFailure('busy', 'too many calls of this workspace to upstream servers are in flight');
+      case 'timeout':
+        return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`);
+      case 'too_large':
+        return new UpstreamFailure('too_large', `the upstream's answer is larger than ${UPSTREAM_LIMITS.answerBytes} bytes`);
+      case 'other':
+        break;
+    }
   }
-  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))
-    return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`);
   return new UpstreamFailure('unreachable', 'the upstream cannot be reached');
 }

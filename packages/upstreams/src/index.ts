@@ -2,6 +2,7 @@ export { UpstreamFailure } from './answer.ts';
 export { Breakers } from './breaker.ts';
 export { UPSTREAM_LIMITS } from './limits.ts';
 export { listedName } from './names.ts';
+export { rotateSigningKey, RotationRefused } from './signing-keys.ts';
 export {
   createUpstreams,
   UpstreamInputError,

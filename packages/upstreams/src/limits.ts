@@ -28,6 +28,16 @@ export const UPSTREAM_LIMITS = {
   streamEvents: 1_000,
   /** A forwarded token's lifetime, seconds (RFC 9068 access token, docs/upstream-servers.md). */
   tokenSeconds: 60,
+  /**
+   * The forwarded tokens' signing keys (docs/upstream-servers.md "Key rotation"). A rotated-in key is
+   * published at once and signs `publishLeadSeconds` later: past the JWK Set's max-age (300 s, so
+   * no HTTP cache still holds the set without it), a verifier's cool-down between two fetches of
+   * the set (30 s by default in @svc/upstream-auth) and 30 s for clocks. The key it replaces stays
+   * published `retireAfterSeconds` after that: its last token's lifetime (tokenSeconds) and 60 s
+   * for clocks and the verifiers' tolerance. Every gateway reads the keys again when its copy is
+   * `reloadSeconds` old, well within the lead, so every gateway switches at the same moment.
+   */
+  signingKeys: { publishLeadSeconds: 360, retireAfterSeconds: 120, reloadSeconds: 30 },
   /** An upstream's tools are read again when older than this (and on notifications/tools/list_changed). */
   refreshEveryMs: 5 * 60_000,
   /** One gateway refreshes an upstream at a time: the others leave it alone this long. */

@@ -83,7 +83,7 @@ function upstreamContext(options: UpstreamsOptions) {
   const now = options.now ?? Date.now;
   const store = new UpstreamStore(redis);
   const client = options.client ?? new UpstreamClient({ allowedPrivate: options.allowedPrivate });
-  const tokens = new ForwardedTokens(redis, pepper, options.issuer);
+  const tokens = new ForwardedTokens(redis, pepper, options.issuer, now);
 
   const sealed = (c: { header: string; value: string } | null | undefined, project: string) =>
     c ? { header: c.header, sealed: sealValue(pepper, project, c.value, SEAL_INFO) } : null;

@@ -8,7 +8,7 @@
  * once; `webhook-id` is the same each time, for the receiver to drop repeats).
  */
 import { randomUUID } from 'node:crypto';
-import { K, type AuditLog, type Redis } from '@svc/accounts';
+import { auditEntryOf, K, type AuditLog, type Redis } from '@svc/accounts';
 import {
   WEBHOOK_ENDPOINT_RUN_MS,
   WEBHOOK_LOG_ERROR_MAX,
@@ -149,7 +149,11 @@ function fieldsOf(flat: string[]): Record<string, string> {
   return out;
 }
 
-/** The event's `data`: the audit entry without its source address (docs/webhooks.md "Payload"). */
+/**
+ * The event's `data`: the audit entry without its source address (docs/webhooks.md "Payload"),
+ * with who acted through what as the log names them (principal, agent, chain: docs/audit.md "Who
+ * and through what").
+ */
 function dataOf(ws: string, id: string, f: Record<string, string>): object {
   let detail: unknown = {};
   try {
@@ -157,11 +161,15 @@ function dataOf(ws: string, id: string, f: Record<string, string>): object {
   } catch {
     // An entry's detail is always JSON (AuditLog.record); an unreadable one is sent empty.
   }
+  const { principal, agent, chain } = auditEntryOf(ws, id, Object.entries(f).flat());
   return {
     workspace: ws,
     auditId: id,
     action: f['action'],
     actor: f['actor'],
+    principal,
+    agent,
+    chain,
     target: f['target'],
     at: new Date(Number(f['at'] ?? 0)).toISOString(),
     detail,

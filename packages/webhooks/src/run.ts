@@ -4,7 +4,7 @@
  * delivers at a time (the lease).
  */
 import { createAccounts, type Redis } from '@svc/accounts';
-import { webhookSend, type AllowedBlock } from './send.ts';
+import { observedSend, webhookSend, type AllowedBlock } from './send.ts';
 import { WebhookStore } from './store.ts';
 import { createWebhookWorker, type WebhookWorker } from './worker.ts';
 
@@ -16,15 +16,25 @@ export interface WorkerConfig {
   webhookAllowedPrivate: readonly AllowedBlock[];
 }
 
-export function startWebhookWorker(opts: { redis: Redis; config: WorkerConfig; onError: (err: unknown) => void }): WebhookWorker {
+/** What startWebhookWorker takes. */
+export interface WorkerStart {
+  redis: Redis;
+  config: WorkerConfig;
+  onError: (err: unknown) => void;
+  /** Each POST's status (null: no answer) and seconds, for the service's metrics (observedSend). */
+  observe?: (status: number | null, seconds: number) => void;
+}
+
+export function startWebhookWorker(opts: WorkerStart): WebhookWorker {
   const peppers = { pepper: opts.config.keyPepper, previousPepper: opts.config.previousKeyPepper };
   const store = new WebhookStore(opts.redis, peppers);
   const { audit } = createAccounts(opts.redis, { ...peppers, waitReplicas: opts.config.redisWaitReplicas });
+  const send = webhookSend(opts.config.webhookAllowedPrivate, undefined, opts.onError);
   const worker = createWebhookWorker({
     redis: opts.redis,
     store,
     audit,
-    send: webhookSend(opts.config.webhookAllowedPrivate, undefined, opts.onError),
+    send: opts.observe ? observedSend(send, opts.observe) : send,
     onError: opts.onError,
   });
   worker.start();

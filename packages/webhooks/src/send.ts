@@ -73,3 +73,22 @@ function tenantError(err: unknown): string {
   if (typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code)) return `the receiver could not be reached (${code})`;
   return 'the delivery failed';
 }
+
+/**
+ * `send`, telling `observe` each POST's status (null when no answer came: refused, unreachable,
+ * timed out) and the seconds it took: the services' svc_outbound_duration_seconds{kind="webhook"}
+ * (docs/operations.md "Reading the metrics").
+ */
+export function observedSend(send: WebhookSend, observe: (status: number | null, seconds: number) => void): WebhookSend {
+  return async (url, init) => {
+    const start = performance.now();
+    let status: number | null = null;
+    try {
+      const answer = await send(url, init);
+      status = answer.status;
+      return answer;
+    } finally {
+      observe(status, (performance.now() - start) / 1_000);
+    }
+  };
+}

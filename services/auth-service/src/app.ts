@@ -5,6 +5,7 @@
  */
 import express, { type Request, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
+import { observeCommands } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import type { JWKS } from 'oidc-provider';
@@ -66,6 +67,7 @@ export interface AuthApp {
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
+  observeCommands(redis, metrics.durations.command);
   const limits: ThrottleLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const web = createWebSessions({ redis, secure: config.authUrl.startsWith('https:'), keys: config.cookieKeys });
   const throttle = createThrottle(redis, deps.now);

@@ -11,6 +11,7 @@ import type { Logger } from '@svc/logger';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement, type Management } from '@svc/management';
 import type { ResolveTxt } from '@svc/sso';
+import { createUpstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 import type Provider from 'oidc-provider';
 import { factorFrame } from './dashboard/factor-frame.ts';
@@ -88,6 +89,15 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     sso: sso.settings,
     // The dashboard's Webhooks page manages endpoints in the same store the worker reads (docs/webhooks.md).
     webhooks: new WebhookStore(redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }),
+    // The dashboard's Upstream servers page registers and refreshes servers here: the gateway's
+    // store, signing key and address guard (docs/upstream-servers.md "From the dashboard").
+    upstreams: createUpstreams({
+      redis,
+      pepper: config.keyPepper,
+      issuer: config.baseUrl,
+      allowedPrivate: config.upstreamAllowedPrivate,
+      ...(deps.now ? { now: deps.now } : {}),
+    }),
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get(ROUTES.signIn.path, signin.get);
@@ -122,6 +132,7 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     management,
     verification,
     authUrl: config.authUrl,
+    baseUrl: config.baseUrl,
     ...(deps.now ? { now: deps.now } : {}),
   };
   const framed = factorFrame(dashboardDeps);

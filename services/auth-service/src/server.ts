@@ -70,7 +70,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const drain = createDrain();
   // Started before the app is built: the request spans and the traced adapter exist only when on.
   const tracing = await startTracing(config.tracing, 'auth-service');
-  const { app, provider, sweepKeyExpiries } = createApp({
+  const { app, provider, metrics, sweepKeyExpiries } = createApp({
     config,
     tracing,
     draining: () => drain.draining,
@@ -103,7 +103,12 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   sweeper.unref();
   sweep();
   const webhooks = config.webhooks
-    ? startWebhookWorker({ redis, config, onError: (err: unknown) => logger.warn('webhook delivery turn failed', { err }) })
+    ? startWebhookWorker({
+        redis,
+        config,
+        onError: (err: unknown) => logger.warn('webhook delivery turn failed', { err }),
+        observe: (status, seconds) => metrics.durations.outbound('webhook', status, seconds),
+      })
     : null;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -105,7 +105,7 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
   homePage: (s) => homePage(s),
   confirmFirstMail: (s) => confirmFirstPage({ uid: s, csrf: s, email: s, emailOn: true, sent: false }),
   confirmFirstNoMail: (s) => confirmFirstPage({ uid: s, csrf: s, email: s, emailOn: false }),
-  personalKeyConsent: (s) => personalKeyConsent(consent(s)),
+  personalKeyConsent: (s) => personalKeyConsent(consent(s), 30),
   projectSelection: (s) => projectSelectionConsent(consent(s), [access(s), access(s)], ['VIEWER', 'EDITOR', 'ADMIN']),
   projectSelectionNone: (s) => projectSelectionConsent(consent(s), [], ['VIEWER']),
   projectApproval: (s) => projectApprovalConsent(consent(s), access(s), ['VIEWER', 'EDITOR']),
@@ -214,7 +214,20 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
     }),
   audit: (s) =>
     auditPage(frame(s), {
-      entries: [{ id: s, at: T, actor: s, action: s, target: s, source: s, requestId: s }],
+      entries: [
+        {
+          id: s,
+          at: T,
+          actor: s,
+          action: s,
+          target: s,
+          source: s,
+          requestId: s,
+          principal: { type: 'user', id: s, label: s },
+          agent: { type: 'oauth_client', id: s, name: s, verified: false, key: s },
+          chain: [{ sub: s }],
+        },
+      ],
       action: s,
       actor: s,
       from: s,

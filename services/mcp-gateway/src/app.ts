@@ -5,6 +5,7 @@
  * body parser in front of the hot path cost about two thirds of the throughput (docs/benchmarks.md).
  */
 import type { Accounts, Redis } from '@svc/accounts';
+import { observeCommands } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { SvcError } from '@svc/errors';
 import type { Mailer } from '@svc/mail';
@@ -45,6 +46,7 @@ import { gatewayManagement } from './management-layer.ts';
 import { gatewayRoutes } from './routes.ts';
 import { createTools } from './tools/index.ts';
 import { challenge } from './auth/challenge.ts';
+import { denial } from './auth/denial.ts';
 import { ToolRegistry } from './tools/registry.ts';
 import { loadToolSet, mcpToolNeeded } from './upstreams/load-step.ts';
 import { gatewayUpstreams } from './upstreams/tool-sets.ts';
@@ -79,6 +81,8 @@ export function createGateway(deps: GatewayDeps) {
   const now = deps.now ?? Date.now;
   const metrics = createMetrics();
   countCommands(deps.redis, metrics.countCommand);
+  // The request connection's commands; the knowledge tools' connection moves megabytes and is not timed.
+  observeCommands(deps.redis, metrics.durations.command);
   const { cache, lastUsed, authenticate } = gatewayAuthentication({
     config,
     accounts: deps.accounts,
@@ -114,6 +118,7 @@ export function createGateway(deps: GatewayDeps) {
     logger,
     tracer,
     challenge: (target: Target, err: SvcError) => challenge(config.baseUrl, target, err),
+    denial: (err: SvcError) => denial(config.authUrl, err),
     claimLeftProof: (proof: Parameters<typeof claimProof>[1]) => claimProof(deps.redis, proof),
   };
   const admit = gatewayAdmission({ config, redis: deps.redis, accounts: deps.accounts, logger, metrics, tracer, now });

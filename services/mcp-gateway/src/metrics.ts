@@ -1,5 +1,6 @@
 /** Prometheus metrics of one gateway instance (its own registry, so tests can run several). */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { durationHistograms } from '@svc/telemetry';
 
 export function createMetrics() {
   const registry = new Registry();
@@ -64,8 +65,16 @@ export function createMetrics() {
       commandsSent = 0;
     },
   });
+  const durations = durationHistograms(registry);
   return {
     registry,
+    /**
+     * The duration histograms (docs/operations.md "Reading the metrics"): requests by route class
+     * (request-handler.ts), the request connection's Redis commands (app.ts), and outbound calls:
+     * an upstream's forwarded call is `durations.outbound('upstream', status, seconds)`, with the
+     * answer's status, or null when none came.
+     */
+    durations,
     /** Counts a command sent to Redis. */
     countCommand: () => void commandsSent++,
     /** Counts a request, per route and status. */

@@ -32,7 +32,7 @@ export function createOriginPolicy(opts: { baseUrl: string; authUrl: string; ext
 }
 
 const EXPOSED =
-  'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Deprecation';
+  'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, Retry-After, Deprecation';
 
 const ALLOWED_REQUEST_HEADERS = new Set([
   'content-type',

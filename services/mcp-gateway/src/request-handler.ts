@@ -1,7 +1,7 @@
 /**
  * The gateway's node:http request handler (docs/gateway-pipeline.md "One router"): the route the
- * router finds runs the request's exchange; its answer is counted, and a failure to write an
- * error ends the connection.
+ * router finds runs the request's exchange; its answer is counted and timed, and a failure to
+ * write an error ends the connection.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,16 +19,18 @@ export interface RequestHandlerDeps {
   config: Pick<Config, 'baseUrl' | 'trustProxy'>;
   match: (method: string, url: string) => RouteMatch<GatewayRoute>;
   origins: Pick<OriginPolicy, 'corsHeaders'>;
-  metrics: Pick<Metrics, 'countRequest'>;
+  metrics: Pick<Metrics, 'countRequest' | 'durations'>;
   logger: Logger;
 }
 
 /** The handler node:http calls with every request. */
 export function requestHandler(deps: RequestHandlerDeps) {
   const { match, origins, metrics, logger } = deps;
+  const { durations } = metrics;
   const trustProxy = trustFunction(deps.config.trustProxy);
   const hsts = strictTransportSecurity(deps.config.baseUrl);
   return function handler(req: IncomingMessage, res: ServerResponse): void {
+    const start = performance.now();
     // RFC 6797: an https deployment tells browsers to keep to https, on every answer.
     if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     const { route, params, path } = match(req.method ?? 'GET', req.url ?? '/');
@@ -41,11 +43,17 @@ export function requestHandler(deps: RequestHandlerDeps) {
       path,
       params,
     });
-    const label = route.metric;
-    route.run(ex).then(label ? () => metrics.countRequest(label, res.statusCode) : undefined, (err: unknown) => {
-      // route() wrote every error a step threw; this one came from writing it: nothing more can be sent.
-      logger.error('unhandled request failure', { err });
-      res.destroy();
-    });
+    route.run(ex).then(
+      () => {
+        // The answer is written (or the connection gone) when the route's steps are done.
+        durations.request(route.timing, res.statusCode, (performance.now() - start) / 1_000);
+        if (route.metric) metrics.countRequest(route.metric, res.statusCode);
+      },
+      (err: unknown) => {
+        // route() wrote every error a step threw; this one came from writing it: nothing more can be sent.
+        logger.error('unhandled request failure', { err });
+        res.destroy();
+      },
+    );
   };
 }

@@ -5,6 +5,7 @@
 import type { Accounts, Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Management } from '@svc/management';
+import type { RouteClass } from '@svc/telemetry';
 import type { Resource } from './http/router.ts';
 import type { Metrics } from './metrics.ts';
 import type { Protocol, Step } from './pipeline/exchange.ts';
@@ -42,6 +43,8 @@ export interface GatewayRoute {
   cors: boolean;
   /** The route label of svc_gateway_requests_total, for the routes counted there. */
   metric?: string;
+  /** The route label of svc_http_request_duration_seconds: `metric`, `health` for the probes, else `other`. */
+  timing: RouteClass;
 }
 
 /** The steps and parts the routes are composed of, built once by createGateway. */
@@ -71,18 +74,25 @@ export interface RouteParts {
 }
 
 export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute>[]; notFound: GatewayRoute } {
-  const api = (name: string, steps: readonly Step[], metric?: string): GatewayRoute => ({
+  const api = (name: string, steps: readonly Step[], metric?: 'rest' | 'management'): GatewayRoute => ({
     run: route(name, steps, p.run),
     protocol: 'rest',
     cors: true,
     ...(metric ? { metric } : {}),
+    timing: metric ?? 'other',
   });
-  const plain = (name: string, steps: readonly Step[]): GatewayRoute => ({ run: route(name, steps, p.run), protocol: 'rest', cors: false });
+  const plain = (name: string, steps: readonly Step[]): GatewayRoute => ({
+    run: route(name, steps, p.run),
+    protocol: 'rest',
+    cors: false,
+    timing: 'other',
+  });
   // The probes an orchestrator and a scraper call every few seconds: never traced (docs/operations.md "Traces").
   const probe = (name: string, steps: readonly Step[]): GatewayRoute => ({
     run: route(name, steps, { ...p.run, tracer: null }),
     protocol: 'rest',
     cors: false,
+    timing: 'health',
   });
   const apiPreflight = api('preflight', [preflight]);
   const apiNotAllowed = (remedy: (path: string) => string) => (allow: string) =>
@@ -97,7 +107,7 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
   const mcp = (kind: 'project' | 'team'): Resource<GatewayRoute> => ({
     path: kind === 'team' ? '/mcp/team/{slug}' : '/mcp/{slug}',
     methods: {
-      POST: { run: route('mcp', [slugTarget(kind), ...p.mcp], p.run), protocol: 'jsonrpc', cors: true, metric: 'mcp' },
+      POST: { run: route('mcp', [slugTarget(kind), ...p.mcp], p.run), protocol: 'jsonrpc', cors: true, metric: 'mcp', timing: 'mcp' },
       OPTIONS: apiPreflight,
     },
     // Stateless Streamable HTTP: no SSE stream (GET) and no sessions to end (DELETE).
@@ -105,6 +115,7 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       run: route('method-not-allowed', [mcpNotAllowed(allow)], p.run),
       protocol: 'jsonrpc',
       cors: true,
+      timing: 'other',
     }),
   });
   const restTool = (kind: 'project' | 'team'): Resource<GatewayRoute> => ({

@@ -7,6 +7,7 @@
  * Tokens are planted as the auth-service stores them.
  */
 import assert from 'node:assert/strict';
+import { DENIAL_META_KEY } from '@svc/errors';
 import { after, before, test } from 'node:test';
 import { connectRedis, type Redis } from '@svc/accounts';
 import { call, plantAccessToken, post, startFixture, type GatewayFixture } from './support.ts';
@@ -60,6 +61,14 @@ test('mcp:read on an ADMIN: read tools run, a write tool is 403 insufficient_sco
   assert.equal(rest.status, 403);
   assert.equal(rest.body.error.code, 'insufficient_scope');
   assert.equal(rest.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="mcp:write", ${metadata()}`);
+  // The structured denial says the same as the challenge, on both doors (docs/errors.md "Structured denials").
+  const envelope = {
+    reason: 'insufficient_authorization',
+    remediation: 'available',
+    remediationHints: [{ type: 'authorization_remediation', scope: 'mcp:write' }],
+  };
+  assert.deepEqual(mcp.body.error.data._meta[DENIAL_META_KEY], envelope);
+  assert.deepEqual(rest.body.error._meta[DENIAL_META_KEY], envelope);
 });
 
 test('mcp:write on an ADMIN: write tools are listed and not refused for scope', async () => {

@@ -10,6 +10,7 @@
  *   and none survives (a kind declared later fails to compile here until the test makes it).
  */
 import assert from 'node:assert/strict';
+import { DENIAL_META_KEY } from '@svc/errors';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { PublicJwk, User } from '@svc/accounts';
@@ -20,6 +21,7 @@ import {
   WORKSPACE_SETTINGS,
   type OperationDeclaration,
   type OperationId,
+  type Refusal,
   type WorkspaceSetting,
 } from '@svc/management/contract';
 import { createSsoStore, ssoSettings } from '@svc/sso';
@@ -74,7 +76,7 @@ async function callRest(id: OperationId, credential: string, who: Seeded) {
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string; page?: string } } };
+  return { status: res.status, body: (await res.json()) as Partial<Refusal> };
 }
 
 /** A person whose authenticator app is enrolled, and their personal key. */
@@ -94,6 +96,12 @@ test('REST: every operation declared stepUp always is refused step_up_required t
     assert.equal(r.status, 403, `${id}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.error?.code, 'step_up_required', id);
     assert.match(r.body.error?.page ?? '', /^\/dashboard(\/|$)/, id);
+    // The structured denial names the same page, absolute on the auth host (docs/errors.md "Structured denials").
+    assert.deepEqual(r.body.error?._meta?.[DENIAL_META_KEY], {
+      reason: 'insufficient_authorization',
+      remediation: 'available',
+      remediationHints: [{ type: 'url', url: new URL(r.body.error?.page ?? '', f.config.authUrl).href }],
+    });
   }
 });
 

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { KeyLevel, Plan, Role, Surface } from '@svc/policy';
-import { PLANS, SURFACES, evaluate } from '@svc/policy';
+import { DENIAL_META_KEY, type DenialEnvelope } from '@svc/errors';
+import type { Gate, KeyLevel, Plan, Role, Surface } from '@svc/policy';
+import { GATE_REMEDIATION, PLANS, SURFACES, evaluate } from '@svc/policy';
 import { eventually } from '@svc/testkit';
 import { call, post, rpc, startFixture, type GatewayFixture } from './support.ts';
 
@@ -83,6 +84,7 @@ test('tools/list and tools/call agree with the policy table for every level, pla
                 `the status of a ${res.body.error.data.gate} refusal`,
               );
               if (res.body.error.data.gate === 'level') assert.match(res.body.error.data.remedy, /svc_request_access/);
+              assertStructuredDenial(res.body.error.data);
             }
             checked++;
           }
@@ -92,6 +94,23 @@ test('tools/list and tools/call agree with the policy table for every level, pla
   }
   assert.ok(checked >= 5 * 2 * 4 * 3 * 2, `checked ${checked} cells`);
 });
+
+/**
+ * Every refusal carries the structured denial its gate's declaration states (docs/errors.md
+ * "Structured denials"): a level refusal can be remedied by asking for the level, any other gate's
+ * refusal is final for this caller.
+ */
+function assertStructuredDenial(data: { gate: Gate; needed: string; _meta?: Record<string, DenialEnvelope> }): void {
+  const envelope = data._meta?.[DENIAL_META_KEY];
+  assert.ok(envelope, `a ${data.gate} refusal carries the envelope`);
+  assert.equal(envelope.reason, 'insufficient_authorization');
+  assert.equal(envelope.remediation, GATE_REMEDIATION[data.gate], data.gate);
+  if (data.gate === 'level' && data.needed !== 'a service account key')
+    assert.deepEqual(envelope.remediationHints, [
+      { type: 'tool', tool: 'svc_request_access', arguments: { requested_level: data.needed } },
+    ]);
+  else assert.equal(envelope.remediationHints, undefined, `${data.gate}: no hint`);
+}
 
 test('svc_help names the gate that keeps each other tool out', async () => {
   const [viewer] = await credentials('FREE', false);

@@ -52,6 +52,10 @@ test('the limit-plus-first request of a FREE workspace gets 429 with Retry-After
   assert.equal(res.body.id, 31);
   assert.equal(res.headers.get('retry-after'), '50', 'the seconds left in the minute');
   assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
+  // The MCP draft's shape for a limit (docs/errors.md "Limit refusals"), beside svc's own code.
+  assert.equal(res.body.error.code, -31020);
+  assert.deepEqual([res.body.error.data.retryAfterMs, res.body.error.data.limit, res.body.error.data.remaining], [50_000, 30, 0]);
+  assert.deepEqual([res.headers.get('ratelimit-limit'), res.headers.get('ratelimit-remaining')], ['30', '0']);
 });
 
 test('limits belong to the workspace: two projects of one workspace share them', async () => {
@@ -112,6 +116,8 @@ test('an exhausted monthly quota answers 429 "Monthly query limit reached" until
   assert.equal(res.body.error.message, 'Monthly query limit reached');
   assert.equal(res.body.error.data.code, 'quota_exhausted');
   assert.equal(clock.now() + Number(res.headers.get('retry-after')) * 1000, firstOfNextMonth(), 'Retry-After ends at the 1st, 00:00 UTC');
+  assert.equal(res.body.error.data.retryAfterMs, Number(res.headers.get('retry-after')) * 1000);
+  assert.deepEqual([res.body.error.data.limit, res.body.error.data.remaining], [1000, 0]);
   const help = await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': s.key });
   assert.equal(help.status, 200, 'svc_help is not a query and still works');
 });

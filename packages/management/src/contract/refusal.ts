@@ -20,6 +20,15 @@ export const REFUSAL = {
         remedy: { type: 'string', description: 'What to do about it.' },
         field: { type: 'string', description: 'The input field a 400 of the management API is about, when it is one.' },
         page: { type: 'string', description: 'Where a step_up_required action can be done after a second factor: a dashboard page.' },
+        _meta: {
+          type: 'object',
+          description:
+            'An authorization refusal\'s structured denial under "io.modelcontextprotocol/authorization": reason, remediation (available, unavailable, undisclosed) and remediationHints (docs/errors.md "Structured denials").',
+          additionalProperties: true,
+        },
+        retryAfterMs: { type: 'integer', minimum: 0, description: 'A limit refusal: milliseconds to wait before retrying.' },
+        limit: { type: 'integer', minimum: 0, description: 'A limit refusal: the limit that refused.' },
+        remaining: { type: 'integer', minimum: 0, description: 'A limit refusal: what remains of it.' },
       },
     },
   },

@@ -11,7 +11,18 @@ import { html, trustedHtml, type SafeHtml } from '../ui/html.ts';
 import { csrfField } from '../http/web-session.ts';
 
 export type Section =
-  'keys' | 'requests' | 'members' | 'service-accounts' | 'usage' | 'audit' | 'sso' | 'webhooks' | 'account' | 'factors' | 'new-project';
+  | 'keys'
+  | 'requests'
+  | 'members'
+  | 'upstreams'
+  | 'service-accounts'
+  | 'usage'
+  | 'audit'
+  | 'sso'
+  | 'webhooks'
+  | 'account'
+  | 'factors'
+  | 'new-project';
 
 export type FrameProject = ProjectRow;
 
@@ -75,7 +86,7 @@ label.check{display:inline-block;font-weight:400;margin:.25rem 1rem .25rem 0;min
 a.button{display:inline-block;padding:.5rem 1rem;font-weight:600;color:#fff;background:#1f5fbf;border-radius:4px;text-decoration:none;min-height:2.5rem}
 a.button.secondary{color:#1f5fbf;background:#fff;border:1px solid #1f5fbf}
 details>summary{cursor:pointer;min-height:2rem}
-details.menu{display:inline-block;min-width:9.5rem}details.menu>summary{list-style:none;display:inline-block;padding:.3rem .7rem;border:1px solid #6b7079;border-radius:4px;font-size:.9rem;white-space:nowrap}
+details.menu{display:inline-block;min-width:9.5rem;vertical-align:top}details.menu>summary{list-style:none;display:inline-block;padding:.3rem .7rem;border:1px solid #6b7079;border-radius:4px;font-size:.9rem;white-space:nowrap}
 details.menu>summary::-webkit-details-marker{display:none}details.menu[open]>summary{background:#dde8fa}
 details.menu ul{list-style:none;margin:.25rem 0 0;padding:.25rem 0;border:1px solid #dfe2e6;border-radius:4px;background:#fff;box-shadow:0 2px 6px rgba(0,0,0,.12);min-width:9rem}
 details.menu li a{display:block;padding:.4rem .75rem;min-height:2rem;text-decoration:none}details.menu li a:hover{background:#f0f3f8}details.menu li a.danger{color:#a4000f}
@@ -86,10 +97,22 @@ form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.fil
 pre.codes{font:1.05rem/1.7 ui-monospace,monospace;background:#f0f3f8;padding:.75rem 1rem;border-radius:6px;columns:2;max-width:28rem}
 .recovery-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.recovery-actions button,.recovery-actions a.button{margin:0}
 header .current{font-size:.9rem;color:#cfe0ff}
+.pill{display:inline-block;padding:0 .5rem;border:1px solid;border-radius:999px;font-size:.8rem;font-weight:600;white-space:nowrap}
+.state-listed{color:#0b5b24;background:#e3f4e8}.state-new{color:#1f4f9f;background:#e6eefb}.state-changed{color:#7a4200;background:#fff3e0}.state-missing{color:#4a4f57;background:#f0f1f3}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem 1rem;margin:0 0 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;overflow-wrap:anywhere}
+td select{width:auto;padding:.3rem;min-height:2rem}td form.inline{white-space:nowrap}
+details.menu li form{margin:0}details.menu li button{display:block;width:100%;margin:0;padding:.4rem .75rem;min-height:2rem;text-align:left;font-weight:400;color:#1f5fbf;background:none;border-radius:0}details.menu li button:hover{background:#f0f3f8}
+.title-row .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.title-row .actions button{margin:0}.title-row .actions form.inline+form.inline{margin-left:0}
+a.button.small{font-size:.85rem;padding:.25rem .6rem;min-height:2rem}a.review{margin-top:.35rem;white-space:nowrap}
+h3{font-size:1rem;margin:1rem 0 .35rem}h4{font-size:.95rem;margin:.75rem 0 .25rem}p.described{white-space:pre-wrap;overflow-wrap:anywhere;margin:.25rem 0}
+.compare{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:1rem}.compare section{border:1px solid #dfe2e6;border-radius:6px;padding:0 1rem .75rem}
+pre.schema{font:.85rem/1.4 ui-monospace,monospace;background:#f0f3f8;padding:.5rem .75rem;border-radius:4px;overflow:auto;max-height:18rem;margin:.25rem 0}
+ul.annotations{margin:.25rem 0;padding-left:1.25rem}
 @media (max-width:40rem){nav.sections{flex-basis:100%}nav.sections ul{display:flex;flex-wrap:wrap;gap:.25rem}main{padding:1rem}
 .table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
 .table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
-.table td::before{content:attr(data-label) ": ";font-weight:600;color:#3d424a}}
+.table td::before{content:attr(data-label) ": ";font-weight:600;color:#3d424a}
+dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}.compare{grid-template-columns:1fr}}
 `);
 
 /**
@@ -148,6 +171,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'keys', label: 'API Keys', href: (f) => projectPath(f, 'keys'), needsProject: true },
       { section: 'requests', label: 'Access requests', href: (f) => projectPath(f, 'requests'), needsProject: true },
       { section: 'members', label: 'Members', href: (f) => projectPath(f, 'members'), needsProject: true },
+      { section: 'upstreams', label: 'Upstream servers', href: (f) => projectPath(f, 'upstreams'), needsProject: true },
       { section: 'new-project', label: 'New project', href: () => '/dashboard/projects/new' },
     ],
   },

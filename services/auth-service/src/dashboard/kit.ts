@@ -19,6 +19,7 @@ import type { Frame, Section } from './frame.ts';
 import type { CONFIRM_FIELDS } from './form.ts';
 import { formOf, type DashboardForm } from './form.ts';
 import { createReveals } from './reveal.ts';
+import { pageRefusalOf } from '@svc/errors';
 
 export interface DashboardDeps {
   accounts: Accounts;
@@ -30,6 +31,8 @@ export interface DashboardDeps {
   verification: EmailVerification;
   /** The auth-service's public URL (config.authUrl): the SSO callback shown to copy, the cookie's Secure flag. */
   authUrl: string;
+  /** The gateway's public URL (config.baseUrl): the issuer of the tokens upstream servers receive (docs/upstream-servers.md). */
+  baseUrl: string;
   now?: () => number;
 }
 
@@ -95,6 +98,16 @@ const DONE = {
   'webhook-saved': 'Webhook endpoint saved.',
   'webhook-removed': 'Webhook endpoint deleted: nothing more is sent to it.',
   'webhook-test-queued': 'Test event queued: it is sent within a few seconds and shows in the delivery log.',
+  'upstream-added': "Server added: its tools are offered to this project's clients at the levels below.",
+  'upstream-refreshed': 'Tools read again: nothing new or changed.',
+  'upstream-refreshed-flagged':
+    'Tools read again: new tools start off, and changed ones are offered as they were until you accept the change (marked below).',
+  'upstream-refresh-problem': 'The server was asked for its tools again: see the problem below. Its tools are offered as they were.',
+  'upstream-removed': 'Server removed: its tools are no longer offered.',
+  'upstream-level-saved': "Tool's level saved. Gateways apply it within a second.",
+  'upstream-tool-on': "Tool turned on: the project's clients are offered it within a second.",
+  'upstream-tool-off': 'Tool turned off: it is no longer offered, within a second.',
+  'upstream-change-accepted': 'Change accepted: the tool is offered as the server now describes it.',
 } as const;
 export type Done = keyof typeof DONE;
 
@@ -143,14 +156,14 @@ export function dashboardKit(deps: DashboardDeps) {
     const count = await countManagementRequest(deps.redis, workspace, now());
     if (count.retryAfter === 0) return true;
     const body = html`<p class="error" role="alert">Too many changes in a minute: your workspace may make ${count.limit} a minute, here and through the API together. Try again in ${count.retryAfter} seconds.</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`;
-    render(res, page('Too many changes', body), { status: 429, headers: { 'Retry-After': String(count.retryAfter) } });
+    render(res, page('Too many changes', body), { refusal: 'too_many', headers: { 'Retry-After': String(count.retryAfter) } });
     return false;
   }
 
   function refusalPage(res: Response, err: ManagementError): void {
     const body = html`<p class="error" role="alert">${err.message}</p><nav><a href="/dashboard">Back to the dashboard</a></nav>`;
     const title = err.status === 404 ? 'Not found' : err.status === 400 ? 'Check the form' : 'Not allowed';
-    render(res, page(title, body), { status: err.status });
+    render(res, page(title, body), { refusal: pageRefusalOf(err.status) });
   }
 
   /** A page or form: the person, the CSRF token of a POST, the management bucket, then the handler. */
@@ -161,7 +174,7 @@ export function dashboardKit(deps: DashboardDeps) {
         const asking = await actorOf(req, res);
         if (!asking) return;
         if (req.method === 'POST' && !deps.web.csrfValid(req)) {
-          render(res, alertPage('Form expired', 'The form expired. Go back, reload the page and try again.'), { status: 403 });
+          render(res, alertPage('Form expired', 'The form expired. Go back, reload the page and try again.'), { refusal: 'form_expired' });
           return;
         }
         if ((req.method === 'POST' || opts.counted) && !(await admitted(res, asking.workspace))) return;
@@ -252,7 +265,7 @@ export function dashboardKit(deps: DashboardDeps) {
     } catch (err) {
       if (!(err instanceof ManagementError) || !(err.status === 400 || (err.status === 409 && err.field))) throw err;
       const f = await frame(req, res, actor, form.section, form.at);
-      render(res, await again(f, err), { status: err.status });
+      render(res, await again(f, err), { refusal: pageRefusalOf(err.status) });
     }
   }
 

@@ -29,6 +29,9 @@ import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { WEBHOOK_FORMS } from './webhooks/forms.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
+import { UPSTREAM_FORMS } from './upstreams/forms.ts';
+import { upstreamsRoutes } from './upstreams/routes.ts';
+import { upstreamToolRoutes } from './upstreams/tool-routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
 
@@ -43,6 +46,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   SSO_FORMS,
   CLIENT_KEY_FORMS,
   WEBHOOK_FORMS,
+  UPSTREAM_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -61,6 +65,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     keysRoutes,
     requestsRoutes,
     membersRoutes,
+    upstreamsRoutes,
+    upstreamToolRoutes,
     serviceAccountsRoutes,
     clientKeysRoutes,
     usageRoutes,
@@ -71,6 +77,6 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   ]) {
     section(router, kit);
   }
-  router.use((_req, res) => render(res, notFoundPage(), { status: 404 }));
+  router.use((_req, res) => render(res, notFoundPage(), { refusal: 'not_found' }));
   return router;
 }

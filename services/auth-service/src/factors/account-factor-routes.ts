@@ -10,6 +10,7 @@ import { accountFrameOf, formFields, signedInOf, type FactorPageDeps } from './p
 import { hasRecentFactor, mustUseFactor } from './step-up.ts';
 import { FACTORS_TITLE, factorsBody } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
+import type { PageRefusal } from '@svc/errors';
 
 /** The factors page and the authenticator app's removal. */
 export function accountFactorRoutes(deps: FactorPageDeps) {
@@ -17,7 +18,7 @@ export function accountFactorRoutes(deps: FactorPageDeps) {
   const signedIn = signedInOf(deps);
   const framed = accountFrameOf(deps);
   /** The factors page in the account frame, with a notice and its status. */
-  const show = async (req: Request, res: Response, user: User, notice?: string, status = 200) =>
+  const show = async (req: Request, res: Response, user: User, notice?: string, refusal?: PageRefusal) =>
     render(
       res,
       await framed(
@@ -27,7 +28,7 @@ export function accountFactorRoutes(deps: FactorPageDeps) {
         FACTORS_TITLE,
         factorsBody(deps.web.csrfToken(req, res), await accounts.factors.summary(user.id), notice, MAX_PASSKEYS_PER_ACCOUNT),
       ),
-      { status },
+      { refusal },
     );
 
   return {
@@ -42,12 +43,12 @@ export function accountFactorRoutes(deps: FactorPageDeps) {
         if (!user) return;
         const summary = await accounts.factors.summary(user.id);
         if (!deps.web.csrfValid(req) || formFields(req)['confirm'] !== 'yes')
-          return show(req, res, user, 'Tick the box to confirm. Nothing was removed.', 400);
+          return show(req, res, user, 'Tick the box to confirm. Nothing was removed.', 'invalid_form');
         if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
         if (summary.passkeys.length === 0 && (await mustUseFactor(accounts, user))) {
           const why =
             'Your workspace requires a second factor: set up a new authenticator app instead, which replaces this one, or add a passkey first.';
-          return show(req, res, user, why, 409);
+          return show(req, res, user, why, 'conflict');
         }
         await accounts.factors.removeTotp(user.id);
         await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'totp' });

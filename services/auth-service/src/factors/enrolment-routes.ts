@@ -14,6 +14,7 @@ import { hasRecentFactor, markFactorUsed } from './step-up.ts';
 import { ENROL_TITLE, enrolBody, RECOVERY_TITLE, recoveryCodesBody, recoveryCodesPage } from './views.ts';
 import type { WaitingSignIns } from './waiting-sign-in.ts';
 import { ROUTES } from '../http/routes.ts';
+import type { PageRefusal } from '@svc/errors';
 
 /** What the form says above it: a refusal of the code (worded by whether the secret stayed), or a sentence. */
 type Told = { refused: EnrolRefusal } | { text: string };
@@ -32,7 +33,7 @@ export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
     req: Request,
     res: Response,
     user: User,
-    v: { action: string; required?: true; told?: Told; retry?: unknown; status?: number; inFrame?: boolean },
+    v: { action: string; required?: true; told?: Told; retry?: unknown; refusal?: PageRefusal; inFrame?: boolean },
   ) {
     const e = await enrolmentOf(accounts, user, v.retry);
     const error = v.told && ('refused' in v.told ? enrolRefusalText(v.told.refused, e.kept) : v.told.text);
@@ -46,7 +47,7 @@ export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
       shown: e.shown,
     });
     const whole = v.inFrame ? await framed(req, res, user, ENROL_TITLE, body) : page(ENROL_TITLE, body);
-    render(res, whole, { status: v.status ?? 200 });
+    render(res, whole, { refusal: v.refusal });
   }
 
   /** Replacing an existing factor is a step-up action, as removing it is: a stolen session cannot swap it. */
@@ -65,13 +66,13 @@ export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
       app.post(ROUTES.enrol.path, async (req, res) => {
         const w = await signIns.read(req, res, 'enrol');
         if (!w) return;
-        const show = (told: Told, status: number, retry?: unknown) =>
-          enrolForm(req, res, w.user, { action: ROUTES.enrol.path, required: true, told, status, retry });
-        if (!deps.web.csrfValid(req)) return show({ text: 'The form expired. Try again.' }, 403);
+        const show = (told: Told, refusal: PageRefusal | undefined, retry?: unknown) =>
+          enrolForm(req, res, w.user, { action: ROUTES.enrol.path, required: true, told, refusal, retry });
+        if (!deps.web.csrfValid(req)) return show({ text: 'The form expired. Try again.' }, 'form_expired');
         // A sign-in waiting to enrol never replaces a factor the person set up since it began.
         if (await accounts.factors.hasAny(w.user.id)) return void res.redirect(303, ROUTES.signIn.path);
         const done = await confirmEnrolment(accounts, w.user, formFields(req)['code'], req.ip ?? '');
-        if ('refused' in done) return show(done, 400, formFields(req)['shown']);
+        if ('refused' in done) return show(done, 'invalid_form', formFields(req)['shown']);
         if (await signIns.finish(req, res, w, 'enrolled')) render(res, recoveryCodesPage(done.codes, w.p.returnTo, w.user.email));
       });
 
@@ -83,11 +84,11 @@ export function enrolmentRoutes(deps: FactorPageDeps, signIns: WaitingSignIns) {
       app.post(ROUTES.totp.path, async (req, res) => {
         const user = await signedIn(req, res);
         if (!user || (await replacingNeedsStepUp(req, res, user))) return;
-        const show = (told: Told, status: number, retry?: unknown) =>
-          enrolForm(req, res, user, { action: ROUTES.totp.path, told, status, retry, inFrame: true });
-        if (!deps.web.csrfValid(req)) return show({ text: 'The form expired. Try again.' }, 403);
+        const show = (told: Told, refusal: PageRefusal | undefined, retry?: unknown) =>
+          enrolForm(req, res, user, { action: ROUTES.totp.path, told, refusal, retry, inFrame: true });
+        if (!deps.web.csrfValid(req)) return show({ text: 'The form expired. Try again.' }, 'form_expired');
         const done = await confirmEnrolment(accounts, user, formFields(req)['code'], req.ip ?? '');
-        if ('refused' in done) return show(done, 400, formFields(req)['shown']);
+        if ('refused' in done) return show(done, 'invalid_form', formFields(req)['shown']);
         await markFactorUsed(deps.redis, req);
         render(res, await framed(req, res, user, RECOVERY_TITLE, recoveryCodesBody(done.codes, ROUTES.factors.path, user.email)));
       });

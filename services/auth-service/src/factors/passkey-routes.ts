@@ -21,6 +21,7 @@ import { webauthnChallenges, type ChallengePurpose } from './webauthn-challenge.
 import { accountFrameOf, type AccountFrame } from './page-kit.ts';
 import { FACTORS_TITLE, factorsBody, PASSKEY_TITLE, passkeyForm, passkeyRegisterBody, passkeySignInPage } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
+import type { PageRefusal } from '@svc/errors';
 
 export interface PasskeyDeps {
   redis: Redis;
@@ -44,12 +45,20 @@ async function factorsNoticePage(
   framed: AccountFrame,
   at: { req: Request; res: Response; user: User },
   notice: string,
-  status: number,
+  refusal: PageRefusal | undefined,
 ): Promise<void> {
   const { req, res, user } = at;
   const summary = await deps.accounts.factors.summary(user.id);
   const body = factorsBody(deps.web.csrfToken(req, res), summary, notice, MAX_PASSKEYS_PER_ACCOUNT);
-  render(res, await framed(req, res, user, FACTORS_TITLE, body), { status });
+  render(res, await framed(req, res, user, FACTORS_TITLE, body), { refusal });
+}
+
+/** The signed-in person, or null with the browser sent to sign in and back here. */
+async function signedInPerson(deps: PasskeyDeps, req: Request, res: Response): Promise<User | null> {
+  const userId = await deps.web.userOf(req);
+  const user = userId ? await deps.accounts.users.get(userId) : null;
+  if (!user) res.redirect(303, `/signin?return=${encodeURIComponent(req.originalUrl)}`);
+  return user;
 }
 
 export function passkeys(deps: PasskeyDeps) {
@@ -90,21 +99,15 @@ export function passkeys(deps: PasskeyDeps) {
     return (await accounts.users.get(owner)) ?? 'That passkey was not accepted. Try again.';
   }
 
-  async function signedIn(req: Request, res: Response): Promise<User | null> {
-    const userId = await deps.web.userOf(req);
-    const user = userId ? await accounts.users.get(userId) : null;
-    if (!user) res.redirect(303, `/signin?return=${encodeURIComponent(req.originalUrl)}`);
-    return user;
-  }
-
-  async function registerPage(req: Request, res: Response, user: User, error?: string, status = 200) {
+  async function registerPage(req: Request, res: Response, user: User, error?: string, refusal?: PageRefusal) {
     const options = await registrationOptions(rp, user, await store.list(user.id));
     await challenges.keep(res, { challenge: options.challenge, purpose: 'register', userId: user.id });
-    render(res, await framed(req, res, user, PASSKEY_TITLE, passkeyRegisterBody(deps.web.csrfToken(req, res), options, error)), { status });
+    const body = passkeyRegisterBody(deps.web.csrfToken(req, res), options, error);
+    render(res, await framed(req, res, user, PASSKEY_TITLE, body), { refusal });
   }
 
-  const factorsNotice = (req: Request, res: Response, user: User, notice: string, status = 200) =>
-    factorsNoticePage(deps, framed, { req, res, user }, notice, status);
+  const factorsNotice = (req: Request, res: Response, user: User, notice: string, refusal?: PageRefusal) =>
+    factorsNoticePage(deps, framed, { req, res, user }, notice, refusal);
 
   return {
     askFor,
@@ -116,37 +119,37 @@ export function passkeys(deps: PasskeyDeps) {
       });
 
       app.get(ROUTES.passkeys.path, async (req, res) => {
-        const user = await signedIn(req, res);
+        const user = await signedInPerson(deps, req, res);
         if (!user) return;
         // Adding a factor to an account that has one is a step-up action, as replacing TOTP is.
         if ((await accounts.factors.hasAny(user.id)) && !(await hasRecentFactor(deps.redis, req))) {
           return void res.redirect(303, '/factors/step-up?return=%2Ffactors%2Fpasskey');
         }
         if ((await store.count(user.id)) >= MAX_PASSKEYS_PER_ACCOUNT) {
-          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 409);
+          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 'conflict');
         }
         await registerPage(req, res, user);
       });
       app.post(ROUTES.passkeys.path, async (req, res) => {
-        const user = await signedIn(req, res);
+        const user = await signedInPerson(deps, req, res);
         if (!user) return;
-        if (!deps.web.csrfValid(req)) return registerPage(req, res, user, 'The form expired. Try again.', 403);
+        if (!deps.web.csrfValid(req)) return registerPage(req, res, user, 'The form expired. Try again.', 'form_expired');
         if ((await accounts.factors.hasAny(user.id)) && !(await hasRecentFactor(deps.redis, req))) {
           return void res.redirect(303, '/factors/step-up?return=%2Ffactors%2Fpasskey');
         }
         const got = credentialOf(req.body, 'attestation');
-        if ('problem' in got) return registerPage(req, res, user, got.problem, 400);
+        if ('problem' in got) return registerPage(req, res, user, got.problem, 'invalid_form');
         const challenge = await challenges.take(req, res, 'register', user.id);
-        if (!challenge) return registerPage(req, res, user, 'The passkey setup expired. Try again.', 400);
+        if (!challenge) return registerPage(req, res, user, 'The passkey setup expired. Try again.', 'invalid_form');
         let passkey = null;
         try {
           passkey = await checkRegistration(rp, got.credential, challenge.challenge);
         } catch (err) {
           deps.logger.info('passkey registration refused', { detail: err instanceof Error ? err.message : 'unknown' });
         }
-        if (!passkey) return registerPage(req, res, user, 'That passkey was not accepted. Try again.', 400);
+        if (!passkey) return registerPage(req, res, user, 'That passkey was not accepted. Try again.', 'invalid_form');
         if ((await store.add(user.id, passkey)) === 'full') {
-          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 409);
+          return factorsNotice(req, res, user, `An account may hold ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, 'conflict');
         }
         await markFactorUsed(deps.redis, req);
         await accounts.audit.recordOwn(user, 'factor.enrolled', { source: req.ip ?? '' }, { factor: 'passkey' });
@@ -154,19 +157,26 @@ export function passkeys(deps: PasskeyDeps) {
       });
       // Removing a factor is a step-up action: whoever holds only the session cannot take it off.
       app.post(ROUTES.passkeyRemove.path, async (req, res) => {
-        const user = await signedIn(req, res);
+        const user = await signedInPerson(deps, req, res);
         if (!user) return;
         const body = (req.body ?? {}) as Record<string, unknown>;
         if (!deps.web.csrfValid(req) || body['confirm'] !== 'yes' || typeof body['id'] !== 'string') {
-          return factorsNotice(req, res, user, 'Tick the box to confirm. Nothing was removed.', 400);
+          return factorsNotice(req, res, user, 'Tick the box to confirm. Nothing was removed.', 'invalid_form');
         }
         if (!(await hasRecentFactor(deps.redis, req))) return void res.redirect(303, '/factors/step-up?return=%2Ffactors');
         const s = await accounts.factors.summary(user.id);
         const last = s.totp === null && s.passkeys.length === 1;
         if (last && (await mustUseFactor(accounts, user))) {
-          return factorsNotice(req, res, user, 'Your workspace requires a second factor: add another one before removing this one.', 409);
+          return factorsNotice(
+            req,
+            res,
+            user,
+            'Your workspace requires a second factor: add another one before removing this one.',
+            'conflict',
+          );
         }
-        if (!(await store.remove(user.id, body['id']))) return factorsNotice(req, res, user, 'No such passkey. Nothing was removed.', 404);
+        if (!(await store.remove(user.id, body['id'])))
+          return factorsNotice(req, res, user, 'No such passkey. Nothing was removed.', 'not_found');
         await accounts.audit.recordOwn(user, 'factor.removed', { source: req.ip ?? '' }, { factor: 'passkey' });
         await factorsNotice(req, res, user, 'The passkey was removed.');
       });
@@ -176,21 +186,21 @@ export function passkeys(deps: PasskeyDeps) {
        * each counts as a sign-in attempt of the address (signInPerIp, given back when it signs in),
        * so no address can fill Redis with challenges (docs/auth-service.md "Passkeys").
        */
-      async function passwordlessPage(req: Request, res: Response, returnTo: string, error?: string, status = 200) {
+      async function passwordlessPage(req: Request, res: Response, returnTo: string, error?: string, refusal?: PageRefusal) {
         const wait = await deps.throttle.attempt(SIGN_IN_ADDRESS_SCOPE, req.ip ?? 'unknown', deps.limits.signInPerIp);
         if (wait > 0) return tooMany(res, wait, { returnTo, csrf: deps.web.csrfToken(req, res), reset: false });
         const options = await authenticationOptions(rp, null);
         await challenges.keep(res, { challenge: options.challenge, purpose: 'passwordless', userId: '' });
-        render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { status });
+        render(res, passkeySignInPage(deps.web.csrfToken(req, res), options, returnTo, error), { refusal });
       }
       app.get(ROUTES.passkeySignIn.path, (req, res) => passwordlessPage(req, res, safeReturn(req.query['return'])));
       app.post(ROUTES.passkeySignIn.path, async (req, res) => {
         const returnTo = safeReturn((req.body as Record<string, unknown> | undefined)?.['return']);
-        const again = (error: string, status: number) => passwordlessPage(req, res, returnTo, error, status);
-        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
+        const again = (error: string, refusal: PageRefusal) => passwordlessPage(req, res, returnTo, error, refusal);
+        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 'form_expired');
         const who = await asserted(req, res, 'passwordless', '');
-        if (typeof who === 'string') return again(who, 400);
-        if (!(await deps.mayUseOwnCredentials(who))) return again('Your workspace requires single sign-on. Sign in with it.', 403);
+        if (typeof who === 'string') return again(who, 'invalid_form');
+        if (!(await deps.mayUseOwnCredentials(who))) return again('Your workspace requires single sign-on. Sign in with it.', 'forbidden');
         // A passkey that verified its user (PIN, biometrics) is two factors at once (WebAuthn Level 3 §6.2.3).
         await deps.throttle.refund(SIGN_IN_ADDRESS_SCOPE, req.ip ?? 'unknown');
         await deps.web.start(req, res, who.id, { fields: { [FACTOR_AT_FIELD]: String(Date.now()) } });

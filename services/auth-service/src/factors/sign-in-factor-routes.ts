@@ -11,6 +11,7 @@ import type { passkeys } from './passkey-routes.ts';
 import { factorPage } from './views.ts';
 import type { WaitingSignIns } from './waiting-sign-in.ts';
 import { ROUTES } from '../http/routes.ts';
+import type { PageRefusal } from '@svc/errors';
 
 /** The sign-in factor pages, on the waiting sign-ins and the passkey routes' assertions. */
 export function signInFactorRoutes(
@@ -23,7 +24,6 @@ export function signInFactorRoutes(
 
   const csrfOk = (req: Request, res: Response, page: () => void): boolean => {
     if (deps.web.csrfValid(req)) return true;
-    res.status(403);
     page();
     return false;
   };
@@ -41,30 +41,30 @@ export function signInFactorRoutes(
       app.post(ROUTES.signInFactorPasskey.path, async (req, res) => {
         const w = await signIns.read(req, res, 'verify');
         if (!w) return;
-        const again = async (error: string, status: number) =>
+        const again = async (error: string, refusal: PageRefusal) =>
           render(
             res,
             factorPage(deps.web.csrfToken(req, res), error, await pk.askFor(req, res, w.user, 'factor', ROUTES.signInFactorPasskey.path)),
-            { status },
+            { refusal },
           );
-        if (!csrfOk(req, res, () => void again('The form expired. Try again.', 403))) return;
+        if (!csrfOk(req, res, () => void again('The form expired. Try again.', 'form_expired'))) return;
         const who = await pk.asserted(req, res, 'factor', w.user.id);
         if (typeof who === 'string') {
           await accounts.audit.recordOwn(w.user, 'signin.factor_failed', { source: req.ip ?? '' });
-          return again(who, 400);
+          return again(who, 'invalid_form');
         }
         if (await signIns.finish(req, res, w, 'second')) res.redirect(303, w.p.returnTo);
       });
       app.post(ROUTES.signInFactor.path, async (req, res) => {
         const w = await signIns.read(req, res, 'verify');
         if (!w) return;
-        const again = (error: string, status: number) => render(res, factorPage(deps.web.csrfToken(req, res), error), { status });
-        if (!csrfOk(req, res, () => again('The form expired. Try again.', 403))) return;
+        const again = (error: string, refusal: PageRefusal) => render(res, factorPage(deps.web.csrfToken(req, res), error), { refusal });
+        if (!csrfOk(req, res, () => again('The form expired. Try again.', 'form_expired'))) return;
         const result = await check(w.user.id, formFields(req));
         if (!result.ok) {
           if (result.waitSeconds > 0) return tooMany(res, result.waitSeconds, { csrf: deps.web.csrfToken(req, res), reset: false });
           await accounts.audit.recordOwn(w.user, 'signin.factor_failed', { source: req.ip ?? '' });
-          return again('That code is not right, or was used already.', 401);
+          return again('That code is not right, or was used already.', 'wrong_credentials');
         }
         if (result.recovery) await accounts.audit.recordOwn(w.user, 'factor.recovery_used', { source: req.ip ?? '' });
         if (await signIns.finish(req, res, w, 'second')) res.redirect(303, w.p.returnTo);

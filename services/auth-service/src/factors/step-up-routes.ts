@@ -13,6 +13,7 @@ import type { passkeys } from './passkey-routes.ts';
 import { markFactorUsed, STEP_UP_MINUTES } from './step-up.ts';
 import { ENROL_FIRST_TITLE, enrolFirstBody, STEP_UP_TITLE, stepUpBody } from './views.ts';
 import { ROUTES } from '../http/routes.ts';
+import type { PageRefusal } from '@svc/errors';
 
 /** The step-up pages, on the passkey routes' assertions. */
 export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof passkeys>, 'askFor' | 'asserted'>) {
@@ -30,7 +31,7 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
         const user = await signedIn(req, res);
         if (!user) return;
         if (!(await accounts.factors.hasAny(user.id)))
-          return render(res, await framed(req, res, user, ENROL_FIRST_TITLE, enrolFirstBody()), { status: 403 });
+          return render(res, await framed(req, res, user, ENROL_FIRST_TITLE, enrolFirstBody()), { refusal: 'forbidden' });
         const returnTo = safeReturn(req.query['return']);
         const passkey = await pk.askFor(
           req,
@@ -47,9 +48,9 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);
         if (!deps.web.csrfValid(req))
-          return render(res, await stepUpPage(req, res, user, returnTo, 'The form expired. Try again.'), { status: 403 });
+          return render(res, await stepUpPage(req, res, user, returnTo, 'The form expired. Try again.'), { refusal: 'form_expired' });
         const who = await pk.asserted(req, res, 'step-up', user.id);
-        if (typeof who === 'string') return render(res, await stepUpPage(req, res, user, returnTo, who), { status: 400 });
+        if (typeof who === 'string') return render(res, await stepUpPage(req, res, user, returnTo, who), { refusal: 'invalid_form' });
         await markFactorUsed(deps.redis, req);
         res.redirect(303, returnTo);
       });
@@ -57,13 +58,14 @@ export function stepUpRoutes(deps: FactorPageDeps, pk: Pick<ReturnType<typeof pa
         const user = await signedIn(req, res);
         if (!user) return;
         const returnTo = safeReturn(formFields(req)['return']);
-        const again = async (error: string, status: number) => render(res, await stepUpPage(req, res, user, returnTo, error), { status });
-        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 403);
+        const again = async (error: string, refusal: PageRefusal) =>
+          render(res, await stepUpPage(req, res, user, returnTo, error), { refusal });
+        if (!deps.web.csrfValid(req)) return again('The form expired. Try again.', 'form_expired');
         const result = await check(user.id, { code: formFields(req)['code'] });
         if (!result.ok) {
           if (result.waitSeconds > 0)
             return tooMany(res, result.waitSeconds, { returnTo, csrf: deps.web.csrfToken(req, res), reset: false });
-          return again('That code is not right, or was used already.', 401);
+          return again('That code is not right, or was used already.', 'wrong_credentials');
         }
         await markFactorUsed(deps.redis, req);
         res.redirect(303, returnTo);

@@ -1,6 +1,6 @@
 /**
  * The steps in front of every route of the auth host (docs/conventions.md "Shape"), in the order
- * a request meets them: its trace span, its one client address, its count, the headers every
+ * a request meets them: its trace span, its one client address, its count and time, the headers every
  * answer carries, the health routes, the Origin check and the Redis outage guard.
  */
 import type { Express } from 'express';
@@ -9,7 +9,7 @@ import type { Redis } from '@svc/accounts';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
 import { traceRequests } from './trace-requests.ts';
 import { mountHealth } from './health.ts';
-import type { Metrics } from './metrics.ts';
+import { routeClass, type Metrics } from './metrics.ts';
 import { originCheck } from './origin-check.ts';
 import { PAGE_HEADERS } from './security-headers.ts';
 import { storeOutageGuard } from './store-outage.ts';
@@ -39,7 +39,13 @@ export function mountFrontSteps(app: Express, deps: FrontStepsDeps): void {
     next();
   });
   app.use(function countRequests(req, res, next) {
-    res.on('finish', () => metrics.requests.inc({ method: req.method, status: String(res.statusCode) }));
+    const start = performance.now();
+    // Told from the path as it arrived: a later step may rewrite req.url (the device grant's alias).
+    const route = routeClass(req.path);
+    res.on('finish', () => {
+      metrics.requests.inc({ method: req.method, status: String(res.statusCode) });
+      metrics.durations.request(route, res.statusCode, (performance.now() - start) / 1_000);
+    });
     next();
   });
   const hsts = strictTransportSecurity(config.authUrl);

@@ -1,35 +1,22 @@
-/** An OAuth error response (RFC 6749 §5.2) from one of our own pre-steps, shaped as oidc-provider's. */
+/**
+ * An OAuth error response (RFC 6749 §5.2) from one of our own steps, shaped as oidc-provider's;
+ * the refusal's name decides the `error` and the status (@svc/errors, docs/errors.md "Three
+ * families, one table").
+ */
 import type { Response } from 'express';
+import { oauthAnswer, type OAuthRefusal } from '@svc/errors';
 
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'slow_down'
-  | 'invalid_client_metadata'
-  | 'invalid_redirect_uri'
-  | 'temporarily_unavailable';
-
-const STATUS = {
-  invalid_request: 400,
-  invalid_client: 401,
-  invalid_grant: 400,
-  slow_down: 400,
-  invalid_client_metadata: 400,
-  invalid_redirect_uri: 400,
-  temporarily_unavailable: 503,
-} as const satisfies Record<OAuthErrorCode, number>;
-
-/** `status` overrides the code's usual one (429 for a throttled temporarily_unavailable). */
-export function sendOAuthError(
-  res: Response,
-  error: OAuthErrorCode,
+/** The status and body of a refusal, for an Express response or a Koa context alike. */
+export function oauthError(
+  refusal: OAuthRefusal,
   description: string,
   extra: Record<string, unknown> = {},
-  status: number = STATUS[error],
-): void {
-  res
-    .status(status)
-    .set('Cache-Control', 'no-store')
-    .json({ error, error_description: description, ...extra });
+): { status: number; body: Record<string, unknown> } {
+  const { error, status } = oauthAnswer(refusal);
+  return { status, body: { error, error_description: description, ...extra } };
+}
+
+export function sendOAuthError(res: Response, refusal: OAuthRefusal, description: string, extra: Record<string, unknown> = {}): void {
+  const { status, body } = oauthError(refusal, description, extra);
+  res.status(status).set('Cache-Control', 'no-store').json(body);
 }

@@ -40,6 +40,6 @@ export function originCheck(deps: { authUrl: string }) {
       'Request refused',
       'This form was sent from another site, so nothing was changed. Open the page on this site and try again.',
     );
-    render(res, refused, { status: 403 });
+    render(res, refused, { refusal: 'forbidden' });
   };
 }

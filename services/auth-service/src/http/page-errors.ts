@@ -9,6 +9,7 @@ import type { Logger } from '@svc/logger';
 import { render } from '../ui/html.ts';
 import { alertPage } from '../ui/layout.ts';
 import { sendStoreDown, storeFailure } from './store-outage.ts';
+import { pageRefusalOf, type PageRefusal } from '@svc/errors';
 
 /** The error handler, mounted after the pages and before oidc-provider. */
 export function pageErrors(deps: { redis: Redis; logger: Logger }): ErrorRequestHandler {
@@ -21,21 +22,21 @@ export function pageErrors(deps: { redis: Redis; logger: Logger }): ErrorRequest
     }
     const clientError = requestProblem(err);
     if (clientError) {
-      logger.info('request refused', { path: req.path, status: clientError.status, problem: clientError.text });
-      if (!res.headersSent) render(res, alertPage('Request refused', clientError.text), { status: clientError.status });
+      logger.info('request refused', { path: req.path, refusal: clientError.refusal, problem: clientError.text });
+      if (!res.headersSent) render(res, alertPage('Request refused', clientError.text), { refusal: clientError.refusal });
       return;
     }
     logger.error('request failed', { path: req.path, err });
     if (res.headersSent) return;
-    render(res, alertPage('Something went wrong', 'Something went wrong. Try again.'), { status: 500 });
+    render(res, alertPage('Something went wrong', 'Something went wrong. Try again.'), { refusal: 'failed' });
   };
 }
 
 /** A body the parsers refused (too large, malformed, wrong charset): the client's problem, said plainly. */
-function requestProblem(err: unknown): { status: number; text: string } | null {
+function requestProblem(err: unknown): { refusal: PageRefusal; text: string } | null {
   const e = err as { status?: unknown; type?: unknown };
   if (typeof e?.status !== 'number' || e.status < 400 || e.status > 499) return null;
-  if (e.type === 'entity.too.large') return { status: 413, text: 'The form is too large. Nothing was changed.' };
-  if (e.type === 'entity.parse.failed') return { status: 400, text: 'The form could not be read. Nothing was changed.' };
-  return { status: e.status, text: 'The request could not be processed. Nothing was changed.' };
+  if (e.type === 'entity.too.large') return { refusal: 'too_large', text: 'The form is too large. Nothing was changed.' };
+  if (e.type === 'entity.parse.failed') return { refusal: 'invalid_form', text: 'The form could not be read. Nothing was changed.' };
+  return { refusal: pageRefusalOf(e.status), text: 'The request could not be processed. Nothing was changed.' };
 }

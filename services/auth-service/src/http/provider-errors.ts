@@ -13,6 +13,7 @@ import type { Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { alertPage, notFoundPage } from '../ui/layout.ts';
+import { oauthError } from './oauth-error.ts';
 import { setStoreDown, storeFailure, wantsJson } from './store-outage.ts';
 
 /** Set by the provider's `server_error` event, read after the request (create-provider.ts). */
@@ -34,9 +35,12 @@ export function providerErrors(deps: { redis: Redis; logger: Logger }) {
       const client = e.expose === true && status >= 400 && status < 500;
       if (client) deps.logger.info('request refused', { path: ctx.path, status, error: e.error });
       else deps.logger.error('request failed', { path: ctx.path, err });
-      const error = client && typeof e.error === 'string' ? e.error : 'server_error';
+      // A client error keeps oidc-provider's own code and status (its codes are the RFCs', mapped by
+      // the library); anything else is our server_error.
       const description = client && typeof e.error_description === 'string' ? e.error_description : 'Something went wrong. Try again.';
-      ctx.status = client ? status : 500;
+      const failed = oauthError('server_error', description);
+      const error = client && typeof e.error === 'string' ? e.error : failed.body['error'];
+      ctx.status = client ? status : failed.status;
       ctx.set('Cache-Control', 'no-store');
       if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error, error_description: description };
       else if (ctx.status === 404) {
@@ -51,8 +55,9 @@ export function providerErrors(deps: { redis: Redis; logger: Logger }) {
     if (ctx.status === 500 && storeFailure(deps.redis, ctx[SERVER_ERROR])) setStoreDown(ctx);
     // A path no route answered: our 404 page (or an OAuth-style body on the API paths), not Koa's text.
     if (ctx.status === 404 && !ctx.body) {
-      ctx.status = 404;
-      if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
+      const missing = oauthError('not_found', 'no such endpoint');
+      ctx.status = missing.status;
+      if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = missing.body;
       else {
         ctx.type = 'html';
         ctx.body = String(notFoundPage());

@@ -8,9 +8,10 @@
  * of a request (isStoreError) counts as the outage too, even before the client notices the loss.
  */
 import type { NextFunction, Request, Response } from 'express';
+import { pageStatus } from '@svc/errors';
 import { isStoreError, STORE_DOWN_RETRY_AFTER_SECONDS, type Redis } from '@svc/accounts';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { sendOAuthError } from './oauth-error.ts';
+import { oauthError, sendOAuthError } from './oauth-error.ts';
 import { render } from '../ui/html.ts';
 import { alertPage } from '../ui/layout.ts';
 import { PROBE_PATHS } from './routes.ts';
@@ -36,7 +37,7 @@ const storeDownPage = () => alertPage('Temporarily unavailable', STORE_DOWN_MESS
 export function sendStoreDown(req: Request, res: Response): void {
   res.set('Retry-After', RETRY_AFTER_SECONDS);
   if (wantsJson(req.path, req.get('accept'))) sendOAuthError(res, 'temporarily_unavailable', STORE_DOWN_MESSAGE);
-  else render(res, storeDownPage(), { status: 503 });
+  else render(res, storeDownPage(), { refusal: 'store_down' });
 }
 
 /** Express step in front of everything that needs Redis. */
@@ -50,10 +51,13 @@ export function storeOutageGuard(redis: Redis) {
 
 /** The same 503 from inside oidc-provider (a Koa context). */
 export function setStoreDown(ctx: KoaContextWithOIDC): void {
-  ctx.status = 503;
   ctx.set('Retry-After', RETRY_AFTER_SECONDS);
-  if (wantsJson(ctx.path, ctx.get('accept'))) ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN_MESSAGE };
-  else {
+  if (wantsJson(ctx.path, ctx.get('accept'))) {
+    const refused = oauthError('temporarily_unavailable', STORE_DOWN_MESSAGE);
+    ctx.status = refused.status;
+    ctx.body = refused.body;
+  } else {
+    ctx.status = pageStatus('store_down');
     ctx.type = 'html';
     ctx.body = String(storeDownPage());
   }

@@ -33,5 +33,5 @@ export function tooMany(res: Response, seconds: number, way: WayOn): void {
   const reset = way.reset && html`<p>Forgot your password? <a href="/forgot">Reset it by email</a>; a new password also ends the wait.</p>`;
   const body = html`<p class="error" role="alert">Too many attempts. Try again in ${duration(seconds)}.</p>
 ${reset}${back}`;
-  render(res, page('Too many attempts', body), { status: 429, headers: { 'Retry-After': String(seconds) } });
+  render(res, page('Too many attempts', body), { refusal: 'too_many', headers: { 'Retry-After': String(seconds) } });
 }

@@ -29,7 +29,7 @@ export function oauthFormBody(req: Request, res: Response, next: NextFunction): 
   if (req.method !== 'POST') return next();
   readText(req, res, (err?: unknown) => {
     if ((err as { type?: unknown } | undefined)?.type === 'entity.too.large')
-      return sendOAuthError(res, 'invalid_request', `the request body is larger than the limit (${LIMIT} bytes)`, {}, 413);
+      return sendOAuthError(res, 'too_large', `the request body is larger than the limit (${LIMIT} bytes)`);
     if (err) return sendOAuthError(res, 'invalid_request', 'the request body could not be read');
     const text = typeof req.body === 'string' ? req.body : '';
     if (req.is('application/json')) {

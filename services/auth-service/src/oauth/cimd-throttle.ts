@@ -8,6 +8,7 @@
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { oauthAnswer } from '@svc/errors';
 import { BUCKETS } from '@svc/limits';
 import type { Throttle, ThrottleRule } from '../http/throttle.ts';
 
@@ -19,7 +20,8 @@ export const CIMD_FETCH_LIMITS: { perSource: ThrottleRule; perHost: ThrottleRule
 
 class FetchesThrottled extends errors.OIDCProviderError {
   constructor(description: string) {
-    super(429, 'temporarily_unavailable');
+    const { status, error } = oauthAnswer('too_many');
+    super(status, error);
     this.error_description = description;
   }
 }

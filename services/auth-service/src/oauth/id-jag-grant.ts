@@ -60,6 +60,8 @@ export function idJagGrant(deps: IdJagDeps) {
       source: ctx.ip,
       requestId: randomUUID(),
       detail: { project: outcome.project.slug, scope, identity_provider: outcome.issuer },
+      principal: { type: 'user', id: outcome.user.id, label: outcome.user.email },
+      agent: { clientId: client.clientId },
     });
     ctx.body = {
       access_token: accessToken,

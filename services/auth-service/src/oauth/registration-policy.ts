@@ -1,9 +1,10 @@
 /**
  * Pre-step of dynamic client registration (RFC 7591), open to remote MCP clients: only public
  * clients (token_endpoint_auth_method `none`, the default here), only the authorization-code,
- * refresh, ID-JAG and device grants (the device grant, RFC 8628, for clients that are not `web`;
- * one registered for it without the authorization-code grant needs no redirect URI: docs/decisions.md
- * "OAuth clients"), and redirect URIs as `application_type` allows (OpenID Connect Dynamic Client
+ * refresh, ID-JAG, device and token-exchange grants (the device grant, RFC 8628, for clients that
+ * are not `web`; one registered for it or for token exchange, RFC 8693, without the
+ * authorization-code grant needs no redirect URI: docs/decisions.md "OAuth clients",
+ * docs/auth-service.md "Delegation (token exchange)"), and redirect URIs as `application_type` allows (OpenID Connect Dynamic Client
  * Registration §2; MCP 2026-07-28 clients send it): `web` clients https only; `native` clients
  * https, http on a loopback address (RFC 8252 §7.3) or a private-use scheme in reverse-domain form
  * (RFC 8252 §7.1); without `application_type`, https or loopback http, as before clients sent it.
@@ -18,6 +19,7 @@ import { clientNameProblem } from './client-names.ts';
 import { sendOAuthError } from '../http/oauth-error.ts';
 import { JWT_BEARER_GRANT } from './id-jag.ts';
 import { DEVICE_GRANT } from './clients.ts';
+import { TOKEN_EXCHANGE_GRANT } from './token-exchange.ts';
 
 /** docs/contract.md "Dynamic registration limits". */
 const MAX_METADATA_BYTES = 8 * 1024;
@@ -25,8 +27,9 @@ const readText = express.text({ limit: MAX_METADATA_BYTES, type: () => true });
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 // A public client may also present ID-JAGs (RFC 7523 §2.1; docs/auth-service.md "Enterprise-managed
-// authorization") and run the device flow (RFC 8628; docs/auth-service.md "Registered device clients").
-const GRANTS = new Set(['authorization_code', 'refresh_token', JWT_BEARER_GRANT, DEVICE_GRANT]);
+// authorization"), run the device flow (RFC 8628; docs/auth-service.md "Registered device clients")
+// and exchange a token it holds for a sub-agent's (RFC 8693; docs/auth-service.md "Delegation (token exchange)").
+const GRANTS = new Set(['authorization_code', 'refresh_token', JWT_BEARER_GRANT, DEVICE_GRANT, TOKEN_EXCHANGE_GRANT]);
 const STATIC_SCOPES = new Set(['openid', 'offline_access', 'email']);
 
 /** RFC 8252 §7.1: a private-use scheme is a reverse domain name (it holds a dot). */
@@ -90,7 +93,7 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
       return sendOAuthError(
         res,
         'invalid_client_metadata',
-        `grant_types may hold authorization_code, refresh_token, ${JWT_BEARER_GRANT} and ${DEVICE_GRANT} only`,
+        `grant_types may hold authorization_code, refresh_token, ${JWT_BEARER_GRANT}, ${DEVICE_GRANT} and ${TOKEN_EXCHANGE_GRANT} only`,
       );
     }
     // MCP clients register the resource scope (`mcp`, from the protected resource metadata);
@@ -105,18 +108,22 @@ export function registrationPolicy(req: Request, res: Response, next: NextFuncti
     if (type !== undefined && !APPLICATION_TYPES.includes(type as 'web')) {
       return sendOAuthError(res, 'invalid_client_metadata', 'application_type must be web or native');
     }
-    if (grants.includes(DEVICE_GRANT)) {
-      // RFC 8628 §1: the device grant is for clients without a browser of their own; a web client
-      // has one, and has the authorization-code flow.
-      if (type === 'web') return sendOAuthError(res, 'invalid_client_metadata', `${DEVICE_GRANT} is for native clients, not web ones`);
-      // RFC 8628 §3.1: a device-flow client is never redirected to. Without the authorization-code
-      // grant it needs no redirect URI, and no response type (oidc-provider's default `code` would
-      // ask for one).
-      if (!grants.includes('authorization_code') && (body['redirect_uris'] === undefined || isEmptyList(body['redirect_uris']))) {
-        body['redirect_uris'] = [];
-        body['response_types'] ??= [];
-        return next();
-      }
+    // RFC 8628 §1: the device grant is for clients without a browser of their own; a web client
+    // has one, and has the authorization-code flow.
+    if (grants.includes(DEVICE_GRANT) && type === 'web')
+      return sendOAuthError(res, 'invalid_client_metadata', `${DEVICE_GRANT} is for native clients, not web ones`);
+    // RFC 8628 §3.1: a device-flow client is never redirected to, nor is a sub-agent that only
+    // exchanges tokens (RFC 8693 §2). Without the authorization-code grant such a client needs no
+    // redirect URI, and no response type (oidc-provider's default `code` would ask for one).
+    const redirectless = grants.includes(DEVICE_GRANT) || grants.includes(TOKEN_EXCHANGE_GRANT);
+    if (
+      redirectless &&
+      !grants.includes('authorization_code') &&
+      (body['redirect_uris'] === undefined || isEmptyList(body['redirect_uris']))
+    ) {
+      body['redirect_uris'] = [];
+      body['response_types'] ??= [];
+      return next();
     }
     const uris = body['redirect_uris'];
     if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => redirectUriAllowed(u, type as ApplicationType))) {

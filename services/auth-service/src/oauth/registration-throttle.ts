@@ -15,7 +15,7 @@ export function registrationThrottle(deps: { throttle: Throttle; rule: ThrottleR
     const wait = await deps.throttle.attempt('register-ip', ip, deps.rule);
     if (wait > 0) {
       res.set('Retry-After', String(wait));
-      return sendOAuthError(res, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} s`, {}, 429);
+      return sendOAuthError(res, 'too_many', `too many client registrations from this address; retry in ${wait} s`);
     }
     next();
   };

@@ -10,6 +10,7 @@
  */
 import type { Accounts } from '@svc/accounts';
 import { clientProfile, CREATE_SVC_KEY_TTL_SECONDS, nameProblem, USER_KEY_TTL_SECONDS } from '@svc/accounts';
+import { oauthError } from '../http/oauth-error.ts';
 import { CREATE_SVC_KEY_LEVEL } from './consent-levels.ts';
 import type { Logger } from '@svc/logger';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -37,11 +38,9 @@ export function tokenResponse(deps: { accounts: Accounts; baseUrl: string; logge
         await at.destroy();
         if (rt) await rt.destroy();
         if (grant) await grant.destroy();
-        ctx.status = 400;
-        ctx.body = {
-          error: 'access_denied',
-          error_description: 'the account has not confirmed its email address; confirm it and sign in again',
-        };
+        const refused = oauthError('access_denied', 'the account has not confirmed its email address; confirm it and sign in again');
+        ctx.status = refused.status;
+        ctx.body = refused.body;
         return;
       }
     }

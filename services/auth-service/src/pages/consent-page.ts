@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { CREATE_SVC_KEY_TTL_SECONDS, type User } from '@svc/accounts';
+import { AUDIT_AGENTS, CREATE_SVC_KEY_TTL_SECONDS, USER_KEY_TTL_SECONDS, type User } from '@svc/accounts';
 import { scopeForLevel } from '@svc/policy';
 import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { TTL } from '../oauth/lifetimes.ts';
@@ -51,10 +51,10 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
       error,
       accessDays: ACCESS_DAYS,
     };
-    const status = error ? 400 : 200;
+    const refusal = error ? 'invalid_form' : undefined;
     switch (kindOf(details)) {
       case 'personal':
-        return void render(res, personalKeyConsent(v), { status });
+        return void render(res, personalKeyConsent(v, USER_KEY_TTL_SECONDS / 86_400), { refusal });
       case 'provision':
         return void render(
           res,
@@ -64,17 +64,17 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
             keyLevel: CREATE_SVC_KEY_LEVEL,
             keyDays: CREATE_SVC_KEY_TTL_SECONDS / 86_400,
           }),
-          { status },
+          { refusal },
         );
       case 'approve': {
         const slug = projectOfResource(baseUrl, details.params['resource']);
         const project = slug ? await accounts.workspaces.getProject(slug) : null;
         const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
         if (!project || role === 'NONE') {
-          return void render(res, noAccessPage(v, slug ?? '', project !== null), { status: 403 });
+          return void render(res, noAccessPage(v, slug ?? '', project !== null), { refusal: 'forbidden' });
         }
         const levels = offeredLevels(role, details.params['scope']);
-        return void render(res, projectApprovalConsent(v, { project, role }, levels), { status });
+        return void render(res, projectApprovalConsent(v, { project, role }, levels), { refusal });
       }
       case 'select':
         return void render(
@@ -84,7 +84,7 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
             await accounts.workspaces.accessibleProjects(user.id),
             offeredLevels('ADMIN', details.params['scope']),
           ),
-          { status },
+          { refusal },
         );
     }
   }
@@ -96,8 +96,8 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
     const kind = kindOf(details);
     switch (kind) {
       case 'personal':
-        if (body['confirm_all_projects'] !== 'yes' || body['confirm_expiry'] !== 'yes')
-          return { error: 'Tick both boxes to create the key.' };
+        // docs/contract.md "Client profiles" rule 2: the person confirms the key's reach and expiry.
+        if (body['confirm_key'] !== 'yes') return { error: 'Tick the box to confirm what this key can do, or deny.' };
         return { resource: undefined, scope: scopeForLevel(CREATE_SVC_KEY_LEVEL) };
       case 'provision': {
         const slug = await ensurePersonalProject(accounts, user, projectNameOf(details.params));
@@ -148,6 +148,8 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
         ...(slug ? { project: slug } : { personal_key: String(details.params['client_id']) }),
         scope: resource ? scope : 'personal key',
       },
+      principal: { type: 'user', id: user.id, label: user.email },
+      agent: AUDIT_AGENTS.web,
     });
   }
 

@@ -54,14 +54,23 @@ ${aboutClient(v)}
   );
 }
 
-/** svc-cli: both confirmations (docs/contract.md "Client profiles" rule 2). */
-export function personalKeyConsent(v: ConsentView): SafeHtml {
+/**
+ * svc-cli (docs/contract.md "Client profiles" rule 2): the key's reach, expiry and what it replaces
+ * are listed, and one box confirms the grant in those terms. The key acts at the person's own role
+ * in every project, with no level to choose, so the box is the one deliberate step between a typed
+ * code and that reach; the page's other facts need no box of their own.
+ */
+export function personalKeyConsent(v: ConsentView, keyDays: number): SafeHtml {
   return frame(
     v,
     'Create a personal key',
     html`<p>${clientLabel(v)} asks for a personal key that acts as you.</p>
-<label class="check"><input type="checkbox" name="confirm_all_projects" value="yes" required> I understand this key can access every project I can access.</label>
-<label class="check"><input type="checkbox" name="confirm_expiry" value="yes" required> I understand this key expires after 30 days, and that it replaces my previous key from this tool.</label>`,
+<ul class="key-terms" id="key-terms">
+<li>It reaches <strong>every project you can access</strong>, with your role in each: where you are ADMIN, it can manage the project.</li>
+<li>It expires after <strong>${keyDays} days</strong>.</li>
+<li>It replaces your previous key from this tool, which stops working.</li>
+</ul>
+<label class="check"><input type="checkbox" name="confirm_key" value="yes" required aria-describedby="key-terms"${v.error ? html` aria-invalid="true" autofocus` : ''}> I understand: this key acts as me in every project I can access, for ${keyDays} days.</label>`,
   );
 }
 

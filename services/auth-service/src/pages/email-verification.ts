@@ -91,7 +91,8 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
 
     async page(req, res) {
       const token = tokenOf(req.query['token']);
-      if (!token || !(await deps.redis.exists(OK.emailVerify(digest(token))))) return void render(res, expired(), { status: 400 });
+      if (!token || !(await deps.redis.exists(OK.emailVerify(digest(token)))))
+        return void render(res, expired(), { refusal: 'link_expired' });
       render(res, confirmEmailPage(deps.web.csrfToken(req, res), token));
     },
 
@@ -101,11 +102,11 @@ export function emailVerification(deps: PageDeps & { redis: Redis; mailer: Maile
         return void render(
           res,
           page('Confirm your email address', html`<p class="error" role="alert">The form expired. Open the link from the email again.</p>`),
-          { status: 403 },
+          { refusal: 'form_expired' },
         );
       const userId = token ? await deps.redis.getdel(OK.emailVerify(digest(token))) : null;
       const user = userId ? await deps.accounts.users.get(userId) : null;
-      if (!user) return void render(res, expired(), { status: 400 });
+      if (!user) return void render(res, expired(), { refusal: 'link_expired' });
       await deps.accounts.users.markEmailVerified(user.id);
       await deps.accounts.audit.recordOwn(user, 'email.verified', { source: req.ip ?? '' });
       deps.logger.info('email verified', { user: user.id });

@@ -48,7 +48,7 @@ export function interactionForms(deps: Pick<InteractionDeps, 'provider' | 'accou
       details = await provider.interactionDetails(req, res);
     } catch {
       render(res, refusalPage('Request expired', 'This sign-in request has expired or was already finished. Start again on your device.'), {
-        status: 400,
+        refusal: 'link_expired',
       });
       return null;
     }
@@ -59,7 +59,7 @@ export function interactionForms(deps: Pick<InteractionDeps, 'provider' | 'accou
   /** An unconfirmed address approves nothing (docs/auth-service.md "Proven addresses"): 403 and the way to confirm. */
   function confirmFirst(req: Request, res: Response, details: Details, user: User, sent?: boolean): void {
     const v = { uid: details.uid, csrf: deps.web.csrfToken(req, res), email: user.email, emailOn: deps.verification.enabled, sent };
-    render(res, confirmFirstPage(v), { status: 403 });
+    render(res, confirmFirstPage(v), { refusal: 'forbidden' });
   }
 
   /**
@@ -71,7 +71,9 @@ export function interactionForms(deps: Pick<InteractionDeps, 'provider' | 'accou
     if (!loaded) return null;
     const { details, user } = loaded;
     if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req)) {
-      render(res, refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'), { status: 403 });
+      render(res, refusalPage(refused, 'The form expired or you were signed out. Start again on your device.'), {
+        refusal: 'form_expired',
+      });
       return null;
     }
     if (!user.emailVerifiedAt) {

@@ -47,7 +47,7 @@ export function interactionPages(deps: InteractionDeps) {
       const { details, user } = loaded;
       if (!user || details.session?.accountId !== user.id || !deps.web.csrfValid(req))
         return void render(res, refusalPage('Not sent', 'The form expired or you were signed out. Start again on your device.'), {
-          status: 403,
+          refusal: 'form_expired',
         });
       if (user.emailVerifiedAt) return void res.redirect(303, `/interaction/${details.uid}`);
       forms.confirmFirst(req, res, details, user, await deps.verification.send(user));
@@ -57,7 +57,7 @@ export function interactionPages(deps: InteractionDeps) {
       const loaded = await forms.load(req, res);
       if (!loaded) return;
       if (!deps.web.csrfValid(req))
-        return void render(res, refusalPage('Not cancelled', 'The form expired. Start again.'), { status: 403 });
+        return void render(res, refusalPage('Not cancelled', 'The form expired. Start again.'), { refusal: 'form_expired' });
       await provider.interactionFinished(
         req,
         res,

@@ -4,11 +4,12 @@
  * button, and only an account whose confirmed address is the invited one becomes a member.
  */
 import type { Request, Response } from 'express';
-import { AccountError, type InvitationRefusal } from '@svc/accounts';
+import { AccountError, AUDIT_AGENTS, type InvitationRefusal } from '@svc/accounts';
 import { csrfField } from '../http/web-session.ts';
 import { html, render, type SafeHtml } from '../ui/html.ts';
 import { page } from '../ui/layout.ts';
 import type { PageDeps } from './sign-in.ts';
+import type { PageRefusal } from '@svc/errors';
 
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
 
@@ -44,13 +45,14 @@ export function joinedPage(invitation: { project: string; role: string }): SafeH
 }
 
 export function invitationPages(deps: PageDeps) {
-  const refused = (res: Response, status: number, message: string): void => void render(res, invitationRefusedPage(message), { status });
+  const refused = (res: Response, refusal: PageRefusal, message: string): void =>
+    void render(res, invitationRefusedPage(message), { refusal });
 
   return {
     async page(req: Request, res: Response): Promise<void> {
       const token = tokenOf(req.query['token']);
       const invitation = await deps.accounts.invitations.ofToken(token);
-      if (!invitation) return refused(res, 400, REFUSALS.unknown(''));
+      if (!invitation) return refused(res, 'link_expired', REFUSALS.unknown(''));
       const userId = await deps.web.userOf(req);
       if (!userId) return void res.redirect(303, `/signin?return=${encodeURIComponent(`/invitation?token=${token}`)}`);
       render(res, joinPage(deps.web.csrfToken(req, res), token, invitation));
@@ -61,14 +63,15 @@ export function invitationPages(deps: PageDeps) {
       const userId = await deps.web.userOf(req);
       const user = userId ? await deps.accounts.users.get(userId) : null;
       if (!user || !deps.web.csrfValid(req))
-        return refused(res, 403, 'The form expired or you were signed out. Open the link from the email again.');
+        return refused(res, 'form_expired', 'The form expired or you were signed out. Open the link from the email again.');
       const outcome = await deps.accounts.invitations.accept(token, user).catch((err: unknown) => {
         // The project holds its most members (docs/management.md "Collection limits").
         if (err instanceof AccountError && err.code === 'limit') return { full: err.message };
         throw err;
       });
-      if ('full' in outcome) return refused(res, 409, outcome.full);
-      if ('refused' in outcome) return refused(res, outcome.refused === 'unknown' ? 400 : 403, REFUSALS[outcome.refused](user.email));
+      if ('full' in outcome) return refused(res, 'conflict', outcome.full);
+      if ('refused' in outcome)
+        return refused(res, outcome.refused === 'unknown' ? 'link_expired' : 'forbidden', REFUSALS[outcome.refused](user.email));
       const { invitation } = outcome;
       const workspace = (await deps.accounts.workspaces.getProject(invitation.project))?.workspace;
       if (workspace)
@@ -80,6 +83,8 @@ export function invitationPages(deps: PageDeps) {
           source: req.ip ?? '',
           requestId: '',
           detail: { project: invitation.project, role: invitation.role, invited_by: invitation.invitedBy },
+          principal: { type: 'user', id: user.id, label: user.email },
+          agent: AUDIT_AGENTS.web,
         });
       render(res, joinedPage(invitation));
     },

@@ -98,7 +98,7 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       if (!deps.mailer.enabled) return void render(res, off());
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (!deps.web.csrfValid(req))
-        return void render(res, forgotPage(deps.web.csrfToken(req, res), 'The form expired. Try again.'), { status: 403 });
+        return void render(res, forgotPage(deps.web.csrfToken(req, res), 'The form expired. Try again.'), { refusal: 'form_expired' });
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
       // Per source, and per address asked for from every source (each sends a mail).
       const ip = req.ip ?? 'unknown';
@@ -114,7 +114,7 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
     async resetPage(req: Request, res: Response): Promise<void> {
       const token = typeof req.query['token'] === 'string' ? req.query['token'].slice(0, 100) : '';
       const user = token ? await personOf(await deps.redis.get(OK.passwordReset(digest(token)))) : null;
-      if (!user) return void render(res, expired(), { status: 400 });
+      if (!user) return void render(res, expired(), { refusal: 'link_expired' });
       render(res, newPasswordPage(deps.web.csrfToken(req, res), token));
     },
 
@@ -123,16 +123,18 @@ export function passwordReset(deps: PageDeps & { redis: Redis; mailer: Mailer; a
       const token = typeof body['token'] === 'string' ? body['token'].slice(0, 100) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req))
-        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, 'The form expired. Try again.'), { status: 403 });
+        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, 'The form expired. Try again.'), {
+          refusal: 'form_expired',
+        });
       try {
         checkPassword(password);
       } catch (err) {
         if (!(err instanceof AccountError)) throw err;
         const message = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
-        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, message), { status: 400 });
+        return void render(res, newPasswordPage(deps.web.csrfToken(req, res), token, message), { refusal: 'invalid_form' });
       }
       const user = token ? await personOf(await deps.redis.getdel(OK.passwordReset(digest(token)))) : null;
-      if (!user) return void render(res, expired(), { status: 400 });
+      if (!user) return void render(res, expired(), { refusal: 'link_expired' });
       // The new epoch ends every other link (docs/auth-service.md "What a new password ends").
       await deps.accounts.users.setPassword(user.id, password);
       // The link proved the address: the account's sign-in backoff ends with the new password.

@@ -23,7 +23,7 @@ export function requestAccessPage(deps: Pick<InteractionDeps, 'provider' | 'acco
     const { details, user } = form;
     const slug = projectOfResource(deps.config.baseUrl, details.params['resource']);
     const project = slug ? await accounts.workspaces.getProject(slug) : null;
-    if (!project) return void render(res, refusalPage('Not sent', 'There is no such project.'), { status: 404 });
+    if (!project) return void render(res, refusalPage('Not sent', 'There is no such project.'), { refusal: 'not_found' });
     const body = (req.body ?? {}) as Record<string, unknown>;
     const requestedLevel = isKeyLevel(body['level']) ? body['level'] : 'EDITOR';
     const reason = typeof body['reason'] === 'string' ? body['reason'].slice(0, 500) : '';
@@ -36,7 +36,7 @@ export function requestAccessPage(deps: Pick<InteractionDeps, 'provider' | 'acco
       // Too many requests await a decision (docs/management.md "Collection limits"), or a
       // denial is too recent (docs/management.md "Access request lifecycle").
       if (!(err instanceof AccountError && (err.code === 'limit' || err.code === 'cooldown'))) throw err;
-      return void render(res, refusalPage('Not sent', err.message), { status: 409 });
+      return void render(res, refusalPage('Not sent', err.message), { refusal: 'conflict' });
     }
     await deps.management.accessRequested(request);
     await provider.interactionFinished(

@@ -17,6 +17,7 @@ import { safeReturn } from './return-to.ts';
 import type { Sso } from '../sso/create-sso.ts';
 import { SsoError } from '@svc/sso';
 import { tooMany } from '../http/too-many.ts';
+import { pageRefusalOf } from '@svc/errors';
 
 export interface PageDeps {
   redis: Redis;
@@ -95,7 +96,7 @@ export function signIn(deps: SignInDeps) {
       const email = typeof body['email'] === 'string' ? body['email'].trim().toLowerCase().slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
       if (!deps.web.csrfValid(req)) {
-        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { status: 403 });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'The form expired. Try again.'), { refusal: 'form_expired' });
         return;
       }
       const ip = req.ip ?? 'unknown';
@@ -119,13 +120,13 @@ export function signIn(deps: SignInDeps) {
           // The provider cannot be reached or read: said on the sign-in page, the detail logged.
           if (!(err instanceof SsoError)) throw err;
           deps.logger.warn('sso start failed', { status: err.status, detail: err.detail });
-          render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, err.message), { status: err.status });
+          render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, err.message), { refusal: pageRefusalOf(err.status) });
           return;
         }
       }
       if (route.kind === 'refused') {
-        deps.logger.info('password sign-in refused: single sign-on', { status: route.status });
-        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { status: route.status });
+        deps.logger.info('password sign-in refused: single sign-on', { refusal: route.refusal });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, route.message), { refusal: route.refusal });
         return;
       }
       if (email) {
@@ -142,7 +143,9 @@ export function signIn(deps: SignInDeps) {
         deps.logger.info('sign-in refused', { ip });
         const known = email ? await deps.accounts.users.findByEmail(email) : null;
         if (known) await audit(deps, known.workspace, email, 'signin.failed', ip);
-        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.'), { status: 401 });
+        render(res, signInPage(deps.web.csrfToken(req, res), returnTo, email, 'Wrong email or password.'), {
+          refusal: 'wrong_credentials',
+        });
         return;
       }
       await deps.throttle.reset('signin-account', accountSource);

@@ -25,7 +25,7 @@ export function signOut(deps: PageDeps & { redis: Redis }) {
     async post(req: Request, res: Response): Promise<void> {
       if (!deps.web.csrfValid(req)) {
         render(res, page('Sign out', html`<p class="error" role="alert">The form expired. <a href="/signout">Try again</a>.</p>`), {
-          status: 403,
+          refusal: 'form_expired',
         });
         return;
       }

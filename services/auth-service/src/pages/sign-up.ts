@@ -14,6 +14,7 @@ import { safeReturn } from './return-to.ts';
 import type { EmailVerification } from './email-verification.ts';
 import type { PageDeps } from './sign-in.ts';
 import { tooMany } from '../http/too-many.ts';
+import type { PageRefusal } from '@svc/errors';
 
 /** A refusal: tied to its field (aria-invalid, aria-describedby, focus), or about the form as a whole. */
 type SignUpError = { field: 'email' | 'password' | null; message: string };
@@ -67,9 +68,9 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
       const returnTo = safeReturn(body['return']);
       const email = typeof body['email'] === 'string' ? body['email'].trim().slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'] : '';
-      const again = (error: SignUpError, status: number) =>
-        render(res, signUpPage(deps.web.csrfToken(req, res), returnTo, email, error), { status });
-      if (!deps.web.csrfValid(req)) return void again({ field: null, message: 'The form expired. Try again.' }, 403);
+      const again = (error: SignUpError, refusal: PageRefusal) =>
+        render(res, signUpPage(deps.web.csrfToken(req, res), returnTo, email, error), { refusal });
+      if (!deps.web.csrfValid(req)) return void again({ field: null, message: 'The form expired. Try again.' }, 'form_expired');
       const ip = req.ip ?? 'unknown';
       // Every attempt counts, checked and counted in one step (throttle.ts): per source, and per
       // address signed up for from every source (each may send a confirmation mail).
@@ -79,12 +80,12 @@ export function signUp(deps: PageDeps & { verification: EmailVerification }) {
       if (wait > 0 || emailWait > 0)
         return tooMany(res, Math.max(wait, emailWait), { returnTo, csrf: deps.web.csrfToken(req, res), reset: true });
       // Checks that do not depend on whether the address is taken answer at once, tied to their field.
-      if (!EMAIL_PATTERN.test(email)) return void again({ field: 'email', message: `"${email}" is not an email address.` }, 400);
+      if (!EMAIL_PATTERN.test(email)) return void again({ field: 'email', message: `"${email}" is not an email address.` }, 'invalid_form');
       try {
         checkPassword(password);
       } catch (err) {
         if (!(err instanceof AccountError)) throw err;
-        return void again(refusalOf(err), 400);
+        return void again(refusalOf(err), 'invalid_form');
       }
       render(res, checkEmailPage(email, returnTo, deps.verification.enabled));
       // After the answer: the account and its mail, or a note to the address's owner. A slow mail

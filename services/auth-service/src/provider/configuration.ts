@@ -85,6 +85,9 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     pkce: { required: () => true },
     // Tokens outlive the browser session that approved them (docs/auth-service.md "oidc-provider overrides").
     expiresWithSession: async () => false,
+    // The library sets an opaque token's `extra` from this hook when it saves it: the claims a
+    // grant set on it (a delegated token's `act` and parent: oauth/token-exchange-grant.ts) are kept.
+    extraTokenClaims: async (_ctx, token) => token.extra,
     // Every profile issuing project tokens gets a refresh token, without having to ask for
     // offline_access; a personal key has none (docs/contract.md "Personal key response").
     issueRefreshToken: async (_ctx, client) => refreshesTokens(clientProfile(client.clientId)) && client.grantTypeAllowed('refresh_token'),

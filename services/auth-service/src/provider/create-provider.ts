@@ -20,6 +20,8 @@ import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
 import { createIssuerKeys, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
+import { TOKEN_EXCHANGE_GRANT } from '../oauth/token-exchange.ts';
+import { TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from '../oauth/token-exchange-grant.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
 import { keepUnverifiedClientErrorsOnSvc } from '../oauth/unverified-client-errors.ts';
 import { createDevicePages } from './device-pages.ts';
@@ -125,6 +127,13 @@ export function createProvider(deps: ProviderDeps): Provider {
       sso: createSsoStore(deps.redis, config.cookieKeys),
     }),
     ID_JAG_GRANT_PARAMETERS,
+  );
+  // RFC 8693 delegation to a sub-agent (docs/auth-service.md "Delegation (token exchange)"); the
+  // registration adds it to the metadata's grant_types_supported.
+  provider.registerGrantType(
+    TOKEN_EXCHANGE_GRANT,
+    tokenExchangeGrant({ accounts: deps.accounts, baseUrl: config.baseUrl }),
+    TOKEN_EXCHANGE_PARAMETERS,
   );
 
   // First, so outermost: it sees whatever the post-steps below throw too.

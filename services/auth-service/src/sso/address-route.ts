@@ -7,7 +7,9 @@
 import type { SsoStore } from '@svc/sso';
 
 export type AddressRoute =
-  { kind: 'password' } | { kind: 'provider'; workspace: string } | { kind: 'refused'; status: 400 | 403; message: string };
+  | { kind: 'password' }
+  | { kind: 'provider'; workspace: string }
+  | { kind: 'refused'; refusal: 'invalid_form' | 'forbidden'; message: string };
 
 export async function routeOfAddress(
   store: SsoStore,
@@ -20,13 +22,13 @@ export async function routeOfAddress(
   if (!workspace || !settings) {
     if (!input.ssoAsked) return { kind: 'password' };
     const what = domain ? `addresses at ${domain}` : 'this address';
-    return { kind: 'refused', status: 400, message: `No single sign-on is set up for ${what}. Sign in with your password.` };
+    return { kind: 'refused', refusal: 'invalid_form', message: `No single sign-on is set up for ${what}. Sign in with your password.` };
   }
   if (input.ssoAsked || !input.passwordGiven) return { kind: 'provider', workspace };
   if (settings.required) {
     return {
       kind: 'refused',
-      status: 403,
+      refusal: 'forbidden',
       message: `Members at ${domain} sign in through their company's sign-in, not with a password. Choose "Continue with single sign-on".`,
     };
   }

@@ -14,6 +14,7 @@ import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore, SSO_SE
 import { ssoFlow } from './flow.ts';
 import { providerClient } from './provider-client.ts';
 import { provisioning, type SsoPerson } from './provision.ts';
+import { pageRefusalOf } from '@svc/errors';
 
 export interface SsoDeps {
   redis: Redis;
@@ -93,7 +94,7 @@ export function createSso(deps: SsoDeps) {
         });
       }
       const body = html`<p class="error" role="alert">${refused.message}</p><nav><a href="/signin">Sign in again</a></nav>`;
-      render(res, page('Sign-in refused', body), { status: refused.status });
+      render(res, page('Sign-in refused', body), { refusal: pageRefusalOf(refused.status) });
     },
   };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Accounts, User } from '@svc/accounts';
-import { AccountError } from '@svc/accounts';
+import { AccountError, AUDIT_AGENTS } from '@svc/accounts';
 import { roleAtLeast, type Role } from '@svc/policy';
 import type { IDToken } from 'openid-client';
 import { SSO_MAX_GROUPS_READ, SsoError, type SsoSettings, type SsoStore } from '@svc/sso';
@@ -115,6 +115,8 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
         source,
         requestId,
         detail: { role, created: String(created), issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
+        principal: { type: 'user', id: user.id, label: email },
+        agent: AUDIT_AGENTS.web,
       });
       return { user, unproven: unproven ?? false, requestId };
     },

@@ -5,6 +5,7 @@
  * in our code. Pages are sent with `render`, which takes nothing but SafeHtml.
  */
 import type { Response } from 'express';
+import { pageStatus, type PageRefusal } from '@svc/errors';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -64,9 +65,16 @@ export function trustedHtml(constant: string): SafeHtml {
   return new SafeHtml(MADE_HERE, constant);
 }
 
-/** Sends a page: its status (200 unless given), extra headers, and the SafeHtml as text/html. */
-export function render(res: Response, body: SafeHtml, opts: { status?: number; headers?: Record<string, string> } = {}): void {
-  res.status(opts.status ?? 200);
+/**
+ * Sends a page: 200, or the status of the refusal it names (@svc/errors `PageRefusal`, docs/errors.md
+ * "Three families, one table"), extra headers, and the SafeHtml as text/html.
+ */
+export function render(
+  res: Response,
+  body: SafeHtml,
+  opts: { refusal?: PageRefusal | undefined; headers?: Record<string, string> } = {},
+): void {
+  res.status(opts.refusal ? pageStatus(opts.refusal) : 200);
   if (opts.headers) res.set(opts.headers);
   res.type('html').send(body.toString());
 }

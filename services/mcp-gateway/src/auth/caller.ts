@@ -1,6 +1,7 @@
 /** What authentication resolves a credential to, for one endpoint. */
 import type { BlockList } from 'node:net';
 import type { KeyLevel, Plan, Role, Surface } from '@svc/policy';
+import type { DelegationAncestor } from './oauth-types.ts';
 
 /**
  * The endpoint a request addresses: a project, a team, or the caller's own account (the account
@@ -40,6 +41,14 @@ export interface ResolvedCaller {
   session: string;
   /** The OAuth client the token was issued to; absent for API keys. */
   clientId?: string;
+  /**
+   * A delegated OAuth token's chain of acting clients (RFC 8693 §4.1 `act`; docs/auth-service.md
+   * "Delegation (token exchange)"), for audit: the current actor (`clientId`) first, the client
+   * the person authorized last. Absent for every other credential.
+   */
+  chain?: readonly string[];
+  /** A delegated token's ancestors: a revocation of any of them (token or grant) drops the cached caller. */
+  ancestors?: readonly DelegationAncestor[];
   /** The API key's own requests-per-minute limit (docs/management.md "Per-key limits"); null: the plan's. */
   keyLimit: number | null;
   /** Stored key hash, for last-used bookkeeping; empty for OAuth tokens. */

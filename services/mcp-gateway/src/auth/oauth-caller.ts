@@ -63,6 +63,7 @@ export function oauthCaller(deps: OAuthCallerDeps) {
       keyHash: '',
       keyLimit: null,
       ...(info.jkt ? { jkt: info.jkt } : {}),
+      ...(info.chain ? { chain: info.chain, ancestors: info.ancestors ?? [] } : {}),
       expiresAt: info.expiresAt,
       allowedIps: null,
     });

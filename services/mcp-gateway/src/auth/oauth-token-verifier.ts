@@ -10,14 +10,18 @@
  * the Grant (its scope for that resource), whatever scope the client asked for
  * (docs/auth-service.md "Scopes"). A service account's client-credentials token (kind
  * ClientCredentials, stored beside the AccessTokens) names the account and its audience, a
- * project's MCP endpoint or the team endpoint (docs/auth-service.md "Client credentials"). The gateway caches answers and drops them on every `svc:invalidate` message, which the
+ * project's MCP endpoint or the team endpoint (docs/auth-service.md "Client credentials"). A
+ * delegated token (RFC 8693 token exchange, docs/auth-service.md "Delegation (token exchange)")
+ * carries its chain of acting clients, which the caller exposes, and stands only while each token
+ * it descends from, up to DELEGATION_MAX_DEPTH of them, is itself live for the same person and
+ * resource. The gateway caches answers and drops them on every `svc:invalidate` message, which the
  * auth-service's adapter publishes on each revocation, destruction or consumption.
  */
 import type { AccessTokenRecord, Redis } from '@svc/accounts';
-import { oidcRecords, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
+import { DELEGATION_MAX_DEPTH, oidcRecords, oidcSessionUidKey, SLUG_PATTERN } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import { approvedLevel } from '@svc/policy';
-import type { OAuthTokenInfo, OAuthTokenVerifier, ServiceAccountTokenInfo } from './oauth-types.ts';
+import type { DelegationAncestor, OAuthTokenInfo, OAuthTokenVerifier, ServiceAccountTokenInfo } from './oauth-types.ts';
 
 export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; now?: () => number }): OAuthTokenVerifier {
   const now = deps.now ?? Date.now;
@@ -38,6 +42,30 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
     return SLUG_PATTERN.test(slug) ? { kind: 'team', slug } : null;
   }
 
+  /**
+   * The tokens a delegated token descends from, parent first, each live (unexpired, unconsumed,
+   * its Grant there), for the same person and resource, and held by the actors the chain names
+   * (the n-th ancestor's own chain is the token's without its first n actors); null when one is
+   * not, or when the line is longer than its chain says or than DELEGATION_MAX_DEPTH.
+   */
+  async function liveAncestors(at: AccessTokenRecord): Promise<DelegationAncestor[] | null> {
+    const chain = at.chain ?? [at.clientId];
+    const ancestors: DelegationAncestor[] = [];
+    for (let digest = at.parent; digest !== undefined;) {
+      if (ancestors.length >= DELEGATION_MAX_DEPTH) return null;
+      const stored = await oidcRecords.accessTokenByDigest(deps.redis, digest);
+      const parent = stored?.consumed === null ? stored.payload : null;
+      if (!parent || parent.exp * 1000 <= now() || parent.accountId !== at.accountId || parent.aud !== at.aud) return null;
+      const expected = chain.slice(ancestors.length + 1);
+      const own = parent.chain ?? [parent.clientId];
+      if (own.length !== expected.length || own.some((actor, i) => actor !== expected[i])) return null;
+      if (!(await oidcRecords.grant(deps.redis, parent.grantId))) return null;
+      ancestors.push({ digest, grantId: parent.grantId });
+      digest = parent.parent;
+    }
+    return ancestors.length === chain.length - 1 ? ancestors : null;
+  }
+
   return {
     async verify(token: string): Promise<OAuthTokenInfo | ServiceAccountTokenInfo | null> {
       if (parseCredential(token)?.kind !== 'access_token') return null;
@@ -55,6 +83,8 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       const grant = await oidcRecords.grant(deps.redis, at.grantId);
       if (!grant) return null;
       if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(oidcSessionUidKey(at.sessionUid))))) return null;
+      const ancestors = at.parent === undefined ? [] : await liveAncestors(at);
+      if (!ancestors) return null;
       // The scope the Grant records for the token's resource; absent is read as VIEWER.
       const granted = typeof at.aud === 'string' ? grant.resources[at.aud] : undefined;
       return {
@@ -66,6 +96,7 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
         scope: at.scope ?? '',
         approvedLevel: approvedLevel(granted),
         jkt: at.jkt ?? null,
+        ...(at.chain ? { chain: at.chain, ancestors } : {}),
       };
     },
   };

@@ -25,6 +25,20 @@ export interface OAuthTokenInfo {
   approvedLevel: KeyLevel;
   /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1 `cnf.jkt`); null when unbound. */
   jkt: string | null;
+  /**
+   * A delegated token's acting clients (RFC 8693 §4.1 `act`; docs/auth-service.md "Delegation
+   * (token exchange)"): the current actor (`clientId`) first, the client the person authorized last.
+   */
+  chain?: string[];
+  /** A delegated token's ancestors, parent first, each found live when the token was verified. */
+  ancestors?: DelegationAncestor[];
+}
+
+/** A token a delegated token descends from: revoking it (or its grant) ends the delegated one. */
+export interface DelegationAncestor {
+  /** The SHA-256 of its value, as the auth-service's invalidation messages name it. */
+  digest: string;
+  grantId: string;
 }
 
 /**

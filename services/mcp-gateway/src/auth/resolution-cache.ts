@@ -1,7 +1,8 @@
 /**
  * In-process cache of resolved credentials (docs/redis-schema.md "Invalidation").
- * - Each entry is tagged with what its answer depends on (the key, the OAuth token and grant, the
- *   user, the bot, the workspaces, the project, the team's project list), spelled as the
+ * - Each entry is tagged with what its answer depends on (the key, the OAuth token and grant and,
+ *   for a delegated token, those it descends from, the user, the bot, the workspaces, the
+ *   project, the team's project list), spelled as the
  *   invalidation messages spell them (INVALIDATES). An index from tag to entries makes a message
  *   cost what it names: a revocation drops one entry, not the whole cache on every replica. A
  *   message of an unknown shape, or a reconnected subscription (messages may have been missed),
@@ -53,6 +54,8 @@ export function dependencies(credentialHash: string, oauthDigest: string | null,
     if (c.type === 'user') tags.push(INVALIDATES.user(c.id));
     if (c.type === 'bot') tags.push(INVALIDATES.bot(c.id));
     if (!c.keyHash) tags.push(INVALIDATES.oauthGrant(c.session));
+    // A delegated token stands only while every token it descends from does.
+    for (const a of c.ancestors ?? []) tags.push(INVALIDATES.oauthRecord('AccessToken', a.digest), INVALIDATES.oauthGrant(a.grantId));
   }
   return [...new Set(tags)];
 }

@@ -3,6 +3,8 @@
  * - modern: 2026-07-28, stateless; every request carries its version in params._meta.
  * - legacy: 2025-11-25, 2025-06-18 and 2025-03-26, with the initialize handshake.
  */
+import { DENIALS_EXTENSION } from '@svc/errors';
+
 const MODERN_VERSIONS = ['2026-07-28'] as const;
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 /** Every version, newest first: what server/discover and UnsupportedProtocolVersion list. */
@@ -32,6 +34,8 @@ export const META = {
 export const AUTHORIZATION_EXTENSIONS = {
   'io.modelcontextprotocol/oauth-client-credentials': {},
   'io.modelcontextprotocol/enterprise-managed-authorization': {},
+  // Every authorization refusal carries its structured denial (docs/errors.md "Structured denials").
+  [DENIALS_EXTENSION]: {},
 } as const;
 
 export const SERVER_INFO = { name: 'svc', title: 'svc project knowledge' } as const;

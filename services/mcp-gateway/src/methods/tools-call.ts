@@ -83,7 +83,10 @@ export function runTool(deps: ToolsCallDeps) {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
     try {
-      const call = tool.def.call(prepared.args, ctx.toolCaller);
+      // Only a tool that declares it reads the project's other tools is given them (svc_help).
+      const call = tool.def.readsToolSet
+        ? tool.def.call(prepared.args, ctx.toolCaller, ctx.toolSet ?? undefined)
+        : tool.def.call(prepared.args, ctx.toolCaller);
       const result = await (tool.def.selfTimed ? call : withinBudget(call));
       deps.onCall?.(tool.def.name, result.isError ? 'tool_error' : 'ok');
       return result;

@@ -9,6 +9,7 @@ import type { Actor } from '@svc/management';
 import type { CallerContext, Surface } from '@svc/policy';
 import type { ResolvedCaller, Target } from '../auth/caller.ts';
 import type { CheckedProof } from '../auth/dpop-binding.ts';
+import type { EventStream } from '../http/event-stream.ts';
 import type { Headers } from '../http/respond.ts';
 import type { JsonRpcRequest } from '../mcp/envelope.ts';
 import type { Era } from '../mcp/protocol.ts';
@@ -56,6 +57,8 @@ export interface Exchange {
   legacy: boolean;
   /** The management API: who is acting (managementActor). */
   actor: Actor | null;
+  /** The answer, once it is streaming (a tools/call relaying progress): its response or error goes there last. */
+  events?: EventStream;
 }
 
 /** One named unit of a route. It mutates the exchange, may answer (then the route ends), or throws. */

@@ -12,6 +12,7 @@ import { prepareCall } from '../methods/prepare-call.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller } from '../tools/types.ts';
 import type { Exchange, Step } from './exchange.ts';
+import { progressRelay } from './progress-stream.ts';
 import { jsonTextWith, sizedJsonText, type SizedText } from '../http/json-text.ts';
 import { respondEmpty, respondText } from './run.ts';
 
@@ -173,9 +174,12 @@ export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => T
   return async function dispatch(ex) {
     const rpc = ex.rpc!;
     const handler = methods[ex.era].get(rpc.method)!;
+    const toolCaller = toolCallerOf(ex);
+    const progress = progressRelay(ex);
+    if (progress) toolCaller.progress = progress;
     const result = (await handler(rpc.params ?? {}, {
       caller: ex.caller!,
-      toolCaller: toolCallerOf(ex),
+      toolCaller,
       policy: ex.policy!,
       requestId: ex.requestId,
       prepared: ex.prepared,

@@ -40,7 +40,9 @@ export const managementTarget: Step = function managementTarget(ex) {
 export function notFoundError(method: string, path: string): SvcError {
   return new SvcError('not_found', {
     message: `Not found: ${method} ${path.slice(0, 200)}`,
-    remedy: 'MCP: POST /mcp/<project_slug>. REST: see /api/v1/openapi.json.',
+    // The OpenAPI document lists the routes, not the tools a caller can call (docs/decisions.md "REST").
+    remedy:
+      'MCP: POST /mcp/<project_slug>; the tools you can call: tools/list there, or svc tools --project <project_slug>. REST routes: GET /api/v1/openapi.json.',
   });
 }
 

@@ -8,7 +8,7 @@ import type { Logger } from '@svc/logger';
 import type { ResolvedCaller } from '../auth/caller.ts';
 import { replayed } from '../auth/dpop-proof.ts';
 import { quotaThresholdCrossed } from './quota-warning.ts';
-import type { RateLimiter } from './rate-limiter.ts';
+import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import { rateLimitHeaders } from './rate-limiter.ts';
 
 export interface AdmitDeps {
@@ -64,7 +64,8 @@ export function createAdmit(deps: AdmitDeps): Admit {
     if (decision.outcome === 'dpop_replayed') throw replayed();
     deps.onRejected?.(decision.outcome);
     throw new SvcError(decision.outcome, {
-      headers: stringify(headers),
+      headers: { ...stringify(headers), ...refusalHeaders(decision) },
+      data: limitData(decision),
       ...(decision.byKeyLimit
         ? {
             message: `Rate limit exceeded: this key may make ${decision.limit} requests per minute`,
@@ -73,6 +74,26 @@ export function createAdmit(deps: AdmitDeps): Admit {
         : {}),
     });
   };
+}
+
+/**
+ * A limit refusal's data in the shape of the MCP draft "Standardize Rate-Limiting Errors" (as
+ * written in August 2026; docs/errors.md "Limit refusals"): when to retry in milliseconds, and the
+ * limit and what remains of it. The code stays svc's own (-31020, -31021): the draft's -32023 lies
+ * in the range the specification reserves and is not assigned yet.
+ */
+function limitData(d: RateDecision): Record<string, number> {
+  const retryAfterMs = d.retryAfter * 1000;
+  // The monthly quota's figures, when it is the quota that refused.
+  if (d.outcome === 'quota_exhausted' && d.monthlyLimit !== null)
+    return { retryAfterMs, limit: d.monthlyLimit, remaining: Math.max(0, d.monthlyLimit - (d.monthlyUsed ?? d.monthlyLimit)) };
+  return { retryAfterMs, limit: d.limit, remaining: d.remaining };
+}
+
+/** The draft's integer headers, beside the structured RateLimit fields every answer carries. */
+function refusalHeaders(d: RateDecision): Record<string, string> {
+  const data = limitData(d);
+  return { 'RateLimit-Limit': String(data['limit']), 'RateLimit-Remaining': String(data['remaining']) };
 }
 
 function stringify(h: Record<string, string | number>): Record<string, string> {

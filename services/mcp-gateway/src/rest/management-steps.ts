@@ -7,7 +7,7 @@
  * the REST error of its status. An OAuth token is checked against the project its route names
  * (pipeline/path-steps.ts) and manages that project only, at the level approved for it.
  */
-import type { Accounts, Redis } from '@svc/accounts';
+import { keyAgent, type Accounts, type Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import { countManagementRequest, streamExport, type Management } from '@svc/management';
 import { KEY_DEFAULTS, REPORT_LEAK, type BodyOf } from '@svc/management/contract';
@@ -34,7 +34,8 @@ export function managementActor(accounts: Accounts): Step {
     if (key?.kind === 'user_key') {
       const user = await accounts.users.get(key.userId);
       if (!user) throw new SvcError('invalid_api_key', { detail: 'the key owner is gone' });
-      ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId };
+      // The audit entry's agent: the key, or svc-cli when it was the personal key svc-cli was given.
+      ex.actor = { kind: 'person', userId: user.id, label: user.email, source, requestId: ex.requestId, agent: { key } };
       return;
     }
     if (key?.kind === 'project_key' && key.level) {
@@ -46,6 +47,7 @@ export function managementActor(accounts: Accounts): Step {
         label: `key:${key.prefix}`,
         source,
         requestId: ex.requestId,
+        agent: keyAgent(key),
       };
       return;
     }
@@ -58,7 +60,19 @@ export function managementActor(accounts: Accounts): Step {
           // The pipeline's challenge names it in WWW-Authenticate, with the resource metadata.
           data: { scope: 'mcp:admin' },
         });
-      ex.actor = { kind: 'person', userId: caller.id, label: caller.label, source, requestId: ex.requestId, onlyProject: caller.project };
+      // The audit entry's agent: the OAuth client the token was issued to (docs/audit.md "Who and through what").
+      const agent = caller.clientId ? { agent: { clientId: caller.clientId } } : {};
+      const chain = caller.chain?.length ? { chain: caller.chain } : {};
+      ex.actor = {
+        kind: 'person',
+        userId: caller.id,
+        label: caller.label,
+        source,
+        requestId: ex.requestId,
+        onlyProject: caller.project,
+        ...agent,
+        ...chain,
+      };
       return;
     }
     throw new SvcError('access_denied', {

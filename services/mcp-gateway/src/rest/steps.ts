@@ -23,15 +23,30 @@ export function prepareRestCall(registry: ToolRegistry, legacyNames: boolean, to
     if (!refusal) return;
     if (refusal.kind === 'denied') throw refusal.error;
     if (refusal.kind === 'unknown_tool')
-      throw new SvcError('not_found', {
-        message: `Unknown tool: ${name.slice(0, 100)}`,
-        remedy: 'GET /api/v1/openapi.json lists the tools.',
-      });
-    throw new SvcError('invalid_request', {
-      message: refusal.message,
-      remedy: 'Send the arguments as a JSON object that fits the schema in the OpenAPI document.',
-    });
+      throw new SvcError('not_found', { message: `Unknown tool: ${name.slice(0, 100)}`, remedy: listRemedy(ex) });
+    throw new SvcError('invalid_request', { message: refusal.message, remedy: schemaRemedy(ex, prepared.tool?.def.name ?? name) });
   };
+}
+
+/**
+ * Where the caller finds the tools it can call here: the OpenAPI document lists only the built-in
+ * tools, for every caller, where tools/list (and `svc tools`, which reads it) gives the caller's
+ * own, a project's upstream tools included (docs/decisions.md "REST"). No REST route lists them.
+ */
+function listRemedy(ex: Exchange): string {
+  const { kind, slug } = ex.target;
+  if (kind !== 'project') return `The tools you can call: tools/list on POST /mcp/team/${slug} (MCP), or svc_help there.`;
+  return `The tools you can call: svc tools --project ${slug}, or tools/list on POST /mcp/${slug} (MCP), or svc_help there.`;
+}
+
+/** Where the caller reads the schema a tool's arguments must fit: the tool's inputSchema in tools/list. */
+function schemaRemedy(ex: Exchange, tool: string): string {
+  const { kind, slug } = ex.target;
+  const shown =
+    kind === 'project'
+      ? `svc tools describe ${tool} --project ${slug} shows it, as tools/list on POST /mcp/${slug} does`
+      : `tools/list on POST /mcp/team/${slug} shows it`;
+  return `Send the arguments as a JSON object that fits the tool's inputSchema: ${shown}.`;
 }
 
 export function callTool(run: ReturnType<typeof runTool>): Step {

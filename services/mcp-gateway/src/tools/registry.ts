@@ -6,7 +6,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { CallerContext, ToolPolicy } from '@svc/policy';
 import { evaluate, toolPolicy } from '@svc/policy';
-import type { ToolDefinition } from './types.ts';
+import type { ToolDefinition, ToolsBeside } from './types.ts';
 
 export interface RegisteredTool {
   def: ToolDefinition;
@@ -37,10 +37,14 @@ function validatorOf(schema: Record<string, unknown>): ValidateFunction {
 }
 
 /** Where a call finds its tool by name: the built-in registry, or a project's tool set beside it (upstreams/tool-sets.ts). */
-export interface ToolLookup {
+export interface ToolLookup extends ToolsBeside {
   get(name: string): RegisteredTool | undefined;
   listFor(caller: CallerContext): ListedTool[];
+  readonly upstreamTools: ReadonlyMap<string, RegisteredTool>;
 }
+
+/** The built-in registry has no tools beside its own. */
+const NO_UPSTREAM_TOOLS: ReadonlyMap<string, RegisteredTool> = new Map();
 
 /** The policy context a list depends on: callers with the same key see the same list. */
 export const listKey = (caller: CallerContext): string =>
@@ -65,6 +69,7 @@ export function listed(tools: Iterable<RegisteredTool>, caller: CallerContext): 
 export class ToolRegistry implements ToolLookup {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly listCache = new Map<string, ListedTool[]>();
+  readonly upstreamTools = NO_UPSTREAM_TOOLS;
 
   constructor(defs: ToolDefinition[]) {
     for (const def of defs) {

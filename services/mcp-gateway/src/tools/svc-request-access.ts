@@ -36,7 +36,8 @@ export function svcRequestAccess(deps: Pick<ToolDeps, 'accounts' | 'onAccessRequ
             requestedLevel: args.requested_level,
             reason: args.reason,
           },
-          caller.origin,
+          // The audit entry names the agent: the OAuth client, or the API key (docs/audit.md "Who and through what").
+          { ...caller.origin, agent: { clientId: caller.clientId } },
         )
         .catch((err: unknown) => {
           // Too many requests await a decision (docs/management.md "Collection limits"), or a

@@ -7,7 +7,7 @@
 import type { Accounts, Redis, RequestOutcome } from '@svc/accounts';
 import type { Embedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
-import type { Plan, Role, Surface } from '@svc/policy';
+import type { Plan, Role, Surface, ToolPolicy } from '@svc/policy';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 /** What the tool factories are given (createTools in ./index.ts). */
@@ -65,7 +65,15 @@ export interface ToolCaller {
   origin: { source: string; requestId: string };
   /** The OAuth client the token was issued to, or `svc-key:<key id>` for an API key. */
   clientId: string;
+  /**
+   * Where the call's progress goes when its caller asked for it (MCP 2025-11-25 "Progress": a
+   * progressToken, and an answer it can take as an event stream); a tool that reports none ignores it.
+   */
+  progress?: ProgressSink;
 }
+
+/** One progress update of a call, relayed to its caller as notifications/progress (with the caller's token). */
+export type ProgressSink = (update: { progress: number; total?: number; message?: string }) => void;
 
 /** A tool as the registry holds it; tools are written with defineTool, which types `call`'s args. */
 export interface ToolDefinition {
@@ -78,7 +86,20 @@ export interface ToolDefinition {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   /** The tool bounds its own time (a forwarded call: its upstream's timeout), instead of the gateway's tool budget. */
   selfTimed?: boolean;
-  call(args: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult>;
+  /**
+   * The call reads the project's tools beside the built-in ones (svc_help lists them): the
+   * project's tool set is loaded for it, and `call` is given it as `beside`.
+   */
+  readsToolSet?: boolean;
+  call(args: Record<string, unknown>, caller: ToolCaller, beside?: ToolsBeside): Promise<ToolResult>;
+}
+
+/**
+ * A project's tools beside the built-in ones (its upstream servers' tools, under their listed
+ * names: docs/upstream-servers.md "Names"), each with its policy row; empty for the built-in set.
+ */
+export interface ToolsBeside {
+  readonly upstreamTools: ReadonlyMap<string, { def: ToolDefinition; policy: ToolPolicy }>;
 }
 
 /** The JSON Schema of a tool's arguments: an object schema (fragments shared between tools are `as const`). */
@@ -94,7 +115,7 @@ export type ToolArgs<S extends ArgsSchema> = FromSchema<S, { keepDefaultedProper
 /** A tool definition whose `call` takes `A`, the arguments its own inputSchema describes. */
 export interface TypedToolDefinition<S extends ArgsSchema, A = ToolArgs<S>> extends Omit<ToolDefinition, 'inputSchema' | 'call'> {
   inputSchema: S;
-  call(args: A, caller: ToolCaller): Promise<ToolResult>;
+  call(args: A, caller: ToolCaller, beside?: ToolsBeside): Promise<ToolResult>;
 }
 
 /**

@@ -41,7 +41,9 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
       level: isKeyLevel(caller.role) ? caller.role : 'VIEWER',
     } as const;
     try {
-      const answer = await deps.upstreams.client.callTool(deps.upstreams.endpointOf(upstream, caller.workspace, acting), tool, args);
+      const endpoint = deps.upstreams.endpointOf(upstream, caller.workspace, acting);
+      // The caller asked for progress: the upstream is asked for its own, relayed as it comes.
+      const answer = await deps.upstreams.client.callTool(endpoint, tool, args, caller.progress);
       deps.breakers.record(breakerKey, true);
       if (answer.listChanged) deps.onListChanged(upstream, caller.workspace);
       return resultOf(answer.result);

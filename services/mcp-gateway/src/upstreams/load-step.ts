@@ -1,7 +1,8 @@
 /**
  * The step that finds a project's upstream tools for a request that needs them (docs/gateway-pipeline.md):
- * tools/list on a project's endpoint, and a call of a tool that is not built in. A built-in tool's
- * call, and the team endpoint, never read them.
+ * tools/list on a project's endpoint, a call of a tool that is not built in, and a call of a
+ * built-in tool that lists them (`readsToolSet`: svc_help). Another built-in tool's call, and the
+ * team endpoint, never read them.
  */
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
@@ -17,7 +18,9 @@ export function loadToolSet(
   return async function loadToolSet(ex) {
     if (ex.target.kind !== 'project') return;
     const name = nameOf(ex);
-    if (name === undefined || (name !== null && registry.get(name))) return;
+    if (name === undefined) return;
+    const builtIn = name === null ? undefined : registry.get(name);
+    if (builtIn && !builtIn.def.readsToolSet) return;
     ex.toolSet = await sets.get(ex.target.slug, callerOf(ex).workspace);
   };
 }

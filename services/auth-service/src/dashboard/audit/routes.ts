@@ -27,7 +27,7 @@ export function auditRoutes(router: Router, { deps, page$, frame }: Kit): void {
         // log's first page, with why and the form as sent.
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const data = await deps.management.audit(actor, param(req, 'ws'), {});
-        render(res, auditPage(f, { ...data, ...form, error: err.message }), { status: 400 });
+        render(res, auditPage(f, { ...data, ...form, error: err.message }), { refusal: 'invalid_form' });
       }
     }),
   );

@@ -40,7 +40,7 @@ export function auditPage(f: Frame, v: AuditPage): SafeHtml {
 <div class="dates"><div><label for="audit-from">From</label><input type="date" id="audit-from" name="from" value="${v.from}"></div>
 <div><label for="audit-to">To</label><input type="date" id="audit-to" name="to" value="${v.to}"></div></div>
 <button type="submit" class="secondary">Filter</button>${filterQuery(v) && html`<a href="${base}">Clear</a>`}</fieldset></form>`;
-  const rows = v.entries.map((e) => [when(e.at), e.actor, e.action, e.target, e.source, html`<code>${e.requestId}</code>`]);
+  const rows = v.entries.map((e) => [when(e.at), e.actor, through(e), e.action, e.target, e.source, html`<code>${e.requestId}</code>`]);
   const query = filterQuery(v);
   const older = v.next && `${base}?${query ? `${query}&` : ''}cursor=${encodeURIComponent(v.next)}`;
   const filtered = query !== '';
@@ -57,6 +57,30 @@ export function auditPage(f: Frame, v: AuditPage): SafeHtml {
     f,
     'Audit log',
     html`${v.error && html`<p class="error" role="alert">${v.error} Showing the newest entries.</p>`}${filter}<p><a href="${`${base}/export${query ? `?${query}` : ''}`}" download>Export${filtered ? ' this filtered view' : ''} as JSON lines</a> (${filtered ? 'every kept entry the filter lets through' : 'every entry your plan keeps'}; a complete file ends with a line <code>{"complete":true,...}</code>)</p>
-${table('Audit log', ['Time', 'Actor', 'Action', 'Target', 'Source', 'Request'], rows, empty)}${older && html`<p><a href="${older}">Older entries</a>${filtered && html` <span class="muted">(a filtered page searches at most ${AUDIT_FILTER_SCAN} entries)</span>`}</p>`}`,
+${table('Audit log', ['Time', 'Actor', 'Through', 'Action', 'Target', 'Source', 'Request'], rows, empty)}${older && html`<p><a href="${older}">Older entries</a>${filtered && html` <span class="muted">(a filtered page searches at most ${AUDIT_FILTER_SCAN} entries)</span>`}</p>`}`,
   );
 }
+
+/**
+ * Through what the actor acted (docs/audit.md "Who and through what"): the OAuth client by its name,
+ * marked when svc does not vouch for it, or the API key, svc's pages, svc-admin or svc itself; a
+ * delegated token's chain after it, the current client first.
+ */
+function through(e: AuditRow): SafeHtml {
+  const a = e.agent;
+  const named =
+    a.type === 'oauth_client'
+      ? html`${a.name || a.id}${!a.verified && html` <span class="muted">(unverified)</span>`}`
+      : a.type === 'api_key'
+        ? html`key <code>${a.id}</code>`
+        : html`${AGENT_LABELS[a.type]}`;
+  const chain = e.chain.length > 0 && html`<br><span class="muted">delegated by ${e.chain.map((c) => c.sub).join(' ← ')}</span>`;
+  return html`${named}${chain}`;
+}
+
+const AGENT_LABELS: Record<Exclude<AuditRow['agent']['type'], 'oauth_client' | 'api_key'>, string> = {
+  web: 'dashboard',
+  operator: 'svc-admin',
+  svc: 'svc',
+  unknown: '—',
+};

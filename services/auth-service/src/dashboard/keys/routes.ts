@@ -11,6 +11,7 @@ import { KEY_FORMS } from './forms.ts';
 import { keyRoutes } from './key-routes.ts';
 import { newKeyReveal } from './new-key-reveal.ts';
 import { keysPage, newKeyPage, type KeysPage, type NewKeyPage } from './view.ts';
+import type { PageRefusal } from '@svc/errors';
 
 const query = (req: Request, name: string) => str(req.query[name]);
 
@@ -19,13 +20,19 @@ export function keysRoutes(router: Router, kit: Kit): void {
   const { deps, now, page$, frame, reveals } = kit;
   const reveal = newKeyReveal(reveals);
 
-  async function renderKeys(req: Request, res: Response, actor: Actor, extra: Partial<KeysPage> = {}, status = 200): Promise<void> {
+  async function renderKeys(
+    req: Request,
+    res: Response,
+    actor: Actor,
+    extra: Partial<KeysPage> = {},
+    refusal?: PageRefusal,
+  ): Promise<void> {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
     // The list's filter (docs/dashboard.md "API keys"): a GET form, so a filtered view is a link.
     const filter = { status: query(req, 'status'), q: query(req, 'q') };
     const data = await deps.management.keys(actor, slug, filter);
-    render(res, keysPage(f, { ...data, now: now(), filter, ...extra }), { status });
+    render(res, keysPage(f, { ...data, now: now(), filter, ...extra }), { refusal });
   }
 
   router.get(
@@ -33,11 +40,17 @@ export function keysRoutes(router: Router, kit: Kit): void {
     page$((req, res, actor) => renderKeys(req, res, actor)),
   );
   /** The create form's page, empty or again with what was typed and the refusal tied to its field. */
-  async function renderNew(req: Request, res: Response, actor: Actor, extra: Omit<NewKeyPage, 'creatableLevels'> = {}, status = 200) {
+  async function renderNew(
+    req: Request,
+    res: Response,
+    actor: Actor,
+    extra: Omit<NewKeyPage, 'creatableLevels'> = {},
+    refusal?: PageRefusal,
+  ) {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
     const { creatableLevels } = await deps.management.keys(actor, slug, { status: '', q: '' });
-    render(res, newKeyPage(f, { creatableLevels, ...extra }), { status });
+    render(res, newKeyPage(f, { creatableLevels, ...extra }), { refusal });
   }
 
   router.get(
@@ -72,7 +85,7 @@ export function keysRoutes(router: Router, kit: Kit): void {
       } catch (err) {
         if (!(err instanceof ManagementError) || err.status !== 400) throw err;
         const at = err.field === 'level' || err.field === 'expires' || err.field === 'rateLimit' ? err.field : 'name';
-        await renderNew(req, res, actor, { error: { field: at, message: err.message }, values }, 400);
+        await renderNew(req, res, actor, { error: { field: at, message: err.message }, values }, 'invalid_form');
       }
     }),
   );

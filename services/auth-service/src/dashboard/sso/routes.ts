@@ -11,6 +11,7 @@ import { formOf } from '../form.ts';
 import { back, param, type Done, type Kit } from '../kit.ts';
 import { SSO_FORMS } from './forms.ts';
 import { ssoPage, ssoPath } from './view.ts';
+import { pageRefusalOf } from '@svc/errors';
 
 /** `group=ROLE` lines; a line without `=` is a group with an empty role (refused by the settings). */
 function groupLines(text: string): { group: string; role: string }[] {
@@ -38,7 +39,7 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'sso', { workspace: ws });
     const callback = new URL(ROUTES.ssoCallback.path, deps.authUrl).href;
-    render(res, ssoPage(f, await sso.ssoView(actor, ws), callback, error?.message), { status: error?.status ?? 200 });
+    render(res, ssoPage(f, await sso.ssoView(actor, ws), callback, error?.message), error ? { refusal: pageRefusalOf(error.status) } : {});
   };
   /** A form's change; a refusal shows the page again with the reason (its status), or a plain page when it cannot be shown. */
   const change = (act: (req: Request, actor: Actor, ws: string) => Promise<unknown>, done: Done) =>
@@ -54,7 +55,8 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
       }
       back(res, ssoPath(ws), done);
     });
-  const refuse = (res: Response, err: ManagementError) => render(res, alertPage('Not allowed', err.message), { status: err.status });
+  const refuse = (res: Response, err: ManagementError) =>
+    render(res, alertPage('Not allowed', err.message), { refusal: pageRefusalOf(err.status) });
   router.get(
     '/workspaces/:ws/sso',
     page$(async (req, res, actor) => {
