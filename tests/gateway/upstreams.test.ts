@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { histogramSeries, parseExposition } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { startSdkV1Upstream, startSdkV2Upstream, type TestUpstream } from '../support/upstream-servers.ts';
 
@@ -73,10 +74,14 @@ for (const kind of ['sdk-v1 stateless json', 'sdk-v1 sessions sse', 'sdk-v2'] as
     const list = await mcp(o.key, o.slug, 'tools/list');
     assert.ok(names(list).includes('notes__delete_note') && names(list).includes('svc_help'), JSON.stringify(names(list)));
 
+    const exchangesBefore = server.calls.length;
+    const observedBefore = await upstreamExchanges();
     const written = await mcp(o.key, o.slug, 'tools/call', { name: 'notes__write_note', arguments: { title: 'a', text: 'hello' } });
     assert.equal(written.body['result']?.content?.[0]?.text, 'saved a', JSON.stringify(written.body));
     const read = await mcp(o.key, o.slug, 'tools/call', { name: 'notes__read_notes', arguments: {} });
     assert.deepEqual(read.body['result']?.structuredContent, { notes: { a: 'hello' } });
+    // Each exchange with the upstream is one observation of the outbound histogram (docs/operations.md "Latency histograms").
+    assert.equal((await upstreamExchanges()) - observedBefore, server.calls.length - exchangesBefore);
 
     // The upstream saw svc's token, never the key, and verified it: subject, level, project, tool.
     const calls = server.calls.filter((c) => c.rpcMethod === 'tools/call');
@@ -164,3 +169,50 @@ test('a tool that appears later starts off, a changed one keeps its old row unti
   const actions = (audit.body['entries'] ?? []).map((e: { action: string }) => e.action);
   for (const a of ['upstream.added', 'upstream.refreshed', 'upstream.tool_changed']) assert.ok(actions.includes(a), `${a} in ${actions}`);
 });
+
+test("a static credential goes with every request to the upstream, svc's token beside it; a changed one is sent from the change on", async () => {
+  const o = await owner('cr');
+  const server = await startSdkV1Upstream({ json: true, verify: { issuer: stack.baseUrl } });
+  upstreams.push(server);
+  const base = `/api/v1/projects/${o.slug}/upstreams`;
+  const added = await api(o.key, 'POST', base, {
+    name: 'notes',
+    url: server.url,
+    credential: { header: 'X-Api-Key', value: 'first-secret' },
+  });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  for (let i = 0; i < 2; i++) await mcp(o.key, o.slug, 'tools/call', { name: 'notes__read_notes', arguments: {} });
+  // The handshake, the tools read and both calls: each with the credential, and svc's token verified.
+  assert.ok(server.calls.length >= 4);
+  for (const c of server.calls) {
+    assert.equal(c.headers['x-api-key'], 'first-secret', `${c.rpcMethod}`);
+    assert.ok(c.authInfo, `${c.rpcMethod}: svc's token verified (${c.refusal ?? ''})`);
+  }
+
+  const changed = await api(o.key, 'PATCH', `${base}/notes`, { credential: { header: 'X-Api-Key', value: 'second-secret' } });
+  assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  const from = server.calls.length;
+  const called = await mcp(o.key, o.slug, 'tools/call', { name: 'notes__read_notes', arguments: {} });
+  assert.ok(called.body['result'], JSON.stringify(called.body));
+  const call = server.calls.slice(from).find((c) => c.rpcMethod === 'tools/call');
+  assert.equal(call?.headers['x-api-key'], 'second-secret', 'the new credential from the change on');
+
+  // A credential in Authorization: svc's token moves to Svc-Forwarded-Token.
+  const plain = await startSdkV1Upstream({ json: true });
+  upstreams.push(plain);
+  const basic = { header: 'Authorization', value: 'Basic c2VjcmV0' };
+  assert.equal((await api(o.key, 'POST', base, { name: 'plain', url: plain.url, credential: basic })).status, 201);
+  assert.ok((await mcp(o.key, o.slug, 'tools/call', { name: 'plain__read_notes', arguments: {} })).body['result']);
+  const basicCall = plain.calls.find((c) => c.rpcMethod === 'tools/call');
+  assert.equal(basicCall?.authorization, 'Basic c2VjcmV0');
+  assert.match(String(basicCall?.headers['svc-forwarded-token']), /^Bearer ey/);
+});
+
+/** How many exchanges with upstreams the gateway has observed, every outcome together. */
+async function upstreamExchanges(): Promise<number> {
+  const families = parseExposition(await (await fetch(`${stack.baseUrl}/metrics`)).text());
+  if (!families.has('svc_outbound_duration_seconds')) return 0;
+  return histogramSeries(families, 'svc_outbound_duration_seconds')
+    .filter((s) => s.labels['kind'] === 'upstream')
+    .reduce((n, s) => n + s.count, 0);
+}

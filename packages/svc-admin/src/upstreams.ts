@@ -4,34 +4,14 @@
  * meets the API's rules and answers and each change is audited as `service:svc-admin`. Adding one
  * and its tools' rows are the project admins' (dashboard, REST): they need a person's second factor.
  */
-import { listedName, type UpstreamTool, type UpstreamView } from '@svc/upstreams';
+import { upstreamAnswer, type UpstreamView } from '@svc/upstreams';
 import { operatorActor, req, type Command } from './command-kit.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** A tool as the operator reads it: the API's names for its state, level and switch (its descriptor left out). */
-const tool = (t: UpstreamTool) => ({
-  name: t.name,
-  listed_name: listedName(t.upstream, t.name) ?? t.name,
-  state: t.state,
-  level: t.policy.level,
-  enabled: t.policy.enabled,
-});
-
-/** An upstream as the management API answers it (contract/upstreams.ts), its tools as above; never a credential's value. */
-const shown = ({ upstream: u, tools }: UpstreamView) => ({
-  name: u.name,
-  url: u.url,
-  timeout_ms: u.timeoutMs,
-  credential: u.credential ? { header: u.credential.header } : null,
-  protocol_version: u.protocolVersion,
-  added_at: iso(u.addedAt),
-  added_by: u.addedBy,
-  refreshed_at: iso(u.refreshedAt),
-  problem: u.problem,
-  // By name, as getUpstream orders them (a list's read keeps the store's order).
-  tools: tools.map(tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-});
+/** An upstream as the management API answers it, its tools by name as getUpstream orders them (a list's read keeps the store's order). */
+const shown = (view: UpstreamView) => {
+  const answer = upstreamAnswer(view);
+  return { ...answer, tools: [...answer.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+};
 
 export const UPSTREAM_COMMANDS: Record<string, Command> = {
   'upstreams list': async (_a, o, io) => {

@@ -63,6 +63,11 @@ export interface AllowedBlock {
 
 export interface ClientOptions {
   allowedPrivate: readonly AllowedBlock[];
+  /**
+   * Told each exchange's status (null when no answer came) and how long it took, answer read
+   * included (the gateway's outbound histogram: docs/operations.md "Latency histograms").
+   */
+  observe?: ((status: number | null, seconds: number) => void) | undefined;
 }
 
 /** The header svc's forwarded token goes in: Authorization, unless the static credential takes it. */
@@ -70,10 +75,12 @@ const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
 
 export class UpstreamClient {
   private readonly send: GuardedRequester;
+  private readonly observe: ClientOptions['observe'];
   private readonly sessions = new Map<string, Promise<Session>>();
   private nextId = 1;
 
   constructor(options: ClientOptions) {
+    this.observe = options.observe;
     const allowed = new BlockList();
     for (const b of options.allowedPrivate) allowed.addSubnet(b.address, b.prefix, b.family);
     this.send = createGuardedRequest({
@@ -239,10 +246,18 @@ export class UpstreamClient {
     const tokenHeader =
       endpoint.credential?.header.toLowerCase() === 'authorization' ? FORWARDED_TOKEN_HEADER.toLowerCase() : 'authorization';
     headers[tokenHeader] = `Bearer ${token}`;
+    const started = performance.now();
+    let status: number | null = null;
+    const seen = (head: AnswerHead) => {
+      status = head.status;
+      return read(head);
+    };
     try {
-      return await this.send(endpoint.url, { method: 'POST', headers, body, tenant: endpoint.tenant, timeoutMs: endpoint.timeoutMs }, read);
+      return await this.send(endpoint.url, { method: 'POST', headers, body, tenant: endpoint.tenant, timeoutMs: endpoint.timeoutMs }, seen);
     } catch (err) {
       throw failureOf(err, endpoint.timeoutMs);
+    } finally {
+      this.observe?.(status, (performance.now() - started) / 1000);
     }
   }
 }

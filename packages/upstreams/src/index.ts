@@ -12,3 +12,4 @@ export {
   type UpstreamView,
 } from './upstreams.ts';
 export type * from './types.ts';
+export { upstreamAnswer } from './wire.ts';

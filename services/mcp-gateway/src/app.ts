@@ -94,7 +94,14 @@ export function createGateway(deps: GatewayDeps) {
   const tracer = deps.tracing?.tracer ?? null;
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
   // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
-  const upstreamSide = gatewayUpstreams({ config, redis: deps.redis, accounts: deps.accounts, logger, now });
+  const upstreamSide = gatewayUpstreams({
+    config,
+    redis: deps.redis,
+    accounts: deps.accounts,
+    logger,
+    now,
+    observe: (status, seconds) => metrics.durations.outbound('upstream', status, seconds),
+  });
   const management = gatewayManagement({ ...deps, now, upstreams: upstreamSide.upstreams });
   const tools = createTools({
     redis: deps.knowledgeRedis ?? deps.redis,

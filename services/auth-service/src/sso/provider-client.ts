@@ -53,7 +53,7 @@ function discoveryRefusal(issuer: string, err: unknown, allowPrivate: boolean): 
     return new SsoError(400, `The provider's discovery at ${issuer} was refused: its host does not resolve.`, detail);
   }
   // A name that does not resolve reads as one at a private address: the owner cannot learn which
-  // internal names exist (@svc/bounds guarded-fetch.ts RefusalReason).
+  // internal names exist (@svc/bounds outbound-guards.ts RefusalReason).
   if (refused?.reason === 'address') {
     return new SsoError(
       400,

@@ -202,7 +202,15 @@ function definition(name: string, row: UpstreamTool, call: Call): RegisteredTool
  * store, discovery, the token signer, which the management layer is given too) and, once the
  * built-in tools are made, the tool sets whose calls are forwarded.
  */
-export function gatewayUpstreams(deps: { config: Config; redis: Redis; accounts: Accounts; logger: Logger; now: () => number }) {
+export function gatewayUpstreams(deps: {
+  config: Config;
+  redis: Redis;
+  accounts: Accounts;
+  logger: Logger;
+  now: () => number;
+  /** Each exchange with an upstream, for the outbound histogram (docs/operations.md "Latency histograms"). */
+  observe?: (status: number | null, seconds: number) => void;
+}) {
   const { config, logger, now } = deps;
   const upstreams = createUpstreams({
     redis: deps.redis,
@@ -210,6 +218,7 @@ export function gatewayUpstreams(deps: { config: Config; redis: Redis; accounts:
     issuer: config.baseUrl,
     allowedPrivate: config.upstreamAllowedPrivate,
     now,
+    ...(deps.observe ? { observe: deps.observe } : {}),
   });
   const forwardDeps = {
     upstreams,

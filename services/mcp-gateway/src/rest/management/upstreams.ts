@@ -1,42 +1,6 @@
 /** The routes of a project's upstream MCP servers (docs/upstream-servers.md). */
-import type { UpstreamTool, UpstreamView } from '@svc/upstreams';
-import { listedName } from '@svc/upstreams';
-import { handle, iso, type ManagementRoute } from './handle.ts';
-
-const descriptor = (d: UpstreamTool['descriptor']) => ({
-  ...(d.title === undefined ? {} : { title: d.title }),
-  description: d.description,
-  input_schema: d.inputSchema,
-  ...(d.annotations === undefined ? {} : { annotations: d.annotations }),
-});
-
-const tool = (t: UpstreamTool) => ({
-  name: t.name,
-  listed_name: listedName(t.upstream, t.name) ?? t.name,
-  state: t.state,
-  descriptor: descriptor(t.descriptor),
-  pending: t.pending ? descriptor(t.pending) : null,
-  level: t.policy.level,
-  plan: t.policy.plan,
-  surfaces: t.policy.surfaces,
-  agents: t.policy.agents,
-  counts_as_query: t.policy.countsAsQuery,
-  enabled: t.policy.enabled,
-  first_seen: iso(t.firstSeen),
-});
-
-const answer = ({ upstream: u, tools }: UpstreamView) => ({
-  name: u.name,
-  url: u.url,
-  timeout_ms: u.timeoutMs,
-  credential: u.credential ? { header: u.credential.header } : null,
-  protocol_version: u.protocolVersion,
-  added_at: iso(u.addedAt),
-  added_by: u.addedBy,
-  refreshed_at: u.refreshedAt === null ? null : iso(u.refreshedAt),
-  problem: u.problem,
-  tools: tools.map(tool),
-});
+import { upstreamAnswer as answer } from '@svc/upstreams';
+import { handle, type ManagementRoute } from './handle.ts';
 
 export const UPSTREAM_ROUTES: readonly ManagementRoute[] = [
   handle('listUpstreams', async (m, a, { params }) => ({
