@@ -9,7 +9,7 @@
  * closed at once, so nothing waits for a key.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -78,48 +78,6 @@ after(killRunning);
 process.on('exit', () => {
   for (const child of running.keys()) child.kill('SIGKILL');
 });
-
-/**
- * How long a test file's process may stay up once its after hooks began. Only something left open
- * keeps it up (the timer below does not): a Redis or a server that a before hook started before
- * it failed, which nothing can close any more. Then the file fails here, naming what is open,
- * instead of hanging until the runner's timeout.
- */
-const LINGER_MS = 60_000;
-after(() => {
-  setTimeout(() => {
-    const children = childrenOfThisProcess();
-    process.stderr.write(
-      `The test file's hooks ended ${LINGER_MS / 1000} s ago, but something it started still holds its process open ` +
-        `(${process.getActiveResourcesInfo().join(', ')}): a server, Redis or child process left running, ` +
-        `most likely by a before hook that failed half-way. Ending the process${children.length ? ` and its children ${children.join(', ')}` : ''}.\n`,
-    );
-    // Nothing holds a handle on what was left (a redis-server), so it is found by its parent:
-    // ended with this process, it would outlive it.
-    for (const pid of children) process.kill(pid, 'SIGKILL');
-    process.exit(1);
-  }, LINGER_MS).unref();
-});
-
-/** The ids of this process's child processes, from /proc (Linux; none elsewhere). */
-function childrenOfThisProcess(): number[] {
-  const parentOf = (pid: string) => {
-    try {
-      // proc(5): "pid (comm) state ppid ...", and comm may hold spaces and parentheses.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      return undefined; // gone meanwhile
-    }
-  };
-  try {
-    return readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d) && parentOf(d) === process.pid)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 export function start(bin: string, args: string[], env: Record<string, string>, cwd = ROOT, options: RunOptions = {}): Run {
   const child = spawn(bin, args, {

@@ -7,6 +7,7 @@
  * the test bodies, where the requests are.
  */
 import { afterEach, beforeEach } from 'node:test';
+import './linger-guard.ts';
 import { monitorLoop } from './loop-monitor.ts';
 
 /** The budget of one turn of the event loop. */

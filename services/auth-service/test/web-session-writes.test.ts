@@ -42,14 +42,19 @@ async function commandsDuring(work: () => Promise<unknown>): Promise<string[][]>
   const monitor = await watcher.monitor();
   const seen: string[][] = [];
   monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.map((a, i) => (i === 0 ? a.toLowerCase() : a))));
-  await work();
-  await client.ping('end-of-work');
-  await new Promise<void>((resolve) => {
-    const check = () => (seen.some((c) => c[0] === 'ping' && c[1] === 'end-of-work') ? resolve() : setImmediate(check));
-    check();
-  });
-  monitor.disconnect();
-  watcher.disconnect();
+  try {
+    await work();
+    await client.ping('end-of-work');
+    await new Promise<void>((resolve) => {
+      const check = () => (seen.some((c) => c[0] === 'ping' && c[1] === 'end-of-work') ? resolve() : setImmediate(check));
+      check();
+    });
+  } finally {
+    // Whatever `work` threw, no connection outlives the test: one left reconnecting to the stopped
+    // Redis would hold the file's process open.
+    monitor.disconnect();
+    watcher.disconnect();
+  }
   return seen.filter((c) => c[0] !== 'ping' && c[0] !== 'client' && c[0] !== 'info');
 }
 
