@@ -13,6 +13,7 @@ import type { ResolveTxt } from '@svc/sso';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Tracing } from '@svc/telemetry';
+import type { Tracer } from '@opentelemetry/api';
 import type { Target } from './auth/caller.ts';
 import { claimProof } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
@@ -34,6 +35,7 @@ import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
 import { serverDiscover } from './methods/server-discover.ts';
 import { runTool, toolsCall } from './methods/tools-call.ts';
+import { approvalCollector, approvalHold } from './methods/approvals.ts';
 import { toolsList } from './methods/tools-list.ts';
 import { createMetrics } from './metrics.ts';
 import { createOriginPolicy } from './origins.ts';
@@ -92,7 +94,6 @@ export function createGateway(deps: GatewayDeps) {
     now,
   });
   const tracer = deps.tracing?.tracer ?? null;
-  const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
   // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
   const upstreamSide = gatewayUpstreams({
     config,
@@ -103,14 +104,7 @@ export function createGateway(deps: GatewayDeps) {
     observe: (status, seconds) => metrics.durations.outbound('upstream', status, seconds),
   });
   const management = gatewayManagement({ ...deps, now, upstreams: upstreamSide.upstreams });
-  const tools = createTools({
-    redis: deps.knowledgeRedis ?? deps.redis,
-    accounts: deps.accounts,
-    logger,
-    onAccessRequested: (request) => management.accessRequested(request),
-    ...(embedder ? { embedder } : {}),
-  });
-  const registry = new ToolRegistry(tools);
+  const { tools, registry, callDeps } = builtInTools(deps, management, metrics, tracer);
   const toolSets = upstreamSide.toolSetsOver(registry);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
@@ -118,7 +112,6 @@ export function createGateway(deps: GatewayDeps) {
     extra: config.allowedOrigins,
     production: config.nodeEnv === 'production',
   });
-  const callDeps = { logger, onCall: metrics.countToolCall, tracer };
   const version = deps.version ?? '0.1.0';
   const methods = methodTable(registry, callDeps, version);
   const runDeps = {
@@ -192,6 +185,33 @@ export function createGateway(deps: GatewayDeps) {
       await lastUsed.stop();
     },
   };
+}
+
+/**
+ * The built-in tools and how a call of one runs: held when its row asks for an approval, and
+ * svc_approval_status running an approved call with the tools registered here (docs/approvals.md).
+ */
+function builtInTools(
+  deps: GatewayDeps,
+  management: ReturnType<typeof gatewayManagement>,
+  metrics: ReturnType<typeof createMetrics>,
+  tracer: Tracer | null,
+) {
+  const { config, logger } = deps;
+  const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
+  let collect: ReturnType<typeof approvalCollector> | null = null;
+  const tools = createTools({
+    redis: deps.knowledgeRedis ?? deps.redis,
+    accounts: deps.accounts,
+    logger,
+    onAccessRequested: (request) => management.accessRequested(request),
+    collectApproval: (id, caller, beside) => collect!(id, caller, beside),
+    ...(embedder ? { embedder } : {}),
+  });
+  const registry = new ToolRegistry(tools);
+  const plain = { logger, onCall: metrics.countToolCall, tracer };
+  collect = approvalCollector({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
+  return { tools, registry, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }) } };
 }
 
 /** The JSON-RPC methods of each protocol era (docs/mcp-revisions.md). */

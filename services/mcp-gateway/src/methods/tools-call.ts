@@ -22,7 +22,15 @@ export interface ToolsCallDeps {
   timeBudgetMs?: number;
   /** Tracing on: each call is a span named after its tool (docs/operations.md "Traces"). */
   tracer?: Tracer | null;
+  /**
+   * Holds a call whose tool's row asks for an approval (docs/approvals.md): throws the denial that
+   * names the pending approval instead of letting it run. Absent: every call runs.
+   */
+  hold?: (prepared: PreparedCall, ctx: RunContext) => Promise<void>;
 }
+
+/** What running a tool reads of the request. */
+export type RunContext = Pick<RpcContext, 'toolCaller' | 'requestId' | 'toolSet'> & Partial<RpcContext>;
 
 /**
  * A call's time budget (docs/security.md "Denial of service"): a tool waiting on a slow store or
@@ -79,9 +87,11 @@ const failure = (message: string): ToolResult => ({ content: [{ type: 'text', te
 export function runTool(deps: ToolsCallDeps) {
   const budgetMs = deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS;
   const withinBudget = budget(budgetMs);
-  const run = async (prepared: PreparedCall, ctx: RpcContext): Promise<ToolResult> => {
+  const hold = deps.hold;
+  const run = async (prepared: PreparedCall, ctx: RunContext): Promise<ToolResult> => {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
+    if (hold && tool.policy.approval !== undefined && tool.policy.approval !== 'none') await hold(prepared, ctx);
     try {
       // Only a tool that declares it reads the project's other tools is given them (svc_help).
       const call = tool.def.readsToolSet
@@ -113,7 +123,7 @@ export function runTool(deps: ToolsCallDeps) {
   };
   const tracer = deps.tracer;
   if (!tracer) return run;
-  return (prepared: PreparedCall, ctx: RpcContext) => {
+  return (prepared: PreparedCall, ctx: RunContext) => {
     // A request the sampler dropped has no recording span: its tool call makes none either.
     if (!trace.getActiveSpan()?.isRecording()) return run(prepared, ctx);
     const name = prepared.tool?.def.name ?? 'unknown';

@@ -1,0 +1,170 @@
+/**
+ * Approval-gated calls (docs/approvals.md): a call of a tool whose row asks for an approval is
+ * stored and answered with a denial naming the pending approval; once an admin approves it, the
+ * caller's next svc_approval_status runs it, once, with the stored arguments, as that caller (their
+ * level checked again by the tool's row), and keeps its answer for later polls.
+ */
+import { AccountError, approvalCallHash, isFirstPartyClient, type Accounts, type Approval } from '@svc/accounts';
+import { SvcError } from '@svc/errors';
+import type { Logger } from '@svc/logger';
+import { approvalNeeded, describeRefusal, evaluate, type CallerContext } from '@svc/policy';
+import type { ToolLookup } from '../tools/registry.ts';
+import type { ToolCaller, ToolResult, ToolsBeside } from '../tools/types.ts';
+import { text, ToolFailure } from '../tools/types.ts';
+import type { PreparedCall } from './prepare-call.ts';
+import type { RunContext } from './tools-call.ts';
+
+/** An OAuth token of a client svc does not vouch for (an API key's `svc-key:` client is svc's own). */
+const thirdPartyClient = (caller: ToolCaller) => !caller.clientId.startsWith('svc-key:') && !isFirstPartyClient(caller.clientId);
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The hold of runTool (tools-call.ts): stores a call its row's rule holds, and throws the denial naming it. */
+export function approvalHold(deps: { accounts: Pick<Accounts, 'approvals'> }) {
+  return async function hold(prepared: PreparedCall, ctx: RunContext): Promise<void> {
+    const tool = prepared.tool!;
+    const caller = ctx.toolCaller;
+    if (!approvalNeeded(tool.policy.approval, { role: caller.role, thirdPartyClient: thirdPartyClient(caller) })) return;
+    if (!caller.project)
+      throw new SvcError('access_denied', {
+        message: `Access denied: ${tool.def.name} needs an approval, asked on a project endpoint`,
+        inBody: true,
+      });
+    const approval = await deps.accounts.approvals
+      .create(
+        {
+          project: caller.project,
+          workspace: caller.workspace,
+          tool: tool.def.name,
+          arguments: prepared.args,
+          caller: { type: caller.type, id: caller.id, label: caller.label, clientId: caller.clientId },
+        },
+        { ...caller.origin, agent: { clientId: caller.clientId } },
+      )
+      .catch((err: unknown) => {
+        if (err instanceof AccountError && err.code === 'limit') throw new SvcError('conflict', { message: err.message, inBody: true });
+        throw err;
+      });
+    throw new SvcError('access_denied', {
+      message: `Approval required: ${tool.def.name} waits for an admin of project ${caller.project} to approve this call (approval ${approval.id}, until ${iso(approval.expiresAt)})`,
+      // Not a refusal of who the caller is: a JSON-RPC method error, as the plan and surface gates are.
+      inBody: true,
+      data: {
+        gate: 'approval',
+        approval_id: approval.id,
+        status: 'pending',
+        call_hash: approval.callHash,
+        expires_at: iso(approval.expiresAt),
+      },
+      remedy: `Call svc_approval_status with approval_id ${approval.id} until it is decided; an approved call runs then, once.`,
+    });
+  };
+}
+
+export interface CollectorDeps {
+  accounts: Pick<Accounts, 'approvals'>;
+  logger: Logger;
+  /** The built-in tools. */
+  registry: ToolLookup;
+  /** runTool without a hold: the approved call runs as it is. */
+  run: (prepared: PreparedCall, ctx: RunContext) => Promise<ToolResult>;
+}
+
+/** The policy context of a caller as the tool sees it, for the level checked again at run time. */
+const policyOf = (caller: ToolCaller): CallerContext => ({
+  role: caller.role,
+  ...(caller.ownRole ? { unscopedRole: caller.ownRole } : {}),
+  serviceAccount: caller.serviceAccount,
+  plan: caller.plan,
+  agents: caller.agents,
+  surface: caller.surface,
+  endpoint: 'project',
+});
+
+const finalAnswer = (a: Approval, status: string, message: string): ToolResult => ({
+  content: [{ type: 'text', text: message }],
+  structuredContent: { approval_id: a.id, tool: a.tool, status },
+  isError: true,
+});
+
+/** svc_approval_status's work: the state of the caller's approval, the run when it is due, the stored answer after. */
+export function approvalCollector(deps: CollectorDeps) {
+  const { approvals } = deps.accounts;
+
+  async function runApproved(a: Approval, caller: ToolCaller, beside: ToolsBeside | undefined): Promise<ToolResult> {
+    const tool = deps.registry.get(a.tool) ?? (beside?.upstreamTools.get(a.tool) as ReturnType<ToolLookup['get']>);
+    let result: ToolResult;
+    let outcome: string;
+    if (!tool) {
+      result = {
+        content: [{ type: 'text', text: `${a.tool} is no longer offered on project ${a.project}; the approved call did not run.` }],
+        isError: true,
+      };
+      outcome = 'gone';
+    } else {
+      const decision = evaluate(tool.policy, policyOf(caller), a.arguments);
+      if (!decision.allowed) {
+        result = {
+          content: [{ type: 'text', text: `The approved call did not run: ${describeRefusal(a.tool, decision)}.` }],
+          isError: true,
+        };
+        outcome = 'refused';
+      } else {
+        const prepared: PreparedCall = {
+          name: a.tool,
+          tool,
+          args: a.arguments,
+          decision,
+          legacyName: false,
+          refusal: null,
+          countsAsQuery: false,
+        };
+        result = await deps.run(prepared, {
+          toolCaller: caller,
+          requestId: caller.origin.requestId,
+          toolSet: (beside as ToolLookup | undefined) ?? null,
+        });
+        outcome = result.isError ? 'tool_error' : 'ok';
+      }
+    }
+    await approvals.finish(a.project, a.id, result as unknown as Record<string, unknown>);
+    await approvals.noteStep(a, 'approval.ran', { ...caller.origin, agent: { clientId: caller.clientId } }, { outcome });
+    return done(a, result);
+  }
+
+  const done = (a: Approval, result: ToolResult): ToolResult => ({
+    ...result,
+    structuredContent: { approval_id: a.id, tool: a.tool, status: 'done', result: result as unknown as Record<string, unknown> },
+  });
+
+  return async function collect(id: string, caller: ToolCaller, beside: ToolsBeside | undefined): Promise<ToolResult> {
+    if (!caller.project) throw new ToolFailure('svc_approval_status works on a project endpoint (/mcp/<project_slug>)');
+    const a = await approvals.get(caller.project, id);
+    // Another caller's approval is as unknown as a missing one: it names nothing of theirs.
+    if (!a || a.caller.type !== caller.type || a.caller.id !== caller.id)
+      throw new ToolFailure(`There is no approval ${id.slice(0, 80)} of yours on project ${caller.project}.`);
+    if (a.status === 'done') return done(a, a.result as unknown as ToolResult);
+    if (a.status === 'denied') return finalAnswer(a, 'denied', `An admin denied this call of ${a.tool}; it will not run.`);
+    if (a.status === 'expired') return finalAnswer(a, 'expired', `This call of ${a.tool} expired before it ran; it will not run.`);
+    if (a.status === 'running')
+      return text(`This call of ${a.tool} is running; ask again for its answer.`, { approval_id: a.id, tool: a.tool, status: 'running' });
+    const claim = await approvals.claim(a.project, a.id, caller, approvalCallHash({ ...a, caller }));
+    if (claim === 'claimed') return runApproved(a, caller, beside);
+    if (claim === 'expired_now') {
+      await approvals.noteStep(a, 'approval.expired', { ...caller.origin, agent: { clientId: caller.clientId } });
+      return finalAnswer(a, 'expired', `This call of ${a.tool} expired before it ran; it will not run.`);
+    }
+    if (claim === 'pending')
+      return text(`This call of ${a.tool} waits for an admin's approval until ${iso(a.expiresAt)}; ask again later.`, {
+        approval_id: a.id,
+        tool: a.tool,
+        status: 'pending',
+        expires_at: iso(a.expiresAt),
+      });
+    // The stored call no longer matches the hash it was approved by, or is not this caller's: it never runs.
+    if (claim === 'mismatch' || claim === 'other_caller')
+      return finalAnswer(a, 'refused', `This call of ${a.tool} does not match its approval; it will not run.`);
+    // Another poll moved it meanwhile (it runs or ran, or expired): the record now says what became of it.
+    return collect(id, caller, beside);
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Approval-gated tools (docs/approvals.md), with a real upstream MCP server and a real project key
+ * as the caller: a call of a tool whose row says `approval: all` does not run but answers the
+ * denial naming its approval (remediation `available`, a `task` hint); the project's admin sees
+ * it over REST and approves it (the call hash they were shown); the caller's svc_approval_status
+ * then runs it once, with the stored arguments, and every later poll reads the stored answer. A
+ * denial and an expiry are final; another caller learns nothing of the approval; every step is in
+ * the audit log.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { K } from '@svc/accounts';
+import { newPerson, startStack, type Stack } from '../support/stack.ts';
+import { startSdkV1Upstream, type TestUpstream } from '../support/upstream-servers.ts';
+
+/** A JSON answer as the tests read it: any member may be looked into. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked member by member below
+type Json = Record<string, any>;
+
+let stack: Stack;
+let server: TestUpstream;
+let owner: Awaited<ReturnType<typeof newPerson>> & { key: string };
+let editorKey: string;
+let otherKey: string;
+
+async function api(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+let rpcId = 1;
+async function call(key: string, name: string, args: Record<string, unknown>) {
+  const res = await fetch(`${stack.baseUrl}/mcp/${owner.slug}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A held call: its approval id and call hash, after checking the denial's shape. */
+async function held(args: Record<string, unknown>) {
+  const res = await call(editorKey, 'notes__write_note', args);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const error = res.body['error'];
+  assert.ok(error, JSON.stringify(res.body));
+  assert.equal(error.code, -31010);
+  assert.equal(error.data.gate, 'approval');
+  assert.equal(error.data.status, 'pending');
+  const id = String(error.data.approval_id);
+  assert.match(id, /^apr_/);
+  assert.deepEqual(error.data._meta['io.modelcontextprotocol/authorization'], {
+    reason: 'insufficient_authorization',
+    remediation: 'available',
+    remediationHints: [
+      { type: 'task', taskId: id },
+      { type: 'tool', tool: 'svc_approval_status', arguments: { approval_id: id } },
+    ],
+  });
+  return { id, callHash: String(error.data.call_hash) };
+}
+
+const status = (key: string, id: string) => call(key, 'svc_approval_status', { approval_id: id });
+const writes = () => server.calls.filter((c) => c.rpcMethod === 'tools/call' && c.tool === 'write_note').length;
+const decide = (id: string, verb: 'approve' | 'deny', body: unknown = {}) =>
+  api(owner.key, 'POST', `/api/v1/projects/${owner.slug}/approvals/${id}/${verb}`, body);
+
+before(async () => {
+  stack = await startStack({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' });
+  const person = await newPerson(stack, 'approve');
+  owner = { ...person, key: (await stack.accounts.keys.createUserKey({ userId: person.user.id })).key };
+  server = await startSdkV1Upstream({ json: true, verify: { issuer: stack.baseUrl } });
+  const added = await api(owner.key, 'POST', `/api/v1/projects/${owner.slug}/upstreams`, { name: 'notes', url: server.url });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  // The owner has no second factor, so step-up does not apply (docs/security.md "Step-up").
+  const gated = await api(owner.key, 'PATCH', `/api/v1/projects/${owner.slug}/upstreams/notes/tools/write_note`, {
+    approval: 'all',
+    level: 'EDITOR',
+  });
+  assert.equal(gated.status, 200, JSON.stringify(gated.body));
+  assert.equal(gated.body['tools'].find((t: Json) => t['name'] === 'write_note')['approval'], 'all');
+  for (const name of ['writer', 'bystander']) {
+    const made = await api(owner.key, 'POST', `/api/v1/projects/${owner.slug}/keys`, { name, level: 'EDITOR' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    if (name === 'writer') editorKey = made.body['key'] as string;
+    else otherKey = made.body['key'] as string;
+  }
+});
+after(async () => {
+  await server?.close();
+  await stack?.close();
+});
+
+test('a held call runs once after the approval, with its stored arguments, and its answer is kept', async () => {
+  const { id, callHash } = await held({ title: 'plan', text: 'ship it' });
+  assert.equal(writes(), 0, 'a held call does not reach the upstream');
+
+  const waiting = await status(editorKey, id);
+  assert.equal(waiting.body['result']?.structuredContent?.status, 'pending', JSON.stringify(waiting.body));
+
+  const listed = await api(owner.key, 'GET', `/api/v1/projects/${owner.slug}/approvals`);
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  const row = listed.body['approvals'].find((a: Json) => a['id'] === id);
+  assert.deepEqual(
+    { tool: row['tool'], arguments: row['arguments'], status: row['status'], call_hash: row['call_hash'] },
+    { tool: 'notes__write_note', arguments: { title: 'plan', text: 'ship it' }, status: 'pending', call_hash: callHash },
+  );
+
+  const wrong = await decide(id, 'approve', { call_hash: '0'.repeat(64) });
+  assert.equal(wrong.status, 409, 'an approval of another call hash is refused');
+  const ok = await decide(id, 'approve', { call_hash: callHash });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.equal(ok.body['status'], 'approved');
+  assert.equal((await decide(id, 'approve', { call_hash: callHash })).status, 409, 'an approval is given once');
+
+  const stranger = await status(otherKey, id);
+  assert.equal(stranger.body['result']?.isError, true, 'another caller cannot collect it');
+  assert.match(stranger.body['result'].content[0].text, /no approval/);
+  assert.equal(writes(), 0);
+
+  const ran = await status(editorKey, id);
+  assert.equal(ran.body['result']?.structuredContent?.status, 'done', JSON.stringify(ran.body));
+  assert.equal(ran.body['result'].content[0].text, 'saved plan');
+  assert.equal(writes(), 1);
+  const write = server.calls.find((c) => c.tool === 'write_note')!;
+  assert.deepEqual((write.body as Json)['params']['arguments'], { title: 'plan', text: 'ship it' });
+
+  const again = await status(editorKey, id);
+  assert.equal(again.body['result'].content[0].text, 'saved plan', 'a later poll reads the stored answer');
+  assert.equal(writes(), 1, 'the call ran once');
+});
+
+test('a denied call never runs, and the denial is final', async () => {
+  const before = writes();
+  const { id, callHash } = await held({ title: 'no', text: 'never' });
+  const denied = await decide(id, 'deny');
+  assert.equal(denied.status, 200, JSON.stringify(denied.body));
+  assert.equal((await decide(id, 'approve', { call_hash: callHash })).status, 409);
+  const polled = await status(editorKey, id);
+  assert.equal(polled.body['result']?.isError, true);
+  assert.equal(polled.body['result'].structuredContent.status, 'denied');
+  assert.equal(writes(), before);
+});
+
+test('an expired call never runs, approved or not', async () => {
+  const before = writes();
+  const pending = await held({ title: 'late', text: 'too late' });
+  // Past its deadline without anyone waiting an hour: the record's own deadline is moved back.
+  await stack.client.hset(K.approval(owner.slug, pending.id), 'expires_at', String(Date.now() - 1));
+  assert.equal((await decide(pending.id, 'approve', { call_hash: pending.callHash })).status, 409);
+  assert.equal((await status(editorKey, pending.id)).body['result'].structuredContent.status, 'expired');
+
+  const approved = await held({ title: 'slow', text: 'collected late' });
+  assert.equal((await decide(approved.id, 'approve', { call_hash: approved.callHash })).status, 200);
+  await stack.client.hset(K.approval(owner.slug, approved.id), 'expires_at', String(Date.now() - 1));
+  assert.equal((await status(editorKey, approved.id)).body['result'].structuredContent.status, 'expired');
+  assert.equal(writes(), before);
+});
+
+test('every step of an approval is in the audit log', async () => {
+  const log = await api(owner.key, 'GET', `/api/v1/workspaces/${owner.user.workspace}/audit?limit=200`);
+  assert.equal(log.status, 200, JSON.stringify(log.body));
+  const actions = new Set((log.body['entries'] as Json[]).map((e) => e['action']));
+  for (const action of ['approval.requested', 'approval.approved', 'approval.ran', 'approval.denied', 'approval.expired'])
+    assert.ok(actions.has(action), `${action} is recorded`);
+});
