@@ -161,6 +161,20 @@ test('an expired call never runs, approved or not', async () => {
   assert.equal(writes(), before);
 });
 
+test('many polls at once after the approval run the call once, and all read its one answer', async () => {
+  const before = writes();
+  const { id, callHash } = await held({ title: 'race', text: 'once' });
+  assert.equal((await decide(id, 'approve', { call_hash: callHash })).status, 200);
+  const polls = await Promise.all(Array.from({ length: 8 }, () => status(editorKey, id)));
+  assert.equal(writes(), before + 1, 'the call ran once');
+  const states = polls.map((p) => String(p.body['result']?.structuredContent?.status));
+  assert.ok(
+    states.every((s) => s === 'done' || s === 'running'),
+    states.join(),
+  );
+  assert.equal((await status(editorKey, id)).body['result'].content[0].text, 'saved race');
+});
+
 test('every step of an approval is in the audit log', async () => {
   const log = await api(owner.key, 'GET', `/api/v1/workspaces/${owner.user.workspace}/audit?limit=200`);
   assert.equal(log.status, 200, JSON.stringify(log.body));

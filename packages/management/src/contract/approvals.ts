@@ -10,7 +10,8 @@ const ONE = {
 const STATUS = { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done'] } as const;
 const CALL_HASH = {
   type: 'string',
-  pattern: '^[0-9a-f]{64}$',
+  minLength: 64,
+  maxLength: 64,
   description: 'The call_hash the list shows: the approval is of that exact call (tool, arguments, caller) and no other.',
 } as const;
 
