@@ -175,6 +175,25 @@ test('many polls at once after the approval run the call once, and all read its 
   assert.equal((await status(editorKey, id)).body['result'].content[0].text, 'saved race');
 });
 
+test('the REST door holds the call too: 403 with the same denial, and the approval is followed over MCP', async () => {
+  const before = writes();
+  const res = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.slug}/tools/notes__write_note`, {
+    method: 'POST',
+    headers: { 'x-api-key': editorKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'rest', text: 'held' }),
+  });
+  const body = (await res.json()) as Json;
+  assert.equal(res.status, 403, JSON.stringify(body));
+  assert.equal(body['error']['code'], 'access_denied');
+  const id = String(body['error']['approval_id']);
+  assert.match(id, /^apr_/, JSON.stringify(body));
+  assert.deepEqual(body['error']['_meta']['io.modelcontextprotocol/authorization']['remediationHints'][0], { type: 'task', taskId: id });
+  const callHash = String(body['error']['call_hash']);
+  assert.equal((await decide(id, 'approve', { call_hash: callHash })).status, 200);
+  assert.equal((await status(editorKey, id)).body['result'].content[0].text, 'saved rest');
+  assert.equal(writes(), before + 1);
+});
+
 test('every step of an approval is in the audit log', async () => {
   const log = await api(owner.key, 'GET', `/api/v1/workspaces/${owner.user.workspace}/audit?limit=200`);
   assert.equal(log.status, 200, JSON.stringify(log.body));
