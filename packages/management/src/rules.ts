@@ -21,8 +21,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   members: 'members',
   invitations: 'members',
   'access-requests': 'requests',
-  // Not on the dashboard yet (docs/approvals.md): the refusal names the dashboard's front page.
-  approvals: null,
+  approvals: 'approvals',
   'service-accounts': 'service-accounts',
   sso: 'sso',
   webhooks: 'webhooks',

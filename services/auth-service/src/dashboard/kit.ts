@@ -72,6 +72,8 @@ const DONE = {
   'key-ips-saved': "Key's IP allow-list saved. Gateways apply it within a second.",
   'request-approved': 'Request approved.',
   'request-denied': 'Request denied.',
+  'approval-approved': 'Call approved: it runs once, as its caller, when they next ask for its status.',
+  'approval-denied': 'Call denied: it will not run.',
   'member-added': 'Member added.',
   'member-invited': 'That address has no confirmed svc account yet: we mailed it an invitation, which works for 7 days.',
   'invitation-cancelled': 'Invitation cancelled: its link no longer works.',
