@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { K } from '@svc/accounts';
+import { waitFor } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { startSdkV1Upstream, type TestUpstream } from '../support/upstream-servers.ts';
 
@@ -192,6 +193,27 @@ test('the REST door holds the call too: 403 with the same denial, and the approv
   assert.equal((await decide(id, 'approve', { call_hash: callHash })).status, 200);
   assert.equal((await status(editorKey, id)).body['result'].content[0].text, 'saved rest');
   assert.equal(writes(), before + 1);
+});
+
+test('an answer over 256 KB goes whole to the poll that ran it; later polls read a note saying so', async () => {
+  const big = 'n'.repeat(300_000);
+  const write = await held({ title: 'big', text: big });
+  assert.equal((await decide(write.id, 'approve', { call_hash: write.callHash })).status, 200);
+  assert.equal((await status(editorKey, write.id)).body['result'].content[0].text, 'saved big');
+  const gated = await api(owner.key, 'PATCH', `/api/v1/projects/${owner.slug}/upstreams/notes/tools/read_notes`, { approval: 'all' });
+  assert.equal(gated.status, 200, JSON.stringify(gated.body));
+  // The gateway's copy of the project's tools follows the change when its invalidation arrives.
+  let read: Json = {};
+  await waitFor(
+    async () => (read = (await call(editorKey, 'notes__read_notes', {})).body)['error']?.data?.gate === 'approval',
+    'read_notes to be held',
+  );
+  const id = String(read['error'].data.approval_id);
+  assert.equal((await decide(id, 'approve', { call_hash: String(read['error'].data.call_hash) })).status, 200);
+  const ran = await status(editorKey, id);
+  assert.ok(String(ran.body['result'].content[0].text).includes(big), 'the poll that ran it has the whole answer');
+  const later = await status(editorKey, id);
+  assert.match(String(later.body['result'].content[0].text), /more than the 262144 kept/);
 });
 
 test('every step of an approval is in the audit log', async () => {

@@ -28,6 +28,12 @@ export const APPROVAL_TIMING = {
   keptMs: 60 * 60_000,
   /** The most approvals a project holds at once (docs/management.md "Collection limits"). */
   maxOpen: 200,
+  /**
+   * The largest answer kept for later polls, as JSON: a larger one goes whole to the poll that ran
+   * the call, and later polls read a note saying so (200 records of an upstream's 4 MB answers
+   * would hold 800 MB of one project's data in Redis).
+   */
+  resultBytes: 256 * 1024,
 } as const;
 
 /** The longest a record lives: decided at the deadline, collected at the next, then kept. */

@@ -4,7 +4,7 @@
  * caller's next svc_approval_status runs it, once, with the stored arguments, as that caller (their
  * level checked again by the tool's row), and keeps its answer for later polls.
  */
-import { AccountError, approvalCallHash, isFirstPartyClient, type Accounts, type Approval } from '@svc/accounts';
+import { AccountError, APPROVAL_TIMING, approvalCallHash, isFirstPartyClient, type Accounts, type Approval } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import { approvalNeeded, describeRefusal, evaluate, type CallerContext } from '@svc/policy';
@@ -18,6 +18,14 @@ import type { RunContext } from './tools-call.ts';
 const thirdPartyClient = (caller: ToolCaller) => !caller.clientId.startsWith('svc-key:') && !isFirstPartyClient(caller.clientId);
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The answer kept for later polls: the answer itself, or a note when it is over APPROVAL_TIMING.resultBytes. */
+function kept(a: Approval, result: ToolResult): Record<string, unknown> {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= APPROVAL_TIMING.resultBytes) return result as unknown as Record<string, unknown>;
+  const note = `${a.tool} ran and answered ${bytes} bytes, more than the ${APPROVAL_TIMING.resultBytes} kept: the answer went whole to the poll that ran it.`;
+  return { content: [{ type: 'text', text: note }], isError: result.isError === true };
+}
 
 /** The hold of runTool (tools-call.ts): stores a call its row's rule holds, and throws the denial naming it. */
 export function approvalHold(deps: { accounts: Pick<Accounts, 'approvals'> }) {
@@ -127,7 +135,7 @@ export function approvalCollector(deps: CollectorDeps) {
         outcome = result.isError ? 'tool_error' : 'ok';
       }
     }
-    await approvals.finish(a.project, a.id, result as unknown as Record<string, unknown>);
+    await approvals.finish(a.project, a.id, kept(a, result));
     await approvals.noteStep(a, 'approval.ran', { ...caller.origin, agent: { clientId: caller.clientId } }, { outcome });
     return done(a, result);
   }
