@@ -74,6 +74,8 @@ before(async () => {
   stack = await startStack({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' });
   const person = await newPerson(stack, 'approve');
   owner = { ...person, key: (await stack.accounts.keys.createUserKey({ userId: person.user.id })).key };
+  // FREE's 30 requests a minute is less than this file sends.
+  await stack.accounts.workspaces.setPlan(person.user.workspace, 'TEAM');
   server = await startSdkV1Upstream({ json: true, verify: { issuer: stack.baseUrl } });
   const added = await api(owner.key, 'POST', `/api/v1/projects/${owner.slug}/upstreams`, { name: 'notes', url: server.url });
   assert.equal(added.status, 201, JSON.stringify(added.body));
@@ -214,6 +216,71 @@ test('an answer over 256 KB goes whole to the poll that ran it; later polls read
   assert.ok(String(ran.body['result'].content[0].text).includes(big), 'the poll that ran it has the whole answer');
   const later = await status(editorKey, id);
   assert.match(String(later.body['result'].content[0].text), /more than the 262144 kept/);
+});
+
+/** A 2026-07-28 request that declares MCP Tasks (SEP-2663), with the headers that revision asks for. */
+async function modern(key: string, method: string, params: Record<string, unknown>, name?: string) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  };
+  const res = await fetch(`${stack.baseUrl}/mcp/${owner.slug}`, {
+    method: 'POST',
+    headers: {
+      'x-api-key': key,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method, params: { ...params, _meta: meta } }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+test('a client that declares MCP Tasks gets the held call as a task, followed with tasks/get to its result', async () => {
+  const before = writes();
+  const created = await modern(
+    editorKey,
+    'tools/call',
+    { name: 'notes__write_note', arguments: { title: 'task', text: 'as a task' } },
+    'notes__write_note',
+  );
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const task = created.body['result'];
+  assert.equal(task.resultType, 'task', JSON.stringify(created.body));
+  assert.equal(task.status, 'working');
+  assert.match(task.taskId, /^apr_/);
+  assert.equal(typeof task.ttlMs, 'number');
+  assert.equal(typeof task.pollIntervalMs, 'number');
+  const get = () => modern(editorKey, 'tasks/get', { taskId: task.taskId }, task.taskId);
+  const working = await get();
+  assert.equal(working.body['result'].status, 'working', JSON.stringify(working.body));
+  assert.equal(working.body['result'].resultType, 'complete');
+  const stranger = await modern(otherKey, 'tasks/get', { taskId: task.taskId }, task.taskId);
+  assert.ok(stranger.body['error'], 'another caller is told of no such task');
+
+  const row = (await api(owner.key, 'GET', `/api/v1/projects/${owner.slug}/approvals`)).body['approvals'].find(
+    (a: Json) => a['id'] === task.taskId,
+  );
+  assert.equal((await decide(task.taskId, 'approve', { call_hash: row['call_hash'] })).status, 200);
+  const completed = await get();
+  assert.equal(completed.body['result']?.status, 'completed', JSON.stringify(completed.body));
+  assert.equal(completed.body['result'].result.content[0].text, 'saved task');
+  assert.equal(writes(), before + 1);
+  assert.equal((await get()).body['result'].result.content[0].text, 'saved task');
+  assert.equal(writes(), before + 1, 'the call ran once');
+
+  const refused = (
+    await modern(editorKey, 'tools/call', { name: 'notes__write_note', arguments: { title: 'no', text: 'no' } }, 'notes__write_note')
+  ).body['result'];
+  assert.equal((await decide(refused.taskId, 'deny')).status, 200);
+  const failed = (await modern(editorKey, 'tasks/get', { taskId: refused.taskId }, refused.taskId)).body['result'];
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.error.code, -31010);
+  assert.equal(failed.error.data.status, 'denied');
+  assert.equal(writes(), before + 1);
 });
 
 test('every step of an approval is in the audit log', async () => {

@@ -35,7 +35,9 @@ import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
 import { serverDiscover } from './methods/server-discover.ts';
 import { runTool, toolsCall } from './methods/tools-call.ts';
-import { approvalCollector, approvalHold } from './methods/approvals.ts';
+import { approvalFollower, approvalHold, asToolResult } from './methods/approvals.ts';
+import { tasksGet } from './methods/tasks-get.ts';
+import type { MethodHandler } from './methods/types.ts';
 import { toolsList } from './methods/tools-list.ts';
 import { createMetrics } from './metrics.ts';
 import { createOriginPolicy } from './origins.ts';
@@ -104,7 +106,7 @@ export function createGateway(deps: GatewayDeps) {
     observe: (status, seconds) => metrics.durations.outbound('upstream', status, seconds),
   });
   const management = gatewayManagement({ ...deps, now, upstreams: upstreamSide.upstreams });
-  const { tools, registry, callDeps } = builtInTools(deps, management, metrics, tracer);
+  const { tools, registry, callDeps, follow } = builtInTools(deps, management, metrics, tracer);
   const toolSets = upstreamSide.toolSetsOver(registry);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
@@ -113,7 +115,7 @@ export function createGateway(deps: GatewayDeps) {
     production: config.nodeEnv === 'production',
   });
   const version = deps.version ?? '0.1.0';
-  const methods = methodTable(registry, callDeps, version);
+  const methods = methodTable(registry, callDeps, version, tasksGet(follow));
   const runDeps = {
     logger,
     tracer,
@@ -199,28 +201,35 @@ function builtInTools(
 ) {
   const { config, logger } = deps;
   const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
-  let collect: ReturnType<typeof approvalCollector> | null = null;
+  let follow: ReturnType<typeof approvalFollower> | null = null;
   const tools = createTools({
     redis: deps.knowledgeRedis ?? deps.redis,
     accounts: deps.accounts,
     logger,
     onAccessRequested: (request) => management.accessRequested(request),
-    collectApproval: (id, caller, beside) => collect!(id, caller, beside),
+    collectApproval: async (id, caller, beside) => asToolResult(await follow!(id, caller, beside)),
     ...(embedder ? { embedder } : {}),
   });
   const registry = new ToolRegistry(tools);
   const plain = { logger, onCall: metrics.countToolCall, tracer };
-  collect = approvalCollector({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
-  return { tools, registry, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }) } };
+  follow = approvalFollower({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
+  return { tools, registry, follow, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }) } };
 }
 
 /** The JSON-RPC methods of each protocol era (docs/mcp-revisions.md). */
-function methodTable(registry: ToolRegistry, callDeps: Parameters<typeof toolsCall>[0], version: string): MethodTable {
+function methodTable(
+  registry: ToolRegistry,
+  callDeps: Parameters<typeof toolsCall>[0],
+  version: string,
+  tasks: MethodHandler,
+): MethodTable {
   return {
     modern: new Map([
       ['server/discover', serverDiscover()],
       ['tools/list', toolsList({ registry })],
       ['tools/call', toolsCall(callDeps)],
+      // MCP Tasks (SEP-2663): a held call followed as a task (docs/approvals.md).
+      ['tasks/get', tasks],
     ]),
     legacy: new Map([
       ['initialize', initialize({ version })],

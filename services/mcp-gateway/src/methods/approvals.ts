@@ -89,14 +89,18 @@ const policyOf = (caller: ToolCaller): CallerContext => ({
   endpoint: 'project',
 });
 
-const finalAnswer = (a: Approval, status: string, message: string): ToolResult => ({
-  content: [{ type: 'text', text: message }],
-  structuredContent: { approval_id: a.id, tool: a.tool, status },
-  isError: true,
-});
+/** What became of a held call, as its caller follows it (svc_approval_status, tasks/get). */
+export interface Followed {
+  approval: Approval;
+  /** `refused`: the stored call no longer matches its approval; it never runs. */
+  state: 'pending' | 'running' | 'done' | 'denied' | 'expired' | 'refused';
+  message: string;
+  /** The call's answer (`done`). */
+  result?: ToolResult;
+}
 
-/** svc_approval_status's work: the state of the caller's approval, the run when it is due, the stored answer after. */
-export function approvalCollector(deps: CollectorDeps) {
+/** svc_approval_status's and tasks/get's work: the state of the caller's approval, the run when it is due, the stored answer after. */
+export function approvalFollower(deps: CollectorDeps) {
   const { approvals } = deps.accounts;
 
   async function runApproved(a: Approval, caller: ToolCaller, beside: ToolsBeside | undefined): Promise<ToolResult> {
@@ -137,42 +141,50 @@ export function approvalCollector(deps: CollectorDeps) {
     }
     await approvals.finish(a.project, a.id, kept(a, result));
     await approvals.noteStep(a, 'approval.ran', { ...caller.origin, agent: { clientId: caller.clientId } }, { outcome });
-    return done(a, result);
+    return result;
   }
 
-  const done = (a: Approval, result: ToolResult): ToolResult => ({
-    ...result,
-    structuredContent: { approval_id: a.id, tool: a.tool, status: 'done', result: result as unknown as Record<string, unknown> },
-  });
+  const followed = (approval: Approval, state: Followed['state'], message: string, result?: ToolResult): Followed =>
+    result ? { approval, state, message, result } : { approval, state, message };
 
-  return async function collect(id: string, caller: ToolCaller, beside: ToolsBeside | undefined): Promise<ToolResult> {
-    if (!caller.project) throw new ToolFailure('svc_approval_status works on a project endpoint (/mcp/<project_slug>)');
+  return async function follow(id: string, caller: ToolCaller, beside: ToolsBeside | undefined): Promise<Followed> {
+    if (!caller.project) throw new ToolFailure('Approvals are followed on a project endpoint (/mcp/<project_slug>)');
     const a = await approvals.get(caller.project, id);
     // Another caller's approval is as unknown as a missing one: it names nothing of theirs.
     if (!a || a.caller.type !== caller.type || a.caller.id !== caller.id)
       throw new ToolFailure(`There is no approval ${id.slice(0, 80)} of yours on project ${caller.project}.`);
-    if (a.status === 'done') return done(a, a.result as unknown as ToolResult);
-    if (a.status === 'denied') return finalAnswer(a, 'denied', `An admin denied this call of ${a.tool}; it will not run.`);
-    if (a.status === 'expired') return finalAnswer(a, 'expired', `This call of ${a.tool} expired before it ran; it will not run.`);
-    if (a.status === 'running')
-      return text(`This call of ${a.tool} is running; ask again for its answer.`, { approval_id: a.id, tool: a.tool, status: 'running' });
+    const denied = `An admin denied this call of ${a.tool}; it will not run.`;
+    const expired = `This call of ${a.tool} expired before it ran; it will not run.`;
+    if (a.status === 'done') return followed(a, 'done', `This call of ${a.tool} ran.`, a.result as unknown as ToolResult);
+    if (a.status === 'denied') return followed(a, 'denied', denied);
+    if (a.status === 'expired') return followed(a, 'expired', expired);
+    if (a.status === 'running') return followed(a, 'running', `This call of ${a.tool} is running; ask again for its answer.`);
     const claim = await approvals.claim(a.project, a.id, caller, approvalCallHash({ ...a, caller }));
-    if (claim === 'claimed') return runApproved(a, caller, beside);
+    if (claim === 'claimed') return followed(a, 'done', `This call of ${a.tool} ran.`, await runApproved(a, caller, beside));
     if (claim === 'expired_now') {
       await approvals.noteStep(a, 'approval.expired', { ...caller.origin, agent: { clientId: caller.clientId } });
-      return finalAnswer(a, 'expired', `This call of ${a.tool} expired before it ran; it will not run.`);
+      return followed(a, 'expired', expired);
     }
     if (claim === 'pending')
-      return text(`This call of ${a.tool} waits for an admin's approval until ${iso(a.expiresAt)}; ask again later.`, {
-        approval_id: a.id,
-        tool: a.tool,
-        status: 'pending',
-        expires_at: iso(a.expiresAt),
-      });
+      return followed(a, 'pending', `This call of ${a.tool} waits for an admin's approval until ${iso(a.expiresAt)}; ask again later.`);
     // The stored call no longer matches the hash it was approved by, or is not this caller's: it never runs.
     if (claim === 'mismatch' || claim === 'other_caller')
-      return finalAnswer(a, 'refused', `This call of ${a.tool} does not match its approval; it will not run.`);
+      return followed(a, 'refused', `This call of ${a.tool} does not match its approval; it will not run.`);
     // Another poll moved it meanwhile (it runs or ran, or expired): the record now says what became of it.
-    return collect(id, caller, beside);
+    return follow(id, caller, beside);
   };
+}
+
+/** svc_approval_status's answer: the state in structuredContent; once the call ran, its own answer. */
+export function asToolResult(f: Followed): ToolResult {
+  const a = f.approval;
+  if (f.state === 'done' && f.result)
+    return {
+      ...f.result,
+      structuredContent: { approval_id: a.id, tool: a.tool, status: 'done', result: f.result as unknown as Record<string, unknown> },
+    };
+  const structured: Record<string, unknown> = { approval_id: a.id, tool: a.tool, status: f.state };
+  if (f.state === 'pending') structured['expires_at'] = iso(a.expiresAt);
+  const answer = text(f.message, structured);
+  return f.state === 'denied' || f.state === 'expired' || f.state === 'refused' ? { ...answer, isError: true } : answer;
 }

@@ -4,13 +4,14 @@
  * tool's schema, and failures the model should correct, are results with isError (MCP 2025-11-25
  * "Error Handling").
  */
-import { isStoreError } from '@svc/accounts';
+import { APPROVAL_TIMING, isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import { SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
 import type { PreparedCall, Refusal } from './prepare-call.ts';
+import { taskOf } from './task-shape.ts';
 import type { MethodHandler, RpcContext } from './types.ts';
 
 export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'denied' | 'failed';
@@ -142,6 +143,16 @@ export function runTool(deps: ToolsCallDeps) {
   };
 }
 
+/**
+ * SEP-2663 "Task Creation": the CreateTaskResult of a call held for an approval (its record is
+ * written before the answer, so tasks/get finds it); any other failure is thrown as it was.
+ */
+function heldAsTask(err: unknown): Record<string, unknown> {
+  if (!(err instanceof SvcError) || err.data['gate'] !== 'approval' || typeof err.data['approval_id'] !== 'string') throw err;
+  const createdAt = Date.parse(String(err.data['expires_at'])) - APPROVAL_TIMING.decideWithinMs;
+  return { resultType: 'task', ...taskOf(err.data['approval_id'], createdAt, createdAt, 'working', err.message) };
+}
+
 export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   const run = runTool(deps);
   const refused = async (prepared: PreparedCall, refusal: Refusal): Promise<ToolResult> => {
@@ -155,6 +166,8 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   return (_params, ctx) => {
     const prepared = ctx.prepared;
     if (!prepared) return Promise.reject(new Error('tools/call: not prepared'));
-    return prepared.refusal ? refused(prepared, prepared.refusal) : run(prepared, ctx);
+    if (prepared.refusal) return refused(prepared, prepared.refusal);
+    // A client that declared MCP Tasks gets a held call as a task, not as a denial (docs/approvals.md).
+    return ctx.tasks ? run(prepared, ctx).catch(heldAsTask) : run(prepared, ctx);
   };
 }
