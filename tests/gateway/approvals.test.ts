@@ -281,12 +281,35 @@ test('a client that declares MCP Tasks gets the held call as a task, followed wi
   assert.equal(failed.error.code, -31010);
   assert.equal(failed.error.data.status, 'denied');
   assert.equal(writes(), before + 1);
+
+  // tasks/cancel: the caller withdraws a call that has not run; it never runs, and no admin can approve it.
+  const withdrawn = (
+    await modern(editorKey, 'tools/call', { name: 'notes__write_note', arguments: { title: 'w', text: 'w' } }, 'notes__write_note')
+  ).body['result'];
+  const strangerCancel = await modern(otherKey, 'tasks/cancel', { taskId: withdrawn.taskId }, withdrawn.taskId);
+  assert.ok(strangerCancel.body['error'], 'another caller cannot cancel it');
+  const ack = await modern(editorKey, 'tasks/cancel', { taskId: withdrawn.taskId }, withdrawn.taskId);
+  assert.equal(ack.status, 200, JSON.stringify(ack.body));
+  assert.equal(ack.body['result'].resultType, 'complete');
+  assert.equal((await modern(editorKey, 'tasks/get', { taskId: withdrawn.taskId }, withdrawn.taskId)).body['result'].status, 'cancelled');
+  const hash = (await api(owner.key, 'GET', `/api/v1/projects/${owner.slug}/approvals`)).body['approvals'].find(
+    (a: Json) => a['id'] === withdrawn.taskId,
+  )['call_hash'];
+  assert.equal((await decide(withdrawn.taskId, 'approve', { call_hash: hash })).status, 409);
+  assert.equal(writes(), before + 1);
 });
 
 test('every step of an approval is in the audit log', async () => {
   const log = await api(owner.key, 'GET', `/api/v1/workspaces/${owner.user.workspace}/audit?limit=200`);
   assert.equal(log.status, 200, JSON.stringify(log.body));
   const actions = new Set((log.body['entries'] as Json[]).map((e) => e['action']));
-  for (const action of ['approval.requested', 'approval.approved', 'approval.ran', 'approval.denied', 'approval.expired'])
+  for (const action of [
+    'approval.requested',
+    'approval.approved',
+    'approval.ran',
+    'approval.denied',
+    'approval.expired',
+    'approval.cancelled',
+  ])
     assert.ok(actions.has(action), `${action} is recorded`);
 });

@@ -39,7 +39,7 @@ export const APPROVAL_TIMING = {
 /** The longest a record lives: decided at the deadline, collected at the next, then kept. */
 const APPROVAL_LIFETIME_MS = APPROVAL_TIMING.decideWithinMs + APPROVAL_TIMING.collectWithinMs + APPROVAL_TIMING.keptMs;
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'running' | 'done';
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled' | 'running' | 'done';
 
 /** Who made the call: the identity an approval is bound to. */
 export interface ApprovalCaller {
@@ -134,6 +134,21 @@ if redis.call('HGET', KEYS[1], 'call_hash') ~= ARGV[3] then return 'mismatch' en
 redis.call('HSET', KEYS[1], 'status', 'running', 'claimed_at', ARGV[1])
 return 'claimed'`);
 
+// KEYS: the record. ARGV: now, the caller's type:id. The caller withdraws a call that has not run:
+// pending or approved to cancelled, only by the caller it is bound to. Returns 'cancelled',
+// 'expired_now', 'other_caller', or the status found.
+const CANCEL = script(`
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return 'missing' end
+if redis.call('HGET', KEYS[1], 'caller_key') ~= ARGV[2] then return 'other_caller' end
+if st ~= 'pending' and st ~= 'approved' then return st end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'status', 'expired')
+  return 'expired_now'
+end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'decided_at', ARGV[1], 'decided_by', 'the caller')
+return 'cancelled'`);
+
 // KEYS: the record. ARGV: the result's JSON, now, kept-until. running to done, once.
 const FINISH = script(`
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
@@ -143,6 +158,8 @@ return 1`);
 
 /** What a claim found: `claimed` lets the call run; anything else says why not. */
 export type ClaimOutcome = 'claimed' | 'expired_now' | 'other_caller' | 'mismatch' | 'missing' | ApprovalStatus;
+/** What a withdrawal found: `cancelled` withdrew it; anything else says why not. */
+export type CancelOutcome = 'cancelled' | 'expired_now' | 'other_caller' | 'missing' | ApprovalStatus;
 /** What a decision found: `ok` decided it; anything else says why not. */
 export type DecideOutcome = 'ok' | 'expired_now' | 'mismatch' | 'missing' | ApprovalStatus;
 
@@ -258,6 +275,12 @@ export class ApprovalStore {
     return String(outcome) as ClaimOutcome;
   }
 
+  /** The caller withdraws a call that has not run (see CANCEL). */
+  async cancel(project: string, id: string, caller: Pick<ApprovalCaller, 'type' | 'id'>): Promise<CancelOutcome> {
+    const outcome = await runScript(this.ctx.redis, CANCEL, [K.approval(project, id)], [this.ctx.now(), `${caller.type}:${caller.id}`]);
+    return String(outcome) as CancelOutcome;
+  }
+
   /** Stores the run's answer (running to done); false when the record was not running. */
   async finish(project: string, id: string, result: Record<string, unknown>): Promise<boolean> {
     const now = this.ctx.now();
@@ -273,7 +296,7 @@ export class ApprovalStore {
   /** Records a step of an approval the caller took (`approval.ran`, `approval.expired`). */
   async noteStep(
     approval: Approval,
-    action: 'approval.ran' | 'approval.expired',
+    action: 'approval.ran' | 'approval.expired' | 'approval.cancelled',
     origin: ApprovalOrigin,
     detail: Record<string, string> = {},
   ): Promise<void> {
@@ -287,7 +310,7 @@ export class ApprovalStore {
   private async record(
     workspace: string,
     caller: ApprovalCaller,
-    action: 'approval.requested' | 'approval.ran' | 'approval.expired',
+    action: 'approval.requested' | 'approval.ran' | 'approval.expired' | 'approval.cancelled',
     id: string,
     origin: ApprovalOrigin,
     detail: Record<string, string>,

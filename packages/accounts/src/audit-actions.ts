@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'approval.approved',
   'approval.denied',
   'approval.expired',
+  'approval.cancelled',
   'approval.ran',
   'service_account.created',
   'service_account.granted',

@@ -59,6 +59,7 @@ export {
   type ApprovalCaller,
   type ApprovalOrigin,
   type ApprovalStatus,
+  type CancelOutcome,
   type ClaimOutcome,
   type DecideOutcome,
 } from './approvals.ts';

@@ -140,3 +140,20 @@ test('past its deadline a call is expired: never approved, never run', async () 
     { numRuns: 30 },
   );
 });
+
+test('a call withdrawn by its caller is final: only its caller withdraws it, and it is never approved or run after', async () => {
+  await fc.assert(
+    fc.asyncProperty(args, caller, caller, fc.boolean(), async (a, x, y, approveFirst) => {
+      fc.pre(x.type !== y.type || x.id !== y.id);
+      const held = await hold(a, labelled(x));
+      const decide = () => accounts.approvals.decide(held.project, held.id, { approve: true, callHash: held.callHash, by: 'admin' });
+      if (approveFirst) assert.equal(await decide(), 'ok');
+      assert.equal(await accounts.approvals.cancel(held.project, held.id, y), 'other_caller');
+      assert.equal(await accounts.approvals.cancel(held.project, held.id, x), 'cancelled');
+      assert.equal(await accounts.approvals.cancel(held.project, held.id, x), 'cancelled', 'the status found');
+      assert.equal(await decide(), 'cancelled');
+      assert.equal(await accounts.approvals.claim(held.project, held.id, x, held.callHash), 'cancelled');
+    }),
+    { numRuns: 30 },
+  );
+});

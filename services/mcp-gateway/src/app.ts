@@ -35,7 +35,8 @@ import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
 import { serverDiscover } from './methods/server-discover.ts';
 import { runTool, toolsCall } from './methods/tools-call.ts';
-import { approvalFollower, approvalHold, asToolResult } from './methods/approvals.ts';
+import { approvalCanceller, approvalFollower, approvalHold, asToolResult } from './methods/approvals.ts';
+import { tasksCancel } from './methods/tasks-cancel.ts';
 import { tasksGet } from './methods/tasks-get.ts';
 import type { MethodHandler } from './methods/types.ts';
 import { toolsList } from './methods/tools-list.ts';
@@ -115,7 +116,10 @@ export function createGateway(deps: GatewayDeps) {
     production: config.nodeEnv === 'production',
   });
   const version = deps.version ?? '0.1.0';
-  const methods = methodTable(registry, callDeps, version, tasksGet(follow));
+  const methods = methodTable(registry, callDeps, version, {
+    get: tasksGet(follow),
+    cancel: tasksCancel(approvalCanceller({ accounts: deps.accounts })),
+  });
   const runDeps = {
     logger,
     tracer,
@@ -221,7 +225,7 @@ function methodTable(
   registry: ToolRegistry,
   callDeps: Parameters<typeof toolsCall>[0],
   version: string,
-  tasks: MethodHandler,
+  tasks: { get: MethodHandler; cancel: MethodHandler },
 ): MethodTable {
   return {
     modern: new Map([
@@ -229,7 +233,8 @@ function methodTable(
       ['tools/list', toolsList({ registry })],
       ['tools/call', toolsCall(callDeps)],
       // MCP Tasks (SEP-2663): a held call followed as a task (docs/approvals.md).
-      ['tasks/get', tasks],
+      ['tasks/get', tasks.get],
+      ['tasks/cancel', tasks.cancel],
     ]),
     legacy: new Map([
       ['initialize', initialize({ version })],

@@ -7,7 +7,7 @@ const ONE = {
   properties: { project: segment('Project slug.'), id: segment('Approval id (the approval_id the held call was answered with).') },
   required: ['project', 'id'],
 } as const;
-const STATUS = { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done'] } as const;
+const STATUS = { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'cancelled', 'running', 'done'] } as const;
 const CALL_HASH = {
   type: 'string',
   minLength: 64,

@@ -93,7 +93,7 @@ const policyOf = (caller: ToolCaller): CallerContext => ({
 export interface Followed {
   approval: Approval;
   /** `refused`: the stored call no longer matches its approval; it never runs. */
-  state: 'pending' | 'running' | 'done' | 'denied' | 'expired' | 'refused';
+  state: 'pending' | 'running' | 'done' | 'denied' | 'expired' | 'cancelled' | 'refused';
   message: string;
   /** The call's answer (`done`). */
   result?: ToolResult;
@@ -158,6 +158,7 @@ export function approvalFollower(deps: CollectorDeps) {
     if (a.status === 'done') return followed(a, 'done', `This call of ${a.tool} ran.`, a.result as unknown as ToolResult);
     if (a.status === 'denied') return followed(a, 'denied', denied);
     if (a.status === 'expired') return followed(a, 'expired', expired);
+    if (a.status === 'cancelled') return followed(a, 'cancelled', `This call of ${a.tool} was withdrawn by its caller; it will not run.`);
     if (a.status === 'running') return followed(a, 'running', `This call of ${a.tool} is running; ask again for its answer.`);
     const claim = await approvals.claim(a.project, a.id, caller, approvalCallHash({ ...a, caller }));
     if (claim === 'claimed') return followed(a, 'done', `This call of ${a.tool} ran.`, await runApproved(a, caller, beside));
@@ -186,5 +187,24 @@ export function asToolResult(f: Followed): ToolResult {
   const structured: Record<string, unknown> = { approval_id: a.id, tool: a.tool, status: f.state };
   if (f.state === 'pending') structured['expires_at'] = iso(a.expiresAt);
   const answer = text(f.message, structured);
-  return f.state === 'denied' || f.state === 'expired' || f.state === 'refused' ? { ...answer, isError: true } : answer;
+  return f.state === 'denied' || f.state === 'expired' || f.state === 'cancelled' || f.state === 'refused'
+    ? { ...answer, isError: true }
+    : answer;
+}
+
+/**
+ * tasks/cancel's work (SEP-2663 "Cancellation"): the caller withdraws its own held call that has
+ * not run; one that ran, or was decided against, keeps its state. Another caller's id is unknown.
+ */
+export function approvalCanceller(deps: { accounts: Pick<Accounts, 'approvals'> }) {
+  const { approvals } = deps.accounts;
+  return async function cancel(id: string, caller: ToolCaller): Promise<void> {
+    const a = caller.project ? await approvals.get(caller.project, id) : null;
+    if (!a || a.caller.type !== caller.type || a.caller.id !== caller.id)
+      throw new ToolFailure(`There is no approval ${id.slice(0, 80)} of yours on project ${caller.project ?? '(none)'}.`);
+    const outcome = await approvals.cancel(a.project, a.id, caller);
+    const origin = { ...caller.origin, agent: { clientId: caller.clientId } };
+    if (outcome === 'cancelled') await approvals.noteStep(a, 'approval.cancelled', origin);
+    if (outcome === 'expired_now') await approvals.noteStep(a, 'approval.expired', origin);
+  };
 }

@@ -6,17 +6,17 @@
  * longer matching its approval is `failed` with the JSON-RPC error the call would have had.
  */
 import { SvcError, toJsonRpcError } from '@svc/errors';
-import { ToolFailure } from '../tools/types.ts';
 import type { Followed } from './approvals.ts';
 import type { ToolCaller, ToolsBeside } from '../tools/types.ts';
 import type { MethodHandler } from './types.ts';
-import { taskOf } from './task-shape.ts';
+import { taskIdOf, taskOf, unknownTask } from './task-shape.ts';
 
 /** The DetailedTask of a followed approval. */
 export function detailedTask(f: Followed): Record<string, unknown> {
   const a = f.approval;
   const updated = Math.max(a.createdAt, a.decidedAt ?? 0);
   if (f.state === 'pending' || f.state === 'running') return taskOf(a.id, a.createdAt, updated, 'working', f.message);
+  if (f.state === 'cancelled') return taskOf(a.id, a.createdAt, updated, 'cancelled', f.message);
   if (f.state === 'done')
     return { ...taskOf(a.id, a.createdAt, updated, 'completed', f.message), result: { resultType: 'complete', ...f.result } };
   const refusal = new SvcError('access_denied', {
@@ -29,15 +29,5 @@ export function detailedTask(f: Followed): Record<string, unknown> {
 
 /** The tasks/get handler over the approvals' follower (methods/approvals.ts). */
 export function tasksGet(follow: (id: string, caller: ToolCaller, beside: ToolsBeside | undefined) => Promise<Followed>): MethodHandler {
-  return async (params, ctx) => {
-    const taskId = params['taskId'];
-    if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 100)
-      throw new SvcError('invalid_params', { message: 'Invalid params: "taskId" must be a task id (a string)', inBody: true });
-    try {
-      return detailedTask(await follow(taskId, ctx.toolCaller, ctx.toolSet ?? undefined));
-    } catch (err) {
-      if (err instanceof ToolFailure) throw new SvcError('invalid_params', { message: `Invalid params: ${err.message}`, inBody: true });
-      throw err;
-    }
-  };
+  return async (params, ctx) => detailedTask(await follow(taskIdOf(params), ctx.toolCaller, ctx.toolSet ?? undefined).catch(unknownTask));
 }

@@ -21,6 +21,7 @@ const STATUS_CLASS: Record<Approval['status'], string> = {
   done: 'status-active',
   denied: 'status-revoked',
   expired: 'status-revoked',
+  cancelled: 'status-revoked',
 };
 
 export function approvalsPage(f: Frame, v: { approvals: Approval[]; now: number }): SafeHtml {
