@@ -24,6 +24,9 @@ const STATUS_CLASS: Record<Approval['status'], string> = {
   cancelled: 'status-revoked',
 };
 
+/** Through what the call came: an API key is said so; an OAuth client by its client id. */
+const through = (a: Approval) => (a.caller.clientId.startsWith('svc-key:') ? 'an API key' : a.caller.clientId);
+
 export function approvalsPage(f: Frame, v: { approvals: Approval[]; now: number }): SafeHtml {
   const base = `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/approvals`;
   const pending = v.approvals.filter((a) => a.status === 'pending');
@@ -43,7 +46,7 @@ export function approvalsPage(f: Frame, v: { approvals: Approval[]; now: number 
     html`<h2>Waiting (${pending.length})</h2>${table(
       'Calls waiting for an approval',
       ['Call', 'Caller', 'Through', 'Waiting', 'Decide before', 'Decision'],
-      pending.map((a) => [call(a), a.caller.label, a.caller.clientId, age(a.createdAt, v.now), ago(a.expiresAt, v.now), decide(a)]),
+      pending.map((a) => [call(a), a.caller.label, through(a), age(a.createdAt, v.now), ago(a.expiresAt, v.now), decide(a)]),
       emptyState('No call is waiting for an approval.', howCallsArrive(f.project!.slug)),
     )}${
       decided.length > 0 &&
