@@ -1,8 +1,9 @@
 /**
  * Approval-gated calls (docs/approvals.md): a call of a tool whose row asks for an approval is
- * stored and answered with a denial naming the pending approval; once an admin approves it, the
- * caller's next svc_approval_status runs it, once, with the stored arguments, as that caller (their
- * level checked again by the tool's row), and keeps its answer for later polls.
+ * stored and answered with a denial naming the pending approval (a task, to a client that declares
+ * MCP Tasks: tools-call.ts); once an admin approves it, the caller's next svc_approval_status or
+ * tasks/get runs it, once, with the stored arguments, as that caller (their level checked again by
+ * the tool's row), and keeps its answer for later polls; tasks/cancel withdraws it.
  */
 import { AccountError, APPROVAL_TIMING, approvalCallHash, isFirstPartyClient, type Accounts, type Approval } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
