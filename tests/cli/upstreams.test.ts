@@ -106,10 +106,18 @@ test('add, list, show, tool, refresh, update and remove an upstream, in the defa
   assert.match(typo.stderr, /notes has no tool "read_note"\. Did you mean read_notes\?/);
   const nothing = await o.svc(['tool', 'notes', 'read_notes']);
   assert.equal(nothing.code, 2);
-  assert.match(nothing.stderr, /Give what changes: --level L, --plan P, --enable or --disable, --accept-change/);
+  assert.match(nothing.stderr, /Give what changes: --level L, --plan P, --approval A, --enable or --disable, --accept-change/);
   const badPlan = await o.svc(['tool', 'notes', 'read_notes', '--plan', 'prp']);
   assert.equal(badPlan.code, 2);
   assert.match(badPlan.stderr, /Unknown plan "PRP"\. Did you mean PRO\?/);
+  // Which calls wait for an admin's approval (docs/approvals.md), a level in any case.
+  const gated = await o.svc(['tool', 'notes', 'write_note', '--approval', 'below:admin']);
+  assert.equal(gated.code, 0, gated.stderr);
+  assert.match(gated.stdout, /^notes__write_note: VIEWER, .*, calls wait for an admin's approval \(below:ADMIN\)\.$/m);
+  const badRule = await o.svc(['tool', 'notes', 'write_note', '--approval', 'agent']);
+  assert.equal(badRule.code, 2);
+  assert.match(badRule.stderr, /Unknown approval rule "agent"\. Did you mean agents\?/);
+  assert.equal((await o.svc(['tool', 'notes', 'write_note', '--approval', 'none'])).code, 0);
 
   // The server changes: a tool appears (off until turned on), one changes (kept as it was until accepted).
   const tools = noteTools();

@@ -185,6 +185,36 @@ test('an admin adds a server after stepping up, sets its tools, reviews a change
     await gatewayOffers(viewerKey, owner.slug, ['notes__write_note'], 'the tool turned off to leave tools/list');
     assert.equal(await page.getByRole('button', { name: 'Turn on notes__read_notes' }).count(), 1);
 
+    // Every call of write_note waits for an approval (docs/approvals.md): set on its page, held at
+    // the gateway, listed on the Approvals page and approved there.
+    await page.getByRole('link', { name: 'notes__write_note', exact: true }).click();
+    await page.getByLabel('Which calls of notes__write_note wait for an approval', { exact: true }).selectOption('all');
+    await page.getByRole('button', { name: 'Save the approval rule of notes__write_note' }).click();
+    await page.waitForSelector('.flash.ok');
+    assert.match(await mainText(page), /approval rule saved/);
+    await eventually(async () => {
+      const res = await fetch(`${stack.baseUrl}/mcp/${owner.slug}`, {
+        method: 'POST',
+        headers: { 'x-api-key': viewerKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: rpcId++,
+          method: 'tools/call',
+          params: { name: 'notes__write_note', arguments: { title: 'held', text: 'by the page' } },
+        }),
+      });
+      const body = (await res.json()) as { error?: { data?: { gate?: string } } };
+      assert.equal(body.error?.data?.gate, 'approval', JSON.stringify(body));
+    }, 'the gateway to hold write_note');
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    assert.match(await mainText(page), /notes__write_note/);
+    assert.match(await mainText(page), /"title": "held"/);
+    await checkPage(page, 'approvals');
+    await page.getByRole('button', { name: 'Approve' }).first().click();
+    await page.waitForSelector('.flash.ok');
+    assert.match(await mainText(page), /Call approved/);
+    await page.goto(`${stack.authUrl}/dashboard/projects/${owner.slug}/upstreams/notes`);
+
     // The server changes delete_note: after a refresh it is offered as it was until accepted, old beside new.
     const changed = noteTools().map((t) =>
       t.name === 'delete_note' ? { ...t, description: 'Deletes a note, and its history', annotations: { destructiveHint: false } } : t,

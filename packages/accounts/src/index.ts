@@ -1,6 +1,7 @@
 /** The account model in Redis: users, workspaces, projects, roles, API keys, bots, access requests, the audit log, OAuth grants. */
 import { AccessRequestStore } from './access-requests.ts';
 import { ApiKeyStore } from './api-keys.ts';
+import { ApprovalStore } from './approvals.ts';
 import { AuditLog } from './audit.ts';
 import { AuditAgents } from './audit-parties.ts';
 import { BotStore } from './bots.ts';
@@ -51,6 +52,17 @@ export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, DECIDED_REQUESTS_KEPT, MAX_REASON_LENGTH } from './access-request-rules.ts';
 export type { RequestOutcome } from './access-requests.ts';
+export {
+  APPROVAL_TIMING,
+  approvalCallHash,
+  type Approval,
+  type ApprovalCaller,
+  type ApprovalOrigin,
+  type ApprovalStatus,
+  type CancelOutcome,
+  type ClaimOutcome,
+  type DecideOutcome,
+} from './approvals.ts';
 export { isCursor, LIST_MAX_PAGE, LIST_PAGE } from './pages.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
@@ -79,6 +91,7 @@ export type {
   UserStore,
   WorkspaceStore,
   AccessRequestStore,
+  ApprovalStore,
   OAuthGrantStore,
   InvitationStore,
   FactorStore,
@@ -93,6 +106,8 @@ export interface Accounts {
   serviceAccountClients: ServiceAccountClientStore;
   trustedIssuers: TrustedIssuerStore;
   accessRequests: AccessRequestStore;
+  /** Calls waiting for, or run after, an admin's approval (docs/approvals.md). */
+  approvals: ApprovalStore;
   audit: AuditLog;
   /** The agents audit entries name, looked up: an OAuth client's name and whether it is verified, an API key's prefix. */
   auditAgents: AuditAgents;
@@ -147,6 +162,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     serviceAccountClients: new ServiceAccountClientStore(ctx),
     trustedIssuers: new TrustedIssuerStore(ctx),
     accessRequests,
+    approvals: new ApprovalStore(ctx, keys, audit),
     audit,
     auditAgents,
     oauthGrants: new OAuthGrantStore(ctx),

@@ -105,6 +105,10 @@ export const K = {
   /** The keys forwarded tokens are signed with (docs/upstream-servers.md "The forwarded token"). */
   upstreamSigningKeys: () => 'svc:upstream-signing-keys',
   accessRequest: (id: string) => `svc:access-request:${id}`,
+  /** A call waiting for, or run after, an admin's approval; shares its project's hash tag with the index (docs/approvals.md). */
+  approval: (project: string, id: string) => `svc:approval:{${project}}:${id}`,
+  /** A project's approvals by creation time (zset), bounded by APPROVAL_TIMING.maxOpen. */
+  projectApprovals: (project: string) => `svc:approvals:{${project}}`,
   /** A workspace's audit log: a stream, trimmed on append to the plan's retention and entry cap (docs/audit.md). */
   auditLog: (workspace: string) => `svc:audit:{${workspace}}`,
   /**

@@ -12,6 +12,7 @@ import { USE_COMMAND } from './default-project.ts';
 import { CliError, EXIT } from './errors.ts';
 import { MANAGE_COMMANDS } from './manage-commands.ts';
 import { UPSTREAMS_COMMAND } from './manage-upstreams.ts';
+import { APPROVALS_COMMAND } from './manage-approvals.ts';
 import { MCP_CONFIG_COMMAND } from './mcp-config-command.ts';
 import { nearest } from './suggest.ts';
 import { TOOLS_COMMAND } from './tools-command.ts';
@@ -47,6 +48,7 @@ export const COMMANDS: Record<string, Command> = {
   ...MANAGE_COMMANDS,
   audit: withAuditVerify(MANAGE_COMMANDS['audit']!),
   upstreams: UPSTREAMS_COMMAND,
+  approvals: APPROVALS_COMMAND,
   'mcp-config': MCP_CONFIG_COMMAND,
   completion: COMPLETION_COMMAND,
 };

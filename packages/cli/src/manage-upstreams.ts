@@ -6,7 +6,7 @@
  * server is never taken from the command line (upstream-credential.ts) and never shown again.
  */
 import type { AnswerOf, OperationOf } from '@svc/management/contract';
-import { isPlan, PLANS } from '@svc/policy';
+import { APPROVAL_RULES, isApprovalRule, isPlan, PLANS, type ApprovalRule } from '@svc/policy';
 import type { Command } from './command.ts';
 import { callerOf } from './command.ts';
 import { confirmByName } from './confirm.ts';
@@ -203,15 +203,32 @@ function toolChange(v: Options) {
     const near = nearest(plan, PLANS);
     throw new CliError(`Unknown plan "${plan}".${near ? ` Did you mean ${near}?` : ''}`, EXIT.usage, `Give --plan ${PLANS.join('|')}.`);
   }
+  const approval = approvalOption(v);
   const change = {
     ...(given(v, 'level') === undefined ? {} : { level: levelOption(v, 'level') }),
+    ...(approval === undefined ? {} : { approval }),
     ...(plan === undefined ? {} : { plan }),
     ...(v['enable'] === true ? { enabled: true } : v['disable'] === true ? { enabled: false } : {}),
     ...(v['accept-change'] === true ? { accept_change: true } : {}),
   };
   if (Object.keys(change).length === 0)
-    throw new CliError('Give what changes: --level L, --plan P, --enable or --disable, --accept-change.', EXIT.usage);
+    throw new CliError('Give what changes: --level L, --plan P, --approval A, --enable or --disable, --accept-change.', EXIT.usage);
   return change;
+}
+
+/** --approval as the row holds it (docs/approvals.md "The rule"): none, all, agents, below:LEVEL, levels in any case. */
+function approvalOption(v: Options): ApprovalRule | undefined {
+  const raw = given(v, 'approval');
+  if (raw === undefined) return undefined;
+  const lower = raw.toLowerCase();
+  const rule = lower.startsWith('below:') ? `below:${lower.slice('below:'.length).toUpperCase()}` : lower;
+  if (isApprovalRule(rule)) return rule;
+  const near = nearest(rule, APPROVAL_RULES);
+  throw new CliError(
+    `Unknown approval rule "${raw}".${near ? ` Did you mean ${near}?` : ''}`,
+    EXIT.usage,
+    `Give --approval ${APPROVAL_RULES.join('|')}.`,
+  );
 }
 
 async function tool(call: UpstreamCall): Promise<void> {
@@ -239,7 +256,7 @@ async function tool(call: UpstreamCall): Promise<void> {
   const u = await answer(api(c).setUpstreamTool({ params: { project: slug, name, tool: found.name }, body }), 'upstreams tool');
   const row = u.tools.find((t) => t.name === found.name) ?? found;
   return io.result(u, [
-    `${row.listed_name}: ${row.level}, plan ${row.plan} and up, ${row.enabled ? 'enabled' : 'disabled'}, state ${stateOf(row)}.`,
+    `${row.listed_name}: ${row.level}, plan ${row.plan} and up, ${row.enabled ? 'enabled' : 'disabled'}, state ${stateOf(row)}${row.approval === 'none' ? '' : `, calls wait for an admin's approval (${row.approval})`}.`,
   ]);
 }
 
@@ -265,7 +282,7 @@ const SUBCOMMANDS: Record<string, (call: UpstreamCall) => Promise<void>> = { lis
 export const UPSTREAMS_COMMAND: Command = {
   summary: "a project's upstream MCP servers: list, add, show their tools, update, refresh, set a tool's row, remove",
   usage:
-    'svc upstreams list|add <name> --url URL|show <name>|update <name>|refresh <name>|tool <name> <tool>|remove <name> [--project <slug>] [--timeout-ms N] [--credential-header H [--credential-stdin]] [--remove-credential] [--level L] [--plan P] [--enable|--disable] [--accept-change] [--yes] [--json]',
+    'svc upstreams list|add <name> --url URL|show <name>|update <name>|refresh <name>|tool <name> <tool>|remove <name> [--project <slug>] [--timeout-ms N] [--credential-header H [--credential-stdin]] [--remove-credential] [--level L] [--plan P] [--approval A] [--enable|--disable] [--accept-change] [--yes] [--json]',
   details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
   --url URL           add, update: the server's Streamable HTTP endpoint (http or https)
   --timeout-ms N      add, update: how long one forwarded call may take (1000 to 60000; default 10000)
@@ -276,6 +293,8 @@ export const UPSTREAMS_COMMAND: Command = {
   --remove-credential update: stop sending a credential
   --level LEVEL       tool: who may call it, VIEWER, EDITOR or ADMIN (any case)
   --plan PLAN         tool: the least plan of the workspace, ${PLANS.join(', ')}
+  --approval RULE     tool: which calls wait for an admin's approval: none, all, agents (third-party
+                      OAuth clients), below:LEVEL (callers below LEVEL)
   --enable, --disable tool: offer the tool, or stop offering it (a new tool starts off)
   --accept-change     tool: take the server's changed description, schema and annotations
   --yes               remove: do not ask first (needed where there is no terminal to ask on)
@@ -290,6 +309,7 @@ add, update and tool ask for a recent second factor of a person who has one: the
     'remove-credential': { type: 'boolean' },
     level: { type: 'string' },
     plan: { type: 'string' },
+    approval: { type: 'string' },
     enable: { type: 'boolean' },
     disable: { type: 'boolean' },
     'accept-change': { type: 'boolean' },

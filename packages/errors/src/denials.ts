@@ -23,12 +23,14 @@ export type Remediation = 'available' | 'unavailable' | 'undisclosed';
  * What the caller can do. `url`: a person completes something on a page (the draft's type);
  * `authorization_remediation`: a new token with this scope (the draft's type; the
  * `WWW-Authenticate` challenge says the same); `tool`: call this tool of the same server with these
- * arguments (svc's own type until the draft defines one; clients ignore types they do not know).
+ * arguments (svc's own type until the draft defines one; clients ignore types they do not know);
+ * `task`: the call waits on something a person decides, followed by this id (docs/approvals.md).
  */
 export type RemediationHint =
   | { type: 'url'; url: string }
   | { type: 'authorization_remediation'; scope: string }
-  | { type: 'tool'; tool: string; arguments: Record<string, unknown> };
+  | { type: 'tool'; tool: string; arguments: Record<string, unknown> }
+  | { type: 'task'; taskId: string };
 
 export interface DenialEnvelope {
   reason: 'insufficient_authorization';

@@ -52,6 +52,11 @@ export const CALLS = [
     op: decision.approve ? 'approveAccessRequest' : 'denyAccessRequest',
     params: { project },
   })),
+  onProject('approvals', 'listApprovals'),
+  bind('decideApproval', ['approveApproval', 'denyApproval'], (_a, project, _id, decision) => ({
+    op: decision.approve ? 'approveApproval' : 'denyApproval',
+    params: { project },
+  })),
   onProject('members', 'listMembers'),
   onProject('addMember', 'putMember'),
   onProject('setRole', 'putMember'),

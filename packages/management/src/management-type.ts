@@ -6,6 +6,7 @@
  */
 import type { AccessRequestOperations } from './access-request-operations.ts';
 import type { AccountOperations } from './account-operations.ts';
+import type { ApprovalOperations } from './approval-operations.ts';
 import type { FactorOperations } from './factor-operations.ts';
 import type { KeyControlOperations } from './key-control-operations.ts';
 import type { KeyOperations } from './key-operations.ts';
@@ -29,6 +30,7 @@ export type Management = WorkspaceOperations &
   KeyControlOperations &
   MemberOperations &
   AccessRequestOperations &
+  ApprovalOperations &
   RequestAccessOperation &
   AccountOperations &
   FactorOperations &

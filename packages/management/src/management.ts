@@ -19,6 +19,7 @@
 import type { Accounts } from '@svc/accounts';
 import { accessRequestOperations } from './access-request-operations.ts';
 import { accountOperations } from './account-operations.ts';
+import { approvalOperations } from './approval-operations.ts';
 import { managementContext, type ManagementDeps } from './context.ts';
 import { factorOperations } from './factor-operations.ts';
 import { keyOperations } from './key-operations.ts';
@@ -42,6 +43,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...keyOperations(ctx),
     ...memberOperations(ctx),
     ...accessRequestOperations(ctx),
+    ...approvalOperations(ctx),
     ...requestAccessOperation(ctx),
     ...accountOperations(ctx),
     ...factorOperations(ctx),

@@ -21,6 +21,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   members: 'members',
   invitations: 'members',
   'access-requests': 'requests',
+  approvals: 'approvals',
   'service-accounts': 'service-accounts',
   sso: 'sso',
   webhooks: 'webhooks',

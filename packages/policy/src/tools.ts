@@ -7,6 +7,7 @@ import type { Plan } from './plans.ts';
 import { planAtLeast } from './plans.ts';
 import type { Role, Surface } from './levels.ts';
 import { SURFACES, roleAtLeast } from './levels.ts';
+import type { ApprovalRule } from './approvals.ts';
 
 export type Endpoint = 'project' | 'team';
 /** NONE: any authenticated caller, role NONE included. SERVICE_ACCOUNT: only bot keys. */
@@ -30,6 +31,8 @@ export interface ToolPolicy {
   endpoints: readonly Endpoint[];
   /** Plan needed for some argument values (svc_search's semantic and hybrid modes). */
   argumentPlans?: readonly ArgumentPlanGate[];
+  /** Whether a call waits for an admin's approval before it runs (docs/approvals.md); absent: `none`. */
+  approval?: ApprovalRule;
   summary: string;
 }
 
@@ -56,6 +59,16 @@ export const TOOL_POLICIES: readonly ToolPolicy[] = [
     countsAsQuery: false,
     endpoints: PROJECT,
     summary: "Ask the project's admins for an access level",
+  },
+  {
+    name: 'svc_approval_status',
+    level: 'NONE',
+    plan: 'FREE',
+    surfaces: ALL,
+    agents: false,
+    countsAsQuery: false,
+    endpoints: PROJECT,
+    summary: "Follow a call that waits for an admin's approval, and fetch its answer once it ran",
   },
   {
     name: 'svc_context_query',

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CallerContext, Plan, Role, Surface } from '../src/index.ts';
-import { PLANS, TOOL_POLICIES, evaluate, planLimits, toolPolicy } from '../src/index.ts';
+import { APPROVAL_RULES, PLANS, TOOL_POLICIES, approvalNeeded, evaluate, isApprovalRule, planLimits, toolPolicy } from '../src/index.ts';
 
 const ctx = (o: Partial<CallerContext>): CallerContext => ({
   role: 'ADMIN',
@@ -18,6 +18,7 @@ const allowed = (tool: string, o: Partial<CallerContext>, args?: Record<string, 
 
 test('the table has exactly the tools of docs/contract.md', () => {
   assert.deepEqual(TOOL_POLICIES.map((p) => p.name).sort(), [
+    'svc_approval_status',
     'svc_ask',
     'svc_claim',
     'svc_context_query',
@@ -107,8 +108,9 @@ test('svc_multi_project_query: service accounts, team endpoint, TEAM plan', () =
   assert.equal(allowed('svc_multi_project_query', { serviceAccount: true, endpoint: 'team', plan: 'PRO' }), false);
 });
 
-test('not a query: svc_help and svc_request_access; every other tool counts', () => {
-  for (const p of TOOL_POLICIES) assert.equal(p.countsAsQuery, !['svc_help', 'svc_request_access'].includes(p.name), p.name);
+test('not a query: svc_help, svc_request_access and svc_approval_status; every other tool counts', () => {
+  for (const p of TOOL_POLICIES)
+    assert.equal(p.countsAsQuery, !['svc_help', 'svc_request_access', 'svc_approval_status'].includes(p.name), p.name);
 });
 
 test('plan limits: the current set, the earlier set, the scale', () => {
@@ -125,4 +127,19 @@ test('plan limits: the current set, the earlier set, the scale', () => {
   assert.deepEqual(planLimits('FREE', 'earlier'), { requestsPerMinute: 10, monthlyQueries: 100, fairUse: false });
   assert.equal(planLimits('ENTERPRISE', 'earlier').monthlyQueries, null);
   assert.equal(planLimits('PRO', 'current', 10).requestsPerMinute, 1200);
+});
+
+test('approval rules: none and absent run at once, all holds every call, agents holds third-party clients, below holds lower levels', () => {
+  const by = (role: Role, thirdPartyClient = false) => ({ role, thirdPartyClient });
+  assert.equal(approvalNeeded(undefined, by('VIEWER', true)), false);
+  assert.equal(approvalNeeded('none', by('VIEWER', true)), false);
+  assert.equal(approvalNeeded('all', by('ADMIN')), true);
+  assert.equal(approvalNeeded('agents', by('ADMIN', true)), true);
+  assert.equal(approvalNeeded('agents', by('VIEWER', false)), false);
+  assert.equal(approvalNeeded('below:ADMIN', by('EDITOR')), true);
+  assert.equal(approvalNeeded('below:ADMIN', by('ADMIN', true)), false);
+  assert.equal(approvalNeeded('below:EDITOR', by('EDITOR')), false);
+  assert.equal(approvalNeeded('below:VIEWER', by('NONE')), true);
+  assert.deepEqual(APPROVAL_RULES.filter(isApprovalRule), [...APPROVAL_RULES]);
+  assert.equal(isApprovalRule('below:OWNER'), false);
 });

@@ -1,5 +1,5 @@
 /** A project's upstream MCP server and its tools, as svc keeps them (docs/upstream-servers.md). */
-import type { KeyLevel, Plan, Surface } from '@svc/policy';
+import type { ApprovalRule, KeyLevel, Plan, Surface } from '@svc/policy';
 
 /** Which MCP revision an upstream speaks: `modern` 2026-07-28 (stateless), `legacy` 2025-11-25 and earlier (initialize). */
 export type UpstreamEra = 'modern' | 'legacy';
@@ -40,6 +40,8 @@ export interface UpstreamToolPolicy {
   agents: boolean;
   countsAsQuery: boolean;
   enabled: boolean;
+  /** Whether a call waits for an admin's approval (docs/approvals.md); absent on rows written before it: `none`. */
+  approval?: ApprovalRule;
 }
 
 /**

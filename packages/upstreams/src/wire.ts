@@ -28,6 +28,7 @@ const toolAnswer = (t: UpstreamTool) => ({
   agents: t.policy.agents,
   counts_as_query: t.policy.countsAsQuery,
   enabled: t.policy.enabled,
+  approval: t.policy.approval ?? 'none',
   first_seen: iso(t.firstSeen),
 });
 

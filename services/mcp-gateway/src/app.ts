@@ -13,6 +13,7 @@ import type { ResolveTxt } from '@svc/sso';
 import { createEmbedder } from '@svc/knowledge';
 import type { Logger } from '@svc/logger';
 import type { Tracing } from '@svc/telemetry';
+import type { Tracer } from '@opentelemetry/api';
 import type { Target } from './auth/caller.ts';
 import { claimProof } from './auth/dpop-binding.ts';
 import type { OAuthTokenVerifier } from './auth/oauth-types.ts';
@@ -34,6 +35,10 @@ import { initialize } from './methods/initialize.ts';
 import { ping } from './methods/ping.ts';
 import { serverDiscover } from './methods/server-discover.ts';
 import { runTool, toolsCall } from './methods/tools-call.ts';
+import { approvalCanceller, approvalFollower, approvalHold, asToolResult } from './methods/approvals.ts';
+import { tasksCancel } from './methods/tasks-cancel.ts';
+import { tasksGet } from './methods/tasks-get.ts';
+import type { MethodHandler } from './methods/types.ts';
 import { toolsList } from './methods/tools-list.ts';
 import { createMetrics } from './metrics.ts';
 import { createOriginPolicy } from './origins.ts';
@@ -92,7 +97,6 @@ export function createGateway(deps: GatewayDeps) {
     now,
   });
   const tracer = deps.tracing?.tracer ?? null;
-  const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
   // A project's upstream tools beside the built-in ones, each call forwarded (docs/upstream-servers.md).
   const upstreamSide = gatewayUpstreams({
     config,
@@ -103,14 +107,7 @@ export function createGateway(deps: GatewayDeps) {
     observe: (status, seconds) => metrics.durations.outbound('upstream', status, seconds),
   });
   const management = gatewayManagement({ ...deps, now, upstreams: upstreamSide.upstreams });
-  const tools = createTools({
-    redis: deps.knowledgeRedis ?? deps.redis,
-    accounts: deps.accounts,
-    logger,
-    onAccessRequested: (request) => management.accessRequested(request),
-    ...(embedder ? { embedder } : {}),
-  });
-  const registry = new ToolRegistry(tools);
+  const { tools, registry, callDeps, follow } = builtInTools(deps, management, metrics, tracer);
   const toolSets = upstreamSide.toolSetsOver(registry);
   const origins = createOriginPolicy({
     baseUrl: config.baseUrl,
@@ -118,9 +115,11 @@ export function createGateway(deps: GatewayDeps) {
     extra: config.allowedOrigins,
     production: config.nodeEnv === 'production',
   });
-  const callDeps = { logger, onCall: metrics.countToolCall, tracer };
   const version = deps.version ?? '0.1.0';
-  const methods = methodTable(registry, callDeps, version);
+  const methods = methodTable(registry, callDeps, version, {
+    get: tasksGet(follow),
+    cancel: tasksCancel(approvalCanceller({ accounts: deps.accounts })),
+  });
   const runDeps = {
     logger,
     tracer,
@@ -194,13 +193,48 @@ export function createGateway(deps: GatewayDeps) {
   };
 }
 
+/**
+ * The built-in tools and how a call of one runs: held when its row asks for an approval, and
+ * svc_approval_status running an approved call with the tools registered here (docs/approvals.md).
+ */
+function builtInTools(
+  deps: GatewayDeps,
+  management: ReturnType<typeof gatewayManagement>,
+  metrics: ReturnType<typeof createMetrics>,
+  tracer: Tracer | null,
+) {
+  const { config, logger } = deps;
+  const embedder = config.embeddings ? createEmbedder(config.embeddings) : undefined;
+  let follow: ReturnType<typeof approvalFollower> | null = null;
+  const tools = createTools({
+    redis: deps.knowledgeRedis ?? deps.redis,
+    accounts: deps.accounts,
+    logger,
+    onAccessRequested: (request) => management.accessRequested(request),
+    collectApproval: async (id, caller, beside) => asToolResult(await follow!(id, caller, beside)),
+    ...(embedder ? { embedder } : {}),
+  });
+  const registry = new ToolRegistry(tools);
+  const plain = { logger, onCall: metrics.countToolCall, tracer };
+  follow = approvalFollower({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
+  return { tools, registry, follow, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }) } };
+}
+
 /** The JSON-RPC methods of each protocol era (docs/mcp-revisions.md). */
-function methodTable(registry: ToolRegistry, callDeps: Parameters<typeof toolsCall>[0], version: string): MethodTable {
+function methodTable(
+  registry: ToolRegistry,
+  callDeps: Parameters<typeof toolsCall>[0],
+  version: string,
+  tasks: { get: MethodHandler; cancel: MethodHandler },
+): MethodTable {
   return {
     modern: new Map([
       ['server/discover', serverDiscover()],
       ['tools/list', toolsList({ registry })],
       ['tools/call', toolsCall(callDeps)],
+      // MCP Tasks (SEP-2663): a held call followed as a task (docs/approvals.md).
+      ['tasks/get', tasks.get],
+      ['tasks/cancel', tasks.cancel],
     ]),
     legacy: new Map([
       ['initialize', initialize({ version })],

@@ -48,3 +48,15 @@ test('a refusal that names no gate is undisclosed; a step-up page is made absolu
     remediationHints: [{ type: 'url', url: `${AUTH}/dashboard/projects/p/keys` }],
   });
 });
+
+test('a call held for an approval: available, followed by its task id and by svc_approval_status', () => {
+  const meta = denial(AUTH, new SvcError('access_denied', { data: { gate: 'approval', approval_id: 'apr_x', status: 'pending' } }));
+  assert.deepEqual(meta?.[DENIAL_META_KEY], {
+    reason: 'insufficient_authorization',
+    remediation: 'available',
+    remediationHints: [
+      { type: 'task', taskId: 'apr_x' },
+      { type: 'tool', tool: 'svc_approval_status', arguments: { approval_id: 'apr_x' } },
+    ],
+  });
+});

@@ -303,6 +303,16 @@ test('cross-tenant: every route with credentials of another workspace, another p
     },
     { source: '192.0.2.1', requestId: 'test' },
   );
+  const held = await f.accounts.approvals.create(
+    {
+      project: owner.project,
+      workspace: owner.workspace,
+      tool: 'notes__read_notes',
+      arguments: {},
+      caller: { type: 'key', id: target.id, label: 'target', clientId: `svc-key:${target.id}` },
+    },
+    { source: '192.0.2.1', requestId: 'test' },
+  );
   const params: Record<string, string> = {
     project: owner.project,
     id: target.id,
@@ -328,6 +338,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
     webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
     'webhooks/{id}': { enabled: true },
+    'approvals/{id}/approve': { call_hash: held.callHash },
     upstreams: { name: 'intruder', url: 'https://intruder.example/mcp' },
     notes: { timeout_ms: 5_000 },
     read_notes: { level: 'VIEWER' },
@@ -354,10 +365,15 @@ test('cross-tenant: every route with credentials of another workspace, another p
       // owner's management bucket that the tests below still need.
       if (!refused(r) || r.path.includes('/sso')) continue;
       const path = r.path.replace(/\{(\w+)\}/g, (_m, n: string) =>
-        n === 'id' && r.path.includes('access-requests') ? request.id : params[n]!,
+        n === 'id' && r.path.includes('access-requests') ? request.id : n === 'id' && r.path.includes('/approvals/') ? held.id : params[n]!,
       );
-      // A webhook's PATCH path also ends in the id: its body is a webhook change (it admits no other field).
-      const last = r.path.endsWith('/webhooks/{id}') ? 'webhooks/{id}' : path.split('/').at(-1)!;
+      // A webhook's PATCH path also ends in the id: its body is a webhook change (it admits no other
+      // field); an approval's approve names the call's hash, an access request's the level.
+      const last = r.path.endsWith('/webhooks/{id}')
+        ? 'webhooks/{id}'
+        : r.path.endsWith('/approvals/{id}/approve')
+          ? 'approvals/{id}/approve'
+          : path.split('/').at(-1)!;
       const res = await api(r.method, path, key, r.method === 'GET' || r.method === 'DELETE' ? undefined : (bodies[last] ?? {}));
       assert.ok([403, 404].includes(res.status), `${who}: ${r.method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
     }
@@ -373,6 +389,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
   assert.equal((await f.accounts.bots.get(bot.bot.id))?.grants[owner.project], 'ADMIN');
   assert.equal((await f.accounts.bots.listForWorkspace(owner.workspace)).length, 1, 'no service account was created');
   assert.equal((await f.accounts.accessRequests.get(request.id))?.status, 'pending', 'the request is undecided');
+  assert.equal((await f.accounts.approvals.get(owner.project, held.id))?.status, 'pending', 'the held call is undecided');
   // An EDITOR key may not create ADMIN keys.
   const refusedLevel = refusal(
     await as(editor).createKey({ params: { project: owner.project }, body: { name: 'x', level: 'ADMIN' } }),
@@ -947,6 +964,22 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   const deniedAnswer = await client.denyAccessRequest({ params: { project: owner.project, id: denied.id }, body: {} });
   assert.ok(deniedAnswer.ok, JSON.stringify(deniedAnswer.response.body));
   assert.ok((await client.approveAccessRequest({ params: { project: owner.project, id: approved.id }, body: {} })).ok);
+  const hold = () =>
+    f.accounts.approvals.create(
+      {
+        project: owner.project,
+        workspace: owner.workspace,
+        tool: 'svc_search',
+        arguments: { query: 'contract' },
+        caller: { type: 'user', id: asker.userId, label: asker.email, clientId: 'svc-cli' },
+      },
+      { source: '192.0.2.1', requestId: 'test' },
+    );
+  const [toApprove, toDeny] = [await hold(), await hold()];
+  const heldList = success(await client.listApprovals({ params: { project: owner.project } })).body;
+  assert.ok(heldList.approvals.some((a) => a.id === toApprove.id && a.call_hash === toApprove.callHash));
+  success(await client.approveApproval({ params: { project: owner.project, id: toApprove.id }, body: { call_hash: toApprove.callHash } }));
+  success(await client.denyApproval({ params: { project: owner.project, id: toDeny.id }, body: {} }));
   const removed = await client.removeMember({ params: { project: owner.project, user: asker.userId } });
   assert.ok(removed.ok, JSON.stringify(removed.response.body));
   const added = await client.putMember({ params: { project: owner.project }, body: { email: refused.email, role: 'EDITOR' } });

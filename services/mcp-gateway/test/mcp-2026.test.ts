@@ -36,12 +36,14 @@ test('server/discover: versions, capabilities with the authorization extensions,
   assert.equal(r.resultType, 'complete');
   assert.deepEqual(r.supportedVersions.slice(0, 2), ['2026-07-28', '2025-11-25']);
   assert.ok(r.capabilities.tools);
-  // The authorization extensions svc implements, as MCP 2026-07-28 `ServerCapabilities.extensions`
-  // shapes them: identifier -> settings object (none: `{}`).
+  // The authorization extensions svc implements and MCP Tasks (a call held for an approval:
+  // docs/approvals.md), as MCP 2026-07-28 `ServerCapabilities.extensions` shapes them: identifier
+  // -> settings object (none: `{}`).
   assert.deepEqual(r.capabilities.extensions, {
     'io.modelcontextprotocol/oauth-client-credentials': {},
     'io.modelcontextprotocol/enterprise-managed-authorization': {},
     'io.modelcontextprotocol/structured-authorization-denials': {},
+    'io.modelcontextprotocol/tasks': {},
   });
   assert.equal(r._meta['io.modelcontextprotocol/serverInfo'].name, 'svc');
   assert.equal(typeof r.ttlMs, 'number');

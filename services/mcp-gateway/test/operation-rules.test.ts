@@ -138,6 +138,8 @@ test('REST: every operation declared confirmed is refused to a person whose addr
 function variants(method: (typeof CALLS)[number]['method'], actor: Actor): unknown[][] {
   if (method === 'setKeyDisabled') return [true, false].map((d) => [actor, 'nowhere', 'none', d]);
   if (method === 'decideRequest') return [{ approve: true, level: 'VIEWER' }, { approve: false }].map((d) => [actor, 'nowhere', 'none', d]);
+  if (method === 'decideApproval')
+    return [{ approve: true, callHash: '0'.repeat(64) }, { approve: false }].map((d) => [actor, 'nowhere', 'none', d]);
   if (method === 'createProject') return [[actor, { name: 'x', workspace: 'nowhere' }]];
   return [[actor, 'nowhere', 'none', {}]];
 }

@@ -2,6 +2,7 @@
  * Every operation of the management API (docs/management.md "REST"), by operation id. The gateway
  * routes, validates and documents each from this table; the typed client calls them by id.
  */
+import { approveApproval, denyApproval, listApprovals } from './approvals.ts';
 import { approveAccessRequest, denyAccessRequest, listAccessRequests, myAccessRequests, requestAccess } from './access-requests.ts';
 import { createKey, disableKey, enableKey, listKeys, revokeKey, rollKey, setKeyAllowedIps, setKeyLimit, setKeyNote } from './keys.ts';
 import { factorPolicy, resetFactors, setFactorPolicy } from './factors.ts';
@@ -45,6 +46,9 @@ export const MANAGEMENT_OPERATIONS = {
   requestAccess,
   approveAccessRequest,
   denyAccessRequest,
+  listApprovals,
+  approveApproval,
+  denyApproval,
   listMembers,
   putMember,
   cancelInvitation,

@@ -13,6 +13,7 @@ import { csrfField } from '../http/web-session.ts';
 export type Section =
   | 'keys'
   | 'requests'
+  | 'approvals'
   | 'members'
   | 'upstreams'
   | 'service-accounts'
@@ -170,6 +171,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
     items: [
       { section: 'keys', label: 'API Keys', href: (f) => projectPath(f, 'keys'), needsProject: true },
       { section: 'requests', label: 'Access requests', href: (f) => projectPath(f, 'requests'), needsProject: true },
+      { section: 'approvals', label: 'Approvals', href: (f) => projectPath(f, 'approvals'), needsProject: true },
       { section: 'members', label: 'Members', href: (f) => projectPath(f, 'members'), needsProject: true },
       { section: 'upstreams', label: 'Upstream servers', href: (f) => projectPath(f, 'upstreams'), needsProject: true },
       { section: 'new-project', label: 'New project', href: () => '/dashboard/projects/new' },

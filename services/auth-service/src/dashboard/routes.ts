@@ -20,6 +20,8 @@ import { MEMBER_FORMS } from './members/forms.ts';
 import { membersRoutes } from './members/routes.ts';
 import { PROJECT_FORMS } from './projects/forms.ts';
 import { projectsRoutes } from './projects/routes.ts';
+import { APPROVAL_FORMS } from './approvals/forms.ts';
+import { approvalsRoutes } from './approvals/routes.ts';
 import { REQUEST_FORMS } from './requests/forms.ts';
 import { requestsRoutes } from './requests/routes.ts';
 import { BOT_FORMS } from './service-accounts/forms.ts';
@@ -40,6 +42,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   PROJECT_FORMS,
   KEY_FORMS,
   REQUEST_FORMS,
+  APPROVAL_FORMS,
   MEMBER_FORMS,
   BOT_FORMS,
   ACCOUNT_FORMS,
@@ -64,6 +67,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     projectsRoutes,
     keysRoutes,
     requestsRoutes,
+    approvalsRoutes,
     membersRoutes,
     upstreamsRoutes,
     upstreamToolRoutes,

@@ -20,6 +20,14 @@ export function denial(authUrl: string, err: SvcError): Record<string, unknown> 
   }
   if (err.code !== 'access_denied') return null;
   const gate = err.data['gate'];
+  // docs/approvals.md: a call held for an approval is remedied by waiting for it and polling.
+  if (gate === 'approval' && typeof err.data['approval_id'] === 'string') {
+    const taskId = err.data['approval_id'];
+    return denialMeta('available', [
+      { type: 'task', taskId },
+      { type: 'tool', tool: 'svc_approval_status', arguments: { approval_id: taskId } },
+    ]);
+  }
   // A management refusal names no gate: what would open it is the project's admins' to say.
   if (!isGate(gate)) return denialMeta('undisclosed');
   const needed = err.data['needed'];

@@ -38,5 +38,12 @@ export const AUTHORIZATION_EXTENSIONS = {
   [DENIALS_EXTENSION]: {},
 } as const;
 
+/**
+ * The MCP Tasks extension (SEP-2663, the 2026-07-28 revision's tasks): a call held for an admin's
+ * approval is answered as a task to a client that declares it, and followed with tasks/get
+ * (docs/approvals.md "As an MCP task").
+ */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 export const SERVER_INFO = { name: 'svc', title: 'svc project knowledge' } as const;
 export const INSTRUCTIONS = 'Call svc_help to see which tools you can call here and what keeps the others out.';

@@ -4,13 +4,14 @@
  * tool's schema, and failures the model should correct, are results with isError (MCP 2025-11-25
  * "Error Handling").
  */
-import { isStoreError } from '@svc/accounts';
+import { APPROVAL_TIMING, isStoreError } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import { SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
 import type { PreparedCall, Refusal } from './prepare-call.ts';
+import { taskOf } from './task-shape.ts';
 import type { MethodHandler, RpcContext } from './types.ts';
 
 export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'denied' | 'failed';
@@ -22,7 +23,15 @@ export interface ToolsCallDeps {
   timeBudgetMs?: number;
   /** Tracing on: each call is a span named after its tool (docs/operations.md "Traces"). */
   tracer?: Tracer | null;
+  /**
+   * Holds a call whose tool's row asks for an approval (docs/approvals.md): throws the denial that
+   * names the pending approval instead of letting it run. Absent: every call runs.
+   */
+  hold?: (prepared: PreparedCall, ctx: RunContext) => Promise<void>;
 }
+
+/** What running a tool reads of the request. */
+export type RunContext = Pick<RpcContext, 'toolCaller' | 'requestId' | 'toolSet'> & Partial<RpcContext>;
 
 /**
  * A call's time budget (docs/security.md "Denial of service"): a tool waiting on a slow store or
@@ -79,9 +88,11 @@ const failure = (message: string): ToolResult => ({ content: [{ type: 'text', te
 export function runTool(deps: ToolsCallDeps) {
   const budgetMs = deps.timeBudgetMs ?? TOOL_TIME_BUDGET_MS;
   const withinBudget = budget(budgetMs);
-  const run = async (prepared: PreparedCall, ctx: RpcContext): Promise<ToolResult> => {
+  const hold = deps.hold;
+  const run = async (prepared: PreparedCall, ctx: RunContext): Promise<ToolResult> => {
     const tool = prepared.tool;
     if (!tool) throw new Error('runTool: no tool');
+    if (hold && tool.policy.approval !== undefined && tool.policy.approval !== 'none') await hold(prepared, ctx);
     try {
       // Only a tool that declares it reads the project's other tools is given them (svc_help).
       const call = tool.def.readsToolSet
@@ -113,7 +124,7 @@ export function runTool(deps: ToolsCallDeps) {
   };
   const tracer = deps.tracer;
   if (!tracer) return run;
-  return (prepared: PreparedCall, ctx: RpcContext) => {
+  return (prepared: PreparedCall, ctx: RunContext) => {
     // A request the sampler dropped has no recording span: its tool call makes none either.
     if (!trace.getActiveSpan()?.isRecording()) return run(prepared, ctx);
     const name = prepared.tool?.def.name ?? 'unknown';
@@ -132,6 +143,16 @@ export function runTool(deps: ToolsCallDeps) {
   };
 }
 
+/**
+ * SEP-2663 "Task Creation": the CreateTaskResult of a call held for an approval (its record is
+ * written before the answer, so tasks/get finds it); any other failure is thrown as it was.
+ */
+function heldAsTask(err: unknown): Record<string, unknown> {
+  if (!(err instanceof SvcError) || err.data['gate'] !== 'approval' || typeof err.data['approval_id'] !== 'string') throw err;
+  const createdAt = Date.parse(String(err.data['expires_at'])) - APPROVAL_TIMING.decideWithinMs;
+  return { resultType: 'task', ...taskOf(err.data['approval_id'], createdAt, createdAt, 'working', err.message) };
+}
+
 export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   const run = runTool(deps);
   const refused = async (prepared: PreparedCall, refusal: Refusal): Promise<ToolResult> => {
@@ -145,6 +166,8 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   return (_params, ctx) => {
     const prepared = ctx.prepared;
     if (!prepared) return Promise.reject(new Error('tools/call: not prepared'));
-    return prepared.refusal ? refused(prepared, prepared.refusal) : run(prepared, ctx);
+    if (prepared.refusal) return refused(prepared, prepared.refusal);
+    // A client that declared MCP Tasks gets a held call as a task, not as a denial (docs/approvals.md).
+    return ctx.tasks ? run(prepared, ctx).catch(heldAsTask) : run(prepared, ctx);
   };
 }

@@ -14,6 +14,8 @@ export interface RpcContext {
   prepared: PreparedCall | null;
   /** The project's tools with its upstream servers' (loadToolSet); null: the built-in ones. */
   toolSet: ToolLookup | null;
+  /** The client declared the MCP Tasks extension on this request (SEP-2663): a held call may answer as a task. */
+  tasks?: boolean;
 }
 
 export type MethodHandler = (params: Record<string, unknown>, ctx: RpcContext) => Promise<unknown>;

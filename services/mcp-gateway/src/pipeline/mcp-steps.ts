@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SvcError } from '@svc/errors';
 import { asRequest, idOf } from '../mcp/envelope.ts';
-import { isLegacyVersion, isModernVersion, META, SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
+import { isLegacyVersion, isModernVersion, META, SUPPORTED_PROTOCOL_VERSIONS, TASKS_EXTENSION } from '../mcp/protocol.ts';
 import type { MethodHandler } from '../methods/types.ts';
 import { prepareCall } from '../methods/prepare-call.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -145,6 +145,14 @@ export function prepareToolCall(registry: ToolRegistry, legacyNames: boolean): S
   };
 }
 
+/** Whether the request's client capabilities name the MCP Tasks extension (SEP-2663 "Capability negotiation"). */
+function declaresTasks(params: Record<string, unknown> | undefined): boolean {
+  const meta = params?.['_meta'] as Record<string, unknown> | undefined;
+  const capabilities = meta?.[META.clientCapabilities] as Record<string, unknown> | undefined;
+  const extensions = capabilities?.['extensions'];
+  return extensions !== null && typeof extensions === 'object' && Object.hasOwn(extensions, TASKS_EXTENSION);
+}
+
 /** What a 2026-07-28 result carries besides its content (MCP 2026-07-28 "Caching", "Discovery"). */
 export interface ModernResultOptions {
   serverInfo: { name: string; title: string; version: string };
@@ -184,6 +192,7 @@ export function dispatch(methods: MethodTable, toolCallerOf: (ex: Exchange) => T
       requestId: ex.requestId,
       prepared: ex.prepared,
       toolSet: ex.toolSet,
+      tasks: ex.era === 'modern' && declaresTasks(rpc.params),
     })) as Record<string, unknown>;
     let sized: SizedText;
     if (ex.era === 'legacy') sized = sizedJsonText(result);

@@ -4,6 +4,7 @@
  * (src/routes.ts) matches them.
  */
 import { ACCESS_REQUEST_ROUTES } from './management/access-requests.ts';
+import { APPROVAL_ROUTES } from './management/approvals.ts';
 import type { ManagementRoute } from './management/handle.ts';
 import { KEY_ROUTES } from './management/keys.ts';
 import { MEMBER_ROUTES } from './management/members.ts';
@@ -20,6 +21,7 @@ export type { ManagementRoute } from './management/handle.ts';
 export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...KEY_ROUTES,
   ...ACCESS_REQUEST_ROUTES,
+  ...APPROVAL_ROUTES,
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...TRUSTED_ISSUER_ROUTES,

@@ -20,6 +20,8 @@ export interface ToolDeps {
   embedder?: Embedder;
   /** Tells the project's admins of a request when it is due a mail; says whether they were mailed. */
   onAccessRequested?: (request: RequestOutcome) => Promise<{ mailed: boolean }>;
+  /** svc_approval_status's work (methods/approvals.ts); absent, the tool is not offered. */
+  collectApproval?: (id: string, caller: ToolCaller, beside: ToolsBeside | undefined) => Promise<ToolResult>;
 }
 
 export interface ToolContent {

@@ -29,7 +29,8 @@ export function loadToolSet(
 export function mcpToolNeeded(ex: Parameters<Step>[0]): string | null | undefined {
   const rpc = ex.rpc;
   if (!rpc) return undefined;
-  if (rpc.method === 'tools/list') return null;
+  // tasks/get may run an approved call of any of the project's tools (docs/approvals.md).
+  if (rpc.method === 'tools/list' || rpc.method === 'tasks/get') return null;
   if (rpc.method !== 'tools/call') return undefined;
   const name = rpc.params?.['name'];
   return typeof name === 'string' ? name : undefined;

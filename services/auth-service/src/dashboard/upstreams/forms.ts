@@ -2,7 +2,8 @@
  * Project > Upstream servers forms (docs/dashboard.md "Forms"): the contract's addUpstream fields
  * (name, url), the timeout as a choice of seconds within its bounds, the optional credential as two
  * text fields (both empty: none); a tool's level from setUpstreamTool's body, its on/off switch and
- * the acceptance of a change as forms of their own; refresh, and remove confirmed first.
+ * the acceptance of a change and its approval rule as forms of their own; refresh, and remove
+ * confirmed first.
  */
 import { MANAGEMENT_OPERATIONS } from '@svc/management/contract';
 import { UPSTREAM_LIMITS } from '@svc/upstreams';
@@ -47,4 +48,10 @@ export const UPSTREAM_FORMS = {
     required: ['enabled'],
   }),
   accept: defineForm('setUpstreamTool', `${TOOL}/accept`, NO_FIELDS),
+  // Which calls wait for an admin's approval (docs/approvals.md "The rule").
+  approval: defineForm('setUpstreamTool', `${TOOL}/approval`, {
+    type: 'object',
+    properties: { approval: setUpstreamTool.body.properties.approval },
+    required: ['approval'],
+  }),
 } as const;

@@ -8,7 +8,8 @@
 import { listedName, UPSTREAM_LIMITS, type ToolDescriptor, type UpstreamTool, type UpstreamView } from '@svc/upstreams';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { ago, LEVELS, levelOptions, table } from '../parts.ts';
+import { ago, LEVELS, levelOptions, options, table } from '../parts.ts';
+import type { APPROVAL_RULES } from '@svc/policy';
 import { toolPath, upstreamPath, upstreamsPath, waiting } from './view.ts';
 
 /** How a tool's state reads, and what it means for the project's clients. */
@@ -117,6 +118,28 @@ function differing(a: ToolDescriptor, b: ToolDescriptor): Set<string> {
   return new Set(parts.filter((p) => JSON.stringify(a[p] ?? null) !== JSON.stringify(b[p] ?? null)));
 }
 
+/** What each approval rule holds, as the select offers it (docs/approvals.md "The rule"). */
+const APPROVAL_CHOICES = [
+  { value: 'none', label: 'None: calls run at once' },
+  { value: 'all', label: "Every call waits for an admin's approval" },
+  { value: 'agents', label: 'Calls through third-party OAuth apps wait' },
+  { value: 'below:VIEWER', label: 'Calls by callers below VIEWER wait' },
+  { value: 'below:EDITOR', label: 'Calls by callers below EDITOR wait' },
+  { value: 'below:ADMIN', label: 'Calls by callers below ADMIN wait' },
+] as const satisfies readonly { value: (typeof APPROVAL_RULES)[number]; label: string }[];
+
+/** The tool's approval rule as a select and Save (setUpstreamTool, step-up as the level's). */
+function approvalForm(f: Frame, t: UpstreamTool): SafeHtml {
+  const listed = listedOf(t);
+  return postForm(
+    f,
+    `${toolPath(f.project!.slug, t.upstream, t.name)}/approval`,
+    html`<label for="approval-${t.name}" class="skip">Which calls of ${listed} wait for an approval</label><select id="approval-${t.name}" name="approval">${options(APPROVAL_CHOICES, t.policy.approval ?? 'none')}</select> `,
+    html`<button type="submit" class="small secondary" aria-label="Save the approval rule of ${listed}">Save</button>`,
+    'inline',
+  );
+}
+
 /** A tool's page: its row, what the server says of it, and for a changed tool the two versions side by side with "Accept change". */
 export function toolPage(f: Frame, v: UpstreamView, t: UpstreamTool): SafeHtml {
   const back = upstreamPath(f.project!.slug, v.upstream.name);
@@ -124,8 +147,9 @@ export function toolPage(f: Frame, v: UpstreamView, t: UpstreamTool): SafeHtml {
   const row = html`<dl class="facts"><dt>State</dt><dd>${stateBadge(t)} ${STATES[t.state].means}</dd>
 <dt>Level</dt><dd>${p.level}</dd><dt>Plan</dt><dd>${p.plan} and above</dd><dt>Surfaces</dt><dd>${p.surfaces.join(', ') || 'none'}</dd>
 <dt>Agents</dt><dd>${p.agents ? 'may call it' : 'may not call it'}</dd><dt>Counts as a query</dt><dd>${p.countsAsQuery ? 'yes' : 'no'}</dd>
-<dt>Offered</dt><dd>${p.enabled ? 'on' : 'off'}</dd></dl>
-<p class="muted">Change its level and switch it on or off on <a href="${back}">the server's page</a>; plan, surfaces, agents and counting through the API (<code>PATCH …/upstreams/${v.upstream.name}/tools/${t.name}</code>).</p>`;
+<dt>Offered</dt><dd>${p.enabled ? 'on' : 'off'}</dd>
+<dt>Approval</dt><dd>${approvalForm(f, t)}</dd></dl>
+<p class="muted">Held calls wait on the project's Approvals page. Change its level and switch it on or off on <a href="${back}">the server's page</a>; plan, surfaces, agents and counting through the API (<code>PATCH …/upstreams/${v.upstream.name}/tools/${t.name}</code>).</p>`;
   const body =
     t.state === 'changed' && t.pending
       ? html`<h2>The server changed this tool</h2><p>Clients are offered it as it was until you accept the change; accepting offers the new version under the same row (level ${p.level}). Annotations are the server's claims: a tool that now says it only reads may not.</p>

@@ -1,6 +1,7 @@
 /**
  * An upstream tool's page and forms in Project > Upstream servers (docs/upstream-servers.md
- * "Policy rows"): its level, its on/off switch and the acceptance of the server's change, each the
+ * "Policy rows"): its level, its on/off switch, the acceptance of the server's change and which
+ * calls wait for an admin's approval (docs/approvals.md), each the
  * management layer's setUpstreamTool, which declares step-up (it can open a tool to more people);
  * the step-up comes back to the page the form was on.
  */
@@ -55,6 +56,11 @@ export function upstreamToolRoutes(router: Router, { deps, page$, frame }: Kit):
       return { change: { enabled: on }, done: on ? 'upstream-tool-on' : 'upstream-tool-off' };
     },
     'server',
+  );
+  change(
+    UPSTREAM_FORMS.approval,
+    (req) => ({ change: { approval: formOf(req, UPSTREAM_FORMS.approval).approval }, done: 'upstream-approval-saved' }),
+    'tool',
   );
   change(
     UPSTREAM_FORMS.accept,

@@ -33,6 +33,7 @@ export const UPSTREAM_ROUTES: readonly ManagementRoute[] = [
       ...(body.agents === undefined ? {} : { agents: body.agents }),
       ...(body.counts_as_query === undefined ? {} : { countsAsQuery: body.counts_as_query }),
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+      ...(body.approval === undefined ? {} : { approval: body.approval }),
       ...(body.accept_change === undefined ? {} : { acceptChange: body.accept_change }),
     };
     return { body: answer(await m.setUpstreamTool(a, params.project, params.name, params.tool, change)) };

@@ -1,0 +1,62 @@
+/**
+ * A project's calls held for an approval (docs/approvals.md): its admins see them and decide each
+ * once. Only a person decides (a project key, even an ADMIN one, may be the very agent whose call
+ * waits); approving needs a recent second factor (the operation's declaration).
+ */
+import { APPROVAL_TIMING, type Approval } from '@svc/accounts';
+import type { ManagementContext } from './context.ts';
+import { ManagementError, type Actor } from './types.ts';
+
+/** The calls held for an approval, decided by the project's admins. */
+export interface ApprovalOperations {
+  /** The project's held calls still kept, newest first (at most APPROVAL_TIMING.maxOpen). */
+  approvals(actor: Actor, project: string): Promise<Approval[]>;
+  /** Approves (of the call hash the admin was shown) or denies a pending call; 409 when it is not pending. */
+  decideApproval(
+    actor: Actor,
+    project: string,
+    id: string,
+    decision: { approve: true; callHash: string } | { approve: false },
+  ): Promise<{ expiresAt: number | null }>;
+}
+
+/** The operations of this group, on the shared context (each is described on ApprovalOperations). */
+export function approvalOperations(ctx: ManagementContext): ApprovalOperations {
+  const { accounts, note, adminOf, personOf } = ctx;
+  return {
+    async approvals(actor, slug) {
+      await adminOf(actor, slug, 'see the calls held for an approval');
+      const now = ctx.now();
+      // A pending or approved call past its deadline is expired, whether or not anyone asked since.
+      return (await accounts.approvals.list(slug)).map((a) =>
+        (a.status === 'pending' || a.status === 'approved') && a.expiresAt <= now ? { ...a, status: 'expired' } : a,
+      );
+    },
+
+    async decideApproval(actor, slug, id, decision) {
+      const { project } = await adminOf(actor, slug, 'decide calls held for an approval');
+      personOf(actor, 'decide calls held for an approval');
+      const held = await accounts.approvals.get(slug, id);
+      if (!held) throw new ManagementError(404, 'There is no such approval in this project.');
+      const outcome = await accounts.approvals.decide(slug, id, {
+        approve: decision.approve,
+        callHash: decision.approve ? decision.callHash : '',
+        by: actor.label,
+      });
+      if (outcome === 'mismatch')
+        throw new ManagementError(409, 'This approval is of another call: call_hash does not match the call held.', 'call_hash');
+      if (outcome === 'expired_now')
+        await accounts.approvals.noteStep(held, 'approval.expired', { source: actor.source, requestId: actor.requestId });
+      if (outcome === 'expired_now' || outcome === 'expired') throw new ManagementError(409, 'This call expired before it was decided.');
+      if (outcome === 'missing') throw new ManagementError(404, 'There is no such approval in this project.');
+      if (outcome !== 'ok') throw new ManagementError(409, `This call was already ${outcome}.`);
+      await note(actor, project.workspace, decision.approve ? 'approval.approved' : 'approval.denied', `approval:${id} (${held.tool})`, {
+        project: slug,
+        tool: held.tool,
+        caller: held.caller.label,
+        call_hash: held.callHash,
+      });
+      return { expiresAt: decision.approve ? ctx.now() + APPROVAL_TIMING.collectWithinMs : null };
+    },
+  };
+}
