@@ -8,9 +8,9 @@ import { SvcError } from '@svc/errors';
 import { ToolFailure } from '../tools/types.ts';
 
 /** How often a client should ask, ms: a person decides in minutes, not milliseconds. */
-export const TASK_POLL_INTERVAL_MS = 5_000;
+const TASK_POLL_INTERVAL_MS = 5_000;
 /** How long a task may be kept after it was made: its decision window, its collection window, then its answer kept. */
-export const TASK_TTL_MS = APPROVAL_TIMING.decideWithinMs + APPROVAL_TIMING.collectWithinMs + APPROVAL_TIMING.keptMs;
+const TASK_TTL_MS = APPROVAL_TIMING.decideWithinMs + APPROVAL_TIMING.collectWithinMs + APPROVAL_TIMING.keptMs;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

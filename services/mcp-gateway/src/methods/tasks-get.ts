@@ -12,7 +12,7 @@ import type { MethodHandler } from './types.ts';
 import { taskIdOf, taskOf, unknownTask } from './task-shape.ts';
 
 /** The DetailedTask of a followed approval. */
-export function detailedTask(f: Followed): Record<string, unknown> {
+function detailedTask(f: Followed): Record<string, unknown> {
   const a = f.approval;
   const updated = Math.max(a.createdAt, a.decidedAt ?? 0);
   if (f.state === 'pending' || f.state === 'running') return taskOf(a.id, a.createdAt, updated, 'working', f.message);
