@@ -94,6 +94,7 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   factorPolicy: 'one value',
   listWebhooks: 'WEBHOOK_MAX_ENDPOINTS',
   listWebhookDeliveries: 'WEBHOOK_LOG_SIZE',
+  listApprovals: 'APPROVAL_TIMING.maxOpen (every record still kept counts)',
 };
 
 const paged = (Object.keys(MANAGEMENT_OPERATIONS) as OperationId[]).filter((id) => {
