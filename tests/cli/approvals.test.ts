@@ -61,3 +61,30 @@ test('list, approve and deny held calls in the default project', async () => {
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /Did you mean "approve"\?/);
 });
+
+test("svc tools approval lists and sets which calls of svc's own tools wait", async () => {
+  const who = await newPerson(stack, 'tlcli');
+  const key = (await stack.accounts.keys.createUserKey({ userId: who.user.id })).key;
+  const env = { SVC_API_KEY: key, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir('tlcli') };
+  const svc = (args: string[]) => runToEnd(BIN.svc, ['tools', 'approval', ...args], env);
+
+  const listed = await svc([]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /svc_help\s+NONE\s+always runs/);
+  assert.match(listed.stdout, /svc_search\s+VIEWER\s+none/);
+
+  const set = await svc(['svc_search', 'below:EDITOR']);
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, /Calls of svc_search on \S+ now wait for an admin's approval \(below:EDITOR\)/);
+  assert.match((await svc([])).stdout, new RegExp(`svc_search\\s+VIEWER\\s+below:EDITOR\\s+${who.email}`));
+
+  const refused = await svc(['svc_help', 'all']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /cannot wait for an approval/);
+  const badRule = await svc(['svc_search', 'sometimes']);
+  assert.equal(badRule.code, 1);
+  assert.match(badRule.stderr, /approval/);
+  const noRule = await svc(['svc_search']);
+  assert.equal(noRule.code, 2);
+  assert.match(noRule.stderr, /Which rule\?/);
+});

@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { K } from '@svc/accounts';
+import { TOOL_POLICIES } from '@svc/policy';
 import { waitFor } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 import { startSdkV1Upstream, type TestUpstream } from '../support/upstream-servers.ts';
@@ -299,6 +300,48 @@ test('a client that declares MCP Tasks gets the held call as a task, followed wi
   assert.equal(writes(), before + 1);
 });
 
+test("a project's admins make one of svc's own tools wait, every gateway follows, and the way-finding tools cannot wait", async () => {
+  const path = `/api/v1/projects/${owner.slug}/builtin-tools`;
+  const listed = await api(owner.key, 'GET', path);
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  const projectTools = TOOL_POLICIES.filter((p) => p.endpoints.includes('project'));
+  assert.deepEqual(
+    listed.body['tools'].map((t: Json) => [t['name'], t['approval'], t['approval_settable']]),
+    projectTools.map((p) => [p.name, 'none', p.level !== 'NONE']),
+  );
+  const searching = () => call(editorKey, 'svc_search', { query: 'plan' });
+  const ranAtOnce = (res: { body: Json }) => res.body['result'] !== undefined && res.body['result'].isError !== true;
+  assert.ok(ranAtOnce(await searching()), 'runs at once before the rule');
+
+  const set = await api(owner.key, 'PATCH', `${path}/svc_search`, { approval: 'below:ADMIN' });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  assert.deepEqual([set.body['approval'], set.body['set_by']], ['below:ADMIN', owner.user.email]);
+  // The change reaches each gateway's copy of the project's tools over the invalidation channel.
+  const heldCall = await waitFor(async () => {
+    const res = await searching();
+    return res.body['error']?.data?.gate === 'approval' ? res.body['error'] : null;
+  }, 'the editor held by the new rule');
+  assert.equal(heldCall.data.status, 'pending');
+  const byAdmin = await call(owner.key, 'svc_search', { query: 'plan' });
+  assert.ok(ranAtOnce(byAdmin), 'an admin is not below ADMIN: runs at once');
+  const approved = await decide(String(heldCall.data.approval_id), 'approve', { call_hash: heldCall.data.call_hash });
+  assert.equal(approved.status, 200, JSON.stringify(approved.body));
+  const ran = await status(editorKey, String(heldCall.data.approval_id));
+  assert.equal(ran.body['result']?.structuredContent?.status, 'done', JSON.stringify(ran.body));
+
+  assert.equal((await api(owner.key, 'PATCH', `${path}/svc_search`, { approval: 'none' })).status, 200);
+  await waitFor(async () => ranAtOnce(await searching()), 'runs at once again');
+  assert.equal((await api(owner.key, 'GET', path)).body['tools'].find((t: Json) => t['name'] === 'svc_search')['set_by'], null);
+
+  for (const p of projectTools.filter((p) => p.level === 'NONE')) {
+    const refused = await api(owner.key, 'PATCH', `${path}/${p.name}`, { approval: 'all' });
+    assert.equal(refused.status, 400, `${p.name}: ${JSON.stringify(refused.body)}`);
+  }
+  assert.equal((await api(owner.key, 'PATCH', `${path}/svc_nothing`, { approval: 'all' })).status, 404);
+  assert.equal((await api(owner.key, 'PATCH', `${path}/svc_search`, { approval: 'sometimes' })).status, 400);
+  assert.equal((await api(editorKey, 'PATCH', `${path}/svc_search`, { approval: 'all' })).status, 403, 'an editor key is not an admin');
+});
+
 test('every step of an approval is in the audit log', async () => {
   const log = await api(owner.key, 'GET', `/api/v1/workspaces/${owner.user.workspace}/audit?limit=200`);
   assert.equal(log.status, 200, JSON.stringify(log.body));
@@ -310,6 +353,7 @@ test('every step of an approval is in the audit log', async () => {
     'approval.denied',
     'approval.expired',
     'approval.cancelled',
+    'tool.approval_changed',
   ])
     assert.ok(actions.has(action), `${action} is recorded`);
 });

@@ -74,6 +74,7 @@ export const AUDIT_ACTIONS = [
   'upstream.tools_changed',
   'upstream.tool_changed',
   'upstream.removed',
+  'tool.approval_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -2,14 +2,16 @@
  * `svc tools` (docs/cli.md "svc tools"): the tools the current key can call on a project, as the
  * gateway's MCP endpoint lists them (`tools/list`, filtered there by the caller's level, plan and
  * surface), and `svc tools describe <name>`: its description and input schema (the JSON Schema
- * its arguments are checked against), with the `svc call` line that calls it.
+ * its arguments are checked against), with the `svc call` line that calls it. `svc tools approval`
+ * (docs/approvals.md "The rule"): which calls of svc's own tools wait for an admin's approval on the
+ * project, and setting that rule (an admin's).
  */
 import { callerOf, type Command } from './command.ts';
 import { projectOf } from './default-project.ts';
 import { CliError, EXIT } from './errors.ts';
 import { refusal, requestJson } from './http.ts';
-import type { Caller } from './manage-common.ts';
-import type { Line } from './run.ts';
+import { answer, api, type Caller } from './manage-common.ts';
+import type { Io, Line } from './run.ts';
 import { nearest } from './suggest.ts';
 import { columns } from './table.ts';
 
@@ -62,17 +64,55 @@ function argumentLines(tool: ListedTool): Line[] {
   ]);
 }
 
+const RULES = 'none, all, agents, below:VIEWER, below:EDITOR, below:ADMIN';
+
+/** `svc tools approval [<name> <rule>]`: the rules of svc's own tools on the project, or one set. */
+async function approvalCommand(io: Io, c: Caller, slug: string, name: string | undefined, rule: string | undefined): Promise<void> {
+  if (name && rule) {
+    const t = await answer(
+      // The rule is checked by the API against the contract's list, which names the ones it takes.
+      api(c).setBuiltinTool({ params: { project: slug, tool: name }, body: { approval: rule as 'none' } }),
+      'tools approval',
+    );
+    return io.result(t, [
+      t.approval === 'none'
+        ? `Calls of ${t.name} on ${slug} run at once.`
+        : `Calls of ${t.name} on ${slug} now wait for an admin's approval (${t.approval}): see them with svc approvals --project ${slug}.`,
+    ]);
+  }
+  if (name) throw new CliError(`Which rule? svc tools approval ${name} <rule> --project ${slug} (rules: ${RULES}).`, EXIT.usage);
+  const list = await answer(api(c).listBuiltinTools({ params: { project: slug } }), 'tools approval');
+  io.result(list, [
+    ...columns(
+      list.tools.map((t) => ({ ...t, approval: t.approval_settable ? t.approval : 'always runs', set_by: t.set_by ?? '' })),
+      [
+        ['name', 'TOOL'],
+        ['level', 'WHO MAY CALL'],
+        ['approval', 'APPROVAL'],
+        ['set_by', 'SET BY', { free: true }],
+      ],
+    ),
+    '',
+    `Make calls wait: svc tools approval <tool> <rule> --project ${slug} (rules: ${RULES}).`,
+  ]);
+}
+
 export const TOOLS_COMMAND: Command = {
   summary: 'the tools the current key can call on a project; describe one (its arguments and schema)',
-  usage: 'svc tools [list] [--project <slug>] [--json]\n       svc tools describe <name> [--project <slug>] [--json]',
+  usage:
+    'svc tools [list] [--project <slug>] [--json]\n       svc tools describe <name> [--project <slug>] [--json]\n       svc tools approval [<name> <rule>] [--project <slug>] [--json]',
   details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
-The list is the gateway's tools/list for this key: only what its level, the plan and the surface allow.`,
+The list is the gateway's tools/list for this key: only what its level, the plan and the surface allow.
+approval lists which calls of svc's own tools wait for an admin's approval on the project; with a
+tool and a rule (${RULES}) it sets one (the project's admins; a recent second factor if you have one).
+An upstream server's tool has its rule on its row: svc upstreams tool <server> <tool> --approval <rule>.`,
   options: { project: { type: 'string' } },
-  subcommands: ['list', 'describe'],
+  subcommands: ['list', 'describe', 'approval'],
   async run(io, v, positionals) {
-    const [sub = 'list', name] = positionals;
+    const [sub = 'list', name, rule] = positionals;
     const c = await callerOf(io, v);
     const slug = await projectOf(io.env, c, v);
+    if (sub === 'approval') return approvalCommand(io, c, slug, name, rule);
     const tools = await listTools(c, encodeURIComponent(slug));
     if (sub === 'list')
       return io.result(

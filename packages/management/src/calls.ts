@@ -87,6 +87,8 @@ export const CALLS = [
   onProject('refreshUpstream', 'refreshUpstream'),
   onProject('setUpstreamTool', 'setUpstreamTool'),
   onProject('removeUpstream', 'removeUpstream'),
+  onProject('listBuiltinTools', 'listBuiltinTools'),
+  onProject('setBuiltinTool', 'setBuiltinTool'),
   onWorkspace('usage', 'usage'),
   onWorkspace('audit', 'audit'),
   onWorkspace('auditExport', 'audit'),

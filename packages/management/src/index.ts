@@ -3,6 +3,7 @@ export { countManagementRequest, MANAGEMENT_PER_MINUTE } from './bucket.ts';
 export { KEY_DEFAULTS, LEVELS } from './contract/defaults.ts';
 export { streamExport } from './export-stream.ts';
 export { createManagement } from './management.ts';
+export type { BuiltinToolView } from './builtin-tool-operations.ts';
 export type { Management } from './management-type.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';

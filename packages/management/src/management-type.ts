@@ -7,6 +7,7 @@
 import type { AccessRequestOperations } from './access-request-operations.ts';
 import type { AccountOperations } from './account-operations.ts';
 import type { ApprovalOperations } from './approval-operations.ts';
+import type { BuiltinToolOperations } from './builtin-tool-operations.ts';
 import type { FactorOperations } from './factor-operations.ts';
 import type { KeyControlOperations } from './key-control-operations.ts';
 import type { KeyOperations } from './key-operations.ts';
@@ -39,4 +40,5 @@ export type Management = WorkspaceOperations &
   TrustedIssuerOperations &
   WebhookOperations &
   UpstreamOperations &
+  BuiltinToolOperations &
   TakeoverOperations;

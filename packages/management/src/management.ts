@@ -32,6 +32,7 @@ import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
 import { upstreamOperations } from './upstream-operations.ts';
+import { builtinToolOperations } from './builtin-tool-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
 import { workspaceOperations } from './workspace-operations.ts';
 
@@ -52,6 +53,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...trustedIssuerOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
     ...upstreamOperations(ctx, deps.upstreams),
+    ...builtinToolOperations(ctx, deps.upstreams),
     ...takeoverOperations(ctx),
   };
   return withRules(layer, operationRules(accounts, ctx.now));

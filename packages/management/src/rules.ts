@@ -26,6 +26,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   sso: 'sso',
   webhooks: 'webhooks',
   upstreams: 'upstreams',
+  'builtin-tools': 'tools',
   usage: 'usage',
   audit: 'audit',
   // No page of their own: the refusal names the dashboard's front page.

@@ -42,3 +42,12 @@ export function approvalNeeded(rule: ApprovalRule | undefined, caller: ApprovalC
   const level = rule.slice('below:'.length);
   return isKeyLevel(level) && !roleAtLeast(caller.role, level);
 }
+
+/**
+ * Whether a project's admins may make calls of a tool wait (docs/approvals.md "The rule"): not a
+ * tool any caller may call (level NONE: help, asking for access, following an approval), since a
+ * caller needs those to find their way, and following an approval cannot itself wait for one.
+ */
+export function approvalSettable(row: { readonly level: string }): boolean {
+  return row.level !== 'NONE';
+}

@@ -1,17 +1,18 @@
 /**
  * A project's upstream servers and their tools' rows in Redis (docs/redis-schema.md "Upstream
- * servers"): one hash per project, `u:<name>` holding an upstream and `t:<name>:<tool>` a tool's
- * row, so a gateway reads a project's whole tool set in one command and every change is one
+ * servers"): one hash per project, `u:<name>` holding an upstream, `t:<name>:<tool>` a tool's
+ * row and `b:<tool>` the project's setting of a built-in tool, so a gateway reads a project's whole tool set in one command and every change is one
  * script on one key (atomic, and one slot on Redis Cluster). Each change is announced on the
  * invalidation channel, so every gateway drops its copy (INVALIDATES.upstreams).
  */
 import { INVALIDATES, INVALIDATION_CHANNEL, K, type Redis } from '@svc/accounts';
 import { runScript, script } from '@svc/limits';
 import { UPSTREAM_LIMITS } from './limits.ts';
-import type { ProjectUpstreams, Upstream, UpstreamTool } from './types.ts';
+import type { BuiltinToolSetting, ProjectUpstreams, Upstream, UpstreamTool } from './types.ts';
 
 const upstreamField = (name: string) => `u:${name}`;
 const toolField = (upstream: string, tool: string) => `t:${upstream}:${tool}`;
+const builtinField = (tool: string) => `b:${tool}`;
 
 /**
  * Adds an upstream and its tools unless one of that name exists or the project holds its limit.
@@ -87,15 +88,17 @@ export class UpstreamStore {
     const all = await this.redis.hgetall(K.projectUpstreams(project));
     const upstreams: Upstream[] = [];
     const tools: UpstreamTool[] = [];
+    const builtins: BuiltinToolSetting[] = [];
     const raw = new Map(Object.entries(all));
     for (const [field, text] of raw) {
       const value = parse(text);
       if (!value) continue;
       if (field.startsWith('u:')) upstreams.push(value as unknown as Upstream);
       else if (field.startsWith('t:')) tools.push(value as unknown as UpstreamTool);
+      else if (field.startsWith('b:')) builtins.push(value as unknown as BuiltinToolSetting);
     }
     upstreams.sort((a, b) => (a.name < b.name ? -1 : 1));
-    return { upstreams, tools, raw };
+    return { upstreams, tools, builtins, raw };
   }
 
   async add(upstream: Upstream, tools: UpstreamTool[]): Promise<'added' | 'exists' | 'full'> {
@@ -121,6 +124,14 @@ export class UpstreamStore {
     const done = (await runScript(this.redis, WRITE_IF_UNCHANGED, [K.projectUpstreams(project)], args)) === 1;
     if (done) await this.changed(project);
     return done;
+  }
+
+  /** Sets the project's own rule for a built-in tool, or (null) goes back to the tool's own row. */
+  async setBuiltin(project: string, tool: string, setting: BuiltinToolSetting | null): Promise<void> {
+    const key = K.projectUpstreams(project);
+    if (setting) await this.redis.hset(key, builtinField(tool), JSON.stringify(setting));
+    else await this.redis.hdel(key, builtinField(tool));
+    await this.changed(project);
   }
 
   async remove(project: string, name: string): Promise<Upstream | null> {

@@ -63,8 +63,22 @@ export interface UpstreamTool {
   firstSeen: number;
 }
 
-/** A project's upstreams and their tools, as one read gives them. */
+/**
+ * A project's own setting for one of svc's built-in tools (docs/approvals.md "The rule"): the
+ * built-in row stays svc's (TOOL_POLICIES); the project's admins choose only whether its calls wait
+ * for an approval. Absent: the built-in row's own rule.
+ */
+export interface BuiltinToolSetting {
+  tool: string;
+  approval: ApprovalRule;
+  setAt: number;
+  /** Who set it (an audit actor's label). */
+  setBy: string;
+}
+
+/** A project's upstreams and their tools, and its settings of built-in tools, as one read gives them. */
 export interface ProjectUpstreams {
   upstreams: Upstream[];
   tools: UpstreamTool[];
+  builtins: BuiltinToolSetting[];
 }

@@ -14,7 +14,7 @@ import { UPSTREAM_LIMITS } from './limits.ts';
 import { upstreamNameProblem } from './names.ts';
 import { ForwardedTokens, type ForwardedClaims } from './signing.ts';
 import { FIELDS, UpstreamStore, type RowChange } from './store.ts';
-import type { ProjectUpstreams, Upstream, UpstreamTool, UpstreamToolPolicy } from './types.ts';
+import type { BuiltinToolSetting, ProjectUpstreams, Upstream, UpstreamTool, UpstreamToolPolicy } from './types.ts';
 
 const SEAL_INFO = 'svc upstream credential v1';
 /** Headers a static credential may not take: they carry the request itself, or MCP's own. */
@@ -284,6 +284,8 @@ export function createUpstreams(options: UpstreamsOptions) {
     },
     update: (project: string, workspace: string, name: string, patch: UpstreamChange) => update(ctx, project, workspace, name, patch),
     setTool: (project: string, name: string, tool: string, patch: ToolChange) => setTool(ctx, project, name, tool, patch),
+    /** Sets the project's rule for a built-in tool, or (null) goes back to the tool's own row. */
+    setBuiltin: (project: string, tool: string, setting: BuiltinToolSetting | null) => ctx.store.setBuiltin(project, tool, setting),
     remove: (project: string, name: string) => ctx.store.remove(project, name),
     removeAll: (project: string) => ctx.store.removeAll(project),
   };

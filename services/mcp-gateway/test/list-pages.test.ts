@@ -95,6 +95,7 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listWebhooks: 'WEBHOOK_MAX_ENDPOINTS',
   listWebhookDeliveries: 'WEBHOOK_LOG_SIZE',
   listApprovals: 'APPROVAL_TIMING.maxOpen (every record still kept counts)',
+  listBuiltinTools: "TOOL_POLICIES (svc's own tools, a fixed table)",
 };
 
 const paged = (Object.keys(MANAGEMENT_OPERATIONS) as OperationId[]).filter((id) => {

@@ -5,6 +5,7 @@
  * and answer types are derived from them (json-schema-to-ts, as the tools' argument types are).
  */
 import { CURSOR_PATTERN, LIST_MAX_PAGE, LIST_PAGE } from '@svc/accounts/pages.ts';
+import { APPROVAL_RULES } from '@svc/policy';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { OperationPolicy } from './policy.ts';
 
@@ -71,6 +72,14 @@ export type StatusOf<O extends OperationDeclaration> = O['statuses'][number];
 
 /** A time as ISO 8601, or null when there is none (never, not yet). */
 export const WHEN = { type: ['string', 'null'], format: 'date-time' } as const;
+
+/** Whether a call of a tool waits for an admin's approval (docs/approvals.md "The rule"). */
+export const APPROVAL_RULE = {
+  type: 'string',
+  enum: APPROVAL_RULES,
+  description:
+    "none: runs at once; all: every call waits for an admin's approval; agents: calls with a third-party OAuth client's token wait; below:<LEVEL>: calls by a caller below LEVEL wait.",
+} as const;
 
 /** A string path parameter. */
 export const segment = (description: string) => ({ type: 'string', description }) as const;

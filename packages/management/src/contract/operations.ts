@@ -31,6 +31,7 @@ import {
 } from './webhooks.ts';
 import { addUpstream, getUpstream, listUpstreams, refreshUpstream, removeUpstream, setUpstreamTool, updateUpstream } from './upstreams.ts';
 import { audit, createProject, usage } from './workspaces.ts';
+import { listBuiltinTools, setBuiltinTool } from './builtin-tools.ts';
 
 export const MANAGEMENT_OPERATIONS = {
   listKeys,
@@ -79,6 +80,8 @@ export const MANAGEMENT_OPERATIONS = {
   refreshUpstream,
   setUpstreamTool,
   removeUpstream,
+  listBuiltinTools,
+  setBuiltinTool,
   myAccessRequests,
   myApps,
   revokeApp,

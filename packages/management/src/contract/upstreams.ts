@@ -3,10 +3,10 @@
  * URL, svc lists its tools beside the built-in ones as `<upstream>__<tool>` and forwards calls to
  * it, each tool under a policy row the admins edit.
  */
-import { APPROVAL_RULES, PLANS, SURFACES } from '@svc/policy';
+import { PLANS, SURFACES } from '@svc/policy';
 import { UPSTREAM_LIMITS } from '@svc/upstreams/limits.ts';
 import { READ } from './policy.ts';
-import { defineOperation, segment, WHEN } from './define.ts';
+import { APPROVAL_RULE, defineOperation, segment, WHEN } from './define.ts';
 
 const PROJECT = { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] } as const;
 const ONE = {
@@ -30,14 +30,6 @@ const DESCRIPTOR = {
   additionalProperties: false,
 } as const;
 
-/** Whether a call waits for an admin's approval (docs/approvals.md "The rule"). */
-const APPROVAL = {
-  type: 'string',
-  enum: APPROVAL_RULES,
-  description:
-    "none: runs at once; all: every call waits for an admin's approval; agents: calls with a third-party OAuth client's token wait; below:<LEVEL>: calls by a caller below LEVEL wait.",
-} as const;
-
 const TOOL = {
   type: 'object',
   description: "One of the upstream's tools and its policy row.",
@@ -57,7 +49,7 @@ const TOOL = {
     agents: { type: 'boolean' },
     counts_as_query: { type: 'boolean' },
     enabled: { type: 'boolean' },
-    approval: APPROVAL,
+    approval: APPROVAL_RULE,
     first_seen: WHEN,
   },
   required: [
@@ -229,7 +221,7 @@ export const setUpstreamTool = defineOperation({
       agents: { type: 'boolean' },
       counts_as_query: { type: 'boolean' },
       enabled: { type: 'boolean' },
-      approval: APPROVAL,
+      approval: APPROVAL_RULE,
       accept_change: { type: 'boolean', description: "true: take the upstream's changed description, schema and annotations." },
     },
     additionalProperties: false,

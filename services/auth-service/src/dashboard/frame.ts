@@ -16,6 +16,7 @@ export type Section =
   | 'approvals'
   | 'members'
   | 'upstreams'
+  | 'tools'
   | 'service-accounts'
   | 'usage'
   | 'audit'
@@ -111,6 +112,7 @@ pre.schema{font:.85rem/1.4 ui-monospace,monospace;background:#f0f3f8;padding:.5r
 ul.annotations{margin:.25rem 0;padding-left:1.25rem}
 @media (max-width:40rem){nav.sections{flex-basis:100%}nav.sections ul{display:flex;flex-wrap:wrap;gap:.25rem}main{padding:1rem}
 .table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}
+.table td form.inline{white-space:normal}.table td select{max-width:100%}
 .table tr{border-bottom:1px solid #dfe2e6;padding:.5rem 0}.table td{border:0;padding:.15rem 0}.table td.num{text-align:left}
 .table td::before{content:attr(data-label) ": ";font-weight:600;color:#3d424a}
 dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}.compare{grid-template-columns:1fr}}
@@ -174,6 +176,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'approvals', label: 'Approvals', href: (f) => projectPath(f, 'approvals'), needsProject: true },
       { section: 'members', label: 'Members', href: (f) => projectPath(f, 'members'), needsProject: true },
       { section: 'upstreams', label: 'Upstream servers', href: (f) => projectPath(f, 'upstreams'), needsProject: true },
+      { section: 'tools', label: 'Tools', href: (f) => projectPath(f, 'tools'), needsProject: true },
       { section: 'new-project', label: 'New project', href: () => '/dashboard/projects/new' },
     ],
   },

@@ -4,6 +4,7 @@
  */
 import { html, type HtmlValue, type SafeHtml } from '../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from './frame.ts';
+import type { APPROVAL_RULES } from '@svc/policy';
 
 export { LEVELS } from '@svc/management';
 
@@ -130,3 +131,13 @@ export function confirmPage(f: Frame, c: { title: string; ends: SafeHtml; action
 ${postForm(f, c.action, html`<input type="hidden" name="confirm" value="yes">`, html`<button type="submit" class="danger">${c.button}</button>`)}<p><a href="${c.cancel}">Cancel</a></p>`,
   );
 }
+
+/** What each approval rule holds, as the select offers it (docs/approvals.md "The rule"). */
+export const APPROVAL_CHOICES = [
+  { value: 'none', label: 'None: calls run at once' },
+  { value: 'all', label: "Every call waits for an admin's approval" },
+  { value: 'agents', label: 'Calls through third-party OAuth apps wait' },
+  { value: 'below:VIEWER', label: 'Calls by callers below VIEWER wait' },
+  { value: 'below:EDITOR', label: 'Calls by callers below EDITOR wait' },
+  { value: 'below:ADMIN', label: 'Calls by callers below ADMIN wait' },
+] as const satisfies readonly { value: (typeof APPROVAL_RULES)[number]; label: string }[];

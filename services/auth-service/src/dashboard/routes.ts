@@ -34,6 +34,8 @@ import { webhooksRoutes } from './webhooks/routes.ts';
 import { UPSTREAM_FORMS } from './upstreams/forms.ts';
 import { upstreamsRoutes } from './upstreams/routes.ts';
 import { upstreamToolRoutes } from './upstreams/tool-routes.ts';
+import { TOOL_FORMS } from './tools/forms.ts';
+import { toolsRoutes } from './tools/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
 
@@ -50,6 +52,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   CLIENT_KEY_FORMS,
   WEBHOOK_FORMS,
   UPSTREAM_FORMS,
+  TOOL_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -71,6 +74,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     membersRoutes,
     upstreamsRoutes,
     upstreamToolRoutes,
+    toolsRoutes,
     serviceAccountsRoutes,
     clientKeysRoutes,
     usageRoutes,

@@ -5,6 +5,7 @@
  */
 import { ACCESS_REQUEST_ROUTES } from './management/access-requests.ts';
 import { APPROVAL_ROUTES } from './management/approvals.ts';
+import { BUILTIN_TOOL_ROUTES } from './management/builtin-tools.ts';
 import type { ManagementRoute } from './management/handle.ts';
 import { KEY_ROUTES } from './management/keys.ts';
 import { MEMBER_ROUTES } from './management/members.ts';
@@ -27,6 +28,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...TRUSTED_ISSUER_ROUTES,
   ...WEBHOOK_ROUTES,
   ...UPSTREAM_ROUTES,
+  ...BUILTIN_TOOL_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SSO_ROUTES,
   ...ME_ROUTES,

@@ -1,26 +1,18 @@
 /**
- * The step that finds a project's upstream tools for a request that needs them (docs/gateway-pipeline.md):
- * tools/list on a project's endpoint, a call of a tool that is not built in, and a call of a
- * built-in tool that lists them (`readsToolSet`: svc_help). Another built-in tool's call, and the
- * team endpoint, never read them.
+ * The step that finds a project's tool set for a request that needs it (docs/gateway-pipeline.md):
+ * tools/list and every tool call on a project's endpoint (a built-in tool's call too: the project's
+ * admins may have set its approval rule, docs/approvals.md). The set is kept in memory per project
+ * (tool-sets.ts), so this is a read from Redis only when it is not. The team endpoint never reads it.
  */
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
 import type { ProjectToolSets } from './tool-sets.ts';
 
 /** `nameOf`: the tool a request calls (a tools/call's name, the REST route's path), or null for a list. */
-export function loadToolSet(
-  sets: ProjectToolSets,
-  registry: ToolRegistry,
-  nameOf: (ex: Parameters<Step>[0]) => string | null | undefined,
-): Step {
+export function loadToolSet(sets: ProjectToolSets, nameOf: (ex: Parameters<Step>[0]) => string | null | undefined): Step {
   return async function loadToolSet(ex) {
     if (ex.target.kind !== 'project') return;
-    const name = nameOf(ex);
-    if (name === undefined) return;
-    const builtIn = name === null ? undefined : registry.get(name);
-    if (builtIn && !builtIn.def.readsToolSet) return;
+    if (nameOf(ex) === undefined) return;
     ex.toolSet = await sets.get(ex.target.slug, callerOf(ex).workspace);
   };
 }

@@ -17,6 +17,7 @@ import {
   listedName,
   UPSTREAM_LIMITS,
   type ProjectUpstreams,
+  type BuiltinToolSetting,
   type Upstream,
   type Upstreams,
   type UpstreamTool,
@@ -63,19 +64,31 @@ function validatorOf(schema: Record<string, unknown>): ValidateFunction | null {
   return validate;
 }
 
-/** The built-in tools and one project's upstream tools, as one lookup. */
+/**
+ * The built-in tools, under the project's own approval rules where its admins set one
+ * (docs/approvals.md "The rule"), and one project's upstream tools, as one lookup.
+ */
 export class ProjectToolSet implements ToolLookup {
   private readonly lists = new Map<string, ListedTool[]>();
   private readonly registry: ToolRegistry;
+  private readonly builtins: ReadonlyMap<string, RegisteredTool>;
   readonly upstreamTools: ReadonlyMap<string, RegisteredTool>;
 
-  constructor(registry: ToolRegistry, upstreamTools: Map<string, RegisteredTool>) {
+  constructor(registry: ToolRegistry, upstreamTools: Map<string, RegisteredTool>, settings: readonly BuiltinToolSetting[] = []) {
     this.registry = registry;
     this.upstreamTools = upstreamTools;
+    const builtins = new Map<string, RegisteredTool>();
+    for (const s of settings) {
+      const tool = registry.get(s.tool);
+      if (tool) builtins.set(tool.def.name, { ...tool, policy: { ...tool.policy, approval: s.approval } });
+    }
+    this.builtins = builtins;
   }
 
   get(name: string): RegisteredTool | undefined {
-    return this.registry.get(name) ?? this.upstreamTools.get(name);
+    const builtIn = this.registry.get(name);
+    if (builtIn) return this.builtins.get(builtIn.def.name) ?? builtIn;
+    return this.upstreamTools.get(name);
   }
 
   listFor(caller: CallerContext): ListedTool[] {
@@ -108,7 +121,7 @@ export function projectToolSets(deps: ToolSetDeps) {
       }
       tools.set(name, { def: definition(name, row, deps.forward(upstream, row.name)), policy: policyOf(name, row), validate });
     }
-    return new ProjectToolSet(deps.registry, tools);
+    return new ProjectToolSet(deps.registry, tools, read.builtins);
   }
 
   /** Reads `u`'s tools again in the background, by one gateway (a lease); what it flags goes to the admins. */

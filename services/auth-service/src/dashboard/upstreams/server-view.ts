@@ -8,8 +8,7 @@
 import { listedName, UPSTREAM_LIMITS, type ToolDescriptor, type UpstreamTool, type UpstreamView } from '@svc/upstreams';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
-import { ago, LEVELS, levelOptions, options, table } from '../parts.ts';
-import type { APPROVAL_RULES } from '@svc/policy';
+import { ago, APPROVAL_CHOICES, LEVELS, levelOptions, options, table } from '../parts.ts';
 import { toolPath, upstreamPath, upstreamsPath, waiting } from './view.ts';
 
 /** How a tool's state reads, and what it means for the project's clients. */
@@ -117,16 +116,6 @@ function differing(a: ToolDescriptor, b: ToolDescriptor): Set<string> {
   const parts = ['title', 'description', 'annotations', 'inputSchema', 'outputSchema'] as const;
   return new Set(parts.filter((p) => JSON.stringify(a[p] ?? null) !== JSON.stringify(b[p] ?? null)));
 }
-
-/** What each approval rule holds, as the select offers it (docs/approvals.md "The rule"). */
-const APPROVAL_CHOICES = [
-  { value: 'none', label: 'None: calls run at once' },
-  { value: 'all', label: "Every call waits for an admin's approval" },
-  { value: 'agents', label: 'Calls through third-party OAuth apps wait' },
-  { value: 'below:VIEWER', label: 'Calls by callers below VIEWER wait' },
-  { value: 'below:EDITOR', label: 'Calls by callers below EDITOR wait' },
-  { value: 'below:ADMIN', label: 'Calls by callers below ADMIN wait' },
-] as const satisfies readonly { value: (typeof APPROVAL_RULES)[number]; label: string }[];
 
 /** The tool's approval rule as a select and Save (setUpstreamTool, step-up as the level's). */
 function approvalForm(f: Frame, t: UpstreamTool): SafeHtml {
