@@ -647,15 +647,21 @@ test('Account: authorized apps revoked from the page; removing a member ends the
   const first = await signedIn(member.email);
   const second = await signedIn(member.email, PHONE);
   try {
+    // The gateway notes the grant's use a few seconds later, as it does a key's (docs/management.md "Authorized apps").
+    await waitFor(async () => (await stack.accounts.oauthGrants.listForUser(member.user.id))[0]?.lastUsedAt, {
+      timeout: 15_000,
+      message: "the gateway to note the app's use",
+    });
     await first.page.goto(`${stack.authUrl}/dashboard/account`);
-    const apps = (await first.page.textContent('div[aria-label="Authorized apps"]')) ?? '';
-    // The level approved on the consent page: EDITOR, preselected for the member's EDITOR role.
+    const apps = (await first.page.textContent('div[aria-label="Connected apps and agents"]')) ?? '';
+    // The level approved on the consent page: EDITOR, preselected for the member's EDITOR role; used just now.
     assert.match(apps, new RegExp(`svc MCP client\\s*${owner.slug} \\(EDITOR\\)`), apps);
+    assert.doesNotMatch(apps, /not yet/, `its last use is shown: ${apps}`);
     const sessions = (await first.page.textContent('div[aria-label="Sessions"]')) ?? '';
     assert.match(sessions, /this browser/);
     await checkPage(first.page, 'account-apps-sessions');
 
-    await Promise.all([first.page.waitForURL(/done=app-revoked/), first.page.click('div[aria-label="Authorized apps"] button')]);
+    await Promise.all([first.page.waitForURL(/done=app-revoked/), first.page.click('div[aria-label="Connected apps and agents"] button')]);
     await waitFor(async () => (await mcpCall(stack.baseUrl, owner.slug, token)).status === 401, {
       timeout: 1000,
       message: 'the revoked app to be refused',

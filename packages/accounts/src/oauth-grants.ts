@@ -13,6 +13,8 @@ import { addToRecordSet } from './oidc-record-writes.ts';
 import {
   DELEGATION_MAX_DEPTH,
   DELEGATIONS_PER_GRANT_MAX,
+  GRANT_USE_KEPT_SECONDS,
+  oidcAccountGrantUseKey,
   oidcAccountGrantsKey,
   oidcGrantDelegationsKey,
   oidcGrantKeysKey,
@@ -30,6 +32,8 @@ export interface OAuthGrant {
   /** Unix ms. */
   createdAt: number;
   expiresAt: number | null;
+  /** When a gateway last accepted one of its tokens (Unix ms; a few seconds late), or null: not since it was kept. */
+  lastUsedAt: number | null;
 }
 
 /** The project a resource indicator names: `<base>/mcp/<slug>`. */
@@ -69,6 +73,7 @@ export class OAuthGrantStore {
       projects,
       createdAt: (g.iat ?? 0) * 1000,
       expiresAt: g.exp ? g.exp * 1000 : null,
+      lastUsedAt: null,
     };
   }
 
@@ -76,12 +81,28 @@ export class OAuthGrantStore {
   async listForUser(userId: string): Promise<OAuthGrant[]> {
     const key = oidcAccountGrantsKey(userId);
     const out: OAuthGrant[] = [];
+    const used = await this.ctx.redis.hgetall(oidcAccountGrantUseKey(userId));
     for (const id of await this.ctx.redis.smembers(key)) {
       const grant = await this.get(id);
       if (!grant || grant.accountId !== userId) await this.ctx.redis.srem(key, id);
-      else out.push(grant);
+      else out.push({ ...grant, lastUsedAt: used[id] ? Number(used[id]) : null });
     }
     return out.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /**
+   * Records when each person's apps last used their grants (`uses`: person → grant → Unix ms), as
+   * the gateways batch them. Not waited for (docs/operations.md "Write durability"), as a key's
+   * last use is not.
+   */
+  async touch(uses: ReadonlyMap<string, ReadonlyMap<string, number>>): Promise<void> {
+    await Promise.all(
+      [...uses].map(async ([userId, grants]) => {
+        const key = oidcAccountGrantUseKey(userId);
+        await this.ctx.unconfirmed.hset(key, Object.fromEntries([...grants].map(([id, at]) => [id, String(at)])));
+        await this.ctx.unconfirmed.expire(key, GRANT_USE_KEPT_SECONDS);
+      }),
+    );
   }
 
   /**

@@ -83,6 +83,18 @@ export function oidcAccountGrantsKey(accountId: string): string {
   return `${OIDC_PREFIX}account-grants:${accountId}`;
 }
 
+/**
+ * When the person's apps last used their grants (hash: grant id → Unix ms), written by the gateways
+ * a few seconds after the use (docs/management.md "Authorized apps"); kept GRANT_USE_KEPT_SECONDS
+ * after the last write, and a field of a grant that ended is never read.
+ */
+export function oidcAccountGrantUseKey(accountId: string): string {
+  return `${OIDC_PREFIX}account-grant-use:${accountId}`;
+}
+
+/** How long a person's apps' last uses are kept after the last of them: longer than any grant lives. */
+export const GRANT_USE_KEPT_SECONDS = 90 * 24 * 3600;
+
 /** A record's payload as oidc-provider hands it to its adapter: a JSON object. */
 export type OidcPayload = Record<string, unknown>;
 

@@ -37,8 +37,10 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
           clientId: g.clientId,
           // The level approved on the consent page, as the gateway reads it (docs/auth-service.md "Scopes").
           projects: g.projects.map((p) => `${p.slug} (${approvedLevel(p.scope)})`),
+          scopes: g.projects.map((p) => ({ project: p.slug, scope: p.scope })),
           createdAt: g.createdAt,
           expiresAt: g.expiresAt,
+          lastUsedAt: g.lastUsedAt,
         })),
         personalKeys: keys.map((k) => ({
           id: k.id,

@@ -251,6 +251,16 @@ export interface AccountInfo {
   email: string;
   emailVerified: boolean;
   /** Apps (MCP clients) the person authorized with OAuth: one grant each, with the projects it reaches. */
-  apps: { id: string; client: string; clientId: string; projects: string[]; createdAt: number; expiresAt: number | null }[];
+  apps: {
+    id: string;
+    client: string;
+    clientId: string;
+    projects: string[];
+    /** The scope granted for each project, as the token carries it. */
+    scopes: { project: string; scope: string }[];
+    createdAt: number;
+    expiresAt: number | null;
+    lastUsedAt: number | null;
+  }[];
   personalKeys: { id: string; client: string; prefix: string; createdAt: number; expiresAt: number | null; lastUsedAt: number | null }[];
 }

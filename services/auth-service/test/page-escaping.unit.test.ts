@@ -240,7 +240,19 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
     accountPage(frame(s), {
       email: s,
       emailVerified: false,
-      apps: [{ id: s, client: s, clientId: s, projects: [s], createdAt: T, expiresAt: null, verified: false }],
+      apps: [
+        {
+          id: s,
+          client: s,
+          clientId: s,
+          projects: [s],
+          scopes: [{ project: s, scope: s }],
+          createdAt: T,
+          expiresAt: null,
+          lastUsedAt: T,
+          verified: false,
+        },
+      ],
       personalKeys: [{ id: s, client: s, prefix: s, createdAt: T, expiresAt: T, lastUsedAt: null }],
       sessions: [
         { handle: s, createdAt: T, agent: s, address: s, seenAt: T, seenAddress: s, current: true },

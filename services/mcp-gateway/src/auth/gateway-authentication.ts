@@ -1,7 +1,7 @@
 /**
  * The gateway's authentication as its routes use it (docs/redis-schema.md "Invalidation",
  * docs/contract.md "Credentials"): a credential resolved once (resolve-credential.ts), its answer
- * kept in the in-process cache, and each key's use noted for its last-used time.
+ * kept in the in-process cache, and each key's and person's grant's use noted for its last-used time.
  */
 import type { Accounts } from '@svc/accounts';
 import type { Config } from '@svc/config';
@@ -32,6 +32,8 @@ export function gatewayAuthentication(deps: GatewayAuthenticationDeps) {
   const authenticate = createAuthenticate({ resolve, cache, pepper: config.keyPepper, onCache: deps.onCache, now });
   const record = (caller: ResolvedCaller) => {
     if (caller.keyHash) lastUsed.record(caller.keyHash);
+    // A person's OAuth token: its grant (`session`) is one of their apps (docs/management.md "Authorized apps").
+    else if (caller.clientId && caller.type === 'user') lastUsed.recordGrant(caller.id, caller.session);
     return caller;
   };
   /** A cached answer stays synchronous: no promise where the cache answered. */

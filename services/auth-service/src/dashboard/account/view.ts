@@ -105,6 +105,7 @@ function tables(f: Frame, v: AccountPage): SafeHtml {
     html`<bdi>${a.client}</bdi>${!a.verified && html` <span class="muted">(not verified by svc)</span>`}`,
     a.projects.join(', ') || '-',
     ago(a.createdAt, v.now),
+    ago(a.lastUsedAt, v.now, 'not yet'),
     ago(a.expiresAt, v.now),
     rowButton(
       f,
@@ -123,8 +124,8 @@ function tables(f: Frame, v: AccountPage): SafeHtml {
   const others = v.sessions.filter((s) => !s.current).length;
   return html`<h2>Personal keys</h2><p class="muted">Made by <code>svc login</code> on your devices; each reaches every project you can access.</p>
 ${table('Personal keys', ['Made by', 'Key', 'Created', 'Expires', 'Last used', 'Revoke'], keys, emptyState('No personal keys.', html`<p>Running <code>svc login</code> on a computer makes one for the CLI there, after you approve it in this browser; it is listed here until it expires or you revoke it.</p>`))}
-<h2>Authorized apps</h2><p class="muted">MCP clients you allowed to act for you with OAuth, and the projects they reach. Revoking one stops its tokens at once; it must ask you again.</p>
-${table('Authorized apps', ['App', 'Projects (level)', 'Authorized', 'Until', 'Revoke'], apps, emptyState('No apps authorized.', html`<p>When an MCP client (Claude, Cursor, VS Code…) connects to a project with OAuth, you approve it on a consent page and it shows here, with the projects and level it reaches.</p>`))}
+<h2>Connected apps and agents</h2><p class="muted">MCP clients and agents you allowed to act for you with OAuth, the projects and level they reach, and when they last used it. Revoking one stops its tokens at once, and those of any agent it handed a token to; it must ask you again.</p>
+${table('Connected apps and agents', ['App', 'Projects (level)', 'Authorized', 'Last used', 'Until', 'Revoke'], apps, emptyState('No apps authorized.', html`<p>When an MCP client (Claude, Cursor, VS Code…) connects to a project with OAuth, you approve it on a consent page and it shows here, with the projects and level it reaches.</p>`))}
 <h2>Your access requests</h2>
 ${table(
   'Your access requests',
