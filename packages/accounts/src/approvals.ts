@@ -67,6 +67,27 @@ export interface Approval {
   decidedAt: number | null;
   /** The stored answer of the run (status `done`). */
   result: Record<string, unknown> | null;
+  /** The passkey assertion the approval was given with, when it was (docs/approvals.md "With a passkey"). */
+  passkey: PasskeyApproval | null;
+}
+
+/**
+ * A WebAuthn assertion over one held call (SEP-2672's idea: a person's gesture bound to the exact
+ * call): its challenge is approvalChallenge(id, call_hash, nonce), so the signature, checked with
+ * the passkey's public key, shows that this person's authenticator approved this call and no other.
+ * The parts are kept as the browser gave them (base64url), so anyone can check it again.
+ */
+export interface PasskeyApproval {
+  credentialId: string;
+  nonce: string;
+  clientDataJSON: string;
+  authenticatorData: string;
+  signature: string;
+}
+
+/** The WebAuthn challenge of a passkey approval of call `callHash` held as `id`: SHA-256 over the three, one per line. */
+export function approvalChallenge(id: string, callHash: string, nonce: string): Buffer {
+  return createHash('sha256').update(`svc-approval/v1\n${id}\n${callHash}\n${nonce}`, 'utf8').digest();
 }
 
 /**
@@ -99,7 +120,7 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 'ok'`);
 
 // KEYS: the record. ARGV: to ('approved'|'denied'), now, decided_by, the hash the admin approves,
-// the new deadline, kept-until. The one move out of pending: of two admins deciding at once, one
+// the new deadline, kept-until, the passkey assertion's JSON ('' for none). The one move out of pending: of two admins deciding at once, one
 // decides. Returns 'ok', 'expired_now' (this call wrote the expiry), 'mismatch', or the status found.
 const DECIDE = script(`
 local st = redis.call('HGET', KEYS[1], 'status')
@@ -113,6 +134,7 @@ if ARGV[1] == 'approved' and redis.call('HGET', KEYS[1], 'call_hash') ~= ARGV[4]
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decided_at', ARGV[2], 'decided_by', ARGV[3])
 if ARGV[1] == 'approved' then
   redis.call('HSET', KEYS[1], 'expires_at', ARGV[5])
+  if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'passkey', ARGV[7]) end
   redis.call('PEXPIREAT', KEYS[1], ARGV[6])
 end
 return 'ok'`);
@@ -241,6 +263,7 @@ export class ApprovalStore {
       decidedBy: h['decided_by'] ?? null,
       decidedAt: h['decided_at'] ? Number(h['decided_at']) : null,
       result: h['result'] ? (JSON.parse(h['result']) as Record<string, unknown>) : null,
+      passkey: h['passkey'] ? (JSON.parse(h['passkey']) as PasskeyApproval) : null,
     };
   }
 
@@ -252,14 +275,19 @@ export class ApprovalStore {
   }
 
   /** Approves (of `callHash`, the hash the admin was shown) or denies a pending call: one atomic move. */
-  async decide(project: string, id: string, decision: { approve: boolean; callHash: string; by: string }): Promise<DecideOutcome> {
+  async decide(
+    project: string,
+    id: string,
+    decision: { approve: boolean; callHash: string; by: string; passkey?: PasskeyApproval },
+  ): Promise<DecideOutcome> {
     const now = this.ctx.now();
     const until = now + APPROVAL_TIMING.collectWithinMs;
+    const proof = decision.passkey ? JSON.stringify(decision.passkey) : '';
     const outcome = await runScript(
       this.ctx.redis,
       DECIDE,
       [K.approval(project, id)],
-      [decision.approve ? 'approved' : 'denied', now, decision.by, decision.callHash, until, until + APPROVAL_TIMING.keptMs],
+      [decision.approve ? 'approved' : 'denied', now, decision.by, decision.callHash, until, until + APPROVAL_TIMING.keptMs, proof],
     );
     return String(outcome) as DecideOutcome;
   }

@@ -52,7 +52,14 @@ export { allowedBy, compileAllowedIps } from './key-controls.ts';
 export { hasHiddenCharacters, nameProblem, nameSkeleton, withoutHiddenCharacters } from './names.ts';
 export { ACCESS_REQUEST_TIMING, cleanReason, DECIDED_REQUESTS_KEPT, MAX_REASON_LENGTH } from './access-request-rules.ts';
 export type { RequestOutcome } from './access-requests.ts';
-export { APPROVAL_TIMING, approvalCallHash, type Approval, type ApprovalCaller } from './approvals.ts';
+export {
+  APPROVAL_TIMING,
+  approvalCallHash,
+  approvalChallenge,
+  type Approval,
+  type ApprovalCaller,
+  type PasskeyApproval,
+} from './approvals.ts';
 export { isCursor, LIST_MAX_PAGE, LIST_PAGE } from './pages.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';

@@ -3,7 +3,7 @@
  * once. Only a person decides (a project key, even an ADMIN one, may be the very agent whose call
  * waits); approving needs a recent second factor (the operation's declaration).
  */
-import { APPROVAL_TIMING, type Approval } from '@svc/accounts';
+import { APPROVAL_TIMING, type Approval, type PasskeyApproval } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
 import { ManagementError, type Actor } from './types.ts';
 
@@ -16,7 +16,8 @@ export interface ApprovalOperations {
     actor: Actor,
     project: string,
     id: string,
-    decision: { approve: true; callHash: string } | { approve: false },
+    /** `passkey`: the assertion over the call the dashboard verified (docs/approvals.md "With a passkey"). */
+    decision: { approve: true; callHash: string; passkey?: PasskeyApproval } | { approve: false },
   ): Promise<{ expiresAt: number | null }>;
 }
 
@@ -42,6 +43,7 @@ export function approvalOperations(ctx: ManagementContext): ApprovalOperations {
         approve: decision.approve,
         callHash: decision.approve ? decision.callHash : '',
         by: actor.label,
+        ...(decision.approve && decision.passkey ? { passkey: decision.passkey } : {}),
       });
       if (outcome === 'mismatch')
         throw new ManagementError(409, 'This approval is of another call: call_hash does not match the call held.', 'call_hash');
@@ -55,6 +57,7 @@ export function approvalOperations(ctx: ManagementContext): ApprovalOperations {
         tool: held.tool,
         caller: held.caller.label,
         call_hash: held.callHash,
+        ...(decision.approve && decision.passkey ? { passkey: decision.passkey.credentialId } : {}),
       });
       return { expiresAt: decision.approve ? ctx.now() + APPROVAL_TIMING.collectWithinMs : null };
     },

@@ -133,6 +133,7 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     verification,
     authUrl: config.authUrl,
     baseUrl: config.baseUrl,
+    passkeys: factors.passkeys,
     ...(deps.now ? { now: deps.now } : {}),
   };
   const framed = factorFrame(dashboardDeps);

@@ -41,6 +41,20 @@ export const listApprovals = defineOperation({
             expires_at: WHEN,
             decided_by: { type: ['string', 'null'] },
             decided_at: WHEN,
+            passkey: {
+              type: ['object', 'null'],
+              description:
+                'The passkey assertion the approval was given with (docs/approvals.md "With a passkey"): its challenge is SHA-256("svc-approval/v1\\n" + id + "\\n" + call_hash + "\\n" + nonce); null: approved without one, or not approved.',
+              properties: {
+                credential_id: { type: 'string' },
+                nonce: { type: 'string' },
+                client_data_json: { type: 'string' },
+                authenticator_data: { type: 'string' },
+                signature: { type: 'string' },
+              },
+              required: ['credential_id', 'nonce', 'client_data_json', 'authenticator_data', 'signature'],
+              additionalProperties: false,
+            },
           },
           required: [
             'id',
@@ -54,6 +68,7 @@ export const listApprovals = defineOperation({
             'expires_at',
             'decided_by',
             'decided_at',
+            'passkey',
           ],
           additionalProperties: false,
         },

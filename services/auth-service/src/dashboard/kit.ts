@@ -9,6 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import { countManagementRequest, ManagementError, StepUpRequired, type Actor, type Management, type ProjectRow } from '@svc/management';
+import type { secondFactor } from '../factors/routes.ts';
 import { factorAtOf, stepUpUrl } from '../factors/step-up.ts';
 import { readCookie, type WebSessions } from '../http/web-session.ts';
 import type { EmailVerification } from '../pages/email-verification.ts';
@@ -33,6 +34,8 @@ export interface DashboardDeps {
   authUrl: string;
   /** The gateway's public URL (config.baseUrl): the issuer of the tokens upstream servers receive (docs/upstream-servers.md). */
   baseUrl: string;
+  /** Passkey assertions (factors/passkey-routes.ts): an approval signed over its call (docs/approvals.md "With a passkey"). */
+  passkeys?: Pick<ReturnType<typeof secondFactor>['passkeys'], 'askFor' | 'asserted'>;
   now?: () => number;
 }
 

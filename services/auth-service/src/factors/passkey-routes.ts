@@ -68,24 +68,38 @@ export function passkeys(deps: PasskeyDeps) {
   const store = accounts.factors.passkeys;
   const framed = accountFrameOf(deps);
 
-  /** A form asking for one of `user`'s passkeys (none when they have none), its challenge kept. */
-  async function askFor(req: Request, res: Response, user: User, purpose: ChallengePurpose, action: string, extra?: SafeHtml) {
+  /**
+   * A form asking for one of `user`'s passkeys (none when they have none), its challenge kept.
+   * `bind`: the challenge is given (made of what it approves) and kept with what it was made of.
+   */
+  async function askFor(
+    req: Request,
+    res: Response,
+    user: User,
+    purpose: ChallengePurpose,
+    action: string,
+    extra?: SafeHtml,
+    bind?: { challenge: Uint8Array<ArrayBuffer>; bound: string; label: string },
+  ) {
     const list = await store.list(user.id);
     if (list.length === 0) return undefined;
-    const options = await authenticationOptions(rp, list);
-    await challenges.keep(res, { challenge: options.challenge, purpose, userId: user.id });
-    return passkeyForm(deps.web.csrfToken(req, res), action, 'get', options, 'Use a passkey', extra);
+    const options = await authenticationOptions(rp, list, bind?.challenge);
+    await challenges.keep(res, { challenge: options.challenge, purpose, userId: user.id, ...(bind ? { bound: bind.bound } : {}) });
+    return passkeyForm(deps.web.csrfToken(req, res), action, 'get', options, bind?.label ?? 'Use a passkey', extra);
   }
 
   /**
    * True when the form's assertion answers this browser's challenge for `purpose` with a passkey
-   * of `userId` ('' for passwordless: the passkey names the person), its counter moved forward.
+   * of `userId` ('' for passwordless: the passkey names the person), its counter moved forward;
+   * with `bound`, only a challenge made of that (an approval's call and nonce).
    */
-  async function asserted(req: Request, res: Response, purpose: ChallengePurpose, userId: string): Promise<User | string> {
+  async function asserted(req: Request, res: Response, purpose: ChallengePurpose, userId: string, bound?: string): Promise<User | string> {
     const got = credentialOf(req.body, 'assertion');
     if ('problem' in got) return got.problem;
     // The challenge is taken first, whatever follows: it answers one assertion, right or wrong.
-    const challenge = await challenges.take(req, res, purpose, userId);
+    const taken = await challenges.take(req, res, purpose, userId);
+    // A bound challenge answers only for what it was made of (an approval's call): not another.
+    const challenge = taken && (taken.bound ?? '') === (bound ?? '') ? taken : null;
     const owner = userId || userOfHandle(got.credential.response.userHandle);
     const passkey = owner && challenge ? await store.get(owner, got.credential.id) : null;
     if (!owner || !challenge || !passkey) return 'That passkey was not accepted. Try again.';

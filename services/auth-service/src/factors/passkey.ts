@@ -60,9 +60,11 @@ export async function checkRegistration(
  * Options for an assertion: of the person's passkeys (a second factor), or of any discoverable
  * one (passwordless, `passkeys` empty), which must then verify the person (PIN, biometrics).
  */
-export async function authenticationOptions(rp: RelyingParty, passkeys: Passkey[] | null) {
+export async function authenticationOptions(rp: RelyingParty, passkeys: Passkey[] | null, challenge?: Uint8Array<ArrayBuffer>) {
   return generateAuthenticationOptions({
     rpID: rp.rpID,
+    // A challenge of our own binds the assertion to what it approves (an approval's call, docs/approvals.md).
+    ...(challenge ? { challenge } : {}),
     userVerification: passkeys ? 'preferred' : 'required',
     ...(passkeys ? { allowCredentials: passkeys.map((p) => ({ id: p.id, transports: asTransports(p.transports) })) } : {}),
   });

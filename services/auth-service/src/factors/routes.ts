@@ -59,6 +59,9 @@ export function secondFactor(deps: FactorDeps) {
       return signIns.wait(res, { userId: user.id, ...p }, await accounts.factors.hasAny(user.id));
     },
 
+    /** Passkey assertions for other pages (the dashboard's approval of a held call, docs/approvals.md). */
+    passkeys: { askFor: pk.askFor, asserted: pk.asserted },
+
     mount(app: Express): void {
       for (const group of pages) group.mount(app);
     },

@@ -14,12 +14,14 @@ import { OK } from '../store/redis-keys.ts';
 export const WEBAUTHN_CHALLENGE_TTL_SECONDS = 300;
 const COOKIE = 'svc_webauthn';
 
-export type ChallengePurpose = 'register' | 'factor' | 'step-up' | 'passwordless';
+export type ChallengePurpose = 'register' | 'factor' | 'step-up' | 'passwordless' | 'approval';
 export interface Challenge {
   challenge: string;
   purpose: ChallengePurpose;
   /** The person it was made for; empty for a passwordless sign-in (the passkey names the person). */
   userId: string;
+  /** What the challenge was made of, when it binds the assertion to one thing (an approval's call and nonce). */
+  bound?: string;
 }
 
 const digest = (id: string) => createHash('sha256').update(id).digest('hex');

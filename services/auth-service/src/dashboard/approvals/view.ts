@@ -33,7 +33,7 @@ export function approvalsPage(f: Frame, v: { approvals: Approval[]; now: number 
   const decided = v.approvals.filter((a) => a.status !== 'pending');
   const call = (a: Approval) => html`<code>${a.tool}</code><pre>${JSON.stringify(a.arguments, null, 2)}</pre>`;
   const decide = (a: Approval) =>
-    html`${postForm(
+    html`<a href="${base}/${encodeURIComponent(a.id)}" class="small" aria-label="Review the call of ${a.tool} (passkey)">Review</a> ${postForm(
       f,
       `${base}/${encodeURIComponent(a.id)}/approve`,
       html`<input type="hidden" name="call_hash" value="${a.callHash}">`,

@@ -15,6 +15,15 @@ export const APPROVAL_ROUTES: readonly ManagementRoute[] = [
       expires_at: iso(r.expiresAt),
       decided_by: r.decidedBy,
       decided_at: iso(r.decidedAt),
+      passkey: r.passkey
+        ? {
+            credential_id: r.passkey.credentialId,
+            nonce: r.passkey.nonce,
+            client_data_json: r.passkey.clientDataJSON,
+            authenticator_data: r.passkey.authenticatorData,
+            signature: r.passkey.signature,
+          }
+        : null,
     }));
     return { body: { approvals } };
   }),
