@@ -103,11 +103,18 @@ function endpointStep(o: Observations, path: string[]): 'open' | 'challenge' {
 function resourceStep(f: ClientFamily, o: Observations, path: string[]): string {
   const browserCanRead = !f.browser || listed(o.mcpBrowser.headers['access-control-expose-headers'], 'www-authenticate');
   const sources = f.prm.filter((s) => s !== 'challenge' || browserCanRead);
-  const found = firstDocument(
-    f,
-    sources.map((s) => ({ label: PRM_NAMES[s], result: o.prm[s] })),
-    'protected-resource metadata',
-  );
+  let found: ReturnType<typeof firstDocument>;
+  try {
+    found = firstDocument(
+      f,
+      sources.map((s) => ({ label: PRM_NAMES[s], result: o.prm[s] })),
+      'protected-resource metadata',
+    );
+  } catch (err) {
+    // The TypeScript SDK 1.x catches any failure of this discovery and goes on as without metadata.
+    if (!f.originFallback) throw err;
+    found = null;
+  }
   if (!found) {
     if (f.originFallback) {
       path.push('no protected-resource metadata: the MCP origin taken as authorization server (MCP 2025-03-26)');
