@@ -58,7 +58,12 @@ const CASES: Case[] = [
     expected: verdicts(PRM, ORIGIN_FALLBACK_ONLY),
     exit: 1,
   },
-  { name: 'metadata only at the root, a challenge naming none', breakage: { prmAt: ['root'], challengeNamesPrm: false }, expected: verdicts('in'), exit: 0 },
+  {
+    name: 'metadata only at the root, a challenge naming none',
+    breakage: { prmAt: ['root'], challengeNamesPrm: false },
+    expected: verdicts('in'),
+    exit: 0,
+  },
   {
     name: 'a 401 without resource_metadata',
     breakage: { challengeNamesPrm: false },
@@ -81,22 +86,35 @@ const CASES: Case[] = [
   },
   { name: 'metadata without issuer nor iss', breakage: { issuer: 'missing' }, expected: verdicts('in', { 'sdk-v2': AS }), exit: 1 },
   { name: 'no CORS', breakage: { cors: false }, expected: verdicts('in', { inspector: 'the MCP endpoint' }), exit: 1 },
-  { name: 'no DCR and no CIMD', breakage: { dcr: false, cimd: false }, expected: verdicts('setup', { chatgpt: 'client registration' }), exit: 1 },
+  {
+    name: 'no DCR and no CIMD',
+    breakage: { dcr: false, cimd: false },
+    expected: verdicts('setup', { chatgpt: 'client registration' }),
+    exit: 1,
+  },
   { name: 'a wrong resource in the metadata', breakage: { resource: 'wrong' }, expected: verdicts(PRM, { cursor: 'in' }), exit: 1 },
-  ...(['redirect-loop', 'other-host', 'huge'] as const).map(
-    (prmPath): Case => ({
-      name: `metadata behind ${prmPath === 'huge' ? 'a 2 MiB body' : prmPath === 'other-host' ? 'a redirect to another host' : 'a redirect loop'}`,
-      breakage: { prmPath },
-      expected: verdicts(PRM, ORIGIN_FALLBACK_ONLY),
-      exit: 1,
-      check: (r) => {
-        const seen = r.steps.find((s) => s.what === 'metadata at the path-inserted URL')?.seen ?? '';
-        const words = { 'redirect-loop': /redirects back to/, 'other-host': /elsewhere\.example\/prm \(another origin: not followed\)/, huge: /body over \d+ bytes/ };
-        assert.match(seen, words[prmPath]);
-      },
-    }),
-  ),
-  { name: 'a server that never answers', breakage: { slow: true }, expected: verdicts('the MCP endpoint'), exit: 4, args: ['--timeout', '300'] },
+  ...(['redirect-loop', 'other-host', 'huge'] as const).map((prmPath): Case => ({
+    name: `metadata behind ${prmPath === 'huge' ? 'a 2 MiB body' : prmPath === 'other-host' ? 'a redirect to another host' : 'a redirect loop'}`,
+    breakage: { prmPath },
+    expected: verdicts(PRM, ORIGIN_FALLBACK_ONLY),
+    exit: 1,
+    check: (r) => {
+      const seen = r.steps.find((s) => s.what === 'metadata at the path-inserted URL')?.seen ?? '';
+      const words = {
+        'redirect-loop': /redirects back to/,
+        'other-host': /elsewhere\.example\/prm \(another origin: not followed\)/,
+        huge: /body over \d+ bytes/,
+      };
+      assert.match(seen, words[prmPath]);
+    },
+  })),
+  {
+    name: 'a server that never answers',
+    breakage: { slow: true },
+    expected: verdicts('the MCP endpoint'),
+    exit: 4,
+    args: ['--timeout', '300'],
+  },
   {
     name: 'a Server Card listing only 2026-07-28',
     breakage: { cardVersions: ['2026-07-28'] },
@@ -162,7 +180,14 @@ function sdkProvider(): OAuthClientProvider & { redirectedTo: URL | null } {
 }
 
 describe("the real SDK 1.x client agrees with the doctor's sdk-v1 verdict", () => {
-  const rows = CASES.filter((c) => ['a healthy server', 'a wrong resource in the metadata', 'an RFC 8414 URL answering 500', 'no metadata at the path-inserted location (nor the root)'].includes(c.name));
+  const rows = CASES.filter((c) =>
+    [
+      'a healthy server',
+      'a wrong resource in the metadata',
+      'an RFC 8414 URL answering 500',
+      'no metadata at the path-inserted location (nor the root)',
+    ].includes(c.name),
+  );
   for (const c of rows) {
     test(c.name, async () => {
       const server = await startBrokenMcp(c.breakage);
@@ -212,12 +237,19 @@ describe('svc doctor against svc', () => {
   });
 
   test('the human report names each step and each family, and an unknown family is a usage error', async () => {
-    const run = await runToEnd(BIN.svc, ['doctor', '--project', 'doctor-demo'], { SVC_CONFIG_DIR: configDir, HOME: configDir, SVC_BASE_URL: stack.baseUrl });
+    const run = await runToEnd(BIN.svc, ['doctor', '--project', 'doctor-demo'], {
+      SVC_CONFIG_DIR: configDir,
+      HOME: configDir,
+      SVC_BASE_URL: stack.baseUrl,
+    });
     assert.match(run.stdout, /✓ POST without a credential/);
     assert.match(run.stdout, /✗ MCP Inspector .* would stop at client registration: /);
     assert.match(run.stdout, /remedy: /);
     assert.match(run.stdout, /6 of 7 client families would sign in\./);
-    const bad = await runToEnd(BIN.svc, ['doctor', `${stack.baseUrl}/mcp/x`, '--client', 'claud'], { SVC_CONFIG_DIR: configDir, HOME: configDir });
+    const bad = await runToEnd(BIN.svc, ['doctor', `${stack.baseUrl}/mcp/x`, '--client', 'claud'], {
+      SVC_CONFIG_DIR: configDir,
+      HOME: configDir,
+    });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /Unknown client family "claud"/);
   });

@@ -30,7 +30,7 @@ export interface Breakage {
   cardVersions: readonly string[];
 }
 
-export const HEALTHY: Breakage = {
+const HEALTHY: Breakage = {
   prmAt: ['path'],
   challengeNamesPrm: true,
   resource: 'right',
@@ -79,10 +79,15 @@ function routes(origin: string, b: Breakage): Record<string, Handler> {
     'POST /mcp': (req, res) => {
       if (b.slow) return; // never answered: the doctor's time bound ends it
       const challenge = `Bearer${b.challengeNamesPrm ? ` resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` : ''}`;
-      json(res, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }, {
-        'www-authenticate': challenge,
-        ...(b.cors && req.headers.origin ? { 'access-control-expose-headers': 'WWW-Authenticate' } : {}),
-      });
+      json(
+        res,
+        401,
+        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } },
+        {
+          'www-authenticate': challenge,
+          ...(b.cors && req.headers.origin ? { 'access-control-expose-headers': 'WWW-Authenticate' } : {}),
+        },
+      );
     },
     'POST /register': (req, res) => {
       let body = '';
@@ -101,7 +106,8 @@ function routes(origin: string, b: Breakage): Record<string, Handler> {
   r['GET /loop'] = (_q, res) => res.writeHead(302, { location: '/.well-known/oauth-protected-resource/mcp' }).end();
   for (const kind of b.asMetadata) {
     const path = kind === 'oidc' ? '/.well-known/openid-configuration' : '/.well-known/oauth-authorization-server';
-    r[`GET ${path}`] = (_q, res) => (kind === 'oauth-500' ? json(res, 500, { error: 'server_error' }) : json(res, 200, asMetadata(origin, b)));
+    r[`GET ${path}`] = (_q, res) =>
+      kind === 'oauth-500' ? json(res, 500, { error: 'server_error' }) : json(res, 200, asMetadata(origin, b));
   }
   if (b.cardVersions.length)
     r['GET /.well-known/mcp.json'] = (_q, res) =>
@@ -127,7 +133,10 @@ export async function startBrokenMcp(overrides: Partial<Breakage> = {}): Promise
     if (req.method === 'OPTIONS') {
       if (!b.cors) return json(res, 404, { error: 'not_found' });
       return res
-        .writeHead(204, { 'access-control-allow-methods': 'GET, POST, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version' })
+        .writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+        })
         .end();
     }
     const handler = table[`${req.method} ${path}`];

@@ -20,7 +20,11 @@ const FAMILY_IDS = FAMILIES.map((f) => f.id);
 function httpUrl(value: string, what: string): URL {
   const url = URL.canParse(value) ? new URL(value) : null;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-    throw new CliError(`${what} must be an http or https URL: ${value}`, EXIT.usage, 'Usage: svc doctor <mcp-url>, e.g. svc doctor https://mcp.example.com/mcp');
+    throw new CliError(
+      `${what} must be an http or https URL: ${value}`,
+      EXIT.usage,
+      'Usage: svc doctor <mcp-url>, e.g. svc doctor https://mcp.example.com/mcp',
+    );
   url.hash = '';
   return url;
 }
@@ -31,7 +35,11 @@ function targetOf(v: Record<string, unknown>, positionals: string[], env: NodeJS
   if (positionals[0]) return httpUrl(positionals[0], 'The MCP endpoint');
   const project = v['project'];
   if (typeof project !== 'string' || !project)
-    throw new CliError('Which MCP endpoint? Give its URL, or --project <slug> for svc\'s.', EXIT.usage, 'Usage: svc doctor <mcp-url>  or  svc doctor --project <slug>');
+    throw new CliError(
+      "Which MCP endpoint? Give its URL, or --project <slug> for svc's.",
+      EXIT.usage,
+      'Usage: svc doctor <mcp-url>  or  svc doctor --project <slug>',
+    );
   return httpUrl(`${baseUrlOf({ server: v['server'] as string | undefined }, env)}/mcp/${encodeURIComponent(project)}`, 'The MCP endpoint');
 }
 
@@ -45,7 +53,9 @@ function timeoutOf(v: Record<string, unknown>): number {
 function familiesOf(v: Record<string, unknown>) {
   const asked = v['client'];
   if (asked === undefined) return FAMILIES;
-  const ids = String(asked).split(',').map((s) => s.trim());
+  const ids = String(asked)
+    .split(',')
+    .map((s) => s.trim());
   const unknown = ids.filter((id) => !FAMILY_IDS.includes(id));
   if (unknown.length) throw new CliError(`Unknown client family "${unknown.join('", "')}": use ${FAMILY_IDS.join(', ')}.`, EXIT.usage);
   return FAMILIES.filter((f) => ids.includes(f.id));

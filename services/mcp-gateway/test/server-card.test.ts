@@ -83,7 +83,10 @@ test('public and cacheable: CORS for any origin, an ETag answered with 304, HEAD
   assert.notEqual((await get('/mcp/demo/server-card')).res.headers.get('etag'), etag);
   const head = await fetch(`${f.url}/mcp/demo/server-card`, { method: 'HEAD' });
   assert.deepEqual([head.status, await head.text()], [200, '']);
-  const pre = await fetch(`${f.url}/.well-known/mcp.json`, { method: 'OPTIONS', headers: { origin: 'https://any.example', 'access-control-request-method': 'GET' } });
+  const pre = await fetch(`${f.url}/.well-known/mcp.json`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://any.example', 'access-control-request-method': 'GET' },
+  });
   assert.equal(pre.status, 204);
   assert.match(pre.headers.get('access-control-allow-headers') ?? '', /If-None-Match/);
 });

@@ -82,7 +82,8 @@ function parseJson(text: string): unknown {
 
 function networkCause(err: unknown): { failure: ProbeFailure; detail: string } {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string; name?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError') return { failure: 'timeout', detail: 'no answer in time' };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError')
+    return { failure: 'timeout', detail: 'no answer in time' };
   return { failure: 'unreachable', detail: e.cause?.code ?? e.cause?.message ?? e.message ?? String(err) };
 }
 
@@ -135,7 +136,8 @@ function redirectStop(
   hops: number,
   bounds: Bounds,
 ): { failure: ProbeFailure; detail: string } | null {
-  if (new URL(to).origin !== new URL(first).origin) return { failure: 'cross-origin-redirect', detail: `redirects to ${to} (another origin: not followed)` };
+  if (new URL(to).origin !== new URL(first).origin)
+    return { failure: 'cross-origin-redirect', detail: `redirects to ${to} (another origin: not followed)` };
   if (seen.has(to)) return { failure: 'redirect-loop', detail: `redirects back to ${to}` };
   if (hops > bounds.maxRedirects) return { failure: 'too-many-redirects', detail: `more than ${bounds.maxRedirects} redirects` };
   return null;

@@ -34,7 +34,13 @@ function verdictLines(v: Verdict, width: number): Line[] {
   const name = v.name.padEnd(width);
   if (v.ok)
     return [
-      [{ text: '  ' }, MARKS.ok, { text: ` ${name}  ` }, { text: v.setup ? 'would sign in once you' : 'would sign in', style: 'green' }, { text: v.setup ? ` ${v.setup}` : '' }],
+      [
+        { text: '  ' },
+        MARKS.ok,
+        { text: ` ${name}  ` },
+        { text: v.setup ? 'would sign in once you' : 'would sign in', style: 'green' },
+        { text: v.setup ? ` ${v.setup}` : '' },
+      ],
       [{ text: `      via ${v.path.join(' → ')}`, style: 'dim' }],
     ];
   return [
@@ -48,7 +54,10 @@ function verdictLines(v: Verdict, width: number): Line[] {
 export function reportLines(r: DoctorReport): Line[] {
   const width = Math.max(...r.families.map((v) => v.name.length));
   return [
-    [{ text: `MCP discovery of ${r.target}`, style: 'bold' }, { text: ` (browser clients as ${r.browser_origin})`, style: 'dim' }],
+    [
+      { text: `MCP discovery of ${r.target}`, style: 'bold' },
+      { text: ` (browser clients as ${r.browser_origin})`, style: 'dim' },
+    ],
     '',
     ...r.steps.flatMap(stepLines),
     '',

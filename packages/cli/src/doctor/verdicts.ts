@@ -77,7 +77,11 @@ function firstDocument(
     if (doc) return { label: t.label, doc, result: t.result };
     const serverError = t.result.failure !== undefined || (t.result.status ?? 0) >= 500;
     if (f.strictErrors && serverError)
-      throw new Stop(at, `${t.result.url} answered ${seen(t.result)}, and it does not try further`, 'Answer 404 where there is no document, and 200 with the document where there is.');
+      throw new Stop(
+        at,
+        `${t.result.url} answered ${seen(t.result)}, and it does not try further`,
+        'Answer 404 where there is no document, and 200 with the document where there is.',
+      );
   }
   return null;
 }
@@ -85,7 +89,11 @@ function firstDocument(
 function endpointStep(o: Observations, path: string[]): 'open' | 'challenge' {
   const r = o.mcp;
   if (r.failure)
-    throw new Stop('the MCP endpoint', `POST ${o.target}: ${seen(r)}`, 'Check the URL, and that the server answers within the bounds (--timeout).');
+    throw new Stop(
+      'the MCP endpoint',
+      `POST ${o.target}: ${seen(r)}`,
+      'Check the URL, and that the server answers within the bounds (--timeout).',
+    );
   if (r.status !== null && r.status >= 200 && r.status < 300) {
     path.push('the endpoint answers without a credential');
     return 'open';
@@ -127,7 +135,11 @@ function resourceStep(f: ClientFamily, o: Observations, path: string[]): string 
     );
   }
   if (f.browser && !corsAllows(found.result, o.browserOrigin))
-    throw new Stop('protected-resource metadata', `${found.result.url} does not allow ${o.browserOrigin} by CORS`, 'Send Access-Control-Allow-Origin: * on the metadata.');
+    throw new Stop(
+      'protected-resource metadata',
+      `${found.result.url} does not allow ${o.browserOrigin} by CORS`,
+      'Send Access-Control-Allow-Origin: * on the metadata.',
+    );
   const resource = found.doc['resource'];
   if (f.checksResource && (typeof resource !== 'string' || !resourceMatches(o.target, resource)))
     throw new Stop(
@@ -138,7 +150,11 @@ function resourceStep(f: ClientFamily, o: Observations, path: string[]): string 
   const servers = found.doc['authorization_servers'];
   const issuer = Array.isArray(servers) ? servers[0] : undefined;
   if (typeof issuer !== 'string' || !URL.canParse(issuer))
-    throw new Stop('protected-resource metadata', 'it names no authorization server', 'List the authorization server\'s issuer in "authorization_servers".');
+    throw new Stop(
+      'protected-resource metadata',
+      'it names no authorization server',
+      'List the authorization server\'s issuer in "authorization_servers".',
+    );
   path.push(`metadata from ${found.label}`);
   return issuer;
 }
@@ -157,7 +173,11 @@ function authServerStep(f: ClientFamily, o: Observations, issuer: string, path: 
       `Serve ${issuer.replace(/\/$/, '')}/.well-known/oauth-authorization-server (RFC 8414) or OpenID discovery.`,
     );
   if (f.browser && !corsAllows(found.result, o.browserOrigin))
-    throw new Stop('authorization server metadata', `${found.result.url} does not allow ${o.browserOrigin} by CORS`, 'Send Access-Control-Allow-Origin on the metadata.');
+    throw new Stop(
+      'authorization server metadata',
+      `${found.result.url} does not allow ${o.browserOrigin} by CORS`,
+      'Send Access-Control-Allow-Origin on the metadata.',
+    );
   if (f.checksIssuer && found.doc['issuer'] !== issuer && found.doc['issuer'] !== issuer.replace(/\/$/, ''))
     throw new Stop(
       'authorization server metadata',
@@ -166,14 +186,19 @@ function authServerStep(f: ClientFamily, o: Observations, issuer: string, path: 
     );
   const methods = found.doc['code_challenge_methods_supported'];
   if (!Array.isArray(methods) || !methods.includes('S256'))
-    throw new Stop('authorization server metadata', 'code_challenge_methods_supported does not list S256', 'Offer PKCE with S256 and say so (MCP authorization).');
+    throw new Stop(
+      'authorization server metadata',
+      'code_challenge_methods_supported does not list S256',
+      'Offer PKCE with S256 and say so (MCP authorization).',
+    );
   path.push(found.label);
   return found.doc;
 }
 
 function registrationStep(f: ClientFamily, o: Observations, issuer: string, as: Record<string, unknown>, path: string[]): Registration {
   const offered = (r: Registration) =>
-    r === 'preregistered' || (r === 'cimd' ? as['client_id_metadata_document_supported'] === true : typeof as['registration_endpoint'] === 'string');
+    r === 'preregistered' ||
+    (r === 'cimd' ? as['client_id_metadata_document_supported'] === true : typeof as['registration_endpoint'] === 'string');
   const chosen = f.registration.find(offered);
   if (!chosen)
     throw new Stop(
@@ -183,27 +208,49 @@ function registrationStep(f: ClientFamily, o: Observations, issuer: string, as: 
     );
   const probes = o.authServers[issuer];
   if (f.browser && chosen === 'dcr' && !corsAllows(probes?.registrationPreflight, o.browserOrigin))
-    throw new Stop('client registration', `the registration endpoint's preflight does not allow ${o.browserOrigin}`, 'Answer OPTIONS on the registration endpoint with CORS headers.');
+    throw new Stop(
+      'client registration',
+      `the registration endpoint's preflight does not allow ${o.browserOrigin}`,
+      'Answer OPTIONS on the registration endpoint with CORS headers.',
+    );
   if (f.browser && !corsAllows(probes?.tokenPreflight, o.browserOrigin))
-    throw new Stop('the token endpoint', `its preflight does not allow ${o.browserOrigin}`, 'Answer OPTIONS on the token endpoint with CORS headers.');
+    throw new Stop(
+      'the token endpoint',
+      `its preflight does not allow ${o.browserOrigin}`,
+      'Answer OPTIONS on the token endpoint with CORS headers.',
+    );
   path.push(REGISTRATION_NAMES[chosen]);
   return chosen;
 }
 
 function browserEndpointStep(o: Observations): void {
   if (o.mcpBrowser.status === 403)
-    throw new Stop('the MCP endpoint', `it refuses the origin ${o.browserOrigin} (403)`, `Allow ${o.browserOrigin} (on svc: ALLOWED_ORIGINS).`);
+    throw new Stop(
+      'the MCP endpoint',
+      `it refuses the origin ${o.browserOrigin} (403)`,
+      `Allow ${o.browserOrigin} (on svc: ALLOWED_ORIGINS).`,
+    );
   const pre = o.mcpPreflight;
   if (!corsAllows(pre, o.browserOrigin) || !listed(pre.headers['access-control-allow-headers'], 'authorization'))
-    throw new Stop('the MCP endpoint', `its preflight does not let ${o.browserOrigin} send Authorization`, `Allow ${o.browserOrigin} by CORS, with Authorization among the allowed headers.`);
+    throw new Stop(
+      'the MCP endpoint',
+      `its preflight does not let ${o.browserOrigin} send Authorization`,
+      `Allow ${o.browserOrigin} by CORS, with Authorization among the allowed headers.`,
+    );
 }
 
 function revisionStep(f: ClientFamily, o: Observations): void {
   const remotes = documentOf(o.cards.reserved)?.['remotes'] ?? documentOf(o.cards.wellKnown)?.['remotes'];
   if (!Array.isArray(remotes)) return;
-  const versions = remotes.flatMap((r: { supportedProtocolVersions?: unknown }) => (Array.isArray(r?.supportedProtocolVersions) ? r.supportedProtocolVersions : []));
+  const versions = remotes.flatMap((r: { supportedProtocolVersions?: unknown }) =>
+    Array.isArray(r?.supportedProtocolVersions) ? r.supportedProtocolVersions : [],
+  );
   if (versions.length && !versions.some((v) => f.revisions.includes(String(v))))
-    throw new Stop('protocol version', `the Server Card lists ${versions.join(', ')}; it speaks ${f.revisions.join(', ')}`, 'Serve a revision this client speaks.');
+    throw new Stop(
+      'protocol version',
+      `the Server Card lists ${versions.join(', ')}; it speaks ${f.revisions.join(', ')}`,
+      'Serve a revision this client speaks.',
+    );
 }
 
 /** What `f` would do with what was seen. */

@@ -57,12 +57,12 @@ export function challengeParams(header: string | undefined): Record<string, stri
 }
 
 /** The path of `url` without its trailing slash ('' for the root). */
-export function pathOf(url: URL): string {
+function pathOf(url: URL): string {
   return url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
 }
 
 /** The URLs a client tries for the metadata of the authorization server `issuer`. */
-export function asCandidates(issuer: string): { kind: 'oauth' | 'oidc'; url: string }[] {
+function asCandidates(issuer: string): { kind: 'oauth' | 'oidc'; url: string }[] {
   const u = new URL(issuer);
   const path = pathOf(u);
   const list: { kind: 'oauth' | 'oidc'; url: string }[] = [

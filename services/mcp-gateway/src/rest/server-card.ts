@@ -13,11 +13,11 @@ import type { Step } from '../pipeline/exchange.ts';
 import { respondEmpty, respondText } from '../pipeline/run.ts';
 
 /** The only `$schema` the draft accepts: versioned by `/v1/`, not by date. */
-export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 /** The media type of a Server Card (experimental-ext-server-card docs/discovery.md). */
-export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
+const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 /** The `_meta` key of what a client could also discover, kept for operators and `svc doctor`. */
-export const SVC_DISCOVERY_META = 'dev.svc/discovery';
+const SVC_DISCOVERY_META = 'dev.svc/discovery';
 
 /** docs/discovery.md "CORS Requirements": a card is public and read-only, so any origin may read it. */
 const CARD_HEADERS = {
@@ -78,7 +78,7 @@ function remote(source: CardSource, slug: string | null) {
 }
 
 /** The Server Card of one project's endpoint, or (slug null) the templated card of every project. */
-export function serverCard(source: CardSource, slug: string | null): Record<string, unknown> {
+function serverCard(source: CardSource, slug: string | null): Record<string, unknown> {
   return {
     $schema: SERVER_CARD_SCHEMA,
     name: cardName(source.baseUrl),
