@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FAMILIES } from '../src/doctor/families.ts';
+import type { ProbeResult } from '../src/doctor/probe.ts';
 import { corsAllows, resourceMatches } from '../src/doctor/verdicts.ts';
 import { challengeParams } from '../src/doctor/walk.ts';
 
@@ -47,15 +48,10 @@ test('a resource matches the endpoint called when it is the same origin and a pr
 });
 
 test('CORS allows an origin by name or by *, nothing else', () => {
-  const answer = (allow?: string) => ({
-    method: 'GET',
-    url: 'x',
-    status: 200,
-    headers: allow ? { 'access-control-allow-origin': allow } : {},
-    text: '',
-    json: undefined,
-    redirects: [],
-  });
+  const answer = (allow?: string): ProbeResult => {
+    const headers: Record<string, string> = allow ? { 'access-control-allow-origin': allow } : {};
+    return { method: 'GET', url: 'x', status: 200, headers, text: '', json: undefined, redirects: [] };
+  };
   assert.equal(corsAllows(answer('*'), 'http://localhost:6274'), true);
   assert.equal(corsAllows(answer('http://localhost:6274'), 'http://localhost:6274'), true);
   assert.equal(corsAllows(answer('http://localhost:6275'), 'http://localhost:6274'), false);
