@@ -1,12 +1,13 @@
 /**
  * `svc doctor` end to end (docs/cli.md "svc doctor"): the installed bin against servers broken one
  * way each (a table of breakages, tests/support/broken-mcp.ts), each row stating what every client
- * family would do; against a started svc stack; and, for a few rows, the real TypeScript SDK 1.x
- * client driven as far as it goes, to check the doctor's verdict for that family against it.
+ * family would do; against a started svc stack; and, for a few rows, the real TypeScript SDK
+ * clients (1.x and 2.x) driven as far as they go, to check the doctor's verdicts for them.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth as authV2 } from '@modelcontextprotocol/client';
+import { auth as authV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { startBrokenMcp, type Breakage } from '../support/broken-mcp.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { BIN, runToEnd, tempDir } from './support.ts';
@@ -38,7 +39,8 @@ const verdicts = (all: Expected, but: Partial<Record<Family, Expected>> = {}): R
 
 const PRM = 'protected-resource metadata';
 const AS = 'authorization server metadata';
-const ORIGIN_FALLBACK_ONLY = { vscode: 'in', cursor: 'in', 'sdk-v1': 'in', inspector: 'in' } as const;
+/** The families that take the MCP origin as authorization server when they find no metadata. */
+const ORIGIN_FALLBACK = { vscode: 'in', cursor: 'in', 'sdk-v1': 'in', 'sdk-v2': 'in', inspector: 'in' } as const;
 
 interface Case {
   name: string;
@@ -55,7 +57,7 @@ const CASES: Case[] = [
   {
     name: 'no metadata at the path-inserted location (nor the root)',
     breakage: { prmAt: [] },
-    expected: verdicts(PRM, ORIGIN_FALLBACK_ONLY),
+    expected: verdicts(PRM, ORIGIN_FALLBACK),
     exit: 1,
   },
   {
@@ -84,7 +86,13 @@ const CASES: Case[] = [
     expected: verdicts('in', { 'sdk-v1': AS, 'sdk-v2': AS, inspector: AS }),
     exit: 1,
   },
-  { name: 'metadata without issuer nor iss', breakage: { issuer: 'missing' }, expected: verdicts('in', { 'sdk-v2': AS }), exit: 1 },
+  {
+    name: 'metadata without issuer nor iss',
+    breakage: { issuer: 'missing' },
+    expected: verdicts('in', { 'sdk-v1': AS, 'sdk-v2': AS, inspector: AS }),
+    exit: 1,
+  },
+  { name: 'metadata whose issuer is another URL', breakage: { issuer: 'wrong' }, expected: verdicts('in', { 'sdk-v2': AS }), exit: 1 },
   { name: 'no CORS', breakage: { cors: false }, expected: verdicts('in', { inspector: 'the MCP endpoint' }), exit: 1 },
   {
     name: 'no DCR and no CIMD',
@@ -96,7 +104,7 @@ const CASES: Case[] = [
   ...(['redirect-loop', 'other-host', 'huge'] as const).map((prmPath): Case => ({
     name: `metadata behind ${prmPath === 'huge' ? 'a 2 MiB body' : prmPath === 'other-host' ? 'a redirect to another host' : 'a redirect loop'}`,
     breakage: { prmPath },
-    expected: verdicts(PRM, ORIGIN_FALLBACK_ONLY),
+    expected: verdicts(PRM, ORIGIN_FALLBACK),
     exit: 1,
     check: (r) => {
       const seen = r.steps.find((s) => s.what === 'metadata at the path-inserted URL')?.seen ?? '';
@@ -155,12 +163,12 @@ describe('svc doctor against broken servers', () => {
   }
 });
 
-/** A headless SDK 1.x OAuth client: it registers, then is sent to authorize; where it goes is recorded. */
-function sdkProvider(): OAuthClientProvider & { redirectedTo: URL | null } {
+/** A headless SDK OAuth client (the same shape for both lines): it registers, then is sent to authorize; where it goes is recorded. */
+function sdkProvider() {
   let client: { client_id: string } | undefined;
   let verifier = '';
   return {
-    redirectedTo: null,
+    redirectedTo: null as URL | null,
     get redirectUrl() {
       return 'http://127.0.0.1:1/callback';
     },
@@ -168,39 +176,48 @@ function sdkProvider(): OAuthClientProvider & { redirectedTo: URL | null } {
       return { client_name: 'doctor cross-check', redirect_uris: ['http://127.0.0.1:1/callback'], token_endpoint_auth_method: 'none' };
     },
     clientInformation: () => client,
-    saveClientInformation: (c) => void (client = c),
+    saveClientInformation: (c: { client_id: string }) => void (client = c),
     tokens: () => undefined,
     saveTokens: () => undefined,
-    redirectToAuthorization(url) {
+    redirectToAuthorization(url: URL) {
       this.redirectedTo = url;
     },
-    saveCodeVerifier: (v) => void (verifier = v),
+    saveCodeVerifier: (v: string) => void (verifier = v),
     codeVerifier: () => verifier,
   };
 }
 
-describe("the real SDK 1.x client agrees with the doctor's sdk-v1 verdict", () => {
-  const rows = CASES.filter((c) =>
-    [
-      'a healthy server',
-      'a wrong resource in the metadata',
-      'an RFC 8414 URL answering 500',
-      'no metadata at the path-inserted location (nor the root)',
-    ].includes(c.name),
-  );
-  for (const c of rows) {
+type Provider = ReturnType<typeof sdkProvider>;
+const SDK_LINES: { family: Family; auth: (p: Provider, serverUrl: string) => Promise<string> }[] = [
+  { family: 'sdk-v1', auth: (p, serverUrl) => authV1(p as Parameters<typeof authV1>[0], { serverUrl }) },
+  { family: 'sdk-v2', auth: (p, serverUrl) => authV2(p as Parameters<typeof authV2>[0], { serverUrl }) },
+];
+const CROSS_CHECKED = [
+  'a healthy server',
+  'a wrong resource in the metadata',
+  'an RFC 8414 URL answering 500',
+  'no metadata at the path-inserted location (nor the root)',
+  'metadata without issuer nor iss',
+  'metadata whose issuer is another URL',
+  'metadata behind a redirect loop',
+];
+
+describe("the real SDK clients agree with the doctor's verdicts for them", () => {
+  for (const c of CASES.filter((x) => CROSS_CHECKED.includes(x.name))) {
     test(c.name, async () => {
       const server = await startBrokenMcp(c.breakage);
       try {
         const { report } = await doctor(server.url);
-        const doctorSays = outcome(report.families.find((v) => v.family === 'sdk-v1')!);
-        const provider = sdkProvider();
-        const sdkSays = await auth(provider, { serverUrl: server.url }).then(
-          (r) => (r === 'REDIRECT' && provider.redirectedTo ? 'in' : `unexpected ${r}`),
-          (err: Error) => `refused: ${err.message}`,
-        );
-        assert.equal(sdkSays === 'in', doctorSays === 'in', `doctor: ${doctorSays}; SDK: ${sdkSays}`);
-        if (sdkSays === 'in') assert.equal(provider.redirectedTo!.origin, server.origin);
+        for (const line of SDK_LINES) {
+          const doctorSays = outcome(report.families.find((v) => v.family === line.family)!);
+          const provider = sdkProvider();
+          const sdkSays = await line.auth(provider, server.url).then(
+            (r) => (r === 'REDIRECT' && provider.redirectedTo ? 'in' : `unexpected ${r}`),
+            (err: Error) => `refused: ${err.message}`,
+          );
+          assert.equal(sdkSays === 'in', doctorSays === 'in', `${line.family}: doctor ${doctorSays}; SDK ${sdkSays}`);
+          if (sdkSays === 'in') assert.equal(provider.redirectedTo!.origin, server.origin);
+        }
       } finally {
         await server.close();
       }

@@ -17,8 +17,8 @@ export interface Breakage {
   resource: 'right' | 'wrong';
   /** Which authorization server metadata documents exist; `oauth-500` answers 500 at the RFC 8414 URL. */
   asMetadata: readonly ('oauth' | 'oidc' | 'oauth-500')[];
-  /** The metadata's issuer (RFC 8414 §3.3) and RFC 9207 iss advertisement. */
-  issuer: 'right' | 'missing';
+  /** The metadata's issuer (RFC 8414 §3.3) with RFC 9207 iss advertised, another URL, or none (nor iss). */
+  issuer: 'right' | 'wrong' | 'missing';
   cors: boolean;
   dcr: boolean;
   cimd: boolean;
@@ -62,6 +62,7 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 function asMetadata(origin: string, b: Breakage) {
   return {
     ...(b.issuer === 'right' ? { issuer: origin, authorization_response_iss_parameter_supported: true } : {}),
+    ...(b.issuer === 'wrong' ? { issuer: `${origin}/elsewhere` } : {}),
     authorization_endpoint: `${origin}/authorize`,
     token_endpoint: `${origin}/token`,
     ...(b.dcr ? { registration_endpoint: `${origin}/register` } : {}),

@@ -28,10 +28,12 @@ export interface ClientFamily {
   /** Compares the metadata's `resource` with the URL it called (RFC 9728 §3.3) and refuses another. */
   checksResource: boolean;
   /**
-   * Compares the authorization server metadata's `issuer` with the URL it came from (RFC 8414
-   * §3.3), and then RFC 9207 `iss` in the authorization response with it when advertised.
+   * What it does with the authorization server metadata's `issuer`: nothing; requires it (RFC 8414
+   * §2 makes it REQUIRED: the TypeScript SDK 1.x refuses metadata without it); or compares it with
+   * the URL it came from (§3.3), and then RFC 9207 `iss` in the authorization response with it
+   * when advertised (SDK 2.x).
    */
-  checksIssuer: boolean;
+  issuer: 'ignored' | 'required' | 'compared';
   /** The client ids it can use, in the order it prefers them. */
   registration: readonly Registration[];
   /** Runs in a browser: every discovery document, the registration and token endpoints and the MCP endpoint must allow it by CORS. */
@@ -52,7 +54,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: false,
     strictErrors: false,
     checksResource: true,
-    checksIssuer: false,
+    issuer: 'ignored',
     registration: ['cimd', 'dcr', 'preregistered'],
     browser: false,
     revisions: LEGACY,
@@ -64,7 +66,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: false,
     strictErrors: false,
     checksResource: true,
-    checksIssuer: false,
+    issuer: 'ignored',
     registration: ['cimd', 'dcr'],
     browser: false,
     revisions: LEGACY,
@@ -76,7 +78,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: true,
     strictErrors: false,
     checksResource: true,
-    checksIssuer: false,
+    issuer: 'ignored',
     registration: ['cimd', 'dcr', 'preregistered'],
     browser: false,
     revisions: LEGACY,
@@ -88,7 +90,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: true,
     strictErrors: false,
     checksResource: false,
-    checksIssuer: false,
+    issuer: 'ignored',
     registration: ['dcr', 'preregistered'],
     browser: false,
     revisions: LEGACY,
@@ -100,7 +102,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: true,
     strictErrors: true,
     checksResource: true,
-    checksIssuer: false,
+    issuer: 'required',
     registration: ['cimd', 'dcr', 'preregistered'],
     browser: false,
     revisions: LEGACY,
@@ -109,10 +111,10 @@ export const FAMILIES: readonly ClientFamily[] = [
     id: 'sdk-v2',
     name: 'TypeScript SDK 2.x (@modelcontextprotocol/client)',
     prm: EVERY_PRM,
-    originFallback: false,
+    originFallback: true,
     strictErrors: true,
     checksResource: true,
-    checksIssuer: true,
+    issuer: 'compared',
     registration: ['cimd', 'dcr', 'preregistered'],
     browser: false,
     revisions: BOTH_ERAS,
@@ -124,7 +126,7 @@ export const FAMILIES: readonly ClientFamily[] = [
     originFallback: true,
     strictErrors: true,
     checksResource: true,
-    checksIssuer: false,
+    issuer: 'required',
     registration: ['dcr', 'preregistered'],
     browser: true,
     revisions: LEGACY,

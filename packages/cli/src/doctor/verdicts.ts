@@ -178,7 +178,13 @@ function authServerStep(f: ClientFamily, o: Observations, issuer: string, path: 
       `${found.result.url} does not allow ${o.browserOrigin} by CORS`,
       'Send Access-Control-Allow-Origin on the metadata.',
     );
-  if (f.checksIssuer && found.doc['issuer'] !== issuer && found.doc['issuer'] !== issuer.replace(/\/$/, ''))
+  if (f.issuer === 'required' && typeof found.doc['issuer'] !== 'string')
+    throw new Stop(
+      'authorization server metadata',
+      'it has no issuer, a member RFC 8414 §2 requires',
+      'Put "issuer" in the metadata: the URL the protected-resource metadata names.',
+    );
+  if (f.issuer === 'compared' && found.doc['issuer'] !== issuer && found.doc['issuer'] !== issuer.replace(/\/$/, ''))
     throw new Stop(
       'authorization server metadata',
       `its issuer ${JSON.stringify(found.doc['issuer'])} is not ${issuer}`,
