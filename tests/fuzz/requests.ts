@@ -282,6 +282,7 @@ export function gatewayRequest(seeds: Seeds): fc.Arbitrary<FuzzRequest> {
         '/api/v1/me/key',
         '/api/v1/projects',
         '/api/v1/openapi.json',
+        '/.well-known/mcp.json',
         '/healthz',
         '/readyz',
         '/metrics',
@@ -302,6 +303,8 @@ export function gatewayRequest(seeds: Seeds): fc.Arbitrary<FuzzRequest> {
         ),
     },
     { weight: 1, arbitrary: slug.map((s) => `/.well-known/oauth-protected-resource/mcp/${s}`) },
+    // The Server Card (docs/server-card.md): every project's, and one project's.
+    { weight: 1, arbitrary: slug.map((s) => `/mcp/${s}/server-card`) },
     { weight: 1, arbitrary: fc.array(segment(['mcp', 'api', 'v1', '.well-known']), { maxLength: 4 }).map((p) => `/${p.join('/')}`) },
   );
   return fc.record({

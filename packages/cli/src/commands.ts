@@ -9,6 +9,7 @@ import { CALL_COMMAND } from './call-command.ts';
 import { GLOBAL, type Command } from './command.ts';
 import { completionScript, SHELLS, type Shell } from './completion.ts';
 import { USE_COMMAND } from './default-project.ts';
+import { DOCTOR_COMMAND } from './doctor-command.ts';
 import { CliError, EXIT } from './errors.ts';
 import { MANAGE_COMMANDS } from './manage-commands.ts';
 import { UPSTREAMS_COMMAND } from './manage-upstreams.ts';
@@ -50,5 +51,6 @@ export const COMMANDS: Record<string, Command> = {
   upstreams: UPSTREAMS_COMMAND,
   approvals: APPROVALS_COMMAND,
   'mcp-config': MCP_CONFIG_COMMAND,
+  doctor: DOCTOR_COMMAND,
   completion: COMPLETION_COMMAND,
 };

@@ -139,6 +139,7 @@ export function createGateway(deps: GatewayDeps) {
     now,
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
+    version,
     mcp: [
       steps.checkTransport,
       steps.readBody,

@@ -33,7 +33,9 @@ import {
   publicPreflight,
   readiness,
   resourceMetadata,
+  SLUG,
 } from './rest/public-steps.ts';
+import { serverCardDocument, serverCardPreflight } from './rest/server-card.ts';
 
 /** One route of the table: its pipeline and how the dispatcher frames the exchange. */
 export interface GatewayRoute {
@@ -57,6 +59,8 @@ export interface RouteParts {
   now: () => number;
   baseUrl: string;
   authUrl: string;
+  /** The gateway's version, as initialize and server/discover report it (the Server Card's too). */
+  version: string;
   /** The MCP route's steps after the path's: transport, body, authenticate, ..., dispatch. */
   mcp: readonly Step[];
   /** The REST tool route's steps after the path's. */
@@ -176,11 +180,33 @@ export function gatewayRoutes(p: RouteParts): { resources: Resource<GatewayRoute
       // A slug that does not decode is a 400 whatever the method, as it always was.
       otherMethods: () => plain('not-found', [decodeParams, notFound]),
     },
+    ...serverCardRoutes(p, plain),
     { path: '/api/v1/openapi.json', anyCase: true, methods: getAndHead(plain('openapi', [openApiDocument(p.openApi)])) },
     { path: '/.well-known/jwks.json', methods: getAndHead(plain('jwks', [signingKeys(p.jwks)])) },
     { path: '/api/oauth/*', methods: {}, otherMethods: () => plain('oauth-elsewhere', [oauthElsewhere(p.authUrl)]) },
   ];
   return { resources, notFound: plain('not-found', [notFound]) };
+}
+
+/**
+ * The Server Card (docs/server-card.md): every project's, templated, at /.well-known/mcp.json, and
+ * one project's at the location SEP-2127 reserves, `<streamable-http-url>/server-card`.
+ */
+function serverCardRoutes(p: RouteParts, plain: (name: string, steps: readonly Step[]) => GatewayRoute): Resource<GatewayRoute>[] {
+  const source = { baseUrl: p.baseUrl, authUrl: p.authUrl, version: p.version };
+  const projectSlug = (params: Record<string, string>) => {
+    const slug = params['slug'] ?? '';
+    if (!SLUG.test(slug)) throw new SvcError('not_found', { message: `Not found: no MCP endpoint /mcp/${slug.slice(0, 80)}` });
+    return slug;
+  };
+  const card = (name: string, steps: readonly Step[]) => ({
+    ...getAndHead(plain(name, steps)),
+    OPTIONS: plain(`${name}-preflight`, [serverCardPreflight]),
+  });
+  return [
+    { path: '/.well-known/mcp.json', anyCase: true, methods: card('server-card', [serverCardDocument(source, () => null)]) },
+    { path: '/mcp/{slug}/server-card', methods: card('project-server-card', [decodeParams, serverCardDocument(source, projectSlug)]) },
+  ];
 }
 
 /** A GET route also answers HEAD (RFC 9110 §9.3.2), its body left out by node:http. */

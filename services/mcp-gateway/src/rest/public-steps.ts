@@ -14,7 +14,7 @@ import { notFoundError } from '../pipeline/path-steps.ts';
 import { respond, respondEmpty, respondText } from '../pipeline/run.ts';
 
 /** Slugs as the account model allows them; anything else is a 404 here. */
-const SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
+export const SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 /** The CORS headers of the public documents: any origin may read them. */
 const PUBLIC_CORS = {
