@@ -336,6 +336,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'allowed-ips': { allowed_ips: ['192.0.2.1'] },
     'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
+    'workload-issuers': { kind: 'github-actions', rules: [{ service_account: bot.bot.id, claims: { repository: 'intruder/repo' } }] },
     webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
     'webhooks/{id}': { enabled: true },
     'approvals/{id}/approve': { call_hash: held.callHash },
