@@ -63,6 +63,7 @@ export type { WorkloadIssuer, WorkloadIssuerInput, WorkloadRule } from './worklo
 export {
   claimMatches,
   GITHUB_ACTIONS_ISSUER,
+  parseRuleSpecs,
   WORKLOAD_CLAIMS,
   WORKLOAD_ISSUER_KINDS,
   workloadClaim,

@@ -88,3 +88,27 @@ export function ruleProblem(
   }
   return null;
 }
+
+/**
+ * Rules in their command-line form (docs/workload-identity.md "Examples"), as `svc` and svc-admin
+ * take them: `SERVICE_ACCOUNT=claim:pattern[,claim:pattern...]`, several rules separated by `;`.
+ * A pattern runs to the next `,` and may itself hold `:` (a GitHub `sub`). Throws naming the part
+ * it cannot read.
+ */
+export function parseRuleSpecs(text: string): { serviceAccount: string; claims: Record<string, string> }[] {
+  return text
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((spec) => {
+      const eq = spec.indexOf('=');
+      if (eq <= 0) throw new Error(`a rule is SERVICE_ACCOUNT=claim:pattern[,claim:pattern...], not ${JSON.stringify(spec)}`);
+      const claims: Record<string, string> = {};
+      for (const pair of spec.slice(eq + 1).split(',')) {
+        const colon = pair.indexOf(':');
+        if (colon <= 0) throw new Error(`a rule's claim is claim:pattern, not ${JSON.stringify(pair)}`);
+        claims[pair.slice(0, colon).trim()] = pair.slice(colon + 1).trim();
+      }
+      return { serviceAccount: spec.slice(0, eq).trim(), claims };
+    });
+}
