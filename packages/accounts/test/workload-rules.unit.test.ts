@@ -49,7 +49,8 @@ test('rules that are too broad or name other claims are refused', () => {
   assert.equal(problem('github-actions', { repository: 'acme/app' }), null);
   assert.equal(problem('github-actions', { repository_owner: 'acme', workflow: 'CI' }), null);
   assert.equal(problem('github-actions', { sub: 'repo:acme/*:ref:refs/heads/main' }), null);
-  for (const claims of [{ workflow: 'CI' }, { repository: '*/app' }, { repository_owner: 'ac*' }, { sub: 'repo:*/app:ref:x' }])
+  const broad: Record<string, string>[] = [{ workflow: 'CI' }, { repository: '*/app' }, { repository_owner: 'ac*' }, { sub: 'repo:*/app:ref:x' }];
+  for (const claims of broad)
     assert.match(problem('github-actions', claims) ?? '', /must pin the owner/, JSON.stringify(claims));
   assert.match(problem('spiffe', { spiffe_id: 'spiffe://other/x' }) ?? '', /trust domain/);
   assert.match(problem('kubernetes', {}) ?? '', /1 to 8 claims/);

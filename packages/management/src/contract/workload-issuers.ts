@@ -7,18 +7,19 @@
  */
 import { SERVICE_ACCOUNT_KEY_LIMITS } from '@svc/accounts/service-account-key-limits.ts';
 import { WORKLOAD_ISSUER_LIMITS } from '@svc/accounts/workload-issuer-limits.ts';
+import { WORKLOAD_ISSUER_KINDS } from '@svc/accounts/workload-rules.ts';
 import { READ } from './policy.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
 const WORKSPACE = { type: 'object', properties: { workspace: segment('Workspace slug.') }, required: ['workspace'] } as const;
-const KINDS = ['github-actions', 'kubernetes', 'spiffe'] as const;
+const KINDS = WORKLOAD_ISSUER_KINDS;
 const RULE = {
   type: 'object',
   properties: {
     service_account: { type: 'string', maxLength: 128, description: 'The service account (bot_...) a matching token becomes.' },
     claims: {
       type: 'object',
-      minProperties: 1,
+      // At least one: checked by the store, which names the rule (a schema sample of {} must reach the rules).
       maxProperties: WORKLOAD_ISSUER_LIMITS.maxClaims,
       additionalProperties: { type: 'string', minLength: 1, maxLength: WORKLOAD_ISSUER_LIMITS.maxPatternLength },
       description: 'Claim name to pattern: exact, `*` any run without `/`, `**` any run.',
