@@ -34,6 +34,7 @@ import { webhooksRoutes } from './webhooks/routes.ts';
 import { UPSTREAM_FORMS } from './upstreams/forms.ts';
 import { upstreamsRoutes } from './upstreams/routes.ts';
 import { upstreamToolRoutes } from './upstreams/tool-routes.ts';
+import { WORKLOAD_ISSUER_FORMS, workloadIssuersRoutes } from './workload-issuers/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
 
@@ -48,6 +49,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   ACCOUNT_FORMS,
   SSO_FORMS,
   CLIENT_KEY_FORMS,
+  WORKLOAD_ISSUER_FORMS,
   WEBHOOK_FORMS,
   UPSTREAM_FORMS,
 ].flatMap((forms) => Object.values(forms));
@@ -73,6 +75,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     upstreamToolRoutes,
     serviceAccountsRoutes,
     clientKeysRoutes,
+    workloadIssuersRoutes,
     usageRoutes,
     auditRoutes,
     ssoRoutes,
