@@ -55,7 +55,7 @@ test('the owner trusts GitHub Actions for a repository, reads the exchange, and 
     await page.waitForSelector('.flash.ok');
     const main = (await page.locator('main').textContent()) ?? '';
     assert.match(main, /https:\/\/token\.actions\.githubusercontent\.com/);
-    assert.match(main, new RegExp(`${bot.id}=repository:acme/app,ref:refs/heads/main \\(ci-runner\\)`));
+    assert.match(main, new RegExp(`${bot.id}=repository:acme/app,ref:refs/heads/main ?\\(ci-runner\\)`));
     assert.match((await page.locator('#exchange-snippet').textContent()) ?? '', /client_id=svc-workload/);
     const [issuer] = await stack.accounts.workloadIssuers.list(owner.user.workspace);
     assert.equal(issuer?.rules.length, 2);

@@ -44,27 +44,27 @@ function addForm(f: Frame, base: string, v: WorkloadIssuersPage): SafeHtml {
 
 function exchange(v: WorkloadIssuersPage): SafeHtml {
   const curl = `curl -s ${v.tokenEndpoint} -d grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer -d client_id=svc-workload -d resource=MCP_ENDPOINT_URL --data-urlencode assertion="$WORKLOAD_TOKEN"`;
-  return html`<h2>In the workload</h2><p>Ask the platform for a token with the audience <code>${v.audience}</code> (GitHub Actions: <code>permissions: id-token: write</code>), then trade it:</p><pre id="exchange-snippet"><code>${curl}</code></pre>`;
+  return html`<h2>In the workload</h2><p>Ask the platform for a token with the audience <code>${v.audience}</code> (GitHub Actions: <code>permissions: id-token: write</code>), then trade it:</p><pre id="exchange-snippet" class="schema" tabindex="0"><code>${curl}</code></pre>`;
 }
 
 export function workloadIssuersPage(f: Frame, v: WorkloadIssuersPage): SafeHtml {
   const base = `/dashboard/workspaces/${encodeURIComponent(f.workspace)}/workload-issuers`;
   const names = new Map(v.accounts.map((a) => [a.id, a.name]));
   const rows = v.issuers.map((w) => [
-    html`<code>${w.issuer}</code>`,
-    w.kind,
-    w.audience ?? html`<span class="muted">${v.audience}</span>`,
+    html`<span class="copyable"><code>${w.issuer}</code></span><br><span class="muted">${w.kind}, audience ${w.audience ?? v.audience}</span><br>${confirmButton(`${base}/${encodeURIComponent(w.id)}/remove`, 'Remove')}`,
     joinHtml(
-      w.rules.map((r) => html`<code>${ruleLine(r)}</code>${names.has(r.serviceAccount) ? html` (${names.get(r.serviceAccount)})` : ''}`),
-      html`<br>`,
+      w.rules.map(
+        (r) =>
+          html`<p class="described"><code>${ruleLine(r)}</code>${names.has(r.serviceAccount) ? html` (${names.get(r.serviceAccount)})` : ''}</p>`,
+      ),
+      html``,
     ),
-    confirmButton(`${base}/${encodeURIComponent(w.id)}/remove`, 'Remove'),
   ]);
   return dashboardPage(
     f,
     'Workload identity',
     html`<p class="muted">CI jobs and workloads (GitHub Actions, a Kubernetes cluster, a SPIFFE trust domain) trade their own signed token for a 15-minute token of a service account: no stored secret. A rule's service account is all the token may do.</p>
-${table('Workload issuers', ['Issuer', 'Kind', 'Audience', 'Rules', 'Manage'], rows, emptyState('No workload issuers yet.', html`<p>Trust one below, or run <code>svc workload-issuers add --kind github-actions --rule '${v.accounts[0]?.id ?? 'bot_ID'}=repository:OWNER/REPO'</code>.</p>`))}
+${table('Workload issuers', ['Issuer', 'Rules'], rows, emptyState('No workload issuers yet.', html`<p>Trust one below, or run <code>svc workload-issuers add --kind github-actions --rule '${v.accounts[0]?.id ?? 'bot_ID'}=repository:OWNER/REPO'</code>.</p>`))}
 <h2>Trust a workload issuer</h2>${addForm(f, base, v)}${exchange(v)}<p><a href="/dashboard/workspaces/${encodeURIComponent(f.workspace)}/service-accounts">Back to service accounts</a></p>`,
   );
 }
