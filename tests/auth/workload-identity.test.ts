@@ -17,6 +17,7 @@ import { after, before, test } from 'node:test';
 import { GITHUB_ACTIONS_ISSUER } from '@svc/accounts';
 import { JWT_BEARER_GRANT } from '@svc/auth-service/oauth/id-jag.ts';
 import {
+  WORKLOAD_ASSERTION_MAX_LENGTH,
   WORKLOAD_ASSERTION_MAX_LIFETIME_SECONDS,
   WORKLOAD_CLIENT_ID,
   WORKLOAD_TOKEN_TTL_SECONDS,
@@ -381,7 +382,7 @@ test('each bad workload token is refused with the right OAuth error (a generated
       /no access to project/,
     ],
     ['not a JWT', 'not.a.jwt', 'invalid_grant', /not a JWT/],
-    ['too long', 'a'.repeat(9000), 'invalid_grant', /longer than 8192/],
+    ['too long', 'a'.repeat(WORKLOAD_ASSERTION_MAX_LENGTH + 1), 'invalid_grant', /longer than 8192/],
   ];
   for (const [label, assertion, error, description, slug] of cases) {
     const r = await exchange(await assertion, slug);

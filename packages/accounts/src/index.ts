@@ -59,16 +59,8 @@ export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
 export type { TrustedIssuer } from './trusted-issuers.ts';
 export { WORKLOAD_ISSUER_LIMITS } from './workload-issuer-limits.ts';
-export type { WorkloadIssuer, WorkloadIssuerInput, WorkloadRule } from './workload-issuers.ts';
-export {
-  claimMatches,
-  GITHUB_ACTIONS_ISSUER,
-  parseRuleSpecs,
-  WORKLOAD_CLAIMS,
-  WORKLOAD_ISSUER_KINDS,
-  workloadClaim,
-  type WorkloadIssuerKind,
-} from './workload-rules.ts';
+export type { WorkloadIssuer, WorkloadIssuerInput } from './workload-issuers.ts';
+export { claimMatches, GITHUB_ACTIONS_ISSUER, parseRuleSpecs, workloadClaim, type WorkloadIssuerKind } from './workload-rules.ts';
 export {
   serviceAccountKeysProblem,
   type PublicJwk,

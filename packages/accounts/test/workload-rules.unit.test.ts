@@ -27,10 +27,14 @@ test('patterns: exact, * within a segment, ** across segments', () => {
 
 test('a pattern without * matches only itself, whatever characters it holds (generated)', () => {
   fc.assert(
-    fc.property(fc.string({ minLength: 1 }).filter((s) => !s.includes('*')), fc.string(), (pattern, other) => {
-      assert.equal(claimMatches(pattern, pattern), true);
-      assert.equal(claimMatches(pattern, other), other === pattern);
-    }),
+    fc.property(
+      fc.string({ minLength: 1 }).filter((s) => !s.includes('*')),
+      fc.string(),
+      (pattern, other) => {
+        assert.equal(claimMatches(pattern, pattern), true);
+        assert.equal(claimMatches(pattern, other), other === pattern);
+      },
+    ),
   );
 });
 
@@ -49,13 +53,18 @@ test('rules that are too broad or name other claims are refused', () => {
   assert.equal(problem('github-actions', { repository: 'acme/app' }), null);
   assert.equal(problem('github-actions', { repository_owner: 'acme', workflow: 'CI' }), null);
   assert.equal(problem('github-actions', { sub: 'repo:acme/*:ref:refs/heads/main' }), null);
-  const broad: Record<string, string>[] = [{ workflow: 'CI' }, { repository: '*/app' }, { repository_owner: 'ac*' }, { sub: 'repo:*/app:ref:x' }];
-  for (const claims of broad)
-    assert.match(problem('github-actions', claims) ?? '', /must pin the owner/, JSON.stringify(claims));
+  const broad: Record<string, string>[] = [
+    { workflow: 'CI' },
+    { repository: '*/app' },
+    { repository_owner: 'ac*' },
+    { sub: 'repo:*/app:ref:x' },
+  ];
+  for (const claims of broad) assert.match(problem('github-actions', claims) ?? '', /must pin the owner/, JSON.stringify(claims));
   assert.match(problem('spiffe', { spiffe_id: 'spiffe://other/x' }) ?? '', /trust domain/);
   assert.match(problem('kubernetes', {}) ?? '', /1 to 8 claims/);
   for (const kind of WORKLOAD_ISSUER_KINDS) {
     assert.match(problem(kind, { email: 'x' }) ?? '', /names only/);
-    for (const name of WORKLOAD_CLAIMS[kind]) assert.match(problem(kind, { [name]: 'x'.repeat(257) }) ?? '', /1 to 256 characters|must pin|trust domain/);
+    for (const name of WORKLOAD_CLAIMS[kind])
+      assert.match(problem(kind, { [name]: 'x'.repeat(257) }) ?? '', /1 to 256 characters|must pin|trust domain/);
   }
 });

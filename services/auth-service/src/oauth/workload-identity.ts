@@ -24,13 +24,13 @@ export const WORKLOAD_ASSERTION_MAX_LENGTH = 8_192;
  */
 export const WORKLOAD_ASSERTION_MAX_LIFETIME_SECONDS = 3_600;
 /** Clock skew allowed on `exp`, `nbf` and `iat`. */
-export const WORKLOAD_CLOCK_TOLERANCE_SECONDS = 15;
+const WORKLOAD_CLOCK_TOLERANCE_SECONDS = 15;
 /** A `jti` is a string of at most 256 characters. */
-export const WORKLOAD_JTI_MAX_LENGTH = 256;
+const WORKLOAD_JTI_MAX_LENGTH = 256;
 /** The service-account token a workload token buys lives 15 minutes; no refresh token. */
 export const WORKLOAD_TOKEN_TTL_SECONDS = 900;
 /** Asymmetric algorithms only: an issuer's keys are public (RFC 7518 §3.1); never `none` nor HS*. */
-export const WORKLOAD_ALGS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
+const WORKLOAD_ALGS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
 /** The ID-JAG's `typ`: such an assertion is never a workload's. */
 const ID_JAG_TYP = 'oauth-id-jag+jwt';
 
