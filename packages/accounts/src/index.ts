@@ -8,6 +8,7 @@ import { BotStore } from './bots.ts';
 import { FactorStore } from './factors.ts';
 import { ServiceAccountClientStore } from './service-account-clients.ts';
 import { TrustedIssuerStore } from './trusted-issuers.ts';
+import { WorkloadIssuerStore } from './workload-issuers.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -64,6 +65,9 @@ export { isCursor, LIST_MAX_PAGE, LIST_PAGE } from './pages.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
 export type { TrustedIssuer } from './trusted-issuers.ts';
+export { WORKLOAD_ISSUER_LIMITS } from './workload-issuer-limits.ts';
+export type { WorkloadIssuer, WorkloadIssuerInput } from './workload-issuers.ts';
+export { claimMatches, GITHUB_ACTIONS_ISSUER, parseRuleSpecs, workloadClaim, type WorkloadIssuerKind } from './workload-rules.ts';
 export {
   serviceAccountKeysProblem,
   type PublicJwk,
@@ -85,6 +89,7 @@ export type {
   AuditLog,
   BotStore,
   ServiceAccountClientStore,
+  WorkloadIssuerStore,
   UserStore,
   WorkspaceStore,
   AccessRequestStore,
@@ -102,6 +107,8 @@ export interface Accounts {
   /** Service accounts' OAuth clients: their public keys (docs/auth-service.md "Client credentials"). */
   serviceAccountClients: ServiceAccountClientStore;
   trustedIssuers: TrustedIssuerStore;
+  /** Workload issuers and their rules (docs/workload-identity.md). */
+  workloadIssuers: WorkloadIssuerStore;
   accessRequests: AccessRequestStore;
   /** Calls waiting for, or run after, an admin's approval (docs/approvals.md). */
   approvals: ApprovalStore;
@@ -158,6 +165,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     bots,
     serviceAccountClients: new ServiceAccountClientStore(ctx),
     trustedIssuers: new TrustedIssuerStore(ctx),
+    workloadIssuers: new WorkloadIssuerStore(ctx, bots),
     accessRequests,
     approvals: new ApprovalStore(ctx, keys, audit),
     audit,

@@ -95,6 +95,8 @@ export const K = {
   botClientKeys: (id: string) => `svc:bot:${id}:client-keys`,
   /** A workspace's trusted identity providers: hash of issuer id to JSON (docs/auth-service.md "Enterprise-managed authorization"). */
   workspaceTrustedIssuers: (slug: string) => `svc:ws:${slug}:trusted-issuers`,
+  /** A workspace's workload issuers and their rules: hash of issuer id to JSON (docs/workload-identity.md). */
+  workspaceWorkloadIssuers: (slug: string) => `svc:ws:${slug}:workload-issuers`,
   /**
    * A project's upstream MCP servers and their tools' policy rows, one hash so a gateway reads a
    * project's whole tool set at once (docs/upstream-servers.md): `u:<name>` and `t:<name>:<tool>`.

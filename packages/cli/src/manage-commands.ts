@@ -5,6 +5,7 @@ import { membersCommand, requestsCommand } from './manage.ts';
 import { KEY_SUBCOMMANDS, keysCommand } from './manage-keys.ts';
 import { auditCommand, serviceAccountsCommand, usageCommand } from './manage-workspace.ts';
 import { webhooksCommand } from './manage-webhooks.ts';
+import { workloadIssuersCommand } from './manage-workload-issuers.ts';
 import { requestAccessCommand } from './request-access.ts';
 
 export const MANAGE_COMMANDS: Record<string, Command> = {
@@ -114,6 +115,35 @@ A revoked service account stays revoked: rotate refuses it; create a new one ins
     subcommands: ['list', 'create', 'grant', 'rotate', 'revoke', 'keys', 'set-keys', 'remove-keys'],
     async run(io, v, positionals) {
       await serviceAccountsCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  'workload-issuers': {
+    summary:
+      "a workspace's workload issuers (GitHub Actions, Kubernetes, SPIFFE) whose tokens become service-account tokens: list, add, remove",
+    usage:
+      "svc workload-issuers list|add|remove <id> [--workspace W] [--kind github-actions|kubernetes|spiffe] [--issuer I] [--audience A] [--jwks-file F | --jwks-uri U] [--rule 'BOT=claim:pattern,...;...'] [--json]",
+    details: `  --workspace W       the workspace (default: the current key's)
+  --kind KIND         add: github-actions, kubernetes or spiffe
+  --issuer I          add: the issuer URL (github-actions: GitHub's by default); spiffe: spiffe://TRUST-DOMAIN
+  --audience A        add: the aud its tokens must name (default: the auth URL)
+  --jwks-file FILE    add: the issuer's public JWK Set (a SPIFFE bundle's JWT keys, a cluster's /openid/v1/jwks)
+  --jwks-uri URL      add: or an https URL serving it (github-actions: GitHub's by default)
+  --rule SPEC         add: SERVICE_ACCOUNT=claim:pattern[,claim:pattern...], several separated by ;
+                      patterns are exact, * any run without /, ** any run (docs/workload-identity.md)
+Adding an issuer already trusted replaces its rules. Only the workspace's owner manages these.`,
+    options: {
+      workspace: { type: 'string' },
+      kind: { type: 'string' },
+      issuer: { type: 'string' },
+      audience: { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      rule: { type: 'string' },
+    },
+    subcommands: ['list', 'add', 'remove'],
+    async run(io, v, positionals) {
+      await workloadIssuersCommand(io, await callerOf(io, v), v, positionals);
     },
   },
 

@@ -18,6 +18,7 @@ import type { ServiceAccountOperations } from './service-account-operations.ts';
 import type { SsoOperations } from './sso-operations.ts';
 import type { TakeoverOperations } from './takeover.ts';
 import type { TrustedIssuerOperations } from './trusted-issuer-operations.ts';
+import type { WorkloadIssuerOperations } from './workload-issuer-operations.ts';
 import type { UpstreamOperations } from './upstream-operations.ts';
 import type { UsageOperations } from './usage-operations.ts';
 import type { WebhookOperations } from './webhook-operations.ts';
@@ -38,6 +39,7 @@ export type Management = WorkspaceOperations &
   SsoOperations &
   ServiceAccountClientOperations &
   TrustedIssuerOperations &
+  WorkloadIssuerOperations &
   WebhookOperations &
   UpstreamOperations &
   BuiltinToolOperations &

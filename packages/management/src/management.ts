@@ -31,6 +31,7 @@ import { serviceAccountClientOperations } from './service-account-client-operati
 import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
+import { workloadIssuerOperations } from './workload-issuer-operations.ts';
 import { upstreamOperations } from './upstream-operations.ts';
 import { builtinToolOperations } from './builtin-tool-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
@@ -51,6 +52,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...ssoOperations(ctx),
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
+    ...workloadIssuerOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
     ...upstreamOperations(ctx, deps.upstreams),
     ...builtinToolOperations(ctx, deps.upstreams),

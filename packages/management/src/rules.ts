@@ -23,6 +23,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   'access-requests': 'requests',
   approvals: 'approvals',
   'service-accounts': 'service-accounts',
+  'workload-issuers': 'workload-issuers',
   sso: 'sso',
   webhooks: 'webhooks',
   upstreams: 'upstreams',

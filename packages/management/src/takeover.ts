@@ -42,6 +42,12 @@ export function takeoverOperations(ctx: ManagementContext): TakeoverOperations {
         if (await accounts.trustedIssuers.remove(workspace, issuer.id)) n++;
       return n;
     },
+    'workload-issuer': async (workspace) => {
+      let n = 0;
+      for (const issuer of await accounts.workloadIssuers.list(workspace))
+        if (await accounts.workloadIssuers.remove(workspace, issuer.id)) n++;
+      return n;
+    },
     'client-keys': async (workspace) => {
       let n = 0;
       for (const bot of await accounts.bots.listForWorkspace(workspace)) if (await accounts.serviceAccountClients.removeKeys(bot.id)) n++;

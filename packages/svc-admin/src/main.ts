@@ -49,6 +49,9 @@ const STRING_OPTIONS = [
   'jwks-file',
   'jwks-uri',
   'otlp-endpoint',
+  'kind',
+  'audience',
+  'rule',
 ];
 
 /**

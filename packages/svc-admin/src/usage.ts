@@ -27,6 +27,10 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   trusted-issuer add --workspace W --issuer URL (--jwks-file F | --jwks-uri URL)
   trusted-issuer list --workspace W
   trusted-issuer remove --workspace W --id ID
+  workload-issuer add --workspace W --kind github-actions|kubernetes|spiffe [--issuer I] [--audience A]
+      [--jwks-file F | --jwks-uri URL] --rule 'BOT_ID=claim:pattern[,claim:pattern...][;...]'
+  workload-issuer list --workspace W
+  workload-issuer remove --workspace W --id ID
   upstreams list --project S
   upstreams refresh --project S --name N
   upstreams remove --project S --name N

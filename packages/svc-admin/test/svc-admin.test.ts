@@ -393,6 +393,38 @@ test('trusted-issuer add|list|remove: a JWK Set file or a JWKS URL, at most TRUS
   assert.ok(actions.includes('trusted_issuer.removed'));
 });
 
+test('workload-issuer add|list|remove: rules in their command-line form, the management layer`s checks, audited', async () => {
+  await admin('user', 'create', '--email', 'wl-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'wl-ws', '--owner', 'wl-owner@example.com', '--plan', 'TEAM');
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const { bot } = await accounts.bots.create({ workspace: 'wl-ws', name: 'ci' });
+  const rule = `${bot.id}=repository:acme/app,sub:repo:acme/app:ref:refs/heads/main`;
+  const added = await admin('workload-issuer', 'add', '--workspace', 'wl-ws', '--kind', 'github-actions', '--rule', rule);
+  assert.equal(added.issuer, 'https://token.actions.githubusercontent.com');
+  assert.deepEqual(added.rules, [{ serviceAccount: bot.id, claims: { repository: 'acme/app', sub: 'repo:acme/app:ref:refs/heads/main' } }]);
+  const broad = await adminFails(
+    'workload-issuer',
+    'add',
+    '--workspace',
+    'wl-ws',
+    '--kind',
+    'github-actions',
+    '--rule',
+    `${bot.id}=workflow:deploy`,
+  );
+  assert.match(JSON.parse(broad.stdout).error.message, /must pin the owner/);
+  const unreadable = await adminFails('workload-issuer', 'add', '--workspace', 'wl-ws', '--kind', 'github-actions', '--rule', 'no-equals');
+  assert.match(JSON.parse(unreadable.stdout).error.message, /SERVICE_ACCOUNT=claim:pattern/);
+  assert.equal((await admin('workload-issuer', 'list', '--workspace', 'wl-ws')).workloadIssuers.length, 1);
+  assert.deepEqual(await admin('workload-issuer', 'remove', '--workspace', 'wl-ws', '--id', added.id), { id: added.id, removed: true });
+  assert.equal(
+    JSON.parse((await adminFails('workload-issuer', 'remove', '--workspace', 'wl-ws', '--id', added.id)).stdout).error.code,
+    'not_found',
+  );
+  const actions = (await accounts.audit.page('wl-ws', {})).entries.map((e) => e.action);
+  assert.deepEqual(actions.filter((a) => a.startsWith('workload_issuer.')).sort(), ['workload_issuer.added', 'workload_issuer.removed']);
+});
+
 /**
  * A plain MCP server on loopback (2025-11-25, JSON answers: initialize, tools/list), serving
  * `tools`, which the test changes; each request's headers are kept.

@@ -85,6 +85,7 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listMembers: 'COLLECTION_LIMITS.membersPerProject, pendingInvitationsPerProject',
   listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace (live), REVOKED_SERVICE_ACCOUNTS_KEPT (revoked)',
   listTrustedIssuers: 'TRUSTED_ISSUER_LIMITS',
+  listWorkloadIssuers: 'WORKLOAD_ISSUER_LIMITS',
   listUpstreams: 'UPSTREAM_LIMITS.perProject (servers), UPSTREAM_LIMITS.toolsPerUpstream (tools of each)',
   getUpstream: 'UPSTREAM_LIMITS.toolsPerUpstream',
   getServiceAccountClient: 'SERVICE_ACCOUNT_KEY_LIMITS',

@@ -195,6 +195,13 @@ const MAKERS: Record<WorkspaceSetting, (user: User, project: string) => Promise<
         keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k' } as PublicJwk],
       },
     }),
+  'workload-issuer': async (user) => {
+    const { bot } = await f.accounts.bots.create({ workspace: user.workspace, name: 'squatter-ci' });
+    await f.accounts.workloadIssuers.add(user.workspace, {
+      kind: 'github-actions',
+      rules: [{ serviceAccount: bot.id, claims: { repository: 'squatter/repo' } }],
+    });
+  },
   'client-keys': async (user) => {
     const { bot } = await f.accounts.bots.create({ workspace: user.workspace, name: 'squatter-bot' });
     await f.accounts.serviceAccountClients.setKeys(bot.id, { jwksUri: 'https://keys.squatter.example/jwks.json' });
@@ -236,6 +243,7 @@ test('a takeover leaves no workspace-level setting of the unproven account, of a
   assert.equal(await sso.ownerOf('victim.example'), null);
   assert.deepEqual(await new WebhookStore(f.redis.client, { pepper: f.config.keyPepper }).list(squatter.workspace), []);
   assert.deepEqual(await f.accounts.trustedIssuers.list(squatter.workspace), []);
+  assert.deepEqual(await f.accounts.workloadIssuers.list(squatter.workspace), []);
   for (const bot of await f.accounts.bots.listForWorkspace(squatter.workspace)) {
     assert.equal(await f.accounts.serviceAccountClients.getKeys(bot.id), null);
     assert.ok(bot.revoked);

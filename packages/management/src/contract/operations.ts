@@ -20,6 +20,7 @@ import {
 } from './service-accounts.ts';
 import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
 import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
+import { addWorkloadIssuer, listWorkloadIssuers, removeWorkloadIssuer } from './workload-issuers.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -66,6 +67,9 @@ export const MANAGEMENT_OPERATIONS = {
   listTrustedIssuers,
   addTrustedIssuer,
   removeTrustedIssuer,
+  listWorkloadIssuers,
+  addWorkloadIssuer,
+  removeWorkloadIssuer,
   listWebhooks,
   createWebhook,
   updateWebhook,

@@ -86,6 +86,8 @@ const DONE = {
   'bot-revoked': 'Service account revoked.',
   'bot-keys-set': 'Keys saved: the client authenticates with them now.',
   'bot-keys-removed': 'Keys removed: the client no longer gets tokens.',
+  'workload-issuer-added': 'Workload issuer trusted: its workloads matching a rule get tokens now.',
+  'workload-issuer-removed': 'Workload issuer removed: its workloads get no new token.',
   'personal-key-revoked': 'Personal key revoked.',
   'password-changed':
     'Password changed. Every other browser signed in to your account was signed out, and your personal keys and the apps you authorized were revoked: sign in again where you need them.',

@@ -36,6 +36,7 @@ import { upstreamsRoutes } from './upstreams/routes.ts';
 import { upstreamToolRoutes } from './upstreams/tool-routes.ts';
 import { TOOL_FORMS } from './tools/forms.ts';
 import { toolsRoutes } from './tools/routes.ts';
+import { WORKLOAD_ISSUER_FORMS, workloadIssuersRoutes } from './workload-issuers/routes.ts';
 
 export type { DashboardDeps } from './kit.ts';
 
@@ -50,6 +51,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   ACCOUNT_FORMS,
   SSO_FORMS,
   CLIENT_KEY_FORMS,
+  WORKLOAD_ISSUER_FORMS,
   WEBHOOK_FORMS,
   UPSTREAM_FORMS,
   TOOL_FORMS,
@@ -77,6 +79,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     toolsRoutes,
     serviceAccountsRoutes,
     clientKeysRoutes,
+    workloadIssuersRoutes,
     usageRoutes,
     auditRoutes,
     ssoRoutes,

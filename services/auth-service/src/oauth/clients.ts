@@ -5,6 +5,8 @@
  */
 import { CLIENT_PROFILES, isFirstPartyClient, type ClientProfile, type FirstPartyClientId } from '@svc/accounts';
 import type { ClientMetadata } from 'oidc-provider';
+import { JWT_BEARER_GRANT } from './id-jag.ts';
+import { WORKLOAD_CLIENT_ID } from './workload-identity.ts';
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -23,8 +25,13 @@ export function refreshesTokens(profile: ClientProfile): boolean {
   return profile.issues === 'project-tokens';
 }
 
+/**
+ * The profiles' clients, and the public client of workload identity federation
+ * (docs/workload-identity.md "The exchange"): a workload holds no secret, its token is the proof,
+ * and the only grant it may use is `jwt-bearer`.
+ */
 export function staticClients(): ClientMetadata[] {
-  return Object.entries(CLIENT_PROFILES).map(([id, profile]) => ({
+  const profiles: ClientMetadata[] = Object.entries(CLIENT_PROFILES).map(([id, profile]) => ({
     client_id: id,
     client_name: profileName(id as ProfileId),
     token_endpoint_auth_method: 'none',
@@ -32,4 +39,13 @@ export function staticClients(): ClientMetadata[] {
     response_types: [],
     redirect_uris: [],
   }));
+  const workload: ClientMetadata = {
+    client_id: WORKLOAD_CLIENT_ID,
+    client_name: 'Workload identity federation',
+    token_endpoint_auth_method: 'none',
+    grant_types: [JWT_BEARER_GRANT],
+    response_types: [],
+    redirect_uris: [],
+  };
+  return [...profiles, workload];
 }

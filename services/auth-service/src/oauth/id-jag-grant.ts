@@ -4,12 +4,16 @@
  * code flow's: an `svc_at_` AccessToken for the person, audience the project's MCP resource, with a
  * Grant recording the level as its resource scope (docs/auth-service.md "Scopes"), so the gateway
  * reads it exactly as a code-flow token. No refresh token: the next token needs a new ID-JAG, so
- * the identity provider keeps the say.
+ * the identity provider keeps the say. The same grant carries a workload's own token (workload
+ * identity federation, docs/workload-identity.md): the assertion decides which one it is
+ * (workload-identity.ts isWorkloadAssertion).
  */
 import { randomUUID } from 'node:crypto';
 import { scopeForLevel } from '@svc/policy';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { ID_JAG_TOKEN_TTL_SECONDS, verifyIdJag, type IdJagDeps } from './id-jag.ts';
+import { workloadGrant } from './workload-grant.ts';
+import { isWorkloadAssertion } from './workload-identity.ts';
 
 /** The request parameters of the grant (RFC 7523 §2.1, RFC 8707 §2, RFC 6749 §3.3). */
 export const ID_JAG_GRANT_PARAMETERS = ['assertion', 'resource', 'scope'];
@@ -18,6 +22,7 @@ export function idJagGrant(deps: IdJagDeps) {
   return async function idJagGrantHandler(ctx: KoaContextWithOIDC): Promise<void> {
     const { client, params, provider } = ctx.oidc;
     if (!client || !params) throw new Error('the token endpoint runs client authentication first');
+    if (await isWorkloadAssertion(deps, client.clientId, params['assertion'], params['resource'])) return workloadGrant(deps, ctx);
     const outcome = await verifyIdJag(deps, {
       assertion: params['assertion'],
       clientId: client.clientId,

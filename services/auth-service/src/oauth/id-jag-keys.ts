@@ -16,6 +16,12 @@ export const ID_JAG_JWKS_FAILURE_SECONDS = 30;
 /** At most 1,000 JWKS URLs' keys (or failures) are kept (5 issuers per workspace); the oldest goes first. */
 export const ID_JAG_JWKS_CACHE_MAX = 1_000;
 
+/**
+ * A JWKS document is read up to 64 KiB, past the guarded fetch's 8 KiB for metadata documents:
+ * real issuers' sets carry certificate chains (`x5c`) for several keys (GitHub Actions' does).
+ */
+export const ISSUER_JWKS_MAX_BYTES = 64 * 1024;
+
 /** The guarded fetch (@svc/bounds guarded-fetch.ts); `tenant` is the workspace whose share of its pools a fetch uses. */
 export type FetchLike = (url: string, init?: RequestInit & { tenant?: string }) => Promise<Response>;
 export type IssuerKeys = ReturnType<typeof createLocalJWKSet>;

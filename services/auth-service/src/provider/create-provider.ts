@@ -18,7 +18,7 @@ import { createSsoStore } from '@svc/sso';
 import { deviceAuthorizationResponse } from '../oauth/device-authorization-response.ts';
 import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
-import { createIssuerKeys, type FetchLike } from '../oauth/id-jag-keys.ts';
+import { createIssuerKeys, ISSUER_JWKS_MAX_BYTES, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
 import { TOKEN_EXCHANGE_GRANT } from '../oauth/token-exchange.ts';
 import { TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from '../oauth/token-exchange-grant.ts';
@@ -123,7 +123,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       redis: deps.redis,
       issuer: config.authUrl,
       baseUrl: config.baseUrl,
-      issuerKeys: createIssuerKeys((deps.fetch ?? createCimdFetch()) as FetchLike),
+      issuerKeys: createIssuerKeys((deps.fetch ?? createCimdFetch({ maxBytes: ISSUER_JWKS_MAX_BYTES })) as FetchLike),
       sso: createSsoStore(deps.redis, config.cookieKeys),
     }),
     ID_JAG_GRANT_PARAMETERS,

@@ -60,6 +60,11 @@ export const OK = {
    */
   idJagJti: (digest: string) => `svc:oidc:id-jag-jti:${digest}`,
   /**
+   * A workload token already traded (docs/workload-identity.md "Checks"): SHA-256 of the issuer and
+   * the token's `jti` (or, when it has none, of the token itself) -> "1", SET NX until its `exp`.
+   */
+  workloadJti: (digest: string) => `svc:oidc:workload-jti:${digest}`,
+  /**
    * A value oidc-provider's ReplayDetection sees once (a client assertion's or a DPoP proof's `jti`:
    * docs/security.md "Single-use values"): SHA-256 of the model's id -> "1", claimed with SET NX
    * for REPLAY_CLAIM_SECONDS, then kept for the value's own window.

@@ -14,6 +14,7 @@ import { SSO_ROUTES } from './management/sso.ts';
 import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
 import { UPSTREAM_ROUTES } from './management/upstreams.ts';
 import { WEBHOOK_ROUTES } from './management/webhooks.ts';
+import { WORKLOAD_ISSUER_ROUTES } from './management/workload-issuers.ts';
 import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
 
 export type { ManagementRoute } from './management/handle.ts';
@@ -26,6 +27,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...TRUSTED_ISSUER_ROUTES,
+  ...WORKLOAD_ISSUER_ROUTES,
   ...WEBHOOK_ROUTES,
   ...UPSTREAM_ROUTES,
   ...BUILTIN_TOOL_ROUTES,

@@ -79,7 +79,7 @@ export function serviceAccountsPage(f: Frame, v: ServiceAccountsPage): SafeHtml 
       v.newKey?.oldKeyUntil && html`<p class="muted">The key it replaces works until ${when(v.newKey.oldKeyUntil)}.</p>`
     }${
       v.gone && secretGone('key', 'If it was not copied, issue the service account a new key.')
-    }<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members.</p>
+    }<p class="muted">Keys for CI and other machines, owned by the workspace rather than a person. They call tools; they cannot manage keys or members. CI jobs can reach them with no stored secret: <a href="/dashboard/workspaces/${encodeURIComponent(f.workspace)}/workload-issuers">Workload identity</a>.</p>
 ${table('Service accounts', ['Name', 'Projects', 'Key', 'Created', 'Manage'], rows, emptyState('No service accounts yet.', html`<p>A service account is a machine identity of the workspace (a CI runner, a backend, an agent) with its own key, reaching the projects it is granted at the level chosen for each, and no person behind it: it stays when someone leaves.</p><p>${v.canManage ? 'Create one below, or run' : 'The workspace owner creates them, or runs'} <code>svc service-accounts create --name ci</code>.</p>`))}${create}`,
   );
 }
