@@ -64,6 +64,9 @@ export const ROUTES = {
   // The dashboard's router, which reads its own forms (dashboard/routes.ts).
   dashboard: { path: '/dashboard' },
 
+  // SCIM 2.0 provisioning, one service provider per workspace (scim/router.ts): JSON under a bearer token.
+  scim: { path: '/scim/v2/:workspace' },
+
   // The second factor (factors/routes.ts).
   signInFactor: { path: '/signin/factor', body: 'form' },
   signInFactorPasskey: { path: '/signin/factor/passkey', body: 'form' },
