@@ -6,3 +6,4 @@ export { createManagement } from './management.ts';
 export type { Management } from './management-type.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';
+export type { ScimView } from './scim-operations.ts';

@@ -24,6 +24,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   approvals: 'approvals',
   'service-accounts': 'service-accounts',
   sso: 'sso',
+  scim: 'scim',
   webhooks: 'webhooks',
   upstreams: 'upstreams',
   usage: 'usage',
