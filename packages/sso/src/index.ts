@@ -13,3 +13,4 @@ export * from './scim-bounds.ts';
 export { SCIMK } from './scim-keys.ts';
 export { createScimTokens, type ScimTokenInfo, type ScimTokens } from './scim-tokens.ts';
 export { createScimDirectory, type DirectoryRefusal, type ScimDirectory, type ScimGroup, type ScimUser } from './scim-directory.ts';
+export { createLogoutStore, LK, LOGOUT_TOKEN_MAX_AGE_SECONDS, providerSession, type LogoutStore } from './logout-store.ts';

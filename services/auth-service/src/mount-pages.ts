@@ -107,6 +107,7 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
   app.get(ROUTES.signIn.path, signin.get);
   app.post(ROUTES.signIn.path, signin.post);
   app.get(ROUTES.ssoCallback.path, sso.callback);
+  app.post(ROUTES.ssoBackchannelLogout.path, sso.backchannelLogout);
   factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get(ROUTES.forgot.path, reset.forgot);

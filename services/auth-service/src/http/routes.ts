@@ -49,6 +49,8 @@ export const ROUTES = {
   home: { path: '/' },
   signIn: { path: '/signin', body: 'form' },
   ssoCallback: { path: '/sso/callback' },
+  // OpenID Connect Back-Channel Logout 1.0: the workspace's provider POSTs a logout token (sso/backchannel-logout.ts).
+  ssoBackchannelLogout: { path: '/api/sso/backchannel-logout/:workspace', body: 'form' },
   signUp: { path: '/signup', body: 'form' },
   signOut: { path: '/signout', body: 'form' },
   forgot: { path: '/forgot', body: 'form' },
