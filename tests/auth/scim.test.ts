@@ -56,7 +56,11 @@ before(async () => {
   const sso = ssoOwner(stack, owner);
   await sso.claimDomain(ws, DOMAIN);
   await sso.configureProvider(ws, { issuer: 'https://idp.acme-scim.test', clientId: 'svc', clientSecret: 'secret' });
-  await sso.store.savePolicy(ws, { defaultRole: 'VIEWER', required: false, groupRoles: [{ group: 'svc-admins', role: 'ADMIN' }] }, Date.now());
+  await sso.store.savePolicy(
+    ws,
+    { defaultRole: 'VIEWER', required: false, groupRoles: [{ group: 'svc-admins', role: 'ADMIN' }] },
+    Date.now(),
+  );
   ownerKey = (await stack.accounts.keys.createUserKey({ userId: owner.id })).key;
   // A second gateway on the same Redis: "every replica" (docs/redis-schema.md "Invalidation").
   const port = await freePort();
@@ -98,7 +102,10 @@ test('discovery (RFC 7644 §4) says what svc offers, as application/scim+json', 
   const config = await scim('GET', '/ServiceProviderConfig');
   assert.equal(config.status, 200);
   assert.match(config.type, /^application\/scim\+json/);
-  assert.deepEqual([config.body['patch'], config.body['bulk']], [{ supported: true }, { supported: false, maxOperations: 0, maxPayloadSize: 0 }]);
+  assert.deepEqual(
+    [config.body['patch'], config.body['bulk']],
+    [{ supported: true }, { supported: false, maxOperations: 0, maxPayloadSize: 0 }],
+  );
   const types = await scim('GET', '/ResourceTypes');
   assert.deepEqual(
     types.body.Resources?.map((r) => r['endpoint']),
@@ -170,9 +177,21 @@ const DEACTIVATIONS: [string, unknown[], unknown[]][] = [
     [{ op: 'replace', value: { active: false } }],
     [{ op: 'replace', value: { active: true } }],
   ],
-  ['RFC 7644 §3.5.2.3: replace with a path', [{ op: 'replace', path: 'active', value: false }], [{ op: 'replace', path: 'active', value: true }]],
-  ['Entra ID: Replace, path, "False" as a string', [{ op: 'Replace', path: 'active', value: 'False' }], [{ op: 'Replace', path: 'active', value: 'True' }]],
-  ['Entra ID: REPLACE without a path, "false"', [{ op: 'REPLACE', value: { active: 'false' } }], [{ op: 'Add', path: 'active', value: 'true' }]],
+  [
+    'RFC 7644 §3.5.2.3: replace with a path',
+    [{ op: 'replace', path: 'active', value: false }],
+    [{ op: 'replace', path: 'active', value: true }],
+  ],
+  [
+    'Entra ID: Replace, path, "False" as a string',
+    [{ op: 'Replace', path: 'active', value: 'False' }],
+    [{ op: 'Replace', path: 'active', value: 'True' }],
+  ],
+  [
+    'Entra ID: REPLACE without a path, "false"',
+    [{ op: 'REPLACE', value: { active: 'false' } }],
+    [{ op: 'Add', path: 'active', value: 'true' }],
+  ],
 ];
 
 test('every PATCH shape of Entra ID and Okta deactivates the person (roles gone) and reactivates them (roles back)', async () => {
@@ -203,7 +222,10 @@ test('groups map to roles through the workspace’s SSO policy: a member of svc-
   await scim('PATCH', `/Groups/${gid}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ value: id }] }] });
   assert.deepEqual(await roles(userId), ['ADMIN', 'ADMIN']);
   // Entra ID asks whether a person is a member this way.
-  const member = await scim('GET', `/Groups?filter=${encodeURIComponent(`id eq "${gid}" and members[value eq "${id}"]`)}&excludedAttributes=members`);
+  const member = await scim(
+    'GET',
+    `/Groups?filter=${encodeURIComponent(`id eq "${gid}" and members[value eq "${id}"]`)}&excludedAttributes=members`,
+  );
   assert.deepEqual([member.body.totalResults, member.body.Resources?.[0]?.['members']], [1, undefined]);
   // Okta removes a member by a filtered path.
   await scim('PATCH', `/Groups/${gid}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }] });
@@ -247,7 +269,14 @@ test('deprovisioning ends the person’s access on both gateways right after the
 const REFUSED: [string, string, string, unknown, number, string | undefined][] = [
   ['a filter svc does not read', 'GET', `/Users?filter=${encodeURIComponent('userName co "a"')}`, undefined, 400, 'invalidFilter'],
   ['a filter on an unknown attribute', 'GET', `/Users?filter=${encodeURIComponent('title eq "x"')}`, undefined, 400, 'invalidFilter'],
-  ['a filter joined by or', 'GET', `/Users?filter=${encodeURIComponent('userName eq "a" or userName eq "b"')}`, undefined, 400, 'invalidFilter'],
+  [
+    'a filter joined by or',
+    'GET',
+    `/Users?filter=${encodeURIComponent('userName eq "a" or userName eq "b"')}`,
+    undefined,
+    400,
+    'invalidFilter',
+  ],
   ['a count that is no integer', 'GET', '/Users?count=ten', undefined, 400, 'invalidValue'],
   ['a body that is not JSON', 'POST', '/Users', '{"userName":', 400, 'invalidSyntax'],
   ['a user without userName', 'POST', '/Users', { schemas: [USER] }, 400, 'invalidValue'],
@@ -255,13 +284,55 @@ const REFUSED: [string, string, string, unknown, number, string | undefined][] =
   ['an address at a domain the workspace did not prove', 'POST', '/Users', oktaUser('victim@gmail.test'), 400, 'invalidValue'],
   ['a userName that is no address, no email', 'POST', '/Users', { schemas: [USER], userName: 'ann' }, 400, 'invalidValue'],
   ['active that is not a boolean', 'POST', '/Users', { ...oktaUser(`x-${Date.now()}@${DOMAIN}`), active: 'maybe' }, 400, 'invalidValue'],
-  ['a PATCH without the PatchOp schema', 'PATCH', '/Users/{id}', { Operations: [{ op: 'replace', path: 'active', value: false }] }, 400, 'invalidSyntax'],
-  ['a PATCH op that is not one', 'PATCH', '/Users/{id}', { schemas: [PATCH], Operations: [{ op: 'delete', path: 'active' }] }, 400, 'invalidSyntax'],
+  [
+    'a PATCH without the PatchOp schema',
+    'PATCH',
+    '/Users/{id}',
+    { Operations: [{ op: 'replace', path: 'active', value: false }] },
+    400,
+    'invalidSyntax',
+  ],
+  [
+    'a PATCH op that is not one',
+    'PATCH',
+    '/Users/{id}',
+    { schemas: [PATCH], Operations: [{ op: 'delete', path: 'active' }] },
+    400,
+    'invalidSyntax',
+  ],
   ['a remove without a path', 'PATCH', '/Users/{id}', { schemas: [PATCH], Operations: [{ op: 'remove' }] }, 400, 'noTarget'],
-  ['a change of id', 'PATCH', '/Users/{id}', { schemas: [PATCH], Operations: [{ op: 'replace', path: 'id', value: 'mine' }] }, 400, 'mutability'],
-  ['too many PATCH operations', 'PATCH', '/Users/{id}', { schemas: [PATCH], Operations: Array(101).fill({ op: 'replace', path: 'active', value: true }) }, 400, 'invalidSyntax'],
-  ['a group member who is not a user', 'POST', '/Groups', { schemas: [GROUP], displayName: 'g', members: [{ value: 'nobody' }] }, 400, 'invalidValue'],
-  ['a group PATCH path svc does not read', 'PATCH', '/Groups/{gid}', { schemas: [PATCH], Operations: [{ op: 'add', path: 'members.display', value: 'x' }] }, 400, 'invalidPath'],
+  [
+    'a change of id',
+    'PATCH',
+    '/Users/{id}',
+    { schemas: [PATCH], Operations: [{ op: 'replace', path: 'id', value: 'mine' }] },
+    400,
+    'mutability',
+  ],
+  [
+    'too many PATCH operations',
+    'PATCH',
+    '/Users/{id}',
+    { schemas: [PATCH], Operations: Array(101).fill({ op: 'replace', path: 'active', value: true }) },
+    400,
+    'invalidSyntax',
+  ],
+  [
+    'a group member who is not a user',
+    'POST',
+    '/Groups',
+    { schemas: [GROUP], displayName: 'g', members: [{ value: 'nobody' }] },
+    400,
+    'invalidValue',
+  ],
+  [
+    'a group PATCH path svc does not read',
+    'PATCH',
+    '/Groups/{gid}',
+    { schemas: [PATCH], Operations: [{ op: 'add', path: 'members.display', value: 'x' }] },
+    400,
+    'invalidPath',
+  ],
   ['a body over the bound', 'POST', '/Users', { schemas: [USER], userName: 'x'.repeat(70_000) }, 413, undefined],
   ['an unknown user', 'GET', '/Users/nobody', undefined, 404, undefined],
   ['an unknown endpoint', 'GET', '/Me', undefined, 404, undefined],

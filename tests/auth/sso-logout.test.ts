@@ -84,7 +84,10 @@ test('signing out at the company’s provider ends the svc session that signed i
     await page.goto(`${idp.issuer}/session/end`);
     await page.click('button[name=logout]');
     await page.waitForLoadState('load');
-    await waitFor(async () => !(await signedIn(context)), { timeout: 10_000, message: 'the svc session to end after the provider’s logout' });
+    await waitFor(async () => !(await signedIn(context)), {
+      timeout: 10_000,
+      message: 'the svc session to end after the provider’s logout',
+    });
     const entry = (await stack.accounts.audit.page(ws, { limit: 20 })).entries.find((e) => e.action === 'sso.logged_out');
     assert.deepEqual([entry?.actor, entry?.detail?.['by'], entry?.detail?.['sessions_ended']], [`sso:${idp.issuer}`, 'sid', '1']);
   } finally {
@@ -98,7 +101,14 @@ test('each logout token §2.6 refuses is answered 400 and ends nothing; a valid 
   // Made off the event loop (node:crypto's thread pool), as the test budget asks.
   const stranger = (await promisify(generateKeyPair)('rsa', { modulusLength: 2048 })).privateKey;
   const now = Math.floor(Date.now() / 1000);
-  const claims = (): JWTPayload => ({ iss: idp.issuer, aud: idp.clientId, iat: now, jti: randomUUID(), sub: 'ann', events: { [EVENT]: {} } });
+  const claims = (): JWTPayload => ({
+    iss: idp.issuer,
+    aud: idp.clientId,
+    iat: now,
+    jti: randomUUID(),
+    sub: 'ann',
+    events: { [EVENT]: {} },
+  });
   const sign = (payload: JWTPayload, key: Parameters<SignJWT['sign']>[0] = own, alg = 'RS256') =>
     new SignJWT(payload).setProtectedHeader({ alg, kid: 'company-1', typ: 'logout+jwt' }).sign(key);
   const without = (name: string) => {
@@ -112,7 +122,10 @@ test('each logout token §2.6 refuses is answered 400 and ends nothing; a valid 
     ['not a JWT', async () => 'not.a.jwt'],
     ['signed by another key under the provider’s kid', () => sign(claims(), stranger)],
     ['signed with the client secret (HS256)', () => sign(claims(), new TextEncoder().encode(idp.clientSecret), 'HS256')],
-    ['unsigned (alg none)', async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}.`],
+    [
+      'unsigned (alg none)',
+      async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}.`,
+    ],
     ['another issuer', () => sign({ ...claims(), iss: 'https://evil.example' })],
     ['another audience', () => sign({ ...claims(), aud: 'another-client' })],
     ['a nonce', () => sign({ ...claims(), nonce: 'n' })],

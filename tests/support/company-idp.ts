@@ -44,7 +44,12 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
  * carrying `sid`.
  */
 export async function startCompanyIdp(redirectUri: string, options: { backchannelLogoutUri?: string } = {}): Promise<CompanyIdp> {
-  const signingKey = { ...(await promisify(generateKeyPair)('rsa', { modulusLength: 2048 })).privateKey.export({ format: 'jwk' }), kid: 'company-1', alg: 'RS256', use: 'sig' } as JWK;
+  const signingKey = {
+    ...(await promisify(generateKeyPair)('rsa', { modulusLength: 2048 })).privateKey.export({ format: 'jwk' }),
+    kid: 'company-1',
+    alg: 'RS256',
+    use: 'sig',
+  } as JWK;
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const directory = new Map<string, Person>();

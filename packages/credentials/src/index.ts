@@ -9,14 +9,7 @@ import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import { crc32 } from 'node:zlib';
 
 export type CredentialKind =
-  | 'project_key'
-  | 'bot_key'
-  | 'user_key'
-  | 'scim_token'
-  | 'access_token'
-  | 'refresh_token'
-  | 'legacy_project_key'
-  | 'legacy_team_key';
+  'project_key' | 'bot_key' | 'user_key' | 'scim_token' | 'access_token' | 'refresh_token' | 'legacy_project_key' | 'legacy_team_key';
 
 /** Prefix of each kind; parse() tries them longest first. */
 export const CREDENTIAL_PREFIXES = {

@@ -45,7 +45,10 @@ export function scimStatus(why: ScimRefusal): number {
 }
 
 /** The body of a SCIM refusal (RFC 7644 §3.12): `status` is a string, `scimType` only for the RFC's named types. */
-export function scimErrorBody(why: ScimRefusal, detail: string): { schemas: string[]; status: string; scimType?: ScimType; detail: string } {
+export function scimErrorBody(
+  why: ScimRefusal,
+  detail: string,
+): { schemas: string[]; status: string; scimType?: ScimType; detail: string } {
   return {
     schemas: [SCIM_ERROR_SCHEMA],
     status: String(scimStatus(why)),

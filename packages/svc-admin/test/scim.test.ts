@@ -41,11 +41,16 @@ test('scim create-token, show and revoke-token act for the owner, audited; the t
     users: 0,
     groups: 0,
   });
-  assert.deepEqual(await admin('scim', 'revoke-token', '--workspace', 'scim-ws', '--id', String(made['id'])), { id: made['id'], revoked: true });
+  assert.deepEqual(await admin('scim', 'revoke-token', '--workspace', 'scim-ws', '--id', String(made['id'])), {
+    id: made['id'],
+    revoked: true,
+  });
   assert.deepEqual((await admin('scim', 'show', '--workspace', 'scim-ws'))['tokens'], []);
   const client = connectRedis(redis.url);
   try {
-    const entries = (await createAccounts(client, { pepper: 'unused-here-0123456789abcdef0123456789' }).audit.page('scim-ws', { limit: 10 })).entries;
+    const entries = (
+      await createAccounts(client, { pepper: 'unused-here-0123456789abcdef0123456789' }).audit.page('scim-ws', { limit: 10 })
+    ).entries;
     assert.deepEqual(
       entries.filter((e) => e.action.startsWith('scim.')).map((e) => [e.action, e.actor]),
       [

@@ -5,7 +5,10 @@
 import { SCIM_MAX_BODY_BYTES, SCIM_MAX_PAGE } from '@svc/sso';
 import { GROUP_SCHEMA, LIST_SCHEMA, USER_SCHEMA } from './resources.ts';
 
-const attribute = (name: string, o: { type?: string; required?: boolean; mutability?: string; uniqueness?: string; multiValued?: boolean } = {}) => ({
+const attribute = (
+  name: string,
+  o: { type?: string; required?: boolean; mutability?: string; uniqueness?: string; multiValued?: boolean } = {},
+) => ({
   name,
   type: o.type ?? 'string',
   multiValued: o.multiValued ?? false,
@@ -68,7 +71,10 @@ export function schemas(base: string) {
       attribute('externalId'),
       attribute('displayName'),
       { ...attribute('name', { type: 'complex' }), subAttributes: [attribute('givenName'), attribute('familyName')] },
-      { ...attribute('emails', { type: 'complex', multiValued: true }), subAttributes: [attribute('value'), attribute('type'), attribute('primary', { type: 'boolean' })] },
+      {
+        ...attribute('emails', { type: 'complex', multiValued: true }),
+        subAttributes: [attribute('value'), attribute('type'), attribute('primary', { type: 'boolean' })],
+      },
       attribute('active', { type: 'boolean' }),
     ]),
     schema(GROUP_SCHEMA, 'Group', [

@@ -126,7 +126,15 @@ export function groupRoutes(deps: { directory: ScimDirectory; provisioning: Scim
           }),
         )
         .sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
-      sendScim(res, 200, listOut(all.slice(startIndex - 1, startIndex - 1 + count).map((g) => out(req, g)), all.length, startIndex));
+      sendScim(
+        res,
+        200,
+        listOut(
+          all.slice(startIndex - 1, startIndex - 1 + count).map((g) => out(req, g)),
+          all.length,
+          startIndex,
+        ),
+      );
     },
 
     async get(req: Request, res: Response): Promise<void> {

@@ -84,8 +84,7 @@ export function scimProvisioning(deps: ProvisioningDeps) {
 
     /** Refuses to manage the workspace's owner. */
     async notOwner(workspace: string, userId: string): Promise<void> {
-      if ((await owner(workspace)) === userId)
-        throw new ScimError('forbidden', "The workspace's owner is not managed by its directory.");
+      if ((await owner(workspace)) === userId) throw new ScimError('forbidden', "The workspace's owner is not managed by its directory.");
     },
 
     /**
@@ -108,7 +107,12 @@ export function scimProvisioning(deps: ProvisioningDeps) {
     },
 
     /** One audit entry of a SCIM change. */
-    async audit(caller: ScimCaller, action: 'scim.user_provisioned' | 'scim.user_changed' | 'scim.group_changed', target: string, detail: Record<string, string>) {
+    async audit(
+      caller: ScimCaller,
+      action: 'scim.user_provisioned' | 'scim.user_changed' | 'scim.group_changed',
+      target: string,
+      detail: Record<string, string>,
+    ) {
       await accounts.audit.record({
         workspace: caller.workspace,
         actor: label(caller),

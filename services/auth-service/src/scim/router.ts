@@ -58,12 +58,19 @@ export function scimRouter(deps: ScimDeps): express.Router {
       _res.set('WWW-Authenticate', 'Bearer realm="scim"');
       throw new ScimError('unauthorized', "Send this workspace's SCIM token as Authorization: Bearer svc-scim-...");
     }
-    setCaller(req, { workspace, tokenPrefix: token.prefix, source: req.ip ?? 'unknown' }, `${deps.authUrl}/scim/v2/${encodeURIComponent(workspace)}`);
+    setCaller(
+      req,
+      { workspace, tokenPrefix: token.prefix, source: req.ip ?? 'unknown' },
+      `${deps.authUrl}/scim/v2/${encodeURIComponent(workspace)}`,
+    );
     next();
   });
   router.use(express.json({ limit: SCIM_MAX_BODY_BYTES, type: ['application/scim+json', 'application/json'] }));
 
-  const discovery = (make: (base: string) => unknown): Handler => async (req, res) => sendScim(res, 200, make(baseOf(req)));
+  const discovery =
+    (make: (base: string) => unknown): Handler =>
+    async (req, res) =>
+      sendScim(res, 200, make(baseOf(req)));
   router.get('/ServiceProviderConfig', discovery(serviceProviderConfig));
   router.get('/ResourceTypes', discovery(resourceTypes));
   router.get('/Schemas', discovery(schemas));
@@ -94,7 +101,8 @@ function scimErrors(logger: Logger): ErrorRequestHandler {
     let refusal: ScimError;
     const parser = err as { status?: unknown; type?: unknown };
     if (err instanceof ScimError) refusal = err;
-    else if (parser?.type === 'entity.too.large') refusal = new ScimError('too_large', `A SCIM body is at most ${SCIM_MAX_BODY_BYTES} bytes.`);
+    else if (parser?.type === 'entity.too.large')
+      refusal = new ScimError('too_large', `A SCIM body is at most ${SCIM_MAX_BODY_BYTES} bytes.`);
     else if (typeof parser?.status === 'number' && parser.status >= 400 && parser.status < 500)
       refusal = new ScimError('invalidSyntax', 'The body is not JSON.');
     else if (isStoreError(err)) {

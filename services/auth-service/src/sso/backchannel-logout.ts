@@ -53,7 +53,13 @@ export function backchannelLogout(deps: BackchannelDeps) {
     const uri = config.serverMetadata().jwks_uri;
     if (!uri) throw new SsoError(502, "The provider's discovery names no jwks_uri.");
     const fetch = config[oc.customFetch] as oc.CustomFetch;
-    const res = await fetch(uri, { method: 'GET', headers: { accept: 'application/json' }, body: undefined, redirect: 'manual', signal: undefined });
+    const res = await fetch(uri, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      body: undefined,
+      redirect: 'manual',
+      signal: undefined,
+    });
     if (!res.ok) throw new SsoError(502, `The provider's keys answered ${res.status}.`);
     return createLocalJWKSet((await res.json()) as JSONWebKeySet);
   }
@@ -84,7 +90,8 @@ export function backchannelLogout(deps: BackchannelDeps) {
     const workspace = String(req.params['workspace'] ?? '');
     const body = (req.body ?? {}) as Record<string, unknown>;
     const token = typeof body['logout_token'] === 'string' ? body['logout_token'] : '';
-    if (!token || token.length > 16_384) return sendOAuthError(res, 'invalid_request', 'send one logout_token (OpenID Connect Back-Channel Logout 1.0 §2.5)');
+    if (!token || token.length > 16_384)
+      return sendOAuthError(res, 'invalid_request', 'send one logout_token (OpenID Connect Back-Channel Logout 1.0 §2.5)');
     let v: Awaited<ReturnType<typeof verified>>;
     try {
       v = await verified(workspace, token);
@@ -97,7 +104,10 @@ export function backchannelLogout(deps: BackchannelDeps) {
     // §2.7: the sessions of the provider session `sid`, else every session of the person `sub` names.
     const userId = v.sid ? await deps.logouts.userOf(v.issuer, v.sid) : await deps.store.linkedUser(workspace, v.issuer, v.sub!);
     let ended = 0;
-    if (userId) ended = v.sid ? await deps.web.endWhere(userId, 'ssoSession', providerSession(v.issuer, v.sid)) : await deps.web.endOthers(null, userId);
+    if (userId)
+      ended = v.sid
+        ? await deps.web.endWhere(userId, 'ssoSession', providerSession(v.issuer, v.sid))
+        : await deps.web.endOthers(null, userId);
     const user = userId ? await deps.accounts.users.get(userId) : null;
     await deps.accounts.audit.record({
       workspace,

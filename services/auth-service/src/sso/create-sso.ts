@@ -11,7 +11,15 @@ import { html, render } from '../ui/html.ts';
 import { page } from '../ui/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
 import { backchannelLogout } from './backchannel-logout.ts';
-import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore, createLogoutStore, providerSession, SSO_SESSION_MAX_SECONDS } from '@svc/sso';
+import {
+  defaultResolveTxt,
+  type ResolveTxt,
+  ssoSettings,
+  createSsoStore,
+  createLogoutStore,
+  providerSession,
+  SSO_SESSION_MAX_SECONDS,
+} from '@svc/sso';
 import { ssoFlow } from './flow.ts';
 import { providerClient } from './provider-client.ts';
 import { provisioning, type SsoPerson } from './provision.ts';
