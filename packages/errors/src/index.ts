@@ -225,4 +225,4 @@ export function toRestError(err: SvcError) {
 
 export { oauthAnswer, pageRefusalOf, pageStatus, REFUSAL_FAMILIES, type OAuthRefusal, type PageRefusal } from './families.ts';
 export { DENIAL_META_KEY, DENIALS_EXTENSION, denialMeta, type DenialEnvelope, type RemediationHint } from './denials.ts';
-export { SCIM_ERROR_SCHEMA, SCIM_REFUSALS, ScimError, scimErrorBody, scimStatus, type ScimRefusal, type ScimType } from './scim.ts';
+export { SCIM_REFUSALS, ScimError, scimErrorBody, scimStatus } from './scim.ts';

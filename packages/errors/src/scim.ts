@@ -30,12 +30,12 @@ const SCIM_HTTP_STATUS = {
   failed: 500,
 } as const;
 
-export type ScimType = keyof typeof SCIM_TYPE_STATUS;
+type ScimType = keyof typeof SCIM_TYPE_STATUS;
 /** Why a SCIM endpoint refused. */
-export type ScimRefusal = ScimType | keyof typeof SCIM_HTTP_STATUS;
+type ScimRefusal = ScimType | keyof typeof SCIM_HTTP_STATUS;
 
 /** RFC 7644 §3.12: the URI of the error message schema. */
-export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 const isScimType = (why: ScimRefusal): why is ScimType => why in SCIM_TYPE_STATUS;
 

@@ -15,7 +15,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 /** The name of a provider session across issuers: the issuer and its `sid` together (Back-Channel Logout 1.0 §2.1). */
 export const providerSession = (issuer: string, sid: string) => sha(`${issuer}\n${sid}`);
 
-export const LK = {
+const LK = {
   /** A provider session -> the svc account it signed in, for SSO_SESSION_MAX_SECONDS. */
   sid: (session: string) => `svc:sso:sid:${session}`,
   /** A logout token's jti, by SHA-256 of issuer and jti: SET NX, LOGOUT_TOKEN_MAX_AGE_SECONDS. */

@@ -10,7 +10,7 @@ import { ScimError } from '@svc/errors';
 import { SCIM_MAX_PATCH_OPERATIONS } from '@svc/sso';
 
 /** RFC 7644 §3.5.2: the schema a PATCH request names. */
-export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 export interface PatchOperation {
   op: 'add' | 'replace' | 'remove';
