@@ -44,19 +44,20 @@ export function scimRouter(deps: ScimDeps): express.Router {
   /** The workspace's bearer token (RFC 6750 §2.1); another workspace's token is no token here. */
   router.use(async function scimToken(req: Request, _res: Response, next: NextFunction) {
     const workspace = String(req.params['workspace']);
-    // The workspace's bucket (docs/auth-service.md "SCIM provisioning"), counted before the token is
-    // looked up, so a flood of guesses costs the guesser, not Redis.
-    const wait = await deps.throttle.attempt('scim', workspace, { limit: SCIM_REQUESTS_PER_MINUTE, windowSeconds: 60 });
-    if (wait > 0) {
-      _res.set('Retry-After', String(wait));
-      throw new ScimError('too_many', `This workspace's SCIM requests are over ${SCIM_REQUESTS_PER_MINUTE} a minute; retry in ${wait} s.`);
-    }
     const header = req.get('authorization') ?? '';
     const match = /^Bearer ([^\s]{1,200})$/i.exec(header);
+    // A malformed value (no svc-scim- prefix, a wrong checksum) is refused before Redis is read.
     const token = match ? await deps.tokens.resolve(match[1]!) : null;
     if (!token || token.workspace !== workspace) {
       _res.set('WWW-Authenticate', 'Bearer realm="scim"');
       throw new ScimError('unauthorized', "Send this workspace's SCIM token as Authorization: Bearer svc-scim-...");
+    }
+    // The workspace's bucket (docs/auth-service.md "SCIM provisioning"), counted once the token is
+    // accepted: a stranger's requests cannot spend the directory's share.
+    const wait = await deps.throttle.attempt('scim', workspace, { limit: SCIM_REQUESTS_PER_MINUTE, windowSeconds: 60 });
+    if (wait > 0) {
+      _res.set('Retry-After', String(wait));
+      throw new ScimError('too_many', `This workspace's SCIM requests are over ${SCIM_REQUESTS_PER_MINUTE} a minute; retry in ${wait} s.`);
     }
     setCaller(
       req,

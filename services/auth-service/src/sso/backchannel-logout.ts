@@ -10,7 +10,7 @@
  */
 import type { Request, Response } from 'express';
 import * as oc from 'openid-client';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { Accounts } from '@svc/accounts';
 import type { Logger } from '@svc/logger';
 import { LOGOUT_TOKEN_MAX_AGE_SECONDS, providerSession, SsoError, type LogoutStore, type SsoStore } from '@svc/sso';
@@ -68,6 +68,15 @@ export function backchannelLogout(deps: BackchannelDeps) {
     const settings = await deps.store.settings(workspace);
     const secret = await deps.store.secret(workspace);
     if (!settings || !secret) throw new LogoutRefused('single sign-on is not set up for this workspace');
+    // Read unverified first, so a token that does not even claim the workspace's provider costs
+    // no request to the provider (its discovery and keys).
+    let claimed: JWTPayload;
+    try {
+      claimed = decodeJwt(token);
+    } catch {
+      throw new LogoutRefused('the logout token is not a JWT');
+    }
+    if (claimed.iss !== settings.issuer) throw new LogoutRefused("the token's iss is not this workspace's provider");
     const config = await deps.discover(settings.issuer, settings.clientId, secret);
     try {
       const { payload } = await jwtVerify(token, await keysOf(config), {
