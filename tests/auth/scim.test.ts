@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway } from '@svc/mcp-gateway/server.ts';
+import { SCIM_REQUESTS_PER_MINUTE } from '@svc/sso';
 import { freePort, waitFor } from '@svc/testkit';
 import { PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import { mcpCall } from './gateway-call.ts';
@@ -368,4 +369,30 @@ test('the workspace’s owner, whose address is at its proven domain, is not the
   assert.deepEqual([r.status, r.body.scimType, r.body.status], [403, undefined, '403']);
   // The owner's key still works: nothing of theirs was ended.
   assert.equal((await rest('GET', `/api/v1/workspaces/${slug}/scim`, key)).status, 200);
+});
+
+test('each workspace has its own SCIM bucket: past SCIM_REQUESTS_PER_MINUTE its directory gets 429 in the SCIM shape, another’s does not', async () => {
+  const made = [];
+  for (const name of ['flood', 'calm']) {
+    const owner = await stack.accounts.users.create({ email: `${name}-${tag()}@elsewhere.test`, password: PASSWORD, emailVerified: true });
+    const slug = `${name}-${tag()}`;
+    await stack.accounts.workspaces.create({ slug, owner: owner.id });
+    const key = (await stack.accounts.keys.createUserKey({ userId: owner.id })).key;
+    const r = await rest('POST', `/api/v1/workspaces/${slug}/scim/tokens`, key);
+    made.push(scimClient(String(r.body['endpoint']), String(r.body['token'])));
+  }
+  const [flood, calm] = made as [ReturnType<typeof scimClient>, ReturnType<typeof scimClient>];
+  const statuses = new Map<number, number>();
+  for (let i = 0; i < SCIM_REQUESTS_PER_MINUTE + 1; i++) {
+    const r = await flood('GET', '/ServiceProviderConfig');
+    statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    if (r.status === 429) assert.deepEqual([r.body.status, r.body.scimType, r.body.schemas], ['429', undefined, [ERROR]]);
+  }
+  // The window starts at the workspace's first request and lasts a minute (@svc/limits): exactly the limit passes.
+  assert.deepEqual([...statuses].sort(), [
+    [200, SCIM_REQUESTS_PER_MINUTE],
+    [429, 1],
+  ]);
+  assert.equal((await flood('GET', '/Users')).status, 429, 'spent');
+  assert.equal((await calm('GET', '/Users')).status, 200, 'another workspace’s share is its own');
 });
