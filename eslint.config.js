@@ -16,7 +16,7 @@ const FLOORS = {
     ['store', 'ui'],
     ['http'],
     ['oauth', 'sso'],
-    ['provider', 'pages'],
+    ['provider', 'pages', 'scim'],
     ['factors'],
     ['dashboard'],
     ['mount-pages.ts'],

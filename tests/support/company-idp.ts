@@ -6,6 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { generateKeyPair, type JsonWebKey as JWK } from 'node:crypto';
+import { promisify } from 'node:util';
 import Provider from 'oidc-provider';
 import { freePort } from '@svc/testkit';
 
@@ -21,6 +23,8 @@ export interface CompanyIdp {
   clientSecret: string;
   /** The provider's people by login name; remove one to remove them at the provider. */
   directory: Map<string, Person>;
+  /** The private JWK the provider signs with (its JWKS publishes the public part): to sign tokens as the provider would. */
+  signingKey: JWK;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,18 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-export async function startCompanyIdp(redirectUri: string): Promise<CompanyIdp> {
+/**
+ * `backchannelLogoutUri`: registered for svc's client, so the provider POSTs a logout token there
+ * when a person's session ends at it (OpenID Connect Back-Channel Logout 1.0), its ID tokens then
+ * carrying `sid`.
+ */
+export async function startCompanyIdp(redirectUri: string, options: { backchannelLogoutUri?: string } = {}): Promise<CompanyIdp> {
+  const signingKey = {
+    ...(await promisify(generateKeyPair)('rsa', { modulusLength: 2048 })).privateKey.export({ format: 'jwk' }),
+    kid: 'company-1',
+    alg: 'RS256',
+    use: 'sig',
+  } as JWK;
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const directory = new Map<string, Person>();
@@ -48,12 +63,22 @@ export async function startCompanyIdp(redirectUri: string): Promise<CompanyIdp> 
         redirect_uris: [redirectUri],
         grant_types: ['authorization_code'],
         response_types: ['code'],
+        ...(options.backchannelLogoutUri
+          ? { backchannel_logout_uri: options.backchannelLogoutUri, backchannel_logout_session_required: true }
+          : {}),
       },
     ],
+    jwks: { keys: [signingKey] },
+    // oidc-provider refuses outgoing requests to loopback addresses (its SSRF guard); svc listens on
+    // one in the tests, so the logout token's POST goes out without that guard here.
+    fetch: (url: string | URL | Request, init?: RequestInit) => {
+      const { dispatcher: _guard, ...rest } = (init ?? {}) as RequestInit & { dispatcher?: unknown };
+      return fetch(url, rest);
+    },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: [], groups: ['groups'] },
     // The claims of the scopes go into the ID token (as Okta, Entra ID and Keycloak put email there).
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, backchannelLogout: { enabled: Boolean(options.backchannelLogoutUri) } },
     cookies: { keys: ['company-idp-test-cookie-key'] },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => {
@@ -100,6 +125,7 @@ export async function startCompanyIdp(redirectUri: string): Promise<CompanyIdp> 
     clientId,
     clientSecret,
     directory,
+    signingKey,
     close: () => new Promise<void>((ok) => server.close(() => ok())),
   };
 }

@@ -6,6 +6,7 @@ import { KEY_SUBCOMMANDS, keysCommand } from './manage-keys.ts';
 import { auditCommand, serviceAccountsCommand, usageCommand } from './manage-workspace.ts';
 import { webhooksCommand } from './manage-webhooks.ts';
 import { workloadIssuersCommand } from './manage-workload-issuers.ts';
+import { scimCommand } from './manage-scim.ts';
 import { requestAccessCommand } from './request-access.ts';
 
 export const MANAGE_COMMANDS: Record<string, Command> = {
@@ -174,6 +175,18 @@ A new signing secret (create, rotate) is printed once, alone on stdout. Only the
     subcommands: ['list', 'create', 'update', 'delete', 'rotate', 'test', 'deliveries', 'listen'],
     async run(io, v, positionals) {
       await webhooksCommand(io, await callerOf(io, v), v, positionals);
+    },
+  },
+
+  scim: {
+    summary: "a workspace's SCIM provisioning: the tenant URL, make and revoke the directory's tokens",
+    usage: 'svc scim show|create-token|revoke-token <id> [--workspace W] [--json]',
+    details: `  --workspace W       the workspace (default: the current key's)
+A new token is printed once, alone on stdout. Only the workspace's owner manages these (docs/auth-service.md "SCIM provisioning").`,
+    options: { workspace: { type: 'string' } },
+    subcommands: ['show', 'create-token', 'revoke-token'],
+    async run(io, v, positionals) {
+      await scimCommand(io, await callerOf(io, v), v, positionals);
     },
   },
 

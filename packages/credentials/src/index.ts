@@ -9,12 +9,14 @@ import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import { crc32 } from 'node:zlib';
 
 export type CredentialKind =
-  'project_key' | 'bot_key' | 'user_key' | 'access_token' | 'refresh_token' | 'legacy_project_key' | 'legacy_team_key';
+  'project_key' | 'bot_key' | 'user_key' | 'scim_token' | 'access_token' | 'refresh_token' | 'legacy_project_key' | 'legacy_team_key';
 
 /** Prefix of each kind; parse() tries them longest first. */
 export const CREDENTIAL_PREFIXES = {
   bot_key: 'svc-bot-',
   user_key: 'svc-user-',
+  /** A workspace's SCIM bearer token (docs/auth-service.md "SCIM provisioning"): the company's directory, not a person. */
+  scim_token: 'svc-scim-',
   project_key: 'svc-',
   access_token: 'svc_at_',
   refresh_token: 'svc_rt_',
@@ -116,7 +118,7 @@ export function displayPrefix(value: string): string {
 }
 
 /** A regular expression matching any credential shape, for redaction in logs. */
-export const CREDENTIAL_PATTERN = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
+export const CREDENTIAL_PATTERN = /\b(svc-bot-|svc-user-|svc-scim-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
 
 /**
  * The JWS algorithms a DPoP proof may be signed with (RFC 9449 §5.1 `dpop_signing_alg_values_supported`):

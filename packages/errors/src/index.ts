@@ -225,3 +225,4 @@ export function toRestError(err: SvcError) {
 
 export { oauthAnswer, pageRefusalOf, pageStatus, REFUSAL_FAMILIES, type OAuthRefusal, type PageRefusal } from './families.ts';
 export { DENIAL_META_KEY, DENIALS_EXTENSION, denialMeta, type DenialEnvelope, type RemediationHint } from './denials.ts';
+export { SCIM_REFUSALS, ScimError, scimErrorBody, scimStatus } from './scim.ts';

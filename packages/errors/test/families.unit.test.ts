@@ -2,7 +2,17 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { oauthAnswer, pageRefusalOf, pageStatus, REFUSAL_FAMILIES, type OAuthRefusal, type PageRefusal } from '@svc/errors';
+import {
+  oauthAnswer,
+  pageRefusalOf,
+  pageStatus,
+  REFUSAL_FAMILIES,
+  SCIM_REFUSALS,
+  scimErrorBody,
+  scimStatus,
+  type OAuthRefusal,
+  type PageRefusal,
+} from '@svc/errors';
 
 const names = <K extends string>(o: Readonly<Record<K, unknown>>) => Object.keys(o) as K[];
 
@@ -41,6 +51,20 @@ test('docs/errors.md lists every name of both families with its status', async (
   const rows = [
     ...names(REFUSAL_FAMILIES.page).map((n) => [n, pageStatus(n)] as const),
     ...[...names(REFUSAL_FAMILIES.oauth), ...names(REFUSAL_FAMILIES.oauthHttpLevel)].map((n) => [n, oauthAnswer(n).status] as const),
+    ...names(SCIM_REFUSALS).map((n) => [n, scimStatus(n)] as const),
   ];
   for (const [name, status] of rows) assert.match(section, new RegExp(`\\| \`${name}\` \\| ${status} \\|`), `${name} ${status}`);
+});
+
+test('a SCIM refusal is the RFC 7644 §3.12 shape: status a string, scimType only for the named types', () => {
+  for (const name of names(SCIM_REFUSALS)) {
+    const body = scimErrorBody(name, 'why');
+    assert.deepEqual(body.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'], name);
+    assert.equal(body.status, String(scimStatus(name)), name);
+    assert.equal(typeof body.status, 'string', name);
+    assert.ok(scimStatus(name) >= 400 && scimStatus(name) <= 599, name);
+    // RFC 7644 Table 9: every scimType is a 400 or (uniqueness) a 409; the other names carry none.
+    if (body.scimType !== undefined) assert.ok([400, 409].includes(scimStatus(name)), name);
+    else assert.ok(/^[a-z_]+$/.test(name), `${name} is an RFC scimType yet carries none`);
+  }
 });

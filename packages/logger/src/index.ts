@@ -5,7 +5,7 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import winston from 'winston';
 
-const CREDENTIAL = /\b(svc-bot-|svc-user-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
+const CREDENTIAL = /\b(svc-bot-|svc-user-|svc-scim-|svc_at_|svc_rt_|rlm_team_|rlm_pk_|svc-)([0-9A-Za-z]{4})[0-9A-Za-z]{4,}/g;
 const SECRET_FIELD = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|pepper|code_verifier|device_code/i;
 
 /** A string with every credential shape reduced to its prefix and four characters. */

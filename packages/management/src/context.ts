@@ -5,7 +5,7 @@
 import { AccountError, type Accounts, type AuditAction, type Project, type Redis } from '@svc/accounts';
 import type { Mailer } from '@svc/mail';
 import type { KeyLevel, Role } from '@svc/policy';
-import type { SsoSettingsService } from '@svc/sso';
+import type { ScimDirectory, ScimTokens, SsoSettingsService } from '@svc/sso';
 import type { Upstreams } from '@svc/upstreams';
 import type { WebhookStore } from '@svc/webhooks';
 import { auditPartiesOf } from './audit-actor.ts';
@@ -30,6 +30,14 @@ export interface ManagementDeps {
   webhooks?: WebhookStore;
   /** A project's upstream MCP servers (docs/upstream-servers.md); without it those operations answer 404. */
   upstreams?: Upstreams;
+  /** A workspace's SCIM tokens and directory (docs/auth-service.md "SCIM provisioning"); without it those operations answer 404. */
+  scim?: { tokens: ScimTokens; directory: ScimDirectory };
+  /**
+   * Ends every browser and provider session of a person, the number ended: the auth-service's
+   * (it holds them). Without it (the gateway, svc-admin) ending a person's access leaves sessions
+   * to their SSO bound (docs/auth-service.md "SCIM provisioning").
+   */
+  endSessions?: (userId: string) => Promise<number>;
 }
 
 /** The levels of keys a role may create, revoke and roll. */

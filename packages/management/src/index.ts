@@ -7,3 +7,4 @@ export type { BuiltinToolView } from './builtin-tool-operations.ts';
 export type { Management } from './management-type.ts';
 export * from './types.ts';
 export type { WebhookRow } from './webhook-operations.ts';
+export type { ScimView } from './scim-operations.ts';

@@ -13,6 +13,8 @@ import type { KeyControlOperations } from './key-control-operations.ts';
 import type { KeyOperations } from './key-operations.ts';
 import type { MemberOperations } from './member-operations.ts';
 import type { RequestAccessOperation } from './request-access.ts';
+import type { AccessEndOperations } from './access-end.ts';
+import type { ScimOperations } from './scim-operations.ts';
 import type { ServiceAccountClientOperations } from './service-account-client-operations.ts';
 import type { ServiceAccountOperations } from './service-account-operations.ts';
 import type { SsoOperations } from './sso-operations.ts';
@@ -43,4 +45,6 @@ export type Management = WorkspaceOperations &
   WebhookOperations &
   UpstreamOperations &
   BuiltinToolOperations &
-  TakeoverOperations;
+  TakeoverOperations &
+  ScimOperations &
+  AccessEndOperations;

@@ -27,6 +27,8 @@ import type { Management } from './management-type.ts';
 import { memberOperations } from './member-operations.ts';
 import { requestAccessOperation } from './request-access.ts';
 import { operationRules, withRules } from './rules.ts';
+import { accessEndOperations } from './access-end.ts';
+import { scimOperations } from './scim-operations.ts';
 import { serviceAccountClientOperations } from './service-account-client-operations.ts';
 import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
@@ -57,6 +59,8 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...upstreamOperations(ctx, deps.upstreams),
     ...builtinToolOperations(ctx, deps.upstreams),
     ...takeoverOperations(ctx),
+    ...scimOperations(ctx),
+    ...accessEndOperations(ctx),
   };
   return withRules(layer, operationRules(accounts, ctx.now));
 }

@@ -25,6 +25,7 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   'service-accounts': 'service-accounts',
   'workload-issuers': 'workload-issuers',
   sso: 'sso',
+  scim: 'scim',
   webhooks: 'webhooks',
   upstreams: 'upstreams',
   'builtin-tools': 'tools',

@@ -60,6 +60,12 @@ export function takeoverOperations(ctx: ManagementContext): TakeoverOperations {
           if (await accounts.invitations.cancel(project, invitation.id)) n++;
       return n;
     },
+    scim: async (workspace) =>
+      deps.scim
+        ? (await deps.scim.tokens.revokeAll(workspace)) +
+          (await deps.scim.directory.users.clear(workspace)) +
+          (await deps.scim.directory.groups.clear(workspace))
+        : 0,
     upstream: async (workspace) => {
       if (!deps.upstreams) return 0;
       let n = 0;

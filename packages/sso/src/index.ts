@@ -9,3 +9,7 @@ export { defaultResolveTxt, domainProven, normalDomain, proofName, proofValue, t
 export { SK } from './keys.ts';
 export { ssoSettings, type PolicyInput, type SettingsActor, type SsoSettingsService, type SsoView } from './settings.ts';
 export { createSsoStore, type DomainClaim, type SsoSettings, type SsoStore } from './store.ts';
+export * from './scim-bounds.ts';
+export { createScimTokens, type ScimTokenInfo, type ScimTokens } from './scim-tokens.ts';
+export { createScimDirectory, type ScimDirectory, type ScimGroup, type ScimUser } from './scim-directory.ts';
+export { createLogoutStore, LOGOUT_TOKEN_MAX_AGE_SECONDS, providerSession, type LogoutStore } from './logout-store.ts';

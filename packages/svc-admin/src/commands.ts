@@ -7,6 +7,7 @@ import type { Accounts } from '@svc/accounts';
 import { AccountError, parseDuration } from '@svc/accounts';
 import { isKeyLevel, isPlan, isRole } from '@svc/policy';
 import { operatorActor, req, UsageError, type Command, type Options } from './command-kit.ts';
+import { SCIM_COMMANDS } from './scim.ts';
 import { TRUSTED_ISSUER_COMMANDS } from './trusted-issuers.ts';
 import { WORKLOAD_ISSUER_COMMANDS } from './workload-issuers.ts';
 import { UPSTREAM_COMMANDS } from './upstreams.ts';
@@ -244,6 +245,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...TRUSTED_ISSUER_COMMANDS,
   ...WORKLOAD_ISSUER_COMMANDS,
+  ...SCIM_COMMANDS,
   ...UPSTREAM_COMMANDS,
   ...UPSTREAM_SIGNING_KEY_COMMANDS,
 };

@@ -12,7 +12,7 @@ import {
 } from '@svc/accounts';
 import { TargetError } from '@svc/audit-stream';
 import { ConfigError, loadConfig, type Config } from '@svc/config';
-import { createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
+import { createScimDirectory, createScimTokens, createSsoStore, defaultResolveTxt, ssoSettings } from '@svc/sso';
 import { createUpstreams } from '@svc/upstreams';
 import { auditStream } from './audit-stream.ts';
 import { auditVerify } from './audit-verify.ts';
@@ -177,7 +177,9 @@ function managementOf(accounts: Accounts, redis: Redis, config: Config) {
     issuer: config.baseUrl,
     allowedPrivate: config.upstreamAllowedPrivate,
   });
-  return createManagement(accounts, { redis, upstreams });
+  // SCIM's tokens (docs/auth-service.md "SCIM provisioning"): the tenant URL is the auth-service's, AUTH_URL.
+  const scim = { tokens: createScimTokens(redis, config.keyPepper), directory: createScimDirectory(redis) };
+  return createManagement(accounts, { redis, upstreams, scim, authUrl: config.authUrl });
 }
 
 function formatHuman(out: Record<string, unknown>): string {

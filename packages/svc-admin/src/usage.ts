@@ -41,6 +41,9 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   sso provider --workspace W --issuer URL --client-id ID [--secret-stdin]
   sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
   sso domain claim|verify|release --workspace W --domain D
+  scim show --workspace W
+  scim create-token --workspace W   (the token printed once)
+  scim revoke-token --workspace W --id ID
   audit stream (--otlp-endpoint URL | --stdout) [--name N]
   audit verify <file|-> [--anchor HASH]   (an export complete and unaltered; reads only the file)
   webhooks run   (the webhook delivery worker, until SIGTERM; for WEBHOOKS=off auth-services)

@@ -28,7 +28,8 @@ import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import type { Mailer } from '@svc/mail';
 import { mountPages } from './mount-pages.ts';
-import type { ResolveTxt } from '@svc/sso';
+import { createScimDirectory, createScimTokens, createSsoStore, type ResolveTxt } from '@svc/sso';
+import { scimRouter } from './scim/router.ts';
 import type { Tracing } from '@svc/telemetry';
 import { createProvider, type ProviderDeps } from './provider/create-provider.ts';
 
@@ -120,6 +121,21 @@ export function createApp(deps: AppDeps): AuthApp {
     now: deps.now,
   });
 
+  app.use(
+    ROUTES.scim.path,
+    scimRouter({
+      authUrl: config.authUrl,
+      accounts,
+      logger,
+      throttle,
+      tokens: createScimTokens(redis, config.keyPepper),
+      directory: createScimDirectory(redis),
+      store: createSsoStore(redis, config.cookieKeys),
+      management,
+      endSessions: (userId) => web.endOthers(null, userId),
+      ...(deps.now ? { now: deps.now } : {}),
+    }),
+  );
   app.use(pageErrors({ redis, logger }));
   const providerCallback = provider.callback();
   app.use(function oidcProvider(req: Request, res: Response) {

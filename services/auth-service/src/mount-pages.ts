@@ -10,7 +10,7 @@ import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement, type Management } from '@svc/management';
-import type { ResolveTxt } from '@svc/sso';
+import { createScimDirectory, createScimTokens, type ResolveTxt } from '@svc/sso';
 import { createUpstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 import type Provider from 'oidc-provider';
@@ -98,11 +98,16 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
       allowedPrivate: config.upstreamAllowedPrivate,
       ...(deps.now ? { now: deps.now } : {}),
     }),
+    // SCIM's tokens and directory (docs/auth-service.md "SCIM provisioning"); this service holds the
+    // sessions, so ending a person's access here ends them too.
+    scim: { tokens: createScimTokens(redis, config.keyPepper), directory: createScimDirectory(redis) },
+    endSessions: (userId) => web.endOthers(null, userId),
   });
   const interaction = interactionPages({ provider, accounts, web, config, management, verification });
   app.get(ROUTES.signIn.path, signin.get);
   app.post(ROUTES.signIn.path, signin.post);
   app.get(ROUTES.ssoCallback.path, sso.callback);
+  app.post(ROUTES.ssoBackchannelLogout.path, sso.backchannelLogout);
   factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get(ROUTES.forgot.path, reset.forgot);

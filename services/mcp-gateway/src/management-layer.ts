@@ -8,7 +8,7 @@ import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement } from '@svc/management';
-import { createSsoStore, defaultResolveTxt, ssoSettings, type ResolveTxt } from '@svc/sso';
+import { createScimDirectory, createScimTokens, createSsoStore, defaultResolveTxt, ssoSettings, type ResolveTxt } from '@svc/sso';
 import type { Upstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 
@@ -47,5 +47,7 @@ export function gatewayManagement(deps: GatewayManagementDeps) {
     // The gateway manages endpoints but never delivers: the worker runs in the auth-service (docs/webhooks.md).
     webhooks: new WebhookStore(deps.redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }, now),
     ...(deps.upstreams ? { upstreams: deps.upstreams } : {}),
+    // The tokens the auth-service's SCIM endpoint checks (docs/auth-service.md "SCIM provisioning").
+    scim: { tokens: createScimTokens(deps.redis, config.keyPepper), directory: createScimDirectory(deps.redis) },
   });
 }

@@ -1064,6 +1064,11 @@ test('every answer of this suite fits the OpenAPI document, and every operation 
   success(await ssoClient.verifySsoDomain({ params: { ...sso, domain: claim.domain } }));
   success(await ssoClient.ssoSettings({ params: sso }));
   success(await ssoClient.releaseSsoDomain({ params: { ...sso, domain: claim.domain } }));
+  // SCIM provisioning's tokens (docs/auth-service.md "SCIM provisioning"), by the same owner.
+  const scimToken = success(await ssoClient.createScimToken({ params: sso }), 201).body;
+  assert.match(scimToken.token, /^svc-scim-/);
+  success(await ssoClient.scimSettings({ params: sso }));
+  success(await ssoClient.revokeScimToken({ params: { ...sso, id: scimToken.id } }));
   const asker = await seed(f.accounts);
   const refused = await seed(f.accounts);
   const ask = (who: Seeded) =>

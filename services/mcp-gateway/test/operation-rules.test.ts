@@ -24,7 +24,7 @@ import {
   type Refusal,
   type WorkspaceSetting,
 } from '@svc/management/contract';
-import { createSsoStore, ssoSettings } from '@svc/sso';
+import { createScimDirectory, createScimTokens, createSsoStore, ssoSettings } from '@svc/sso';
 import { sampleOf } from '@svc/testkit';
 import { createUpstreams, type Upstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
@@ -48,8 +48,10 @@ before(async () => {
       now: Date.now,
     }),
     webhooks: new WebhookStore(f.redis.client, { pepper: f.config.keyPepper }),
+    scim: { tokens: scimTokens(), directory: createScimDirectory(f.redis.client) },
   });
 });
+const scimTokens = () => createScimTokens(f.redis.client, f.config.keyPepper);
 after(() => f.close());
 
 const OPERATIONS = Object.entries(MANAGEMENT_OPERATIONS) as [OperationId, (typeof MANAGEMENT_OPERATIONS)[OperationId]][];
@@ -206,6 +208,15 @@ const MAKERS: Record<WorkspaceSetting, (user: User, project: string) => Promise<
     const { bot } = await f.accounts.bots.create({ workspace: user.workspace, name: 'squatter-bot' });
     await f.accounts.serviceAccountClients.setKeys(bot.id, { jwksUri: 'https://keys.squatter.example/jwks.json' });
   },
+  scim: async (user) => {
+    await scimTokens().create(user.workspace, Date.now());
+    await createScimDirectory(f.redis.client).groups.save(
+      user.workspace,
+      'g1',
+      { id: 'g1', displayName: 'admins', externalId: null, members: [], created: 0, lastModified: 0 },
+      null,
+    );
+  },
   invitation: (user, project) =>
     f.accounts.invitations.create({ project, email: 'accomplice@squatter.example', role: 'ADMIN', invitedBy: user.email }),
   upstream: (user, project) =>
@@ -250,6 +261,8 @@ test('a takeover leaves no workspace-level setting of the unproven account, of a
   }
   assert.deepEqual(await f.accounts.invitations.list(project), []);
   assert.deepEqual((await upstreams.read(project)).upstreams, []);
+  assert.deepEqual(await scimTokens().list(squatter.workspace), []);
+  assert.deepEqual(await createScimDirectory(f.redis.client).groups.list(squatter.workspace), []);
   assert.ok((await f.accounts.keys.listForProject(project)).every((k) => k.revoked));
   // A second clean-up finds nothing left.
   const again = await management.clearTakenOver(squatter);

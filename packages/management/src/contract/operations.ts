@@ -19,6 +19,7 @@ import {
   setServiceAccountClientKeys,
 } from './service-accounts.ts';
 import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
+import { createScimToken, revokeScimToken, scimSettings } from './scim.ts';
 import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
 import { addWorkloadIssuer, listWorkloadIssuers, removeWorkloadIssuer } from './workload-issuers.ts';
 import {
@@ -101,6 +102,9 @@ export const MANAGEMENT_OPERATIONS = {
   claimSsoDomain,
   verifySsoDomain,
   releaseSsoDomain,
+  scimSettings,
+  createScimToken,
+  revokeScimToken,
 } as const;
 
 /** The name of a management operation (its OpenAPI operationId). */

@@ -25,7 +25,16 @@ export type Caller = 'member' | 'editor' | 'admin' | 'owner' | 'self' | 'holder'
  * (docs/security.md "Unproven addresses"). Each kind has its remover (takeover.ts), kept exhaustive
  * by its type, so a kind declared later is removed the day it is declared.
  */
-export const WORKSPACE_SETTINGS = ['sso', 'webhook', 'trusted-issuer', 'workload-issuer', 'client-keys', 'invitation', 'upstream'] as const;
+export const WORKSPACE_SETTINGS = [
+  'sso',
+  'webhook',
+  'trusted-issuer',
+  'workload-issuer',
+  'client-keys',
+  'invitation',
+  'upstream',
+  'scim',
+] as const;
 export type WorkspaceSetting = (typeof WORKSPACE_SETTINGS)[number];
 
 interface PolicyBase {

@@ -21,6 +21,7 @@ export type Section =
   | 'usage'
   | 'audit'
   | 'sso'
+  | 'scim'
   | 'webhooks'
   | 'account'
   | 'factors'
@@ -187,6 +188,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'usage', label: 'Usage', href: (f) => workspacePath(f, 'usage') },
       { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit') },
       { section: 'sso', label: 'Single sign-on', href: (f) => workspacePath(f, 'sso') },
+      { section: 'scim', label: 'SCIM provisioning', href: (f) => workspacePath(f, 'scim') },
       { section: 'webhooks', label: 'Webhooks', href: (f) => workspacePath(f, 'webhooks') },
     ],
   },

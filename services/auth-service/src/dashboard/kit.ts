@@ -102,6 +102,7 @@ const DONE = {
   'sso-domain-claimed': 'Domain claimed: publish the TXT record below, then verify.',
   'sso-domain-verified': 'Domain proven: its addresses now sign in through your provider.',
   'sso-domain-released': 'Domain released.',
+  'scim-token-revoked': 'SCIM token revoked: your directory’s requests with it are refused from now on.',
   'webhook-saved': 'Webhook endpoint saved.',
   'webhook-removed': 'Webhook endpoint deleted: nothing more is sent to it.',
   'webhook-test-queued': 'Test event queued: it is sent within a few seconds and shows in the delivery log.',

@@ -27,6 +27,8 @@ import { requestsRoutes } from './requests/routes.ts';
 import { BOT_FORMS } from './service-accounts/forms.ts';
 import { CLIENT_KEY_FORMS, clientKeysRoutes } from './service-accounts/client-keys-routes.ts';
 import { serviceAccountsRoutes } from './service-accounts/routes.ts';
+import { SCIM_FORMS } from './scim/forms.ts';
+import { scimRoutes } from './scim/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { WEBHOOK_FORMS } from './webhooks/forms.ts';
@@ -50,6 +52,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   BOT_FORMS,
   ACCOUNT_FORMS,
   SSO_FORMS,
+  SCIM_FORMS,
   CLIENT_KEY_FORMS,
   WORKLOAD_ISSUER_FORMS,
   WEBHOOK_FORMS,
@@ -83,6 +86,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     usageRoutes,
     auditRoutes,
     ssoRoutes,
+    scimRoutes,
     webhooksRoutes,
     accountRoutes,
   ]) {

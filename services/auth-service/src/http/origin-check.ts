@@ -34,7 +34,8 @@ function crossSiteReason(req: Request, authOrigin: string): string | null {
 export function originCheck(deps: { authUrl: string }) {
   const authOrigin = new URL(deps.authUrl).origin;
   return function checkOrigin(req: Request, res: Response, next: NextFunction): void {
-    if (req.method !== 'POST' || req.path.startsWith('/api/')) return next();
+    // SCIM (RFC 7644) is an API under a bearer token, sent by a directory's server, never a form: no cookie to ride on.
+    if (req.method !== 'POST' || req.path.startsWith('/api/') || req.path.startsWith('/scim/')) return next();
     if (!crossSiteReason(req, authOrigin)) return next();
     const refused = alertPage(
       'Request refused',

@@ -49,6 +49,8 @@ export const ROUTES = {
   home: { path: '/' },
   signIn: { path: '/signin', body: 'form' },
   ssoCallback: { path: '/sso/callback' },
+  // OpenID Connect Back-Channel Logout 1.0: the workspace's provider POSTs a logout token (sso/backchannel-logout.ts).
+  ssoBackchannelLogout: { path: '/api/sso/backchannel-logout/:workspace', body: 'form' },
   signUp: { path: '/signup', body: 'form' },
   signOut: { path: '/signout', body: 'form' },
   forgot: { path: '/forgot', body: 'form' },
@@ -63,6 +65,9 @@ export const ROUTES = {
   confirmEmail: { path: '/interaction/:uid/confirm-email', body: 'form' },
   // The dashboard's router, which reads its own forms (dashboard/routes.ts).
   dashboard: { path: '/dashboard' },
+
+  // SCIM 2.0 provisioning, one service provider per workspace (scim/router.ts): JSON under a bearer token.
+  scim: { path: '/scim/v2/:workspace' },
 
   // The second factor (factors/routes.ts).
   signInFactor: { path: '/signin/factor', body: 'form' },

@@ -83,6 +83,8 @@ export interface WebSessions {
    * after a password reset), and their oidc-provider sessions; the number of browser sessions ended.
    */
   endOthers(req: Request | null, userId: string): Promise<number>;
+  /** Ends the person's sessions started with `fields[field] === value` (one SSO sign-in's: docs/auth-service.md "Logout from the company's provider"); how many. */
+  endWhere(userId: string, field: string, value: string): Promise<number>;
   /**
    * The CSRF token of this browser's forms: an HMAC, under the cookie key, of the browser's random
    * `svc_csrf` cookie (set when absent) and its session; never the cookie value itself.
@@ -228,6 +230,15 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
         n++;
       }
       await endProviderSessions(userId);
+      return n;
+    },
+    async endWhere(userId, field, value) {
+      let n = 0;
+      for (const s of await live(userId))
+        if ((await deps.redis.hget(OK.webSession(s.idHash), field)) === value) {
+          await endHash(userId, s.idHash);
+          n++;
+        }
       return n;
     },
     csrfToken(req, res) {

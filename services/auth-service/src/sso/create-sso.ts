@@ -10,7 +10,16 @@ import type { WebSessions } from '../http/web-session.ts';
 import { html, render } from '../ui/html.ts';
 import { page } from '../ui/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
-import { defaultResolveTxt, type ResolveTxt, ssoSettings, createSsoStore, SSO_SESSION_MAX_SECONDS } from '@svc/sso';
+import { backchannelLogout } from './backchannel-logout.ts';
+import {
+  defaultResolveTxt,
+  type ResolveTxt,
+  ssoSettings,
+  createSsoStore,
+  createLogoutStore,
+  providerSession,
+  SSO_SESSION_MAX_SECONDS,
+} from '@svc/sso';
 import { ssoFlow } from './flow.ts';
 import { providerClient } from './provider-client.ts';
 import { provisioning, type SsoPerson } from './provision.ts';
@@ -39,6 +48,7 @@ export interface SsoDeps {
 
 export function createSso(deps: SsoDeps) {
   const store = createSsoStore(deps.redis, deps.cookieKeys);
+  const logouts = createLogoutStore(deps.redis);
   const discover = providerClient({ allowPrivate: deps.allowPrivateIssuers });
   const flow = ssoFlow({
     store,
@@ -66,7 +76,11 @@ export function createSso(deps: SsoDeps) {
     const { user, requestId } = person;
     const waiting = await deps.afterProvider(res, user, { returnTo, via: workspace, sessionSeconds: SSO_SESSION_MAX_SECONDS });
     if (waiting) return waiting;
-    await deps.web.start(req, res, user.id, { ttlSeconds: SSO_SESSION_MAX_SECONDS });
+    // The provider's session is named on the browser's, so its back-channel logout ends this one
+    // (sso/backchannel-logout.ts; OpenID Connect Back-Channel Logout 1.0 §2.7).
+    const fields = person.sid ? { ssoSession: providerSession(person.sid.issuer, person.sid.sid) } : undefined;
+    if (person.sid) await logouts.signedIn(person.sid.issuer, person.sid.sid, user.id);
+    await deps.web.start(req, res, user.id, { ttlSeconds: SSO_SESSION_MAX_SECONDS, ...(fields ? { fields } : {}) });
     await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? 'unknown', requestId }, { method: 'sso', workspace });
     return returnTo;
   }
@@ -77,6 +91,8 @@ export function createSso(deps: SsoDeps) {
     route: (input: { email: string; passwordGiven: boolean; ssoAsked: boolean }): Promise<AddressRoute> => routeOfAddress(store, input),
     /** Sends the browser to the workspace's provider. */
     start: flow.start,
+    /** POST /api/sso/backchannel-logout/:workspace: the provider ends a person's svc sessions (backchannel-logout.ts). */
+    backchannelLogout: backchannelLogout({ store, logouts, discover, web: deps.web, accounts: deps.accounts, logger: deps.logger }),
     /** GET /sso/callback: signed in and back where the sign-in started, or a page saying why not. */
     async callback(req: Request, res: Response): Promise<void> {
       const outcome = await flow.callback(req, res);

@@ -38,6 +38,8 @@ export interface SsoPerson {
   unproven: boolean;
   /** The id of the sign-in's audit entries. */
   requestId: string;
+  /** The provider's session (`iss` and the ID token's `sid`), when it sent one: what its back-channel logout names. */
+  sid: { issuer: string; sid: string } | null;
 }
 
 export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearTakenOver: (user: User) => Promise<unknown> }) {
@@ -118,7 +120,8 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
         principal: { type: 'user', id: user.id, label: email },
         agent: AUDIT_AGENTS.web,
       });
-      return { user, unproven: unproven ?? false, requestId };
+      const sid = typeof claims['sid'] === 'string' && claims['sid'].length <= 255 ? { issuer: claims.iss, sid: claims['sid'] } : null;
+      return { user, unproven: unproven ?? false, requestId, sid };
     },
   };
 }

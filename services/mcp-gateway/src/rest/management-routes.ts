@@ -10,6 +10,7 @@ import type { ManagementRoute } from './management/handle.ts';
 import { KEY_ROUTES } from './management/keys.ts';
 import { MEMBER_ROUTES } from './management/members.ts';
 import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
+import { SCIM_ROUTES } from './management/scim.ts';
 import { SSO_ROUTES } from './management/sso.ts';
 import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
 import { UPSTREAM_ROUTES } from './management/upstreams.ts';
@@ -33,5 +34,6 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...BUILTIN_TOOL_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SSO_ROUTES,
+  ...SCIM_ROUTES,
   ...ME_ROUTES,
 ];

@@ -5,6 +5,7 @@
  */
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { csrfField } from '../../http/web-session.ts';
+import { ROUTES } from '../../http/routes.ts';
 import { SSO_MAX_DOMAINS, SSO_MAX_GROUP_MAPPINGS, proofName, proofValue, type SsoView } from '@svc/sso';
 import { dashboardPage, type Frame } from '../frame.ts';
 import { copyable, when } from '../parts.ts';
@@ -40,6 +41,7 @@ export function ssoPage(f: Frame, view: SsoView, callback: string, error?: strin
 <label for="client_id">Client id</label><input id="client_id" name="client_id" type="text" value="${s?.clientId ?? ''}" required>
 <label for="client_secret">Client secret</label><input id="client_secret" name="client_secret" type="password" autocomplete="off"${s ? html` placeholder="saved; leave empty to keep it"` : html` required`}>
 <p class="hint" id="callback-hint">At your provider, register this redirect URI (OpenID Connect Core 1.0 §3.1.2.1 <code>redirect_uri</code>): ${copyable('sso-callback', callback, 'the redirect URI')}</p>
+<p class="hint">And this back-channel logout URI (OpenID Connect Back-Channel Logout 1.0 <code>backchannel_logout_uri</code>), so signing out or removing a person there ends their svc sessions: ${copyable('sso-logout', new URL(ROUTES.ssoBackchannelLogout.path.replace(':workspace', encodeURIComponent(f.workspace)), callback).href, 'the back-channel logout URI')}</p>
 <button type="submit">Save provider</button></form>
 ${domains(f, view)}
 <h2>Policy</h2><form method="post" action="${ssoPath(f.workspace, '/policy')}">${csrfField(f.csrf)}
