@@ -8,6 +8,7 @@ import { BotStore } from './bots.ts';
 import { FactorStore } from './factors.ts';
 import { ServiceAccountClientStore } from './service-account-clients.ts';
 import { TrustedIssuerStore } from './trusted-issuers.ts';
+import { ClientPolicyStore } from './client-policies.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -57,6 +58,8 @@ export { isCursor, LIST_MAX_PAGE, LIST_PAGE } from './pages.ts';
 export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
 export type { TrustedIssuer } from './trusted-issuers.ts';
+export type { ClientApproval } from './client-policies.ts';
+export { decideClient, type ClientPolicy, type ClientRule, type ClientVerdict, type GovernedClient } from './client-policy-rules.ts';
 export {
   serviceAccountKeysProblem,
   type PublicJwk,
@@ -95,6 +98,8 @@ export interface Accounts {
   /** Service accounts' OAuth clients: their public keys (docs/auth-service.md "Client credentials"). */
   serviceAccountClients: ServiceAccountClientStore;
   trustedIssuers: TrustedIssuerStore;
+  /** A workspace's client policy and the clients waiting for its approval (docs/management.md "Client governance"). */
+  clientPolicies: ClientPolicyStore;
   accessRequests: AccessRequestStore;
   /** Calls waiting for, or run after, an admin's approval (docs/approvals.md). */
   approvals: ApprovalStore;
@@ -151,6 +156,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     bots,
     serviceAccountClients: new ServiceAccountClientStore(ctx),
     trustedIssuers: new TrustedIssuerStore(ctx),
+    clientPolicies: new ClientPolicyStore(ctx),
     accessRequests,
     approvals: new ApprovalStore(ctx, keys, audit),
     audit,

@@ -95,6 +95,10 @@ export const K = {
   botClientKeys: (id: string) => `svc:bot:${id}:client-keys`,
   /** A workspace's trusted identity providers: hash of issuer id to JSON (docs/auth-service.md "Enterprise-managed authorization"). */
   workspaceTrustedIssuers: (slug: string) => `svc:ws:${slug}:trusted-issuers`,
+  /** A workspace's client policy: JSON {mode, allow, deny, updatedAt} (docs/management.md "Client governance"). */
+  workspaceClientPolicy: (slug: string) => `svc:ws:${slug}:client-policy`,
+  /** Clients waiting for or decided by an owner: hash of client id to JSON (docs/management.md "Client governance"). */
+  workspaceClientApprovals: (slug: string) => `svc:ws:${slug}:client-approvals`,
   /**
    * A project's upstream MCP servers and their tools' policy rows, one hash so a gateway reads a
    * project's whole tool set at once (docs/upstream-servers.md): `u:<name>` and `t:<name>:<tool>`.

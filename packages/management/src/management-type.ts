@@ -6,6 +6,7 @@
  */
 import type { AccessRequestOperations } from './access-request-operations.ts';
 import type { AccountOperations } from './account-operations.ts';
+import type { ClientPolicyOperations } from './client-policy-operations.ts';
 import type { ApprovalOperations } from './approval-operations.ts';
 import type { FactorOperations } from './factor-operations.ts';
 import type { KeyControlOperations } from './key-control-operations.ts';
@@ -37,6 +38,7 @@ export type Management = WorkspaceOperations &
   SsoOperations &
   ServiceAccountClientOperations &
   TrustedIssuerOperations &
+  ClientPolicyOperations &
   WebhookOperations &
   UpstreamOperations &
   TakeoverOperations;

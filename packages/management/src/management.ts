@@ -31,6 +31,7 @@ import { serviceAccountClientOperations } from './service-account-client-operati
 import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
+import { clientPolicyOperations } from './client-policy-operations.ts';
 import { upstreamOperations } from './upstream-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
 import { workspaceOperations } from './workspace-operations.ts';
@@ -50,6 +51,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...ssoOperations(ctx),
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
+    ...clientPolicyOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
     ...upstreamOperations(ctx, deps.upstreams),
     ...takeoverOperations(ctx),

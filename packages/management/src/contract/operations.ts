@@ -20,6 +20,7 @@ import {
 } from './service-accounts.ts';
 import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, ssoSettings, verifySsoDomain } from './sso.ts';
 import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
+import { approveClient, clientPolicy, denyClient, listClientApprovals, setClientPolicy } from './client-policy.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -65,6 +66,11 @@ export const MANAGEMENT_OPERATIONS = {
   listTrustedIssuers,
   addTrustedIssuer,
   removeTrustedIssuer,
+  clientPolicy,
+  setClientPolicy,
+  listClientApprovals,
+  approveClient,
+  denyClient,
   listWebhooks,
   createWebhook,
   updateWebhook,

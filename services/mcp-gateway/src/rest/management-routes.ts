@@ -11,6 +11,7 @@ import { MEMBER_ROUTES } from './management/members.ts';
 import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
 import { SSO_ROUTES } from './management/sso.ts';
 import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
+import { CLIENT_POLICY_ROUTES } from './management/client-policy.ts';
 import { UPSTREAM_ROUTES } from './management/upstreams.ts';
 import { WEBHOOK_ROUTES } from './management/webhooks.ts';
 import { ME_ROUTES, WORKSPACE_ROUTES } from './management/workspaces.ts';
@@ -25,6 +26,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...MEMBER_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...TRUSTED_ISSUER_ROUTES,
+  ...CLIENT_POLICY_ROUTES,
   ...WEBHOOK_ROUTES,
   ...UPSTREAM_ROUTES,
   ...WORKSPACE_ROUTES,
