@@ -7,76 +7,35 @@
  * local server through the auth-service's fetch seam (as in cimd.test.ts).
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { exportJWK, generateKeyPair } from 'jose';
 import * as oc from 'openid-client';
-import type { Browser } from 'playwright-core';
-import { newPerson, type Stack } from '../support/stack.ts';
+import { newPerson } from '../support/stack.ts';
 import { authorizeInBrowser } from './authorize.ts';
-import { startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 import { mcpCall } from './gateway-call.ts';
-import { HOSTED_CLIENTS, type HostedClient } from './hosted-clients.ts';
+import { HOSTED_CLIENTS, startHostedClients, type HostedClient, type HostedClientsWorld } from './hosted-clients.ts';
 
-let stack: Stack;
-let browser: Browser;
-let documents: Server;
-let fetched: string[] = [];
-let privateKey: CryptoKey;
-const served = new Map<string, object>();
+let world: HostedClientsWorld;
 
 before(async () => {
-  const pair = await generateKeyPair('RS256', { extractable: true });
-  privateKey = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-1', use: 'sig', alg: 'RS256' };
-  for (const c of HOSTED_CLIENTS) {
-    served.set(c.clientId, c.document);
-    if (c.jwksUri) served.set(c.jwksUri, { keys: [jwk] });
-  }
-  documents = createServer((req, res) => {
-    const doc = served.get(`https://${String(req.headers['x-host'])}${req.url ?? ''}`);
-    res.setHeader('content-type', 'application/json');
-    res.setHeader('cache-control', 'max-age=300');
-    res.statusCode = doc ? 200 : 404;
-    res.end(JSON.stringify(doc ?? { error: 'not found' }));
-  });
-  await new Promise<void>((ok) => documents.listen(0, '127.0.0.1', ok));
-  const local = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
-  ({ stack, browser } = await startStackAndBrowser(
-    { CIMD_ALLOWED_HOSTS: HOSTED_CLIENTS.map((c) => c.host).join(',') },
-    {
-      authFetch: async (url, options) => {
-        const target = new URL(String(url));
-        fetched.push(target.href);
-        // Our stand-in for DNS and TLS: the same request, to the local server, naming the host.
-        const { dispatcher: _guard, ...rest } = options as RequestInit & { dispatcher?: unknown };
-        const headers = new Headers(rest.headers);
-        headers.set('x-host', target.host);
-        return globalThis.fetch(`${local}${target.pathname}${target.search}`, { ...rest, headers });
-      },
-    },
-  ));
+  world = await startHostedClients();
 });
-after(async () => {
-  await stopStackAndBrowser(stack, browser);
-  documents.close();
-});
+after(() => world?.close());
 
 /** The client as it authenticates at the token endpoint: signing with its key, or as a public client. */
 function authOf(c: HostedClient): oc.ClientAuth {
-  return c.jwksUri ? oc.PrivateKeyJwt({ key: privateKey, kid: 'test-1' }) : oc.None();
+  return c.jwksUri ? oc.PrivateKeyJwt({ key: world.privateKey, kid: 'test-1' }) : oc.None();
 }
 
 async function discovered(c: HostedClient, auth = authOf(c)) {
-  return oc.discovery(new URL(stack.authUrl), c.clientId, undefined, auth, { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });
+  return oc.discovery(new URL(world.stack.authUrl), c.clientId, undefined, auth, { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });
 }
 
 for (const c of HOSTED_CLIENTS) {
   test(`${c.name}: its metadata document registers it; consent in chromium; its token calls a tool; it refreshes`, async () => {
+    const { stack, browser, fetched } = world;
     const who = await newPerson(stack, 'hosted');
     const resource = `${stack.baseUrl}/mcp/${who.slug}`;
-    fetched = [];
+    fetched.length = 0;
     const config = await discovered(c);
     const context = await browser.newContext();
     const { callback, verifier, state } = await authorizeInBrowser(context, config, {
