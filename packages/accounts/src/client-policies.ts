@@ -65,7 +65,8 @@ export class ClientPolicyStore {
 
   /**
    * Files `client`'s wait, once: `HSETNX` is the one atomic write, so of many first attempts at
-   * once exactly one files it (and is audited). Past maxApprovals nothing is filed.
+   * once exactly one files it (and is audited). Past maxApprovals the oldest decision is
+   * forgotten; when every client kept is still pending, nothing is filed.
    */
   async fileWait(workspace: string, client: GovernedClient, requestedBy: string): Promise<FilingOutcome> {
     const key = K.workspaceClientApprovals(workspace);
@@ -80,11 +81,11 @@ export class ClientPolicyStore {
     };
     if ((await this.ctx.redis.hsetnx(key, client.clientId, JSON.stringify(record))) === 0) return 'exists';
     // Concurrent filings may each pass a check made before writing: count after writing instead.
-    if ((await this.ctx.redis.hlen(key)) > CLIENT_POLICY_LIMITS.maxApprovals) {
-      await this.ctx.redis.hdel(key, client.clientId);
-      return 'full';
-    }
-    return 'filed';
+    if ((await this.ctx.redis.hlen(key)) <= CLIENT_POLICY_LIMITS.maxApprovals) return 'filed';
+    // Full: the oldest decision is forgotten to make room; with none decided, nothing is filed.
+    const oldest = (await this.list(workspace)).find((a) => a.state !== 'pending');
+    await this.ctx.redis.hdel(key, oldest ? oldest.clientId : client.clientId);
+    return oldest ? 'filed' : 'full';
   }
 
   /** Every client waiting or decided, oldest first (at most maxApprovals). */

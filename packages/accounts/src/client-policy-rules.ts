@@ -35,7 +35,7 @@ export const CLIENT_POLICY_LIMITS = {
   maxRules: 50,
   /** A rule's value. */
   maxValueLength: 200,
-  /** Clients a workspace keeps a decision or a wait for (the oldest decided is forgotten first). */
+  /** Clients a workspace keeps a decision or a wait for (past it the oldest decision is forgotten). */
   maxApprovals: 200,
 } as const;
 
