@@ -29,13 +29,23 @@ after(() => world?.close());
 /** The owner of a new workspace, as the dashboard would act for them (a second factor just used). */
 async function owner(prefix: string) {
   const who = await newPerson(world.stack, prefix);
-  const actor: Actor = { kind: 'person', userId: who.user.id, label: who.email, source: '192.0.2.9', requestId: 'test', factorAt: Date.now() };
+  const actor: Actor = {
+    kind: 'person',
+    userId: who.user.id,
+    label: who.email,
+    source: '192.0.2.9',
+    requestId: 'test',
+    factorAt: Date.now(),
+  };
   const management = createManagement(world.stack.accounts, { redis: world.stack.client });
   return { ...who, actor, management };
 }
 
 async function discovered(c: HostedClient) {
-  return oc.discovery(new URL(world.stack.authUrl), c.clientId, undefined, oc.None(), { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });
+  return oc.discovery(new URL(world.stack.authUrl), c.clientId, undefined, oc.None(), {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
 }
 
 /** Starts an authorization in chromium, signs in, and returns the page svc shows next (and its status). */
@@ -75,10 +85,17 @@ test('a deny rule refuses the client with a page naming the rule; back at the cl
 
 test('an allowlist refuses a client it does not name, and admits one it does, saying which rule', async () => {
   const o = await owner('gov-allow');
-  await o.management.setClientPolicy(o.actor, o.user.workspace, { mode: 'allowlist', allow: [{ kind: 'host', value: 'vscode.dev' }], deny: [] });
+  await o.management.setClientPolicy(o.actor, o.user.workspace, {
+    mode: 'allowlist',
+    allow: [{ kind: 'host', value: 'vscode.dev' }],
+    deny: [],
+  });
   const refused = await attempt(claude, o, 'governance-02-allowlist');
   assert.equal(refused.status, 403);
-  assert.match((await refused.page.textContent('#client-rule')) ?? '', /admits only the applications its owner listed \(rule allowlist\), and Claude is not one of them/);
+  assert.match(
+    (await refused.page.textContent('#client-rule')) ?? '',
+    /admits only the applications its owner listed \(rule allowlist\), and Claude is not one of them/,
+  );
   await refused.page.context().close();
   const vscode = HOSTED_CLIENTS.find((c) => c.host === 'vscode.dev')!;
   const admitted = await attempt(vscode, o, 'governance-03-allowed');

@@ -27,7 +27,10 @@ function authOf(c: HostedClient): oc.ClientAuth {
 }
 
 async function discovered(c: HostedClient, auth = authOf(c)) {
-  return oc.discovery(new URL(world.stack.authUrl), c.clientId, undefined, auth, { algorithm: 'oauth2', execute: [oc.allowInsecureRequests] });
+  return oc.discovery(new URL(world.stack.authUrl), c.clientId, undefined, auth, {
+    algorithm: 'oauth2',
+    execute: [oc.allowInsecureRequests],
+  });
 }
 
 for (const c of HOSTED_CLIENTS) {

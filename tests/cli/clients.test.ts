@@ -46,5 +46,5 @@ test('policy, mode, allow, block, unlist, approvals, approve and deny', async ()
   assert.match((await svc(['deny', clientId])).stdout, /Denied https:\/\/chatgpt\.com.*grants on/);
   assert.equal((await stack.accounts.clientPolicies.approval(ws, clientId))?.state, 'denied');
   const audit = (await stack.accounts.audit.page(ws, {})).entries.map((e) => e.action);
-  for (const action of ['client_policy.changed', 'client.approved', 'client.denied']) assert.ok(audit.includes(action), action);
+  for (const action of ['client_policy.changed', 'client.approved', 'client.denied'] as const) assert.ok(audit.includes(action), action);
 });

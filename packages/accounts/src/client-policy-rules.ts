@@ -60,7 +60,7 @@ export type ClientVerdict =
   | { outcome: 'pending'; rule: string };
 
 /** The host of a Client ID Metadata Document client's id (an https URL), in lower case; null for another client. */
-export function clientHost(clientId: string): string | null {
+function clientHost(clientId: string): string | null {
   if (!clientId.startsWith('https://')) return null;
   const url = URL.parse(clientId);
   return url ? url.host.toLowerCase() : null;
@@ -85,7 +85,7 @@ export function ruleMatches(rule: ClientRule, client: GovernedClient): boolean {
 }
 
 /** How a rule is said: `deny host chatgpt.com`. */
-export const ruleText = (list: 'allow' | 'deny', rule: ClientRule) => `${list} ${rule.kind} ${rule.value}`;
+const ruleText = (list: 'allow' | 'deny', rule: ClientRule) => `${list} ${rule.kind} ${rule.value}`;
 
 /**
  * The decision for `client` (docs/management.md "Client governance"): the deny list wins; then an
@@ -109,7 +109,9 @@ export function clientRuleProblem(rule: ClientRule): string | null {
   const v = rule.value;
   if (v.length === 0 || v.length > CLIENT_POLICY_LIMITS.maxValueLength || v.trim() !== v)
     return `a rule's value has 1 to ${CLIENT_POLICY_LIMITS.maxValueLength} characters, without spaces around it`;
-  if (rule.kind === 'host' && !/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/i.test(v)) return `host ${v} is not a host name (a leading *. matches subdomains)`;
+  if (rule.kind === 'host' && !/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/i.test(v))
+    return `host ${v} is not a host name (a leading *. matches subdomains)`;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is what it is for
   if (rule.kind === 'client_id' && /[\u0000-\u001f\u007f]/u.test(v)) return 'a client id has no control characters';
   return null;
 }

@@ -28,7 +28,9 @@ after(async () => {
 
 test('of 25 concurrent first attempts, exactly one files the wait', async () => {
   const client = { clientId: 'https://claude.ai/oauth/mcp-oauth-client-metadata', name: 'Claude' };
-  const outcomes = await Promise.all(Array.from({ length: 25 }, (_, i) => accounts.clientPolicies.fileWait('acme', client, `p${i}@example.com`)));
+  const outcomes = await Promise.all(
+    Array.from({ length: 25 }, (_, i) => accounts.clientPolicies.fileWait('acme', client, `p${i}@example.com`)),
+  );
   assert.equal(outcomes.filter((o) => o === 'filed').length, 1);
   assert.equal(outcomes.filter((o) => o === 'exists').length, 24);
   assert.equal((await accounts.clientPolicies.list('acme')).length, 1);

@@ -47,7 +47,12 @@ test('every list kind x allow/deny x matching or not x mode x approval state', (
             for (const approval of APPROVALS) {
               const rule: ClientRule = { kind, value };
               assert.equal(ruleMatches(rule, CLIENT), matches, `${kind} ${value}`);
-              const policy: ClientPolicy = { mode, allow: list === 'allow' ? [rule] : [], deny: list === 'deny' ? [rule] : [], updatedAt: 1 };
+              const policy: ClientPolicy = {
+                mode,
+                allow: list === 'allow' ? [rule] : [],
+                deny: list === 'deny' ? [rule] : [],
+                updatedAt: 1,
+              };
               const verdict = decideClient(policy, CLIENT, approval);
               const label = JSON.stringify({ kind, value, list, mode, approval });
               assert.equal(verdict.outcome, expected(mode, list, matches, approval), label);
@@ -60,7 +65,12 @@ test('every list kind x allow/deny x matching or not x mode x approval state', (
 
 test('the deny list wins over the allow list naming the same client', () => {
   for (const mode of CLIENT_POLICY_MODES) {
-    const policy: ClientPolicy = { mode, allow: [{ kind: 'host', value: 'claude.ai' }], deny: [{ kind: 'name', value: 'claude' }], updatedAt: 1 };
+    const policy: ClientPolicy = {
+      mode,
+      allow: [{ kind: 'host', value: 'claude.ai' }],
+      deny: [{ kind: 'name', value: 'claude' }],
+      updatedAt: 1,
+    };
     assert.deepEqual(decideClient(policy, CLIENT, 'approved'), { outcome: 'refused', rule: 'deny name claude' }, mode);
   }
 });
@@ -82,6 +92,9 @@ test('rules with an empty, padded, overlong or malformed value are refused, nami
     { kind: 'client_id', value: 'a\u0000b' },
   ];
   for (const rule of bad) assert.ok(clientRuleProblem(rule), JSON.stringify(rule));
-  for (const rule of [{ kind: 'host', value: '*.example.com' }, { kind: 'host', value: 'localhost:8443' }] as ClientRule[])
+  for (const rule of [
+    { kind: 'host', value: '*.example.com' },
+    { kind: 'host', value: 'localhost:8443' },
+  ] as ClientRule[])
     assert.equal(clientRuleProblem(rule), null, JSON.stringify(rule));
 });

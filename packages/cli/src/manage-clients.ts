@@ -24,7 +24,10 @@ function ruleOf(args: string[], verb: string): Rule {
   const [kind, ...rest] = args;
   const value = rest.join(' ');
   if (!kind || !(KINDS as readonly string[]).includes(kind) || !value)
-    throw new CliError(`Give a rule: svc clients ${verb} client_id|host|name <value>, e.g. svc clients ${verb} host claude.ai.`, EXIT.usage);
+    throw new CliError(
+      `Give a rule: svc clients ${verb} client_id|host|name <value>, e.g. svc clients ${verb} host claude.ai.`,
+      EXIT.usage,
+    );
   return { kind: kind as Rule['kind'], value };
 }
 
@@ -34,7 +37,8 @@ function changed(current: Policy, verb: string, args: string[]): Policy {
   const same = (a: Rule, b: Rule) => a.kind === b.kind && a.value === b.value;
   if (verb === 'mode') {
     const mode = args[0];
-    if (!mode || !(MODES as readonly string[]).includes(mode)) throw new CliError(`Give a mode: svc clients mode ${MODES.join('|')}.`, EXIT.usage);
+    if (!mode || !(MODES as readonly string[]).includes(mode))
+      throw new CliError(`Give a mode: svc clients mode ${MODES.join('|')}.`, EXIT.usage);
     return { ...p, mode: mode as Policy['mode'] };
   }
   const rule = ruleOf(args, verb);
@@ -95,13 +99,17 @@ async function clientsCommand(io: Io, c: Caller, v: Options, args: string[]): Pr
       ]);
     }
     default:
-      throw new CliError('Use svc clients policy|mode <m>|allow|block|unlist <kind> <value>|approvals|approve <client>|deny <client>.', EXIT.usage);
+      throw new CliError(
+        'Use svc clients policy|mode <m>|allow|block|unlist <kind> <value>|approvals|approve <client>|deny <client>.',
+        EXIT.usage,
+      );
   }
 }
 
 export const CLIENTS_COMMAND: Command = {
   summary: "a workspace's client policy (which OAuth clients may connect) and the clients waiting for approval",
-  usage: 'svc clients policy|mode open|allowlist|approval|allow <kind> <value>|block <kind> <value>|unlist <kind> <value>|approvals|approve <client>|deny <client> [--workspace W] [--json]',
+  usage:
+    'svc clients policy|mode open|allowlist|approval|allow <kind> <value>|block <kind> <value>|unlist <kind> <value>|approvals|approve <client>|deny <client> [--workspace W] [--json]',
   details: `  --workspace W       the workspace (default: the current key's)
   kind                client_id (exactly), host (a metadata document client's host; *.example.com for subdomains) or name
 allow and block add a rule to the allow or the deny list (the deny list wins); unlist removes it.

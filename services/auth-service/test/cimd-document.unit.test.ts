@@ -56,21 +56,32 @@ test('the method chosen, for every offer, single method and place of the keys', 
           const keyless = method === 'private_key_jwt' && out['jwks_uri'] === undefined && out['jwks'] === undefined;
           assert.ok(method !== 'none' && (method !== 'private_key_jwt' || keyless), label);
         }
-        if (where === 'elsewhere' || where === 'plain') assert.equal(out['jwks_uri'], undefined, `${label}: keys svc may not fetch are dropped`);
+        if (where === 'elsewhere' || where === 'plain')
+          assert.equal(out['jwks_uri'], undefined, `${label}: keys svc may not fetch are dropped`);
         cases++;
       }
   assert.equal(cases, OFFERS.length * SINGLE.length * Object.keys(KEYS).length);
 });
 
 test('the assertion algorithm is chosen by svc from the offered list; a public client gets none', () => {
-  const base = { client_id: 'https://client.example/c.json', jwks_uri: 'https://keys.example/j', token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'] };
+  const base = {
+    client_id: 'https://client.example/c.json',
+    jwks_uri: 'https://keys.example/j',
+    token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
+  };
   const pick = (algs: string[]) =>
-    normaliseMetadataDocument({ ...base, token_endpoint_auth_signing_alg_values_supported: algs }, allowed)['token_endpoint_auth_signing_alg'];
+    normaliseMetadataDocument({ ...base, token_endpoint_auth_signing_alg_values_supported: algs }, allowed)[
+      'token_endpoint_auth_signing_alg'
+    ];
   assert.equal(pick(['RS256', 'ES256']), 'ES256');
   assert.equal(pick(['RS256']), 'RS256');
   assert.equal(pick(['HS256']), undefined, 'a symmetric algorithm is never chosen');
   const publicClient = normaliseMetadataDocument(
-    { client_id: base.client_id, token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'], token_endpoint_auth_signing_alg: 'RS256' },
+    {
+      client_id: base.client_id,
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg: 'RS256',
+    },
     allowed,
   );
   assert.deepEqual([publicClient['token_endpoint_auth_method'], publicClient['token_endpoint_auth_signing_alg']], ['none', undefined]);

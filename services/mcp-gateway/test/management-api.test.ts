@@ -805,7 +805,10 @@ test('client governance over REST: the policy read and replaced, a waiting clien
   refusal(await c.approveClient({ params: one }), 404);
   await f.accounts.clientPolicies.fileWait(ws.workspace, { clientId, name: 'ChatGPT' }, 'someone@example.com');
   const [waiting] = success(await c.listClientApprovals({ params })).body.client_approvals;
-  assert.deepEqual([waiting?.client_id, waiting?.name, waiting?.state, waiting?.requested_by], [clientId, 'ChatGPT', 'pending', 'someone@example.com']);
+  assert.deepEqual(
+    [waiting?.client_id, waiting?.name, waiting?.state, waiting?.requested_by],
+    [clientId, 'ChatGPT', 'pending', 'someone@example.com'],
+  );
   assert.equal(success(await c.approveClient({ params: one })).body.state, 'approved');
   const denied = success(await c.denyClient({ params: one })).body;
   assert.deepEqual([denied.state, denied.decided_by !== null], ['denied', true]);

@@ -3,11 +3,7 @@
  * which OAuth clients its people may connect to its projects (allow and deny lists, and a mode),
  * and approves or denies the clients that wait in approval mode.
  */
-import {
-  CLIENT_POLICY_LIMITS,
-  CLIENT_POLICY_MODES,
-  CLIENT_RULE_KINDS,
-} from '@svc/accounts/client-policy-rules.ts';
+import { CLIENT_POLICY_LIMITS, CLIENT_POLICY_MODES, CLIENT_RULE_KINDS } from '@svc/accounts/client-policy-rules.ts';
 import { READ } from './policy.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
@@ -25,7 +21,8 @@ const RULE = {
   properties: {
     kind: {
       enum: CLIENT_RULE_KINDS,
-      description: 'client_id: the id exactly; host: a metadata document client id host (*.example.com for subdomains); name: the registered name, any case.',
+      description:
+        'client_id: the id exactly; host: a metadata document client id host (*.example.com for subdomains); name: the registered name, any case.',
     },
     value: { type: 'string', minLength: 1, maxLength: CLIENT_POLICY_LIMITS.maxValueLength },
   },

@@ -15,7 +15,7 @@ import { normaliseMetadataDocument } from './cimd-document.ts';
 type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Bounds of the kept key sets of metadata-document clients. */
-export const CIMD_JWKS_CACHE = { minMs: 60_000, maxMs: 600_000, maxEntries: 200 } as const;
+const CIMD_JWKS_CACHE = { minMs: 60_000, maxMs: 600_000, maxEntries: 200 } as const;
 
 interface Kept {
   body: string;
