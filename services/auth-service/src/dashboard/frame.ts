@@ -21,6 +21,7 @@ export type Section =
   | 'audit'
   | 'sso'
   | 'webhooks'
+  | 'clients'
   | 'account'
   | 'factors'
   | 'new-project';
@@ -185,6 +186,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'audit', label: 'Audit log', href: (f) => workspacePath(f, 'audit') },
       { section: 'sso', label: 'Single sign-on', href: (f) => workspacePath(f, 'sso') },
       { section: 'webhooks', label: 'Webhooks', href: (f) => workspacePath(f, 'webhooks') },
+      { section: 'clients', label: 'Clients', href: (f) => workspacePath(f, 'clients') },
     ],
   },
   {

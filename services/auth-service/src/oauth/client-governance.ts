@@ -12,7 +12,11 @@ import { isVerifiedClient } from './client-names.ts';
 /** What the consent page is told: the verdict, and for a wait whether this attempt filed it. */
 export type Governed = ClientVerdict & { workspace: string };
 
-export function clientGovernance(accounts: Accounts) {
+/** The rule an approval page says: none for an open workspace or svc's own clients. */
+export const admittedBy = (g: Governed) => (g.rule === 'open' || g.rule === 'svc' ? undefined : { workspace: g.workspace, rule: g.rule });
+
+/** Governance over the account stores; `nameOf` finds a client's name as the provider knows it. */
+export function clientGovernance(accounts: Accounts, nameOf: (clientId: string) => Promise<string | null>) {
   /** Files the first wait of `client` and audits it; later attempts find it filed. */
   async function fileWait(workspace: string, client: GovernedClient, person: User, project: string, source: string): Promise<void> {
     const filed = await accounts.clientPolicies.fileWait(workspace, client, person.email);
@@ -31,15 +35,16 @@ export function clientGovernance(accounts: Accounts) {
   }
 
   return {
-    /** The verdict for `client` on `project` of `workspace`, filing its wait when it is the first. */
-    async check(a: { workspace: string; project: string; client: GovernedClient; person: User; source: string }): Promise<Governed> {
-      if (isVerifiedClient(a.client.clientId)) return { outcome: 'allowed', rule: 'svc', workspace: a.workspace };
+    /** The verdict for the client on `project` of `workspace`, filing its wait when it is the first. */
+    async check(a: { workspace: string; project: string; clientId: string; person: User; source: string }): Promise<Governed> {
+      if (isVerifiedClient(a.clientId)) return { outcome: 'allowed', rule: 'svc', workspace: a.workspace };
+      const client: GovernedClient = { clientId: a.clientId, name: await nameOf(a.clientId) };
       const policy = await accounts.clientPolicies.get(a.workspace);
-      let verdict = decideClient(policy, a.client, null);
+      let verdict = decideClient(policy, client, null);
       if (verdict.outcome === 'pending') {
-        const approval = await accounts.clientPolicies.approval(a.workspace, a.client.clientId);
-        verdict = decideClient(policy, a.client, approval?.state ?? null);
-        if (verdict.outcome === 'pending' && !approval) await fileWait(a.workspace, a.client, a.person, a.project, a.source);
+        const approval = await accounts.clientPolicies.approval(a.workspace, client.clientId);
+        verdict = decideClient(policy, client, approval?.state ?? null);
+        if (verdict.outcome === 'pending' && !approval) await fileWait(a.workspace, client, a.person, a.project, a.source);
       }
       return { ...verdict, workspace: a.workspace };
     },

@@ -12,7 +12,7 @@ import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { TTL } from '../oauth/lifetimes.ts';
 import { projectOfResource, resourceFor } from '../oauth/resource.ts';
 import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from '../oauth/consent-levels.ts';
-import { clientGovernance, type Governed } from '../oauth/client-governance.ts';
+import { admittedBy, clientGovernance, type Governed } from '../oauth/client-governance.ts';
 import {
   clientGovernedPage,
   noAccessPage,
@@ -38,47 +38,48 @@ type Approval = { resource: string | undefined; scope: string } | { error: strin
 /** A verdict that does not admit the client. */
 type Held = Extract<Governed, { outcome: 'refused' | 'pending' }>;
 
+/** What every consent page shows of the client, the person and the form. */
+async function viewOf(
+  deps: Pick<InteractionDeps, 'provider' | 'web'>,
+  req: Request,
+  res: Response,
+  details: Details,
+  user: User,
+  error?: string,
+): Promise<ConsentView> {
+  const clientId = String(details.params['client_id']);
+  const client = await deps.provider.Client.find(clientId);
+  return {
+    uid: details.uid,
+    csrf: deps.web.csrfToken(req, res),
+    clientName: displayClientName(client?.clientName ?? clientId),
+    verified: isVerifiedClient(clientId),
+    redirectHost: redirectHostOf(details.params['redirect_uri']),
+    email: user.email,
+    error,
+    accessDays: ACCESS_DAYS,
+  };
+}
+
 /** The consent page and its form. */
 export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' | 'web' | 'config'>, forms: InteractionForms) {
   const { provider, accounts } = deps;
   const { baseUrl } = deps.config;
-  const governance = clientGovernance(accounts);
-
+  const governance = clientGovernance(accounts, async (id) => (await provider.Client.find(id))?.clientName ?? null);
   /** The verdict of the project's workspace on the interaction's client (docs/management.md "Client governance"). */
-  async function governed(req: Request, details: Details, user: User, project: { slug: string; workspace: string }): Promise<Governed> {
-    const clientId = String(details.params['client_id']);
-    const client = await provider.Client.find(clientId);
-    return governance.check({
+  const governed = (req: Request, details: Details, user: User, project: { slug: string; workspace: string }) =>
+    governance.check({
       workspace: project.workspace,
       project: project.slug,
-      client: { clientId, name: client?.clientName ?? null },
+      clientId: String(details.params['client_id']),
       person: user,
       source: req.ip ?? '',
     });
-  }
-  /** The rule to say on an approval page: none for an open workspace or svc's own clients. */
-  const admittedBy = (g: Governed) => (g.rule === 'open' || g.rule === 'svc' ? undefined : { workspace: g.workspace, rule: g.rule });
-
-  /** What every consent page shows of the client, the person and the form. */
-  async function viewOf(req: Request, res: Response, details: Details, user: User, error?: string): Promise<ConsentView> {
-    const clientId = String(details.params['client_id']);
-    const client = await provider.Client.find(clientId);
-    return {
-      uid: details.uid,
-      csrf: deps.web.csrfToken(req, res),
-      clientName: displayClientName(client?.clientName ?? clientId),
-      verified: isVerifiedClient(clientId),
-      redirectHost: redirectHostOf(details.params['redirect_uri']),
-      email: user.email,
-      error,
-      accessDays: ACCESS_DAYS,
-    };
-  }
 
   /** The page of the interaction's kind; with `error`, a 400 saying what to change. */
   async function show(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
     if (!user.emailVerifiedAt) return forms.confirmFirst(req, res, details, user);
-    const v = await viewOf(req, res, details, user, error);
+    const v = await viewOf(deps, req, res, details, user, error);
     const refusal = error ? 'invalid_form' : undefined;
     switch (kindOf(details)) {
       case 'personal':
@@ -196,7 +197,7 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
     const approval = await approvalOf(req, details, user, (req.body ?? {}) as Record<string, unknown>);
     if ('error' in approval) return show(req, res, details, user, approval.error);
     if ('governed' in approval)
-      return void render(res, clientGovernedPage(await viewOf(req, res, details, user), approval.governed), { refusal: 'forbidden' });
+      return void render(res, clientGovernedPage(await viewOf(deps, req, res, details, user), approval.governed), { refusal: 'forbidden' });
     const { resource, scope } = approval;
     const grantId = await saveGrant(details, user, resource, scope);
     await auditAuthorized(req, details, user, resource, scope);
