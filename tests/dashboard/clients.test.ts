@@ -72,7 +72,8 @@ for (const [size, viewport] of [
       assert.equal((await stack.accounts.clientPolicies.approval(ws, clientId))?.state, 'denied');
       await checkPage(page, `clients-${size}-decided`);
       const actions = (await stack.accounts.audit.page(ws, {})).entries.map((e) => e.action);
-      for (const action of ['client_policy.changed', 'client.approved', 'client.denied'] as const) assert.ok(actions.includes(action), action);
+      for (const action of ['client_policy.changed', 'client.approved', 'client.denied'] as const)
+        assert.ok(actions.includes(action), action);
     } finally {
       await context.close();
     }

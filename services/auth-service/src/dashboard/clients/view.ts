@@ -17,7 +17,7 @@ const MODES = [
 ];
 
 /** A list of rules as the form's lines: `host claude.ai`. */
-export const ruleLines = (rules: ClientPolicy['allow']) => rules.map((r) => `${r.kind} ${r.value}`).join('\n');
+const ruleLines = (rules: ClientPolicy['allow']) => rules.map((r) => `${r.kind} ${r.value}`).join('\n');
 
 const STATE_CLASS: Record<ClientApproval['state'], string> = {
   pending: 'status-expiring',
