@@ -9,6 +9,7 @@ import { FactorStore } from './factors.ts';
 import { ServiceAccountClientStore } from './service-account-clients.ts';
 import { TrustedIssuerStore } from './trusted-issuers.ts';
 import { WorkloadIssuerStore } from './workload-issuers.ts';
+import { ClientPolicyStore } from './client-policies.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { COLLECTION_LIMITS, type CollectionLimits } from './collection-limits.ts';
 import { InvitationStore } from './invitations.ts';
@@ -68,6 +69,8 @@ export type { TrustedIssuer } from './trusted-issuers.ts';
 export { WORKLOAD_ISSUER_LIMITS } from './workload-issuer-limits.ts';
 export type { WorkloadIssuer, WorkloadIssuerInput } from './workload-issuers.ts';
 export { claimMatches, GITHUB_ACTIONS_ISSUER, parseRuleSpecs, workloadClaim, type WorkloadIssuerKind } from './workload-rules.ts';
+export type { ClientApproval } from './client-policies.ts';
+export { decideClient, type ClientPolicy, type ClientRule, type ClientVerdict, type GovernedClient } from './client-policy-rules.ts';
 export {
   serviceAccountKeysProblem,
   type PublicJwk,
@@ -109,6 +112,8 @@ export interface Accounts {
   trustedIssuers: TrustedIssuerStore;
   /** Workload issuers and their rules (docs/workload-identity.md). */
   workloadIssuers: WorkloadIssuerStore;
+  /** A workspace's client policy and the clients waiting for its approval (docs/management.md "Client governance"). */
+  clientPolicies: ClientPolicyStore;
   accessRequests: AccessRequestStore;
   /** Calls waiting for, or run after, an admin's approval (docs/approvals.md). */
   approvals: ApprovalStore;
@@ -166,6 +171,7 @@ export function createAccounts(redis: Redis, options: AccountsOptions): Accounts
     serviceAccountClients: new ServiceAccountClientStore(ctx),
     trustedIssuers: new TrustedIssuerStore(ctx),
     workloadIssuers: new WorkloadIssuerStore(ctx, bots),
+    clientPolicies: new ClientPolicyStore(ctx),
     accessRequests,
     approvals: new ApprovalStore(ctx, keys, audit),
     audit,

@@ -97,6 +97,10 @@ export const K = {
   workspaceTrustedIssuers: (slug: string) => `svc:ws:${slug}:trusted-issuers`,
   /** A workspace's workload issuers and their rules: hash of issuer id to JSON (docs/workload-identity.md). */
   workspaceWorkloadIssuers: (slug: string) => `svc:ws:${slug}:workload-issuers`,
+  /** A workspace's client policy: JSON {mode, allow, deny, updatedAt} (docs/management.md "Client governance"). */
+  workspaceClientPolicy: (slug: string) => `svc:ws:${slug}:client-policy`,
+  /** Clients waiting for or decided by an owner: hash of client id to JSON (docs/management.md "Client governance"). */
+  workspaceClientApprovals: (slug: string) => `svc:ws:${slug}:client-approvals`,
   /**
    * A project's upstream MCP servers and their tools' policy rows, one hash so a gateway reads a
    * project's whole tool set at once (docs/upstream-servers.md): `u:<name>` and `t:<name>:<tool>`.

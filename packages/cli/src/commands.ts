@@ -14,6 +14,7 @@ import { CliError, EXIT } from './errors.ts';
 import { MANAGE_COMMANDS } from './manage-commands.ts';
 import { UPSTREAMS_COMMAND } from './manage-upstreams.ts';
 import { APPROVALS_COMMAND } from './manage-approvals.ts';
+import { CLIENTS_COMMAND } from './manage-clients.ts';
 import { MCP_CONFIG_COMMAND } from './mcp-config-command.ts';
 import { nearest } from './suggest.ts';
 import { TOOLS_COMMAND } from './tools-command.ts';
@@ -50,6 +51,7 @@ export const COMMANDS: Record<string, Command> = {
   audit: withAuditVerify(MANAGE_COMMANDS['audit']!),
   upstreams: UPSTREAMS_COMMAND,
   approvals: APPROVALS_COMMAND,
+  clients: CLIENTS_COMMAND,
   'mcp-config': MCP_CONFIG_COMMAND,
   doctor: DOCTOR_COMMAND,
   completion: COMPLETION_COMMAND,

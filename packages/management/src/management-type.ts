@@ -6,6 +6,7 @@
  */
 import type { AccessRequestOperations } from './access-request-operations.ts';
 import type { AccountOperations } from './account-operations.ts';
+import type { ClientPolicyOperations } from './client-policy-operations.ts';
 import type { ApprovalOperations } from './approval-operations.ts';
 import type { BuiltinToolOperations } from './builtin-tool-operations.ts';
 import type { FactorOperations } from './factor-operations.ts';
@@ -42,6 +43,7 @@ export type Management = WorkspaceOperations &
   ServiceAccountClientOperations &
   TrustedIssuerOperations &
   WorkloadIssuerOperations &
+  ClientPolicyOperations &
   WebhookOperations &
   UpstreamOperations &
   BuiltinToolOperations &

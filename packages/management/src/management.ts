@@ -34,6 +34,7 @@ import { ssoOperations } from './sso-operations.ts';
 import { takeoverOperations } from './takeover.ts';
 import { trustedIssuerOperations } from './trusted-issuer-operations.ts';
 import { workloadIssuerOperations } from './workload-issuer-operations.ts';
+import { clientPolicyOperations } from './client-policy-operations.ts';
 import { upstreamOperations } from './upstream-operations.ts';
 import { builtinToolOperations } from './builtin-tool-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
@@ -55,6 +56,7 @@ export function createManagement(accounts: Accounts, deps: ManagementDeps): Mana
     ...serviceAccountClientOperations(ctx),
     ...trustedIssuerOperations(ctx),
     ...workloadIssuerOperations(ctx),
+    ...clientPolicyOperations(ctx),
     ...webhookOperations(ctx, deps.webhooks),
     ...upstreamOperations(ctx, deps.upstreams),
     ...builtinToolOperations(ctx, deps.upstreams),

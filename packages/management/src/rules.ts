@@ -35,6 +35,8 @@ export const DASHBOARD_SECTIONS: Readonly<Record<string, string | null>> = {
   projects: null,
   'factor-policy': null,
   'trusted-issuers': null,
+  'client-policy': 'clients',
+  'client-approvals': 'clients',
 };
 
 /** The dashboard page doing what `op` does, for the refusal to name. */

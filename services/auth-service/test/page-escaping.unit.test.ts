@@ -22,7 +22,9 @@ import { serviceAccountsPage } from '../src/dashboard/service-accounts/view.ts';
 import { ssoPage } from '../src/dashboard/sso/view.ts';
 import { usagePage } from '../src/dashboard/usage/view.ts';
 import { confirmFirstPage } from '../src/pages/confirm-first.ts';
+import { clientsPage } from '../src/dashboard/clients/view.ts';
 import {
+  clientGovernedPage,
   noAccessPage,
   personalKeyConsent,
   projectApprovalConsent,
@@ -109,6 +111,10 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
   projectSelection: (s) => projectSelectionConsent(consent(s), [access(s), access(s)], ['VIEWER', 'EDITOR', 'ADMIN']),
   projectSelectionNone: (s) => projectSelectionConsent(consent(s), [], ['VIEWER']),
   projectApproval: (s) => projectApprovalConsent(consent(s), access(s), ['VIEWER', 'EDITOR']),
+  projectApprovalByRule: (s) => projectApprovalConsent({ ...consent(s), admittedBy: { workspace: s, rule: s } }, access(s), ['VIEWER']),
+  clientRefused: (s) => clientGovernedPage(consent(s), { outcome: 'refused', rule: s, workspace: s }),
+  clientAllowlist: (s) => clientGovernedPage(consent(s), { outcome: 'refused', rule: 'allowlist', workspace: s }),
+  clientWaiting: (s) => clientGovernedPage(consent(s), { outcome: 'pending', rule: 'approval', workspace: s }),
   provisionExisting: (s) => provisionConsent(consent(s), s, { existing: s, name: s, keyLevel: 'EDITOR', keyDays: 90 }),
   provisionNew: (s) => provisionConsent(consent(s), s, { existing: null, name: s, keyLevel: 'EDITOR', keyDays: 90 }),
   noAccess: (s) => noAccessPage(consent(s), s, true),
@@ -266,6 +272,16 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
     }),
   changePassword: (s) => changePasswordPage(frame(s), { error: { field: 'current', message: s } }),
   newProject: (s) => newProjectPage(frame(s), { workspaces: [s], error: s, name: s }),
+  clients: (s) =>
+    clientsPage(frame(s), {
+      policy: { mode: 'approval', allow: [{ kind: 'name', value: s }], deny: [{ kind: 'host', value: s }], updatedAt: T },
+      approvals: [
+        { clientId: s, name: s, state: 'pending', requestedBy: s, requestedAt: T, decidedBy: null, decidedAt: null },
+        { clientId: s, name: null, state: 'denied', requestedBy: s, requestedAt: T, decidedBy: s, decidedAt: T },
+      ],
+      now: T,
+      error: { message: s, field: 'allow' },
+    }),
 };
 
 /** Values the views compare text inputs with (select options): hostile text never equals one. */

@@ -86,6 +86,8 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listServiceAccounts: 'COLLECTION_LIMITS.serviceAccountsPerWorkspace (live), REVOKED_SERVICE_ACCOUNTS_KEPT (revoked)',
   listTrustedIssuers: 'TRUSTED_ISSUER_LIMITS',
   listWorkloadIssuers: 'WORKLOAD_ISSUER_LIMITS',
+  clientPolicy: 'CLIENT_POLICY_LIMITS.maxRules (each list)',
+  listClientApprovals: 'CLIENT_POLICY_LIMITS.maxApprovals',
   listUpstreams: 'UPSTREAM_LIMITS.perProject (servers), UPSTREAM_LIMITS.toolsPerUpstream (tools of each)',
   getUpstream: 'UPSTREAM_LIMITS.toolsPerUpstream',
   getServiceAccountClient: 'SERVICE_ACCOUNT_KEY_LIMITS',

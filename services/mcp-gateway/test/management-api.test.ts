@@ -339,6 +339,7 @@ test('cross-tenant: every route with credentials of another workspace, another p
     'client-keys': { jwks_uri: 'https://intruder.example/jwks' },
     'trusted-issuers': { issuer: 'https://intruder.example', jwks_uri: 'https://intruder.example/jwks' },
     'workload-issuers': { kind: 'github-actions', rules: [{ service_account: bot.bot.id, claims: { repository: 'intruder/repo' } }] },
+    'client-policy': { mode: 'open' },
     webhooks: { url: 'https://intruder.example/hook', events: ['key.created'] },
     'webhooks/{id}': { enabled: true },
     'approvals/{id}/approve': { call_hash: held.callHash },
@@ -882,6 +883,45 @@ test('workload issuers over REST: add, list, replace, remove, each audited; boun
     await stranger.addWorkloadIssuer({ params, body: { kind: 'github-actions', rules: [rule({ repository: 'x/y' })] } as never }),
     403,
   );
+});
+
+test('client governance over REST: the policy read and replaced, a waiting client approved and denied, each audited; bad rules are 400s naming the list', async () => {
+  const ws = await seed(f.accounts, { plan: 'TEAM' });
+  const c = as((await f.accounts.keys.createUserKey({ userId: ws.userId })).key);
+  const params = { workspace: ws.workspace };
+  assert.deepEqual(success(await c.clientPolicy({ params })).body, { mode: 'open', allow: [], deny: [], updated_at: null });
+  const set = (body: Record<string, unknown>) => c.setClientPolicy({ params, body: body as never });
+  const saved = success(await set({ mode: 'approval', allow: [{ kind: 'host', value: 'claude.ai' }] })).body;
+  assert.deepEqual([saved.mode, saved.allow, saved.deny], ['approval', [{ kind: 'host', value: 'claude.ai' }], []]);
+  assert.deepEqual(success(await c.clientPolicy({ params })).body, saved);
+  const refusals: [Record<string, unknown>, RegExp][] = [
+    [{ mode: 'closed' }, /mode/],
+    [{ mode: 'open', deny: [{ kind: 'host', value: 'https://x.example' }] }, /Deny: host https:\/\/x\.example is not a host name/],
+    [{ mode: 'open', allow: [{ kind: 'name', value: ' padded' }] }, /Allow: a rule's value/],
+    [{ mode: 'open', allow: [{ kind: 'colour', value: 'blue' }] }, /must be one of client_id, host, name/],
+    [{ mode: 'open', allow: Array.from({ length: 51 }, (_, i) => ({ kind: 'name', value: `n${i}` })) }, /allow/],
+  ];
+  for (const [body, message] of refusals) assert.match(JSON.stringify(refusal(await set(body), 400)), message);
+
+  const clientId = 'https://chatgpt.com/oauth/abc/client.json';
+  const one = { ...params, client: clientId };
+  refusal(await c.approveClient({ params: one }), 404);
+  await f.accounts.clientPolicies.fileWait(ws.workspace, { clientId, name: 'ChatGPT' }, 'someone@example.com');
+  const [waiting] = success(await c.listClientApprovals({ params })).body.client_approvals;
+  assert.deepEqual(
+    [waiting?.client_id, waiting?.name, waiting?.state, waiting?.requested_by],
+    [clientId, 'ChatGPT', 'pending', 'someone@example.com'],
+  );
+  assert.equal(success(await c.approveClient({ params: one })).body.state, 'approved');
+  const denied = success(await c.denyClient({ params: one })).body;
+  assert.deepEqual([denied.state, denied.decided_by !== null], ['denied', true]);
+  const actions = await auditActions(ws.workspace, c);
+  for (const action of ['client_policy.changed', 'client.approved', 'client.denied']) assert.ok(actions.includes(action), action);
+  const admin = as(
+    (await f.accounts.keys.createProjectKey({ project: ws.project, workspace: ws.workspace, level: 'ADMIN', name: 'a' })).key,
+  );
+  refusal(await admin.clientPolicy({ params }), 403);
+  refusal(await admin.denyClient({ params: one }), 403);
 });
 
 test(`webhooks over REST: create (secret shown once), list, change, rotate, test, deliveries, delete, each audited; at most ${WEBHOOK_MAX_ENDPOINTS}; bad input is a 400 naming it; another tenant's id is a 404`, async () => {

@@ -22,6 +22,7 @@ import { claimSsoDomain, configureSsoProvider, releaseSsoDomain, setSsoPolicy, s
 import { createScimToken, revokeScimToken, scimSettings } from './scim.ts';
 import { addTrustedIssuer, listTrustedIssuers, removeTrustedIssuer } from './trusted-issuers.ts';
 import { addWorkloadIssuer, listWorkloadIssuers, removeWorkloadIssuer } from './workload-issuers.ts';
+import { approveClient, clientPolicy, denyClient, listClientApprovals, setClientPolicy } from './client-policy.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -71,6 +72,11 @@ export const MANAGEMENT_OPERATIONS = {
   listWorkloadIssuers,
   addWorkloadIssuer,
   removeWorkloadIssuer,
+  clientPolicy,
+  setClientPolicy,
+  listClientApprovals,
+  approveClient,
+  denyClient,
   listWebhooks,
   createWebhook,
   updateWebhook,

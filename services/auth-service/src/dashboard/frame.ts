@@ -23,6 +23,7 @@ export type Section =
   | 'sso'
   | 'scim'
   | 'webhooks'
+  | 'clients'
   | 'account'
   | 'factors'
   | 'new-project';
@@ -190,6 +191,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { section: 'sso', label: 'Single sign-on', href: (f) => workspacePath(f, 'sso') },
       { section: 'scim', label: 'SCIM provisioning', href: (f) => workspacePath(f, 'scim') },
       { section: 'webhooks', label: 'Webhooks', href: (f) => workspacePath(f, 'webhooks') },
+      { section: 'clients', label: 'Clients', href: (f) => workspacePath(f, 'clients') },
     ],
   },
   {

@@ -33,6 +33,8 @@ import { ssoRoutes } from './sso/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { WEBHOOK_FORMS } from './webhooks/forms.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
+import { CLIENT_FORMS } from './clients/forms.ts';
+import { clientsRoutes } from './clients/routes.ts';
 import { UPSTREAM_FORMS } from './upstreams/forms.ts';
 import { upstreamsRoutes } from './upstreams/routes.ts';
 import { upstreamToolRoutes } from './upstreams/tool-routes.ts';
@@ -58,6 +60,7 @@ export const DASHBOARD_FORMS: readonly DashboardForm[] = [
   WEBHOOK_FORMS,
   UPSTREAM_FORMS,
   TOOL_FORMS,
+  CLIENT_FORMS,
 ].flatMap((forms) => Object.values(forms));
 
 /** The largest form body read (express.urlencoded): past it, a 413 page and nothing changed. */
@@ -88,6 +91,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     ssoRoutes,
     scimRoutes,
     webhooksRoutes,
+    clientsRoutes,
     accountRoutes,
   ]) {
     section(router, kit);

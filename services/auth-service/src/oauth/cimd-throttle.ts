@@ -26,11 +26,17 @@ class FetchesThrottled extends errors.OIDCProviderError {
   }
 }
 
+/** Whether CIMD_ALLOWED_HOSTS admits a host (`*` admits every host); the host in lower case. */
+export function cimdHostAllowed(allowedHosts: string[]): (host: string) => boolean {
+  const hosts = new Set(allowedHosts);
+  return (host) => hosts.has('*') || hosts.has(host);
+}
+
 export function cimdAllowFetch(deps: { allowedHosts: string[]; throttle: Throttle }) {
-  const hosts = new Set(deps.allowedHosts);
+  const allowed = cimdHostAllowed(deps.allowedHosts);
   return async function allowFetch(ctx: KoaContextWithOIDC | undefined, clientId: string): Promise<boolean> {
     const host = new URL(clientId).host.toLowerCase();
-    if (!hosts.has('*') && !hosts.has(host)) return false;
+    if (!allowed(host)) return false;
     // oidc-provider's authorize error handler looks a client it could not load up again: one
     // fetch per document and request, so a failed one is not made, or counted, twice.
     const tried = ((ctx?.state as { cimdTried?: Set<string> } | undefined) ?? {}).cimdTried ?? new Set<string>();

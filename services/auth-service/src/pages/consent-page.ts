@@ -12,7 +12,9 @@ import { displayClientName, isVerifiedClient } from '../oauth/client-names.ts';
 import { TTL } from '../oauth/lifetimes.ts';
 import { projectOfResource, resourceFor } from '../oauth/resource.ts';
 import { CREATE_SVC_KEY_LEVEL, grantedScope, grantedScopeForSelection, offeredLevels } from '../oauth/consent-levels.ts';
+import { admittedBy, clientGovernance, type Governed } from '../oauth/client-governance.ts';
 import {
+  clientGovernedPage,
   noAccessPage,
   personalKeyConsent,
   projectApprovalConsent,
@@ -28,29 +30,56 @@ import { ensurePersonalProject, existingPersonalProject, projectNameOf } from '.
 /** How long an approval lasts, said on the consent page: the Grant's lifetime, in whole days. */
 const ACCESS_DAYS = Math.floor(TTL.Grant / 86_400);
 
-/** What the person approved: the resource (none for a personal key) and the scope recorded for it. */
-type Approval = { resource: string | undefined; scope: string } | { error: string };
+/**
+ * What the person approved: the resource (none for a personal key) and the scope recorded for it;
+ * or what to change on the page; or the workspace's client policy that does not admit the client.
+ */
+type Approval = { resource: string | undefined; scope: string } | { error: string } | { governed: Held };
+/** A verdict that does not admit the client. */
+type Held = Extract<Governed, { outcome: 'refused' | 'pending' }>;
+
+/** What every consent page shows of the client, the person and the form. */
+async function viewOf(
+  deps: Pick<InteractionDeps, 'provider' | 'web'>,
+  req: Request,
+  res: Response,
+  details: Details,
+  user: User,
+  error?: string,
+): Promise<ConsentView> {
+  const clientId = String(details.params['client_id']);
+  const client = await deps.provider.Client.find(clientId);
+  return {
+    uid: details.uid,
+    csrf: deps.web.csrfToken(req, res),
+    clientName: displayClientName(client?.clientName ?? clientId),
+    verified: isVerifiedClient(clientId),
+    redirectHost: redirectHostOf(details.params['redirect_uri']),
+    email: user.email,
+    error,
+    accessDays: ACCESS_DAYS,
+  };
+}
 
 /** The consent page and its form. */
 export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' | 'web' | 'config'>, forms: InteractionForms) {
   const { provider, accounts } = deps;
   const { baseUrl } = deps.config;
+  const governance = clientGovernance(accounts, async (id) => (await provider.Client.find(id))?.clientName ?? null);
+  /** The verdict of the project's workspace on the interaction's client (docs/management.md "Client governance"). */
+  const governed = (req: Request, details: Details, user: User, project: { slug: string; workspace: string }) =>
+    governance.check({
+      workspace: project.workspace,
+      project: project.slug,
+      clientId: String(details.params['client_id']),
+      person: user,
+      source: req.ip ?? '',
+    });
 
   /** The page of the interaction's kind; with `error`, a 400 saying what to change. */
   async function show(req: Request, res: Response, details: Details, user: User, error?: string): Promise<void> {
     if (!user.emailVerifiedAt) return forms.confirmFirst(req, res, details, user);
-    const clientId = String(details.params['client_id']);
-    const client = await provider.Client.find(clientId);
-    const v: ConsentView = {
-      uid: details.uid,
-      csrf: deps.web.csrfToken(req, res),
-      clientName: displayClientName(client?.clientName ?? clientId),
-      verified: isVerifiedClient(clientId),
-      redirectHost: redirectHostOf(details.params['redirect_uri']),
-      email: user.email,
-      error,
-      accessDays: ACCESS_DAYS,
-    };
+    const v = await viewOf(deps, req, res, details, user, error);
     const refusal = error ? 'invalid_form' : undefined;
     switch (kindOf(details)) {
       case 'personal':
@@ -73,8 +102,12 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
         if (!project || role === 'NONE') {
           return void render(res, noAccessPage(v, slug ?? '', project !== null), { refusal: 'forbidden' });
         }
+        const verdict = await governed(req, details, user, project);
+        if (verdict.outcome !== 'allowed') return void render(res, clientGovernedPage(v, verdict), { refusal: 'forbidden' });
         const levels = offeredLevels(role, details.params['scope']);
-        return void render(res, projectApprovalConsent(v, { project, role }, levels), { refusal });
+        return void render(res, projectApprovalConsent({ ...v, admittedBy: admittedBy(verdict) }, { project, role }, levels), {
+          refusal,
+        });
       }
       case 'select':
         return void render(
@@ -90,7 +123,7 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
   }
 
   /** What the form approved, by the interaction's kind, or what to change on the page. */
-  async function approvalOf(details: Details, user: User, body: Record<string, unknown>): Promise<Approval> {
+  async function approvalOf(req: Request, details: Details, user: User, body: Record<string, unknown>): Promise<Approval> {
     // Every Grant records the level approved on its page (consent-levels.ts); the personal key
     // of svc-cli records no resource at all.
     const kind = kindOf(details);
@@ -113,6 +146,9 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
         const project = slug ? await accounts.workspaces.getProject(slug) : null;
         const role = project ? await accounts.workspaces.roleOf(user.id, project) : 'NONE';
         if (!project || role === 'NONE') return { error: 'Choose a project you have access to.' };
+        // Checked again here: a form is sent without its page, and a chosen project's workspace is known only now.
+        const verdict = await governed(req, details, user, project);
+        if (verdict.outcome !== 'allowed') return { governed: verdict };
         const scope =
           kind === 'approve'
             ? grantedScope(role, details.params['scope'], body['level'])
@@ -158,8 +194,10 @@ export function consentPage(deps: Pick<InteractionDeps, 'provider' | 'accounts' 
     const form = await forms.loadForm(req, res, 'Not approved');
     if (!form) return;
     const { details, user } = form;
-    const approval = await approvalOf(details, user, (req.body ?? {}) as Record<string, unknown>);
+    const approval = await approvalOf(req, details, user, (req.body ?? {}) as Record<string, unknown>);
     if ('error' in approval) return show(req, res, details, user, approval.error);
+    if ('governed' in approval)
+      return void render(res, clientGovernedPage(await viewOf(deps, req, res, details, user), approval.governed), { refusal: 'forbidden' });
     const { resource, scope } = approval;
     const grantId = await saveGrant(details, user, resource, scope);
     await auditAuthorized(req, details, user, resource, scope);

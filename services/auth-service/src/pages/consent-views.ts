@@ -26,6 +26,8 @@ export interface ConsentView {
   error?: string | undefined;
   /** Days an approval lasts (the Grant's lifetime), said on the pages that grant tokens. */
   accessDays?: number;
+  /** The workspace rule that admits the client, when one does (docs/management.md "Client governance"). */
+  admittedBy?: { workspace: string; rule: string } | undefined;
 }
 
 /** The client's name, isolated from the text around it (Unicode UAX #9) and free to wrap. */
@@ -40,7 +42,16 @@ function aboutClient(v: ConsentView): SafeHtml {
   const host = v.redirectHost
     ? html`<p>After you answer, you return to <strong style="overflow-wrap:anywhere">${v.redirectHost}</strong>.</p>`
     : '';
-  return html`${mark}${host}`;
+  const rule = v.admittedBy
+    ? html`<p class="muted" id="client-rule">Workspace <strong>${v.admittedBy.workspace}</strong> admits this application: ${ruleLabel(v.admittedBy.rule)}.</p>`
+    : '';
+  return html`${mark}${host}${rule}`;
+}
+
+/** A governance rule in words: `allow host claude.ai` is the owner's rule, `approved` their decision. */
+function ruleLabel(rule: string): SafeHtml {
+  if (rule === 'approved' || rule === 'approval denied') return html`the owner's decision (<code>${rule}</code>)`;
+  return html`the owner's rule <code>${rule}</code>`;
 }
 
 function frame(v: ConsentView, title: string, inner: SafeHtml): SafeHtml {
@@ -178,6 +189,27 @@ export function noAccessPage(v: ConsentView, slug: string, exists: boolean): Saf
     html`<p>Signed in as <strong>${v.email}</strong>, you have no access to project <strong>${slug}</strong>${exists ? '' : ' (or it does not exist)'}.</p>
 ${request}<p><a href="/signout">Sign out and use another account</a></p>
 <form method="post" action="/interaction/${v.uid}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Cancel</button></form>`,
+  );
+}
+
+/**
+ * The workspace's client policy does not admit the client (docs/management.md "Client governance"):
+ * the page names the rule, or says the client waits for the owner, who has been told. The only way
+ * on is back to the client, which is told access_denied.
+ */
+export function clientGovernedPage(v: ConsentView, verdict: { outcome: 'refused' | 'pending'; rule: string; workspace: string }): SafeHtml {
+  const ws = html`<strong>${verdict.workspace}</strong>`;
+  const why =
+    verdict.outcome === 'pending'
+      ? html`<p role="status" id="client-rule">The owner of workspace ${ws} approves each new application before its people connect it (rule <code>approval</code>). ${clientLabel(v)} is waiting for their approval, and they have been told. Connect it again once they approve.</p>`
+      : verdict.rule === 'allowlist'
+        ? html`<p class="error" role="alert" id="client-rule">Workspace ${ws} admits only the applications its owner listed (rule <code>allowlist</code>), and ${clientLabel(v)} is not one of them.</p>`
+        : html`<p class="error" role="alert" id="client-rule">Workspace ${ws} does not admit ${clientLabel(v)}: ${ruleLabel(verdict.rule)} applies.</p>`;
+  return page(
+    verdict.outcome === 'pending' ? 'Waiting for approval' : 'Application not allowed',
+    html`<p>Signed in as <strong>${v.email}</strong>.</p>
+${why}<p class="muted">Ask the workspace owner if you need it sooner.</p>
+<form method="post" action="/interaction/${v.uid}/abort">${csrfField(v.csrf)}<button type="submit" class="secondary">Back to the application</button></form>`,
   );
 }
 

@@ -11,7 +11,8 @@ import type { Configuration, JWKS, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { rememberFailures } from '@svc/bounds/failure-memory.ts';
 import { CIMD_MAX_DOCUMENT_BYTES, createCimdFetch } from '@svc/bounds/guarded-fetch.ts';
-import { cimdAllowFetch } from '../oauth/cimd-throttle.ts';
+import { cimdAllowFetch, cimdHostAllowed } from '../oauth/cimd-throttle.ts';
+import { cimdFetch } from '../oauth/cimd-fetch.ts';
 import { clientNameProblem } from '../oauth/client-names.ts';
 import { checkRefreshResource } from '../oauth/refresh-resource.ts';
 import {
@@ -101,8 +102,9 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     clientBasedCORS: () => true,
     // Every outgoing request (metadata documents, client JWKS) resolves, checks and pins its address
     // and is bounded in time and size (@svc/bounds guarded-fetch.ts), in the sign-in lane of the
-    // outbound pools; a URL that failed is not fetched again for 30 s (failure-memory.ts).
-    fetch: rememberFailures(deps.fetch ?? createCimdFetch()),
+    // outbound pools; a URL that failed is not fetched again for 30 s (failure-memory.ts). Metadata
+    // documents are normalised (RP Metadata Choices) and their clients' key sets kept (cimd-fetch.ts).
+    fetch: cimdFetch(rememberFailures(deps.fetch ?? createCimdFetch()), { hostAllowed: cimdHostAllowed(config.cimdAllowedHosts) }),
     fetchResponseBodyLimits: {
       'client_id metadata document': CIMD_MAX_DOCUMENT_BYTES,
       jwks_uri: CIMD_MAX_DOCUMENT_BYTES,

@@ -13,6 +13,7 @@ import { SERVICE_ACCOUNT_ROUTES } from './management/service-accounts.ts';
 import { SCIM_ROUTES } from './management/scim.ts';
 import { SSO_ROUTES } from './management/sso.ts';
 import { TRUSTED_ISSUER_ROUTES } from './management/trusted-issuers.ts';
+import { CLIENT_POLICY_ROUTES } from './management/client-policy.ts';
 import { UPSTREAM_ROUTES } from './management/upstreams.ts';
 import { WEBHOOK_ROUTES } from './management/webhooks.ts';
 import { WORKLOAD_ISSUER_ROUTES } from './management/workload-issuers.ts';
@@ -29,6 +30,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...SERVICE_ACCOUNT_ROUTES,
   ...TRUSTED_ISSUER_ROUTES,
   ...WORKLOAD_ISSUER_ROUTES,
+  ...CLIENT_POLICY_ROUTES,
   ...WEBHOOK_ROUTES,
   ...UPSTREAM_ROUTES,
   ...BUILTIN_TOOL_ROUTES,
