@@ -24,7 +24,7 @@ function refusal(err: unknown): never {
   if (!(err instanceof SsoError)) throw err;
   // 502 (the provider's discovery unreadable) only arises where a discovery check is given; to
   // the caller it is a bad issuer.
-  const status = err.status === 502 ? 400 : err.status;
+  const status = err.status === 502 || err.status === 413 || err.status === 429 ? 400 : err.status;
   throw new ManagementError(status, err.message, err.field ?? (err.status === 502 ? 'issuer' : undefined));
 }
 

@@ -20,6 +20,8 @@ export interface HostRoute {
   readonly path: string;
   readonly body?: BodyKind;
   readonly provider?: true;
+  /** A POST another site's page sends by design (SAML's HTTP-POST binding): the origin check lets it through. */
+  readonly crossSite?: true;
 }
 
 /** Every route of the auth host, grouped as docs/auth-service.md "Endpoints" lists them. */
@@ -49,6 +51,10 @@ export const ROUTES = {
   home: { path: '/' },
   signIn: { path: '/signin', body: 'form' },
   ssoCallback: { path: '/sso/callback' },
+  // SAML (docs/auth-service.md "SAML"): the SP's metadata, its ACS (its body read by its own parser, up to SSO_MAX_SAML_RESPONSE_BYTES), the step back.
+  samlMetadata: { path: '/sso/saml/:workspace/metadata' },
+  samlAcs: { path: '/sso/saml/:workspace/acs', crossSite: true },
+  samlDone: { path: '/sso/saml/:workspace/done' },
   signUp: { path: '/signup', body: 'form' },
   signOut: { path: '/signout', body: 'form' },
   forgot: { path: '/forgot', body: 'form' },
