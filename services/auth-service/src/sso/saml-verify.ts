@@ -52,7 +52,8 @@ export function samlFor(authUrl: string, workspace: string, idp: SamlIdp, cache:
 export function claimedRequest(id: string): CacheProvider {
   return {
     saveAsync: async () => null,
-    getAsync: async (key) => (key === id ? String(Date.now()) : null),
+    // Its age is bounded by the request's own TTL in Redis (SSO_STATE_TTL_SECONDS): node-saml reads it as just made.
+    getAsync: async (key) => (key === id ? new Date().toISOString() : null),
     removeAsync: async () => null,
   };
 }
