@@ -103,9 +103,12 @@ function parseMetadata(xml: string): { entityId: string; ssoUrl: string; certifi
   return { entityId: entity.getAttribute('entityID') ?? '', ssoUrl: sso?.nodeValue ?? '', certificates: certs };
 }
 
-/** The IdP an owner's input describes, judged: a refusal names the field at fault. */
-export function samlIdpOf(input: SamlIdpInput): SamlIdp {
-  const meta = input.metadataXml?.trim() ? parseMetadata(input.metadataXml) : { entityId: '', ssoUrl: '', certificates: [] };
+/**
+ * The IdP an owner's input describes, judged: a refusal names the field at fault. With neither
+ * metadata nor a certificate given, the certificates `saved` are kept.
+ */
+export function samlIdpOf(input: SamlIdpInput, saved: string[] = []): SamlIdp {
+  const meta = input.metadataXml?.trim() ? parseMetadata(input.metadataXml) : { entityId: '', ssoUrl: '', certificates: saved };
   const entityId = (input.entityId?.trim() || meta.entityId).trim();
   const ssoUrl = (input.ssoUrl?.trim() || meta.ssoUrl).trim();
   const given = input.certificate?.trim() ? [input.certificate] : meta.certificates;

@@ -90,7 +90,7 @@ export function ssoSettings(deps: SsoSettingsDeps) {
 
   /** Saves a SAML IdP (docs/auth-service.md "SAML"): its metadata or fields judged by samlIdpOf. */
   async function configureSaml(actor: SettingsActor, workspace: string, input: SamlIdpInput): Promise<void> {
-    const idp = samlIdpOf(input);
+    const idp = samlIdpOf(input, (await deps.store.settings(workspace))?.saml?.certificates ?? []);
     await deps.store.saveSamlProvider(workspace, idp, deps.now());
     await audit(actor, workspace, 'sso.configured', {
       kind: 'saml',
