@@ -305,7 +305,7 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
     'svc',
     '--secret-stdin',
   );
-  assert.deepEqual(out.provider, { issuer: 'https://idp.example.com', clientId: 'svc' });
+  assert.deepEqual(out.provider, { kind: 'oidc', issuer: 'https://idp.example.com', clientId: 'svc' });
   assert.ok(!JSON.stringify(out).includes(SECRET), 'the secret is never printed');
   assert.equal(
     await createSsoStore(redis.client, loadConfig({ ...process.env, REDIS_URL: redis.url }).cookieKeys).secret('team-sso'),
@@ -350,6 +350,71 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
   ]);
   assert.ok(entries.every((e) => e.actor === 'svc-admin' && e.source === 'svc-admin'));
   assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
+});
+
+/** A signing certificate of a SAML IdP (public only; valid 2026-2076), as an owner would paste it. */
+const IDP_CERT = `-----BEGIN CERTIFICATE-----
+MIIDHTCCAgWgAwIBAgIJWXL9sduTWCUqMA0GCSqGSIb3DQEBCwUAMB0xGzAZBgNV
+BAMTEnN2Yy1hZG1pbiB0ZXN0IElkUDAgFw0yNjAxMDEwMDAwMDBaGA8yMDc2MDEw
+MTAwMDAwMFowHTEbMBkGA1UEAxMSc3ZjLWFkbWluIHRlc3QgSWRQMIIBIjANBgkq
+hkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAiC9KFCglXD2Ae4qBPI3Js+NzF+n6QiuH
+ZHiLjx+mpZZQdXXqJABCOy5W817ZeF+7NZFi5G6yPAGKVOQIwqWBfulKxrNNnWGc
+AvAGJ0jk2K3MAuh2O9JUDFIGTTrBUmRaW+BFL3zbTUagzBWTW5uuD4hT5eAQc5Vo
+laJfcS27LxSa1hZ5dwQzxsE/VXX+3RyPteu4CDM2MjSQ59DCU+QMGVu5yB7oiuFg
+UXJCJ4FozcuaYbNp2L34QKDAXbXZ2Le5R9LvYv82Z9K5/skvPUJ3CxXAarAD5IpA
+DLiEI+s80pO1tykRE5HN4yEBZd0SvJI4hDj883e2vaaRhSPUxmsrlwIDAQABo14w
+XDAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIFoDAdBgNVHSUEFjAUBggrBgEF
+BQcDAQYIKwYBBQUHAwIwHQYDVR0RBBYwFIISc3ZjLWFkbWluIHRlc3QgSWRQMA0G
+CSqGSIb3DQEBCwUAA4IBAQB9yI7iIqSpBesxMViwGNf2O3BaRCcFFmp327ujRKVG
+hvQvyUkQUTpyt2jWQLMXJxxad29e99BdFklDEvcJ2eg4Ouc1JMNNEt0xAH+d+TMc
+xnnHgs/tGF6Jrhpce7VZIBXIm4dHtCEgWuHUpFZGjlmuS7hms1DGOO9G8Oa4JSzU
+trd33CGzgBMF85Clkamqb44E9/yutXxWGMQpFzvKwDrIDvcF0njzoO6Kggo9DWuI
+P+9iavYb4EyalYwi2KTug1mY2inttBCdVUPFsYXoXwS+PT96fnJUlIvzULX3+eEC
+jnn/VziKCMa06t387w7SJZhPTP1f4p/k3ldnK4fcNUZV
+-----END CERTIFICATE-----`;
+
+test('sso saml: the IdP by its metadata file or by fields, judged as the dashboard and API judge it, audited; the SP to register shown', async () => {
+  await admin('user', 'create', '--email', 'saml-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'team-saml', '--owner', 'saml-owner@example.com', '--plan', 'TEAM');
+  const dir = await mkdtemp(join(tmpdir(), 'svc-admin-saml-'));
+  const body = IDP_CERT.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
+  const metadata = join(dir, 'idp.xml');
+  await writeFile(
+    metadata,
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com/saml"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${body}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/saml/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`,
+  );
+  const out = await admin('sso', 'saml', '--workspace', 'team-saml', '--metadata-file', metadata, '--groups-attribute', 'memberOf');
+  assert.equal(out.provider.kind, 'saml');
+  assert.equal(out.provider.issuer, 'https://idp.example.com/saml');
+  assert.equal(out.provider.saml.ssoUrl, 'https://idp.example.com/saml/sso');
+  assert.equal(out.provider.saml.groupsAttribute, 'memberOf');
+  assert.match(out.provider.saml.certificates[0].sha256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  assert.match(out.provider.saml.serviceProvider.acsUrl, /\/sso\/saml\/team-saml\/acs$/);
+  // By fields: the certificate file, and the ones saved are kept when none is given.
+  const pem = join(dir, 'idp.pem');
+  await writeFile(pem, IDP_CERT);
+  const fields = ['--workspace', 'team-saml', '--entity-id', 'https://idp2.example.com', '--sso-url', 'https://idp2.example.com/sso'];
+  assert.equal((await admin('sso', 'saml', ...fields, '--certificate-file', pem)).provider.issuer, 'https://idp2.example.com');
+  assert.equal((await admin('sso', 'saml', ...fields)).provider.saml.certificates.length, 1);
+  // Refusals name the option at fault.
+  const bad = [
+    [['--metadata-file', pem], /--metadata-file: .*not SAML metadata/],
+    [['--entity-id', 'x', '--sso-url', 'not a url'], /--sso-url/],
+    [['--metadata-file', join(dir, 'missing.xml')], /--metadata-file: cannot read/],
+  ] as const;
+  for (const [args, problem] of bad) {
+    const refused = await adminFails('sso', 'saml', '--workspace', 'team-saml', ...args);
+    assert.match(JSON.parse(refused.stdout).error.message, problem);
+  }
+  await writeFile(join(dir, 'bomb.xml'), '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>');
+  const bomb = await adminFails('sso', 'saml', '--workspace', 'team-saml', '--metadata-file', join(dir, 'bomb.xml'));
+  assert.match(JSON.parse(bomb.stdout).error.message, /must not hold a document type/);
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const configured = (await accounts.audit.page('team-saml', { limit: 100 })).entries.filter((e) => e.action === 'sso.configured');
+  assert.equal(configured.length, 3);
+  assert.equal(configured.at(-1)?.detail?.['kind'], 'saml');
 });
 
 test('trusted-issuer add|list|remove: a JWK Set file or a JWKS URL, at most TRUSTED_ISSUER_LIMITS.maxIssuers, audited', async () => {
