@@ -11,13 +11,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { BUCKETS } from '@svc/limits';
 import { createSsoStore, proofName, proofValue, samlServiceProvider, ssoSettings, type SamlServiceProvider } from '@svc/sso';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { assertionXml, startSamlIdp, type ResponseSpec } from '../support/saml-idp.ts';
-import { startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
+import { axeViolations } from '../support/axe.ts';
+import { shot, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 import { ssoSignIn } from './sso-pages.ts';
 
 const WS = 'samlco';
+const OTHER = 'samlother';
 const DOMAIN = 'samlco.test';
 
 const dns = new Map<string, string[][]>();
@@ -25,6 +28,9 @@ let stack: Stack;
 let browser: Browser;
 let idp: Awaited<ReturnType<typeof startSamlIdp>>;
 let sp: SamlServiceProvider;
+let ownerEmail: string;
+let settings: ReturnType<typeof ssoSettings>;
+let actor: { userId: string; email: string; source: string };
 let serial = 0;
 const fresh = (name: string) => `${name}-${++serial}@${DOMAIN}`;
 
@@ -32,17 +38,19 @@ before(async () => {
   ({ stack, browser } = await startStackAndBrowser({}, { authResolveTxt: async (name) => dns.get(name) ?? [] }));
   idp = await startSamlIdp();
   sp = samlServiceProvider(stack.authUrl, WS);
-  const owner = await stack.accounts.users.create({ email: `owner-${Date.now()}@elsewhere.test`, password: PASSWORD, emailVerified: true });
+  ownerEmail = `owner-${Date.now()}@elsewhere.test`;
+  const owner = await stack.accounts.users.create({ email: ownerEmail, password: PASSWORD, emailVerified: true });
   await stack.accounts.workspaces.create({ slug: WS, owner: owner.id });
+  await stack.accounts.workspaces.create({ slug: OTHER, owner: owner.id });
   await stack.accounts.workspaces.createProject({ slug: `${WS}-docs`, workspace: WS });
   await stack.accounts.workspaces.createProject({ slug: `${WS}-wiki`, workspace: WS });
-  const settings = ssoSettings({
+  settings = ssoSettings({
     accounts: stack.accounts,
     store: createSsoStore(stack.client, stack.config.cookieKeys),
     resolveTxt: async (name) => dns.get(name) ?? [],
     now: Date.now,
   });
-  const actor = { userId: owner.id, email: owner.email, source: '127.0.0.1' };
+  actor = { userId: owner.id, email: owner.email, source: '127.0.0.1' };
   await settings.configureProvider(actor, WS, { kind: 'saml', saml: { metadataXml: idp.metadataXml } });
   const claim = await settings.claimDomain(actor, WS, DOMAIN);
   dns.set(proofName(DOMAIN), [[proofValue(claim.token)]]);
@@ -337,3 +345,61 @@ describe('replays', () => {
 function digest(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }
+
+test("the owner's SSO page: SAML by pasted metadata, svc's SP to register shown, axe-clean at desktop and phone sizes", async () => {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${stack.authUrl}/dashboard/workspaces/${OTHER}/sso`);
+  await signInOnPage(page, ownerEmail, PASSWORD);
+  await page.waitForSelector('#metadata_xml');
+  const otherSp = samlServiceProvider(stack.authUrl, OTHER);
+  assert.equal(await page.textContent('#saml-metadata-url'), otherSp.metadataUrl, 'the SP metadata URL is shown before any IdP is saved');
+  assert.equal(await page.textContent('#saml-acs-url'), otherSp.acsUrl);
+  // A certificate that is not one: refused, naming the field, nothing saved.
+  await page.fill('#entity_id', 'https://idp.example/entity');
+  await page.fill('#sso_url', 'https://idp.example/sso');
+  await page.fill('#certificate', '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----');
+  await page.click('form[action$="/sso/saml"] button[type=submit]');
+  await page.waitForSelector('text=signing certificate must be an X.509 certificate');
+  assert.equal(await stack.client.hget(`svc:sso:config:${OTHER}`, 'kind'), null);
+  await page.fill('#entity_id', '');
+  await page.fill('#sso_url', '');
+  await page.fill('#certificate', '');
+  await page.fill('#metadata_xml', idp.metadataXml);
+  await page.click('form[action$="/sso/saml"] button[type=submit]');
+  await page.waitForSelector('text=Provider saved');
+  assert.equal(await page.inputValue('#entity_id'), idp.entityId);
+  assert.equal(await page.inputValue('#sso_url'), idp.ssoUrl);
+  assert.match(await page.content(), /now SAML 2\.0/);
+  for (const [size, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await shot(page, `sso-saml-settings-${size}`);
+    assert.deepEqual(await axeViolations(page), [], `the SAML settings pass axe (${size})`);
+  }
+  const configured = (await stack.accounts.audit.page(OTHER, { limit: 50 })).entries.find((e) => e.action === 'sso.configured');
+  assert.equal(configured?.detail?.['kind'], 'saml');
+  await page.context().close();
+});
+
+test("a workspace's ACS answers at most samlAcsPerWorkspace a minute; another workspace's ACS is not slowed", async () => {
+  await settings.configureProvider(actor, OTHER, { kind: 'saml', saml: { metadataXml: idp.metadataXml } });
+  const garbage = { SAMLResponse: Buffer.from('<not-saml/>').toString('base64') };
+  const postTo = (ws: string) =>
+    fetch(samlServiceProvider(stack.authUrl, ws).acsUrl, { method: 'POST', body: new URLSearchParams(garbage), redirect: 'manual' });
+  let refusedAt = 0;
+  for (let n = 1; n <= BUCKETS.samlAcsPerWorkspace.limit + 1 && !refusedAt; n++) {
+    const res = await postTo(WS);
+    await res.text();
+    if (res.status === 429) refusedAt = n;
+    else assert.equal(res.status, 400);
+  }
+  assert.ok(refusedAt > 0, 'the bucket refuses within its limit');
+  const busy = await postTo(WS);
+  assert.equal(busy.status, 429);
+  assert.match(await busy.text(), /Too many sign-in answers/);
+  const other = await postTo(OTHER);
+  assert.equal(other.status, 400, "the other workspace's answers are still read");
+  await other.text();
+});

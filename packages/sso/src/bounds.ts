@@ -35,5 +35,3 @@ export const SSO_MAX_SAML_RESPONSE_BYTES = 256 * 1024;
 export const SSO_SAML_CLOCK_SKEW_MS = 60_000;
 /** How long a checked SAML answer waits for the browser's step back to svc's own origin (docs/auth-service.md "SAML"). */
 export const SSO_SAML_HANDOFF_SECONDS = 60;
-/** SAML answers one workspace's ACS reads per window, across every source: its share of the verification work. */
-export const SSO_SAML_ACS_PER_WORKSPACE = { limit: 120, windowSeconds: 60 };

@@ -84,11 +84,15 @@ function parseMetadata(xml: string): { entityId: string; ssoUrl: string; certifi
   // No document type: nothing in SAML metadata needs one, and entities are how XML bombs are built.
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SsoError(400, 'The metadata must not hold a document type.', '', 'metadataXml');
   const errors: string[] = [];
-  const doc = new DOMParser({
-    errorHandler: { warning: () => undefined, error: (msg: string) => void errors.push(msg), fatalError: (msg: string) => void errors.push(msg) },
-  }).parseFromString(xml, 'text/xml');
-  const entity = select("//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]", doc as unknown as Node)[0] as
-    Element | undefined;
+  let entity: Element | undefined;
+  try {
+    const doc = new DOMParser({
+      errorHandler: { warning: () => undefined, error: (msg: string) => void errors.push(msg), fatalError: (msg: string) => void errors.push(msg) },
+    }).parseFromString(xml, 'text/xml');
+    entity = select("//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]", doc as unknown as Node)[0] as Element | undefined;
+  } catch (err) {
+    errors.push(String(err));
+  }
   if (errors.length > 0 || !entity) {
     throw new SsoError(400, 'The metadata is not SAML metadata describing an identity provider (IDPSSODescriptor).', errors.join('; '), 'metadataXml');
   }

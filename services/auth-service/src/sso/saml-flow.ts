@@ -8,12 +8,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Limiter } from '@svc/limits';
+import { BUCKETS, type Limiter } from '@svc/limits';
 import type { Logger } from '@svc/logger';
 import { readCookie } from '../http/web-session.ts';
 import {
   SSO_MAX_SAML_RESPONSE_BYTES,
-  SSO_SAML_ACS_PER_WORKSPACE,
   SSO_STATE_TTL_SECONDS,
   SsoError,
   samlServiceProvider,
@@ -50,14 +49,15 @@ export function samlFlow(deps: SamlFlowDeps) {
 
   /** The ACS's checks of one Response; the identity handed on under a one-time code. */
   async function check(req: Request, workspace: string): Promise<string> {
-    if ((await deps.throttle.attempt('sso-saml-acs', workspace, SSO_SAML_ACS_PER_WORKSPACE)) > 0) {
-      throw new SsoError(429, 'Too many sign-in answers for this workspace right now. Try again in a minute.');
-    }
     const body = (req.body ?? {}) as Record<string, unknown>;
     const samlResponse = typeof body['SAMLResponse'] === 'string' ? body['SAMLResponse'] : '';
     if (!samlResponse) throw new SsoError(400, 'The sign-in answer holds no SAMLResponse.');
     if (samlResponse.length > SSO_MAX_SAML_RESPONSE_BYTES) throw new SsoError(413, 'The sign-in answer is too large.');
     const { idp } = await idpOf(workspace);
+    // The workspace's share of the ACS's work, counted once it is known to have a SAML IdP (no counter for made-up names).
+    if ((await deps.throttle.attempt('samlAcsPerWorkspace', workspace, BUCKETS.samlAcsPerWorkspace)) > 0) {
+      throw new SsoError(429, 'Too many sign-in answers for this workspace right now. Try again in a minute.');
+    }
     const envelope = responseEnvelope(samlResponse);
     if (!envelope) throw new SsoError(400, "The sign-in answer from your company's identity provider could not be read.");
     // docs/auth-service.md "SAML": an answer no request of svc asked for (IdP-initiated) is refused.
@@ -66,22 +66,21 @@ export function samlFlow(deps: SamlFlowDeps) {
     }
     const pending = await deps.saml.takeRequest(envelope.inResponseTo);
     if (!pending || pending.workspace !== workspace) throw new SsoError(400, 'This sign-in expired or was already used. Sign in again.');
-    const acsUrl = samlServiceProvider(deps.authUrl, workspace).acsUrl;
-    let identity;
+    let profile;
     try {
-      const { profile } = await samlFor(deps.authUrl, workspace, idp, claimedRequest(envelope.inResponseTo)).validatePostResponseAsync({
+      ({ profile } = await samlFor(deps.authUrl, workspace, idp, claimedRequest(envelope.inResponseTo)).validatePostResponseAsync({
         SAMLResponse: samlResponse,
-      });
-      if (!profile) throw new SsoError(400, 'The sign-in answer holds no assertion.');
-      identity = await identityOf(profile, {
-        idp,
-        acsUrl,
-        destination: envelope.destination,
-        claimOnce: (id, end) => deps.saml.claimAssertion(workspace, idp.entityId, id, end, Date.now()),
-      });
+      }));
     } catch (err) {
       throw verifyRefusal(err);
     }
+    if (!profile) throw new SsoError(400, 'The sign-in answer holds no assertion.');
+    const identity = await identityOf(profile, {
+      idp,
+      acsUrl: samlServiceProvider(deps.authUrl, workspace).acsUrl,
+      destination: envelope.destination,
+      claimOnce: (id, end) => deps.saml.claimAssertion(workspace, idp.entityId, id, end, Date.now()),
+    });
     const code = randomBytes(32).toString('base64url');
     await deps.saml.putHandoff(code, { request: pending, identity });
     return code;
@@ -111,9 +110,10 @@ export function samlFlow(deps: SamlFlowDeps) {
         res.redirect(303, `${COOKIE_PATH}${encodeURIComponent(workspace)}/done?code=${code}`);
         return null;
       } catch (err) {
-        const why = err instanceof SsoError ? err : verifyRefusal(err);
-        deps.logger.info('saml sign-in refused', { workspace, problem: why.message, detail: why.detail });
-        return refused(why.status === 404 ? null : workspace, why);
+        // Anything but a refusal (the store unreachable) is the error pages' to answer (a 503).
+        if (!(err instanceof SsoError)) throw err;
+        deps.logger.info('saml sign-in refused', { workspace, problem: err.message, detail: err.detail });
+        return refused(err.status === 404 ? null : workspace, err);
       }
     },
 

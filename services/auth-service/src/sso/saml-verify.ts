@@ -58,11 +58,17 @@ export function claimedRequest(id: string): CacheProvider {
   };
 }
 
+/** The document, or null when it is not well-formed XML (or holds a document type: nothing in SAML needs one). */
 function parse(xml: string): Document | null {
+  if (/<!DOCTYPE/i.test(xml)) return null;
   let bad = false;
   const fail = () => void (bad = true);
-  const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml');
-  return bad ? null : (doc as unknown as Document);
+  try {
+    const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml');
+    return bad ? null : (doc as unknown as Document);
+  } catch {
+    return null;
+  }
 }
 
 const attr = (expr: string, node: Node): string | null => {
