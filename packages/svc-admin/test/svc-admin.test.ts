@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { createAccounts, TRUSTED_ISSUER_LIMITS } from '@svc/accounts';
 import { DEV_KEY_PEPPER as DEV_PEPPER, loadConfig } from '@svc/config';
 import { createSsoStore } from '@svc/sso';
-import { startRedis, type RedisFixture } from '@svc/testkit';
+import { SAML_TEST_CERT, samlTestMetadata, startRedis, type RedisFixture } from '@svc/testkit';
 import { createUpstreams } from '@svc/upstreams';
 
 const run = promisify(execFile);
@@ -352,39 +352,13 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
   assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
 });
 
-/** A signing certificate of a SAML IdP (public only; valid 2026-2076), as an owner would paste it. */
-const IDP_CERT = `-----BEGIN CERTIFICATE-----
-MIIDHTCCAgWgAwIBAgIJWXL9sduTWCUqMA0GCSqGSIb3DQEBCwUAMB0xGzAZBgNV
-BAMTEnN2Yy1hZG1pbiB0ZXN0IElkUDAgFw0yNjAxMDEwMDAwMDBaGA8yMDc2MDEw
-MTAwMDAwMFowHTEbMBkGA1UEAxMSc3ZjLWFkbWluIHRlc3QgSWRQMIIBIjANBgkq
-hkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAiC9KFCglXD2Ae4qBPI3Js+NzF+n6QiuH
-ZHiLjx+mpZZQdXXqJABCOy5W817ZeF+7NZFi5G6yPAGKVOQIwqWBfulKxrNNnWGc
-AvAGJ0jk2K3MAuh2O9JUDFIGTTrBUmRaW+BFL3zbTUagzBWTW5uuD4hT5eAQc5Vo
-laJfcS27LxSa1hZ5dwQzxsE/VXX+3RyPteu4CDM2MjSQ59DCU+QMGVu5yB7oiuFg
-UXJCJ4FozcuaYbNp2L34QKDAXbXZ2Le5R9LvYv82Z9K5/skvPUJ3CxXAarAD5IpA
-DLiEI+s80pO1tykRE5HN4yEBZd0SvJI4hDj883e2vaaRhSPUxmsrlwIDAQABo14w
-XDAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIFoDAdBgNVHSUEFjAUBggrBgEF
-BQcDAQYIKwYBBQUHAwIwHQYDVR0RBBYwFIISc3ZjLWFkbWluIHRlc3QgSWRQMA0G
-CSqGSIb3DQEBCwUAA4IBAQB9yI7iIqSpBesxMViwGNf2O3BaRCcFFmp327ujRKVG
-hvQvyUkQUTpyt2jWQLMXJxxad29e99BdFklDEvcJ2eg4Ouc1JMNNEt0xAH+d+TMc
-xnnHgs/tGF6Jrhpce7VZIBXIm4dHtCEgWuHUpFZGjlmuS7hms1DGOO9G8Oa4JSzU
-trd33CGzgBMF85Clkamqb44E9/yutXxWGMQpFzvKwDrIDvcF0njzoO6Kggo9DWuI
-P+9iavYb4EyalYwi2KTug1mY2inttBCdVUPFsYXoXwS+PT96fnJUlIvzULX3+eEC
-jnn/VziKCMa06t387w7SJZhPTP1f4p/k3ldnK4fcNUZV
------END CERTIFICATE-----`;
 
 test('sso saml: the IdP by its metadata file or by fields, judged as the dashboard and API judge it, audited; the SP to register shown', async () => {
   await admin('user', 'create', '--email', 'saml-owner@example.com');
   await admin('workspace', 'create', '--slug', 'team-saml', '--owner', 'saml-owner@example.com', '--plan', 'TEAM');
   const dir = await mkdtemp(join(tmpdir(), 'svc-admin-saml-'));
-  const body = IDP_CERT.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
   const metadata = join(dir, 'idp.xml');
-  await writeFile(
-    metadata,
-    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com/saml"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${body}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
-<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/saml/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`,
-  );
+  await writeFile(metadata, samlTestMetadata('https://idp.example.com/saml', 'https://idp.example.com/saml/sso'));
   const out = await admin('sso', 'saml', '--workspace', 'team-saml', '--metadata-file', metadata, '--groups-attribute', 'memberOf');
   assert.equal(out.provider.kind, 'saml');
   assert.equal(out.provider.issuer, 'https://idp.example.com/saml');
@@ -394,7 +368,7 @@ test('sso saml: the IdP by its metadata file or by fields, judged as the dashboa
   assert.match(out.provider.saml.serviceProvider.acsUrl, /\/sso\/saml\/team-saml\/acs$/);
   // By fields: the certificate file, and the ones saved are kept when none is given.
   const pem = join(dir, 'idp.pem');
-  await writeFile(pem, IDP_CERT);
+  await writeFile(pem, SAML_TEST_CERT);
   const fields = ['--workspace', 'team-saml', '--entity-id', 'https://idp2.example.com', '--sso-url', 'https://idp2.example.com/sso'];
   assert.equal((await admin('sso', 'saml', ...fields, '--certificate-file', pem)).provider.issuer, 'https://idp2.example.com');
   assert.equal((await admin('sso', 'saml', ...fields)).provider.saml.certificates.length, 1);
