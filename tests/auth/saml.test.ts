@@ -185,7 +185,7 @@ const WRAPPING: Hostile[] = [
     alsoNone: (e) => [evil(e)],
   },
   {
-    name: "the signed assertion moved inside an unsigned one of the same ID carrying its signature",
+    name: 'the signed assertion moved inside an unsigned one of the same ID carrying its signature',
     make: (s, e) => {
       const id = `_a${'1'.repeat(32)}`;
       const { head, assertion, tail } = cut(idp.response({ ...s, assertionId: id }));
@@ -225,7 +225,11 @@ const ANSWERS: Hostile[] = [
     make: (s) => idp.response({ ...s, issuer: 'https://elsewhere.example/idp' }),
     refused: /issued by another identity provider/,
   },
-  { name: 'for another audience', make: (s) => idp.response({ ...s, audience: 'https://other.example/sp' }), refused: /meant for another service/ },
+  {
+    name: 'for another audience',
+    make: (s) => idp.response({ ...s, audience: 'https://other.example/sp' }),
+    refused: /meant for another service/,
+  },
   {
     name: "for another workspace's ACS (recipient)",
     make: (s) => idp.response({ ...s, recipient: samlServiceProvider(stack.authUrl, 'other').acsUrl }),
@@ -236,7 +240,11 @@ const ANSWERS: Hostile[] = [
     make: (s) => idp.response({ ...s, destination: 'https://other.example/acs' }),
     refused: /sent to another address/,
   },
-  { name: 'answering a request never made', make: (s) => idp.response({ ...s, inResponseTo: '_never-asked' }), refused: /expired or was already used/ },
+  {
+    name: 'answering a request never made',
+    make: (s) => idp.response({ ...s, inResponseTo: '_never-asked' }),
+    refused: /expired or was already used/,
+  },
   {
     name: 'unsolicited (IdP-initiated)',
     make: (s) => idp.response({ ...s, inResponseTo: null, subjectInResponseTo: null }),

@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
@@ -67,13 +66,13 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const bodyOf = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
 
-export async function newSamlKey(name: string): Promise<SamlKey> {
+async function newSamlKey(name: string): Promise<SamlKey> {
   const made = await generate([{ name: 'commonName', value: name }], { keySize: 2048, algorithm: 'sha256' });
   return { privateKey: made.private, cert: made.cert };
 }
 
 /** Signs the element named `local` (the first one), its Signature placed after its Issuer. */
-export function signElement(xml: string, local: 'Assertion' | 'Response', key: SamlKey): string {
+function signElement(xml: string, local: 'Assertion' | 'Response', key: SamlKey): string {
   const sig = new SignedXml({
     privateKey: key.privateKey,
     publicCert: key.cert,
@@ -110,7 +109,7 @@ export function assertionXml(s: ResponseSpec, issuer: string): string {
 }
 
 /** A Response around an assertion (signed or not, as given). */
-export function responseXml(s: ResponseSpec, issuer: string, assertion: string): string {
+function responseXml(s: ResponseSpec, issuer: string, assertion: string): string {
   const irt = s.inResponseTo ? ` InResponseTo="${esc(s.inResponseTo)}"` : '';
   return `<samlp:Response ${NS} ID="_r${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${iso(new Date())}" Destination="${esc(s.destination ?? s.acsUrl)}"${irt}>\
 <saml:Issuer>${esc(issuer)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>\
@@ -174,10 +173,14 @@ export async function startSamlIdp(): Promise<SamlIdp & { other: SamlKey; key: S
         const request = seen.get(form.get('rid') ?? '');
         const person = directory.get(form.get('login') ?? '');
         if (!request || !person) return void res.writeHead(403, { 'content-type': 'text/html' }).end('<p>Unknown person</p>');
-        const xml = response({ inResponseTo: request.id, acsUrl: request.acsUrl, audience: request.issuer, nameId: person.email, groups: person.groups });
-        return void res
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end(postPage(request.acsUrl, Buffer.from(xml).toString('base64')));
+        const xml = response({
+          inResponseTo: request.id,
+          acsUrl: request.acsUrl,
+          audience: request.issuer,
+          nameId: person.email,
+          groups: person.groups,
+        });
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(postPage(request.acsUrl, Buffer.from(xml).toString('base64')));
       }
       res.writeHead(404).end();
     })();

@@ -7,7 +7,14 @@ export * from './bounds.ts';
 export { SsoError } from './errors.ts';
 export { defaultResolveTxt, domainProven, normalDomain, proofName, proofValue, type ResolveTxt } from './domain-proof.ts';
 export { SK } from './keys.ts';
-export { ssoSettings, type PolicyInput, type ProviderInput, type SettingsActor, type SsoSettingsService, type SsoView } from './settings.ts';
+export {
+  ssoSettings,
+  type PolicyInput,
+  type ProviderInput,
+  type SettingsActor,
+  type SsoSettingsService,
+  type SsoView,
+} from './settings.ts';
 export { createSsoStore, type DomainClaim, type SsoSettings, type SsoStore } from './store.ts';
-export { certificateSummary, samlIdpOf, samlServiceProvider, type SamlIdp, type SamlIdpInput, type SamlServiceProvider } from './saml-idp.ts';
+export { certificateSummary, samlServiceProvider, type SamlIdp, type SamlServiceProvider } from './saml-idp.ts';
 export { createSamlStore, type SamlIdentity, type SamlStore } from './saml-store.ts';

@@ -54,7 +54,7 @@ export function samlServiceProvider(authUrl: string, workspace: string): SamlSer
 }
 
 /** A certificate's base64 DER, from PEM or bare base64; null when it is not an X.509 certificate. */
-export function certificateBody(input: string): string | null {
+function certificateBody(input: string): string | null {
   const body = input
     .replace(/-----(BEGIN|END) CERTIFICATE-----/g, '')
     .replace(/\s+/g, '')
@@ -87,14 +87,24 @@ function parseMetadata(xml: string): { entityId: string; ssoUrl: string; certifi
   let entity: Element | undefined;
   try {
     const doc = new DOMParser({
-      errorHandler: { warning: () => undefined, error: (msg: string) => void errors.push(msg), fatalError: (msg: string) => void errors.push(msg) },
+      errorHandler: {
+        warning: () => undefined,
+        error: (msg: string) => void errors.push(msg),
+        fatalError: (msg: string) => void errors.push(msg),
+      },
     }).parseFromString(xml, 'text/xml');
-    entity = select("//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]", doc as unknown as Node)[0] as Element | undefined;
+    entity = select("//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]", doc as unknown as Node)[0] as
+      Element | undefined;
   } catch (err) {
     errors.push(String(err));
   }
   if (errors.length > 0 || !entity) {
-    throw new SsoError(400, 'The metadata is not SAML metadata describing an identity provider (IDPSSODescriptor).', errors.join('; '), 'metadataXml');
+    throw new SsoError(
+      400,
+      'The metadata is not SAML metadata describing an identity provider (IDPSSODescriptor).',
+      errors.join('; '),
+      'metadataXml',
+    );
   }
   const sso = select(
     `*[local-name()='IDPSSODescriptor']/*[local-name()='SingleSignOnService'][@Binding='${HTTP_REDIRECT}']/@Location`,
@@ -117,21 +127,32 @@ export function samlIdpOf(input: SamlIdpInput, saved: string[] = []): SamlIdp {
   const ssoUrl = (input.ssoUrl?.trim() || meta.ssoUrl).trim();
   const given = input.certificate?.trim() ? [input.certificate] : meta.certificates;
   if (!entityId || entityId.length > SSO_MAX_SAML_NAME_LENGTH) {
-    throw new SsoError(400, `The IdP's entity id must be 1 to ${SSO_MAX_SAML_NAME_LENGTH} characters (give it or its metadata).`, '', 'entityId');
+    throw new SsoError(
+      400,
+      `The IdP's entity id must be 1 to ${SSO_MAX_SAML_NAME_LENGTH} characters (give it or its metadata).`,
+      '',
+      'entityId',
+    );
   }
   if (!URL.canParse(ssoUrl) || !/^https?:$/.test(new URL(ssoUrl).protocol) || ssoUrl.length > SSO_MAX_SAML_NAME_LENGTH) {
     throw new SsoError(400, "The IdP's SSO URL (HTTP-Redirect binding) must be an http(s) URL; give it or its metadata.", '', 'ssoUrl');
   }
   const certificates = [...new Set(given.map(certificateBody))];
   if (certificates.length === 0 || certificates.some((c) => c === null)) {
-    throw new SsoError(400, "The IdP's signing certificate must be an X.509 certificate (PEM or base64); give it or its metadata.", '', 'certificate');
+    throw new SsoError(
+      400,
+      "The IdP's signing certificate must be an X.509 certificate (PEM or base64); give it or its metadata.",
+      '',
+      'certificate',
+    );
   }
   if (certificates.length > SSO_MAX_SAML_CERTIFICATES) {
     throw new SsoError(400, `At most ${SSO_MAX_SAML_CERTIFICATES} signing certificates (${certificates.length} given).`, '', 'certificate');
   }
   const attribute = (name: 'emailAttribute' | 'groupsAttribute') => {
     const v = (input[name] ?? '').trim();
-    if (v.length > SSO_MAX_SAML_NAME_LENGTH) throw new SsoError(400, `An attribute name is at most ${SSO_MAX_SAML_NAME_LENGTH} characters.`, '', name);
+    if (v.length > SSO_MAX_SAML_NAME_LENGTH)
+      throw new SsoError(400, `An attribute name is at most ${SSO_MAX_SAML_NAME_LENGTH} characters.`, '', name);
     return v;
   };
   return {
@@ -141,5 +162,16 @@ export function samlIdpOf(input: SamlIdpInput, saved: string[] = []): SamlIdp {
     wantResponseSigned: input.wantResponseSigned ?? false,
     emailAttribute: attribute('emailAttribute'),
     groupsAttribute: attribute('groupsAttribute') || 'groups',
+  };
+}
+
+/** What the audit log records of a saved IdP: its names and its certificates' fingerprints. */
+export function samlAuditDetail(idp: SamlIdp): Record<string, string> {
+  return {
+    kind: 'saml',
+    issuer: idp.entityId,
+    ssoUrl: idp.ssoUrl,
+    certificates: idp.certificates.map((c) => certificateSummary(c).sha256).join(','),
+    wantResponseSigned: String(idp.wantResponseSigned),
   };
 }

@@ -16,7 +16,7 @@ import {
 } from './bounds.ts';
 import { domainProven, newProofToken, normalDomain, type ResolveTxt } from './domain-proof.ts';
 import { SsoError } from './errors.ts';
-import { certificateSummary, samlIdpOf, samlServiceProvider, type SamlIdpInput, type SamlServiceProvider } from './saml-idp.ts';
+import { samlAuditDetail, samlIdpOf, samlServiceProvider, type SamlIdpInput, type SamlServiceProvider } from './saml-idp.ts';
 import type { DomainClaim, GroupRole, SsoSettings, SsoStore } from './store.ts';
 
 /** Who is changing the settings: a signed-in person (or svc-admin acting for the owner), from an address. */
@@ -92,13 +92,7 @@ export function ssoSettings(deps: SsoSettingsDeps) {
   async function configureSaml(actor: SettingsActor, workspace: string, input: SamlIdpInput): Promise<void> {
     const idp = samlIdpOf(input, (await deps.store.settings(workspace))?.saml?.certificates ?? []);
     await deps.store.saveSamlProvider(workspace, idp, deps.now());
-    await audit(actor, workspace, 'sso.configured', {
-      kind: 'saml',
-      issuer: idp.entityId,
-      ssoUrl: idp.ssoUrl,
-      certificates: idp.certificates.map((c) => certificateSummary(c).sha256).join(','),
-      wantResponseSigned: String(idp.wantResponseSigned),
-    });
+    await audit(actor, workspace, 'sso.configured', samlAuditDetail(idp));
   }
 
   return {

@@ -352,7 +352,6 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
   assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
 });
 
-
 test('sso saml: the IdP by its metadata file or by fields, judged as the dashboard and API judge it, audited; the SP to register shown', async () => {
   await admin('user', 'create', '--email', 'saml-owner@example.com');
   await admin('workspace', 'create', '--slug', 'team-saml', '--owner', 'saml-owner@example.com', '--plan', 'TEAM');

@@ -164,7 +164,10 @@ test('bad input is a 400 naming the field', async () => {
 });
 
 test('a SAML IdP by its metadata or fields: the view names the IdP and the SP to register; bad input is a 400 naming the field', async () => {
-  const saml = { kind: 'saml' as const, saml: { metadataXml: samlTestMetadata('https://idp.example.com/saml', 'https://idp.example.com/saml/sso') } };
+  const saml = {
+    kind: 'saml' as const,
+    saml: { metadataXml: samlTestMetadata('https://idp.example.com/saml', 'https://idp.example.com/saml/sso') },
+  };
   const view = success(await me.configureSsoProvider({ params: ws(), body: saml })).body;
   assert.equal(view.provider?.kind, 'saml');
   assert.equal(view.provider?.issuer, 'https://idp.example.com/saml');
@@ -173,7 +176,10 @@ test('a SAML IdP by its metadata or fields: the view names the IdP and the SP to
   assert.equal(view.provider?.saml?.serviceProvider?.acsUrl, `${f.config.authUrl}/sso/saml/${owner.workspace}/acs`);
   assert.equal(view.provider?.saml?.serviceProvider?.metadataUrl, `${f.config.authUrl}/sso/saml/${owner.workspace}/metadata`);
   const byFields = { entityId: 'https://idp2.example.com', ssoUrl: 'https://idp2.example.com/sso', certificate: SAML_TEST_CERT };
-  assert.equal(success(await me.configureSsoProvider({ params: ws(), body: { kind: 'saml', saml: byFields } })).body.provider?.issuer, byFields.entityId);
+  assert.equal(
+    success(await me.configureSsoProvider({ params: ws(), body: { kind: 'saml', saml: byFields } })).body.provider?.issuer,
+    byFields.entityId,
+  );
   const configured = (await auditEntries(owner.workspace)).filter((e) => e.action === 'sso.configured' && e.detail?.['kind'] === 'saml');
   assert.equal(configured.length, 2, 'each SAML configuration is audited');
   const bad: [Record<string, unknown>, string][] = [
@@ -181,11 +187,14 @@ test('a SAML IdP by its metadata or fields: the view names the IdP and the SP to
     [{ metadataXml: '<!DOCTYPE x [<!ENTITY a "a">]><x>&a;</x>' }, 'metadataXml'],
     [{ ...byFields, ssoUrl: 'not a url' }, 'ssoUrl'],
     [{ ...byFields, certificate: 'bm90IGEgY2VydA==' }, 'certificate'],
-    [{ ...byFields, entityId: '' , metadataXml: '' }, 'entityId'],
+    [{ ...byFields, entityId: '', metadataXml: '' }, 'entityId'],
     [{ ...byFields, surprise: 1 }, 'saml|surprise'],
   ];
   for (const [input, field] of bad) {
-    const res = await send(f.url, answered, 'POST', `/api/v1/workspaces/${owner.workspace}/sso/provider`, personal, { kind: 'saml', saml: input });
+    const res = await send(f.url, answered, 'POST', `/api/v1/workspaces/${owner.workspace}/sso/provider`, personal, {
+      kind: 'saml',
+      saml: input,
+    });
     assert.equal(res.status, 400, JSON.stringify(input).slice(0, 80));
     assert.match(String((res.body as Refusal).error.field ?? ''), new RegExp(field), JSON.stringify(res.body));
   }

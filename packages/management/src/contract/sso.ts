@@ -148,7 +148,12 @@ export const configureSsoProvider = defineOperation({
   body: {
     type: 'object',
     properties: {
-      kind: { type: 'string', enum: ['oidc', 'saml'], default: 'oidc', description: 'OpenID Connect (issuer, clientId, secret) or SAML 2.0 (saml).' },
+      kind: {
+        type: 'string',
+        enum: ['oidc', 'saml'],
+        default: 'oidc',
+        description: 'OpenID Connect (issuer, clientId, secret) or SAML 2.0 (saml).',
+      },
       issuer: { type: 'string', minLength: 1, maxLength: SSO_MAX_ISSUER_LENGTH, description: 'The issuer URL (https); OpenID Connect.' },
       clientId: { type: 'string', minLength: 1, maxLength: SSO_MAX_CLIENT_ID_LENGTH, description: 'OpenID Connect.' },
       secret: {

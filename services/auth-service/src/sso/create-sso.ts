@@ -129,7 +129,8 @@ export function createSso(deps: SsoDeps) {
       if (outcome) await finish(req, res, outcome);
     },
     /** GET /sso/saml/:workspace/done: signed in, or a page saying why not. */
-    samlDone: async (req: Request, res: Response): Promise<void> => finish(req, res, await saml.done(req, res, String(req.params['workspace']))),
+    samlDone: async (req: Request, res: Response): Promise<void> =>
+      finish(req, res, await saml.done(req, res, String(req.params['workspace']))),
     /** GET /sso/saml/:workspace/metadata: the SP's metadata, or a page saying SAML is not set up. */
     async samlMetadata(req: Request, res: Response): Promise<void> {
       await saml.metadata(res, String(req.params['workspace'])).catch((err: unknown) => {

@@ -139,7 +139,13 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
         target: `user:${email}`,
         source,
         requestId,
-        detail: { role, created: String(created), kind: settings.kind, issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
+        detail: {
+          role,
+          created: String(created),
+          kind: settings.kind,
+          issuer: settings.issuer,
+          ...(unproven ? { password_removed: 'true' } : {}),
+        },
         principal: { type: 'user', id: user.id, label: email },
         agent: AUDIT_AGENTS.web,
       });

@@ -11,14 +11,7 @@ import type { Request, Response } from 'express';
 import { BUCKETS, type Limiter } from '@svc/limits';
 import type { Logger } from '@svc/logger';
 import { readCookie } from '../http/web-session.ts';
-import {
-  SSO_MAX_SAML_RESPONSE_BYTES,
-  SSO_STATE_TTL_SECONDS,
-  SsoError,
-  samlServiceProvider,
-  type SamlStore,
-  type SsoStore,
-} from '@svc/sso';
+import { SSO_MAX_SAML_RESPONSE_BYTES, SSO_STATE_TTL_SECONDS, SsoError, samlServiceProvider, type SamlStore, type SsoStore } from '@svc/sso';
 import type { CallbackOutcome } from './flow.ts';
 import type { Provisioning } from './provision.ts';
 import { claimedRequest, identityOf, responseEnvelope, samlFor, verifyRefusal } from './saml-verify.ts';
@@ -156,5 +149,3 @@ export function samlFlow(deps: SamlFlowDeps) {
     },
   };
 }
-
-export type SamlFlow = ReturnType<typeof samlFlow>;

@@ -64,7 +64,10 @@ function parse(xml: string): Document | null {
   let bad = false;
   const fail = () => void (bad = true);
   try {
-    const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml');
+    const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(
+      xml,
+      'text/xml',
+    );
     return bad ? null : (doc as unknown as Document);
   } catch {
     return null;

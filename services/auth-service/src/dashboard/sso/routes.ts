@@ -2,7 +2,7 @@
  * Workspace > Single sign-on routes (docs/dashboard.md): the management layer's SSO operations, so
  * the rules they declare (owner only, step-up, a confirmed address) are the API's.
  */
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { samlServiceProvider } from '@svc/sso';
 import { ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
 import { ROUTES } from '../../http/routes.ts';
@@ -10,7 +10,7 @@ import { render } from '../../ui/html.ts';
 import { alertPage } from '../../ui/layout.ts';
 import { formOf } from '../form.ts';
 import { back, param, type Done, type Kit } from '../kit.ts';
-import { SAML_FORM_BODY_LIMIT, SSO_FORMS } from './forms.ts';
+import { SSO_FORMS } from './forms.ts';
 import { ssoPage, ssoPath } from './view.ts';
 import { pageRefusalOf } from '@svc/errors';
 
@@ -41,7 +41,11 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     const f = await frame(req, res, actor, 'sso', { workspace: ws });
     const callback = new URL(ROUTES.ssoCallback.path, deps.authUrl).href;
     const sp = samlServiceProvider(deps.authUrl, ws);
-    render(res, ssoPage(f, await sso.ssoView(actor, ws), { callback, sp }, error?.message), error ? { refusal: pageRefusalOf(error.status) } : {});
+    render(
+      res,
+      ssoPage(f, await sso.ssoView(actor, ws), { callback, sp }, error?.message),
+      error ? { refusal: pageRefusalOf(error.status) } : {},
+    );
   };
   /** A form's change; a refusal shows the page again with the reason (its status), or a plain page when it cannot be shown. */
   const change = (act: (req: Request, actor: Actor, ws: string) => Promise<unknown>, done: Done) =>
