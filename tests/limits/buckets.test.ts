@@ -64,6 +64,7 @@ const WINDOW_BUCKETS = [
   'secondFactorPerAccount',
   'cimdFetchPerSource',
   'cimdFetchPerHost',
+  'samlAcsPerWorkspace',
 ] as const satisfies BucketName[];
 
 // Two replicas' limiters, each batching its own concurrent charges: together they admit exactly L.

@@ -65,6 +65,8 @@ export const BUCKETS = {
   cimdFetchPerSource: { limit: 20, windowSeconds: 600 },
   /** Client ID Metadata Document fetches per client_id host, from every source. */
   cimdFetchPerHost: { limit: 60, windowSeconds: 600 },
+  /** SAML Responses one workspace's ACS checks, from every source: its share of the signature work (docs/auth-service.md "SAML"). */
+  samlAcsPerWorkspace: { limit: 120, windowSeconds: 60 },
   /** Device-grant polls per device code: RFC 8628 §3.5, each slow_down adds 5 seconds. */
   devicePoll: { stepSeconds: 5 },
 } as const satisfies Record<string, WindowRule | BackoffRule | PaceRule>;

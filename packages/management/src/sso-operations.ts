@@ -4,7 +4,7 @@
  * project key or an OAuth token is refused. The settings service (@svc/sso) checks ownership,
  * judges the input and records each change in the audit log; its refusals become ManagementErrors.
  */
-import { SsoError, type DomainClaim, type PolicyInput, type SettingsActor, type SsoView } from '@svc/sso';
+import { SsoError, type DomainClaim, type PolicyInput, type ProviderInput, type SettingsActor, type SsoView } from '@svc/sso';
 import type { ManagementContext } from './context.ts';
 import type { Actor } from './types.ts';
 import { ManagementError } from './types.ts';
@@ -12,7 +12,7 @@ import { ManagementError } from './types.ts';
 /** The SSO operations of the management layer (each is described on Management). */
 export interface SsoOperations {
   ssoView(actor: Actor, workspace: string): Promise<SsoView>;
-  ssoConfigureProvider(actor: Actor, workspace: string, input: { issuer: string; clientId: string; secret: string }): Promise<SsoView>;
+  ssoConfigureProvider(actor: Actor, workspace: string, input: ProviderInput): Promise<SsoView>;
   ssoSetPolicy(actor: Actor, workspace: string, input: PolicyInput): Promise<SsoView>;
   ssoClaimDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
   ssoVerifyDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
@@ -24,7 +24,7 @@ function refusal(err: unknown): never {
   if (!(err instanceof SsoError)) throw err;
   // 502 (the provider's discovery unreadable) only arises where a discovery check is given; to
   // the caller it is a bad issuer.
-  const status = err.status === 502 ? 400 : err.status;
+  const status = err.status === 502 || err.status === 413 || err.status === 429 ? 400 : err.status;
   throw new ManagementError(status, err.message, err.field ?? (err.status === 502 ? 'issuer' : undefined));
 }
 

@@ -23,3 +23,15 @@ export const SSO_MAX_RESPONSE_BYTES = 64 * 1024;
 export const SSO_MAX_ISSUER_LENGTH = 500;
 export const SSO_MAX_CLIENT_ID_LENGTH = 200;
 export const SSO_MAX_CLIENT_SECRET_LENGTH = 500;
+
+/** SAML (docs/auth-service.md "SAML"): the largest IdP metadata document read, and the signing certificates kept of it. */
+export const SSO_MAX_SAML_METADATA_BYTES = 100 * 1024;
+export const SSO_MAX_SAML_CERTIFICATES = 4;
+/** The longest IdP entity id, SSO URL and attribute name accepted. */
+export const SSO_MAX_SAML_NAME_LENGTH = 500;
+/** The largest SAMLResponse form body read at the ACS; past it, a 413 page and nothing read. */
+export const SSO_MAX_SAML_RESPONSE_BYTES = 256 * 1024;
+/** The clock skew allowed on an assertion's NotBefore and NotOnOrAfter (SAML 2.0 Core §2.5.1.2). */
+export const SSO_SAML_CLOCK_SKEW_MS = 60_000;
+/** How long a checked SAML answer waits for the browser's step back to svc's own origin (docs/auth-service.md "SAML"). */
+export const SSO_SAML_HANDOFF_SECONDS = 60;

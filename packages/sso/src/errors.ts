@@ -4,7 +4,7 @@
  */
 export class SsoError extends Error {
   override name = 'SsoError';
-  readonly status: 400 | 403 | 404 | 409 | 502;
+  readonly status: 400 | 403 | 404 | 409 | 413 | 429 | 502;
   readonly detail: string;
   /** The input field a 400 is about, when it is one (the REST API's `error.field`). */
   readonly field: string | undefined;

@@ -16,6 +16,7 @@ import {
 } from './bounds.ts';
 import { domainProven, newProofToken, normalDomain, type ResolveTxt } from './domain-proof.ts';
 import { SsoError } from './errors.ts';
+import { samlAuditDetail, samlIdpOf, samlServiceProvider, type SamlIdpInput, type SamlServiceProvider } from './saml-idp.ts';
 import type { DomainClaim, GroupRole, SsoSettings, SsoStore } from './store.ts';
 
 /** Who is changing the settings: a signed-in person (or svc-admin acting for the owner), from an address. */
@@ -42,11 +43,24 @@ export interface SsoSettingsDeps {
   discover?: CheckProvider;
   resolveTxt: ResolveTxt;
   now: () => number;
+  /** The auth-service's public URL: the view names the SAML service provider by it (docs/auth-service.md "SAML"). */
+  authUrl?: string;
 }
 
 export interface SsoView {
   settings: SsoSettings | null;
   claims: DomainClaim[];
+  /** svc's SAML service provider for the workspace, when its provider is SAML and the auth-service's URL is known. */
+  serviceProvider: SamlServiceProvider | null;
+}
+
+/** A provider as an owner gives it: OpenID Connect (issuer, client id, secret) or SAML (the IdP's metadata or fields). */
+export interface ProviderInput {
+  kind?: 'oidc' | 'saml';
+  issuer?: string;
+  clientId?: string;
+  secret?: string;
+  saml?: SamlIdpInput;
 }
 
 export interface PolicyInput {
@@ -74,6 +88,13 @@ export function ssoSettings(deps: SsoSettingsDeps) {
     });
   }
 
+  /** Saves a SAML IdP (docs/auth-service.md "SAML"): its metadata or fields judged by samlIdpOf. */
+  async function configureSaml(actor: SettingsActor, workspace: string, input: SamlIdpInput): Promise<void> {
+    const idp = samlIdpOf(input, (await deps.store.settings(workspace))?.saml?.certificates ?? []);
+    await deps.store.saveSamlProvider(workspace, idp, deps.now());
+    await audit(actor, workspace, 'sso.configured', samlAuditDetail(idp));
+  }
+
   return {
     /**
      * Removes every setting of the workspace's single sign-on: its provider, policy and domains
@@ -88,18 +109,17 @@ export function ssoSettings(deps: SsoSettingsDeps) {
 
     async view(actor: SettingsActor, workspace: string): Promise<SsoView> {
       await owned(actor, workspace);
-      return { settings: await deps.store.settings(workspace), claims: await deps.store.claims(workspace) };
+      const settings = await deps.store.settings(workspace);
+      const sp = settings?.kind === 'saml' && deps.authUrl ? samlServiceProvider(deps.authUrl, workspace) : null;
+      return { settings, claims: await deps.store.claims(workspace), serviceProvider: sp };
     },
 
     /** Saves the provider after its discovery document was read through the guarded client. */
-    async configureProvider(
-      actor: SettingsActor,
-      workspace: string,
-      input: { issuer: string; clientId: string; secret: string },
-    ): Promise<void> {
+    async configureProvider(actor: SettingsActor, workspace: string, input: ProviderInput): Promise<void> {
       await owned(actor, workspace);
-      const issuer = input.issuer.trim();
-      const clientId = input.clientId.trim();
+      if (input.kind === 'saml') return configureSaml(actor, workspace, input.saml ?? {});
+      const issuer = (input.issuer ?? '').trim();
+      const clientId = (input.clientId ?? '').trim();
       if (!URL.canParse(issuer) || issuer.length > SSO_MAX_ISSUER_LENGTH) {
         throw new SsoError(400, `The issuer must be a URL of at most ${SSO_MAX_ISSUER_LENGTH} characters.`, '', 'issuer');
       }
@@ -114,6 +134,7 @@ export function ssoSettings(deps: SsoSettingsDeps) {
       if (deps.discover) await deps.discover(issuer, clientId, secret);
       await deps.store.saveProvider(workspace, { issuer, clientId, secret }, deps.now());
       await audit(actor, workspace, 'sso.configured', {
+        kind: 'oidc',
         issuer,
         clientId,
         secret: input.secret ? 'replaced' : 'kept',

@@ -9,6 +9,7 @@ import { isRole, type Role } from '@svc/policy';
 import { seal, unseal } from '@svc/credentials';
 import { SSO_STATE_TTL_SECONDS } from './bounds.ts';
 import { SK } from './keys.ts';
+import type { SamlIdp } from './saml-idp.ts';
 
 const SECRET_INFO = 'svc sso client secret v1';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -22,8 +23,14 @@ export interface GroupRole {
 
 /** A workspace's provider and policy, as shown to its owner (never the secret). */
 export interface SsoSettings {
+  /** The provider's protocol: OpenID Connect, or SAML 2.0 (docs/auth-service.md "SAML"). */
+  kind: 'oidc' | 'saml';
+  /** The OpenID issuer, or the SAML IdP's entity id. */
   issuer: string;
+  /** The OpenID client id; empty for SAML. */
   clientId: string;
+  /** The SAML IdP; null for OpenID Connect. */
+  saml: SamlIdp | null;
   /** The role a member gets on each of the workspace's projects when no group maps to one (NONE: no access). */
   defaultRole: Role;
   /** "Members must use SSO": password sign-in refused for addresses at the workspace's proven domains. */
@@ -53,11 +60,15 @@ export function createSsoStore(redis: Redis, cookieKeys: string[]) {
   return {
     async settings(workspace: string): Promise<SsoSettings | null> {
       const h = await redis.hgetall(SK.config(workspace));
-      if (!h['issuer'] || !h['clientId']) return null;
+      const kind = h['kind'] === 'saml' ? 'saml' : 'oidc';
+      const saml = kind === 'saml' && h['saml'] ? (JSON.parse(h['saml']) as SamlIdp) : null;
+      if (kind === 'saml' ? !saml : !h['issuer'] || !h['clientId']) return null;
       const groupRoles = (JSON.parse(h['groupRoles'] ?? '[]') as GroupRole[]).filter((g) => isRole(g.role));
       return {
-        issuer: h['issuer'],
-        clientId: h['clientId'],
+        kind,
+        issuer: saml ? saml.entityId : (h['issuer'] ?? ''),
+        clientId: saml ? '' : (h['clientId'] ?? ''),
+        saml,
         defaultRole: isRole(h['defaultRole']) ? h['defaultRole'] : 'VIEWER',
         required: h['required'] === '1',
         groupRoles,
@@ -76,11 +87,18 @@ export function createSsoStore(redis: Redis, cookieKeys: string[]) {
     },
     async saveProvider(workspace: string, p: { issuer: string; clientId: string; secret: string }, now: number): Promise<void> {
       await redis.hset(SK.config(workspace), {
+        kind: 'oidc',
         issuer: p.issuer,
         clientId: p.clientId,
         secretSealed: seal(cookieKeys[0]!, p.secret, SECRET_INFO),
         updatedAt: String(now),
       });
+      await redis.hdel(SK.config(workspace), 'saml');
+    },
+    /** Saves a SAML IdP in place of the provider (an OpenID provider's secret goes with it). */
+    async saveSamlProvider(workspace: string, idp: SamlIdp, now: number): Promise<void> {
+      await redis.hset(SK.config(workspace), { kind: 'saml', saml: JSON.stringify(idp), updatedAt: String(now) });
+      await redis.hdel(SK.config(workspace), 'issuer', 'clientId', 'secretSealed');
     },
     async savePolicy(workspace: string, p: { defaultRole: Role; required: boolean; groupRoles: GroupRole[] }, now: number): Promise<void> {
       await redis.hset(SK.config(workspace), {

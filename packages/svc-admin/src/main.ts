@@ -48,6 +48,13 @@ const STRING_OPTIONS = [
   'domain',
   'jwks-file',
   'jwks-uri',
+  'metadata-file',
+  'entity-id',
+  'sso-url',
+  'certificate-file',
+  'email-attribute',
+  'groups-attribute',
+  'want-response-signed',
   'otlp-endpoint',
   'kind',
   'audience',
@@ -140,7 +147,13 @@ async function main(argv: string[]): Promise<number> {
             accounts,
             // The store the auth-service reads, sealing under the same COOKIE_KEYS; no discovery
             // check (svc-admin makes no outbound requests): the sign-in flow reads the provider.
-            sso: ssoSettings({ accounts, store: createSsoStore(redis, config.cookieKeys), resolveTxt: defaultResolveTxt, now: Date.now }),
+            sso: ssoSettings({
+              accounts,
+              store: createSsoStore(redis, config.cookieKeys),
+              resolveTxt: defaultResolveTxt,
+              now: Date.now,
+              authUrl: config.authUrl,
+            }),
             secret: () => (values['secret-stdin'] === true ? readPassword('stdin') : Promise.resolve(null)),
           },
           options,

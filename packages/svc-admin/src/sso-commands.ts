@@ -5,9 +5,19 @@
  * recorded in the workspace's audit log (actor `svc-admin`). The client secret is read from
  * standard input (`--secret-stdin`), never from the command line, and never printed.
  */
+import { readFileSync } from 'node:fs';
 import type { Accounts } from '@svc/accounts';
 import { AccountError } from '@svc/accounts';
-import { proofName, proofValue, SsoError, type DomainClaim, type SettingsActor, type SsoSettingsService, type SsoView } from '@svc/sso';
+import {
+  certificateSummary,
+  proofName,
+  proofValue,
+  SsoError,
+  type DomainClaim,
+  type SettingsActor,
+  type SsoSettingsService,
+  type SsoView,
+} from '@svc/sso';
 import { req, UsageError, type Options } from './command-kit.ts';
 
 /** What an SSO command is given besides its options. */
@@ -33,7 +43,31 @@ const refusal = (err: unknown): never => {
   throw err;
 };
 
-const flagOf = (field: string) => ({ clientId: 'client-id', defaultRole: 'default-role', groupRoles: 'groups' })[field] ?? field;
+const FLAGS: Record<string, string> = {
+  clientId: 'client-id',
+  defaultRole: 'default-role',
+  groupRoles: 'groups',
+  metadataXml: 'metadata-file',
+  entityId: 'entity-id',
+  ssoUrl: 'sso-url',
+  certificate: 'certificate-file',
+  emailAttribute: 'email-attribute',
+  groupsAttribute: 'groups-attribute',
+};
+const flagOf = (field: string) => FLAGS[field] ?? field;
+
+/** The text of the file an option names ('' when the option is absent). */
+function fileOf(o: Options, name: string): string {
+  const file = o[name];
+  if (file === undefined) return '';
+  try {
+    return readFileSync(String(file), 'utf8');
+  } catch {
+    throw new UsageError(`--${name}: cannot read ${String(file)}`);
+  }
+}
+
+const text = (o: Options, name: string) => (typeof o[name] === 'string' ? o[name] : '');
 
 const claimOut = (c: DomainClaim) => ({
   domain: c.domain,
@@ -41,8 +75,19 @@ const claimOut = (c: DomainClaim) => ({
   verifiedAt: c.verifiedAt === null ? null : new Date(c.verifiedAt).toISOString(),
 });
 
+const samlOut = (v: SsoView) =>
+  v.settings?.saml
+    ? {
+        saml: {
+          ...v.settings.saml,
+          certificates: v.settings.saml.certificates.map(certificateSummary),
+          serviceProvider: v.serviceProvider,
+        },
+      }
+    : {};
+
 const viewOut = (v: SsoView) => ({
-  provider: v.settings ? { issuer: v.settings.issuer, clientId: v.settings.clientId } : null,
+  provider: v.settings ? { kind: v.settings.kind, issuer: v.settings.issuer, clientId: v.settings.clientId, ...samlOut(v) } : null,
   policy: {
     defaultRole: v.settings?.defaultRole ?? 'VIEWER',
     required: v.settings?.required ?? false,
@@ -79,6 +124,21 @@ export const SSO_COMMANDS: Record<string, SsoCommand> = {
     const actor = await ownerActor(accounts, ws);
     const input = { issuer: req(o, 'issuer'), clientId: req(o, 'client-id'), secret: (await secret()) ?? '' };
     await sso.configureProvider(actor, ws, input).catch(refusal);
+    return viewOut(await sso.view(actor, ws));
+  },
+  'sso saml': async ({ accounts, sso }, o) => {
+    const ws = req(o, 'workspace');
+    const actor = await ownerActor(accounts, ws);
+    const saml = {
+      metadataXml: fileOf(o, 'metadata-file'),
+      entityId: text(o, 'entity-id'),
+      ssoUrl: text(o, 'sso-url'),
+      certificate: fileOf(o, 'certificate-file'),
+      wantResponseSigned: onOff(o, 'want-response-signed'),
+      emailAttribute: text(o, 'email-attribute'),
+      groupsAttribute: text(o, 'groups-attribute'),
+    };
+    await sso.configureProvider(actor, ws, { kind: 'saml', saml }).catch(refusal);
     return viewOut(await sso.view(actor, ws));
   },
   'sso policy': async ({ accounts, sso }, o) => {

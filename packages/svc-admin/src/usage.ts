@@ -39,6 +39,8 @@ export const USAGE = `Usage: svc-admin <command> [options] [--json]
   migrate
   sso show --workspace W
   sso provider --workspace W --issuer URL --client-id ID [--secret-stdin]
+  sso saml --workspace W (--metadata-file F | --entity-id ID --sso-url URL --certificate-file F)
+           [--email-attribute A] [--groups-attribute A] [--want-response-signed on|off]
   sso policy --workspace W --default-role ROLE [--required on|off] [--groups group=ROLE,...]
   sso domain claim|verify|release --workspace W --domain D
   scim show --workspace W

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { createAccounts, TRUSTED_ISSUER_LIMITS } from '@svc/accounts';
 import { DEV_KEY_PEPPER as DEV_PEPPER, loadConfig } from '@svc/config';
 import { createSsoStore } from '@svc/sso';
-import { startRedis, type RedisFixture } from '@svc/testkit';
+import { SAML_TEST_CERT, samlTestMetadata, startRedis, type RedisFixture } from '@svc/testkit';
 import { createUpstreams } from '@svc/upstreams';
 
 const run = promisify(execFile);
@@ -305,7 +305,7 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
     'svc',
     '--secret-stdin',
   );
-  assert.deepEqual(out.provider, { issuer: 'https://idp.example.com', clientId: 'svc' });
+  assert.deepEqual(out.provider, { kind: 'oidc', issuer: 'https://idp.example.com', clientId: 'svc' });
   assert.ok(!JSON.stringify(out).includes(SECRET), 'the secret is never printed');
   assert.equal(
     await createSsoStore(redis.client, loadConfig({ ...process.env, REDIS_URL: redis.url }).cookieKeys).secret('team-sso'),
@@ -350,6 +350,44 @@ test('sso: show, provider, policy and domain claim / verify / release act for th
   ]);
   assert.ok(entries.every((e) => e.actor === 'svc-admin' && e.source === 'svc-admin'));
   assert.ok(!JSON.stringify(entries).includes(SECRET), 'no audit entry holds the secret');
+});
+
+test('sso saml: the IdP by its metadata file or by fields, judged as the dashboard and API judge it, audited; the SP to register shown', async () => {
+  await admin('user', 'create', '--email', 'saml-owner@example.com');
+  await admin('workspace', 'create', '--slug', 'team-saml', '--owner', 'saml-owner@example.com', '--plan', 'TEAM');
+  const dir = await mkdtemp(join(tmpdir(), 'svc-admin-saml-'));
+  const metadata = join(dir, 'idp.xml');
+  await writeFile(metadata, samlTestMetadata('https://idp.example.com/saml', 'https://idp.example.com/saml/sso'));
+  const out = await admin('sso', 'saml', '--workspace', 'team-saml', '--metadata-file', metadata, '--groups-attribute', 'memberOf');
+  assert.equal(out.provider.kind, 'saml');
+  assert.equal(out.provider.issuer, 'https://idp.example.com/saml');
+  assert.equal(out.provider.saml.ssoUrl, 'https://idp.example.com/saml/sso');
+  assert.equal(out.provider.saml.groupsAttribute, 'memberOf');
+  assert.match(out.provider.saml.certificates[0].sha256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  assert.match(out.provider.saml.serviceProvider.acsUrl, /\/sso\/saml\/team-saml\/acs$/);
+  // By fields: the certificate file, and the ones saved are kept when none is given.
+  const pem = join(dir, 'idp.pem');
+  await writeFile(pem, SAML_TEST_CERT);
+  const fields = ['--workspace', 'team-saml', '--entity-id', 'https://idp2.example.com', '--sso-url', 'https://idp2.example.com/sso'];
+  assert.equal((await admin('sso', 'saml', ...fields, '--certificate-file', pem)).provider.issuer, 'https://idp2.example.com');
+  assert.equal((await admin('sso', 'saml', ...fields)).provider.saml.certificates.length, 1);
+  // Refusals name the option at fault.
+  const bad = [
+    [['--metadata-file', pem], /--metadata-file: .*not SAML metadata/],
+    [['--entity-id', 'x', '--sso-url', 'not a url'], /--sso-url/],
+    [['--metadata-file', join(dir, 'missing.xml')], /--metadata-file: cannot read/],
+  ] as const;
+  for (const [args, problem] of bad) {
+    const refused = await adminFails('sso', 'saml', '--workspace', 'team-saml', ...args);
+    assert.match(JSON.parse(refused.stdout).error.message, problem);
+  }
+  await writeFile(join(dir, 'bomb.xml'), '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>');
+  const bomb = await adminFails('sso', 'saml', '--workspace', 'team-saml', '--metadata-file', join(dir, 'bomb.xml'));
+  assert.match(JSON.parse(bomb.stdout).error.message, /must not hold a document type/);
+  const accounts = createAccounts(redis.client, { pepper: DEV_PEPPER });
+  const configured = (await accounts.audit.page('team-saml', { limit: 100 })).entries.filter((e) => e.action === 'sso.configured');
+  assert.equal(configured.length, 3);
+  assert.equal(configured.at(-1)?.detail?.['kind'], 'saml');
 });
 
 test('trusted-issuer add|list|remove: a JWK Set file or a JWKS URL, at most TRUSTED_ISSUER_LIMITS.maxIssuers, audited', async () => {

@@ -106,3 +106,4 @@ export async function outputDir(...parts: string[]): Promise<string> {
   return dir;
 }
 export { sampleOf } from './schema-sample.ts';
+export { SAML_TEST_CERT, samlTestMetadata } from './saml-idp-metadata.ts';

@@ -4,13 +4,13 @@
  * invitations, the dashboard and the home page; and what they share: single sign-on, the second
  * factor, email verification and the management layer.
  */
-import type { Express, Request } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
 import { createMailer, type Mailer } from '@svc/mail';
 import { createManagement, type Management } from '@svc/management';
-import { createScimDirectory, createScimTokens, type ResolveTxt } from '@svc/sso';
+import { createScimDirectory, createScimTokens, SSO_MAX_SAML_RESPONSE_BYTES, type ResolveTxt } from '@svc/sso';
 import { createUpstreams } from '@svc/upstreams';
 import { WebhookStore } from '@svc/webhooks';
 import type Provider from 'oidc-provider';
@@ -68,6 +68,7 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
     accounts,
     web,
     logger,
+    throttle: deps.throttle,
     authUrl: config.authUrl,
     cookieKeys: config.cookieKeys,
     allowPrivateIssuers: config.ssoPrivateIssuers,
@@ -108,6 +109,9 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
   app.post(ROUTES.signIn.path, signin.post);
   app.get(ROUTES.ssoCallback.path, sso.callback);
   app.post(ROUTES.ssoBackchannelLogout.path, sso.backchannelLogout);
+  app.get(ROUTES.samlMetadata.path, sso.samlMetadata);
+  app.post(ROUTES.samlAcs.path, express.urlencoded({ extended: false, limit: SSO_MAX_SAML_RESPONSE_BYTES }), sso.samlAcs);
+  app.get(ROUTES.samlDone.path, sso.samlDone);
   factors.mount(app);
   const reset = passwordReset({ ...pageDeps, redis, mailer, authUrl: config.authUrl });
   app.get(ROUTES.forgot.path, reset.forgot);

@@ -159,8 +159,10 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
       frame(s),
       {
         settings: {
+          kind: 'oidc',
           issuer: s,
           clientId: s,
+          saml: null,
           defaultRole: 'VIEWER',
           required: true,
           groupRoles: [{ group: s, role: 'ADMIN' }],
@@ -170,8 +172,9 @@ const VIEWS: Record<string, (s: string) => SafeHtml | string> = {
           { domain: s, token: s, verifiedAt: null },
           { domain: s, token: s, verifiedAt: T },
         ],
+        serviceProvider: null,
       },
-      s,
+      { callback: s, sp: { entityId: s, acsUrl: s, metadataUrl: s } },
       s,
     ),
   revokeKey: (s) => revokeKeyPage(frame(s), key(s)),

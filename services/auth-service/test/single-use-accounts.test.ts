@@ -19,7 +19,7 @@ import { startSmtpInbox, waitFor, type SmtpInbox } from '@svc/testkit';
 import { newTotpSecret } from '../src/factors/totp.ts';
 import { JWT_BEARER_GRANT } from '../src/oauth/id-jag.ts';
 import { ensurePersonalProject } from '../src/oauth/personal-project.ts';
-import { provisioning } from '../src/sso/provision.ts';
+import { identityOfIdToken, provisioning } from '../src/sso/provision.ts';
 import {
   cookiePairs,
   newProject,
@@ -477,12 +477,23 @@ test(`${N} first single sign-ins of one address at once make one account, and ev
   const { user: owner } = await newProject(f, 'sso-owner');
   const domain = `first-${tag()}.example.com`;
   assert.equal(await store.takeDomain(owner.workspace, domain), true);
-  const settings: SsoSettings = { issuer: IDP, clientId: 'svc', defaultRole: 'VIEWER', required: false, groupRoles: [], updatedAt: 0 };
+  const settings: SsoSettings = {
+    kind: 'oidc',
+    issuer: IDP,
+    clientId: 'svc',
+    saml: null,
+    defaultRole: 'VIEWER',
+    required: false,
+    groupRoles: [],
+    updatedAt: 0,
+  };
   for (let round = 0; round < ROUNDS; round++) {
     const email = `new-${round}@${domain}`;
     const now = Math.floor(Date.now() / 1000);
     const claims = { iss: IDP, sub: `sub-${round}`, aud: 'svc', iat: now, exp: now + 60, email, email_verified: true } as IDToken;
-    const settled = await Promise.allSettled(Array.from({ length: N }, () => sso.signIn(owner.workspace, settings, claims, '192.0.2.1')));
+    const settled = await Promise.allSettled(
+      Array.from({ length: N }, () => sso.signIn(owner.workspace, settings, identityOfIdToken(claims), '192.0.2.1')),
+    );
     const account = await f.accounts.users.findByEmail(email);
     assert.ok(account, `round ${round}: the account exists`);
     const summary = settled.map((s) => (s.status === 'fulfilled' ? s.value.user.id : String(s.reason))).join(' | ');

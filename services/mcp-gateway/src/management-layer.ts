@@ -43,6 +43,7 @@ export function gatewayManagement(deps: GatewayManagementDeps) {
       store: createSsoStore(deps.redis, config.cookieKeys),
       resolveTxt: deps.resolveTxt ?? defaultResolveTxt,
       now,
+      authUrl: config.authUrl,
     }),
     // The gateway manages endpoints but never delivers: the worker runs in the auth-service (docs/webhooks.md).
     webhooks: new WebhookStore(deps.redis, { pepper: config.keyPepper, previousPepper: config.previousKeyPepper }, now),

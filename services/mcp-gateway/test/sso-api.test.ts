@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connectRedis } from '@svc/accounts';
 import { createSsoStore, SSO_MAX_GROUP_MAPPINGS, SK, type ResolveTxt } from '@svc/sso';
+import { SAML_TEST_CERT, samlTestMetadata } from '@svc/testkit';
 import { refusal, send, success, typedClient, type Answered } from './management-client.ts';
+import type { Refusal } from '@svc/management/contract';
 import { seed, startFixture, type GatewayFixture, type Seeded } from './support.ts';
 
 const SECRET = 'the-client-secret-7f3a9c';
@@ -159,4 +161,45 @@ test('bad input is a 400 naming the field', async () => {
     assert.equal(error.field, field, `${path} ${JSON.stringify(body).slice(0, 80)}: ${JSON.stringify(error)}`);
     assert.ok(!error.message.includes('x'.repeat(100)), 'the message does not echo the input');
   }
+});
+
+test('a SAML IdP by its metadata or fields: the view names the IdP and the SP to register; bad input is a 400 naming the field', async () => {
+  const saml = {
+    kind: 'saml' as const,
+    saml: { metadataXml: samlTestMetadata('https://idp.example.com/saml', 'https://idp.example.com/saml/sso') },
+  };
+  const view = success(await me.configureSsoProvider({ params: ws(), body: saml })).body;
+  assert.equal(view.provider?.kind, 'saml');
+  assert.equal(view.provider?.issuer, 'https://idp.example.com/saml');
+  assert.equal(view.provider?.saml?.ssoUrl, 'https://idp.example.com/saml/sso');
+  assert.match(view.provider?.saml?.certificates[0]?.sha256 ?? '', /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  assert.equal(view.provider?.saml?.serviceProvider?.acsUrl, `${f.config.authUrl}/sso/saml/${owner.workspace}/acs`);
+  assert.equal(view.provider?.saml?.serviceProvider?.metadataUrl, `${f.config.authUrl}/sso/saml/${owner.workspace}/metadata`);
+  const byFields = { entityId: 'https://idp2.example.com', ssoUrl: 'https://idp2.example.com/sso', certificate: SAML_TEST_CERT };
+  assert.equal(
+    success(await me.configureSsoProvider({ params: ws(), body: { kind: 'saml', saml: byFields } })).body.provider?.issuer,
+    byFields.entityId,
+  );
+  const configured = (await auditEntries(owner.workspace)).filter((e) => e.action === 'sso.configured' && e.detail?.['kind'] === 'saml');
+  assert.equal(configured.length, 2, 'each SAML configuration is audited');
+  const bad: [Record<string, unknown>, string][] = [
+    [{ metadataXml: '<not-metadata/>' }, 'metadataXml'],
+    [{ metadataXml: '<!DOCTYPE x [<!ENTITY a "a">]><x>&a;</x>' }, 'metadataXml'],
+    [{ ...byFields, ssoUrl: 'not a url' }, 'ssoUrl'],
+    [{ ...byFields, certificate: 'bm90IGEgY2VydA==' }, 'certificate'],
+    [{ ...byFields, entityId: '', metadataXml: '' }, 'entityId'],
+    [{ ...byFields, surprise: 1 }, 'saml|surprise'],
+  ];
+  for (const [input, field] of bad) {
+    const res = await send(f.url, answered, 'POST', `/api/v1/workspaces/${owner.workspace}/sso/provider`, personal, {
+      kind: 'saml',
+      saml: input,
+    });
+    assert.equal(res.status, 400, JSON.stringify(input).slice(0, 80));
+    assert.match(String((res.body as Refusal).error.field ?? ''), new RegExp(field), JSON.stringify(res.body));
+  }
+  // The OpenID provider's fields are still required when kind is oidc (or absent).
+  const oidc = await send(f.url, answered, 'POST', `/api/v1/workspaces/${owner.workspace}/sso/provider`, personal, { clientId: 'x' });
+  assert.equal(oidc.status, 400);
+  assert.equal((oidc.body as Refusal).error.field, 'issuer');
 });

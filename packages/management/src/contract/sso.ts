@@ -10,6 +10,8 @@ import {
   SSO_MAX_GROUP_LENGTH,
   SSO_MAX_GROUP_MAPPINGS,
   SSO_MAX_ISSUER_LENGTH,
+  SSO_MAX_SAML_METADATA_BYTES,
+  SSO_MAX_SAML_NAME_LENGTH,
 } from '@svc/sso/bounds.ts';
 import { defineOperation, segment, WHEN } from './define.ts';
 
@@ -38,14 +40,68 @@ const CLAIM = {
   additionalProperties: false,
 } as const;
 
+const NAME = { type: 'string', maxLength: SSO_MAX_SAML_NAME_LENGTH } as const;
+
+/** A SAML IdP as an owner gives it (docs/auth-service.md "SAML"): its metadata, fields, or both (a field overrides the metadata's). */
+const SAML_INPUT = {
+  type: 'object',
+  description: 'The SAML 2.0 identity provider, when kind is saml.',
+  properties: {
+    metadataXml: { type: 'string', maxLength: SSO_MAX_SAML_METADATA_BYTES, description: "The IdP's metadata XML (an IDPSSODescriptor)." },
+    entityId: { ...NAME, description: "The IdP's entity id." },
+    ssoUrl: { ...NAME, description: "The IdP's SingleSignOnService URL for the HTTP-Redirect binding." },
+    certificate: { type: 'string', maxLength: 16_384, description: "The IdP's signing certificate, PEM or base64." },
+    wantResponseSigned: { type: 'boolean', description: 'Require the Response to be signed too (the assertion always must be).' },
+    emailAttribute: { ...NAME, description: 'The attribute holding the address; empty: the NameID (format emailAddress).' },
+    groupsAttribute: { ...NAME, description: "The attribute listing the person's groups; `groups` when empty." },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The SAML IdP as saved, and svc's SP for it. */
+const SAML_VIEW = {
+  type: ['object', 'null'],
+  description: 'The SAML IdP and the service provider to register at it; null for OpenID Connect.',
+  properties: {
+    entityId: { type: 'string' },
+    ssoUrl: { type: 'string' },
+    certificates: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { sha256: { type: 'string' }, validTo: { type: 'string' } },
+        required: ['sha256', 'validTo'],
+        additionalProperties: false,
+      },
+    },
+    wantResponseSigned: { type: 'boolean' },
+    emailAttribute: { type: 'string' },
+    groupsAttribute: { type: 'string' },
+    serviceProvider: {
+      type: ['object', 'null'],
+      properties: { entityId: { type: 'string' }, acsUrl: { type: 'string' }, metadataUrl: { type: 'string' } },
+      required: ['entityId', 'acsUrl', 'metadataUrl'],
+      additionalProperties: false,
+    },
+  },
+  required: ['entityId', 'ssoUrl', 'certificates', 'wantResponseSigned', 'emailAttribute', 'groupsAttribute', 'serviceProvider'],
+  additionalProperties: false,
+} as const;
+
 const VIEW = {
   type: 'object',
   properties: {
     provider: {
       type: ['object', 'null'],
-      description: 'The OpenID provider; null until one is configured. Never the client secret.',
-      properties: { issuer: { type: 'string' }, clientId: { type: 'string' }, updatedAt: WHEN },
-      required: ['issuer', 'clientId', 'updatedAt'],
+      description: 'The OpenID provider or SAML IdP; null until one is configured. Never the client secret.',
+      properties: {
+        kind: { type: 'string', enum: ['oidc', 'saml'] },
+        issuer: { type: 'string', description: "The OpenID issuer, or the SAML IdP's entity id." },
+        clientId: { type: 'string', description: 'Empty for SAML.' },
+        saml: SAML_VIEW,
+        updatedAt: WHEN,
+      },
+      required: ['kind', 'issuer', 'clientId', 'saml', 'updatedAt'],
       additionalProperties: false,
     },
     policy: {
@@ -85,23 +141,30 @@ export const ssoSettings = defineOperation({
 export const configureSsoProvider = defineOperation({
   method: 'POST',
   path: '/api/v1/workspaces/{workspace}/sso/provider',
-  summary: 'configure the OpenID provider',
+  summary: 'configure the OpenID provider or SAML IdP',
   policy: { caller: 'owner', stepUp: 'always', confirmed: true, setting: 'sso', audit: ['sso.configured'], bucket: 'management' },
   statuses: [200],
   params: WORKSPACE,
   body: {
     type: 'object',
     properties: {
-      issuer: { type: 'string', minLength: 1, maxLength: SSO_MAX_ISSUER_LENGTH, description: 'The issuer URL (https).' },
-      clientId: { type: 'string', minLength: 1, maxLength: SSO_MAX_CLIENT_ID_LENGTH },
+      kind: {
+        type: 'string',
+        enum: ['oidc', 'saml'],
+        default: 'oidc',
+        description: 'OpenID Connect (issuer, clientId, secret) or SAML 2.0 (saml).',
+      },
+      issuer: { type: 'string', minLength: 1, maxLength: SSO_MAX_ISSUER_LENGTH, description: 'The issuer URL (https); OpenID Connect.' },
+      clientId: { type: 'string', minLength: 1, maxLength: SSO_MAX_CLIENT_ID_LENGTH, description: 'OpenID Connect.' },
       secret: {
         type: 'string',
         maxLength: SSO_MAX_CLIENT_SECRET_LENGTH,
         default: '',
         description: 'The client secret; empty keeps the one saved. Stored sealed, never shown.',
       },
+      saml: SAML_INPUT,
     },
-    required: ['issuer', 'clientId'],
+    required: [],
     additionalProperties: false,
   },
   answer: VIEW,

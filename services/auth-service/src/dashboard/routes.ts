@@ -7,7 +7,7 @@
 import express, { type Router } from 'express';
 import { render } from '../ui/html.ts';
 import { notFoundPage } from '../ui/layout.ts';
-import { SSO_FORMS } from './sso/forms.ts';
+import { SAML_FORM_BODY_LIMIT, SSO_FORMS } from './sso/forms.ts';
 import { ACCOUNT_FORMS } from './account/forms.ts';
 import { accountRoutes } from './account/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
@@ -72,6 +72,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     res.set({ 'Content-Security-Policy': DASHBOARD_CSP, 'Cache-Control': 'no-store' });
     next();
   });
+  // The SAML IdP's metadata is larger than any other form (dashboard/sso/forms.ts SAML_FORM_BODY_LIMIT).
+  router.post(SSO_FORMS.saml.path, express.urlencoded({ extended: false, limit: SAML_FORM_BODY_LIMIT }));
   router.post('*path', express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT }));
   const kit = dashboardKit(deps);
   for (const section of [

@@ -10,6 +10,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { render } from '../ui/html.ts';
+import { ROUTES, type HostRoute } from './routes.ts';
 import { alertPage } from '../ui/layout.ts';
 
 function originOf(url: string): string | null {
@@ -31,11 +32,17 @@ function crossSiteReason(req: Request, authOrigin: string): string | null {
   return null;
 }
 
+/** The routes another site posts to by design (HostRoute.crossSite), as patterns of their paths. */
+const CROSS_SITE = (Object.values(ROUTES) as HostRoute[])
+  .filter((r) => r.crossSite)
+  .map((r) => new RegExp(`^${r.path.replace(/:[a-z]+/gi, '[^/]+')}$`));
+
 export function originCheck(deps: { authUrl: string }) {
   const authOrigin = new URL(deps.authUrl).origin;
   return function checkOrigin(req: Request, res: Response, next: NextFunction): void {
     // SCIM (RFC 7644) is an API under a bearer token, sent by a directory's server, never a form: no cookie to ride on.
-    if (req.method !== 'POST' || req.path.startsWith('/api/') || req.path.startsWith('/scim/')) return next();
+    if (req.method !== 'POST' || req.path.startsWith('/api/') || req.path.startsWith('/scim/') || CROSS_SITE.some((r) => r.test(req.path)))
+      return next();
     if (!crossSiteReason(req, authOrigin)) return next();
     const refused = alertPage(
       'Request refused',

@@ -20,6 +20,8 @@ export interface HostRoute {
   readonly path: string;
   readonly body?: BodyKind;
   readonly provider?: true;
+  /** A POST another site's page sends by design (SAML's HTTP-POST binding): the origin check lets it through. */
+  readonly crossSite?: true;
 }
 
 /** Every route of the auth host, grouped as docs/auth-service.md "Endpoints" lists them. */
@@ -51,6 +53,10 @@ export const ROUTES = {
   ssoCallback: { path: '/sso/callback' },
   // OpenID Connect Back-Channel Logout 1.0: the workspace's provider POSTs a logout token (sso/backchannel-logout.ts).
   ssoBackchannelLogout: { path: '/api/sso/backchannel-logout/:workspace', body: 'form' },
+  // SAML (docs/auth-service.md "SAML"): the SP's metadata, its ACS (its body read by its own parser, up to SSO_MAX_SAML_RESPONSE_BYTES), the step back.
+  samlMetadata: { path: '/sso/saml/:workspace/metadata' },
+  samlAcs: { path: '/sso/saml/:workspace/acs', crossSite: true },
+  samlDone: { path: '/sso/saml/:workspace/done' },
   signUp: { path: '/signup', body: 'form' },
   signOut: { path: '/signout', body: 'form' },
   forgot: { path: '/forgot', body: 'form' },

@@ -11,16 +11,20 @@ import { html, render } from '../ui/html.ts';
 import { page } from '../ui/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
 import { backchannelLogout } from './backchannel-logout.ts';
+import type { Limiter } from '@svc/limits';
 import {
-  defaultResolveTxt,
-  type ResolveTxt,
-  ssoSettings,
-  createSsoStore,
   createLogoutStore,
+  createSamlStore,
+  createSsoStore,
+  defaultResolveTxt,
   providerSession,
+  SsoError,
+  ssoSettings,
   SSO_SESSION_MAX_SECONDS,
+  type ResolveTxt,
 } from '@svc/sso';
-import { ssoFlow } from './flow.ts';
+import { ssoFlow, type CallbackOutcome } from './flow.ts';
+import { samlFlow } from './saml-flow.ts';
 import { providerClient } from './provider-client.ts';
 import { provisioning, type SsoPerson } from './provision.ts';
 import { pageRefusalOf } from '@svc/errors';
@@ -30,6 +34,8 @@ export interface SsoDeps {
   accounts: Accounts;
   web: WebSessions;
   logger: Logger;
+  /** The limiter the SAML ACS's per-workspace bucket counts on (docs/auth-service.md "SAML"). */
+  throttle: Limiter;
   authUrl: string;
   cookieKeys: string[];
   /** SSO_PRIVATE_ISSUERS=allow. */
@@ -50,14 +56,17 @@ export function createSso(deps: SsoDeps) {
   const store = createSsoStore(deps.redis, deps.cookieKeys);
   const logouts = createLogoutStore(deps.redis);
   const discover = providerClient({ allowPrivate: deps.allowPrivateIssuers });
-  const flow = ssoFlow({
+  const accept = provisioning({ accounts: deps.accounts, store, clearTakenOver: deps.clearTakenOver });
+  const secure = deps.authUrl.startsWith('https:');
+  const flow = ssoFlow({ store, discover, provisioning: accept, web: deps.web, logger: deps.logger, authUrl: deps.authUrl, secure });
+  const saml = samlFlow({
     store,
-    discover,
-    provisioning: provisioning({ accounts: deps.accounts, store, clearTakenOver: deps.clearTakenOver }),
-    web: deps.web,
+    saml: createSamlStore(deps.redis),
+    provisioning: accept,
+    throttle: deps.throttle,
     logger: deps.logger,
     authUrl: deps.authUrl,
-    secure: deps.authUrl.startsWith('https:'),
+    secure,
   });
   const settings = ssoSettings({
     accounts: deps.accounts,
@@ -65,6 +74,7 @@ export function createSso(deps: SsoDeps) {
     discover,
     resolveTxt: deps.resolveTxt ?? defaultResolveTxt,
     now: deps.now ?? Date.now,
+    authUrl: deps.authUrl,
   });
 
   /**
@@ -74,6 +84,8 @@ export function createSso(deps: SsoDeps) {
    */
   async function signedIn(req: Request, res: Response, workspace: string, person: SsoPerson, returnTo: string): Promise<string> {
     const { user, requestId } = person;
+    // An account whose address was never proven may have been a squatter's: its sessions end.
+    if (person.unproven) await deps.web.endOthers(null, user.id);
     const waiting = await deps.afterProvider(res, user, { returnTo, via: workspace, sessionSeconds: SSO_SESSION_MAX_SECONDS });
     if (waiting) return waiting;
     // The provider's session is named on the browser's, so its back-channel logout ends this one
@@ -85,32 +97,56 @@ export function createSso(deps: SsoDeps) {
     return returnTo;
   }
 
+  function refusalPage(res: Response, refused: SsoError): void {
+    const body = html`<p class="error" role="alert">${refused.message}</p><nav><a href="/signin">Sign in again</a></nav>`;
+    render(res, page('Sign-in refused', body), { refusal: pageRefusalOf(refused.status) });
+  }
+
+  /** Either protocol's outcome: the person signed in and sent on, or the refusal audited and shown. */
+  async function finish(req: Request, res: Response, outcome: CallbackOutcome): Promise<void> {
+    if (outcome.ok) return void res.redirect(303, await signedIn(req, res, outcome.workspace, outcome.person, outcome.returnTo));
+    const { refused, workspace } = outcome;
+    if (workspace) {
+      await deps.accounts.audit.record({
+        workspace,
+        actor: 'sso',
+        action: 'sso.refused',
+        target: `workspace:${workspace}`,
+        source: req.ip ?? 'unknown',
+        requestId: randomUUID(),
+        detail: { reason: refused.message },
+      });
+    }
+    refusalPage(res, refused);
+  }
+
   return {
     settings,
     /** The sign-in page's hook: which way this address signs in. */
     route: (input: { email: string; passwordGiven: boolean; ssoAsked: boolean }): Promise<AddressRoute> => routeOfAddress(store, input),
-    /** Sends the browser to the workspace's provider. */
-    start: flow.start,
+    /** Sends the browser to the workspace's provider: its OpenID provider, or its SAML IdP. */
+    async start(res: Response, workspace: string, email: string, returnTo: string): Promise<void> {
+      if ((await store.settings(workspace))?.kind === 'saml') return saml.start(res, workspace, returnTo);
+      return flow.start(res, workspace, email, returnTo);
+    },
     /** POST /api/sso/backchannel-logout/:workspace: the provider ends a person's svc sessions (backchannel-logout.ts). */
     backchannelLogout: backchannelLogout({ store, logouts, discover, web: deps.web, accounts: deps.accounts, logger: deps.logger }),
     /** GET /sso/callback: signed in and back where the sign-in started, or a page saying why not. */
-    async callback(req: Request, res: Response): Promise<void> {
-      const outcome = await flow.callback(req, res);
-      if (outcome.ok) return void res.redirect(303, await signedIn(req, res, outcome.workspace, outcome.person, outcome.returnTo));
-      const { refused, workspace } = outcome;
-      if (workspace) {
-        await deps.accounts.audit.record({
-          workspace,
-          actor: 'sso',
-          action: 'sso.refused',
-          target: `workspace:${workspace}`,
-          source: req.ip ?? 'unknown',
-          requestId: randomUUID(),
-          detail: { reason: refused.message },
-        });
-      }
-      const body = html`<p class="error" role="alert">${refused.message}</p><nav><a href="/signin">Sign in again</a></nav>`;
-      render(res, page('Sign-in refused', body), { refusal: pageRefusalOf(refused.status) });
+    callback: async (req: Request, res: Response): Promise<void> => finish(req, res, await flow.callback(req, res)),
+    /** POST /sso/saml/:workspace/acs: on to the step back, or a page saying why not. */
+    async samlAcs(req: Request, res: Response): Promise<void> {
+      const outcome = await saml.acs(req, res, String(req.params['workspace']));
+      if (outcome) await finish(req, res, outcome);
+    },
+    /** GET /sso/saml/:workspace/done: signed in, or a page saying why not. */
+    samlDone: async (req: Request, res: Response): Promise<void> =>
+      finish(req, res, await saml.done(req, res, String(req.params['workspace']))),
+    /** GET /sso/saml/:workspace/metadata: the SP's metadata, or a page saying SAML is not set up. */
+    async samlMetadata(req: Request, res: Response): Promise<void> {
+      await saml.metadata(res, String(req.params['workspace'])).catch((err: unknown) => {
+        if (!(err instanceof SsoError)) throw err;
+        refusalPage(res, err);
+      });
     },
   };
 }

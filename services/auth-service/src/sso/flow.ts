@@ -13,7 +13,7 @@ import { readCookie } from '../http/web-session.ts';
 import { ROUTES } from '../http/routes.ts';
 import { SSO_STATE_TTL_SECONDS, SsoError, type SsoStore } from '@svc/sso';
 import type { Discover } from './provider-client.ts';
-import type { Provisioning, SsoPerson } from './provision.ts';
+import { identityOfIdToken, type Provisioning, type SsoPerson } from './provision.ts';
 
 /** The cookie binding a started sign-in to the browser that started it. */
 const BROWSER_COOKIE = 'svc_sso';
@@ -136,9 +136,7 @@ export function ssoFlow(deps: SsoFlowDeps) {
         });
         const claims = tokens.claims();
         if (!claims) throw new SsoError(502, "Your company's sign-in sent no ID token.");
-        const person = await deps.provisioning.signIn(pending.workspace, settings, claims, req.ip ?? 'unknown');
-        // An account whose address was never proven may have been a squatter's: its sessions end.
-        if (person.unproven) await deps.web.endOthers(null, person.user.id);
+        const person = await deps.provisioning.signIn(pending.workspace, settings, identityOfIdToken(claims), req.ip ?? 'unknown');
         return { ok: true, workspace: pending.workspace, person, returnTo: pending.returnTo };
       } catch (err) {
         const refused = answerRefusal(err);

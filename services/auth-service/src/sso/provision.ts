@@ -1,5 +1,7 @@
 /**
- * What an accepted SSO sign-in does to svc's accounts (docs/auth-service.md "Single sign-on"):
+ * What an accepted SSO sign-in does to svc's accounts (docs/auth-service.md "Single sign-on"), the
+ * one completion both protocols feed once their own checks passed (OpenID Connect's flow.ts, SAML's
+ * saml-flow.ts):
  * the account of the address (made on first sign-in, the address proven by the provider), and the
  * person's role on each of the workspace's projects: the highest role a group of theirs maps to,
  * else the workspace's default. Set again at every sign-in, so a change of groups at the provider
@@ -23,6 +25,33 @@ export function groupsOf(claims: IDToken): string[] {
   const groups = claims['groups'];
   if (!Array.isArray(groups)) return [];
   return groups.slice(0, SSO_MAX_GROUPS_READ).filter((g): g is string => typeof g === 'string');
+}
+
+/**
+ * Who the provider vouched for, whatever its protocol: `issuer` and `subject` name the person at
+ * the provider (OpenID Connect's `iss` and `sub`, SAML's Issuer and NameID).
+ */
+export interface SsoIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  /** The provider says it checked the address (OpenID Connect Core 1.0 §5.1 `email_verified`). */
+  emailVerified: boolean;
+  groups: string[];
+  /** The provider's session id (an ID token's `sid`, at most 255 characters): what its back-channel logout names. */
+  sid?: string;
+}
+
+/** The identity an ID token names (openid-client checked its signature, `iss`, `aud`, `exp` and `nonce`). */
+export function identityOfIdToken(claims: IDToken): SsoIdentity {
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: typeof claims['email'] === 'string' ? claims['email'] : '',
+    emailVerified: claims['email_verified'] === true,
+    groups: groupsOf(claims),
+    ...(typeof claims['sid'] === 'string' && claims['sid'].length <= 255 ? { sid: claims['sid'] } : {}),
+  };
 }
 
 /** The highest role any of the groups maps to; the default when none does. */
@@ -83,15 +112,14 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
 
   return {
     /**
-     * Accepts the ID token's person for the workspace; refuses an unverified or foreign address. The
+     * Accepts the provider's person for the workspace; refuses an unverified or foreign address. The
      * provider's subject is linked to the account within the workspace, so an ID-JAG of the same
      * issuer names the person by it (docs/auth-service.md "Enterprise-managed authorization").
      */
-    async signIn(workspace: string, settings: SsoSettings, claims: IDToken, source: string): Promise<SsoPerson> {
-      const email = typeof claims['email'] === 'string' ? claims['email'].trim().toLowerCase() : '';
+    async signIn(workspace: string, settings: SsoSettings, identity: SsoIdentity, source: string): Promise<SsoPerson> {
+      const email = identity.email.trim().toLowerCase();
       if (!email.includes('@')) throw new SsoError(403, "Your company's sign-in sent no email address for you.");
-      // OpenID Connect Core 1.0 §5.1: email_verified true means the provider checked the address.
-      if (claims['email_verified'] !== true) {
+      if (!identity.emailVerified) {
         throw new SsoError(403, `Your company's sign-in has not verified the address ${email}; svc accepts only a verified address.`);
       }
       const domain = email.slice(email.lastIndexOf('@') + 1);
@@ -99,9 +127,9 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
         throw new SsoError(403, `${domain} is not a domain this workspace proved, so its sign-in cannot vouch for ${email}.`);
       }
       const { user, created, unproven } = await accountOf(email);
-      // OpenID Connect Core 1.0 §2: `iss` and `sub` together name the person; openid-client checked both.
-      await deps.store.link(workspace, claims.iss, claims.sub, user.id);
-      const role = roleFor(settings, groupsOf(claims));
+      // OpenID Connect Core 1.0 §2: `iss` and `sub` together name the person (SAML: Issuer and NameID).
+      await deps.store.link(workspace, identity.issuer, identity.subject, user.id);
+      const role = roleFor(settings, identity.groups);
       const owner = (await deps.accounts.workspaces.get(workspace))?.owner;
       if (owner !== user.id) {
         for (const project of await deps.accounts.workspaces.projectsOf(workspace)) {
@@ -116,11 +144,17 @@ export function provisioning(deps: { accounts: Accounts; store: SsoStore; clearT
         target: `user:${email}`,
         source,
         requestId,
-        detail: { role, created: String(created), issuer: settings.issuer, ...(unproven ? { password_removed: 'true' } : {}) },
+        detail: {
+          role,
+          created: String(created),
+          kind: settings.kind,
+          issuer: settings.issuer,
+          ...(unproven ? { password_removed: 'true' } : {}),
+        },
         principal: { type: 'user', id: user.id, label: email },
         agent: AUDIT_AGENTS.web,
       });
-      const sid = typeof claims['sid'] === 'string' && claims['sid'].length <= 255 ? { issuer: claims.iss, sid: claims['sid'] } : null;
+      const sid = identity.sid ? { issuer: identity.issuer, sid: identity.sid } : null;
       return { user, unproven: unproven ?? false, requestId, sid };
     },
   };

@@ -3,6 +3,7 @@
  * the rules they declare (owner only, step-up, a confirmed address) are the API's.
  */
 import type { Request, Response, Router } from 'express';
+import { samlServiceProvider } from '@svc/sso';
 import { ManagementError, StepUpRequired, type Actor, type Management } from '@svc/management';
 import { ROUTES } from '../../http/routes.ts';
 import { render } from '../../ui/html.ts';
@@ -39,7 +40,12 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'sso', { workspace: ws });
     const callback = new URL(ROUTES.ssoCallback.path, deps.authUrl).href;
-    render(res, ssoPage(f, await sso.ssoView(actor, ws), callback, error?.message), error ? { refusal: pageRefusalOf(error.status) } : {});
+    const sp = samlServiceProvider(deps.authUrl, ws);
+    render(
+      res,
+      ssoPage(f, await sso.ssoView(actor, ws), { callback, sp }, error?.message),
+      error ? { refusal: pageRefusalOf(error.status) } : {},
+    );
   };
   /** A form's change; a refusal shows the page again with the reason (its status), or a plain page when it cannot be shown. */
   const change = (act: (req: Request, actor: Actor, ws: string) => Promise<unknown>, done: Done) =>
@@ -73,6 +79,24 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.provider);
       return sso.ssoConfigureProvider(a, ws, { issuer: form.issuer, clientId: form.client_id, secret: form.client_secret ?? '' });
+    }, 'sso-provider-saved'),
+  );
+  router.post(
+    SSO_FORMS.saml.path,
+    change((req, a, ws) => {
+      const form = formOf(req, SSO_FORMS.saml);
+      return sso.ssoConfigureProvider(a, ws, {
+        kind: 'saml',
+        saml: {
+          metadataXml: form.metadata_xml ?? '',
+          entityId: form.entity_id ?? '',
+          ssoUrl: form.sso_url ?? '',
+          certificate: form.certificate ?? '',
+          wantResponseSigned: form.want_response_signed === '1',
+          emailAttribute: form.email_attribute ?? '',
+          groupsAttribute: form.groups_attribute ?? '',
+        },
+      });
     }, 'sso-provider-saved'),
   );
   router.post(

@@ -1,6 +1,6 @@
 /** The routes of a workspace's single sign-on settings (docs/management.md "Single sign-on"). */
 import type { DomainClaim, SsoView } from '@svc/sso';
-import { proofName, proofValue } from '@svc/sso';
+import { certificateSummary, proofName, proofValue } from '@svc/sso';
 import { handle, iso, type ManagementRoute } from './handle.ts';
 
 /** A claim as the API shows it: the record to publish rather than the bare token. */
@@ -12,7 +12,17 @@ const claimOut = (c: DomainClaim) => ({
 
 /** The settings as the API shows them: never the client secret (the store does not read it here). */
 const viewOut = (v: SsoView) => ({
-  provider: v.settings ? { issuer: v.settings.issuer, clientId: v.settings.clientId, updatedAt: iso(v.settings.updatedAt) } : null,
+  provider: v.settings
+    ? {
+        kind: v.settings.kind,
+        issuer: v.settings.issuer,
+        clientId: v.settings.clientId,
+        saml: v.settings.saml
+          ? { ...v.settings.saml, certificates: v.settings.saml.certificates.map(certificateSummary), serviceProvider: v.serviceProvider }
+          : null,
+        updatedAt: iso(v.settings.updatedAt),
+      }
+    : null,
   policy: {
     defaultRole: v.settings?.defaultRole ?? 'VIEWER',
     required: v.settings?.required ?? false,
