@@ -58,6 +58,7 @@ export { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 export { TRUSTED_ISSUER_LIMITS } from './trusted-issuer-limits.ts';
 export type { TrustedIssuer } from './trusted-issuers.ts';
 export {
+  serviceAccountClientMetadata,
   serviceAccountKeysProblem,
   type PublicJwk,
   type ServiceAccountKeys,

@@ -29,6 +29,7 @@ import { refreshesTokens, staticClients } from '../oauth/clients.ts';
 import { TTL } from '../oauth/lifetimes.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
 import { projectOfResource } from '../oauth/resource.ts';
+import { readBot, readProject, readUser } from '../oauth/grant-read-ahead.ts';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -73,7 +74,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     claims: { openid: ['sub'], email: ['email'] },
     extraParams: ['auto_provision', 'project_name'],
     async findAccount(_ctx, sub) {
-      const user = await accounts.users.get(sub);
+      const user = await readUser(accounts, sub);
       if (!user) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email }) };
     },
@@ -156,7 +157,14 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         getResourceServerInfo: async (_ctx, resource, client) => {
           const slug = projectOfResource(config.baseUrl, resource);
           if (isServiceAccountClient(client.clientId)) {
-            await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
+            await checkServiceAccountResource({
+              readBot: (id) => readBot(accounts, id),
+              readProject: (s) => readProject(accounts, s),
+              baseUrl: config.baseUrl,
+              clientId: client.clientId,
+              project: slug,
+              resource,
+            });
             return {
               scope: MCP_SCOPES.join(' '),
               audience: resource,
@@ -164,7 +172,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
               accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
             };
           }
-          if (!slug || !(await accounts.workspaces.getProject(slug))) {
+          if (!slug || !(await readProject(accounts, slug))) {
             throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
           }
           return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };

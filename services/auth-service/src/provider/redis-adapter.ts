@@ -25,13 +25,14 @@ import {
   INVALIDATION_CHANNEL,
   oidcDigest,
   oidcStoredModel,
-  readOidcRecord,
   writeOidcRecord,
 } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
+import { readProviderRecord } from '../store/provider-records.ts';
 import { OK } from '../store/redis-keys.ts';
+import { readOnce, writeBehind } from '../store/request-storage.ts';
 import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL, REVOKES_ON_REUSE } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
@@ -52,6 +53,12 @@ const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = {
   ClientCredentials: 'access_token',
   RefreshToken: 'refresh_token',
 };
+/**
+ * Models whose upsert inside a token request is sent and not awaited in place: the response waits
+ * for it (store/request-storage.ts settleWrites). These are what a grant issues; nothing in the
+ * request reads them back before its response but on the same connection, after the write.
+ */
+const WRITTEN_BEHIND = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', REPLAY_MODEL]);
 /** Service account ids (`bot_...`) are the client ids of their OAuth clients (docs/auth-service.md "Client credentials"). */
 const SERVICE_ACCOUNT_CLIENT = /^bot_[A-Za-z0-9_-]{1,64}$/;
 
@@ -86,12 +93,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     /** Through the record codec of @svc/accounts (oidc-records.ts); an unreadable record is absent. */
-    private async read(key: string): Promise<AdapterPayload | undefined> {
-      const stored = await readOidcRecord(redis, key);
-      if (!stored) return undefined;
-      const payload = stored.payload as AdapterPayload;
-      if (stored.consumed !== null) payload.consumed = stored.consumed;
-      return payload;
+    private read(key: string): Promise<AdapterPayload | undefined> {
+      return readProviderRecord(redis, key);
     }
 
     /**
@@ -100,6 +103,11 @@ export function createRedisAdapter(deps: AdapterDeps) {
      * record's MULTI, a set's script), so none spans two keys and it runs on Redis Cluster.
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (WRITTEN_BEHIND.has(this.model)) return writeBehind(this.write(id, payload, expiresIn));
+      return this.write(id, payload, expiresIn);
+    }
+
+    private async write(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === REPLAY_MODEL) return keepReplay(redis, id, expiresIn);
       // Not a plain write but the claim of the user code's confirmation (single-use.ts).
       if (confirmsUserCode(this.model, payload)) await claimUserCode(redis, id, expiresIn);
@@ -131,7 +139,9 @@ export function createRedisAdapter(deps: AdapterDeps) {
       const kind = FORMATTED[this.model];
       // A value that is not one of our token formats cannot be stored: no Redis trip.
       if (kind && parseCredential(id)?.kind !== kind) return undefined;
-      const payload = await this.read(this.key(id));
+      // A read the request started ahead (oauth/grant-read-ahead.ts) is taken once; otherwise Redis.
+      const key = this.key(id);
+      const payload = await readOnce(key, () => this.read(key));
       // AccessToken and ClientCredentials records share their keys (oidcStoredModel): each model
       // sees only its own kind.
       if (payload && kind === 'access_token' && payload.kind !== this.model) return undefined;
