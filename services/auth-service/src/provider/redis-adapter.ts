@@ -32,7 +32,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
 import { readProviderRecord } from '../store/provider-records.ts';
 import { OK } from '../store/redis-keys.ts';
-import { readOnce, writeBehind } from '../store/request-storage.ts';
+import { addBehind, readOnce, writeBehind } from '../store/request-storage.ts';
 import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL, REVOKES_ON_REUSE } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
@@ -115,7 +115,15 @@ export function createRedisAdapter(deps: AdapterDeps) {
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       const writes = [writeOidcRecord(redis, key, payload, expiresIn)];
       // The grant's set lives as long as its longest-lived member.
-      if (payload.grantId) writes.push(addToRecordSet(redis, OK.grant(payload.grantId), key, expiresIn));
+      // A token issued in a token request joins the grant's set with the other tokens the request
+      // issues, in one command (store/request-storage.ts).
+      const grantSet = payload.grantId ? OK.grant(payload.grantId) : null;
+      if (grantSet)
+        writes.push(
+          WRITTEN_BEHIND.has(this.model)
+            ? addBehind(grantSet, key, expiresIn, (members, seconds) => addToRecordSet(redis, grantSet, members, seconds))
+            : addToRecordSet(redis, grantSet, key, expiresIn),
+        );
       // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
       if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
         writes.push(runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]).then(() => {}));

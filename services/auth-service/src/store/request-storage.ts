@@ -8,7 +8,10 @@
  *   once for the request (`sharedRead`), as one snapshot;
  * - the writes of issued tokens leave at once without being awaited one by one (`writeBehind`), and
  *   the response waits for every one of them (`settleWrites`): no token is answered before its
- *   record landed, and a write that failed fails the request as an awaited one did.
+ *   record landed, and a write that failed fails the request as an awaited one did;
+ * - the members a request adds to one set (a grant's access and refresh token) are added by one
+ *   command when the request's writes settle (`addBehind`), the set's lifetime raised to the
+ *   longest asked for.
  * Outside a scope (seeding, sweeps, other routes) every call is the plain read or awaited write.
  * The scope rides on the request's asynchronous context (node:async_hooks AsyncLocalStorage).
  */
@@ -23,6 +26,16 @@ interface Scope {
   shared: Map<string, Promise<unknown>>;
   /** Writes sent and not yet awaited. */
   writes: Promise<void>[];
+  /** Members bound for each set, sent when the writes settle. */
+  adds: Map<string, SetAdd>;
+}
+
+/** Sends `members` to a set whose lifetime is raised to at least `seconds`. */
+type SendAdd = (members: string[], seconds: number) => Promise<void>;
+interface SetAdd {
+  members: string[];
+  seconds: number;
+  send: SendAdd;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -35,7 +48,7 @@ function held<T>(p: Promise<T>): Promise<T> {
 
 /** Express step: the rest of the request (our pre-steps and oidc-provider) runs in its own scope. */
 export function tokenRequestScope(_req: Request, _res: Response, next: NextFunction): void {
-  scopes.run({ ahead: new Map(), shared: new Map(), writes: [] }, next);
+  scopes.run({ ahead: new Map(), shared: new Map(), writes: [], adds: new Map() }, next);
 }
 
 /** Starts `read` now for the step that asks for `key` later in this request (a newer start replaces an older). */
@@ -68,6 +81,18 @@ export async function writeBehind(write: Promise<void>): Promise<void> {
   scope.writes.push(held(write));
 }
 
+/** In a scope: `member` joins the others bound for set `key`, one command when the writes settle. Outside: sent now. */
+export async function addBehind(key: string, member: string, seconds: number, send: SendAdd): Promise<void> {
+  const scope = scopes.getStore();
+  if (!scope) return send([member], seconds);
+  const add = scope.adds.get(key);
+  if (!add) scope.adds.set(key, { members: [member], seconds, send });
+  else {
+    add.members.push(member);
+    add.seconds = Math.max(add.seconds, seconds);
+  }
+}
+
 /**
  * oidc-provider post-step: a response is sent only once every write of its request landed; the
  * first failure fails it (as the write awaited in place did). A request that failed already goes
@@ -78,7 +103,9 @@ export function settleWrites() {
     await next();
     const scope = scopes.getStore();
     if (!scope) return;
-    while (scope.writes.length > 0) {
+    while (scope.writes.length > 0 || scope.adds.size > 0) {
+      for (const add of scope.adds.values()) scope.writes.push(held(add.send(add.members, add.seconds)));
+      scope.adds.clear();
       const writes = scope.writes.splice(0);
       const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
