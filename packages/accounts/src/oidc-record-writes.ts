@@ -65,7 +65,12 @@ const ADD_TO_SET = script(
 );
 
 /** Adds `member` (or each of several) to the set at `key`, whose lifetime is raised to at least `expiresInSeconds` (0: left as it is). */
-export async function addToRecordSet(redis: Redis, key: string, member: string | readonly string[], expiresInSeconds: number): Promise<void> {
+export async function addToRecordSet(
+  redis: Redis,
+  key: string,
+  member: string | readonly string[],
+  expiresInSeconds: number,
+): Promise<void> {
   const members = typeof member === 'string' ? [member] : member;
   if (members.length === 0) return;
   await runScript(redis, ADD_TO_SET, [key], [expiresInSeconds > 0 ? expiresInSeconds : 0, ...members]);

@@ -52,7 +52,8 @@ export function readRefreshAhead(deps: ReadAheadDeps, token: string): void {
   readAhead(key, async () => {
     const record = await readProviderRecord(deps.redis, key);
     const grantId = record?.grantId;
-    if (typeof grantId === 'string') readAhead(OK.model('Grant', grantId), () => readProviderRecord(deps.redis, OK.model('Grant', grantId)));
+    if (typeof grantId === 'string')
+      readAhead(OK.model('Grant', grantId), () => readProviderRecord(deps.redis, OK.model('Grant', grantId)));
     if (typeof record?.accountId === 'string') void readUser(deps.accounts, record.accountId);
     const slug = typeof record?.resource === 'string' ? projectOfResource(deps.baseUrl, record.resource) : null;
     if (slug) void readProject(deps.accounts, slug);
