@@ -32,7 +32,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
 import { readProviderRecord } from '../store/provider-records.ts';
 import { OK } from '../store/redis-keys.ts';
-import { addBehind, readOnce, writeBehind } from '../store/request-storage.ts';
+import { addBehind, readOnce, writeBehind, writesLanded } from '../store/request-storage.ts';
 import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL, REVOKES_ON_REUSE } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
@@ -100,7 +100,9 @@ export function createRedisAdapter(deps: AdapterDeps) {
     /**
      * The record and every index of it, sent together (one write on an auto-pipelined connection,
      * one round trip) rather than one after another: each piece is one command on one key (the
-     * record's MULTI, a set's script), so none spans two keys and it runs on Redis Cluster.
+     * record's script, a set's script), so none spans two keys and it runs on Redis Cluster. What a
+     * grant issues in a token request is written behind: the response waits for it
+     * (store/request-storage.ts), and a later find, consume or destroy of the request waits first.
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (WRITTEN_BEHIND.has(this.model)) return writeBehind(this.write(id, payload, expiresIn));
@@ -149,7 +151,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
       if (kind && parseCredential(id)?.kind !== kind) return undefined;
       // A read the request started ahead (oauth/grant-read-ahead.ts) is taken once; otherwise Redis.
       const key = this.key(id);
-      const payload = await readOnce(key, () => this.read(key));
+      const payload = await readOnce(key, async () => (await writesLanded(), this.read(key)));
       // AccessToken and ClientCredentials records share their keys (oidcStoredModel): each model
       // sees only its own kind.
       if (payload && kind === 'access_token' && payload.kind !== this.model) return undefined;
@@ -173,6 +175,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
      * sequential reuse revokes it (single-use.ts).
      */
     async consume(id: string): Promise<void> {
+      await writesLanded();
       const message = WATCHED.has(this.model) ? INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)) : null;
       const outcome = await consumeOidcRecord(
         redis,
@@ -197,6 +200,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async destroy(id: string): Promise<void> {
+      await writesLanded();
       await redis.del(this.key(id));
       if (WATCHED.has(this.model))
         await announce(

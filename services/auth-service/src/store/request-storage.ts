@@ -81,6 +81,16 @@ export async function writeBehind(write: Promise<void>): Promise<void> {
   scope.writes.push(held(write));
 }
 
+/**
+ * The writes sent so far in this request, once all landed (their failures are settleWrites' to
+ * report), or null when none is in flight: a step that reads, consumes or deletes a record after
+ * it awaits this, so it never overtakes a write (a script's write resent after NOSCRIPT leaves later).
+ */
+export function writesLanded(): Promise<unknown> | null {
+  const writes = scopes.getStore()?.writes;
+  return writes && writes.length > 0 ? Promise.allSettled(writes) : null;
+}
+
 /** In a scope: `member` joins the others bound for set `key`, one command when the writes settle. Outside: sent now. */
 export async function addBehind(key: string, member: string, seconds: number, send: SendAdd): Promise<void> {
   const scope = scopes.getStore();
