@@ -6,9 +6,10 @@
  * one-time `jti` (its ReplayDetection records live in the shared Redis, so a replay to another
  * replica is refused too).
  */
-import type { Bot, Project } from '@svc/accounts';
+import type { Accounts } from '@svc/accounts';
 import { SLUG_PATTERN } from '@svc/accounts';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { readBot, readProject } from './request-reads.ts';
 
 /** A client assertion lives at most 5 minutes (`exp` - `iat`), so its replay record does too. */
 export const CLIENT_ASSERTION_MAX_LIFETIME_SECONDS = 300;
@@ -52,22 +53,21 @@ export async function assertClientAssertionLifetime(_ctx: KoaContextWithOIDC, cl
  * account's key would be there; its level on a project is read at each call, as a key's is.
  */
 export async function checkServiceAccountResource(deps: {
-  /** The request's reads of the account and of a project (grant-read-ahead.ts). */
-  readBot: (id: string) => Promise<Bot | null>;
-  readProject: (slug: string) => Promise<Project | null>;
+  accounts: Accounts;
   baseUrl: string;
   clientId: string;
   project: string | null;
   resource: string;
 }): Promise<void> {
-  const bot = await deps.readBot(deps.clientId);
+  // The request's reads, shared with the client lookup (request-reads.ts).
+  const bot = await readBot(deps.accounts, deps.clientId);
   if (!bot) throw new errors.InvalidClient('no such service account');
   const team = teamOfResource(deps.baseUrl, deps.resource);
   if (team !== null) {
     if (team !== bot.workspace) throw new errors.InvalidTarget(`a service account's tokens are for its own workspace's team endpoint`);
     return;
   }
-  const project = deps.project ? await deps.readProject(deps.project) : null;
+  const project = deps.project ? await readProject(deps.accounts, deps.project) : null;
   if (!project || project.workspace !== bot.workspace)
     throw new errors.InvalidTarget(
       `resource must be ${deps.baseUrl}/mcp/<project_slug> of a project of the service account's workspace, or ${teamResource(deps.baseUrl, bot.workspace)}`,

@@ -10,12 +10,13 @@
  * Each lookup is read once per request and shared by the steps that check it (the client lookup,
  * findAccount, getResourceServerInfo); every check is made as before, on that one snapshot.
  */
-import type { Accounts, Bot, Project, Redis, ServiceAccountClientMetadata, User } from '@svc/accounts';
+import type { Accounts, Redis, ServiceAccountClientMetadata } from '@svc/accounts';
 import { serviceAccountClientMetadata } from '@svc/accounts';
 import type { NextFunction, Request, Response } from 'express';
 import { readProviderRecord } from '../store/provider-records.ts';
 import { OK } from '../store/redis-keys.ts';
 import { readAhead, sharedRead } from '../store/request-storage.ts';
+import { readBot, readProject, readUser } from './request-reads.ts';
 import { oauthParams } from './body.ts';
 import { isServiceAccountClient } from './client-credentials.ts';
 import { projectOfResource } from './resource.ts';
@@ -25,16 +26,6 @@ export interface ReadAheadDeps {
   accounts: Accounts;
   baseUrl: string;
 }
-
-/** The request's one read of a person. */
-export const readUser = (accounts: Accounts, id: string): Promise<User | null> => sharedRead(`user:${id}`, () => accounts.users.get(id));
-
-/** The request's one read of a project. */
-export const readProject = (accounts: Accounts, slug: string): Promise<Project | null> =>
-  sharedRead(`project:${slug}`, () => accounts.workspaces.getProject(slug));
-
-/** The request's one read of a service account. */
-export const readBot = (accounts: Accounts, id: string): Promise<Bot | null> => sharedRead(`bot:${id}`, () => accounts.bots.get(id));
 
 /** A live service account's OAuth client (its keys set), or null: what the adapter answers for its client id. */
 export async function readServiceAccountClient(accounts: Accounts, id: string): Promise<ServiceAccountClientMetadata | null> {

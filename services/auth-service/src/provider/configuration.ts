@@ -29,7 +29,7 @@ import { refreshesTokens, staticClients } from '../oauth/clients.ts';
 import { TTL } from '../oauth/lifetimes.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
 import { projectOfResource } from '../oauth/resource.ts';
-import { readBot, readProject, readUser } from '../oauth/grant-read-ahead.ts';
+import { readProject, readUser } from '../oauth/request-reads.ts';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -157,14 +157,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         getResourceServerInfo: async (_ctx, resource, client) => {
           const slug = projectOfResource(config.baseUrl, resource);
           if (isServiceAccountClient(client.clientId)) {
-            await checkServiceAccountResource({
-              readBot: (id) => readBot(accounts, id),
-              readProject: (s) => readProject(accounts, s),
-              baseUrl: config.baseUrl,
-              clientId: client.clientId,
-              project: slug,
-              resource,
-            });
+            await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
             return {
               scope: MCP_SCOPES.join(' '),
               audience: resource,

@@ -72,6 +72,16 @@ export interface AdapterDeps {
   serviceAccountClient?: (clientId: string) => Promise<ServiceAccountClientMetadata | null>;
 }
 
+/**
+ * Adds a record to its grant's set. A token issued in a token request joins it with the other
+ * tokens the request issues, in one command (store/request-storage.ts).
+ */
+function addToGrantSet(redis: Redis, model: string, grantId: string, key: string, expiresIn: number): Promise<void> {
+  const set = OK.grant(grantId);
+  if (!WRITTEN_BEHIND.has(model)) return addToRecordSet(redis, set, key, expiresIn);
+  return addBehind(set, key, expiresIn, (members, seconds) => addToRecordSet(redis, set, members, seconds));
+}
+
 export function createRedisAdapter(deps: AdapterDeps) {
   const { redis } = deps;
 
@@ -117,15 +127,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       const writes = [writeOidcRecord(redis, key, payload, expiresIn)];
       // The grant's set lives as long as its longest-lived member.
-      // A token issued in a token request joins the grant's set with the other tokens the request
-      // issues, in one command (store/request-storage.ts).
-      const grantSet = payload.grantId ? OK.grant(payload.grantId) : null;
-      if (grantSet)
-        writes.push(
-          WRITTEN_BEHIND.has(this.model)
-            ? addBehind(grantSet, key, expiresIn, (members, seconds) => addToRecordSet(redis, grantSet, members, seconds))
-            : addToRecordSet(redis, grantSet, key, expiresIn),
-        );
+      if (payload.grantId) writes.push(addToGrantSet(redis, this.model, payload.grantId, key, expiresIn));
       // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
       if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
         writes.push(runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]).then(() => {}));
