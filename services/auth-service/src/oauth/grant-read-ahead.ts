@@ -7,8 +7,9 @@
  *   together;
  * - a service account's client-credentials grant: its account, keys and the project named by
  *   `resource` at once, before client authentication asks for the first of them.
- * Each lookup is read once per request and shared by the steps that check it (the client lookup,
- * findAccount, getResourceServerInfo); every check is made as before, on that one snapshot.
+ * Each lookup is read once per request and shared by the steps that check it (request-reads.ts:
+ * the client lookup, findAccount, getResourceServerInfo); every check is made as before, on that
+ * one snapshot.
  */
 import type { Accounts, Redis, ServiceAccountClientMetadata } from '@svc/accounts';
 import { serviceAccountClientMetadata } from '@svc/accounts';
