@@ -8,7 +8,8 @@
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
  *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
- *   requests/s, held fixed: their p50/p99 below capacity)
+ *   requests/s, held fixed: their p50/p99 below capacity), BENCH_CASES=refresh,credentials (only
+ *   the cases whose name holds one of the words)
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -24,6 +25,8 @@ const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
 const devices = Number(process.env['BENCH_DEVICES'] ?? 1000);
 const halfRate = process.env['BENCH_HALF_RATE'] === '1';
+/** BENCH_CASES: a comma-separated list of words; only the cases whose name holds one of them run. */
+const only = process.env['BENCH_CASES']?.split(',').filter(Boolean) ?? [];
 /** The hash cost of the sign-in case: the cost the service creates passwords with (createAccounts' default). */
 const SIGN_IN_BCRYPT_COST = 10;
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -206,7 +209,7 @@ interface Case {
   /** The same requests at a fixed rate (requests/s in all), for the p99 below capacity. */
   atRate?: (rate: number) => Promise<Window>;
 }
-const cases: Case[] = [
+const allCases: Case[] = [
   {
     name: 'refresh grant (rotating, own family per client)',
     keycloak: 120,
@@ -243,6 +246,8 @@ const cases: Case[] = [
     run: () => closedLoop(connections, seconds, signIn),
   },
 ];
+
+const cases = allCases.filter((c) => only.length === 0 || only.some((word) => c.name.includes(word)));
 
 interface Row {
   rps: number;

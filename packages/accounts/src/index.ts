@@ -72,6 +72,7 @@ export { claimMatches, GITHUB_ACTIONS_ISSUER, parseRuleSpecs, workloadClaim, typ
 export type { ClientApproval } from './client-policies.ts';
 export { decideClient, type ClientPolicy, type ClientRule, type ClientVerdict, type GovernedClient } from './client-policy-rules.ts';
 export {
+  serviceAccountClientMetadata,
   serviceAccountKeysProblem,
   type PublicJwk,
   type ServiceAccountKeys,

@@ -55,16 +55,23 @@ export async function consumeOidcRecord(
 }
 
 /**
- * KEYS[1] a set; ARGV[1] a member; ARGV[2] seconds (0: none). Adds the member and raises the set's
- * lifetime to at least ARGV[2], never lowering it: a set of records lives as long as its
+ * KEYS[1] a set; ARGV[1] seconds (0: none); ARGV[2..] the members. Adds the members and raises the
+ * set's lifetime to at least ARGV[1], never lowering it: a set of records lives as long as its
  * longest-lived member. One key, one command (Redis Cluster).
  */
 const ADD_TO_SET = script(
-  `redis.call('SADD', KEYS[1], ARGV[1]) local s = tonumber(ARGV[2]) ` +
+  `redis.call('SADD', KEYS[1], unpack(ARGV, 2)) local s = tonumber(ARGV[1]) ` +
     `if s > 0 and redis.call('TTL', KEYS[1]) < s then redis.call('EXPIRE', KEYS[1], s) end return 0`,
 );
 
-/** Adds `member` to the set at `key`, whose lifetime is raised to at least `expiresInSeconds` (0: left as it is). */
-export async function addToRecordSet(redis: Redis, key: string, member: string, expiresInSeconds: number): Promise<void> {
-  await runScript(redis, ADD_TO_SET, [key], [member, expiresInSeconds > 0 ? expiresInSeconds : 0]);
+/** Adds `member` (or each of several) to the set at `key`, whose lifetime is raised to at least `expiresInSeconds` (0: left as it is). */
+export async function addToRecordSet(
+  redis: Redis,
+  key: string,
+  member: string | readonly string[],
+  expiresInSeconds: number,
+): Promise<void> {
+  const members = typeof member === 'string' ? [member] : member;
+  if (members.length === 0) return;
+  await runScript(redis, ADD_TO_SET, [key], [expiresInSeconds > 0 ? expiresInSeconds : 0, ...members]);
 }

@@ -139,14 +139,19 @@ export class ServiceAccountClientStore {
     const [name, workspace] = bot;
     if (!keys || !name || !workspace) return null;
     if (!(await this.ctx.redis.sismember(K.workspaceLiveBots(workspace), botId))) return null;
-    return {
-      client_id: botId,
-      client_name: name,
-      token_endpoint_auth_method: 'private_key_jwt',
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      ...('jwksUri' in keys ? { jwks_uri: keys.jwksUri } : { jwks: keys.jwks }),
-    };
+    return serviceAccountClientMetadata(botId, name, keys);
   }
+}
+
+/** The client metadata of service account `botId`, named `name`, with `keys` (that it is live is the caller's to check). */
+export function serviceAccountClientMetadata(botId: string, name: string, keys: ServiceAccountKeys): ServiceAccountClientMetadata {
+  return {
+    client_id: botId,
+    client_name: name,
+    token_endpoint_auth_method: 'private_key_jwt',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    ...('jwksUri' in keys ? { jwks_uri: keys.jwksUri } : { jwks: keys.jwks }),
+  };
 }

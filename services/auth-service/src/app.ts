@@ -21,6 +21,8 @@ import { autoProvisionCheck } from './oauth/auto-provision-check.ts';
 import { oauthFormBody } from './oauth/body.ts';
 import { providerRequest } from './oauth/replay-body.ts';
 import { refreshReplay } from './oauth/refresh-replay.ts';
+import { readClientCredentialsAhead, readRefreshAhead } from './oauth/grant-read-ahead.ts';
+import { tokenRequestScope } from './store/request-storage.ts';
 import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope.ts';
 import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
@@ -100,7 +102,16 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(postBodies('oauth'), oauthFormBody);
   app.post(ROUTES.device_authorization.path, autoProvisionCheck({ redis }), defaultDeviceScope);
   app.get(ROUTES.authorization.path, defaultAuthorizeScope);
-  app.post(ROUTES.token.path, devicePollThrottle({ redis }), refreshReplay({ redis, ...(deps.now ? { now: deps.now } : {}) }));
+  // One storage scope per token request: reads started ahead, writes awaited before the answer
+  // (docs/auth-service.md "Storage round trips").
+  const ahead = { redis, accounts, baseUrl: config.baseUrl };
+  app.post(
+    ROUTES.token.path,
+    tokenRequestScope,
+    devicePollThrottle({ redis }),
+    readClientCredentialsAhead(ahead),
+    refreshReplay({ redis, readAhead: (token) => readRefreshAhead(ahead, token), ...(deps.now ? { now: deps.now } : {}) }),
+  );
   app.post(ROUTES.registration.path, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
 
   app.post(postBodies('form'), express.urlencoded({ extended: false, limit: '16kb' }));

@@ -2,14 +2,17 @@
  * The storage adapter's round trips (docs/auth-service.md "Storage round trips"): a token's record
  * and its grant's set are sent together, and a consumption is one command with its announcement.
  * Counted as the socket reads Redis processes (INFO stats `total_reads_processed`): commands sent
- * one after another, each awaiting its reply, are one read each.
+ * one after another, each awaiting its reply, are one read each. In a token request's scope, a
+ * token is written behind and the request's later steps never overtake its write.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { connectRedis, createAccounts, INVALIDATION_CHANNEL, oidcRecordKey, type Redis } from '@svc/accounts';
 import { eventually, startRedis, type RedisFixture } from '@svc/testkit';
-import { errors } from 'oidc-provider';
+import type { Request, Response } from 'express';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createRedisAdapter } from '../src/provider/redis-adapter.ts';
+import { settleWrites, tokenRequestScope } from '../src/store/request-storage.ts';
 
 let redis: RedisFixture;
 let conn: Redis;
@@ -74,4 +77,27 @@ test('a consumption and its announcement are one command, heard after the record
   } finally {
     sub.disconnect();
   }
+});
+
+test('in a token request, a token written behind is stored before the response, and a later destroy never overtakes it', async () => {
+  const adapter = new RefreshToken('AccessToken');
+  const key = oidcRecordKey('AccessToken', 'behind-1');
+  /** Runs `steps` as a token request does: in its scope, its writes settled at the end. */
+  const inRequest = (steps: () => Promise<void>) =>
+    new Promise<void>((done, fail) =>
+      tokenRequestScope({} as Request, {} as Response, () => {
+        void settleWrites()({} as KoaContextWithOIDC, steps).then(done, fail);
+      }),
+    );
+  await inRequest(() => adapter.upsert('behind-1', { grantId: 'g9', kind: 'AccessToken' }, 60));
+  assert.equal(await redis.client.exists(key), 1, 'the write landed before the request ended');
+  assert.deepEqual(await redis.client.smembers('svc:oidc:grant-keys:g9'), [key]);
+  // The scripts unloaded (a restarted or failed-over Redis): the write is resent as EVAL after
+  // NOSCRIPT, a round trip later than a command sent after it.
+  await redis.client.script('FLUSH');
+  await inRequest(async () => {
+    await adapter.upsert('behind-2', { grantId: 'g9', kind: 'AccessToken' }, 60);
+    await adapter.destroy('behind-2');
+  });
+  assert.equal(await redis.client.exists(oidcRecordKey('AccessToken', 'behind-2')), 0, 'the destroy came after the write it followed');
 });

@@ -9,6 +9,7 @@
 import type { Accounts } from '@svc/accounts';
 import { SLUG_PATTERN } from '@svc/accounts';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { readBot, readProject } from './request-reads.ts';
 
 /** A client assertion lives at most 5 minutes (`exp` - `iat`), so its replay record does too. */
 export const CLIENT_ASSERTION_MAX_LIFETIME_SECONDS = 300;
@@ -58,14 +59,15 @@ export async function checkServiceAccountResource(deps: {
   project: string | null;
   resource: string;
 }): Promise<void> {
-  const bot = await deps.accounts.bots.get(deps.clientId);
+  // The request's reads, shared with the client lookup (request-reads.ts).
+  const bot = await readBot(deps.accounts, deps.clientId);
   if (!bot) throw new errors.InvalidClient('no such service account');
   const team = teamOfResource(deps.baseUrl, deps.resource);
   if (team !== null) {
     if (team !== bot.workspace) throw new errors.InvalidTarget(`a service account's tokens are for its own workspace's team endpoint`);
     return;
   }
-  const project = deps.project ? await deps.accounts.workspaces.getProject(deps.project) : null;
+  const project = deps.project ? await readProject(deps.accounts, deps.project) : null;
   if (!project || project.workspace !== bot.workspace)
     throw new errors.InvalidTarget(
       `resource must be ${deps.baseUrl}/mcp/<project_slug> of a project of the service account's workspace, or ${teamResource(deps.baseUrl, bot.workspace)}`,

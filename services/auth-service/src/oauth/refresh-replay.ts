@@ -51,6 +51,8 @@ export interface RefreshReplayDeps {
   redis: Redis;
   /** The clock the 30 s window is measured on (tests move it). */
   now?: () => number;
+  /** Starts the read of the token's record, sent right after its claim (grant-read-ahead.ts). */
+  readAhead?: (refreshToken: string) => void;
 }
 
 interface KeptPair {
@@ -146,11 +148,13 @@ export function refreshReplay(deps: RefreshReplayDeps) {
     const claimValue = randomBytes(16).toString('base64url');
     const deadline = Date.now() + WAIT_MS;
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-      // The kept pair's read and the claim are sent together (one round trip). A pair found
-      // decides, whether or not the claim landed: a claim it made is given back at once.
-      const [sealed, claimed] = await both(deps.redis.get(OK.refreshReplay(digest)), claims.claim(digest, claimValue), () =>
-        claims.release(digest, claimValue),
-      );
+      // The kept pair's read, the claim and then the token's record read are sent together (one
+      // round trip): a record read after the claim that landed is the one the provider rotates. A
+      // pair found decides, whether or not the claim landed: a claim it made is given back at once.
+      const pair = deps.redis.get(OK.refreshReplay(digest));
+      const claim = claims.claim(digest, claimValue);
+      deps.readAhead?.(token);
+      const [sealed, claimed] = await both(pair, claim, () => claims.release(digest, claimValue));
       const kept = sealed ? unseal(token, sealed) : null;
       if (isKeptPair(kept)) {
         // Past the window the provider sees a consumed token and revokes the grant.

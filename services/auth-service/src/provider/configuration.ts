@@ -30,6 +30,7 @@ import { refreshesTokens, staticClients } from '../oauth/clients.ts';
 import { TTL } from '../oauth/lifetimes.ts';
 import { createInteractionPolicy } from './interaction-policy.ts';
 import { projectOfResource } from '../oauth/resource.ts';
+import { readProject, readUser } from '../oauth/request-reads.ts';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -74,7 +75,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     claims: { openid: ['sub'], email: ['email'] },
     extraParams: ['auto_provision', 'project_name'],
     async findAccount(_ctx, sub) {
-      const user = await accounts.users.get(sub);
+      const user = await readUser(accounts, sub);
       if (!user) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email }) };
     },
@@ -166,7 +167,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
               accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
             };
           }
-          if (!slug || !(await accounts.workspaces.getProject(slug))) {
+          if (!slug || !(await readProject(accounts, slug))) {
             throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
           }
           return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };

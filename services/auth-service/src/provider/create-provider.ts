@@ -20,6 +20,8 @@ import { JWT_BEARER_GRANT } from '../oauth/id-jag.ts';
 import { ID_JAG_GRANT_PARAMETERS, idJagGrant } from '../oauth/id-jag-grant.ts';
 import { createIssuerKeys, ISSUER_JWKS_MAX_BYTES, type FetchLike } from '../oauth/id-jag-keys.ts';
 import { keepRefreshPair } from '../oauth/refresh-replay.ts';
+import { readServiceAccountClient } from '../oauth/grant-read-ahead.ts';
+import { settleWrites } from '../store/request-storage.ts';
 import { TOKEN_EXCHANGE_GRANT } from '../oauth/token-exchange.ts';
 import { TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from '../oauth/token-exchange-grant.ts';
 import { tokenResponse } from '../oauth/token-response.ts';
@@ -56,7 +58,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     createRedisAdapter({
       redis: deps.redis,
       grants: deps.accounts.oauthGrants,
-      serviceAccountClient: (id) => deps.accounts.serviceAccountClients.clientMetadata(id),
+      serviceAccountClient: (id) => readServiceAccountClient(deps.accounts, id),
     }),
     deps.tracer ?? null,
   );
@@ -141,6 +143,8 @@ export function createProvider(deps: ProviderDeps): Provider {
   provider.use(deviceAuthorizationResponse({ redis: deps.redis, authUrl: config.authUrl }));
   // Outside tokenResponse, so the pair kept for a repeated refresh is the response as sent.
   provider.use(keepRefreshPair({ redis: deps.redis, ...(deps.now ? { now: deps.now } : {}) }));
+  // Inside it, so a pair is kept only once the tokens it holds landed (store/request-storage.ts).
+  provider.use(settleWrites());
   provider.use(tokenResponse({ accounts: deps.accounts, baseUrl: config.baseUrl, logger }));
 
   provider.on('access_token.saved', () => deps.metrics.tokens.inc({ kind: 'access_token' }));

@@ -25,13 +25,14 @@ import {
   INVALIDATION_CHANNEL,
   oidcDigest,
   oidcStoredModel,
-  readOidcRecord,
   writeOidcRecord,
 } from '@svc/accounts';
 import { parseCredential } from '@svc/credentials';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { runScript, script } from '@svc/limits';
+import { readProviderRecord } from '../store/provider-records.ts';
 import { OK } from '../store/redis-keys.ts';
+import { addBehind, readOnce, writeBehind, writesLanded } from '../store/request-storage.ts';
 import { claimReplay, claimUserCode, confirmsUserCode, consumeRefused, keepReplay, REPLAY_MODEL, REVOKES_ON_REUSE } from './single-use.ts';
 
 /** Models whose records a gateway may have cached an answer about. */
@@ -52,6 +53,12 @@ const FORMATTED: Record<string, 'access_token' | 'refresh_token'> = {
   ClientCredentials: 'access_token',
   RefreshToken: 'refresh_token',
 };
+/**
+ * Models whose upsert inside a token request is sent and not awaited in place: the response waits
+ * for it (store/request-storage.ts settleWrites). These are what a grant issues; nothing in the
+ * request reads them back before its response but on the same connection, after the write.
+ */
+const WRITTEN_BEHIND = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', REPLAY_MODEL]);
 /** Service account ids (`bot_...`) are the client ids of their OAuth clients (docs/auth-service.md "Client credentials"). */
 const SERVICE_ACCOUNT_CLIENT = /^bot_[A-Za-z0-9_-]{1,64}$/;
 
@@ -63,6 +70,16 @@ export interface AdapterDeps {
   onRevoked?: (what: string) => void;
   /** A live service account's OAuth client, looked up by its id (@svc/accounts serviceAccountClients). */
   serviceAccountClient?: (clientId: string) => Promise<ServiceAccountClientMetadata | null>;
+}
+
+/**
+ * Adds a record to its grant's set. A token issued in a token request joins it with the other
+ * tokens the request issues, in one command (store/request-storage.ts).
+ */
+function addToGrantSet(redis: Redis, model: string, grantId: string, key: string, expiresIn: number): Promise<void> {
+  const set = OK.grant(grantId);
+  if (!WRITTEN_BEHIND.has(model)) return addToRecordSet(redis, set, key, expiresIn);
+  return addBehind(set, key, expiresIn, (members, seconds) => addToRecordSet(redis, set, members, seconds));
 }
 
 export function createRedisAdapter(deps: AdapterDeps) {
@@ -86,20 +103,23 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     /** Through the record codec of @svc/accounts (oidc-records.ts); an unreadable record is absent. */
-    private async read(key: string): Promise<AdapterPayload | undefined> {
-      const stored = await readOidcRecord(redis, key);
-      if (!stored) return undefined;
-      const payload = stored.payload as AdapterPayload;
-      if (stored.consumed !== null) payload.consumed = stored.consumed;
-      return payload;
+    private read(key: string): Promise<AdapterPayload | undefined> {
+      return readProviderRecord(redis, key);
     }
 
     /**
      * The record and every index of it, sent together (one write on an auto-pipelined connection,
      * one round trip) rather than one after another: each piece is one command on one key (the
-     * record's MULTI, a set's script), so none spans two keys and it runs on Redis Cluster.
+     * record's script, a set's script), so none spans two keys and it runs on Redis Cluster. What a
+     * grant issues in a token request is written behind: the response waits for it
+     * (store/request-storage.ts), and a later find, consume or destroy of the request waits first.
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (WRITTEN_BEHIND.has(this.model)) return writeBehind(this.write(id, payload, expiresIn));
+      return this.write(id, payload, expiresIn);
+    }
+
+    private async write(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === REPLAY_MODEL) return keepReplay(redis, id, expiresIn);
       // Not a plain write but the claim of the user code's confirmation (single-use.ts).
       if (confirmsUserCode(this.model, payload)) await claimUserCode(redis, id, expiresIn);
@@ -107,7 +127,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
       if (CLIENT_RECORDS.has(this.model) && !(expiresIn > 0)) expiresIn = CLIENT_IDLE_SECONDS;
       const writes = [writeOidcRecord(redis, key, payload, expiresIn)];
       // The grant's set lives as long as its longest-lived member.
-      if (payload.grantId) writes.push(addToRecordSet(redis, OK.grant(payload.grantId), key, expiresIn));
+      if (payload.grantId) writes.push(addToGrantSet(redis, this.model, payload.grantId, key, expiresIn));
       // A grant keeps its (registered) client alive; static clients have no record, so nothing changes.
       if (this.model === 'Grant' && payload.clientId && expiresIn > 0)
         writes.push(runScript(redis, EXTEND, [OK.model('Client', payload.clientId)], [expiresIn + CLIENT_IDLE_SECONDS]).then(() => {}));
@@ -131,7 +151,9 @@ export function createRedisAdapter(deps: AdapterDeps) {
       const kind = FORMATTED[this.model];
       // A value that is not one of our token formats cannot be stored: no Redis trip.
       if (kind && parseCredential(id)?.kind !== kind) return undefined;
-      const payload = await this.read(this.key(id));
+      // A read the request started ahead (oauth/grant-read-ahead.ts) is taken once; otherwise Redis.
+      const key = this.key(id);
+      const payload = await readOnce(key, async () => (await writesLanded(), this.read(key)));
       // AccessToken and ClientCredentials records share their keys (oidcStoredModel): each model
       // sees only its own kind.
       if (payload && kind === 'access_token' && payload.kind !== this.model) return undefined;
@@ -155,6 +177,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
      * sequential reuse revokes it (single-use.ts).
      */
     async consume(id: string): Promise<void> {
+      await writesLanded();
       const message = WATCHED.has(this.model) ? INVALIDATES.oauthRecord(oidcStoredModel(this.model), oidcDigest(id)) : null;
       const outcome = await consumeOidcRecord(
         redis,
@@ -179,6 +202,7 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     async destroy(id: string): Promise<void> {
+      await writesLanded();
       await redis.del(this.key(id));
       if (WATCHED.has(this.model))
         await announce(
