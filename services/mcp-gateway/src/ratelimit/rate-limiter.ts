@@ -226,11 +226,12 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
 }
 
 /** Seconds the month's counters live: to the 1st of next month (UTC), plus a day. */
-function monthTtl(t: number): number {
+export function monthTtl(t: number): number {
   return Math.ceil(monthEnd(t) - t / 1000) + 86_400;
 }
 
-function monthEnd(t: number): number {
+/** The Unix second the month of `t` ends (UTC). */
+export function monthEnd(t: number): number {
   const d = new Date(t);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }

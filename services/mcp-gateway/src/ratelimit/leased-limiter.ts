@@ -1,0 +1,321 @@
+/**
+ * The leased rate limiter, the gateway's default (docs/operations.md "Leased or exact limits"):
+ * the same buckets as the exact limiter (rate-limiter.ts) — the workspace's minute and month, a
+ * key's own minute — but each replica holds a block of each (bucket, window) reserved in Redis
+ * (`@svc/limits` `Lease`, `LEASE`) and admits locally while its block lasts. A charge that finds a
+ * block spent, or brings a DPoP proof to claim, waits for the end of this turn of the event loop,
+ * when its workspace's waiting charges are sent in one call that refills the blocks they need,
+ * claims their proofs and writes the usage counted since the last call; they are then decided in
+ * arrival order from the refilled blocks. One call per workspace is in flight at a time. Usage
+ * counts (the month's and the day's hash) are written with the next call, or within a second by
+ * the tick that also gives idle blocks back.
+ */
+import type { Redis } from '@svc/accounts';
+import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { LEASE, LEASE_SIZING, Lease, runScript, type LeaseSizing } from '@svc/limits';
+import type { Plan, RateLimitProfile } from '@svc/policy';
+import { planLimits } from '@svc/policy';
+import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
+import { monthEnd, monthTtl, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
+
+/** The most charges one call decides (bounds the script's time in Redis). */
+const MAX_BATCH = 256;
+/** A block untouched this long is given back by the tick. */
+const IDLE_MS = 1_000;
+/** The tick: usage written, idle blocks given back, long-idle workspaces forgotten. */
+const TICK_MS = 1_000;
+const FORGET_MS = 120_000;
+/** The month's budget of a plan without a monthly limit (fair use or none): never reached. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+interface Waiting {
+  charge: Charge;
+  keyLimit: { keyId: string; perMinute: number } | null;
+  resolve: (d: RateDecision) => void;
+  reject: (err: Error) => void;
+  /** Its proof was claimed by an earlier call (the charge waits again after a window's edge). */
+  claimed: boolean;
+}
+
+/** One workspace's state in this replica. */
+interface Payer {
+  workspace: string;
+  plan: Plan;
+  minute: Lease;
+  month: Lease;
+  keys: Map<string, Lease>;
+  /** Usage fields counted locally and not yet written. */
+  usage: Map<string, number>;
+  waiting: Waiting[];
+  inflight: boolean;
+  seen: number;
+}
+
+export interface LeasedLimiterOptions {
+  profile: RateLimitProfile;
+  scale: number;
+  now?: () => number;
+  sizing?: LeaseSizing;
+}
+
+/** The leased limiter: `check` as the exact one's, `release` gives every block back and writes the usage (drain). */
+export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions) {
+  const now = options.now ?? Date.now;
+  const sizing = options.sizing ?? LEASE_SIZING;
+  const payers = new Map<string, Payer>();
+  const dirty = new Set<Payer>();
+  const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
+  const limitsOf = (plan: Plan) => {
+    let limits = limitsByPlan.get(plan);
+    if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
+    return limits;
+  };
+  // The window names, computed once a minute (a month and a day change only on a minute's edge).
+  const clock = { minute: -1, month: '', monthNo: 0, day: '', monthTtl: 0 };
+  const tickClock = (t: number) => {
+    const minute = WINDOWS.minute(t);
+    if (minute === clock.minute) return;
+    clock.minute = minute;
+    clock.month = WINDOWS.month(t);
+    clock.monthNo = Number(clock.month);
+    clock.day = WINDOWS.day(t);
+    clock.monthTtl = monthTtl(t);
+  };
+
+  function payerOf(charge: Charge): Payer {
+    let p = payers.get(charge.workspace);
+    if (!p) {
+      p = {
+        workspace: charge.workspace,
+        plan: charge.plan,
+        minute: new Lease(sizing),
+        month: new Lease(sizing),
+        keys: new Map(),
+        usage: new Map(),
+        waiting: [],
+        inflight: false,
+        seen: 0,
+      };
+      payers.set(charge.workspace, p);
+    }
+    if (p.plan !== charge.plan) {
+      // Another plan, other limits: the blocks held under the old ones lapse (false denials at most).
+      p.plan = charge.plan;
+      p.minute.roll(-1);
+      p.month.roll(-1);
+      p.keys.clear();
+    }
+    roll(p);
+    return p;
+  }
+
+  /** A new minute or month: the old window's blocks lapse with its counters. Whether one did. */
+  function roll(p: Payer): boolean {
+    let rolled = false;
+    if (p.minute.window !== clock.minute) (p.minute.roll(clock.minute), (rolled = true));
+    if (p.month.window !== clock.monthNo) (p.month.roll(clock.monthNo), (rolled = true));
+    return rolled;
+  }
+
+  function keyLease(p: Payer, keyId: string): Lease {
+    let lease = p.keys.get(keyId);
+    if (!lease) p.keys.set(keyId, (lease = new Lease(sizing)));
+    if (lease.window !== clock.minute) lease.roll(clock.minute);
+    return lease;
+  }
+
+  function tally(p: Payer, field: string): void {
+    p.usage.set(field, (p.usage.get(field) ?? 0) + 1);
+  }
+
+  /**
+   * Decides one charge from the blocks held: allowed (tokens taken, usage counted) or the bucket
+   * that refuses; null when a block is spent and `final` is false (the charge waits for a refill).
+   */
+  function decide(p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
+    const { charge, keyLimit } = w;
+    const limits = limitsOf(p.plan);
+    const key = keyLimit ? keyLease(p, keyLimit.keyId) : null;
+    let outcome: RateOutcome | null = null;
+    let byKey = false;
+    if (p.minute.left === 0) outcome = 'rate_limited';
+    else if (key && key.left === 0) ((outcome = 'rate_limited'), (byKey = true));
+    else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
+    if (outcome !== null && !final) return null;
+    const reset = (clock.minute + 1) * 60;
+    const limit = keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
+    if (outcome !== null) {
+      const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
+      return refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
+    }
+    p.minute.take(t);
+    if (key) key.take(t);
+    const q = charge.countsAsQuery ? p.month.take(t) : 0;
+    tally(p, charge.credential);
+    if (charge.tool) tally(p, USAGE_FIELDS.tool(charge.tool));
+    const planLeft = Math.max(0, limits.requestsPerMinute - p.minute.reservedAfter) + p.minute.left;
+    const keyLeft = key && keyLimit ? Math.max(0, keyLimit.perMinute - key.reservedAfter) + key.left : Infinity;
+    return {
+      outcome: 'allowed',
+      limit,
+      remaining: Math.min(planLeft, keyLeft),
+      reset,
+      retryAfter: 1,
+      monthlyUsed: q > 0 ? q : null,
+      monthlyLimit: limits.monthlyQueries,
+      overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
+      byKeyLimit: false,
+    };
+  }
+
+  /**
+   * One call for `p`: refills the blocks `batch` needs (what is left of such a block goes back in
+   * the same call and the whole demand is asked for), claims its proofs, writes the usage counted
+   * so far, and gives back the blocks `back` names. Returns the claims' answers.
+   */
+  async function call(p: Payer, batch: Waiting[], back: (l: Lease) => boolean): Promise<number[]> {
+    const limits = limitsOf(p.plan);
+    const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
+    const reservations: (string | number)[] = [];
+    const leases: Lease[] = [];
+    const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
+      const need = demand > lease.left ? demand : 0;
+      if (need === 0 && !(lease.left > 0 && back(lease))) return;
+      const returned = lease.surrender();
+      reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
+      leases.push(lease);
+    };
+    const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
+    const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
+    reserve(K.rateMinute(p.workspace, clock.minute), p.minute, limits.requestsPerMinute, 120, batch.length);
+    reserve(K.rateMonth(p.workspace, clock.month), p.month, monthLimit, clock.monthTtl, count((w) => w.charge.countsAsQuery));
+    for (const [keyId, lease] of p.keys) {
+      const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
+      reserve(K.rateKeyMinute(p.workspace, keyId, clock.minute), lease, perMinute, 120, count((w) => w.keyLimit?.keyId === keyId));
+    }
+    const claims: (string | number)[] = [];
+    for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
+    const tallies: (string | number)[] = [];
+    for (const [field, n] of p.usage) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
+    p.usage.clear();
+    const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
+    const windows = leases.map((l) => l.window);
+    const out = (await runScript(redis, LEASE, keys, args)) as number[];
+    // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
+    leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
+    return out.slice(leases.length * 2);
+  }
+
+  function send(p: Payer): void {
+    const batch = p.waiting.splice(0, MAX_BATCH);
+    p.inflight = true;
+    call(p, batch, never)
+      .then((claimed) => {
+        const t = now();
+        tickClock(t);
+        // At a window's edge the refill was for the old window: who is not decided waits again.
+        const rolled = roll(p);
+        const again: Waiting[] = [];
+        let proof = 0;
+        for (const w of batch) {
+          if (w.charge.proofKey && !w.claimed && claimed[proof++] === 0) {
+            w.resolve(refusal('dpop_replayed', 0, 0, 0, null, false));
+            continue;
+          }
+          w.claimed = true;
+          const d = decide(p, w, t, !rolled);
+          if (d) w.resolve(d);
+          else again.push(w);
+        }
+        p.waiting.unshift(...again);
+      })
+      .catch((err: unknown) => batch.forEach((w) => w.reject(err instanceof Error ? err : new Error(String(err)))))
+      .finally(() => settled(p));
+  }
+
+  /** The call of `p` is answered: the charges that came meanwhile go in the next. */
+  function settled(p: Payer): void {
+    p.inflight = false;
+    if (p.waiting.length > 0) schedule(p);
+  }
+
+  function flush(): void {
+    for (const p of dirty) send(p);
+    dirty.clear();
+  }
+
+  function schedule(p: Payer): void {
+    if (dirty.size === 0) setImmediate(flush);
+    dirty.add(p);
+  }
+
+  /** Gives idle blocks back and writes usage; forgets workspaces idle for long. */
+  function tick(all: boolean): Promise<unknown> {
+    const t = now();
+    tickClock(t);
+    const calls: Promise<unknown>[] = [];
+    for (const p of payers.values()) {
+      if (p.inflight || p.waiting.length > 0) continue;
+      const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
+      if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || [...p.keys.values()].some(idle)) {
+        p.inflight = true;
+        calls.push(
+          call(p, [], idle)
+            .catch(() => undefined)
+            .finally(() => settled(p)),
+        );
+      } else if (t - p.seen > FORGET_MS) payers.delete(p.workspace);
+    }
+    return Promise.all(calls);
+  }
+  const timer = setInterval(() => void tick(false), TICK_MS);
+  timer.unref();
+
+  /** Checks and counts one request (docs/contract.md "Rate limits"). */
+  function check(charge: Charge): Promise<RateDecision> {
+    const t = now();
+    tickClock(t);
+    const limits = limitsOf(charge.plan);
+    const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
+    const p = payerOf(charge);
+    p.seen = t;
+    const w: Waiting = { charge, keyLimit, resolve: noop, reject: noop, claimed: false };
+    if (!p.inflight && p.waiting.length === 0 && !charge.proofKey) {
+      const d = decide(p, w, t, false);
+      if (d) return Promise.resolve(d);
+    }
+    return new Promise((resolve, reject) => {
+      w.resolve = resolve;
+      w.reject = reject;
+      p.waiting.push(w);
+      if (!p.inflight) schedule(p);
+    });
+  }
+
+  /** Gives every block back and writes the usage counted (a draining replica's last call). */
+  async function release(): Promise<void> {
+    clearInterval(timer);
+    await tick(true);
+  }
+
+  /** Stops the tick without giving anything back: a replica killed mid-block (tests). */
+  function abandon(): void {
+    clearInterval(timer);
+  }
+
+  return Object.assign(check, { release, abandon });
+}
+
+const noop = () => undefined;
+const never = () => false;
+
+function refusal(
+  outcome: RateOutcome,
+  limit: number,
+  reset: number,
+  retryAfter: number,
+  monthlyLimit: number | null,
+  byKeyLimit: boolean,
+): RateDecision {
+  return { outcome, limit, remaining: 0, reset, retryAfter, monthlyUsed: null, monthlyLimit, overFairUse: false, byKeyLimit };
+}
