@@ -56,6 +56,8 @@ export interface LeasedLimiterOptions {
   scale: number;
   now?: () => number;
   sizing?: LeaseSizing;
+  /** The tick's period (0: no tick; tests drive `release`). */
+  tickMs?: number;
 }
 
 /** The leased limiter: `check` as the exact one's, `release` gives every block back and writes the usage (drain). */
@@ -188,10 +190,22 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
     const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
     reserve(K.rateMinute(p.workspace, clock.minute), p.minute, limits.requestsPerMinute, 120, batch.length);
-    reserve(K.rateMonth(p.workspace, clock.month), p.month, monthLimit, clock.monthTtl, count((w) => w.charge.countsAsQuery));
+    reserve(
+      K.rateMonth(p.workspace, clock.month),
+      p.month,
+      monthLimit,
+      clock.monthTtl,
+      count((w) => w.charge.countsAsQuery),
+    );
     for (const [keyId, lease] of p.keys) {
       const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
-      reserve(K.rateKeyMinute(p.workspace, keyId, clock.minute), lease, perMinute, 120, count((w) => w.keyLimit?.keyId === keyId));
+      reserve(
+        K.rateKeyMinute(p.workspace, keyId, clock.minute),
+        lease,
+        perMinute,
+        120,
+        count((w) => w.keyLimit?.keyId === keyId),
+      );
     }
     const claims: (string | number)[] = [];
     for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
@@ -268,8 +282,9 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     }
     return Promise.all(calls);
   }
-  const timer = setInterval(() => void tick(false), TICK_MS);
-  timer.unref();
+  const tickMs = options.tickMs ?? TICK_MS;
+  const timer = tickMs > 0 ? setInterval(() => void tick(false), tickMs) : null;
+  timer?.unref();
 
   /** Checks and counts one request (docs/contract.md "Rate limits"). */
   function check(charge: Charge): Promise<RateDecision> {
@@ -294,16 +309,25 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
 
   /** Gives every block back and writes the usage counted (a draining replica's last call). */
   async function release(): Promise<void> {
-    clearInterval(timer);
+    if (timer) clearInterval(timer);
     await tick(true);
   }
 
   /** Stops the tick without giving anything back: a replica killed mid-block (tests). */
   function abandon(): void {
-    clearInterval(timer);
+    if (timer) clearInterval(timer);
   }
 
-  return Object.assign(check, { release, abandon });
+  /** The unused tokens this replica holds for `workspace` in the current windows (what others may be falsely denied). */
+  function held(workspace: string): { minute: number; month: number } {
+    const p = payers.get(workspace);
+    if (!p) return { minute: 0, month: 0 };
+    tickClock(now());
+    roll(p);
+    return { minute: p.minute.left, month: p.month.left };
+  }
+
+  return Object.assign(check, { release, abandon, held });
 }
 
 const noop = () => undefined;
