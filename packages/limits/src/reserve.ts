@@ -104,11 +104,12 @@ export class Lease {
     this.block = this.sizing.firstBlock;
   }
 
-  /** Takes one token: its index in the window (1-based), or 0 when the block is spent. */
-  take(t: number): number {
-    if (this.used >= this.granted) return 0;
+  /** Takes `n` tokens (one by default): the last one's index in the window (1-based), or 0 when the block has fewer. */
+  take(t: number, n = 1): number {
+    if (this.used + n > this.granted) return 0;
     this.lastTake = t;
-    return this.start + ++this.used;
+    this.used += n;
+    return this.start + this.used;
   }
 
   /** The refill's wish for `need` more tokens. */

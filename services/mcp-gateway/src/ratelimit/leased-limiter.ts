@@ -16,7 +16,7 @@ import { LEASE, LEASE_SIZING, Lease, runScript, type LeaseSizing } from '@svc/li
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
 import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
-import { monthEnd, monthTtl, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
+import { monthEnd, monthTtl, type AgentSpend, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
@@ -44,6 +44,8 @@ interface Payer {
   minute: Lease;
   month: Lease;
   keys: Map<string, Lease>;
+  /** Agent buckets by name (docs/operations.md "Limits for agents"). */
+  agents: Map<string, Lease>;
   /** Usage fields counted locally and not yet written. */
   usage: Map<string, number>;
   waiting: Waiting[];
@@ -93,6 +95,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
         minute: new Lease(sizing),
         month: new Lease(sizing),
         keys: new Map(),
+        agents: new Map(),
         usage: new Map(),
         waiting: [],
         inflight: false,
@@ -106,6 +109,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       p.minute.roll(-1);
       p.month.roll(-1);
       p.keys.clear();
+      p.agents.clear();
     }
     roll(p);
     return p;
@@ -119,11 +123,18 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     return rolled;
   }
 
-  function keyLease(p: Payer, keyId: string): Lease {
-    let lease = p.keys.get(keyId);
-    if (!lease) p.keys.set(keyId, (lease = new Lease(sizing)));
+  /** A minute bucket's lease in `map` (a key's own, an agent bucket), rolled to this minute. */
+  function minuteLease(map: Map<string, Lease>, name: string): Lease {
+    let lease = map.get(name);
+    if (!lease) map.set(name, (lease = new Lease(sizing)));
     if (lease.window !== clock.minute) lease.roll(clock.minute);
     return lease;
+  }
+
+  /** The agent bucket of `spends` whose block has fewer tokens than the charge spends, if any. */
+  function shortAgent(p: Payer, spends: readonly AgentSpend[]): AgentSpend | null {
+    for (const s of spends) if (minuteLease(p.agents, s.bucket).left < s.cost) return s;
+    return null;
   }
 
   function tally(p: Payer, field: string): void {
@@ -137,21 +148,27 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
   function decide(p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
     const { charge, keyLimit } = w;
     const limits = limitsOf(p.plan);
-    const key = keyLimit ? keyLease(p, keyLimit.keyId) : null;
+    const key = keyLimit ? minuteLease(p.keys, keyLimit.keyId) : null;
+    const spends = charge.agent ?? null;
     let outcome: RateOutcome | null = null;
     let byKey = false;
+    let agent: AgentSpend | null = null;
     if (p.minute.left === 0) outcome = 'rate_limited';
     else if (key && key.left === 0) ((outcome = 'rate_limited'), (byKey = true));
+    else if (spends && (agent = shortAgent(p, spends))) outcome = 'rate_limited';
     else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
     if (outcome !== null && !final) return null;
     const reset = (clock.minute + 1) * 60;
-    const limit = keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
+    const limit = agent ? shareOf(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
     if (outcome !== null) {
       const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
-      return refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
+      const d = refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
+      if (agent) d.byAgentBucket = agent.bucket.slice(0, agent.bucket.indexOf(':'));
+      return d;
     }
     p.minute.take(t);
     if (key) key.take(t);
+    if (spends) for (const s of spends) p.agents.get(s.bucket)!.take(t, s.cost);
     const q = charge.countsAsQuery ? p.month.take(t) : 0;
     tally(p, charge.credential);
     if (charge.tool) tally(p, USAGE_FIELDS.tool(charge.tool));
@@ -206,6 +223,15 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
         120,
         count((w) => w.keyLimit?.keyId === keyId),
       );
+    }
+    // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
+    for (const w of batch) for (const s of w.charge.agent ?? []) minuteLease(p.agents, s.bucket);
+    for (const [bucket, lease] of p.agents) {
+      let demand = 0;
+      let share = 1;
+      for (const w of batch) for (const s of w.charge.agent ?? []) if (s.bucket === bucket) ((demand += s.cost), (share = s.share));
+      const limit = shareOf(limits.requestsPerMinute, share);
+      reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
     }
     const claims: (string | number)[] = [];
     for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
@@ -270,8 +296,11 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const calls: Promise<unknown>[] = [];
     for (const p of payers.values()) {
       if (p.inflight || p.waiting.length > 0) continue;
+      // Buckets of an ended minute: their blocks lapsed with their counters.
+      for (const m of [p.keys, p.agents]) for (const [name, l] of m) if (l.window !== clock.minute) m.delete(name);
       const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
-      if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || [...p.keys.values()].some(idle)) {
+      const anyIdle = (m: Map<string, Lease>) => [...m.values()].some(idle);
+      if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
         p.inflight = true;
         calls.push(
           call(p, [], idle)
@@ -331,6 +360,8 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
 }
 
 const noop = () => undefined;
+/** A bucket's limit: its share of the plan's minute, at least one request. */
+const shareOf = (perMinute: number, share: number) => Math.max(1, Math.floor(perMinute * share));
 const never = () => false;
 
 function refusal(
