@@ -125,7 +125,10 @@ async function run(seed: number, replicas: number) {
     }
     clock.advance(Math.floor(random() * 12_000));
   }
-  for (const r of live) (r.limiter.abandon(), r.conn.disconnect());
+  for (const r of live) {
+    r.limiter.abandon();
+    r.conn.disconnect();
+  }
   return { minutes: [...minutes.values()], months: [...months.values()], kills };
 }
 

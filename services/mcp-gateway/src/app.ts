@@ -46,7 +46,7 @@ import { createOriginPolicy } from './origins.ts';
 import { sharedSteps } from './pipeline/shared-steps.ts';
 import { failOnParseError, resolvePolicy } from './pipeline/steps.ts';
 import { gatewayAdmission } from './ratelimit/gateway-admission.ts';
-import { createInFlightCap } from './ratelimit/in-flight.ts';
+import { createInFlightCap } from './methods/in-flight.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { callTool, prepareRestCall } from './rest/steps.ts';
 import { gatewayManagement } from './management-layer.ts';

@@ -32,7 +32,14 @@ function replicas() {
     const conn = connectRedis(redis.url, { name: 'agent-limits' });
     const limiter = createLeasedLimiter(conn, { profile: 'current', scale: 1, now: clock.now, tickMs: 0 });
     const admit = createAdmit({ limiter, logger: createLogger({ service: 't', silent: true }), now: clock.now });
-    return { admit, release: () => limiter.release(), close: () => (limiter.abandon(), conn.disconnect()) };
+    return {
+      admit,
+      release: () => limiter.release(),
+      close: () => {
+        limiter.abandon();
+        conn.disconnect();
+      },
+    };
   });
 }
 

@@ -14,7 +14,7 @@ import type { ResolvedCaller } from '../src/auth/caller.ts';
 import { prepareCall } from '../src/methods/prepare-call.ts';
 import { toolsCall } from '../src/methods/tools-call.ts';
 import type { RpcContext } from '../src/methods/types.ts';
-import { createInFlightCap } from '../src/ratelimit/in-flight.ts';
+import { createInFlightCap } from '../src/methods/in-flight.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import type { ToolCaller, ToolResult } from '../src/tools/types.ts';
 import { ToolFailure } from '../src/tools/types.ts';

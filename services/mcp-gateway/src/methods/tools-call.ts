@@ -11,7 +11,7 @@ import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
 import type { PreparedCall, Refusal } from './prepare-call.ts';
-import type { InFlightCap } from '../ratelimit/in-flight.ts';
+import type { InFlightCap } from './in-flight.ts';
 import { taskOf } from './task-shape.ts';
 import type { MethodHandler, RpcContext } from './types.ts';
 
@@ -29,7 +29,7 @@ export interface ToolsCallDeps {
    * names the pending approval instead of letting it run. Absent: every call runs.
    */
   hold?: (prepared: PreparedCall, ctx: RunContext) => Promise<void>;
-  /** The cap on a credential's calls in progress (ratelimit/in-flight.ts). Absent: no cap. */
+  /** The cap on a credential's calls in progress (in-flight.ts). Absent: no cap. */
   inFlight?: InFlightCap;
 }
 

@@ -117,9 +117,9 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
 
   /** A new minute or month: the old window's blocks lapse with its counters. Whether one did. */
   function roll(p: Payer): boolean {
-    let rolled = false;
-    if (p.minute.window !== clock.minute) (p.minute.roll(clock.minute), (rolled = true));
-    if (p.month.window !== clock.monthNo) (p.month.roll(clock.monthNo), (rolled = true));
+    const rolled = p.minute.window !== clock.minute || p.month.window !== clock.monthNo;
+    if (p.minute.window !== clock.minute) p.minute.roll(clock.minute);
+    if (p.month.window !== clock.monthNo) p.month.roll(clock.monthNo);
     return rolled;
   }
 
@@ -154,8 +154,10 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     let byKey = false;
     let agent: AgentSpend | null = null;
     if (p.minute.left === 0) outcome = 'rate_limited';
-    else if (key && key.left === 0) ((outcome = 'rate_limited'), (byKey = true));
-    else if (spends && (agent = shortAgent(p, spends))) outcome = 'rate_limited';
+    else if (key && key.left === 0) {
+      outcome = 'rate_limited';
+      byKey = true;
+    } else if (spends && (agent = shortAgent(p, spends))) outcome = 'rate_limited';
     else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
     if (outcome !== null && !final) return null;
     const reset = (clock.minute + 1) * 60;
@@ -229,7 +231,12 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     for (const [bucket, lease] of p.agents) {
       let demand = 0;
       let share = 1;
-      for (const w of batch) for (const s of w.charge.agent ?? []) if (s.bucket === bucket) ((demand += s.cost), (share = s.share));
+      for (const w of batch)
+        for (const s of w.charge.agent ?? [])
+          if (s.bucket === bucket) {
+            demand += s.cost;
+            share = s.share;
+          }
       const limit = shareOf(limits.requestsPerMinute, share);
       reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
     }
