@@ -74,35 +74,13 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
     return limits;
   };
-  // The window names, computed once a minute (a month and a day change only on a minute's edge).
-  const clock = { minute: -1, month: '', monthNo: 0, day: '', monthTtl: 0 };
-  const tickClock = (t: number) => {
-    const minute = WINDOWS.minute(t);
-    if (minute === clock.minute) return;
-    clock.minute = minute;
-    clock.month = WINDOWS.month(t);
-    clock.monthNo = Number(clock.month);
-    clock.day = WINDOWS.day(t);
-    clock.monthTtl = monthTtl(t);
-  };
+  const clock = windowClock();
+  const tickClock = (t: number) => clock.at(t);
+  const ctx: Ctx = { redis, sizing, clock, limitsOf };
 
   function payerOf(charge: Charge): Payer {
     let p = payers.get(charge.workspace);
-    if (!p) {
-      p = {
-        workspace: charge.workspace,
-        plan: charge.plan,
-        minute: new Lease(sizing),
-        month: new Lease(sizing),
-        keys: new Map(),
-        agents: new Map(),
-        usage: new Map(),
-        waiting: [],
-        inflight: false,
-        seen: 0,
-      };
-      payers.set(charge.workspace, p);
-    }
+    if (!p) payers.set(charge.workspace, (p = newPayer(charge, sizing)));
     if (p.plan !== charge.plan) {
       // Another plan, other limits: the blocks held under the old ones lapse (false denials at most).
       p.plan = charge.plan;
@@ -111,157 +89,19 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       p.keys.clear();
       p.agents.clear();
     }
-    roll(p);
+    roll(clock, p);
     return p;
-  }
-
-  /** A new minute or month: the old window's blocks lapse with its counters. Whether one did. */
-  function roll(p: Payer): boolean {
-    const rolled = p.minute.window !== clock.minute || p.month.window !== clock.monthNo;
-    if (p.minute.window !== clock.minute) p.minute.roll(clock.minute);
-    if (p.month.window !== clock.monthNo) p.month.roll(clock.monthNo);
-    return rolled;
-  }
-
-  /** A minute bucket's lease in `map` (a key's own, an agent bucket), rolled to this minute. */
-  function minuteLease(map: Map<string, Lease>, name: string): Lease {
-    let lease = map.get(name);
-    if (!lease) map.set(name, (lease = new Lease(sizing)));
-    if (lease.window !== clock.minute) lease.roll(clock.minute);
-    return lease;
-  }
-
-  /** The agent bucket of `spends` whose block has fewer tokens than the charge spends, if any. */
-  function shortAgent(p: Payer, spends: readonly AgentSpend[]): AgentSpend | null {
-    for (const s of spends) if (minuteLease(p.agents, s.bucket).left < s.cost) return s;
-    return null;
-  }
-
-  function tally(p: Payer, field: string): void {
-    p.usage.set(field, (p.usage.get(field) ?? 0) + 1);
-  }
-
-  /**
-   * Decides one charge from the blocks held: allowed (tokens taken, usage counted) or the bucket
-   * that refuses; null when a block is spent and `final` is false (the charge waits for a refill).
-   */
-  function decide(p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
-    const { charge, keyLimit } = w;
-    const limits = limitsOf(p.plan);
-    const key = keyLimit ? minuteLease(p.keys, keyLimit.keyId) : null;
-    const spends = charge.agent ?? null;
-    let outcome: RateOutcome | null = null;
-    let byKey = false;
-    let agent: AgentSpend | null = null;
-    if (p.minute.left === 0) outcome = 'rate_limited';
-    else if (key && key.left === 0) {
-      outcome = 'rate_limited';
-      byKey = true;
-    } else if (spends && (agent = shortAgent(p, spends))) outcome = 'rate_limited';
-    else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
-    if (outcome !== null && !final) return null;
-    const reset = (clock.minute + 1) * 60;
-    const limit = agent ? shareOf(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
-    if (outcome !== null) {
-      const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
-      const d = refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
-      if (agent) d.byAgentBucket = agent.bucket.slice(0, agent.bucket.indexOf(':'));
-      return d;
-    }
-    p.minute.take(t);
-    if (key) key.take(t);
-    if (spends) for (const s of spends) p.agents.get(s.bucket)!.take(t, s.cost);
-    const q = charge.countsAsQuery ? p.month.take(t) : 0;
-    tally(p, charge.credential);
-    if (charge.tool) tally(p, USAGE_FIELDS.tool(charge.tool));
-    const planLeft = Math.max(0, limits.requestsPerMinute - p.minute.reservedAfter) + p.minute.left;
-    const keyLeft = key && keyLimit ? Math.max(0, keyLimit.perMinute - key.reservedAfter) + key.left : Infinity;
-    return {
-      outcome: 'allowed',
-      limit,
-      remaining: Math.min(planLeft, keyLeft),
-      reset,
-      retryAfter: 1,
-      monthlyUsed: q > 0 ? q : null,
-      monthlyLimit: limits.monthlyQueries,
-      overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
-      byKeyLimit: false,
-    };
-  }
-
-  /**
-   * One call for `p`: refills the blocks `batch` needs (what is left of such a block goes back in
-   * the same call and the whole demand is asked for), claims its proofs, writes the usage counted
-   * so far, and gives back the blocks `back` names. Returns the claims' answers.
-   */
-  async function call(p: Payer, batch: Waiting[], back: (l: Lease) => boolean): Promise<number[]> {
-    const limits = limitsOf(p.plan);
-    const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
-    const reservations: (string | number)[] = [];
-    const leases: Lease[] = [];
-    const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
-      const need = demand > lease.left ? demand : 0;
-      if (need === 0 && !(lease.left > 0 && back(lease))) return;
-      const returned = lease.surrender();
-      reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
-      leases.push(lease);
-    };
-    const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
-    const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
-    reserve(K.rateMinute(p.workspace, clock.minute), p.minute, limits.requestsPerMinute, 120, batch.length);
-    reserve(
-      K.rateMonth(p.workspace, clock.month),
-      p.month,
-      monthLimit,
-      clock.monthTtl,
-      count((w) => w.charge.countsAsQuery),
-    );
-    for (const [keyId, lease] of p.keys) {
-      const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
-      reserve(
-        K.rateKeyMinute(p.workspace, keyId, clock.minute),
-        lease,
-        perMinute,
-        120,
-        count((w) => w.keyLimit?.keyId === keyId),
-      );
-    }
-    // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
-    for (const w of batch) for (const s of w.charge.agent ?? []) minuteLease(p.agents, s.bucket);
-    for (const [bucket, lease] of p.agents) {
-      let demand = 0;
-      let share = 1;
-      for (const w of batch)
-        for (const s of w.charge.agent ?? [])
-          if (s.bucket === bucket) {
-            demand += s.cost;
-            share = s.share;
-          }
-      const limit = shareOf(limits.requestsPerMinute, share);
-      reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
-    }
-    const claims: (string | number)[] = [];
-    for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
-    const tallies: (string | number)[] = [];
-    for (const [field, n] of p.usage) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
-    p.usage.clear();
-    const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
-    const windows = leases.map((l) => l.window);
-    const out = (await runScript(redis, LEASE, keys, args)) as number[];
-    // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
-    leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
-    return out.slice(leases.length * 2);
   }
 
   function send(p: Payer): void {
     const batch = p.waiting.splice(0, MAX_BATCH);
     p.inflight = true;
-    call(p, batch, never)
+    call(ctx, p, batch, never)
       .then((claimed) => {
         const t = now();
         tickClock(t);
         // At a window's edge the refill was for the old window: who is not decided waits again.
-        const rolled = roll(p);
+        const rolled = roll(clock, p);
         const again: Waiting[] = [];
         let proof = 0;
         for (const w of batch) {
@@ -270,7 +110,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
             continue;
           }
           w.claimed = true;
-          const d = decide(p, w, t, !rolled);
+          const d = decide(ctx, p, w, t, !rolled);
           if (d) w.resolve(d);
           else again.push(w);
         }
@@ -310,7 +150,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
         p.inflight = true;
         calls.push(
-          call(p, [], idle)
+          call(ctx, p, [], idle)
             .catch(() => undefined)
             .finally(() => settled(p)),
         );
@@ -332,7 +172,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     p.seen = t;
     const w: Waiting = { charge, keyLimit, resolve: noop, reject: noop, claimed: false };
     if (!p.inflight && p.waiting.length === 0 && !charge.proofKey) {
-      const d = decide(p, w, t, false);
+      const d = decide(ctx, p, w, t, false);
       if (d) return Promise.resolve(d);
     }
     return new Promise((resolve, reject) => {
@@ -359,11 +199,196 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const p = payers.get(workspace);
     if (!p) return { minute: 0, month: 0 };
     tickClock(now());
-    roll(p);
+    roll(clock, p);
     return { minute: p.minute.left, month: p.month.left };
   }
 
   return Object.assign(check, { release, abandon, held });
+}
+
+function newPayer(charge: Charge, sizing: LeaseSizing): Payer {
+  return {
+    workspace: charge.workspace,
+    plan: charge.plan,
+    minute: new Lease(sizing),
+    month: new Lease(sizing),
+    keys: new Map(),
+    agents: new Map(),
+    usage: new Map(),
+    waiting: [],
+    inflight: false,
+    seen: 0,
+  };
+}
+
+/** What the module's functions share with one limiter. */
+interface Ctx {
+  redis: Redis;
+  sizing: LeaseSizing;
+  clock: WindowClock;
+  limitsOf: (plan: Plan) => ReturnType<typeof planLimits>;
+}
+
+type WindowClock = ReturnType<typeof windowClock>;
+
+/** The window names, computed once a minute (a month and a day change only on a minute's edge). */
+function windowClock() {
+  const clock = {
+    minute: -1,
+    month: '',
+    monthNo: 0,
+    day: '',
+    monthTtl: 0,
+    at(t: number): void {
+      const minute = WINDOWS.minute(t);
+      if (minute === clock.minute) return;
+      clock.minute = minute;
+      clock.month = WINDOWS.month(t);
+      clock.monthNo = Number(clock.month);
+      clock.day = WINDOWS.day(t);
+      clock.monthTtl = monthTtl(t);
+    },
+  };
+  return clock;
+}
+
+/** A new minute or month: the old window's blocks lapse with its counters. Whether one did. */
+function roll(clock: WindowClock, p: Payer): boolean {
+  const rolled = p.minute.window !== clock.minute || p.month.window !== clock.monthNo;
+  if (p.minute.window !== clock.minute) p.minute.roll(clock.minute);
+  if (p.month.window !== clock.monthNo) p.month.roll(clock.monthNo);
+  return rolled;
+}
+
+/** A minute bucket's lease in `map` (a key's own, an agent bucket), rolled to this minute. */
+function minuteLease(ctx: Ctx, map: Map<string, Lease>, name: string): Lease {
+  let lease = map.get(name);
+  if (!lease) map.set(name, (lease = new Lease(ctx.sizing)));
+  if (lease.window !== ctx.clock.minute) lease.roll(ctx.clock.minute);
+  return lease;
+}
+
+/** The agent bucket of `spends` whose block has fewer tokens than the charge spends, if any. */
+function shortAgent(ctx: Ctx, p: Payer, spends: readonly AgentSpend[]): AgentSpend | null {
+  for (const s of spends) if (minuteLease(ctx, p.agents, s.bucket).left < s.cost) return s;
+  return null;
+}
+
+function tally(p: Payer, field: string): void {
+  p.usage.set(field, (p.usage.get(field) ?? 0) + 1);
+}
+
+/**
+ * Decides one charge from the blocks held: allowed (tokens taken, usage counted) or the bucket
+ * that refuses; null when a block is spent and `final` is false (the charge waits for a refill).
+ */
+function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
+  const { charge, keyLimit } = w;
+  const limits = ctx.limitsOf(p.plan);
+  const key = keyLimit ? minuteLease(ctx, p.keys, keyLimit.keyId) : null;
+  const spends = charge.agent ?? null;
+  let outcome: RateOutcome | null = null;
+  let byKey = false;
+  let agent: AgentSpend | null = null;
+  if (p.minute.left === 0) outcome = 'rate_limited';
+  else if (key && key.left === 0) {
+    outcome = 'rate_limited';
+    byKey = true;
+  } else if (spends && (agent = shortAgent(ctx, p, spends))) outcome = 'rate_limited';
+  else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
+  if (outcome !== null && !final) return null;
+  const reset = (ctx.clock.minute + 1) * 60;
+  const limit = agent ? shareOf(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
+  if (outcome !== null) {
+    const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
+    const d = refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
+    if (agent) d.byAgentBucket = agent.bucket.slice(0, agent.bucket.indexOf(':'));
+    return d;
+  }
+  p.minute.take(t);
+  if (key) key.take(t);
+  if (spends) for (const s of spends) p.agents.get(s.bucket)!.take(t, s.cost);
+  const q = charge.countsAsQuery ? p.month.take(t) : 0;
+  tally(p, charge.credential);
+  if (charge.tool) tally(p, USAGE_FIELDS.tool(charge.tool));
+  const planLeft = Math.max(0, limits.requestsPerMinute - p.minute.reservedAfter) + p.minute.left;
+  const keyLeft = key && keyLimit ? Math.max(0, keyLimit.perMinute - key.reservedAfter) + key.left : Infinity;
+  return {
+    outcome: 'allowed',
+    limit,
+    remaining: Math.min(planLeft, keyLeft),
+    reset,
+    retryAfter: 1,
+    monthlyUsed: q > 0 ? q : null,
+    monthlyLimit: limits.monthlyQueries,
+    overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
+    byKeyLimit: false,
+  };
+}
+
+/**
+ * One call for `p`: refills the blocks `batch` needs (what is left of such a block goes back in
+ * the same call and the whole demand is asked for), claims its proofs, writes the usage counted
+ * so far, and gives back the blocks `back` names. Returns the claims' answers.
+ */
+async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => boolean): Promise<number[]> {
+  const { clock, sizing } = ctx;
+  const limits = ctx.limitsOf(p.plan);
+  const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
+  const reservations: (string | number)[] = [];
+  const leases: Lease[] = [];
+  const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
+    const need = demand > lease.left ? demand : 0;
+    if (need === 0 && !(lease.left > 0 && back(lease))) return;
+    const returned = lease.surrender();
+    reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
+    leases.push(lease);
+  };
+  const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
+  const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
+  reserve(K.rateMinute(p.workspace, clock.minute), p.minute, limits.requestsPerMinute, 120, batch.length);
+  reserve(
+    K.rateMonth(p.workspace, clock.month),
+    p.month,
+    monthLimit,
+    clock.monthTtl,
+    count((w) => w.charge.countsAsQuery),
+  );
+  for (const [keyId, lease] of p.keys) {
+    const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
+    reserve(
+      K.rateKeyMinute(p.workspace, keyId, clock.minute),
+      lease,
+      perMinute,
+      120,
+      count((w) => w.keyLimit?.keyId === keyId),
+    );
+  }
+  // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
+  for (const w of batch) for (const s of w.charge.agent ?? []) minuteLease(ctx, p.agents, s.bucket);
+  for (const [bucket, lease] of p.agents) {
+    let demand = 0;
+    let share = 1;
+    for (const w of batch)
+      for (const s of w.charge.agent ?? [])
+        if (s.bucket === bucket) {
+          demand += s.cost;
+          share = s.share;
+        }
+    const limit = shareOf(limits.requestsPerMinute, share);
+    reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
+  }
+  const claims: (string | number)[] = [];
+  for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
+  const tallies: (string | number)[] = [];
+  for (const [field, n] of p.usage) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
+  p.usage.clear();
+  const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
+  const windows = leases.map((l) => l.window);
+  const out = (await runScript(ctx.redis, LEASE, keys, args)) as number[];
+  // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
+  leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
+  return out.slice(leases.length * 2);
 }
 
 const noop = () => undefined;
