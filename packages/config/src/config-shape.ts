@@ -38,7 +38,8 @@ export interface Config {
   rateLimitScale: number;
   /**
    * The gateway's limiter (docs/operations.md "Leased or exact limits"): `leased` blocks reserved
-   * per replica and decided locally (the default), or `exact`, one Redis call per workspace and turn.
+   * per replica and decided locally (what the shipped configuration sets), or `exact` (the
+   * variable's default), one Redis call per workspace and turn.
    */
   rateLimitMode: 'leased' | 'exact';
   legacyCredentials: boolean;

@@ -86,7 +86,7 @@ const schema: JSONSchemaType<EnvShape> = {
     LOG_FORMAT: { type: 'string', enum: ['json', 'text'], default: 'json' },
     RATE_LIMIT_PROFILE: { type: 'string', enum: ['current', 'earlier'], default: 'current' },
     RATE_LIMIT_SCALE: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
-    RATE_LIMIT_MODE: { type: 'string', enum: ['leased', 'exact'], default: 'leased' },
+    RATE_LIMIT_MODE: { type: 'string', enum: ['leased', 'exact'], default: 'exact' },
     LEGACY_CREDENTIALS: { type: 'string', enum: ['on', 'off'], default: 'on' },
     ALLOWED_ORIGINS: { type: 'string', default: '' },
     MAX_BODY_BYTES: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024, default: 512 * 1024 },
