@@ -25,6 +25,7 @@ import { createServer } from 'node:http';
 import autocannon from 'autocannon';
 import { freePort } from '@svc/testkit';
 import { printChurn, runKeyChurn, seedChurnKeys } from './key-churn.ts';
+import { leasedPrice } from './leased.ts';
 import { benchSearchCorpus } from './search.ts';
 import { benchStack, child, cpuSeconds, stop, waitHttp } from './stack.ts';
 
@@ -328,6 +329,8 @@ for (let round = 0; round < scaleRounds; round++) {
 await stop(gw2);
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const [oneGateway, twoGateways] = [mid(oneRps), mid(twoRps)];
+// The leased limiter's price (bench/leased.ts): replicas sharing a real limit, some killed mid-block.
+const price = await leasedPrice(redis.url);
 
 const searchRows: Row[] = [];
 for (const mode of ['keyword', 'hybrid']) {
@@ -382,6 +385,11 @@ for (const { row, rate } of halfRows)
 out(
   `two gateway processes / one (2025-11-25, ${connections} connections in all, median of ${scaleRounds} rounds): ` +
     `${twoGateways.toFixed(0)} / ${oneGateway.toFixed(0)} req/s = ${(twoGateways / oneGateway).toFixed(2)}`,
+);
+out(
+  `leased limits, ${price.replicas} replicas on one Redis, ${price.limit} a minute, ${price.kills} killed mid-block: ` +
+    `most admitted in a minute ${price.mostAdmitted} (limit ${price.limit}: ${price.mostAdmitted <= price.limit ? 'never exceeded' : 'EXCEEDED'}), ` +
+    `false denials ${price.falseDenials} of ${price.requests} requests (${((100 * price.falseDenials) / price.requests).toFixed(2)} %)`,
 );
 if (tracedRow) {
   out(`ratio gateway tracing on / off, 2025-11-25: ${(tracedRow.rps / gwRow.rps).toFixed(3)} (${sinkSpans} OTLP exports received)`);

@@ -22,6 +22,7 @@ export async function benchStack(project: string) {
     BASE_URL: base,
     AUTH_URL: 'http://127.0.0.1:1',
     RATE_LIMIT_SCALE: '1000000',
+    RATE_LIMIT_MODE: 'leased',
     LOG_LEVEL: 'warn',
     AUTH_CACHE_TTL_MS: '60000',
   };

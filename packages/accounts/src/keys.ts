@@ -129,6 +129,11 @@ export const K = {
   /** One key's requests in one minute, when the key has its own limit (docs/management.md "Per-key limits"). */
   rateKeyMinute: (workspace: string, keyId: string, minute: number) => `svc:rl:{${workspace}}:k:${keyId}:${minute}`,
   /**
+   * One agent bucket's reservations in one minute (docs/operations.md "Limits for agents"): `bucket`
+   * is `p:<person>`, `c:<person>:<client>` or `t:<caller>`.
+   */
+  rateAgentMinute: (workspace: string, bucket: string, minute: number) => `svc:rl:{${workspace}}:a:${bucket}:${minute}`,
+  /**
    * A workspace's admitted requests of one month, per credential (`key:<id>`, `user:<id>`) and
    * per tool (`tool:<name>`): a hash counted by the same script as the limits.
    */

@@ -36,6 +36,12 @@ export interface Config {
   logFormat: 'json' | 'text';
   rateLimitProfile: 'current' | 'earlier';
   rateLimitScale: number;
+  /**
+   * The gateway's limiter (docs/operations.md "Leased or exact limits"): `leased` blocks reserved
+   * per replica and decided locally (what the shipped configuration sets), or `exact` (the
+   * variable's default), one Redis call per workspace and turn.
+   */
+  rateLimitMode: 'leased' | 'exact';
   legacyCredentials: boolean;
   /** Origins allowed on the MCP endpoints besides the service's own (comma-separated). */
   allowedOrigins: string[];

@@ -35,6 +35,7 @@ interface EnvShape extends RedisVariables {
   LOG_FORMAT: Config['logFormat'];
   RATE_LIMIT_PROFILE: Config['rateLimitProfile'];
   RATE_LIMIT_SCALE: number;
+  RATE_LIMIT_MODE: Config['rateLimitMode'];
   LEGACY_CREDENTIALS: 'on' | 'off';
   ALLOWED_ORIGINS: string;
   MAX_BODY_BYTES: number;
@@ -85,6 +86,7 @@ const schema: JSONSchemaType<EnvShape> = {
     LOG_FORMAT: { type: 'string', enum: ['json', 'text'], default: 'json' },
     RATE_LIMIT_PROFILE: { type: 'string', enum: ['current', 'earlier'], default: 'current' },
     RATE_LIMIT_SCALE: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+    RATE_LIMIT_MODE: { type: 'string', enum: ['leased', 'exact'], default: 'exact' },
     LEGACY_CREDENTIALS: { type: 'string', enum: ['on', 'off'], default: 'on' },
     ALLOWED_ORIGINS: { type: 'string', default: '' },
     MAX_BODY_BYTES: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024, default: 512 * 1024 },
@@ -185,6 +187,7 @@ export function loadConfig(env: Raw = process.env): Config {
     logFormat: c.LOG_FORMAT,
     rateLimitProfile: c.RATE_LIMIT_PROFILE,
     rateLimitScale: c.RATE_LIMIT_SCALE,
+    rateLimitMode: c.RATE_LIMIT_MODE,
     legacyCredentials: c.LEGACY_CREDENTIALS === 'on',
     allowedOrigins: list(c.ALLOWED_ORIGINS),
     maxBodyBytes: c.MAX_BODY_BYTES,

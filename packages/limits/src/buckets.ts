@@ -32,6 +32,19 @@ export interface PaceRule {
 }
 
 /**
+ * A share of the payer's plan per-minute limit (`requestsPerMinute`), for the buckets that divide
+ * a workspace's minute among those who spend it (docs/operations.md "Limits for agents").
+ */
+export interface ShareRule {
+  share: number;
+}
+
+/** At most `concurrent` calls in progress at once, per credential and replica. */
+export interface ConcurrencyRule {
+  concurrent: number;
+}
+
+/**
  * codeEntryPerIp: 10 unknown codes per 30 minutes (the code's lifetime); docs/security.md
  * "User-code guessing" computes why this keeps the chance of hitting a pending code below 1e-7.
  * signInAccountBackoff: after 10 failures 1 s, 2 s, 4 s ... up to 15 min between attempts, so
@@ -69,6 +82,14 @@ export const BUCKETS = {
   samlAcsPerWorkspace: { limit: 120, windowSeconds: 60 },
   /** Device-grant polls per device code: RFC 8628 §3.5, each slow_down adds 5 seconds. */
   devicePoll: { stepSeconds: 5 },
-} as const satisfies Record<string, WindowRule | BackoffRule | PaceRule>;
+  /** Gateway requests of one person (an OAuth user), every client and request together. */
+  agentPerson: { share: 1 },
+  /** Gateway requests of one person through one OAuth client: one agent's reconnect storm spends at most half. */
+  agentClient: { share: 0.5 },
+  /** tools/call of one caller (person or key), each spending its tool's `cost` (`@svc/policy` tools.ts). */
+  agentTools: { share: 1 },
+  /** tools/call in progress at once per credential, in each gateway replica. */
+  toolCallsInFlight: { concurrent: 16 },
+} as const satisfies Record<string, WindowRule | BackoffRule | PaceRule | ShareRule | ConcurrencyRule>;
 
 export type BucketName = keyof typeof BUCKETS;

@@ -9,3 +9,4 @@ export { holdLease, releaseLease } from './lease.ts';
 export { runScript, script } from './lua.ts';
 export { pace } from './pace.ts';
 export { createLimiter, type Limiter } from './window.ts';
+export { LEASE, LEASE_SIZING, Lease, type LeaseSizing } from './reserve.ts';

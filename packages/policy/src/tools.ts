@@ -28,6 +28,11 @@ export interface ToolPolicy {
   agents: boolean;
   /** Counts as one monthly query when called. */
   countsAsQuery: boolean;
+  /**
+   * Tokens a call spends of its caller's tool budget per minute (`agentTools` in `@svc/limits`
+   * BUCKETS; docs/operations.md "Limits for agents"); absent: 1.
+   */
+  cost?: number;
   endpoints: readonly Endpoint[];
   /** Plan needed for some argument values (svc_search's semantic and hybrid modes). */
   argumentPlans?: readonly ArgumentPlanGate[];

@@ -39,6 +39,8 @@ export interface UpstreamToolPolicy {
   surfaces: Surface[];
   agents: boolean;
   countsAsQuery: boolean;
+  /** Tokens a call spends of its caller's tool budget (docs/operations.md "Limits for agents"); absent on rows written before it: 1. */
+  cost?: number;
   enabled: boolean;
   /** Whether a call waits for an admin's approval (docs/approvals.md); absent on rows written before it: `none`. */
   approval?: ApprovalRule;

@@ -27,6 +27,7 @@ const toolAnswer = (t: UpstreamTool) => ({
   surfaces: t.policy.surfaces,
   agents: t.policy.agents,
   counts_as_query: t.policy.countsAsQuery,
+  cost: t.policy.cost ?? 1,
   enabled: t.policy.enabled,
   approval: t.policy.approval ?? 'none',
   first_seen: iso(t.firstSeen),

@@ -11,6 +11,7 @@ import type { SvcError } from '@svc/errors';
 import type { Mailer } from '@svc/mail';
 import type { ResolveTxt } from '@svc/sso';
 import { createEmbedder } from '@svc/knowledge';
+import { BUCKETS } from '@svc/limits';
 import type { Logger } from '@svc/logger';
 import type { Tracing } from '@svc/telemetry';
 import type { Tracer } from '@opentelemetry/api';
@@ -45,6 +46,7 @@ import { createOriginPolicy } from './origins.ts';
 import { sharedSteps } from './pipeline/shared-steps.ts';
 import { failOnParseError, resolvePolicy } from './pipeline/steps.ts';
 import { gatewayAdmission } from './ratelimit/gateway-admission.ts';
+import { createInFlightCap } from './methods/in-flight.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { callTool, prepareRestCall } from './rest/steps.ts';
 import { gatewayManagement } from './management-layer.ts';
@@ -218,7 +220,9 @@ function builtInTools(
   const registry = new ToolRegistry(tools);
   const plain = { logger, onCall: metrics.countToolCall, tracer };
   follow = approvalFollower({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
-  return { tools, registry, follow, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }) } };
+  // One cap for both revisions' tools/call: a credential's calls in progress, counted once.
+  const inFlight = createInFlightCap(BUCKETS.toolCallsInFlight);
+  return { tools, registry, follow, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }), inFlight } };
 }
 
 /** The JSON-RPC methods of each protocol era (docs/mcp-revisions.md). */

@@ -11,6 +11,7 @@ import type { Logger } from '@svc/logger';
 import type { ToolResult } from '../tools/types.ts';
 import { ToolFailure } from '../tools/types.ts';
 import type { PreparedCall, Refusal } from './prepare-call.ts';
+import type { InFlightCap } from './in-flight.ts';
 import { taskOf } from './task-shape.ts';
 import type { MethodHandler, RpcContext } from './types.ts';
 
@@ -28,6 +29,8 @@ export interface ToolsCallDeps {
    * names the pending approval instead of letting it run. Absent: every call runs.
    */
   hold?: (prepared: PreparedCall, ctx: RunContext) => Promise<void>;
+  /** The cap on a credential's calls in progress (in-flight.ts). Absent: no cap. */
+  inFlight?: InFlightCap;
 }
 
 /** What running a tool reads of the request. */
@@ -155,6 +158,7 @@ function heldAsTask(err: unknown): Record<string, unknown> {
 
 export function toolsCall(deps: ToolsCallDeps): MethodHandler {
   const run = runTool(deps);
+  const cap = deps.inFlight;
   const refused = async (prepared: PreparedCall, refusal: Refusal): Promise<ToolResult> => {
     deps.onCall?.(prepared.tool?.def.name ?? 'unknown', refusal.kind === 'denied' ? 'denied' : 'invalid_arguments');
     if (refusal.kind === 'denied') throw refusal.error;
@@ -168,6 +172,7 @@ export function toolsCall(deps: ToolsCallDeps): MethodHandler {
     if (!prepared) return Promise.reject(new Error('tools/call: not prepared'));
     if (prepared.refusal) return refused(prepared, prepared.refusal);
     // A client that declared MCP Tasks gets a held call as a task, not as a denial (docs/approvals.md).
-    return ctx.tasks ? run(prepared, ctx).catch(heldAsTask) : run(prepared, ctx);
+    const go = () => (ctx.tasks ? run(prepared, ctx).catch(heldAsTask) : run(prepared, ctx));
+    return cap && ctx.caller ? cap.run(ctx.caller.session, go) : go();
   };
 }

@@ -156,6 +156,7 @@ export function admit(admitFn: Admit, redis: Redis): Step {
     const headers = await admitFn(callerOf(ex), {
       countsAsQuery: ex.prepared?.countsAsQuery ?? false,
       tool: ex.prepared?.tool ? ex.prepared.name : null,
+      cost: ex.prepared?.tool?.policy.cost ?? 1,
       proofKey: proof?.replayKey ?? null,
     });
     ex.headers = { ...ex.headers, ...headers };

@@ -4,11 +4,12 @@
  */
 import { USAGE_FIELDS } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
+import { BUCKETS } from '@svc/limits';
 import type { Logger } from '@svc/logger';
 import type { ResolvedCaller } from '../auth/caller.ts';
 import { replayed } from '../auth/dpop-proof.ts';
 import { quotaThresholdCrossed } from './quota-warning.ts';
-import type { RateDecision, RateLimiter } from './rate-limiter.ts';
+import type { AgentSpend, RateDecision, RateLimiter } from './rate-limiter.ts';
 import { rateLimitHeaders } from './rate-limiter.ts';
 
 export interface AdmitDeps {
@@ -23,11 +24,38 @@ export interface AdmitDeps {
   now?: () => number;
 }
 
-/** What is admitted: a tools/call names its tool and whether it counts a monthly query. */
+/** What is admitted: a tools/call names its tool, whether it counts a monthly query, and what it costs. */
 export type Admit = (
   caller: ResolvedCaller,
-  call: { countsAsQuery: boolean; tool: string | null; proofKey?: string | null },
+  call: { countsAsQuery: boolean; tool: string | null; cost?: number; proofKey?: string | null },
 ) => Promise<Record<string, string | number>>;
+
+/**
+ * The agent buckets a request spends (docs/operations.md "Limits for agents"): a person's (an
+ * OAuth user's) requests, and the same person's through one client, every request counted —
+ * initialize, listings and notifications too, since a reconnect storm is made of them; and a
+ * tools/call spends its tool's cost of its caller's tool budget, which nothing else touches.
+ */
+function agentSpends(caller: ResolvedCaller, tool: string | null, cost: number): AgentSpend[] {
+  const spends: AgentSpend[] = [];
+  const who = caller.type === 'user' ? `u-${caller.id}` : `k-${caller.session}`;
+  if (caller.type === 'user') {
+    spends.push({ bucket: `p:${who}`, share: BUCKETS.agentPerson.share, cost: 1 });
+    spends.push({ bucket: `c:${who}:${caller.clientId ?? '-'}`, share: BUCKETS.agentClient.share, cost: 1 });
+  }
+  if (tool !== null) spends.push({ bucket: `t:${who}`, share: BUCKETS.agentTools.share, cost });
+  return spends;
+}
+
+/** What an agent bucket's refusal says (its name's prefix in `agentSpends`). */
+const AGENT_REFUSALS: Record<string, { what: string; remedy: string }> = {
+  p: { what: 'you may make', remedy: 'Wait until the window resets (Retry-After).' },
+  c: {
+    what: 'one client of yours may make',
+    remedy: 'Wait until the window resets (Retry-After); reuse one session instead of reconnecting.',
+  },
+  t: { what: 'your tool calls may spend', remedy: 'Wait until the window resets (Retry-After); costly tools spend more of the budget.' },
+};
 
 export function createAdmit(deps: AdmitDeps): Admit {
   return async (caller, call) => {
@@ -41,6 +69,7 @@ export function createAdmit(deps: AdmitDeps): Admit {
         keyLimit: caller.keyLimit ? { keyId: caller.session, perMinute: caller.keyLimit } : null,
         tool: call.tool,
         proofKey: call.proofKey ?? null,
+        agent: agentSpends(caller, call.tool, call.cost ?? 1),
       });
     } catch (err) {
       throw new SvcError('service_unavailable', {
@@ -63,15 +92,18 @@ export function createAdmit(deps: AdmitDeps): Admit {
     // RFC 9449 §11.1: the proof was presented before; nothing was counted.
     if (decision.outcome === 'dpop_replayed') throw replayed();
     deps.onRejected?.(decision.outcome);
+    const agent = decision.byAgentBucket ? AGENT_REFUSALS[decision.byAgentBucket] : undefined;
     throw new SvcError(decision.outcome, {
       headers: { ...stringify(headers), ...refusalHeaders(decision) },
       data: limitData(decision),
-      ...(decision.byKeyLimit
-        ? {
-            message: `Rate limit exceeded: this key may make ${decision.limit} requests per minute`,
-            remedy: "Wait until the window resets (Retry-After), or ask a project admin to raise the key's own limit.",
-          }
-        : {}),
+      ...(agent
+        ? { message: `Rate limit exceeded: ${agent.what} ${decision.limit} per minute`, remedy: agent.remedy }
+        : decision.byKeyLimit
+          ? {
+              message: `Rate limit exceeded: this key may make ${decision.limit} requests per minute`,
+              remedy: "Wait until the window resets (Retry-After), or ask a project admin to raise the key's own limit.",
+            }
+          : {}),
     });
   };
 }

@@ -9,11 +9,12 @@ import type { Logger } from '@svc/logger';
 import type { Metrics } from '../metrics.ts';
 import { createAdmit } from './admit.ts';
 import { createQuotaWarning } from './quota-warning.ts';
+import { createLeasedLimiter } from './leased-limiter.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 
 /** What admission reads. */
 export interface GatewayAdmissionDeps {
-  config: Pick<Config, 'rateLimitProfile' | 'rateLimitScale'>;
+  config: Pick<Config, 'rateLimitProfile' | 'rateLimitScale' | 'rateLimitMode'>;
   redis: Redis;
   accounts: Accounts;
   logger: Logger;
@@ -25,7 +26,8 @@ export interface GatewayAdmissionDeps {
 /** The admit function the rate-limit steps charge through. */
 export function gatewayAdmission(deps: GatewayAdmissionDeps) {
   const { config, redis, logger, metrics, tracer, now } = deps;
-  const limiter = createRateLimiter(redis, { profile: config.rateLimitProfile, scale: config.rateLimitScale, now, tracer });
+  const limits = { profile: config.rateLimitProfile, scale: config.rateLimitScale, now };
+  const limiter = config.rateLimitMode === 'exact' ? createRateLimiter(redis, { ...limits, tracer }) : createLeasedLimiter(redis, limits);
   return createAdmit({
     limiter,
     logger,

@@ -45,6 +45,15 @@ export interface RateDecision {
   overFairUse: boolean;
   /** The refusal came from the key's own limit, not the workspace's. */
   byKeyLimit: boolean;
+  /** The refusal came from this agent bucket (leased mode; docs/operations.md "Limits for agents"). */
+  byAgentBucket?: string;
+}
+
+/** An agent bucket a request spends: its name (K.rateAgentMinute), its share of the plan's minute, and the tokens spent. */
+export interface AgentSpend {
+  bucket: string;
+  share: number;
+  cost: number;
 }
 
 /** The request being charged: who pays, what it is, and which credential and tool it counts for. */
@@ -63,6 +72,8 @@ export interface Charge {
    * proof seen before is refused and counts nothing (docs/auth-service.md "DPoP").
    */
   proofKey?: string | null;
+  /** The agent buckets spent too (the leased limiter; the exact one keeps the buckets above). */
+  agent?: readonly AgentSpend[] | null;
 }
 
 export interface RateLimiterOptions {
@@ -226,11 +237,12 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
 }
 
 /** Seconds the month's counters live: to the 1st of next month (UTC), plus a day. */
-function monthTtl(t: number): number {
+export function monthTtl(t: number): number {
   return Math.ceil(monthEnd(t) - t / 1000) + 86_400;
 }
 
-function monthEnd(t: number): number {
+/** The Unix second the month of `t` ends (UTC). */
+export function monthEnd(t: number): number {
   const d = new Date(t);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }

@@ -191,6 +191,7 @@ function policyOf(name: string, row: UpstreamTool): ToolPolicy {
     surfaces: row.policy.surfaces,
     agents: row.policy.agents,
     countsAsQuery: row.policy.countsAsQuery,
+    ...(row.policy.cost === undefined ? {} : { cost: row.policy.cost }),
     ...(row.policy.approval ? { approval: row.policy.approval } : {}),
     endpoints: ['project'],
     summary: row.descriptor.title ?? (row.descriptor.description.split('\n')[0] ?? '').slice(0, 120),

@@ -32,6 +32,7 @@ export const UPSTREAM_ROUTES: readonly ManagementRoute[] = [
       ...(body.surfaces === undefined ? {} : { surfaces: [...body.surfaces] }),
       ...(body.agents === undefined ? {} : { agents: body.agents }),
       ...(body.counts_as_query === undefined ? {} : { countsAsQuery: body.counts_as_query }),
+      ...(body.cost === undefined ? {} : { cost: body.cost }),
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
       ...(body.approval === undefined ? {} : { approval: body.approval }),
       ...(body.accept_change === undefined ? {} : { acceptChange: body.accept_change }),

@@ -1,0 +1,408 @@
+/**
+ * The leased rate limiter, the gateway's default (docs/operations.md "Leased or exact limits"):
+ * the same buckets as the exact limiter (rate-limiter.ts) — the workspace's minute and month, a
+ * key's own minute — but each replica holds a block of each (bucket, window) reserved in Redis
+ * (`@svc/limits` `Lease`, `LEASE`) and admits locally while its block lasts. A charge that finds a
+ * block spent, or brings a DPoP proof to claim, waits for the end of this turn of the event loop,
+ * when its workspace's waiting charges are sent in one call that refills the blocks they need,
+ * claims their proofs and writes the usage counted since the last call; they are then decided in
+ * arrival order from the refilled blocks. One call per workspace is in flight at a time. Usage
+ * counts (the month's and the day's hash) are written with the next call, or within a second by
+ * the tick that also gives idle blocks back.
+ */
+import type { Redis } from '@svc/accounts';
+import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { LEASE, LEASE_SIZING, Lease, runScript, type LeaseSizing } from '@svc/limits';
+import type { Plan, RateLimitProfile } from '@svc/policy';
+import { planLimits } from '@svc/policy';
+import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
+import { monthEnd, monthTtl, type AgentSpend, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
+
+/** The most charges one call decides (bounds the script's time in Redis). */
+const MAX_BATCH = 256;
+/** A block untouched this long is given back by the tick. */
+const IDLE_MS = 1_000;
+/** The tick: usage written, idle blocks given back, long-idle workspaces forgotten. */
+const TICK_MS = 1_000;
+const FORGET_MS = 120_000;
+/** The month's budget of a plan without a monthly limit (fair use or none): never reached. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+interface Waiting {
+  charge: Charge;
+  keyLimit: { keyId: string; perMinute: number } | null;
+  resolve: (d: RateDecision) => void;
+  reject: (err: Error) => void;
+  /** Its proof was claimed by an earlier call (the charge waits again after a window's edge). */
+  claimed: boolean;
+}
+
+/** One workspace's state in this replica. */
+interface Payer {
+  workspace: string;
+  plan: Plan;
+  minute: Lease;
+  month: Lease;
+  keys: Map<string, Lease>;
+  /** Agent buckets by name (docs/operations.md "Limits for agents"). */
+  agents: Map<string, Lease>;
+  /** Usage fields counted locally and not yet written. */
+  usage: Map<string, number>;
+  waiting: Waiting[];
+  inflight: boolean;
+  seen: number;
+}
+
+export interface LeasedLimiterOptions {
+  profile: RateLimitProfile;
+  scale: number;
+  now?: () => number;
+  sizing?: LeaseSizing;
+  /** The tick's period (0: no tick; tests drive `release`). */
+  tickMs?: number;
+}
+
+/** The leased limiter: `check` as the exact one's, `release` gives every block back and writes the usage (drain). */
+export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions) {
+  const now = options.now ?? Date.now;
+  const sizing = options.sizing ?? LEASE_SIZING;
+  const payers = new Map<string, Payer>();
+  const dirty = new Set<Payer>();
+  const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
+  const limitsOf = (plan: Plan) => {
+    let limits = limitsByPlan.get(plan);
+    if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
+    return limits;
+  };
+  const clock = windowClock();
+  const tickClock = (t: number) => clock.at(t);
+  const ctx: Ctx = { redis, sizing, clock, limitsOf };
+
+  function payerOf(charge: Charge): Payer {
+    let p = payers.get(charge.workspace);
+    if (!p) payers.set(charge.workspace, (p = newPayer(charge, sizing)));
+    if (p.plan !== charge.plan) {
+      // Another plan, other limits: the blocks held under the old ones lapse (false denials at most).
+      p.plan = charge.plan;
+      p.minute.roll(-1);
+      p.month.roll(-1);
+      p.keys.clear();
+      p.agents.clear();
+    }
+    roll(clock, p);
+    return p;
+  }
+
+  function send(p: Payer): void {
+    const batch = p.waiting.splice(0, MAX_BATCH);
+    p.inflight = true;
+    call(ctx, p, batch, never)
+      .then((claimed) => {
+        const t = now();
+        tickClock(t);
+        // At a window's edge the refill was for the old window: who is not decided waits again.
+        const rolled = roll(clock, p);
+        const again: Waiting[] = [];
+        let proof = 0;
+        for (const w of batch) {
+          if (w.charge.proofKey && !w.claimed && claimed[proof++] === 0) {
+            w.resolve(refusal('dpop_replayed', 0, 0, 0, null, false));
+            continue;
+          }
+          w.claimed = true;
+          const d = decide(ctx, p, w, t, !rolled);
+          if (d) w.resolve(d);
+          else again.push(w);
+        }
+        p.waiting.unshift(...again);
+      })
+      .catch((err: unknown) => batch.forEach((w) => w.reject(err instanceof Error ? err : new Error(String(err)))))
+      .finally(() => settled(p));
+  }
+
+  /** The call of `p` is answered: the charges that came meanwhile go in the next. */
+  function settled(p: Payer): void {
+    p.inflight = false;
+    if (p.waiting.length > 0) schedule(p);
+  }
+
+  function flush(): void {
+    for (const p of dirty) send(p);
+    dirty.clear();
+  }
+
+  function schedule(p: Payer): void {
+    if (dirty.size === 0) setImmediate(flush);
+    dirty.add(p);
+  }
+
+  /** Gives idle blocks back and writes usage; forgets workspaces idle for long. */
+  function tick(all: boolean): Promise<unknown> {
+    const t = now();
+    tickClock(t);
+    const calls: Promise<unknown>[] = [];
+    for (const p of payers.values()) {
+      if (p.inflight || p.waiting.length > 0) continue;
+      // Buckets of an ended minute: their blocks lapsed with their counters.
+      for (const m of [p.keys, p.agents]) for (const [name, l] of m) if (l.window !== clock.minute) m.delete(name);
+      const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
+      const anyIdle = (m: Map<string, Lease>) => [...m.values()].some(idle);
+      if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
+        p.inflight = true;
+        calls.push(
+          call(ctx, p, [], idle)
+            .catch(() => undefined)
+            .finally(() => settled(p)),
+        );
+      } else if (t - p.seen > FORGET_MS) payers.delete(p.workspace);
+    }
+    return Promise.all(calls);
+  }
+  const tickMs = options.tickMs ?? TICK_MS;
+  const timer = tickMs > 0 ? setInterval(() => void tick(false), tickMs) : null;
+  timer?.unref();
+
+  /** Checks and counts one request (docs/contract.md "Rate limits"). */
+  function check(charge: Charge): Promise<RateDecision> {
+    const t = now();
+    tickClock(t);
+    const limits = limitsOf(charge.plan);
+    const keyLimit = charge.keyLimit && charge.keyLimit.perMinute < limits.requestsPerMinute ? charge.keyLimit : null;
+    const p = payerOf(charge);
+    p.seen = t;
+    const w: Waiting = { charge, keyLimit, resolve: noop, reject: noop, claimed: false };
+    if (!p.inflight && p.waiting.length === 0 && !charge.proofKey) {
+      const d = decide(ctx, p, w, t, false);
+      if (d) return Promise.resolve(d);
+    }
+    return new Promise((resolve, reject) => {
+      w.resolve = resolve;
+      w.reject = reject;
+      p.waiting.push(w);
+      if (!p.inflight) schedule(p);
+    });
+  }
+
+  /** Gives every block back and writes the usage counted (a draining replica's last call). */
+  async function release(): Promise<void> {
+    if (timer) clearInterval(timer);
+    await tick(true);
+  }
+
+  /** Stops the tick without giving anything back: a replica killed mid-block (tests). */
+  function abandon(): void {
+    if (timer) clearInterval(timer);
+  }
+
+  /** The unused tokens this replica holds for `workspace` in the current windows (what others may be falsely denied). */
+  function held(workspace: string): { minute: number; month: number } {
+    const p = payers.get(workspace);
+    if (!p) return { minute: 0, month: 0 };
+    tickClock(now());
+    roll(clock, p);
+    return { minute: p.minute.left, month: p.month.left };
+  }
+
+  return Object.assign(check, { release, abandon, held });
+}
+
+function newPayer(charge: Charge, sizing: LeaseSizing): Payer {
+  return {
+    workspace: charge.workspace,
+    plan: charge.plan,
+    minute: new Lease(sizing),
+    month: new Lease(sizing),
+    keys: new Map(),
+    agents: new Map(),
+    usage: new Map(),
+    waiting: [],
+    inflight: false,
+    seen: 0,
+  };
+}
+
+/** What the module's functions share with one limiter. */
+interface Ctx {
+  redis: Redis;
+  sizing: LeaseSizing;
+  clock: WindowClock;
+  limitsOf: (plan: Plan) => ReturnType<typeof planLimits>;
+}
+
+type WindowClock = ReturnType<typeof windowClock>;
+
+/** The window names, computed once a minute (a month and a day change only on a minute's edge). */
+function windowClock() {
+  const clock = {
+    minute: -1,
+    month: '',
+    monthNo: 0,
+    day: '',
+    monthTtl: 0,
+    at(t: number): void {
+      const minute = WINDOWS.minute(t);
+      if (minute === clock.minute) return;
+      clock.minute = minute;
+      clock.month = WINDOWS.month(t);
+      clock.monthNo = Number(clock.month);
+      clock.day = WINDOWS.day(t);
+      clock.monthTtl = monthTtl(t);
+    },
+  };
+  return clock;
+}
+
+/** A new minute or month: the old window's blocks lapse with its counters. Whether one did. */
+function roll(clock: WindowClock, p: Payer): boolean {
+  const rolled = p.minute.window !== clock.minute || p.month.window !== clock.monthNo;
+  if (p.minute.window !== clock.minute) p.minute.roll(clock.minute);
+  if (p.month.window !== clock.monthNo) p.month.roll(clock.monthNo);
+  return rolled;
+}
+
+/** A minute bucket's lease in `map` (a key's own, an agent bucket), rolled to this minute. */
+function minuteLease(ctx: Ctx, map: Map<string, Lease>, name: string): Lease {
+  let lease = map.get(name);
+  if (!lease) map.set(name, (lease = new Lease(ctx.sizing)));
+  if (lease.window !== ctx.clock.minute) lease.roll(ctx.clock.minute);
+  return lease;
+}
+
+/** The agent bucket of `spends` whose block has fewer tokens than the charge spends, if any. */
+function shortAgent(ctx: Ctx, p: Payer, spends: readonly AgentSpend[]): AgentSpend | null {
+  for (const s of spends) if (minuteLease(ctx, p.agents, s.bucket).left < s.cost) return s;
+  return null;
+}
+
+function tally(p: Payer, field: string): void {
+  p.usage.set(field, (p.usage.get(field) ?? 0) + 1);
+}
+
+/**
+ * Decides one charge from the blocks held: allowed (tokens taken, usage counted) or the bucket
+ * that refuses; null when a block is spent and `final` is false (the charge waits for a refill).
+ */
+function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
+  const { charge, keyLimit } = w;
+  const limits = ctx.limitsOf(p.plan);
+  const key = keyLimit ? minuteLease(ctx, p.keys, keyLimit.keyId) : null;
+  const spends = charge.agent ?? null;
+  let outcome: RateOutcome | null = null;
+  let byKey = false;
+  let agent: AgentSpend | null = null;
+  if (p.minute.left === 0) outcome = 'rate_limited';
+  else if (key && key.left === 0) {
+    outcome = 'rate_limited';
+    byKey = true;
+  } else if (spends && (agent = shortAgent(ctx, p, spends))) outcome = 'rate_limited';
+  else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
+  if (outcome !== null && !final) return null;
+  const reset = (ctx.clock.minute + 1) * 60;
+  const limit = agent ? shareOf(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
+  if (outcome !== null) {
+    const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
+    const d = refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
+    if (agent) d.byAgentBucket = agent.bucket.slice(0, agent.bucket.indexOf(':'));
+    return d;
+  }
+  p.minute.take(t);
+  if (key) key.take(t);
+  if (spends) for (const s of spends) p.agents.get(s.bucket)!.take(t, s.cost);
+  const q = charge.countsAsQuery ? p.month.take(t) : 0;
+  tally(p, charge.credential);
+  if (charge.tool) tally(p, USAGE_FIELDS.tool(charge.tool));
+  const planLeft = Math.max(0, limits.requestsPerMinute - p.minute.reservedAfter) + p.minute.left;
+  const keyLeft = key && keyLimit ? Math.max(0, keyLimit.perMinute - key.reservedAfter) + key.left : Infinity;
+  return {
+    outcome: 'allowed',
+    limit,
+    remaining: Math.min(planLeft, keyLeft),
+    reset,
+    retryAfter: 1,
+    monthlyUsed: q > 0 ? q : null,
+    monthlyLimit: limits.monthlyQueries,
+    overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
+    byKeyLimit: false,
+  };
+}
+
+/**
+ * One call for `p`: refills the blocks `batch` needs (what is left of such a block goes back in
+ * the same call and the whole demand is asked for), claims its proofs, writes the usage counted
+ * so far, and gives back the blocks `back` names. Returns the claims' answers.
+ */
+async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => boolean): Promise<number[]> {
+  const { clock, sizing } = ctx;
+  const limits = ctx.limitsOf(p.plan);
+  const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
+  const reservations: (string | number)[] = [];
+  const leases: Lease[] = [];
+  const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
+    const need = demand > lease.left ? demand : 0;
+    if (need === 0 && !(lease.left > 0 && back(lease))) return;
+    const returned = lease.surrender();
+    reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
+    leases.push(lease);
+  };
+  const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
+  const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
+  reserve(K.rateMinute(p.workspace, clock.minute), p.minute, limits.requestsPerMinute, 120, batch.length);
+  reserve(
+    K.rateMonth(p.workspace, clock.month),
+    p.month,
+    monthLimit,
+    clock.monthTtl,
+    count((w) => w.charge.countsAsQuery),
+  );
+  for (const [keyId, lease] of p.keys) {
+    const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
+    reserve(
+      K.rateKeyMinute(p.workspace, keyId, clock.minute),
+      lease,
+      perMinute,
+      120,
+      count((w) => w.keyLimit?.keyId === keyId),
+    );
+  }
+  // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
+  for (const w of batch) for (const s of w.charge.agent ?? []) minuteLease(ctx, p.agents, s.bucket);
+  for (const [bucket, lease] of p.agents) {
+    let demand = 0;
+    let share = 1;
+    for (const w of batch)
+      for (const s of w.charge.agent ?? [])
+        if (s.bucket === bucket) {
+          demand += s.cost;
+          share = s.share;
+        }
+    const limit = shareOf(limits.requestsPerMinute, share);
+    reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
+  }
+  const claims: (string | number)[] = [];
+  for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
+  const tallies: (string | number)[] = [];
+  for (const [field, n] of p.usage) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
+  p.usage.clear();
+  const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
+  const windows = leases.map((l) => l.window);
+  const out = (await runScript(ctx.redis, LEASE, keys, args)) as number[];
+  // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
+  leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
+  return out.slice(leases.length * 2);
+}
+
+const noop = () => undefined;
+/** A bucket's limit: its share of the plan's minute, at least one request. */
+const shareOf = (perMinute: number, share: number) => Math.max(1, Math.floor(perMinute * share));
+const never = () => false;
+
+function refusal(
+  outcome: RateOutcome,
+  limit: number,
+  reset: number,
+  retryAfter: number,
+  monthlyLimit: number | null,
+  byKeyLimit: boolean,
+): RateDecision {
+  return { outcome, limit, remaining: 0, reset, retryAfter, monthlyUsed: null, monthlyLimit, overFairUse: false, byKeyLimit };
+}

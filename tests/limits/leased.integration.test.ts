@@ -1,0 +1,164 @@
+/**
+ * The leased limiter across replicas (docs/operations.md "Leased or exact limits"), as a property:
+ * N replicas (each its own limiter and its own Redis connection) against one real Redis, charges
+ * arriving at random replicas over random turns of the event loop, the clock jumping across
+ * minute and month edges, and replicas killed mid-block (their blocks abandoned, never given
+ * back). After every burst, for the current windows: nothing is admitted beyond a limit (the
+ * workspace's minute, its month, a key's own minute), and Redis's reservation counter is exactly
+ * what was admitted plus what live replicas hold plus what killed ones took with them. In a
+ * window that refused anyone, the shortfall below the limit (the false denials' bound) is exactly
+ * the tokens held elsewhere or lost with a killed replica; the figure measured is reported.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { connectRedis, K, WINDOWS } from '@svc/accounts';
+import { createLeasedLimiter } from '@svc/mcp-gateway/ratelimit/leased-limiter.ts';
+import type { Charge, RateDecision } from '@svc/mcp-gateway/ratelimit/rate-limiter.ts';
+import { planLimits } from '@svc/policy';
+import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
+
+let redis: RedisFixture;
+before(async () => {
+  redis = await startRedis();
+});
+after(() => redis.stop());
+
+const SCALE = 10;
+const PLAN = planLimits('FREE', 'current', SCALE);
+const PER_MINUTE = PLAN.requestsPerMinute;
+const MONTH_LIMIT = PLAN.monthlyQueries!;
+/** What January has left when the run starts: the month runs out across replicas too. */
+const MONTH_LEFT = 150;
+const KEY = { keyId: 'k1', perMinute: 40 };
+const WS = 'ws-leased';
+
+/** A small seeded generator (mulberry32): each seed's run can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface Tally {
+  /** What the window admits at most (January's month: what was left of it). */
+  limit: number;
+  admitted: number;
+  refused: number;
+  /** Tokens killed replicas took with them in this window. */
+  lost: number;
+  /** Last seen after a burst: live replicas' unused tokens and Redis's counter. */
+  held: number;
+  reserved: number;
+}
+const tally = (m: Map<string, Tally>, w: string, limit: number): Tally => {
+  let x = m.get(w);
+  if (!x) m.set(w, (x = { limit, admitted: 0, refused: 0, lost: 0, held: 0, reserved: 0 }));
+  return x;
+};
+
+async function run(seed: number, replicas: number) {
+  await redis.flush();
+  const random = rng(seed);
+  const clock = testClock({ start: Date.UTC(2026, 0, 31, 23, 57, 30) });
+  await redis.client.set(K.rateMonth(WS, WINDOWS.month(clock.now())), MONTH_LIMIT - MONTH_LEFT);
+  const start = () => {
+    const conn = connectRedis(redis.url, { name: `replica-${seed}` });
+    return { conn, limiter: createLeasedLimiter(conn, { profile: 'current', scale: SCALE, now: clock.now, tickMs: 0 }) };
+  };
+  const live = Array.from({ length: replicas }, start);
+  const minutes = new Map<string, Tally>();
+  const months = new Map<string, Tally>();
+  const keyMinutes = new Map<string, number>();
+  let kills = 0;
+  for (let burst = 0; burst < 60; burst++) {
+    const minute = String(WINDOWS.minute(clock.now()));
+    const month = WINDOWS.month(clock.now());
+    const m = tally(minutes, minute, PER_MINUTE);
+    const q = tally(months, month, month === '202601' ? MONTH_LEFT : MONTH_LIMIT);
+    const pending: Promise<{ d: RateDecision; c: Charge }>[] = [];
+    for (let i = 1 + Math.floor(random() * 60); i > 0; i--) {
+      const c: Charge = {
+        workspace: WS,
+        plan: 'FREE',
+        countsAsQuery: random() < 0.5,
+        credential: 'key:k1',
+        keyLimit: random() < 0.3 ? KEY : null,
+      };
+      pending.push(live[Math.floor(random() * live.length)]!.limiter(c).then((d) => ({ d, c })));
+      // Arrivals spread over turns of the event loop (no timer: the next turn).
+      if (random() < 0.3) await new Promise(setImmediate);
+    }
+    for (const { d, c } of await Promise.all(pending)) {
+      if (d.outcome === 'allowed') {
+        m.admitted++;
+        if (c.countsAsQuery) q.admitted++;
+        if (c.keyLimit) keyMinutes.set(minute, (keyMinutes.get(minute) ?? 0) + 1);
+      } else if (d.outcome === 'rate_limited' && !d.byKeyLimit) m.refused++;
+      else if (d.outcome === 'quota_exhausted') q.refused++;
+    }
+    m.held = live.reduce((n, r) => n + r.limiter.held(WS).minute, 0);
+    q.held = live.reduce((n, r) => n + r.limiter.held(WS).month, 0);
+    m.reserved = Number((await redis.client.get(K.rateMinute(WS, Number(minute)))) ?? 0);
+    q.reserved = Number((await redis.client.get(K.rateMonth(WS, month))) ?? 0) - (MONTH_LIMIT - q.limit);
+    const where = `seed ${seed}, burst ${burst}, minute ${minute}`;
+    assert.ok(m.admitted <= m.limit, `${where}: ${m.admitted} admitted of ${m.limit}`);
+    assert.ok(q.admitted <= q.limit, `${where}: ${q.admitted} queries admitted of ${q.limit}`);
+    assert.ok((keyMinutes.get(minute) ?? 0) <= KEY.perMinute, `${where}: the key's own limit`);
+    assert.equal(m.reserved, m.admitted + m.held + m.lost, `${where}: the minute's reservations are accounted for`);
+    assert.equal(q.reserved, q.admitted + q.held + q.lost, `${where}: the month's reservations are accounted for`);
+    if (random() < 0.15) {
+      // A replica dies mid-block: what it holds is never given back in this window.
+      const i = Math.floor(random() * live.length);
+      const dead = live[i]!;
+      const held = dead.limiter.held(WS);
+      m.lost += held.minute;
+      q.lost += held.month;
+      dead.limiter.abandon();
+      dead.conn.disconnect();
+      live[i] = start();
+      kills++;
+    }
+    clock.advance(Math.floor(random() * 12_000));
+  }
+  for (const r of live) {
+    r.limiter.abandon();
+    r.conn.disconnect();
+  }
+  return { minutes: [...minutes.values()], months: [...months.values()], kills };
+}
+
+test('N leased replicas with random arrivals and kills never admit past a limit; false denials stay within the tokens held elsewhere', async (t) => {
+  let requests = 0;
+  let falseDenials = 0;
+  let shortWindows = 0;
+  let worst = 0;
+  for (const [seed, replicas] of [
+    [1, 2],
+    [2, 3],
+    [3, 4],
+    [4, 6],
+    [5, 8],
+  ] as const) {
+    const r = await run(seed, replicas);
+    for (const w of [...r.minutes, ...r.months]) {
+      requests += w.admitted + w.refused;
+      if (w.refused === 0) continue;
+      // A refusal came when everything was reserved: the shortfall is what others held or lost.
+      assert.equal(w.limit - w.admitted, w.held + w.lost, `seed ${seed}: the shortfall is what was held elsewhere or lost`);
+      falseDenials += Math.min(w.refused, w.limit - w.admitted);
+      shortWindows++;
+      worst = Math.max(worst, w.limit - w.admitted);
+    }
+    t.diagnostic(`seed ${seed}, ${replicas} replicas, ${r.kills} killed`);
+  }
+  t.diagnostic(
+    `false denials: ${falseDenials} of ${requests} requests (${((100 * falseDenials) / requests).toFixed(2)} %); ` +
+      `${shortWindows} windows ran out, the largest shortfall ${worst} tokens`,
+  );
+  assert.ok(shortWindows > 0, 'the runs reach the limits (else they test nothing)');
+});
