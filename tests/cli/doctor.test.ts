@@ -230,12 +230,12 @@ describe('svc doctor against svc', () => {
   before(async () => (stack = await startStack()));
   after(() => stack.close());
 
-  test('every native family signs in; the Server Card is found', async () => {
+  test('every family signs in, the browser one too; the Server Card is found', async () => {
     const { code, report } = await doctor(`${stack.baseUrl}/mcp/doctor-demo`);
     const got = Object.fromEntries(report.families.map((v) => [v.family, outcome(v)]));
-    // The registration endpoint answers no CORS preflight (docs/cli.md "svc doctor": what it finds on svc).
-    assert.deepEqual(got, verdicts('in', { inspector: 'client registration' }));
-    assert.equal(code, 1);
+    // The registration endpoint answers the browser's CORS preflight (docs/auth-service.md "Client registration").
+    assert.deepEqual(got, verdicts('in'));
+    assert.equal(code, 0);
     const cards = report.steps.filter((s) => s.what.startsWith('Server Card'));
     assert.deepEqual(
       cards.map((s) => s.mark),
@@ -260,9 +260,8 @@ describe('svc doctor against svc', () => {
       SVC_BASE_URL: stack.baseUrl,
     });
     assert.match(run.stdout, /✓ POST without a credential/);
-    assert.match(run.stdout, /✗ MCP Inspector .* would stop at client registration: /);
-    assert.match(run.stdout, /remedy: /);
-    assert.match(run.stdout, /6 of 7 client families would sign in\./);
+    assert.match(run.stdout, /✓ MCP Inspector .* would sign in/);
+    assert.match(run.stdout, /7 of 7 client families would sign in\./);
     const bad = await runToEnd(BIN.svc, ['doctor', `${stack.baseUrl}/mcp/x`, '--client', 'claud'], {
       SVC_CONFIG_DIR: configDir,
       HOME: configDir,

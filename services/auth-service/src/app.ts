@@ -26,6 +26,7 @@ import { tokenRequestScope } from './store/request-storage.ts';
 import { defaultAuthorizeScope, defaultDeviceScope } from './oauth/default-scope.ts';
 import { codeEntryThrottle } from './oauth/code-entry-throttle.ts';
 import { devicePollThrottle } from './oauth/device-poll-throttle.ts';
+import { registrationCors } from './oauth/registration-cors.ts';
 import { registrationPolicy } from './oauth/registration-policy.ts';
 import { registrationThrottle } from './oauth/registration-throttle.ts';
 import type { Mailer } from '@svc/mail';
@@ -112,7 +113,13 @@ export function createApp(deps: AppDeps): AuthApp {
     readClientCredentialsAhead(ahead),
     refreshReplay({ redis, readAhead: (token) => readRefreshAhead(ahead, token), ...(deps.now ? { now: deps.now } : {}) }),
   );
-  app.post(ROUTES.registration.path, registrationThrottle({ throttle, rule: limits.registrationPerIp }), registrationPolicy);
+  app.options(ROUTES.registration.path, registrationCors);
+  app.post(
+    ROUTES.registration.path,
+    registrationCors,
+    registrationThrottle({ throttle, rule: limits.registrationPerIp }),
+    registrationPolicy,
+  );
 
   app.post(postBodies('form'), express.urlencoded({ extended: false, limit: '16kb' }));
   const guesses = codeEntryThrottle({ redis, throttle, rule: limits.codeEntryPerIp });
