@@ -61,12 +61,12 @@ async function signedInPerson(deps: PasskeyDeps, req: Request, res: Response): P
   return user;
 }
 
-export function passkeys(deps: PasskeyDeps) {
-  const { accounts } = deps;
-  const rp = relyingPartyOf(deps.authUrl);
-  const challenges = webauthnChallenges(deps);
-  const store = accounts.factors.passkeys;
-  const framed = accountFrameOf(deps);
+/**
+ * Asking for a passkey and checking its answer, for every page that takes one (sign-in, step-up,
+ * an approval of a held call): each challenge kept for this browser and taken once.
+ */
+function passkeyAssertions(deps: PasskeyDeps, rp: ReturnType<typeof relyingPartyOf>, challenges: ReturnType<typeof webauthnChallenges>) {
+  const store = deps.accounts.factors.passkeys;
 
   /**
    * A form asking for one of `user`'s passkeys (none when they have none), its challenge kept.
@@ -110,8 +110,20 @@ export function passkeys(deps: PasskeyDeps) {
       deps.logger.info('passkey assertion refused', { detail: err instanceof Error ? err.message : 'unknown' });
     }
     if (counter === null || !(await store.use(owner, passkey.id, counter))) return 'That passkey was not accepted. Try again.';
-    return (await accounts.users.get(owner)) ?? 'That passkey was not accepted. Try again.';
+    return (await deps.accounts.users.get(owner)) ?? 'That passkey was not accepted. Try again.';
   }
+
+  return { askFor, asserted };
+}
+
+export function passkeys(deps: PasskeyDeps) {
+  const { accounts } = deps;
+  const rp = relyingPartyOf(deps.authUrl);
+  const challenges = webauthnChallenges(deps);
+  const store = accounts.factors.passkeys;
+  const framed = accountFrameOf(deps);
+
+  const { askFor, asserted } = passkeyAssertions(deps, rp, challenges);
 
   async function registerPage(req: Request, res: Response, user: User, error?: string, refusal?: PageRefusal) {
     const options = await registrationOptions(rp, user, await store.list(user.id));
