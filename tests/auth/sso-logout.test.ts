@@ -16,7 +16,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { waitFor } from '@svc/testkit';
 import { startCompanyIdp, type CompanyIdp } from '../support/company-idp.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
-import { startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
+import { signInOnPage, startStackAndBrowser, stopStackAndBrowser } from './browser.ts';
 import { ssoSignIn } from './sso-pages.ts';
 import { ssoOwner } from './sso-setup.ts';
 
@@ -152,6 +152,45 @@ test('each logout token §2.6 refuses is answered 400 and ends nothing; a valid 
     assert.equal((await post(await sign(claims()))).status, 200);
     assert.equal(await signedIn(again), false, 'a valid token naming the person by sub ends every session');
     await again.close();
+  } finally {
+    await context.close();
+  }
+});
+
+test('signing out of svc from a session the provider started offers signing out there too (RP-Initiated Logout): the provider’s end_session with svc’s client_id', async () => {
+  const context = await signedInThroughSso();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${stack.authUrl}/signout`);
+    await page.click('form[action="/signout"] button[type=submit]');
+    await page.waitForSelector('[role=status]');
+    const link = page.getByRole('link', { name: "Sign out of your company's sign-in too" });
+    const href = new URL((await link.getAttribute('href')) ?? '');
+    assert.equal(`${href.origin}${href.pathname}`, `${idp.issuer}/session/end`);
+    assert.equal(href.searchParams.get('client_id'), idp.clientId);
+    assert.equal(await signedIn(context), false, 'the svc session ended');
+    await link.click();
+    await page.waitForLoadState('load');
+    // The provider asks to confirm when it still holds a session (here svc and the provider share a
+    // host, so svc's sign-out already cleared the provider's cookie), then says it signed out.
+    if ((await page.locator('button[name=logout]').count()) > 0) await page.click('button[name=logout]');
+    await page.waitForURL((u) => u.pathname === '/session/end/success');
+  } finally {
+    await context.close();
+  }
+});
+
+test('signing out of svc from a session with a password offers no provider sign-out', async () => {
+  const person = await stack.accounts.users.create({ email: `pw-${ws}@elsewhere.test`, password: PASSWORD, emailVerified: true });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${stack.authUrl}/signin`);
+    await signInOnPage(page, person.email, PASSWORD);
+    await page.goto(`${stack.authUrl}/signout`);
+    await page.click('form[action="/signout"] button[type=submit]');
+    await page.waitForSelector('[role=status]');
+    assert.equal(await page.getByRole('link', { name: /Sign out of your company/ }).count(), 0);
   } finally {
     await context.close();
   }

@@ -80,7 +80,7 @@ export function mountPages(app: Express, deps: PagesDeps): { management: Managem
   });
   const signin = signIn({ ...pageDeps, provider, sso, afterPassword: factors.afterPassword });
   const signup = signUp({ ...pageDeps, verification });
-  const signout = signOut({ ...pageDeps, redis });
+  const signout = signOut({ ...pageDeps, redis, providerSignOutUrl: sso.providerSignOutUrl });
   const management = createManagement(accounts, {
     redis,
     mailer,

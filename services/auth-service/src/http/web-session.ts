@@ -73,7 +73,8 @@ export interface WebSessions {
    * sign-in's is); `fields` are kept on it too (the time of its second factor, factors/step-up.ts).
    */
   start(req: Request, res: Response, userId: string, options?: { ttlSeconds?: number; fields?: Record<string, string> }): Promise<void>;
-  end(req: Request, res: Response): Promise<void>;
+  /** Ends this browser's session; what it held (its fields: `ssoWorkspace` when single sign-on started it), or null. */
+  end(req: Request, res: Response): Promise<Record<string, string> | null>;
   /** The person's live browser sessions, newest first; `current` marks this request's. */
   list(req: Request, userId: string): Promise<BrowserSession[]>;
   /** Ends one of the person's sessions by its handle; false when there is none. */
@@ -111,6 +112,15 @@ async function exec(multi: ReturnType<Redis['multi']>): Promise<unknown[]> {
   const failed = results.find(([err]) => err);
   if (failed?.[0]) throw failed[0];
   return results.map(([, value]) => value);
+}
+
+/** Deletes a session and its index entry, answering what it held (null: none). */
+async function takeSession(redis: Redis, idHash: string): Promise<Record<string, string> | null> {
+  // Read and delete in one step: what is removed from the index is what was deleted.
+  const [fields] = await exec(redis.multi().hgetall(OK.webSession(idHash)).del(OK.webSession(idHash)));
+  const held = fields && typeof fields === 'object' && Object.keys(fields).length > 0 ? (fields as Record<string, string>) : null;
+  if (typeof held?.['userId'] === 'string') await redis.srem(OK.userWebSessions(held['userId']), idHash);
+  return held;
 }
 
 export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: string[]; now?: () => number }): WebSessions {
@@ -196,12 +206,9 @@ export function createWebSessions(deps: { redis: Redis; secure: boolean; keys: s
     },
     async end(req, res) {
       const idHash = own(req);
-      if (idHash) {
-        // Read and delete in one step: what is removed from the index is what was deleted.
-        const [userId] = await exec(deps.redis.multi().hget(OK.webSession(idHash), 'userId').del(OK.webSession(idHash)));
-        if (typeof userId === 'string') await deps.redis.srem(OK.userWebSessions(userId), idHash);
-      }
+      const held = idHash ? await takeSession(deps.redis, idHash) : null;
       res.clearCookie(SESSION_COOKIE, cookie);
+      return held;
     },
     async list(req, userId) {
       const mine = own(req);

@@ -13,7 +13,13 @@ import type { PageDeps } from './sign-in.ts';
 
 const PROVIDER_COOKIES = ['_session', '_session.sig', '_session.legacy', '_session.legacy.sig'];
 
-export function signOut(deps: PageDeps & { redis: Redis }) {
+export interface SignOutDeps extends PageDeps {
+  redis: Redis;
+  /** The workspace provider's sign-out, for a session single sign-on started (sso/provider-sign-out.ts). */
+  providerSignOutUrl?: (workspace: string) => Promise<{ url: string; issuer: string } | null>;
+}
+
+export function signOut(deps: SignOutDeps) {
   return {
     async get(req: Request, res: Response): Promise<void> {
       const csrf = deps.web.csrfToken(req, res);
@@ -29,11 +35,23 @@ export function signOut(deps: PageDeps & { redis: Redis }) {
         });
         return;
       }
-      await deps.web.end(req, res);
+      const ended = await deps.web.end(req, res);
       const providerSession = readCookie(req, '_session');
       if (providerSession && providerSession.length < 200) await deps.redis.del(OK.model('Session', providerSession));
       for (const name of PROVIDER_COOKIES) res.clearCookie(name, { path: '/' });
-      render(res, page('Signed out', html`<p role="status">You are signed out.</p><nav><a href="/signin">Sign in again</a></nav>`));
+      // A session the company's provider started: offer to sign out there too (OpenID Connect RP-Initiated Logout 1.0).
+      const ssoWorkspace = ended?.['ssoWorkspace'];
+      const there = ssoWorkspace && deps.providerSignOutUrl ? await deps.providerSignOutUrl(ssoWorkspace) : null;
+      render(
+        res,
+        page(
+          'Signed out',
+          html`<p role="status">You are signed out of svc.</p>${
+            there &&
+            html`<p>You signed in through your company's sign-in (${new URL(there.issuer).host}), which may still remember you.</p><p><a href="${there.url}">Sign out of your company's sign-in too</a></p>`
+          }<nav><a href="/signin">Sign in again</a></nav>`,
+        ),
+      );
     },
   };
 }

@@ -11,6 +11,7 @@ import { html, render } from '../ui/html.ts';
 import { page } from '../ui/layout.ts';
 import { routeOfAddress, type AddressRoute } from './address-route.ts';
 import { backchannelLogout } from './backchannel-logout.ts';
+import { providerSignOut } from './provider-sign-out.ts';
 import type { Limiter } from '@svc/limits';
 import {
   createLogoutStore,
@@ -90,9 +91,10 @@ export function createSso(deps: SsoDeps) {
     if (waiting) return waiting;
     // The provider's session is named on the browser's, so its back-channel logout ends this one
     // (sso/backchannel-logout.ts; OpenID Connect Back-Channel Logout 1.0 §2.7).
-    const fields = person.sid ? { ssoSession: providerSession(person.sid.issuer, person.sid.sid) } : undefined;
+    // Which workspace's provider started it too: signing out of svc offers signing out there (provider-sign-out.ts).
+    const fields = { ssoWorkspace: workspace, ...(person.sid ? { ssoSession: providerSession(person.sid.issuer, person.sid.sid) } : {}) };
     if (person.sid) await logouts.signedIn(person.sid.issuer, person.sid.sid, user.id);
-    await deps.web.start(req, res, user.id, { ttlSeconds: SSO_SESSION_MAX_SECONDS, ...(fields ? { fields } : {}) });
+    await deps.web.start(req, res, user.id, { ttlSeconds: SSO_SESSION_MAX_SECONDS, fields });
     await deps.accounts.audit.recordOwn(user, 'signin.succeeded', { source: req.ip ?? 'unknown', requestId }, { method: 'sso', workspace });
     return returnTo;
   }
@@ -129,6 +131,8 @@ export function createSso(deps: SsoDeps) {
       if ((await store.settings(workspace))?.kind === 'saml') return saml.start(res, workspace, returnTo);
       return flow.start(res, workspace, email, returnTo);
     },
+    /** Where signing out of svc sends a person on to sign out at the workspace's provider too (provider-sign-out.ts), or null. */
+    providerSignOutUrl: providerSignOut({ store, discover, logger: deps.logger }),
     /** POST /api/sso/backchannel-logout/:workspace: the provider ends a person's svc sessions (backchannel-logout.ts). */
     backchannelLogout: backchannelLogout({ store, logouts, discover, web: deps.web, accounts: deps.accounts, logger: deps.logger }),
     /** GET /sso/callback: signed in and back where the sign-in started, or a page saying why not. */
