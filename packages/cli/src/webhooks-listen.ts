@@ -10,7 +10,8 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MANAGEMENT_OPERATIONS } from '@svc/management/contract';
+// The audit actions that are events, and under which name: the delivery worker's own map (docs/webhooks.md "Events").
+import { eventOf } from '@svc/webhooks/events.ts';
 import { CliError, EXIT } from './errors.ts';
 import { requestText } from './http.ts';
 import { answer, api, given, workspaceOf, type Caller, type Options } from './manage-common.ts';
@@ -22,19 +23,6 @@ const POLL_SECONDS = 2;
 const MAX_PAGES_PER_POLL = 10;
 const PAGE = 100;
 const SECRET_PREFIX = 'whsec_';
-
-/** The event types an endpoint subscribes to, as the management contract declares them (docs/webhooks.md "Events"). */
-const EVENT_TYPES: readonly string[] = MANAGEMENT_OPERATIONS.createWebhook.body.properties.events.items.enum;
-/**
- * The audit actions whose event has another name (`@svc/webhooks` events.ts; every other event is
- * its action's own name, and an action that is no event is never sent). tests/cli/webhooks-listen.test.ts
- * holds this to the delivery worker's by comparing a real delivery with a forwarded one.
- */
-const RENAMED: Record<string, string> = {
-  'key.reported': 'key.leaked',
-  'access_request.approved': 'access_request.decided',
-  'access_request.denied': 'access_request.decided',
-};
 
 export interface AuditEntry {
   id: string;
@@ -123,11 +111,6 @@ async function forward(l: Listener, entry: AuditEntry, type: string) {
   return { id, type, status: res.status, ms: Math.round(performance.now() - t0), ...('error' in res ? { error: res.error } : {}) };
 }
 
-/** The event an audit action is, or null when it is none. */
-function eventOf(action: string): string | null {
-  if (Object.hasOwn(RENAMED, action)) return RENAMED[action]!;
-  return EVENT_TYPES.includes(action) ? action : null;
-}
 
 export async function listenCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const forwardTo = given(v, 'forward-to');
