@@ -111,7 +111,6 @@ async function forward(l: Listener, entry: AuditEntry, type: string) {
   return { id, type, status: res.status, ms: Math.round(performance.now() - t0), ...('error' in res ? { error: res.error } : {}) };
 }
 
-
 export async function listenCommand(io: Io, c: Caller, v: Options): Promise<void> {
   const forwardTo = given(v, 'forward-to');
   if (!forwardTo) throw new CliError('Give --forward-to URL, e.g. --forward-to http://localhost:4242/webhooks.', EXIT.usage);
