@@ -98,6 +98,7 @@ const BOUNDED_LISTS: Partial<Record<OperationId, string>> = {
   listWebhooks: 'WEBHOOK_MAX_ENDPOINTS',
   listWebhookDeliveries: 'WEBHOOK_LOG_SIZE',
   listApprovals: 'APPROVAL_TIMING.maxOpen (every record still kept counts)',
+  scimSettings: 'SCIM_MAX_TOKENS (the live tokens)',
   listBuiltinTools: "TOOL_POLICIES (svc's own tools, a fixed table)",
 };
 

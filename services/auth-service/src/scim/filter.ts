@@ -40,7 +40,7 @@ export function parseFilter(filter: string, attributes: readonly string[]): Comp
     else
       throw new ScimError(
         'invalidFilter',
-        `svc reads filters of the form <attribute> eq "<value>" joined by and, on ${attributes.join(', ')}; not "${rest.slice(0, 80)}".`,
+        `svc reads filters of the form ATTRIBUTE eq "VALUE" joined by and, on ${attributes.join(', ')}; not "${rest.slice(0, 80)}".`,
       );
     rest = rest.slice((member ?? term)![0].length);
     if (rest === '') return out;

@@ -35,7 +35,8 @@ function memberIds(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
   return list.map((m) => {
-    if (!isObject(m) || typeof m['value'] !== 'string') throw new ScimError('invalidValue', 'A member is {"value": "<user id>"}.');
+    if (!isObject(m) || typeof m['value'] !== 'string')
+      throw new ScimError('invalidValue', 'A member is {"value": USER_ID}, the SCIM id of a user.');
     return m['value'];
   });
 }
@@ -65,7 +66,8 @@ function patchGroup(fields: GroupFields, ops: PatchOperation[]): GroupFields {
     else if (p === 'externalid') externalId = op === 'remove' ? null : name(value, 'externalId', false);
     else if (p === 'id') {
       // Okta's replace without a path repeats the group's id: the same value is no change.
-    } else if (p.startsWith('members')) throw new ScimError('invalidPath', `svc reads members and members[value eq "<id>"], not ${path}.`);
+    } else if (p.startsWith('members'))
+      throw new ScimError('invalidPath', `svc reads members and members[value eq "USER_ID"], not ${path}.`);
   }
   return { displayName, externalId, members };
 }

@@ -69,6 +69,8 @@ export function ssoPage(f: Frame, view: SsoView, svc: { callback: string; sp: Sa
   const s = view.settings;
   const oidc = s?.kind === 'oidc' ? s : null;
   const callback = svc.callback;
+  // The same origin as the redirect URI (the auth-service's public URL), without parsing it: a page renders whatever it was given.
+  const logoutUri = `${callback.replace(/\/sso\/callback$/, '')}${ROUTES.ssoBackchannelLogout.path.replace(':workspace', encodeURIComponent(f.workspace))}`;
   const mapping = (s?.groupRoles ?? []).map((g) => `${g.group}=${g.role}`).join('\n');
   const body = html`${error && html`<p class="flash error" role="alert">${error}</p>`}
 <h2>Provider</h2><p class="hint">Your company's sign-in, by OpenID Connect or SAML 2.0${s && html`; now ${s.kind === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}`}. Saving one replaces the other.</p>
@@ -77,7 +79,7 @@ export function ssoPage(f: Frame, view: SsoView, svc: { callback: string; sp: Sa
 <label for="client_id">Client id</label><input id="client_id" name="client_id" type="text" value="${oidc?.clientId ?? ''}" required>
 <label for="client_secret">Client secret</label><input id="client_secret" name="client_secret" type="password" autocomplete="off"${oidc ? html` placeholder="saved; leave empty to keep it"` : html` required`}>
 <p class="hint" id="callback-hint">At your provider, register this redirect URI (OpenID Connect Core 1.0 §3.1.2.1 <code>redirect_uri</code>): ${copyable('sso-callback', callback, 'the redirect URI')}</p>
-<p class="hint">And this back-channel logout URI (OpenID Connect Back-Channel Logout 1.0 <code>backchannel_logout_uri</code>), so signing out or removing a person there ends their svc sessions: ${copyable('sso-logout', new URL(ROUTES.ssoBackchannelLogout.path.replace(':workspace', encodeURIComponent(f.workspace)), callback).href, 'the back-channel logout URI')}</p>
+<p class="hint">And this back-channel logout URI (OpenID Connect Back-Channel Logout 1.0 <code>backchannel_logout_uri</code>), so signing out or removing a person there ends their svc sessions: ${copyable('sso-logout', logoutUri, 'the back-channel logout URI')}</p>
 <button type="submit">Save provider</button></form>
 ${samlSection(f, view, svc.sp)}
 ${domains(f, view)}
