@@ -14,6 +14,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { OUTBOUND_BOUNDS } from '@svc/bounds/outbound-bounds.ts';
+import { BUCKETS } from '@svc/limits';
 import { waitFor } from '@svc/testkit';
 import { newPerson, startStack, type Stack } from '../support/stack.ts';
 // @svc/upstreams is not a dependency of the tests' package: its bounds are read from their one file.
@@ -206,9 +207,14 @@ test(
     const share = OUTBOUND_BOUNDS.toolConnections;
     const excess = 10;
     const total = share.perTenant + share.waitingPerTenant + excess;
+    // Spread over keys of A's person, each within its own cap of calls in flight (BUCKETS.toolCallsInFlight):
+    // the share under test is the workspace's, not one credential's.
+    const perKey = BUCKETS.toolCallsInFlight.concurrent;
+    const aKeys = [a.key];
+    while (aKeys.length * perKey < total) aKeys.push((await stack.accounts.keys.createUserKey({ userId: a.user.id })).key);
     let aSettled = 0;
-    const aCalls = Array.from({ length: total }, () =>
-      mcp(a.key, a.slug, 'tools/call', readNotes).finally(() => {
+    const aCalls = Array.from({ length: total }, (_, i) =>
+      mcp(aKeys[i % aKeys.length]!, a.slug, 'tools/call', readNotes).finally(() => {
         aSettled += 1;
       }),
     );
