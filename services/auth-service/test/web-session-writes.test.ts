@@ -72,11 +72,16 @@ test('a sign-in writes the session with its expiry in one step, then the index i
 test('a sign-out reads and deletes the session in one step, then drops exactly that one from the index', async () => {
   const b = browser();
   await web.start(b.req(), b.res, 'user-2');
-  const commands = await commandsDuring(() => web.end(b.req(), b.res));
+  let held: Record<string, string> | null = null;
+  const commands = await commandsDuring(async () => {
+    held = await web.end(b.req(), b.res);
+  });
   assert.deepEqual(
     commands.map((c) => c[0]),
-    ['multi', 'hget', 'del', 'exec', 'srem'],
+    ['multi', 'hgetall', 'del', 'exec', 'srem'],
   );
+  // What the session held comes back: a sign-out reads its single sign-on workspace from it (pages/sign-out.ts).
+  assert.equal((held as Record<string, string> | null)?.['userId'], 'user-2');
   assert.deepEqual(await web.list(b.req(), 'user-2'), []);
 });
 
