@@ -64,6 +64,9 @@ async function load(
     pipelining: 1,
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
   });
+  // Every case measures the admitted path: a refusal counted as throughput would flatter the ratio
+  // (a limit the bench's scale did not lift, such as the cap on calls in flight).
+  if (r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} answers were not 2xx: ${JSON.stringify(r.statusCodeStats)}`);
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
 
@@ -309,7 +312,6 @@ const split = async (): Promise<number> => {
   const both = await Promise.all(
     [base, gw2Base].map((b) => load('two', `${b}/mcp/bench`, body, { 'x-api-key': key }, seconds, { connections: half })),
   );
-  if (both.some((r) => r.non2xx > 0)) throw new Error('two gateways: non-2xx answers');
   return both[0]!.rps + both[1]!.rps;
 };
 await split(); // warm the second gateway's cache and JIT

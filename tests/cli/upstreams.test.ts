@@ -106,7 +106,7 @@ test('add, list, show, tool, refresh, update and remove an upstream, in the defa
   assert.match(typo.stderr, /notes has no tool "read_note"\. Did you mean read_notes\?/);
   const nothing = await o.svc(['tool', 'notes', 'read_notes']);
   assert.equal(nothing.code, 2);
-  assert.match(nothing.stderr, /Give what changes: --level L, --plan P, --approval A, --enable or --disable, --accept-change/);
+  assert.match(nothing.stderr, /Give what changes: --level L, --plan P, --approval A, --cost N, --enable or --disable, --accept-change/);
   const badPlan = await o.svc(['tool', 'notes', 'read_notes', '--plan', 'prp']);
   assert.equal(badPlan.code, 2);
   assert.match(badPlan.stderr, /Unknown plan "PRP"\. Did you mean PRO\?/);
@@ -118,6 +118,16 @@ test('add, list, show, tool, refresh, update and remove an upstream, in the defa
   assert.equal(badRule.code, 2);
   assert.match(badRule.stderr, /Unknown approval rule "agent"\. Did you mean agents\?/);
   assert.equal((await o.svc(['tool', 'notes', 'write_note', '--approval', 'none'])).code, 0);
+  // What a call spends of its caller's tool budget (docs/operations.md "Limits for agents").
+  const costly = await o.svc(['tool', 'notes', 'write_note', '--cost', '5']);
+  assert.equal(costly.code, 0, costly.stderr);
+  assert.match(costly.stdout, /^notes__write_note: .*, a call costs 5 of the caller's tool budget\.$/m);
+  for (const bad of ['0', '1001', 'five', '2.5']) {
+    const refused = await o.svc(['tool', 'notes', 'write_note', '--cost', bad]);
+    assert.equal(refused.code, 2, bad);
+    assert.match(refused.stderr, new RegExp(`--cost must be a whole number from 1 to 1000, not "${bad.replace('.', '\\.')}"`));
+  }
+  assert.equal((await o.svc(['tool', 'notes', 'write_note', '--cost', '1'])).code, 0);
 
   // The server changes: a tool appears (off until turned on), one changes (kept as it was until accepted).
   const tools = noteTools();

@@ -188,6 +188,25 @@ test('an admin adds a server after stepping up, sets its tools, reviews a change
     // Every call of write_note waits for an approval (docs/approvals.md): set on its page, held at
     // the gateway, listed on the Approvals page and approved there.
     await page.getByRole('link', { name: 'notes__write_note', exact: true }).click();
+    // What a call spends of its caller's tool budget (docs/operations.md "Limits for agents"): saved
+    // on the page; out of bounds, the server refuses it whatever the browser lets through.
+    const toolPage = page.url();
+    const cost = page.getByLabel("What one call of notes__write_note spends of its caller's tool budget", { exact: true });
+    await cost.fill('5');
+    await page.getByRole('button', { name: 'Save the cost of notes__write_note' }).click();
+    await page.waitForSelector('.flash.ok');
+    assert.match(await mainText(page), /cost saved/);
+    await page.goto(toolPage);
+    assert.equal(await cost.inputValue(), '5');
+    await cost.evaluate((el) => {
+      const input = el as HTMLInputElement;
+      input.form!.noValidate = true;
+      input.value = '1001';
+    });
+    await page.getByRole('button', { name: 'Save the cost of notes__write_note' }).click();
+    assert.match(await mainText(page), /cost is a whole number from 1 to 1000/);
+    await page.goto(toolPage);
+    assert.equal(await cost.inputValue(), '5', 'a refused cost changes nothing');
     await page.getByLabel('Which calls of notes__write_note wait for an approval', { exact: true }).selectOption('all');
     await page.getByRole('button', { name: 'Save the approval rule of notes__write_note' }).click();
     await page.waitForSelector('.flash.ok');

@@ -36,7 +36,9 @@ let notes: TestUpstream;
 let other: TestUpstream;
 
 before(async () => {
-  stack = await startStack({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32', RATE_LIMIT_SCALE: '1000' });
+  // Exact limits: the monthly counter and usage are compared per call, at once, which only the exact
+  // mode writes with each request (docs/operations.md "Leased or exact limits").
+  stack = await startStack({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32', RATE_LIMIT_SCALE: '1000', RATE_LIMIT_MODE: 'exact' });
   browser = await launchBrowser();
   person = await newPerson(stack, 'upc');
   ownerKey = (await stack.accounts.keys.createUserKey({ userId: person.user.id })).key;

@@ -5,7 +5,7 @@
  * `<upstream>__<tool>` under a policy row that `svc upstreams tool` edits. A credential for the
  * server is never taken from the command line (upstream-credential.ts) and never shown again.
  */
-import type { AnswerOf, OperationOf } from '@svc/management/contract';
+import { MANAGEMENT_OPERATIONS, type AnswerOf, type OperationOf } from '@svc/management/contract';
 import { APPROVAL_RULES, isApprovalRule, isPlan, PLANS, type ApprovalRule } from '@svc/policy';
 import type { Command } from './command.ts';
 import { callerOf } from './command.ts';
@@ -204,16 +204,31 @@ function toolChange(v: Options) {
     throw new CliError(`Unknown plan "${plan}".${near ? ` Did you mean ${near}?` : ''}`, EXIT.usage, `Give --plan ${PLANS.join('|')}.`);
   }
   const approval = approvalOption(v);
+  const cost = costOption(v);
   const change = {
     ...(given(v, 'level') === undefined ? {} : { level: levelOption(v, 'level') }),
     ...(approval === undefined ? {} : { approval }),
+    ...(cost === undefined ? {} : { cost }),
     ...(plan === undefined ? {} : { plan }),
     ...(v['enable'] === true ? { enabled: true } : v['disable'] === true ? { enabled: false } : {}),
     ...(v['accept-change'] === true ? { accept_change: true } : {}),
   };
   if (Object.keys(change).length === 0)
-    throw new CliError('Give what changes: --level L, --plan P, --approval A, --enable or --disable, --accept-change.', EXIT.usage);
+    throw new CliError(
+      'Give what changes: --level L, --plan P, --approval A, --cost N, --enable or --disable, --accept-change.',
+      EXIT.usage,
+    );
   return change;
+}
+
+/** --cost as the row holds it: a whole number of the caller's tool budget, within the declared bounds. */
+function costOption(v: Options): number | undefined {
+  const raw = given(v, 'cost');
+  if (raw === undefined) return undefined;
+  const { minimum, maximum } = MANAGEMENT_OPERATIONS.setUpstreamTool.body.properties.cost;
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (Number.isInteger(n) && n >= minimum && n <= maximum) return n;
+  throw new CliError(`--cost must be a whole number from ${minimum} to ${maximum}, not "${raw}".`, EXIT.usage);
 }
 
 /** --approval as the row holds it (docs/approvals.md "The rule"): none, all, agents, below:LEVEL, levels in any case. */
@@ -256,7 +271,7 @@ async function tool(call: UpstreamCall): Promise<void> {
   const u = await answer(api(c).setUpstreamTool({ params: { project: slug, name, tool: found.name }, body }), 'upstreams tool');
   const row = u.tools.find((t) => t.name === found.name) ?? found;
   return io.result(u, [
-    `${row.listed_name}: ${row.level}, plan ${row.plan} and up, ${row.enabled ? 'enabled' : 'disabled'}, state ${stateOf(row)}${row.approval === 'none' ? '' : `, calls wait for an admin's approval (${row.approval})`}.`,
+    `${row.listed_name}: ${row.level}, plan ${row.plan} and up, ${row.enabled ? 'enabled' : 'disabled'}, state ${stateOf(row)}${row.cost === 1 ? '' : `, a call costs ${row.cost} of the caller's tool budget`}${row.approval === 'none' ? '' : `, calls wait for an admin's approval (${row.approval})`}.`,
   ]);
 }
 
@@ -282,7 +297,7 @@ const SUBCOMMANDS: Record<string, (call: UpstreamCall) => Promise<void>> = { lis
 export const UPSTREAMS_COMMAND: Command = {
   summary: "a project's upstream MCP servers: list, add, show their tools, update, refresh, set a tool's row, remove",
   usage:
-    'svc upstreams list|add <name> --url URL|show <name>|update <name>|refresh <name>|tool <name> <tool>|remove <name> [--project <slug>] [--timeout-ms N] [--credential-header H [--credential-stdin]] [--remove-credential] [--level L] [--plan P] [--approval A] [--enable|--disable] [--accept-change] [--yes] [--json]',
+    'svc upstreams list|add <name> --url URL|show <name>|update <name>|refresh <name>|tool <name> <tool>|remove <name> [--project <slug>] [--timeout-ms N] [--credential-header H [--credential-stdin]] [--remove-credential] [--level L] [--plan P] [--approval A] [--cost N] [--enable|--disable] [--accept-change] [--yes] [--json]',
   details: `  --project SLUG      the project (default: the one "svc use" chose, or your only one)
   --url URL           add, update: the server's Streamable HTTP endpoint (http or https)
   --timeout-ms N      add, update: how long one forwarded call may take (1000 to 60000; default 10000)
@@ -295,6 +310,7 @@ export const UPSTREAMS_COMMAND: Command = {
   --plan PLAN         tool: the least plan of the workspace, ${PLANS.join(', ')}
   --approval RULE     tool: which calls wait for an admin's approval: none, all, agents (third-party
                       OAuth clients), below:LEVEL (callers below LEVEL)
+  --cost N            tool: what one call spends of its caller's tool budget a minute (1 to 1000; 1 unless set)
   --enable, --disable tool: offer the tool, or stop offering it (a new tool starts off)
   --accept-change     tool: take the server's changed description, schema and annotations
   --yes               remove: do not ask first (needed where there is no terminal to ask on)
@@ -310,6 +326,7 @@ add, update and tool ask for a recent second factor of a person who has one: the
     level: { type: 'string' },
     plan: { type: 'string' },
     approval: { type: 'string' },
+    cost: { type: 'string' },
     enable: { type: 'boolean' },
     disable: { type: 'boolean' },
     'accept-change': { type: 'boolean' },

@@ -83,6 +83,7 @@ export function upstreamOperations(ctx: ManagementContext, service: Upstreams | 
       await note(actor, workspace, 'upstream.tool_changed', `${target(changed)} tool ${tool}`, {
         level: row.policy.level,
         enabled: String(row.policy.enabled),
+        ...(change.cost === undefined ? {} : { cost: String(row.policy.cost) }),
         ...(change.acceptChange ? { accepted: 'true' } : {}),
       });
       return changed;

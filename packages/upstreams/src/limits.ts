@@ -18,6 +18,8 @@ export const UPSTREAM_LIMITS = {
   descriptorBytes: 16 * 1024,
   /** Pages of tools/list read at discovery (MCP pagination). */
   listPages: 20,
+  /** What one call of a tool may spend of its caller's tool budget (docs/operations.md "Limits for agents"). */
+  toolCost: { min: 1, max: 1_000 },
   /** A forwarded call's time, ms: each upstream has its own, within these. */
   timeoutMs: { default: 10_000, min: 1_000, max: 60_000 },
   /** Discovery's time, ms, whatever the upstream's call timeout. */

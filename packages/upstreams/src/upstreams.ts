@@ -252,6 +252,10 @@ function setTool(ctx: Context, project: string, name: string, tool: string, patc
     const row = tools.find((t) => t.name === tool);
     if (!row) throw new UpstreamInputError(`The upstream server ${name} has no tool named ${tool}.`, 'tool', 404);
     const { acceptChange, ...policy } = patch;
+    const { min, max } = UPSTREAM_LIMITS.toolCost;
+    // Checked here, not only by the REST schema: the dashboard and svc-admin come through this too.
+    if (policy.cost !== undefined && !(Number.isInteger(policy.cost) && policy.cost >= min && policy.cost <= max))
+      throw new UpstreamInputError(`A tool's cost is a whole number from ${min} to ${max}.`, 'cost');
     const next: UpstreamTool = { ...row, policy: { ...row.policy, ...policy } };
     if (acceptChange && row.state === 'changed' && row.pending)
       Object.assign(next, { descriptor: row.pending, pending: null, state: 'listed' });

@@ -192,6 +192,7 @@ export function createGateway(deps: GatewayDeps) {
     },
     async stop() {
       await lastUsed.stop();
+      await admit.release();
     },
   };
 }
@@ -220,8 +221,9 @@ function builtInTools(
   const registry = new ToolRegistry(tools);
   const plain = { logger, onCall: metrics.countToolCall, tracer };
   follow = approvalFollower({ accounts: deps.accounts, logger, registry, run: runTool(plain) });
-  // One cap for both revisions' tools/call: a credential's calls in progress, counted once.
-  const inFlight = createInFlightCap(BUCKETS.toolCallsInFlight);
+  // One cap for both revisions' tools/call: a credential's calls in progress, counted once;
+  // RATE_LIMIT_SCALE multiplies it as it does every limit (README "Configuration").
+  const inFlight = createInFlightCap({ concurrent: BUCKETS.toolCallsInFlight.concurrent * config.rateLimitScale });
   return { tools, registry, follow, callDeps: { ...plain, hold: approvalHold({ accounts: deps.accounts }), inFlight } };
 }
 

@@ -80,6 +80,26 @@ test('a rejected request consumes neither counter', async () => {
   assert.equal(await f.redis.client.get(K.rateMonth(s.workspace, month())), '500');
 });
 
+test('a leased replica that stops gives its unused blocks back and writes the usage it counted', async () => {
+  // Leased limits (docs/operations.md "Leased or exact limits"): blocks held in the replica's
+  // memory, usage written with its next call. Stopping must leave neither stranded.
+  const g = await startFixture({ RATE_LIMIT_MODE: 'leased' }, { now: clock.now });
+  try {
+    const s = await seed(g.accounts, { plan: 'PRO' });
+    const replica = await g.startReplica();
+    for (let i = 0; i < 3; i++)
+      assert.equal((await post(replica.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': s.key })).status, 200);
+    const minute = K.rateMinute(s.workspace, Math.floor(clock.now() / 60_000));
+    assert.ok(Number(await g.redis.client.get(minute)) > 3, 'the replica holds a block beyond what it admitted');
+    await replica.close();
+    assert.equal(await g.redis.client.get(minute), '3', 'only what was admitted stays reserved');
+    const usage = await g.redis.client.hgetall(K.usage(s.workspace, month()));
+    assert.equal(usage['tool:svc_help'], '3', 'the calls counted before the stop are written');
+  } finally {
+    await g.close();
+  }
+});
+
 test('tools/call counts one monthly query; svc_help, svc_request_access and other methods do not', async () => {
   const s = await seed(f.accounts, { plan: 'PRO', level: 'VIEWER' });
   await post(f.url, `/mcp/${s.project}`, call('svc_help'), { 'X-API-Key': s.key });

@@ -8,6 +8,13 @@ import { UPSTREAM_LIMITS } from '@svc/upstreams/limits.ts';
 import { READ } from './policy.ts';
 import { APPROVAL_RULE, defineOperation, segment, WHEN } from './define.ts';
 
+/** What one call spends of its caller's tool budget (a row's `cost`). */
+const TOOL_COST = {
+  type: 'integer',
+  minimum: UPSTREAM_LIMITS.toolCost.min,
+  maximum: UPSTREAM_LIMITS.toolCost.max,
+  description: 'Tokens a call spends of its caller\'s tool budget per minute (docs/operations.md "Limits for agents"); 1 unless set.',
+} as const;
 const PROJECT = { type: 'object', properties: { project: segment('Project slug.') }, required: ['project'] } as const;
 const ONE = {
   type: 'object',
@@ -48,12 +55,7 @@ const TOOL = {
     surfaces: SURFACE_LIST,
     agents: { type: 'boolean' },
     counts_as_query: { type: 'boolean' },
-    cost: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000,
-      description: 'Tokens a call spends of its caller\'s tool budget per minute (docs/operations.md "Limits for agents"); 1 unless set.',
-    },
+    cost: TOOL_COST,
     enabled: { type: 'boolean' },
     approval: APPROVAL_RULE,
     first_seen: WHEN,
@@ -227,12 +229,7 @@ export const setUpstreamTool = defineOperation({
       surfaces: SURFACE_LIST,
       agents: { type: 'boolean' },
       counts_as_query: { type: 'boolean' },
-      cost: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 1000,
-        description: 'Tokens a call spends of its caller\'s tool budget per minute (docs/operations.md "Limits for agents"); 1 unless set.',
-      },
+      cost: TOOL_COST,
       enabled: { type: 'boolean' },
       approval: APPROVAL_RULE,
       accept_change: { type: 'boolean', description: "true: take the upstream's changed description, schema and annotations." },

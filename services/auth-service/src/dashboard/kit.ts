@@ -117,6 +117,7 @@ const DONE = {
   'upstream-removed': 'Server removed: its tools are no longer offered.',
   'upstream-level-saved': "Tool's level saved. Gateways apply it within a second.",
   'tool-approval-saved': "Tool's approval rule saved: calls it holds wait on the Approvals page. Gateways apply it within a second.",
+  'upstream-cost-saved': "Tool's cost saved: each call spends that much of its caller's tool budget. Gateways apply it within a second.",
   'upstream-approval-saved': "Tool's approval rule saved: calls it holds wait on the Approvals page. Gateways apply it within a second.",
   'upstream-tool-on': "Tool turned on: the project's clients are offered it within a second.",
   'upstream-tool-off': 'Tool turned off: it is no longer offered, within a second.',

@@ -27,8 +27,9 @@ export interface GatewayAdmissionDeps {
 export function gatewayAdmission(deps: GatewayAdmissionDeps) {
   const { config, redis, logger, metrics, tracer, now } = deps;
   const limits = { profile: config.rateLimitProfile, scale: config.rateLimitScale, now };
-  const limiter = config.rateLimitMode === 'exact' ? createRateLimiter(redis, { ...limits, tracer }) : createLeasedLimiter(redis, limits);
-  return createAdmit({
+  const leased = config.rateLimitMode === 'leased' ? createLeasedLimiter(redis, limits) : null;
+  const limiter = leased ?? createRateLimiter(redis, { ...limits, tracer });
+  const admit = createAdmit({
     limiter,
     logger,
     onRejected: (reason) => metrics.rejected.inc({ reason }),
@@ -36,4 +37,11 @@ export function gatewayAdmission(deps: GatewayAdmissionDeps) {
     onQuotaThreshold: createQuotaWarning({ redis, accounts: deps.accounts, logger, now }),
     now,
   });
+  /**
+   * A draining replica's last call: the leased limiter gives its unused blocks back and writes the
+   * usage it counted since its last call (docs/operations.md "Leased or exact limits"); the exact
+   * limiter holds nothing.
+   */
+  const release = async (): Promise<void> => leased?.release();
+  return Object.assign(admit, { release });
 }

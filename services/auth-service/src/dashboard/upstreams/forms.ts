@@ -48,6 +48,13 @@ export const UPSTREAM_FORMS = {
     required: ['enabled'],
   }),
   accept: defineForm('setUpstreamTool', `${TOOL}/accept`, NO_FIELDS),
+  // What a call spends of its caller's tool budget (docs/operations.md "Limits for agents"): digits
+  // here, the bounds checked where every door's change is (@svc/upstreams setTool).
+  cost: defineForm('setUpstreamTool', `${TOOL}/cost`, {
+    type: 'object',
+    properties: { cost: { type: 'string', pattern: '^[0-9]{1,7}$', default: '1' } },
+    required: ['cost'],
+  }),
   // Which calls wait for an admin's approval (docs/approvals.md "The rule").
   approval: defineForm('setUpstreamTool', `${TOOL}/approval`, {
     type: 'object',

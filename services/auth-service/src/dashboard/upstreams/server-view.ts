@@ -129,6 +129,19 @@ function approvalForm(f: Frame, t: UpstreamTool): SafeHtml {
   );
 }
 
+/** What one call of the tool spends of its caller's tool budget, as a number field and Save (setUpstreamTool). */
+function costForm(f: Frame, t: UpstreamTool): SafeHtml {
+  const listed = listedOf(t);
+  const { min, max } = UPSTREAM_LIMITS.toolCost;
+  return postForm(
+    f,
+    `${toolPath(f.project!.slug, t.upstream, t.name)}/cost`,
+    html`<label for="cost-${t.name}" class="skip">What one call of ${listed} spends of its caller's tool budget</label><input id="cost-${t.name}" name="cost" type="number" inputmode="numeric" min="${min}" max="${max}" step="1" required value="${t.policy.cost ?? 1}"> `,
+    html`<button type="submit" class="small secondary" aria-label="Save the cost of ${listed}">Save</button>`,
+    'inline',
+  );
+}
+
 /** A tool's page: its row, what the server says of it, and for a changed tool the two versions side by side with "Accept change". */
 export function toolPage(f: Frame, v: UpstreamView, t: UpstreamTool): SafeHtml {
   const back = upstreamPath(f.project!.slug, v.upstream.name);
@@ -137,6 +150,7 @@ export function toolPage(f: Frame, v: UpstreamView, t: UpstreamTool): SafeHtml {
 <dt>Level</dt><dd>${p.level}</dd><dt>Plan</dt><dd>${p.plan} and above</dd><dt>Surfaces</dt><dd>${p.surfaces.join(', ') || 'none'}</dd>
 <dt>Agents</dt><dd>${p.agents ? 'may call it' : 'may not call it'}</dd><dt>Counts as a query</dt><dd>${p.countsAsQuery ? 'yes' : 'no'}</dd>
 <dt>Offered</dt><dd>${p.enabled ? 'on' : 'off'}</dd>
+<dt>Cost a call</dt><dd>${costForm(f, t)}</dd>
 <dt>Approval</dt><dd>${approvalForm(f, t)}</dd></dl>
 <p class="muted">Held calls wait on the project's Approvals page. Change its level and switch it on or off on <a href="${back}">the server's page</a>; plan, surfaces, agents and counting through the API (<code>PATCH …/upstreams/${v.upstream.name}/tools/${t.name}</code>).</p>`;
   const body =

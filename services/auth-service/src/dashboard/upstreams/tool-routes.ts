@@ -63,6 +63,11 @@ export function upstreamToolRoutes(router: Router, { deps, page$, frame }: Kit):
     'tool',
   );
   change(
+    UPSTREAM_FORMS.cost,
+    (req) => ({ change: { cost: Number(formOf(req, UPSTREAM_FORMS.cost).cost) }, done: 'upstream-cost-saved' }),
+    'tool',
+  );
+  change(
     UPSTREAM_FORMS.accept,
     (req) => {
       formOf(req, UPSTREAM_FORMS.accept);
