@@ -13,7 +13,11 @@ import { AccountError, type RequestOutcome } from '@svc/accounts';
 /** A project's access requests, decided by its ADMINs. */
 export interface AccessRequestOperations {
   /** A page of the project's access requests, newest asked first (docs/management.md "Lists and pages"). */
-  requests(actor: Actor, project: string, page?: PageInput): Promise<{ requests: RequestRow[]; canDecide: boolean; next: string | null }>;
+  listAccessRequests(
+    actor: Actor,
+    project: string,
+    page?: PageInput,
+  ): Promise<{ requests: RequestRow[]; canDecide: boolean; next: string | null }>;
   /** How many of the project's access requests await a decision: 0 for an actor who may not decide them. */
   pendingRequests(actor: Actor, project: string): Promise<number>;
   decideRequest(actor: Actor, project: string, id: string, decision: { approve: true; level: string } | { approve: false }): Promise<void>;
@@ -25,7 +29,7 @@ export interface AccessRequestOperations {
 export function accessRequestOperations(ctx: ManagementContext): AccessRequestOperations {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
   return {
-    async requests(actor, slug, input) {
+    async listAccessRequests(actor, slug, input) {
       const { cursor, limit } = parsePageQuery(input);
       await adminOf(actor, slug, 'see access requests');
       const page = await accounts.accessRequests.page(slug, cursor, limit);

@@ -13,7 +13,7 @@ export interface AccountOperations {
   account(actor: Actor): Promise<AccountInfo>;
   revokePersonalKey(actor: Actor, id: string): Promise<void>;
   /** The access requests the signed-in person made, with their status (docs/management.md). */
-  myRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
+  myAccessRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
   /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
   revokeApp(actor: Actor, id: string): Promise<void>;
   /** The signed-in person's new password, after their current one (docs/management.md). */
@@ -53,7 +53,7 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
       };
     },
 
-    async myRequests(actor, input) {
+    async myAccessRequests(actor, input) {
       const { cursor, limit } = parsePageQuery(input);
       const userId = personOf(actor, 'follow your access requests');
       const page = await accounts.accessRequests.pageForUser(userId, cursor, limit);

@@ -10,7 +10,7 @@ import { ManagementError, type Actor } from './types.ts';
 /** The calls held for an approval, decided by the project's admins. */
 export interface ApprovalOperations {
   /** The project's held calls still kept, newest first (at most APPROVAL_TIMING.maxOpen). */
-  approvals(actor: Actor, project: string): Promise<Approval[]>;
+  listApprovals(actor: Actor, project: string): Promise<Approval[]>;
   /** Approves (of the call hash the admin was shown) or denies a pending call; 409 when it is not pending. */
   decideApproval(
     actor: Actor,
@@ -25,7 +25,7 @@ export interface ApprovalOperations {
 export function approvalOperations(ctx: ManagementContext): ApprovalOperations {
   const { accounts, note, adminOf, personOf } = ctx;
   return {
-    async approvals(actor, slug) {
+    async listApprovals(actor, slug) {
       await adminOf(actor, slug, 'see the calls held for an approval');
       const now = ctx.now();
       // A pending or approved call past its deadline is expired, whether or not anyone asked since.

@@ -17,7 +17,7 @@ import { ManagementError, type NewKey, type Actor, type KeyFilter, type KeyRow }
 /** A project's API keys: listed, created, revoked, rolled, and a leaked key reported. */
 export interface KeyOperations {
   /** The project's keys the filter selects (a status or search that is not valid is a 400 naming it). */
-  keys(
+  listKeys(
     actor: Actor,
     project: string,
     filter?: KeyFilter,
@@ -50,7 +50,7 @@ export function keyOperations(ctx: ManagementContext): KeyOperations & KeyContro
   const { keyOfProject, invalid, mayChangeKey, expiryOf, keyLimitOf } = checks;
 
   return {
-    async keys(actor, slug, filter) {
+    async listKeys(actor, slug, filter) {
       const { role } = await projectFor(actor, slug);
       const checked = keyFilterOf(filter);
       const keys = keyRows(

@@ -10,7 +10,7 @@ import { ManagementError, type Actor, type InvitationRow, type MemberRow } from 
 
 /** A project's members and their invitations: an ADMIN of the project manages them. */
 export interface MemberOperations {
-  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
+  listMembers(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
   /** A confirmed account becomes a member at once; any other address is mailed an invitation (`invited`). */
   addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<{ invited: boolean }>;
   cancelInvitation(actor: Actor, project: string, id: string): Promise<void>;
@@ -22,7 +22,7 @@ export interface MemberOperations {
 export function memberOperations(ctx: ManagementContext): MemberOperations {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
   return {
-    async members(actor, slug) {
+    async listMembers(actor, slug) {
       const { project, role } = await projectFor(actor, slug);
       const owner = (await accounts.workspaces.get(project.workspace))?.owner;
       const rows = [];

@@ -9,7 +9,7 @@ import { ManagementError, type ServiceAccountClient, type Actor } from './types.
 /** A service account's OAuth client and its public keys. */
 export interface ServiceAccountClientOperations {
   /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */
-  serviceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
+  getServiceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
   /** Replaces its public keys with a JWK Set or a JWKS URL (exactly one), checked and audited. */
   setServiceAccountClientKeys(
     actor: Actor,
@@ -42,7 +42,7 @@ export function serviceAccountClientOperations(ctx: ManagementContext): ServiceA
   });
 
   return {
-    async serviceAccountClient(actor, workspace, id) {
+    async getServiceAccountClient(actor, workspace, id) {
       const bot = await botOf(actor, workspace, id, 'see service account keys');
       return client(bot, await accounts.serviceAccountClients.getKeys(id));
     },

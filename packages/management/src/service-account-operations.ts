@@ -11,7 +11,7 @@ import { ManagementError, type Actor, type ServiceAccountRow } from './types.ts'
 
 /** A workspace's service accounts (docs/management.md "Service accounts"): the owner's. */
 export interface ServiceAccountOperations {
-  serviceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
+  listServiceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
   createServiceAccount(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
   grantServiceAccount(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
   /** A new key; the old one works for `overlap` more (0m: ends now). A revoked service account is a 409. */
@@ -28,7 +28,7 @@ export interface ServiceAccountOperations {
 export function serviceAccountOperations(ctx: ManagementContext): ServiceAccountOperations {
   const { accounts, note, full, ownerOf } = ctx;
   return {
-    async serviceAccounts(actor, workspace) {
+    async listServiceAccounts(actor, workspace) {
       await ownerOf(actor, workspace, 'manage service accounts');
       const bots = await accounts.bots.listForWorkspace(workspace);
       const rows = await Promise.all(

@@ -9,7 +9,7 @@ import { ManagementError, type Actor } from './types.ts';
 /** A workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
 export interface TrustedIssuerOperations {
   /** The workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
-  trustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
+  listTrustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
   /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
   addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
   removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
@@ -19,7 +19,7 @@ export interface TrustedIssuerOperations {
 export function trustedIssuerOperations(ctx: ManagementContext): TrustedIssuerOperations {
   const { accounts, note, ownerOf, full } = ctx;
   return {
-    async trustedIssuers(actor, workspace) {
+    async listTrustedIssuers(actor, workspace) {
       await ownerOf(actor, workspace, 'see trusted identity providers');
       return accounts.trustedIssuers.list(workspace);
     },

@@ -15,7 +15,7 @@ export type WebhookRow = WebhookEndpoint & { state: DeliveryState };
 /** A workspace's webhook endpoints (docs/webhooks.md): the owner's. */
 export interface WebhookOperations {
   /** The workspace's webhook endpoints with their delivery state (docs/webhooks.md). */
-  webhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
+  listWebhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
   /** A new endpoint and its secret, shown once. */
   createWebhook(
     actor: Actor,
@@ -26,7 +26,7 @@ export interface WebhookOperations {
   deleteWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
   /** A new secret, shown once; the old one signs beside it until `previousUntil`. */
   rotateWebhookSecret(actor: Actor, workspace: string, id: string): Promise<{ secret: string; previousUntil: number }>;
-  webhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
+  listWebhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
   /** Queues a `webhook.test` event, sent by the worker ahead of the next audit entry. */
   testWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
 }
@@ -44,7 +44,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
   const missing = () => new ManagementError(404, 'This workspace has no such webhook endpoint.');
 
   return {
-    async webhooks(actor, workspace) {
+    async listWebhooks(actor, workspace) {
       return (await storeFor(actor, workspace, 'see webhooks')).list(workspace);
     },
 
@@ -93,7 +93,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
       return rotated;
     },
 
-    async webhookDeliveries(actor, workspace, id) {
+    async listWebhookDeliveries(actor, workspace, id) {
       const s = await storeFor(actor, workspace, 'see webhook deliveries');
       if (!(await s.get(workspace, id))) throw missing();
       return s.deliveries(workspace, id);

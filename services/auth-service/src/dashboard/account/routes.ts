@@ -31,7 +31,7 @@ export function accountRoutes(router: Router, { deps, now, page$, frame, submit 
         verified: isProfile(a.clientId),
       }));
       // A page of the person's requests (docs/management.md "Lists and pages"); `requests` is its cursor.
-      const mine = await deps.management.myRequests(actor, { cursor: str(req.query['requests']) });
+      const mine = await deps.management.myAccessRequests(actor, { cursor: str(req.query['requests']) });
       render(
         res,
         accountPage(f, {

@@ -16,7 +16,7 @@ import { keyLimitPage, revokeKeyPage, rollKeyPage } from './view.ts';
 /** The pages and forms of one key; a roll's new key goes to `reveal`. */
 export function keyRoutes(router: Router, { deps, page$, frame, submit }: Kit, reveal: ReturnType<typeof newKeyReveal>): void {
   async function keyOf(actor: Actor, slug: string, id: string) {
-    const key = (await deps.management.keys(actor, slug, { status: 'all' })).keys.find((k) => k.id === id);
+    const key = (await deps.management.listKeys(actor, slug, { status: 'all' })).keys.find((k) => k.id === id);
     if (!key) throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }

@@ -3,7 +3,7 @@ import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
   handle('listAccessRequests', async (m, a, { params, query }) => {
-    const page = await m.requests(a, params.project, { cursor: query.get('cursor'), limit: query.get('limit') });
+    const page = await m.listAccessRequests(a, params.project, { cursor: query.get('cursor'), limit: query.get('limit') });
     const requests = page.requests.map((r) => ({
       id: r.id,
       requester: r.requester,
@@ -30,7 +30,7 @@ export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
     return { body: { id: params.id, status: 'denied' } };
   }),
   handle('myAccessRequests', async (m, a, { query }) => {
-    const page = await m.myRequests(a, { cursor: query.get('cursor'), limit: query.get('limit') });
+    const page = await m.myAccessRequests(a, { cursor: query.get('cursor'), limit: query.get('limit') });
     const requests = page.requests.map((r) => ({
       id: r.id,
       project: r.project,

@@ -3,7 +3,7 @@ import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const APPROVAL_ROUTES: readonly ManagementRoute[] = [
   handle('listApprovals', async (m, a, { params }) => {
-    const approvals = (await m.approvals(a, params.project)).map((r) => ({
+    const approvals = (await m.listApprovals(a, params.project)).map((r) => ({
       id: r.id,
       tool: r.tool,
       arguments: r.arguments,

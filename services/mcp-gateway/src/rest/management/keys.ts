@@ -20,7 +20,7 @@ const keyBody = (k: KeyRow) => ({
 
 export const KEY_ROUTES: readonly ManagementRoute[] = [
   handle('listKeys', async (m, a, { params, query }) => {
-    const r = await m.keys(a, params.project, { status: query.get('status'), q: query.get('q') });
+    const r = await m.listKeys(a, params.project, { status: query.get('status'), q: query.get('q') });
     return { body: { keys: r.keys.map(keyBody), creatable_levels: [...r.creatableLevels] } };
   }),
   handle('createKey', async (m, a, { params, body }) => {

@@ -3,7 +3,7 @@ import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const MEMBER_ROUTES: readonly ManagementRoute[] = [
   handle('listMembers', async (m, a, { params }) => {
-    const { members, invitations } = await m.members(a, params.project);
+    const { members, invitations } = await m.listMembers(a, params.project);
     return {
       body: {
         members,
@@ -14,7 +14,7 @@ export const MEMBER_ROUTES: readonly ManagementRoute[] = [
   handle('putMember', async (m, a, { params, body }) => {
     const email = body.email.trim();
     const role = body.role;
-    const existing = (await m.members(a, params.project)).members.find((x) => x.email === email.toLowerCase());
+    const existing = (await m.listMembers(a, params.project)).members.find((x) => x.email === email.toLowerCase());
     if (existing) {
       await m.setRole(a, params.project, existing.userId, role);
       return { status: 200, body: { email: email.toLowerCase(), role } };

@@ -4,7 +4,7 @@ import { handle, iso, type ManagementRoute } from './handle.ts';
 
 export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
   handle('listServiceAccounts', async (m, a, { params }) => {
-    const r = await m.serviceAccounts(a, params.workspace);
+    const r = await m.listServiceAccounts(a, params.workspace);
     return {
       body: {
         service_accounts: r.bots.map((x) => ({
@@ -35,7 +35,7 @@ export const SERVICE_ACCOUNT_ROUTES: readonly ManagementRoute[] = [
     return { body: { id: params.id, revoked: true } };
   }),
   handle('getServiceAccountClient', async (m, a, { params }) => ({
-    body: clientAnswer(await m.serviceAccountClient(a, params.workspace, params.id)),
+    body: clientAnswer(await m.getServiceAccountClient(a, params.workspace, params.id)),
   })),
   handle('setServiceAccountClientKeys', async (m, a, { params, body }) => {
     const input = {

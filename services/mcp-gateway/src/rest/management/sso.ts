@@ -32,22 +32,22 @@ const viewOut = (v: SsoView) => ({
 });
 
 export const SSO_ROUTES: readonly ManagementRoute[] = [
-  handle('ssoSettings', async (m, a, { params }) => ({ body: viewOut(await m.ssoView(a, params.workspace)) })),
+  handle('ssoSettings', async (m, a, { params }) => ({ body: viewOut(await m.ssoSettings(a, params.workspace)) })),
   handle('configureSsoProvider', async (m, a, { params, body }) => ({
-    body: viewOut(await m.ssoConfigureProvider(a, params.workspace, body)),
+    body: viewOut(await m.configureSsoProvider(a, params.workspace, body)),
   })),
   handle('setSsoPolicy', async (m, a, { params, body }) => ({
-    body: viewOut(await m.ssoSetPolicy(a, params.workspace, body)),
+    body: viewOut(await m.setSsoPolicy(a, params.workspace, body)),
   })),
   handle('claimSsoDomain', async (m, a, { params, body }) => {
-    const before = (await m.ssoView(a, params.workspace)).claims.length;
-    const claim = await m.ssoClaimDomain(a, params.workspace, body.domain);
-    const after = (await m.ssoView(a, params.workspace)).claims.length;
+    const before = (await m.ssoSettings(a, params.workspace)).claims.length;
+    const claim = await m.claimSsoDomain(a, params.workspace, body.domain);
+    const after = (await m.ssoSettings(a, params.workspace)).claims.length;
     return { status: after > before ? 201 : 200, body: claimOut(claim) };
   }),
-  handle('verifySsoDomain', async (m, a, { params }) => ({ body: claimOut(await m.ssoVerifyDomain(a, params.workspace, params.domain)) })),
+  handle('verifySsoDomain', async (m, a, { params }) => ({ body: claimOut(await m.verifySsoDomain(a, params.workspace, params.domain)) })),
   handle('releaseSsoDomain', async (m, a, { params }) => {
-    await m.ssoReleaseDomain(a, params.workspace, params.domain);
+    await m.releaseSsoDomain(a, params.workspace, params.domain);
     return { body: { domain: params.domain, released: true } };
   }),
 ];

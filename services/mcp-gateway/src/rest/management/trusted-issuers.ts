@@ -6,7 +6,7 @@ const answer = (t: TrustedIssuer) => ({ id: t.id, issuer: t.issuer, jwks: t.jwks
 
 export const TRUSTED_ISSUER_ROUTES: readonly ManagementRoute[] = [
   handle('listTrustedIssuers', async (m, a, { params }) => ({
-    body: { trusted_issuers: (await m.trustedIssuers(a, params.workspace)).map(answer) },
+    body: { trusted_issuers: (await m.listTrustedIssuers(a, params.workspace)).map(answer) },
   })),
   handle('addTrustedIssuer', async (m, a, { params, body }) => {
     const input = {

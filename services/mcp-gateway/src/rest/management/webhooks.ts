@@ -14,7 +14,7 @@ const answer = (w: WebhookRow) => ({
 });
 
 export const WEBHOOK_ROUTES: readonly ManagementRoute[] = [
-  handle('listWebhooks', async (m, a, { params }) => ({ body: { webhooks: (await m.webhooks(a, params.workspace)).map(answer) } })),
+  handle('listWebhooks', async (m, a, { params }) => ({ body: { webhooks: (await m.listWebhooks(a, params.workspace)).map(answer) } })),
   handle('createWebhook', async (m, a, { params, body }) => {
     const made = await m.createWebhook(a, params.workspace, { url: body.url, events: body.events, description: body.description });
     return { status: 201, body: { ...answer(made), secret: made.secret } };
@@ -32,7 +32,7 @@ export const WEBHOOK_ROUTES: readonly ManagementRoute[] = [
   }),
   handle('listWebhookDeliveries', async (m, a, { params }) => ({
     body: {
-      deliveries: (await m.webhookDeliveries(a, params.workspace, params.id)).map((d) => ({
+      deliveries: (await m.listWebhookDeliveries(a, params.workspace, params.id)).map((d) => ({
         at: iso(d.at),
         message_id: d.messageId,
         type: d.type,
