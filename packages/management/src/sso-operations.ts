@@ -6,6 +6,8 @@
  */
 import { SsoError, type DomainClaim, type PolicyInput, type ProviderInput, type SettingsActor, type SsoView } from '@svc/sso';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/sso.ts';
 import type { Actor } from './types.ts';
 import { ManagementError } from './types.ts';
 
@@ -16,7 +18,7 @@ export interface SsoOperations {
   setSsoPolicy(actor: Actor, workspace: string, input: PolicyInput): Promise<SsoView>;
   claimSsoDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
   verifySsoDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
-  releaseSsoDomain(actor: Actor, workspace: string, domain: string): Promise<void>;
+  releaseSsoDomain(actor: Actor, workspace: string, domain: string): Promise<AnswerOf<typeof contract.releaseSsoDomain>>;
 }
 
 /** A refusal of the settings service as the management layer says it. */
@@ -69,6 +71,7 @@ export function ssoOperations(ctx: ManagementContext): SsoOperations {
     },
     async releaseSsoDomain(actor, workspace, domain) {
       await settings().releaseDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
+      return { domain, released: true };
     },
   };
 }

@@ -4,6 +4,8 @@
  */
 import { AccountError, type ServiceAccountKeys, type TrustedIssuer } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/trusted-issuers.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 /** A workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
@@ -12,7 +14,7 @@ export interface TrustedIssuerOperations {
   listTrustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
   /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
   addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
-  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
+  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.removeTrustedIssuer>>;
 }
 
 /** The operations of this group, on the shared context (each is described on TrustedIssuerOperations). */
@@ -47,6 +49,7 @@ export function trustedIssuerOperations(ctx: ManagementContext): TrustedIssuerOp
       const removed = await accounts.trustedIssuers.remove(workspace, id);
       if (!removed) throw new ManagementError(404, 'This workspace trusts no such identity provider.');
       await note(actor, workspace, 'trusted_issuer.removed', `trusted_issuer:${removed.id} (${removed.issuer})`);
+      return { id, removed: true };
     },
   };
 }

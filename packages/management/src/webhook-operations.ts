@@ -8,6 +8,8 @@ import { WEBHOOK_LOW_PORTS, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_MIN_HIGH_PORT, webhoo
 import type { WebhookEventType } from '@svc/webhooks/events.ts';
 import { hasHiddenCharacters } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/webhooks.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 export type WebhookRow = WebhookEndpoint & { state: DeliveryState };
@@ -23,12 +25,12 @@ export interface WebhookOperations {
     input: { url: string; events: WebhookEventType[]; description?: string },
   ): Promise<WebhookRow & { secret: string }>;
   updateWebhook(actor: Actor, workspace: string, id: string, change: EndpointChange): Promise<WebhookRow>;
-  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.deleteWebhook>>;
   /** A new secret, shown once; the old one signs beside it until `previousUntil`. */
   rotateWebhookSecret(actor: Actor, workspace: string, id: string): Promise<{ secret: string; previousUntil: number }>;
   listWebhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
   /** Queues a `webhook.test` event, sent by the worker ahead of the next audit entry. */
-  testWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  testWebhook(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.testWebhook>>;
 }
 
 /** The operations of this group, on the shared context (each is described on WebhookOperations). */
@@ -80,6 +82,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
       const found = await s.get(workspace, id);
       if (!found || !(await s.remove(workspace, id))) throw missing();
       await note(actor, workspace, 'webhook.removed', target(found));
+      return { id, removed: true };
     },
 
     async rotateWebhookSecret(actor, workspace, id) {
@@ -102,6 +105,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
     async testWebhook(actor, workspace, id) {
       const s = await storeFor(actor, workspace, 'test webhooks');
       if (!(await s.queueTest(workspace, id))) throw missing();
+      return { id, queued: true };
     },
   };
 }

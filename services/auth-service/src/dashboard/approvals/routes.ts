@@ -73,13 +73,11 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
       APPROVAL_FORMS[decision].path,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
-        await deps.management.decideApproval(
-          actor,
-          slug,
-          param(req, 'id'),
-          // The hash of the call the page showed: an approval is of that call and no other (docs/approvals.md).
-          decision === 'approve' ? { approve: true, callHash: formOf(req, APPROVAL_FORMS.approve).call_hash } : { approve: false },
-        );
+        const id = param(req, 'id');
+        // The hash of the call the page showed: an approval is of that call and no other (docs/approvals.md).
+        if (decision === 'approve')
+          await deps.management.approveApproval(actor, slug, id, { callHash: formOf(req, APPROVAL_FORMS.approve).call_hash });
+        else await deps.management.denyApproval(actor, slug, id);
         back(res, base(slug), decision === 'approve' ? 'approval-approved' : 'approval-denied');
       }),
     );
@@ -118,7 +116,7 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
         signature: credential.response.signature,
       };
       const stepped: Actor = actor.kind === 'person' ? { ...actor, factorAt: now() } : actor;
-      await deps.management.decideApproval(stepped, slug, approval.id, { approve: true, callHash: approval.callHash, passkey: proof });
+      await deps.management.approveApproval(stepped, slug, approval.id, { callHash: approval.callHash, passkey: proof });
       back(res, base(slug), 'approval-approved');
     }),
   );

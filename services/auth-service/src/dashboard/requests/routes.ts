@@ -21,12 +21,10 @@ export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit)
       REQUEST_FORMS[decision].path,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
-        await deps.management.decideRequest(
-          actor,
-          slug,
-          param(req, 'id'),
-          decision === 'approve' ? { approve: true, level: formOf(req, REQUEST_FORMS.approve).level } : { approve: false },
-        );
+        const id = param(req, 'id');
+        if (decision === 'approve')
+          await deps.management.approveAccessRequest(actor, slug, id, { level: formOf(req, REQUEST_FORMS.approve).level });
+        else await deps.management.denyAccessRequest(actor, slug, id);
         back(
           res,
           `/dashboard/projects/${encodeURIComponent(slug)}/requests`,

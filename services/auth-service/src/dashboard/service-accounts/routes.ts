@@ -70,7 +70,7 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     BOT_FORMS.grant.path,
     page$(async (req, res, actor) => {
       const form = formOf(req, BOT_FORMS.grant);
-      await deps.management.grantServiceAccount(actor, param(req, 'ws'), param(req, 'id'), form.project, form.level);
+      await deps.management.grantServiceAccount(actor, param(req, 'ws'), param(req, 'id'), { project: form.project, level: form.level });
       back(res, botsPath(param(req, 'ws')), 'bot-granted');
     }),
   );
