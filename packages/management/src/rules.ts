@@ -83,7 +83,7 @@ export function operationRules(accounts: Accounts, now: () => number) {
  * rules first. The rules read the call's path parameters: the arguments after the actor, named in
  * the order the operation's path names them.
  */
-export function withRules(inner: Management, rules: Pick<ReturnType<typeof operationRules>, 'check'>): Management {
+export function withRules(inner: Management, rules: ReturnType<typeof operationRules>): Management {
   const outer: Record<string, unknown> = { ...inner };
   const methods = Object.keys(MANAGEMENT_OPERATIONS).map((id) => [id, id as OperationId] as const);
   for (const [method, op] of [...methods, ...Object.entries(VARIANTS)]) {
