@@ -34,7 +34,7 @@ export interface AccessEnder {
 }
 
 /** The one way a person's access in a workspace ends (access-end.ts). */
-export interface AccessEndOperations {
+export interface AccessEndInternals {
   /**
    * Ends the person's access in `workspace`: roles and the grants reaching its projects; and,
    * when `identityOwned` (the address is at a domain the workspace proved), every session,
@@ -43,7 +43,7 @@ export interface AccessEndOperations {
   endWorkspaceAccess(workspace: string, userId: string, identityOwned: boolean, by: AccessEnder): Promise<AccessEndReport>;
 }
 
-export function accessEndOperations(ctx: ManagementContext): AccessEndOperations {
+export function accessEndOperations(ctx: ManagementContext): AccessEndInternals {
   const { accounts, deps } = ctx;
   return {
     async endWorkspaceAccess(workspace, userId, identityOwned, by) {

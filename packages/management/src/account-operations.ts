@@ -5,23 +5,32 @@
 import { AccountError, checkPassword, endPersonalCredentials } from '@svc/accounts';
 import { approvedLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/me.ts';
 import { parsePageQuery, type PageInput } from './list-page.ts';
-import { ManagementError, type AccountInfo, type Actor, type MyRequestRow } from './types.ts';
+import { ManagementError, type AccountInfo, type Actor, type AppRow, type MyRequestRow } from './types.ts';
 
-/** The signed-in person's own account: personal keys, requests, apps, password. */
+/** The signed-in person's own apps, personal keys and access requests. */
 export interface AccountOperations {
-  account(actor: Actor): Promise<AccountInfo>;
-  revokePersonalKey(actor: Actor, id: string): Promise<void>;
+  /** The apps (MCP clients) the person authorized with OAuth (docs/management.md "Authorized apps"). */
+  myApps(actor: Actor): Promise<AppRow[]>;
+  revokePersonalKey(actor: Actor, id: string): Promise<AnswerOf<typeof contract.revokePersonalKey>>;
   /** The access requests the signed-in person made, with their status (docs/management.md). */
-  myRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
+  myAccessRequests(actor: Actor, page?: PageInput): Promise<{ requests: MyRequestRow[]; next: string | null }>;
   /** Ends an OAuth grant the person gave an app: its tokens stop at every gateway within a second. */
-  revokeApp(actor: Actor, id: string): Promise<void>;
+  revokeApp(actor: Actor, id: string): Promise<AnswerOf<typeof contract.revokeApp>>;
+}
+
+/** The account page's own calls: no operation of the management API. */
+export interface AccountInternals {
+  /** The signed-in person's address, whether it is confirmed, and their live personal keys. */
+  account(actor: Actor): Promise<AccountInfo>;
   /** The signed-in person's new password, after their current one (docs/management.md). */
   changePassword(actor: Actor, current: string, next: string): Promise<void>;
 }
 
 /** The operations of this group, on the shared context (each is described on AccountOperations). */
-export function accountOperations(ctx: ManagementContext): AccountOperations {
+export function accountOperations(ctx: ManagementContext): AccountOperations & AccountInternals {
   const { accounts, now, note, keyTarget, personOf } = ctx;
   return {
     async account(actor) {
@@ -31,17 +40,6 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
       return {
         email: actor.label,
         emailVerified: user?.emailVerifiedAt ? true : false,
-        apps: (await accounts.oauthGrants.listForUser(userId)).map((g) => ({
-          id: g.id,
-          client: g.clientName,
-          clientId: g.clientId,
-          // The level approved on the consent page, as the gateway reads it (docs/auth-service.md "Scopes").
-          projects: g.projects.map((p) => `${p.slug} (${approvedLevel(p.scope)})`),
-          scopes: g.projects.map((p) => ({ project: p.slug, scope: p.scope })),
-          createdAt: g.createdAt,
-          expiresAt: g.expiresAt,
-          lastUsedAt: g.lastUsedAt,
-        })),
         personalKeys: keys.map((k) => ({
           id: k.id,
           client: k.clientId || k.name,
@@ -53,7 +51,23 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
       };
     },
 
-    async myRequests(actor, input) {
+    async myApps(actor) {
+      // The refusal says what it said when the apps came with the account page.
+      const userId = personOf(actor, 'have an account page');
+      return (await accounts.oauthGrants.listForUser(userId)).map((g) => ({
+        id: g.id,
+        client: g.clientName,
+        clientId: g.clientId,
+        // The level approved on the consent page, as the gateway reads it (docs/auth-service.md "Scopes").
+        projects: g.projects.map((p) => `${p.slug} (${approvedLevel(p.scope)})`),
+        scopes: g.projects.map((p) => ({ project: p.slug, scope: p.scope })),
+        createdAt: g.createdAt,
+        expiresAt: g.expiresAt,
+        lastUsedAt: g.lastUsedAt,
+      }));
+    },
+
+    async myAccessRequests(actor, input) {
       const { cursor, limit } = parsePageQuery(input);
       const userId = personOf(actor, 'follow your access requests');
       const page = await accounts.accessRequests.pageForUser(userId, cursor, limit);
@@ -79,6 +93,7 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
         await note(actor, user.workspace, 'oauth_app.revoked', `client:${grant.clientId} ("${grant.clientName}")`, {
           projects: grant.projects.map((p) => p.slug).join(' '),
         });
+      return { id, revoked: true };
     },
 
     async revokePersonalKey(actor, id) {
@@ -89,6 +104,7 @@ export function accountOperations(ctx: ManagementContext): AccountOperations {
       await accounts.keys.revoke(id);
       const user = await accounts.users.get(userId);
       if (user) await note(actor, user.workspace, 'personal_key.revoked', keyTarget(key));
+      return { id, revoked: true };
     },
 
     async changePassword(actor, current, next) {

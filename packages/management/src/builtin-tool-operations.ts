@@ -8,20 +8,18 @@
 import { approvalSettable, TOOL_POLICIES, type ApprovalRule, type ToolPolicy } from '@svc/policy';
 import type { BuiltinToolSetting, Upstreams } from '@svc/upstreams';
 import type { ManagementContext } from './context.ts';
+import type * as contract from './contract/builtin-tools.ts';
+import type { AnswerOf } from './contract/define.ts';
 import { ManagementError, type Actor } from './types.ts';
 
-/** One built-in tool in one project, with the approval rule that applies there. */
-export interface BuiltinToolView {
-  policy: ToolPolicy;
-  approval: ApprovalRule;
-  /** The project's own setting; null: the tool's row applies. */
-  setting: BuiltinToolSetting | null;
-}
+/** One built-in tool in one project, with the approval rule that applies there, as the API answers it. */
+export type BuiltinToolView = AnswerOf<typeof contract.setBuiltinTool>;
 
+/** svc's own tools in a project; each answers its declared answer, as the REST API sends it. */
 export interface BuiltinToolOperations {
-  listBuiltinTools(actor: Actor, project: string): Promise<BuiltinToolView[]>;
+  listBuiltinTools(actor: Actor, project: string): Promise<AnswerOf<typeof contract.listBuiltinTools>>;
   /** `none` goes back to the tool's own row (every built-in row is `none`), so nothing is kept for it. */
-  setBuiltinTool(actor: Actor, project: string, tool: string, approval: ApprovalRule): Promise<BuiltinToolView>;
+  setBuiltinTool(actor: Actor, project: string, tool: string, input: { approval: ApprovalRule }): Promise<BuiltinToolView>;
 }
 
 /** The tools of a project's endpoint (the team endpoint's own tools have no project to set them in). */
@@ -29,7 +27,15 @@ const PROJECT_TOOLS = TOOL_POLICIES.filter((p) => p.endpoints.includes('project'
 
 const viewOf = (policy: ToolPolicy, settings: readonly BuiltinToolSetting[]): BuiltinToolView => {
   const setting = settings.find((s) => s.tool === policy.name) ?? null;
-  return { policy, approval: setting?.approval ?? policy.approval ?? 'none', setting };
+  return {
+    name: policy.name,
+    summary: policy.summary,
+    level: policy.level,
+    approval: setting?.approval ?? policy.approval ?? 'none',
+    approval_settable: approvalSettable(policy),
+    set_by: setting?.setBy ?? null,
+    set_at: setting ? new Date(setting.setAt).toISOString() : null,
+  };
 };
 
 export function builtinToolOperations(ctx: ManagementContext, service: Upstreams | undefined): BuiltinToolOperations {
@@ -43,10 +49,10 @@ export function builtinToolOperations(ctx: ManagementContext, service: Upstreams
     async listBuiltinTools(actor, project) {
       const { s } = await serviceFor(actor, project, "see svc's own tools' settings");
       const { builtins } = await s.read(project);
-      return PROJECT_TOOLS.map((policy) => viewOf(policy, builtins));
+      return { tools: PROJECT_TOOLS.map((policy) => viewOf(policy, builtins)) };
     },
 
-    async setBuiltinTool(actor, project, tool, approval) {
+    async setBuiltinTool(actor, project, tool, { approval }) {
       const { s, workspace } = await serviceFor(actor, project, "change svc's own tools' settings");
       const policy = PROJECT_TOOLS.find((p) => p.name === tool);
       if (!policy)

@@ -6,15 +6,18 @@
  * (an owner's own reset is the operator's: `svc-admin user reset-factors`).
  */
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/factors.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 /** A workspace's second-factor policy and the owner's reset of a member's factors. */
 export interface FactorOperations {
   /** Whether the workspace requires a second factor of its members (docs/management.md "Second factor"). */
-  factorPolicy(actor: Actor, workspace: string): Promise<{ required: boolean }>;
-  setFactorPolicy(actor: Actor, workspace: string, required: boolean): Promise<{ required: boolean }>;
+  factorPolicy(actor: Actor, workspace: string): Promise<AnswerOf<typeof contract.factorPolicy>>;
+  /** Requires a second factor of the workspace's members, or not; audited (`factor.policy_changed`). */
+  setFactorPolicy(actor: Actor, workspace: string, input: { required: boolean }): Promise<AnswerOf<typeof contract.setFactorPolicy>>;
   /** The owner's reset of a member's second factors, audited (`factor.reset`). */
-  resetFactors(actor: Actor, workspace: string, userId: string): Promise<{ user: string; reset: true }>;
+  resetFactors(actor: Actor, workspace: string, userId: string): Promise<AnswerOf<typeof contract.resetFactors>>;
 }
 
 export function factorOperations(ctx: ManagementContext): FactorOperations {
@@ -24,7 +27,7 @@ export function factorOperations(ctx: ManagementContext): FactorOperations {
       await ownerOf(actor, workspace, 'see the second-factor policy');
       return { required: await accounts.factors.required(workspace) };
     },
-    async setFactorPolicy(actor, workspace, required) {
+    async setFactorPolicy(actor, workspace, { required }) {
       await ownerOf(actor, workspace, 'change the second-factor policy');
       await accounts.factors.setRequired(workspace, required);
       await note(actor, workspace, 'factor.policy_changed', `workspace:${workspace}`, { required: String(required) });

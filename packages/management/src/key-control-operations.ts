@@ -5,15 +5,20 @@
  */
 import type { ApiKeyRecord } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/keys.ts';
 import type { KeyChecks } from './key-checks.ts';
 import { keyRow } from './key-rows.ts';
 import { ManagementError, type KeyRow, type Actor } from './types.ts';
 
 /** The controls of one project key: disabled, note, IP allow-list, own rate limit. */
 export interface KeyControlOperations {
-  /** Disables a key (every gateway refuses it within a second) or enables it again. */
-  setKeyDisabled(actor: Actor, project: string, id: string, disabled: boolean): Promise<KeyRow>;
-  setKeyNote(actor: Actor, project: string, id: string, note: string): Promise<KeyRow>;
+  /** Disables a key: every gateway refuses it within a second, until it is enabled again. */
+  disableKey(actor: Actor, project: string, id: string): Promise<AnswerOf<typeof contract.disableKey>>;
+  /** Enables a disabled key again. */
+  enableKey(actor: Actor, project: string, id: string): Promise<AnswerOf<typeof contract.enableKey>>;
+  /** A key's note (empty clears it). */
+  setKeyNote(actor: Actor, project: string, id: string, input: { note: string }): Promise<AnswerOf<typeof contract.setKeyNote>>;
   /** A key's IP allow-list (empty: anywhere); an entry that is no address or CIDR is a 400 naming it. */
   setKeyAllowedIps(actor: Actor, project: string, id: string, entries: readonly string[]): Promise<KeyRow>;
   /** A key's own requests-per-minute limit, below the plan's (null: the plan's alone). */
@@ -25,6 +30,17 @@ export function keyControlOperations(ctx: ManagementContext, checks: KeyChecks):
   const { accounts, now, note, keyTarget, projectFor } = ctx;
   const { keyOfProject, changeableKey, invalid, mayChangeKey, keyLimitOf } = checks;
   const row = (k: ApiKeyRecord): KeyRow => keyRow(k, now());
+
+  /** Disables or enables a key (the two operations' one body); the key's id and status after it. */
+  async function setDisabled(actor: Actor, slug: string, id: string, disabled: boolean) {
+    const { project, key } = await changeableKey(actor, slug, id);
+    if (key.disabled !== disabled) {
+      await accounts.keys.setDisabled(key.id, disabled);
+      await note(actor, project.workspace, disabled ? 'key.disabled' : 'key.enabled', keyTarget(key), { project: slug });
+    }
+    const changed = row({ ...key, disabled });
+    return { id: changed.id, status: changed.status };
+  }
 
   return {
     async setKeyLimit(actor, slug, id, value) {
@@ -42,19 +58,14 @@ export function keyControlOperations(ctx: ManagementContext, checks: KeyChecks):
       return row({ ...key, rateLimit });
     },
 
-    async setKeyDisabled(actor, slug, id, disabled) {
-      const { project, key } = await changeableKey(actor, slug, id);
-      if (key.disabled === disabled) return row(key);
-      await accounts.keys.setDisabled(key.id, disabled);
-      await note(actor, project.workspace, disabled ? 'key.disabled' : 'key.enabled', keyTarget(key), { project: slug });
-      return row({ ...key, disabled });
-    },
+    disableKey: (actor, slug, id) => setDisabled(actor, slug, id, true),
+    enableKey: (actor, slug, id) => setDisabled(actor, slug, id, false),
 
-    async setKeyNote(actor, slug, id, text) {
+    async setKeyNote(actor, slug, id, input) {
       const { project, key } = await changeableKey(actor, slug, id);
-      const kept = await accounts.keys.setNote(key.id, text).catch(invalid('note'));
+      const kept = await accounts.keys.setNote(key.id, input.note).catch(invalid('note'));
       await note(actor, project.workspace, 'key.note_changed', keyTarget(key), { project: slug });
-      return row({ ...key, note: kept });
+      return { id: key.id, note: kept };
     },
 
     async setKeyAllowedIps(actor, slug, id, entries) {

@@ -8,16 +8,18 @@ import { nameProblem } from '@svc/accounts';
 import { isKeyLevel, type KeyLevel } from '@svc/policy';
 import { CREATABLE, MAX_NAME, type ManagementContext } from './context.ts';
 import { KEY_DEFAULTS } from './contract/defaults.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/keys.ts';
 import { keyChecks } from './key-checks.ts';
 import { keyControlOperations, type KeyControlOperations } from './key-control-operations.ts';
 import { keyFilterOf, keyRows } from './key-rows.ts';
 import { overlapSecondsOf } from './overlap.ts';
 import { ManagementError, type NewKey, type Actor, type KeyFilter, type KeyRow } from './types.ts';
 
-/** A project's API keys: listed, created, revoked, rolled, and a leaked key reported. */
+/** A project's API keys: listed, created, revoked, rolled. */
 export interface KeyOperations {
   /** The project's keys the filter selects (a status or search that is not valid is a 400 naming it). */
-  keys(
+  listKeys(
     actor: Actor,
     project: string,
     filter?: KeyFilter,
@@ -34,8 +36,12 @@ export interface KeyOperations {
       allowedIps?: readonly string[];
     },
   ): Promise<NewKey>;
-  revokeKey(actor: Actor, project: string, id: string): Promise<void>;
+  revokeKey(actor: Actor, project: string, id: string): Promise<AnswerOf<typeof contract.revokeKey>>;
   rollKey(actor: Actor, project: string, id: string, overlap: string): Promise<NewKey>;
+}
+
+/** A leaked key reported: no operation of the management API's table (it takes no credential but the key). */
+export interface KeyInternals {
   /**
    * A key's value reported as leaked: the key is revoked and the report recorded. Holding the key
    * is proof enough; the answer is the same whether or not it existed.
@@ -44,13 +50,13 @@ export interface KeyOperations {
 }
 
 /** The operations of this group, on the shared context (each is described on KeyOperations). */
-export function keyOperations(ctx: ManagementContext): KeyOperations & KeyControlOperations {
+export function keyOperations(ctx: ManagementContext): KeyOperations & KeyControlOperations & KeyInternals {
   const { accounts, now, note, full, keyTarget, projectFor } = ctx;
   const checks = keyChecks(ctx);
   const { keyOfProject, invalid, mayChangeKey, expiryOf, keyLimitOf } = checks;
 
   return {
-    async keys(actor, slug, filter) {
+    async listKeys(actor, slug, filter) {
       const { role } = await projectFor(actor, slug);
       const checked = keyFilterOf(filter);
       const keys = keyRows(
@@ -102,6 +108,7 @@ export function keyOperations(ctx: ManagementContext): KeyOperations & KeyContro
       mayChangeKey(role, key);
       await accounts.keys.revoke(key.id);
       await note(actor, project.workspace, 'key.revoked', keyTarget(key), { project: slug });
+      return { id, revoked: true };
     },
 
     async rollKey(actor, slug, id, overlap) {

@@ -6,23 +6,45 @@
 import { AccountError, EMAIL_PATTERN, type Invitation } from '@svc/accounts';
 import { isKeyLevel } from '@svc/policy';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/members.ts';
 import { ManagementError, type Actor, type InvitationRow, type MemberRow } from './types.ts';
 
 /** A project's members and their invitations: an ADMIN of the project manages them. */
 export interface MemberOperations {
-  members(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
-  /** A confirmed account becomes a member at once; any other address is mailed an invitation (`invited`). */
+  listMembers(actor: Actor, project: string): Promise<{ members: MemberRow[]; invitations: InvitationRow[]; canManage: boolean }>;
+  /**
+   * The address's role on the project: a member's role changes (`role_changed`); a confirmed
+   * account becomes a member (`added`); any other address is mailed an invitation (`invited`).
+   */
+  putMember(
+    actor: Actor,
+    project: string,
+    input: { email: string; role: string },
+  ): Promise<{ email: string; role: string; outcome: 'role_changed' | 'added' | 'invited' }>;
+  cancelInvitation(actor: Actor, project: string, id: string): Promise<AnswerOf<typeof contract.cancelInvitation>>;
+  removeMember(actor: Actor, project: string, userId: string): Promise<AnswerOf<typeof contract.removeMember>>;
+}
+
+/**
+ * putMember's two halves, as the dashboard's Members page offers them (its add form and each row's
+ * role); the layer checks them by putMember's rules (rules.ts VARIANTS).
+ */
+export interface MemberInternals {
+  /**
+   * A confirmed account becomes a member at once; any other address is mailed an invitation
+   * (`invited`); an address that already holds a role here is a 409 (roles change in the list).
+   */
   addMember(actor: Actor, project: string, input: { email: string; role: string }): Promise<{ invited: boolean }>;
-  cancelInvitation(actor: Actor, project: string, id: string): Promise<void>;
+  /** A member's new role (not the workspace owner's). */
   setRole(actor: Actor, project: string, userId: string, role: string): Promise<void>;
-  removeMember(actor: Actor, project: string, userId: string): Promise<void>;
 }
 
 /** The operations of this group, on the shared context (each is described on MemberOperations). */
-export function memberOperations(ctx: ManagementContext): MemberOperations {
+export function memberOperations(ctx: ManagementContext): MemberOperations & MemberInternals {
   const { accounts, deps, notices, notify, note, full, projectFor, adminOf } = ctx;
-  return {
-    async members(actor, slug) {
+  const layer: MemberOperations & MemberInternals = {
+    async listMembers(actor, slug) {
       const { project, role } = await projectFor(actor, slug);
       const owner = (await accounts.workspaces.get(project.workspace))?.owner;
       const rows = [];
@@ -92,6 +114,7 @@ export function memberOperations(ctx: ManagementContext): MemberOperations {
       if (!invitation || !(await accounts.invitations.cancel(slug, id)))
         throw new ManagementError(404, 'There is no such pending invitation in this project.');
       await note(actor, project.workspace, 'member.invitation_cancelled', `user:${invitation.email}`, { project: slug });
+      return { id, cancelled: true };
     },
 
     async setRole(actor, slug, userId, role) {
@@ -122,6 +145,20 @@ export function memberOperations(ctx: ManagementContext): MemberOperations {
         project: slug,
         oauth_grants_revoked: String(grants),
       });
+      return { user: userId, removed: true };
+    },
+
+    // A member is found by address (as listed); an address without a role here is added or invited.
+    async putMember(actor, slug, input) {
+      const email = input.email.trim();
+      const existing = (await layer.listMembers(actor, slug)).members.find((x) => x.email === email.toLowerCase());
+      if (existing) {
+        await layer.setRole(actor, slug, existing.userId, input.role);
+        return { email: email.toLowerCase(), role: input.role, outcome: 'role_changed' };
+      }
+      const { invited } = await layer.addMember(actor, slug, { email, role: input.role });
+      return { email: email.toLowerCase(), role: input.role, outcome: invited ? 'invited' : 'added' };
     },
   };
+  return layer;
 }

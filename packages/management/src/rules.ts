@@ -1,6 +1,10 @@
 /**
  * The rules each operation declares (contract/policy.ts), applied by the management layer before
- * the operation runs, for every door alike (docs/security.md "Rules on the operation"):
+ * the operation runs, for every door alike (docs/security.md "Rules on the operation"). The layer's
+ * method of each operation is named by its id, and its arguments after the actor are the
+ * operation's path parameters in the order its path names them (docs/management.md "The
+ * contract"): so the wrapper below is derived from the table of operations, and a refusal names
+ * the dashboard page of the project or workspace the call is about.
  * - `confirmed`: a person whose address is not confirmed is refused (403, naming what to do);
  * - `stepUp: 'always'`: a person who has a second factor, or whose workspace requires one, must
  *   have used it within STEP_UP_MINUTES on this credential's session (a dashboard session records
@@ -9,10 +13,10 @@
  * Who may call (`caller`) is checked by the operation where it finds the project or workspace.
  */
 import type { Accounts } from '@svc/accounts';
-import { CALLS } from './calls.ts';
+import { pathParamNames } from './contract/define.ts';
 import { MANAGEMENT_OPERATIONS, type OperationId } from './contract/operations.ts';
 import { STEP_UP_MINUTES } from './contract/policy.ts';
-import type { Management } from './management-type.ts';
+import { VARIANTS, type Management } from './management-type.ts';
 import { ManagementError, StepUpRequired, type Actor } from './types.ts';
 
 /** The dashboard's section of an operation's path (docs/dashboard.md): where a step-up comes back to. */
@@ -74,16 +78,20 @@ export function operationRules(accounts: Accounts, now: () => number) {
   };
 }
 
-/** The layer whose every bound call (calls.ts) is checked against its operation's rules first. */
+/**
+ * The layer with every operation's method (and each of VARIANTS) checked against that operation's
+ * rules first. The rules read the call's path parameters: the arguments after the actor, named in
+ * the order the operation's path names them.
+ */
 export function withRules(inner: Management, rules: ReturnType<typeof operationRules>): Management {
   const outer: Record<string, unknown> = { ...inner };
-  for (const call of CALLS) {
-    const run = inner[call.method] as (...args: unknown[]) => Promise<unknown>;
-    const pick = call.pick as (...args: unknown[]) => { op: OperationId; params: Record<string, string> };
-    outer[call.method] = async (...args: unknown[]) => {
-      const { op, params } = pick(...args);
-      await rules.check(op, args[0] as Actor, params);
-      return run(...args);
+  const methods = Object.keys(MANAGEMENT_OPERATIONS).map((id) => [id, id as OperationId] as const);
+  for (const [method, op] of [...methods, ...Object.entries(VARIANTS)]) {
+    const run = (inner as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method]!;
+    const names = pathParamNames(MANAGEMENT_OPERATIONS[op].path);
+    outer[method] = async (actor: Actor, ...args: unknown[]) => {
+      await rules.check(op, actor, Object.fromEntries(names.map((name, i) => [name, String(args[i])])));
+      return run(actor, ...args);
     };
   }
   return outer as unknown as Management;

@@ -4,6 +4,8 @@
  */
 import type { ScimTokenInfo } from '@svc/sso';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/scim.ts';
 import { ManagementError, type Actor } from './types.ts';
 import { SCIM_MAX_TOKENS } from '@svc/sso/scim-bounds.ts';
 
@@ -21,7 +23,7 @@ export interface ScimOperations {
   scimSettings(actor: Actor, workspace: string): Promise<ScimView>;
   /** A new token; its value is in this answer only. At most SCIM_MAX_TOKENS live at once. */
   createScimToken(actor: Actor, workspace: string): Promise<ScimTokenInfo & { token: string; endpoint: string }>;
-  revokeScimToken(actor: Actor, workspace: string, id: string): Promise<void>;
+  revokeScimToken(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.revokeScimToken>>;
 }
 
 /** The operations of this group, on the shared context (each is described on ScimOperations). */
@@ -61,6 +63,7 @@ export function scimOperations(ctx: ManagementContext): ScimOperations {
       const revoked = await tokens.revoke(workspace, id);
       if (!revoked) throw new ManagementError(404, 'This workspace has no such SCIM token.');
       await note(actor, workspace, 'scim.token_revoked', target(revoked));
+      return { id, revoked: true };
     },
   };
 }

@@ -4,12 +4,14 @@
  */
 import { AccountError, serviceAccountKeysProblem, type Bot, type ServiceAccountKeys } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/service-accounts.ts';
 import { ManagementError, type ServiceAccountClient, type Actor } from './types.ts';
 
 /** A service account's OAuth client and its public keys. */
 export interface ServiceAccountClientOperations {
   /** A service account's OAuth client: its id, token endpoint and public keys (docs/auth-service.md "Client credentials"). */
-  serviceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
+  getServiceAccountClient(actor: Actor, workspace: string, id: string): Promise<ServiceAccountClient>;
   /** Replaces its public keys with a JWK Set or a JWKS URL (exactly one), checked and audited. */
   setServiceAccountClientKeys(
     actor: Actor,
@@ -17,8 +19,12 @@ export interface ServiceAccountClientOperations {
     id: string,
     input: { jwks?: unknown; jwksUri?: string },
   ): Promise<ServiceAccountClient>;
-  /** Removes its public keys: the client stops authenticating at once; says whether there were any. */
-  removeServiceAccountClientKeys(actor: Actor, workspace: string, id: string): Promise<boolean>;
+  /** Removes its public keys: the client stops authenticating at once; `removed` says whether there were any. */
+  removeServiceAccountClientKeys(
+    actor: Actor,
+    workspace: string,
+    id: string,
+  ): Promise<AnswerOf<typeof contract.removeServiceAccountClientKeys>>;
 }
 
 /** The operations of this group, on the shared context (each is described on ServiceAccountClientOperations). */
@@ -42,7 +48,7 @@ export function serviceAccountClientOperations(ctx: ManagementContext): ServiceA
   });
 
   return {
-    async serviceAccountClient(actor, workspace, id) {
+    async getServiceAccountClient(actor, workspace, id) {
       const bot = await botOf(actor, workspace, id, 'see service account keys');
       return client(bot, await accounts.serviceAccountClients.getKeys(id));
     },
@@ -69,7 +75,7 @@ export function serviceAccountClientOperations(ctx: ManagementContext): ServiceA
       const bot = await botOf(actor, workspace, id, 'remove service account keys');
       const removed = await accounts.serviceAccountClients.removeKeys(id);
       if (removed) await note(actor, workspace, 'service_account.client_keys_removed', `service_account:${id} ("${bot.name}")`);
-      return removed;
+      return { id, removed };
     },
   };
 }

@@ -6,14 +6,22 @@
 import { AccountError, nameProblem } from '@svc/accounts';
 import { isKeyLevel, type KeyLevel } from '@svc/policy';
 import { MAX_NAME, type ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/service-accounts.ts';
 import { overlapSecondsOf } from './overlap.ts';
 import { ManagementError, type Actor, type ServiceAccountRow } from './types.ts';
 
 /** A workspace's service accounts (docs/management.md "Service accounts"): the owner's. */
 export interface ServiceAccountOperations {
-  serviceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
+  listServiceAccounts(actor: Actor, workspace: string): Promise<{ bots: ServiceAccountRow[]; projects: string[]; canManage: boolean }>;
   createServiceAccount(actor: Actor, workspace: string, name: string): Promise<{ id: string; bot: string; key: string }>;
-  grantServiceAccount(actor: Actor, workspace: string, id: string, project: string, level: string): Promise<void>;
+  /** Grants the service account a project of the workspace at a level. */
+  grantServiceAccount(
+    actor: Actor,
+    workspace: string,
+    id: string,
+    input: { project: string; level: string },
+  ): Promise<AnswerOf<typeof contract.grantServiceAccount>>;
   /** A new key; the old one works for `overlap` more (0m: ends now). A revoked service account is a 409. */
   rotateServiceAccount(
     actor: Actor,
@@ -21,14 +29,14 @@ export interface ServiceAccountOperations {
     id: string,
     overlap: string,
   ): Promise<{ id: string; bot: string; key: string; oldKeyUntil: number | null }>;
-  revokeServiceAccount(actor: Actor, workspace: string, id: string): Promise<void>;
+  revokeServiceAccount(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.revokeServiceAccount>>;
 }
 
 /** The service-account operations, on the shared context (each is described on ServiceAccountOperations). */
 export function serviceAccountOperations(ctx: ManagementContext): ServiceAccountOperations {
   const { accounts, note, full, ownerOf } = ctx;
   return {
-    async serviceAccounts(actor, workspace) {
+    async listServiceAccounts(actor, workspace) {
       await ownerOf(actor, workspace, 'manage service accounts');
       const bots = await accounts.bots.listForWorkspace(workspace);
       const rows = await Promise.all(
@@ -56,7 +64,7 @@ export function serviceAccountOperations(ctx: ManagementContext): ServiceAccount
       return { id: bot.id, bot: bot.name, key: key.key };
     },
 
-    async grantServiceAccount(actor, workspace, id, project, level) {
+    async grantServiceAccount(actor, workspace, id, { project, level }) {
       await ownerOf(actor, workspace, 'grant service accounts');
       const bot = await accounts.bots.get(id);
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
@@ -65,6 +73,7 @@ export function serviceAccountOperations(ctx: ManagementContext): ServiceAccount
       if (!isKeyLevel(level)) throw new ManagementError(400, 'Choose VIEWER, EDITOR or ADMIN.', 'level');
       await accounts.bots.grant(id, project, level as KeyLevel);
       await note(actor, workspace, 'service_account.granted', `service_account:${id} ("${bot.name}")`, { project, level });
+      return { id, project, level };
     },
 
     async rotateServiceAccount(actor, workspace, id, overlap) {
@@ -98,6 +107,7 @@ export function serviceAccountOperations(ctx: ManagementContext): ServiceAccount
       if (!bot || bot.workspace !== workspace) throw new ManagementError(404, 'There is no such service account in this workspace.');
       await accounts.bots.revoke(id);
       await note(actor, workspace, 'service_account.revoked', `service_account:${id} ("${bot.name}")`);
+      return { id, revoked: true };
     },
   };
 }

@@ -6,17 +6,19 @@
  */
 import { SsoError, type DomainClaim, type PolicyInput, type ProviderInput, type SettingsActor, type SsoView } from '@svc/sso';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/sso.ts';
 import type { Actor } from './types.ts';
 import { ManagementError } from './types.ts';
 
 /** The SSO operations of the management layer (each is described on Management). */
 export interface SsoOperations {
-  ssoView(actor: Actor, workspace: string): Promise<SsoView>;
-  ssoConfigureProvider(actor: Actor, workspace: string, input: ProviderInput): Promise<SsoView>;
-  ssoSetPolicy(actor: Actor, workspace: string, input: PolicyInput): Promise<SsoView>;
-  ssoClaimDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
-  ssoVerifyDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
-  ssoReleaseDomain(actor: Actor, workspace: string, domain: string): Promise<void>;
+  ssoSettings(actor: Actor, workspace: string): Promise<SsoView>;
+  configureSsoProvider(actor: Actor, workspace: string, input: ProviderInput): Promise<SsoView>;
+  setSsoPolicy(actor: Actor, workspace: string, input: PolicyInput): Promise<SsoView>;
+  claimSsoDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
+  verifySsoDomain(actor: Actor, workspace: string, domain: string): Promise<DomainClaim>;
+  releaseSsoDomain(actor: Actor, workspace: string, domain: string): Promise<AnswerOf<typeof contract.releaseSsoDomain>>;
 }
 
 /** A refusal of the settings service as the management layer says it. */
@@ -47,28 +49,29 @@ export function ssoOperations(ctx: ManagementContext): SsoOperations {
   };
 
   return {
-    async ssoView(actor, workspace) {
+    async ssoSettings(actor, workspace) {
       return settings().view(as(actor, 'see single sign-on'), workspace).catch(refusal);
     },
-    async ssoConfigureProvider(actor, workspace, input) {
+    async configureSsoProvider(actor, workspace, input) {
       const who = as(actor, 'manage single sign-on');
       await settings().configureProvider(who, workspace, input).catch(refusal);
       return settings().view(who, workspace);
     },
-    async ssoSetPolicy(actor, workspace, input) {
+    async setSsoPolicy(actor, workspace, input) {
       const who = as(actor, 'manage single sign-on');
       await settings().setPolicy(who, workspace, input).catch(refusal);
       return settings().view(who, workspace);
     },
-    async ssoClaimDomain(actor, workspace, domain) {
+    async claimSsoDomain(actor, workspace, domain) {
       return settings().claimDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
     },
-    async ssoVerifyDomain(actor, workspace, domain) {
+    async verifySsoDomain(actor, workspace, domain) {
       await settings().verifyDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
       return claimOf(actor, workspace, domain);
     },
-    async ssoReleaseDomain(actor, workspace, domain) {
+    async releaseSsoDomain(actor, workspace, domain) {
       await settings().releaseDomain(as(actor, 'manage single sign-on'), workspace, domain).catch(refusal);
+      return { domain, released: true };
     },
   };
 }

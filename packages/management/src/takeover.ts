@@ -16,7 +16,7 @@ import type { ManagementContext } from './context.ts';
 export type TakeoverReport = Record<WorkspaceSetting | 'credentials', number>;
 
 /** What an SSO sign-in that proves an address for the first time clears. */
-export interface TakeoverOperations {
+export interface TakeoverInternals {
   /**
    * After an SSO sign-in proved the address of an account that never had it proven: removes every
    * workspace-level setting and credential the account made (takeover.ts, docs/security.md
@@ -25,7 +25,7 @@ export interface TakeoverOperations {
   clearTakenOver(user: User): Promise<TakeoverReport>;
 }
 
-export function takeoverOperations(ctx: ManagementContext): TakeoverOperations {
+export function takeoverOperations(ctx: ManagementContext): TakeoverInternals {
   const { accounts, deps } = ctx;
 
   const REMOVERS: Record<WorkspaceSetting, (workspace: string) => Promise<number>> = {

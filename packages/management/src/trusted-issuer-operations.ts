@@ -4,22 +4,24 @@
  */
 import { AccountError, type ServiceAccountKeys, type TrustedIssuer } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/trusted-issuers.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 /** A workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
 export interface TrustedIssuerOperations {
   /** The workspace's trusted identity providers (docs/auth-service.md "Enterprise-managed authorization"). */
-  trustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
+  listTrustedIssuers(actor: Actor, workspace: string): Promise<TrustedIssuer[]>;
   /** Trusts an issuer with its keys (a JWK Set or a JWKS URL), or replaces them; bounded, audited. */
   addTrustedIssuer(actor: Actor, workspace: string, input: { issuer: string; jwks?: unknown; jwksUri?: string }): Promise<TrustedIssuer>;
-  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
+  removeTrustedIssuer(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.removeTrustedIssuer>>;
 }
 
 /** The operations of this group, on the shared context (each is described on TrustedIssuerOperations). */
 export function trustedIssuerOperations(ctx: ManagementContext): TrustedIssuerOperations {
   const { accounts, note, ownerOf, full } = ctx;
   return {
-    async trustedIssuers(actor, workspace) {
+    async listTrustedIssuers(actor, workspace) {
       await ownerOf(actor, workspace, 'see trusted identity providers');
       return accounts.trustedIssuers.list(workspace);
     },
@@ -47,6 +49,7 @@ export function trustedIssuerOperations(ctx: ManagementContext): TrustedIssuerOp
       const removed = await accounts.trustedIssuers.remove(workspace, id);
       if (!removed) throw new ManagementError(404, 'This workspace trusts no such identity provider.');
       await note(actor, workspace, 'trusted_issuer.removed', `trusted_issuer:${removed.id} (${removed.issuer})`);
+      return { id, removed: true };
     },
   };
 }

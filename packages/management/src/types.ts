@@ -247,20 +247,22 @@ export interface AuditRow {
   chain: AuditDelegation[];
 }
 
+/** An app (MCP client) the person authorized with OAuth: one grant, with the projects it reaches. */
+export interface AppRow {
+  id: string;
+  client: string;
+  clientId: string;
+  projects: string[];
+  /** The scope granted for each project, as the token carries it. */
+  scopes: { project: string; scope: string }[];
+  createdAt: number;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/** The signed-in person's account as their page shows it. */
 export interface AccountInfo {
   email: string;
   emailVerified: boolean;
-  /** Apps (MCP clients) the person authorized with OAuth: one grant each, with the projects it reaches. */
-  apps: {
-    id: string;
-    client: string;
-    clientId: string;
-    projects: string[];
-    /** The scope granted for each project, as the token carries it. */
-    scopes: { project: string; scope: string }[];
-    createdAt: number;
-    expiresAt: number | null;
-    lastUsedAt: number | null;
-  }[];
   personalKeys: { id: string; client: string; prefix: string; createdAt: number; expiresAt: number | null; lastUsedAt: number | null }[];
 }

@@ -5,6 +5,8 @@
  */
 import { UpstreamInputError, type ToolChange, type UpstreamChange, type Upstreams, type UpstreamView } from '@svc/upstreams';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/upstreams.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 /** A project's upstream MCP servers (docs/upstream-servers.md): its admins'. */
@@ -20,7 +22,7 @@ export interface UpstreamOperations {
   updateUpstream(actor: Actor, project: string, name: string, change: UpstreamChange): Promise<UpstreamView>;
   refreshUpstream(actor: Actor, project: string, name: string): Promise<UpstreamView>;
   setUpstreamTool(actor: Actor, project: string, name: string, tool: string, change: ToolChange): Promise<UpstreamView>;
-  removeUpstream(actor: Actor, project: string, name: string): Promise<void>;
+  removeUpstream(actor: Actor, project: string, name: string): Promise<AnswerOf<typeof contract.removeUpstream>>;
 }
 
 /** The operations of this group, on the shared context (each is described on UpstreamOperations). */
@@ -94,6 +96,7 @@ export function upstreamOperations(ctx: ManagementContext, service: Upstreams | 
       const removed = await s.remove(project, name);
       if (!removed) throw new ManagementError(404, `This project has no upstream server named ${name}.`);
       await note(actor, workspace, 'upstream.removed', `upstream:${removed.name} (${new URL(removed.url).origin})`);
+      return { name, removed: true };
     },
   };
 }

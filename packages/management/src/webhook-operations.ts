@@ -8,6 +8,8 @@ import { WEBHOOK_LOW_PORTS, WEBHOOK_MAX_ENDPOINTS, WEBHOOK_MIN_HIGH_PORT, webhoo
 import type { WebhookEventType } from '@svc/webhooks/events.ts';
 import { hasHiddenCharacters } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/webhooks.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 export type WebhookRow = WebhookEndpoint & { state: DeliveryState };
@@ -15,7 +17,7 @@ export type WebhookRow = WebhookEndpoint & { state: DeliveryState };
 /** A workspace's webhook endpoints (docs/webhooks.md): the owner's. */
 export interface WebhookOperations {
   /** The workspace's webhook endpoints with their delivery state (docs/webhooks.md). */
-  webhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
+  listWebhooks(actor: Actor, workspace: string): Promise<WebhookRow[]>;
   /** A new endpoint and its secret, shown once. */
   createWebhook(
     actor: Actor,
@@ -23,12 +25,12 @@ export interface WebhookOperations {
     input: { url: string; events: WebhookEventType[]; description?: string },
   ): Promise<WebhookRow & { secret: string }>;
   updateWebhook(actor: Actor, workspace: string, id: string, change: EndpointChange): Promise<WebhookRow>;
-  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  deleteWebhook(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.deleteWebhook>>;
   /** A new secret, shown once; the old one signs beside it until `previousUntil`. */
   rotateWebhookSecret(actor: Actor, workspace: string, id: string): Promise<{ secret: string; previousUntil: number }>;
-  webhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
+  listWebhookDeliveries(actor: Actor, workspace: string, id: string): Promise<DeliveryAttempt[]>;
   /** Queues a `webhook.test` event, sent by the worker ahead of the next audit entry. */
-  testWebhook(actor: Actor, workspace: string, id: string): Promise<void>;
+  testWebhook(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.testWebhook>>;
 }
 
 /** The operations of this group, on the shared context (each is described on WebhookOperations). */
@@ -44,7 +46,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
   const missing = () => new ManagementError(404, 'This workspace has no such webhook endpoint.');
 
   return {
-    async webhooks(actor, workspace) {
+    async listWebhooks(actor, workspace) {
       return (await storeFor(actor, workspace, 'see webhooks')).list(workspace);
     },
 
@@ -80,6 +82,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
       const found = await s.get(workspace, id);
       if (!found || !(await s.remove(workspace, id))) throw missing();
       await note(actor, workspace, 'webhook.removed', target(found));
+      return { id, removed: true };
     },
 
     async rotateWebhookSecret(actor, workspace, id) {
@@ -93,7 +96,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
       return rotated;
     },
 
-    async webhookDeliveries(actor, workspace, id) {
+    async listWebhookDeliveries(actor, workspace, id) {
       const s = await storeFor(actor, workspace, 'see webhook deliveries');
       if (!(await s.get(workspace, id))) throw missing();
       return s.deliveries(workspace, id);
@@ -102,6 +105,7 @@ export function webhookOperations(ctx: ManagementContext, store: WebhookStore | 
     async testWebhook(actor, workspace, id) {
       const s = await storeFor(actor, workspace, 'test webhooks');
       if (!(await s.queueTest(workspace, id))) throw missing();
+      return { id, queued: true };
     },
   };
 }

@@ -6,6 +6,8 @@
  */
 import { AccountError, type WorkloadIssuer, type WorkloadIssuerInput } from '@svc/accounts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/workload-issuers.ts';
 import { ManagementError, type Actor } from './types.ts';
 
 /** A workspace's workload issuers (docs/workload-identity.md). */
@@ -19,7 +21,7 @@ export interface WorkloadIssuerOperations {
     input: Omit<WorkloadIssuerInput, 'keys'> & { jwks?: unknown; jwksUri?: string },
   ): Promise<WorkloadIssuer>;
   /** Stops trusting a workload issuer: its workloads get no new token (those issued live out their minutes). */
-  removeWorkloadIssuer(actor: Actor, workspace: string, id: string): Promise<void>;
+  removeWorkloadIssuer(actor: Actor, workspace: string, id: string): Promise<AnswerOf<typeof contract.removeWorkloadIssuer>>;
 }
 
 /** The field of the request a store refusal names. */
@@ -65,6 +67,7 @@ export function workloadIssuerOperations(ctx: ManagementContext): WorkloadIssuer
       const removed = await accounts.workloadIssuers.remove(workspace, id);
       if (!removed) throw new ManagementError(404, 'This workspace trusts no such workload issuer.');
       await note(actor, workspace, 'workload_issuer.removed', `workload_issuer:${removed.id} (${removed.kind} ${removed.issuer})`);
+      return { id, removed: true };
     },
   };
 }

@@ -6,31 +6,43 @@
 import { AUDIT_ACTIONS, AccountError, nameProblem, slugStem } from '@svc/accounts';
 import { parseAuditFilter, parseAuditQuery, type AuditQueryInput } from './audit-query.ts';
 import type { ManagementContext } from './context.ts';
+import type { AnswerOf } from './contract/define.ts';
+import type * as contract from './contract/workspaces.ts';
 import { sweepKeyExpiries } from './expiry.ts';
 import { serviceAccountOperations, type ServiceAccountOperations } from './service-account-operations.ts';
 import { ManagementError, type Actor, type AuditRow, type ProjectRow } from './types.ts';
 import { usageOperations, type UsageOperations } from './usage-operations.ts';
 
-/** A workspace: its projects, its audit log, and the key-expiry sweep (docs/management.md). */
+/** A workspace: a new project, its audit log (docs/management.md). */
 export interface WorkspaceOperations {
-  projectsOf(actor: Actor): Promise<ProjectRow[]>;
-  /** Workspaces the actor may create projects in. */
-  workspacesOf(actor: Actor): Promise<string[]>;
-  createProject(actor: Actor, input: { name: string; workspace: string }): Promise<{ slug: string }>;
+  /** A new project in the workspace, its slug made from the name (trimmed). */
+  createProject(actor: Actor, workspace: string, input: { name: string }): Promise<AnswerOf<typeof contract.createProject>>;
   /** A page of the audit log, filtered by action, person and time range; a parameter that is not valid is a 400 naming it. */
   audit(
     actor: Actor,
     workspace: string,
     page: AuditQueryInput,
   ): Promise<{ entries: AuditRow[]; next: string | null; actions: readonly string[] }>;
-  /** Every kept entry the filter lets through, as chunks of JSON lines, read as they are taken (streamExport writes them). */
+}
+
+/** What the doors ask of workspaces besides the operations: the menus, the export, the sweep. */
+export interface WorkspaceInternals {
+  projectsOf(actor: Actor): Promise<ProjectRow[]>;
+  /** Workspaces the actor may create projects in. */
+  workspacesOf(actor: Actor): Promise<string[]>;
+  /**
+   * audit's stream (rules.ts VARIANTS): every kept entry the filter lets through, as chunks of
+   * JSON lines, read as they are taken (streamExport writes them).
+   */
   auditExport(actor: Actor, workspace: string, filter?: AuditQueryInput): Promise<AsyncIterable<string>>;
   /** One key-expiry sweep: warnings mailed, `key.expired` recorded (docs/management.md "Expiry"). */
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
 }
 
 /** The operations of this group, on the shared context (each is described on WorkspaceOperations). */
-export function workspaceOperations(ctx: ManagementContext): WorkspaceOperations & ServiceAccountOperations & UsageOperations {
+export function workspaceOperations(
+  ctx: ManagementContext,
+): WorkspaceOperations & WorkspaceInternals & ServiceAccountOperations & UsageOperations {
   const { accounts, deps, now, notices, note, full, ownerOf } = ctx;
   return {
     ...serviceAccountOperations(ctx),
@@ -54,21 +66,20 @@ export function workspaceOperations(ctx: ManagementContext): WorkspaceOperations
       return actor.kind === 'person' ? accounts.workspaces.ownedBy(actor.userId) : [];
     },
 
-    async createProject(actor, input) {
+    async createProject(actor, workspace, input) {
+      const name = input.name.trim();
       // docs/management.md "Names": no control, invisible or direction-changing characters.
-      const projectNameProblem = nameProblem('project', input.name, 60);
+      const projectNameProblem = nameProblem('project', name, 60);
       if (projectNameProblem) throw new ManagementError(400, projectNameProblem, 'name');
-      await ownerOf(actor, input.workspace, 'create projects there');
-      const stem = slugStem(input.name);
+      await ownerOf(actor, workspace, 'create projects there');
+      const stem = slugStem(name);
       if (stem.length < 2) throw new ManagementError(400, 'The name needs at least two letters or digits.', 'name');
-      const project = await accounts.workspaces
-        .createProjectWithFreeSlug({ stem, workspace: input.workspace, name: input.name })
-        .catch((err: unknown) => {
-          if (err instanceof AccountError && err.code === 'conflict')
-            throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
-          return full(err);
-        });
-      await note(actor, input.workspace, 'project.created', `project:${project.slug}`);
+      const project = await accounts.workspaces.createProjectWithFreeSlug({ stem, workspace, name }).catch((err: unknown) => {
+        if (err instanceof AccountError && err.code === 'conflict')
+          throw new ManagementError(409, 'No free address for a project of that name; choose another name.', 'name');
+        return full(err);
+      });
+      await note(actor, workspace, 'project.created', `project:${project.slug}`);
       return { slug: project.slug };
     },
 

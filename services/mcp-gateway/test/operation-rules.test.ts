@@ -4,8 +4,9 @@
  * - REST, with a personal key: every operation whose policy says `stepUp: 'always'` is refused
  *   `step_up_required` to a person with a second factor, whatever the body; every operation that
  *   needs a confirmed address is refused to an unconfirmed person;
- * - the management layer, as the dashboard and svc-admin call it: every call bound to an operation
- *   (packages/management/src/calls.ts) is refused without a recent factor and let through with one;
+ * - the management layer, as the dashboard and svc-admin call it: every operation's method (named by
+ *   its id, its path parameters first: packages/management/src/rules.ts) and every internal call
+ *   that performs an operation (VARIANTS) is refused without a recent factor and let through with one;
  * - the takeover clean-up: every kind of workspace-level setting the operations declare is made,
  *   and none survives (a kind declared later fails to compile here until the test makes it).
  */
@@ -14,10 +15,10 @@ import { DENIAL_META_KEY } from '@svc/errors';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { PublicJwk, User } from '@svc/accounts';
-import { createManagement, StepUpRequired, type Actor, type Management } from '@svc/management';
-import { CALLS, EVERY_OPERATION_BOUND } from '@svc/management/calls';
+import { createManagement, StepUpRequired, VARIANTS, type Actor, type Management } from '@svc/management';
 import {
   MANAGEMENT_OPERATIONS,
+  pathParamNames,
   WORKSPACE_SETTINGS,
   type OperationDeclaration,
   type OperationId,
@@ -136,46 +137,34 @@ test('REST: every operation declared confirmed is refused to a person whose addr
   }
 });
 
-/** The arguments of each call, one list per operation it may be (a call serving two picks by them). */
-function variants(method: (typeof CALLS)[number]['method'], actor: Actor): unknown[][] {
-  if (method === 'setKeyDisabled') return [true, false].map((d) => [actor, 'nowhere', 'none', d]);
-  if (method === 'decideRequest') return [{ approve: true, level: 'VIEWER' }, { approve: false }].map((d) => [actor, 'nowhere', 'none', d]);
-  if (method === 'decideApproval')
-    return [{ approve: true, callHash: '0'.repeat(64) }, { approve: false }].map((d) => [actor, 'nowhere', 'none', d]);
-  if (method === 'createProject') return [[actor, { name: 'x', workspace: 'nowhere' }]];
-  return [[actor, 'nowhere', 'none', {}]];
+/** The arguments of a call of `op`: the actor, its path parameters in the order its path names them, an input. */
+function argsOf(op: OperationId, actor: Actor): unknown[] {
+  const params = pathParamNames(MANAGEMENT_OPERATIONS[op].path).map((name) =>
+    name === 'project' || name === 'workspace' ? 'nowhere' : 'none',
+  );
+  return [actor, ...params, {}];
 }
 
-test('the management layer (the dashboard, svc-admin): every bound call applies its operation’s step-up, with or without a recent factor', async () => {
+test('the management layer (the dashboard, svc-admin): every operation’s method, and each internal call performing one, applies its step-up, with or without a recent factor', async () => {
   const { who } = await withFactor();
   const person = { kind: 'person', userId: who.userId, label: who.email, source: 'test', requestId: 'test' } as const;
-  const seen = new Set<OperationId>();
-  for (const call of CALLS) {
+  const calls: [string, OperationId][] = [...OPERATIONS.map(([id]) => [id, id] as [string, OperationId]), ...Object.entries(VARIANTS)];
+  for (const [method, op] of calls) {
     for (const stale of [true, false]) {
       const actor: Actor = stale ? person : { ...person, factorAt: Date.now() };
-      for (const args of variants(call.method, actor)) {
-        const { op } = (call.pick as (...a: unknown[]) => { op: OperationId })(...args);
-        seen.add(op);
-        const run = management[call.method] as (...a: unknown[]) => Promise<unknown>;
-        const err = await run(...args).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        const stepUp = MANAGEMENT_OPERATIONS[op].policy.stepUp === 'always';
-        assert.equal(
-          err instanceof StepUpRequired,
-          stale && stepUp,
-          `${call.method} as ${op}, ${stale ? 'no' : 'a'} recent factor: ${String(err)}`,
-        );
-      }
+      const run = (management as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
+      const err = await run(...argsOf(op, actor)).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const stepUp = MANAGEMENT_OPERATIONS[op].policy.stepUp === 'always';
+      assert.equal(
+        err instanceof StepUpRequired,
+        stale && stepUp,
+        `${method} as ${op}, ${stale ? 'no' : 'a'} recent factor: ${String(err)}`,
+      );
     }
   }
-  assert.equal(EVERY_OPERATION_BOUND, true, 'the compile-time check of calls.ts');
-  assert.deepEqual(
-    Object.keys(MANAGEMENT_OPERATIONS).filter((id) => !seen.has(id as OperationId)),
-    [],
-    'every operation is reached by some call',
-  );
 });
 
 /** Makes one setting of each kind in the workspace, as an owner would have before its address was proven. */

@@ -46,6 +46,21 @@ export function defineOperation<const O extends OperationDeclaration>(op: O): O 
 /** The path parameters of an operation. */
 export type ParamsOf<O extends OperationDeclaration> = FromSchema<O['params']>;
 
+/** The names of the `{parameters}` of a path, in the order the path names them. */
+type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? [N, ...PathParams<Rest>] : [];
+
+/**
+ * The path parameters of an operation as the arguments the management layer's method takes after
+ * the actor: one string each, in the order its path names them (docs/management.md "The contract").
+ */
+export type PathArgsOf<O extends OperationDeclaration> = AsStrings<PathParams<O['path']>>;
+type AsStrings<T extends string[]> = { [K in keyof T]: string };
+
+/** The names of the `{parameters}` of `path`, in the order it names them. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+}
+
 /** The query an operation takes (every parameter optional), or nothing. */
 export type QueryOf<O extends OperationDeclaration> = undefined extends O['query']
   ? Record<string, never>

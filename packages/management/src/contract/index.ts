@@ -6,7 +6,18 @@
 export { managementClient, type CallResult } from './client.ts';
 export { KEY_DEFAULTS, LEVELS, MAX_KEY_SEARCH } from './defaults.ts';
 export { LIST_MAX_PAGE } from '@svc/accounts/pages.ts';
-export type { AnswerOf, BodyOf, InputOf, ObjectSchema, OperationDeclaration, ParamsOf, StatusOf, ValidBodyOf } from './define.ts';
+export { pathParamNames } from './define.ts';
+export type {
+  AnswerOf,
+  BodyOf,
+  InputOf,
+  ObjectSchema,
+  OperationDeclaration,
+  ParamsOf,
+  PathArgsOf,
+  StatusOf,
+  ValidBodyOf,
+} from './define.ts';
 export { REPORT_LEAK } from './keys.ts';
 export { REFUSAL, type Refusal } from './refusal.ts';
 export { MANAGEMENT_OPERATIONS, type OperationId, type OperationOf } from './operations.ts';

@@ -24,7 +24,8 @@ export function createProjectPage(
     try {
       await deps.management.createProject(
         { kind: 'person', userId: user.id, label: user.email, source: req.ip ?? '', requestId: randomUUID() },
-        { name, workspace: user.workspace },
+        user.workspace,
+        { name },
       );
     } catch (err) {
       if (!(err instanceof ManagementError) || (err.status !== 400 && err.status !== 409)) throw err;

@@ -15,7 +15,7 @@ import { tokenRole } from '@svc/policy';
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
 import { respond } from '../pipeline/run.ts';
-import type { ManagementRoute, Outcome } from './management/handle.ts';
+import type { ManagementRoute, Outcome } from './management/wire.ts';
 import { checkBody } from './management-validation.ts';
 
 export { MANAGEMENT_ROUTES, type ManagementRoute } from './management-routes.ts';

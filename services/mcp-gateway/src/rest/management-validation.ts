@@ -9,7 +9,7 @@ import { SvcError } from '@svc/errors';
 import { inputProblem } from '@svc/management/check';
 import type { ObjectSchema } from '@svc/management/contract';
 import type { Step } from '../pipeline/exchange.ts';
-import type { ManagementRoute } from './management/handle.ts';
+import type { ManagementRoute } from './management/wire.ts';
 
 /** The remedy of every refusal of a management request's input. */
 const FIX_THE_FIELD = 'Fix the named field and send again.';

@@ -25,13 +25,13 @@ export function accountRoutes(router: Router, { deps, now, page$, frame, submit 
       const sessions = await deps.web.list(req, personOf(actor));
       const info = await deps.management.account(actor);
       // First-party apps by their own names; any other name is the app's claim (docs/dashboard.md "Account").
-      const apps = info.apps.map((a) => ({
+      const apps = (await deps.management.myApps(actor)).map((a) => ({
         ...a,
         client: isProfile(a.clientId) ? profileName(a.clientId) : a.client,
         verified: isProfile(a.clientId),
       }));
       // A page of the person's requests (docs/management.md "Lists and pages"); `requests` is its cursor.
-      const mine = await deps.management.myRequests(actor, { cursor: str(req.query['requests']) });
+      const mine = await deps.management.myAccessRequests(actor, { cursor: str(req.query['requests']) });
       render(
         res,
         accountPage(f, {

@@ -2,16 +2,16 @@
  * You > Account (docs/dashboard.md "Account"): the address, personal keys, authorized apps, the
  * person's access requests and browser sessions, each revocable; and the password page.
  */
-import type { AccountInfo, MyRequestRow } from '@svc/management';
+import type { AccountInfo, AppRow, MyRequestRow } from '@svc/management';
 import type { BrowserSession } from '../../http/web-session.ts';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { ago, emptyState, relative, table } from '../parts.ts';
 import { deviceOf } from './user-agent.ts';
 
-export type AccountPage = Omit<AccountInfo, 'apps'> & {
+export type AccountPage = AccountInfo & {
   /** `verified`: a first-party svc app; any other name is what the app registered. */
-  apps: (AccountInfo['apps'][number] & { verified: boolean })[];
+  apps: (AppRow & { verified: boolean })[];
   sessions: BrowserSession[];
   /** Access the person asked for, and what became of it. */
   requests: MyRequestRow[];

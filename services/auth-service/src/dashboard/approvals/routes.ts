@@ -23,7 +23,7 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
   const { deps, now, page$, frame } = kit;
   const base = (slug: string) => `/dashboard/projects/${encodeURIComponent(slug)}/approvals`;
   const heldCall = async (actor: Actor, slug: string, id: string) => {
-    const found = (await deps.management.approvals(actor, slug)).find((a) => a.id === id);
+    const found = (await deps.management.listApprovals(actor, slug)).find((a) => a.id === id);
     if (!found) throw new ManagementError(404, 'There is no such approval in this project.');
     return found;
   };
@@ -64,7 +64,7 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
     '/projects/:slug/approvals',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'approvals', { project: param(req, 'slug') });
-      render(res, approvalsPage(f, { approvals: await deps.management.approvals(actor, param(req, 'slug')), now: now() }));
+      render(res, approvalsPage(f, { approvals: await deps.management.listApprovals(actor, param(req, 'slug')), now: now() }));
     }),
   );
   router.get('/projects/:slug/approvals/:id', page$(review));
@@ -73,13 +73,11 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
       APPROVAL_FORMS[decision].path,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
-        await deps.management.decideApproval(
-          actor,
-          slug,
-          param(req, 'id'),
-          // The hash of the call the page showed: an approval is of that call and no other (docs/approvals.md).
-          decision === 'approve' ? { approve: true, callHash: formOf(req, APPROVAL_FORMS.approve).call_hash } : { approve: false },
-        );
+        const id = param(req, 'id');
+        // The hash of the call the page showed: an approval is of that call and no other (docs/approvals.md).
+        if (decision === 'approve')
+          await deps.management.approveApproval(actor, slug, id, { callHash: formOf(req, APPROVAL_FORMS.approve).call_hash });
+        else await deps.management.denyApproval(actor, slug, id);
         back(res, base(slug), decision === 'approve' ? 'approval-approved' : 'approval-denied');
       }),
     );
@@ -90,7 +88,7 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
       const slug = param(req, 'slug');
       const fields = formOf<(typeof APPROVAL_FORMS.approveWithPasskey)['schema']>(req, APPROVAL_FORMS.approveWithPasskey);
       const nonce = fields.nonce;
-      const approval = (await deps.management.approvals(actor, slug)).find((a) => a.id === param(req, 'id'));
+      const approval = (await deps.management.listApprovals(actor, slug)).find((a) => a.id === param(req, 'id'));
       const userId = actor.kind === 'person' ? actor.userId : '';
       // The challenge answered must be the one made of this call and this page's nonce: taken once.
       const who =
@@ -118,7 +116,7 @@ export function approvalsRoutes(router: Router, kit: Kit): void {
         signature: credential.response.signature,
       };
       const stepped: Actor = actor.kind === 'person' ? { ...actor, factorAt: now() } : actor;
-      await deps.management.decideApproval(stepped, slug, approval.id, { approve: true, callHash: approval.callHash, passkey: proof });
+      await deps.management.approveApproval(stepped, slug, approval.id, { callHash: approval.callHash, passkey: proof });
       back(res, base(slug), 'approval-approved');
     }),
   );

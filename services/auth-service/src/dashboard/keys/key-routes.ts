@@ -16,7 +16,7 @@ import { keyLimitPage, revokeKeyPage, rollKeyPage } from './view.ts';
 /** The pages and forms of one key; a roll's new key goes to `reveal`. */
 export function keyRoutes(router: Router, { deps, page$, frame, submit }: Kit, reveal: ReturnType<typeof newKeyReveal>): void {
   async function keyOf(actor: Actor, slug: string, id: string) {
-    const key = (await deps.management.keys(actor, slug, { status: 'all' })).keys.find((k) => k.id === id);
+    const key = (await deps.management.listKeys(actor, slug, { status: 'all' })).keys.find((k) => k.id === id);
     if (!key) throw new ManagementError(404, 'There is no such key in this project.');
     return key;
   }
@@ -79,7 +79,7 @@ export function keyRoutes(router: Router, { deps, page$, frame, submit }: Kit, r
           const f = await frame(req, res, actor, 'keys', { project: slug });
           return render(res, keyStatusPage(f, key, disabled));
         }
-        await deps.management.setKeyDisabled(actor, slug, key.id, disabled);
+        await (disabled ? deps.management.disableKey(actor, slug, key.id) : deps.management.enableKey(actor, slug, key.id));
         back(res, keysPath(slug), disabled ? 'key-disabled' : 'key-enabled');
       }),
     );
@@ -95,7 +95,7 @@ export function keyRoutes(router: Router, { deps, page$, frame, submit }: Kit, r
         actor,
         { section: 'keys', at: { project: slug } },
         async () => {
-          await deps.management.setKeyNote(actor, slug, param(req, 'id'), formOf(req, KEY_FORMS.note).note);
+          await deps.management.setKeyNote(actor, slug, param(req, 'id'), { note: formOf(req, KEY_FORMS.note).note });
           back(res, keysPath(slug), 'key-note-saved');
         },
         async (f, err) => keyNotePage(f, await keyOf(actor, slug, param(req, 'id')), err.message, value),

@@ -31,7 +31,7 @@ export function keysRoutes(router: Router, kit: Kit): void {
     const f = await frame(req, res, actor, 'keys', { project: slug });
     // The list's filter (docs/dashboard.md "API keys"): a GET form, so a filtered view is a link.
     const filter = { status: query(req, 'status'), q: query(req, 'q') };
-    const data = await deps.management.keys(actor, slug, filter);
+    const data = await deps.management.listKeys(actor, slug, filter);
     render(res, keysPage(f, { ...data, now: now(), filter, ...extra }), { refusal });
   }
 
@@ -49,7 +49,7 @@ export function keysRoutes(router: Router, kit: Kit): void {
   ) {
     const slug = param(req, 'slug');
     const f = await frame(req, res, actor, 'keys', { project: slug });
-    const { creatableLevels } = await deps.management.keys(actor, slug, { status: '', q: '' });
+    const { creatableLevels } = await deps.management.listKeys(actor, slug, { status: '', q: '' });
     render(res, newKeyPage(f, { creatableLevels, ...extra }), { refusal });
   }
 

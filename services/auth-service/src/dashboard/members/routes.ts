@@ -16,7 +16,7 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
     '/projects/:slug/members',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'members', { project: param(req, 'slug') });
-      render(res, membersPage(f, await deps.management.members(actor, param(req, 'slug'))));
+      render(res, membersPage(f, await deps.management.listMembers(actor, param(req, 'slug'))));
     }),
   );
   router.post(
@@ -34,14 +34,14 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
           const { invited } = await deps.management.addMember(actor, slug, { email: form.email.trim(), role: form.role });
           back(res, membersPath(slug), invited ? 'member-invited' : 'member-added');
         },
-        async (f, err) => membersPage(f, { ...(await deps.management.members(actor, slug)), error: err.message, email }),
+        async (f, err) => membersPage(f, { ...(await deps.management.listMembers(actor, slug)), error: err.message, email }),
       );
     }),
   );
   /** Revoking an invitation asks first too, saying what it ends (docs/dashboard.md "Confirmation"). */
   async function confirmRevoke(req: Request, res: Response, actor: Actor): Promise<void> {
     const slug = param(req, 'slug');
-    const invitation = (await deps.management.members(actor, slug)).invitations.find((i) => i.id === param(req, 'id'));
+    const invitation = (await deps.management.listMembers(actor, slug)).invitations.find((i) => i.id === param(req, 'id'));
     if (!invitation) throw new ManagementError(404, 'There is no such pending invitation in this project.');
     const f = await frame(req, res, actor, 'members', { project: slug });
     render(
@@ -74,7 +74,7 @@ export function membersRoutes(router: Router, { deps, page$, frame, submit }: Ki
   /** The confirmation page (its GET, or a POST without `confirm=yes`) says what the removal ends (docs/dashboard.md "Confirmation"). */
   async function confirmRemoval(req: Request, res: Response, actor: Actor): Promise<void> {
     const slug = param(req, 'slug');
-    const member = (await deps.management.members(actor, slug)).members.find((m) => m.userId === param(req, 'user'));
+    const member = (await deps.management.listMembers(actor, slug)).members.find((m) => m.userId === param(req, 'user'));
     if (!member) throw new ManagementError(404, 'There is no such member of this project.');
     const f = await frame(req, res, actor, 'members', { project: slug });
     const action = `${membersPath(slug)}/${encodeURIComponent(member.userId)}/remove`;

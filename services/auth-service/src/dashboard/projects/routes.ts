@@ -47,7 +47,7 @@ export function projectsRoutes(router: Router, { deps, page$, frame, submit, cur
         { section: 'new-project', at: {} },
         async () => {
           const form = formOf(req, PROJECT_FORMS.create);
-          const { slug } = await deps.management.createProject(actor, { name: form.name.trim(), workspace: form.workspace });
+          const { slug } = await deps.management.createProject(actor, form.workspace, { name: form.name });
           back(res, keysPath(slug), 'project-created');
         },
         async (f, err) => newProjectPage(f, { workspaces: await deps.management.workspacesOf(actor), error: err.message, name }),

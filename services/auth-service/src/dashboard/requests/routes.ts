@@ -12,7 +12,7 @@ export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit)
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'requests', { project: param(req, 'slug') });
       // One page, newest asked first; "Older requests" carries its cursor (docs/management.md "Lists and pages").
-      const page = await deps.management.requests(actor, param(req, 'slug'), { cursor: str(req.query['cursor']) });
+      const page = await deps.management.listAccessRequests(actor, param(req, 'slug'), { cursor: str(req.query['cursor']) });
       render(res, requestsPage(f, { ...page, pending: await deps.management.pendingRequests(actor, param(req, 'slug')), now: now() }));
     }),
   );
@@ -21,12 +21,10 @@ export function requestsRoutes(router: Router, { deps, now, page$, frame }: Kit)
       REQUEST_FORMS[decision].path,
       page$(async (req, res, actor) => {
         const slug = param(req, 'slug');
-        await deps.management.decideRequest(
-          actor,
-          slug,
-          param(req, 'id'),
-          decision === 'approve' ? { approve: true, level: formOf(req, REQUEST_FORMS.approve).level } : { approve: false },
-        );
+        const id = param(req, 'id');
+        if (decision === 'approve')
+          await deps.management.approveAccessRequest(actor, slug, id, { level: formOf(req, REQUEST_FORMS.approve).level });
+        else await deps.management.denyAccessRequest(actor, slug, id);
         back(
           res,
           `/dashboard/projects/${encodeURIComponent(slug)}/requests`,

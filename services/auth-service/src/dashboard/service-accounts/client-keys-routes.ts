@@ -35,14 +35,14 @@ function pastedJwks(text: string): unknown {
 
 export function clientKeysRoutes(router: Router, { deps, page$, frame }: Kit): void {
   async function nameOf(actor: Actor, ws: string, id: string): Promise<string> {
-    const bot = (await deps.management.serviceAccounts(actor, ws)).bots.find((b) => b.id === id);
+    const bot = (await deps.management.listServiceAccounts(actor, ws)).bots.find((b) => b.id === id);
     if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
     return bot.name;
   }
 
   async function show(req: Request, res: Response, actor: Actor) {
     const [ws, id] = [param(req, 'ws'), param(req, 'id')];
-    const client = await deps.management.serviceAccountClient(actor, ws, id);
+    const client = await deps.management.getServiceAccountClient(actor, ws, id);
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
     render(res, clientKeysPage(f, { name: await nameOf(actor, ws, id), client }, botsPath(ws)));
   }

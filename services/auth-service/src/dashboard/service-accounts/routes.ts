@@ -23,7 +23,7 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   async function renderBots(req: Request, res: Response, actor: Actor, shown: { newKey?: Revealed['newKey']; gone?: true } = {}) {
     const ws = param(req, 'ws');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
-    render(res, serviceAccountsPage(f, { ...(await deps.management.serviceAccounts(actor, ws)), ...shown }));
+    render(res, serviceAccountsPage(f, { ...(await deps.management.listServiceAccounts(actor, ws)), ...shown }));
   }
 
   /** Post-redirect-get (docs/dashboard.md "A key is shown once"): the key waits for one read by this session. */
@@ -36,7 +36,7 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
   /** The confirmation page (its GET, or a POST without `confirm=yes`) says what the action ends (docs/dashboard.md "Confirmation"). */
   async function confirmFirst(req: Request, res: Response, actor: Actor, step: 'rotate' | 'revoke'): Promise<void> {
     const ws = param(req, 'ws');
-    const bot = (await deps.management.serviceAccounts(actor, ws)).bots.find((b) => b.id === param(req, 'id'));
+    const bot = (await deps.management.listServiceAccounts(actor, ws)).bots.find((b) => b.id === param(req, 'id'));
     if (!bot) throw new ManagementError(404, 'There is no such service account in this workspace.');
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
     const action = `${botsPath(ws)}/${encodeURIComponent(bot.id)}/${step}`;
@@ -70,7 +70,7 @@ export function serviceAccountsRoutes(router: Router, { deps, page$, frame, reve
     BOT_FORMS.grant.path,
     page$(async (req, res, actor) => {
       const form = formOf(req, BOT_FORMS.grant);
-      await deps.management.grantServiceAccount(actor, param(req, 'ws'), param(req, 'id'), form.project, form.level);
+      await deps.management.grantServiceAccount(actor, param(req, 'ws'), param(req, 'id'), { project: form.project, level: form.level });
       back(res, botsPath(param(req, 'ws')), 'bot-granted');
     }),
   );

@@ -43,7 +43,7 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     const sp = samlServiceProvider(deps.authUrl, ws);
     render(
       res,
-      ssoPage(f, await sso.ssoView(actor, ws), { callback, sp }, error?.message),
+      ssoPage(f, await sso.ssoSettings(actor, ws), { callback, sp }, error?.message),
       error ? { refusal: pageRefusalOf(error.status) } : {},
     );
   };
@@ -78,14 +78,14 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     SSO_FORMS.provider.path,
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.provider);
-      return sso.ssoConfigureProvider(a, ws, { issuer: form.issuer, clientId: form.client_id, secret: form.client_secret ?? '' });
+      return sso.configureSsoProvider(a, ws, { issuer: form.issuer, clientId: form.client_id, secret: form.client_secret ?? '' });
     }, 'sso-provider-saved'),
   );
   router.post(
     SSO_FORMS.saml.path,
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.saml);
-      return sso.ssoConfigureProvider(a, ws, {
+      return sso.configureSsoProvider(a, ws, {
         kind: 'saml',
         saml: {
           metadataXml: form.metadata_xml ?? '',
@@ -103,7 +103,7 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
     SSO_FORMS.policy.path,
     change((req, a, ws) => {
       const form = formOf(req, SSO_FORMS.policy);
-      return sso.ssoSetPolicy(a, ws, {
+      return sso.setSsoPolicy(a, ws, {
         defaultRole: form.default_role,
         required: form.required === '1',
         groupRoles: groupLines(form.group_roles ?? ''),
@@ -112,14 +112,14 @@ export function ssoRoutes(router: Router, { deps, page$, frame }: Kit): void {
   );
   router.post(
     SSO_FORMS.claim.path,
-    change((req, a, ws) => sso.ssoClaimDomain(a, ws, formOf(req, SSO_FORMS.claim).domain), 'sso-domain-claimed'),
+    change((req, a, ws) => sso.claimSsoDomain(a, ws, formOf(req, SSO_FORMS.claim).domain), 'sso-domain-claimed'),
   );
   router.post(
     SSO_FORMS.verify.path,
-    change((req, a, ws) => sso.ssoVerifyDomain(a, ws, formOf(req, SSO_FORMS.verify).domain), 'sso-domain-verified'),
+    change((req, a, ws) => sso.verifySsoDomain(a, ws, formOf(req, SSO_FORMS.verify).domain), 'sso-domain-verified'),
   );
   router.post(
     SSO_FORMS.release.path,
-    change((req, a, ws) => sso.ssoReleaseDomain(a, ws, formOf(req, SSO_FORMS.release).domain), 'sso-domain-released'),
+    change((req, a, ws) => sso.releaseSsoDomain(a, ws, formOf(req, SSO_FORMS.release).domain), 'sso-domain-released'),
   );
 }

@@ -11,14 +11,14 @@ export function toolsRoutes(router: Router, { deps, page$, frame }: Kit): void {
     '/projects/:slug/tools',
     page$(async (req, res, actor) => {
       const f = await frame(req, res, actor, 'tools', { project: param(req, 'slug') });
-      render(res, toolsPage(f, await deps.management.listBuiltinTools(actor, param(req, 'slug'))));
+      render(res, toolsPage(f, (await deps.management.listBuiltinTools(actor, param(req, 'slug'))).tools));
     }),
   );
   router.post(
     TOOL_FORMS.approval.path,
     page$(async (req, res, actor) => {
       const slug = param(req, 'slug');
-      await deps.management.setBuiltinTool(actor, slug, param(req, 'tool'), formOf(req, TOOL_FORMS.approval).approval);
+      await deps.management.setBuiltinTool(actor, slug, param(req, 'tool'), { approval: formOf(req, TOOL_FORMS.approval).approval });
       back(res, `/dashboard/projects/${encodeURIComponent(slug)}/tools`, 'tool-approval-saved');
     }),
   );

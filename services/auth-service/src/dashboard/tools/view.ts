@@ -4,14 +4,13 @@
  * have their rows on their server's page.
  */
 import type { BuiltinToolView } from '@svc/management';
-import { approvalSettable } from '@svc/policy';
 import { html, type SafeHtml } from '../../ui/html.ts';
 import { dashboardPage, postForm, type Frame } from '../frame.ts';
 import { APPROVAL_CHOICES, options, table } from '../parts.ts';
 
 function approvalCell(f: Frame, t: BuiltinToolView): SafeHtml {
-  const name = t.policy.name;
-  if (!approvalSettable(t.policy)) return html`<span class="muted">Always runs: any caller needs it to find their way</span>`;
+  const name = t.name;
+  if (!t.approval_settable) return html`<span class="muted">Always runs: any caller needs it to find their way</span>`;
   return postForm(
     f,
     `/dashboard/projects/${encodeURIComponent(f.project!.slug)}/tools/${encodeURIComponent(name)}/approval`,
@@ -30,11 +29,11 @@ ${table(
   "svc's own tools",
   ['Tool', 'What it does', 'Who may call it', 'Approval', 'Set by'],
   tools.map((t) => [
-    html`<code>${t.policy.name}</code>`,
-    t.policy.summary,
-    t.policy.level,
+    html`<code>${t.name}</code>`,
+    t.summary,
+    t.level,
     approvalCell(f, t),
-    t.setting?.setBy ?? html`<span class="muted">svc (the tool's own)</span>`,
+    t.set_by ?? html`<span class="muted">svc (the tool's own)</span>`,
   ]),
   '',
 )}`,

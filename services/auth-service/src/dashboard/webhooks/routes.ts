@@ -24,15 +24,17 @@ export function webhooksRoutes(router: Router, { deps, page$, frame, submit, rev
 
   async function list(req: Request, res: Response, actor: Actor, shown: { secret?: Revealed['secret']; gone?: true; sent?: Sent } = {}) {
     const ws = param(req, 'ws');
-    const endpoints = await m.webhooks(actor, ws);
+    const endpoints = await m.listWebhooks(actor, ws);
     // At most WEBHOOK_MAX_ENDPOINTS (10) endpoints, each log read for its newest attempt.
-    const rows = await Promise.all(endpoints.map(async (w) => ({ ...w, last: (await m.webhookDeliveries(actor, ws, w.id))[0] ?? null })));
+    const rows = await Promise.all(
+      endpoints.map(async (w) => ({ ...w, last: (await m.listWebhookDeliveries(actor, ws, w.id))[0] ?? null })),
+    );
     const f = await frame(req, res, actor, 'webhooks', { workspace: ws });
     render(res, webhooksPage(f, { rows, ...shown }));
   }
 
   async function endpointOf(actor: Actor, ws: string, id: string): Promise<WebhookRow> {
-    const found = (await m.webhooks(actor, ws)).find((w) => w.id === id);
+    const found = (await m.listWebhooks(actor, ws)).find((w) => w.id === id);
     if (!found) throw new ManagementError(404, 'This workspace has no such webhook endpoint.');
     return found;
   }
@@ -40,7 +42,7 @@ export function webhooksRoutes(router: Router, { deps, page$, frame, submit, rev
   async function one(req: Request, res: Response, actor: Actor) {
     const [ws, id] = [param(req, 'ws'), param(req, 'id')];
     const endpoint = await endpointOf(actor, ws, id);
-    const deliveries = await m.webhookDeliveries(actor, ws, id);
+    const deliveries = await m.listWebhookDeliveries(actor, ws, id);
     const f = await frame(req, res, actor, 'webhooks', { workspace: ws });
     render(res, webhookPage(f, { endpoint, deliveries }));
   }
@@ -91,7 +93,7 @@ export function webhooksRoutes(router: Router, { deps, page$, frame, submit, rev
           await reveal(req, res, { url: made.url, secret: made.secret });
         },
         async (f, err) => {
-          const endpoints = await m.webhooks(actor, ws);
+          const endpoints = await m.listWebhooks(actor, ws);
           const sent = { ...input, error: { message: err.message, field: err.field } };
           return webhooksPage(f, { rows: endpoints.map((w) => ({ ...w, last: null })), sent });
         },
@@ -123,7 +125,7 @@ export function webhooksRoutes(router: Router, { deps, page$, frame, submit, rev
           back(res, webhookPath(ws, id), 'webhook-saved');
         },
         async (f, err) => {
-          const [endpoint, deliveries] = [await endpointOf(actor, ws, id), await m.webhookDeliveries(actor, ws, id)];
+          const [endpoint, deliveries] = [await endpointOf(actor, ws, id), await m.listWebhookDeliveries(actor, ws, id)];
           return webhookPage(f, { endpoint, deliveries, sent: { ...change, error: { message: err.message, field: err.field } } });
         },
       );

@@ -52,7 +52,7 @@ export function workloadIssuersRoutes(router: Router, { deps, page$, frame }: Ki
   async function show(req: Request, res: Response, actor: Actor) {
     const ws = param(req, 'ws');
     const issuers = await deps.management.listWorkloadIssuers(actor, ws);
-    const { bots } = await deps.management.serviceAccounts(actor, ws);
+    const { bots } = await deps.management.listServiceAccounts(actor, ws);
     const f = await frame(req, res, actor, 'service-accounts', { workspace: ws });
     const accounts = bots.filter((b) => !b.revoked).map((b) => ({ id: b.id, name: b.name }));
     render(res, workloadIssuersPage(f, { issuers, accounts, tokenEndpoint: `${deps.authUrl}/api/oauth/token`, audience: deps.authUrl }));

@@ -1,9 +1,13 @@
-/** The routes of access requests (docs/management.md "Access request lifecycle"). */
-import { handle, iso, type ManagementRoute } from './handle.ts';
+/**
+ * The wire adapters of access requests (docs/management.md "Access request lifecycle"): the lists
+ * answer in the wire's names and times; asking answers 201 for a new request. Approving and
+ * denying answer as the layer does.
+ */
+import { iso, type WireAdapters } from './wire.ts';
 
-export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
-  handle('listAccessRequests', async (m, a, { params, query }) => {
-    const page = await m.requests(a, params.project, { cursor: query.get('cursor'), limit: query.get('limit') });
+export const ACCESS_REQUEST_ADAPTERS = {
+  listAccessRequests: async (m, a, { params, query }) => {
+    const page = await m.listAccessRequests(a, params.project, { cursor: query.get('cursor'), limit: query.get('limit') });
     const requests = page.requests.map((r) => ({
       id: r.id,
       requester: r.requester,
@@ -16,21 +20,13 @@ export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
       decided_at: iso(r.decidedAt),
     }));
     return { body: { requests, next_cursor: page.next } };
-  }),
-  handle('requestAccess', async (m, a, { params, body }) => {
+  },
+  requestAccess: async (m, a, { params, body }) => {
     const outcome = await m.requestAccess(a, params.project, body);
     return { status: outcome.status === 'pending' && !outcome.updated ? 201 : 200, body: outcome };
-  }),
-  handle('approveAccessRequest', async (m, a, { params, body }) => {
-    await m.decideRequest(a, params.project, params.id, { approve: true, level: body.level });
-    return { body: { id: params.id, status: 'approved', level: body.level } };
-  }),
-  handle('denyAccessRequest', async (m, a, { params }) => {
-    await m.decideRequest(a, params.project, params.id, { approve: false });
-    return { body: { id: params.id, status: 'denied' } };
-  }),
-  handle('myAccessRequests', async (m, a, { query }) => {
-    const page = await m.myRequests(a, { cursor: query.get('cursor'), limit: query.get('limit') });
+  },
+  myAccessRequests: async (m, a, { query }) => {
+    const page = await m.myAccessRequests(a, { cursor: query.get('cursor'), limit: query.get('limit') });
     const requests = page.requests.map((r) => ({
       id: r.id,
       project: r.project,
@@ -41,5 +37,5 @@ export const ACCESS_REQUEST_ROUTES: readonly ManagementRoute[] = [
       decided_at: iso(r.decidedAt),
     }));
     return { body: { requests, next_cursor: page.next } };
-  }),
-];
+  },
+} satisfies WireAdapters;

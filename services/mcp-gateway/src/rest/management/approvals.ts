@@ -1,9 +1,12 @@
-/** The routes of calls held for an approval (docs/approvals.md). */
-import { handle, iso, type ManagementRoute } from './handle.ts';
+/**
+ * The wire adapters of calls held for an approval (docs/approvals.md): the list answers in the
+ * wire's names and times; approving takes the wire's `call_hash`. Denying answers as the layer does.
+ */
+import { iso, type WireAdapters } from './wire.ts';
 
-export const APPROVAL_ROUTES: readonly ManagementRoute[] = [
-  handle('listApprovals', async (m, a, { params }) => {
-    const approvals = (await m.approvals(a, params.project)).map((r) => ({
+export const APPROVAL_ADAPTERS = {
+  listApprovals: async (m, a, { params }) => {
+    const approvals = (await m.listApprovals(a, params.project)).map((r) => ({
       id: r.id,
       tool: r.tool,
       arguments: r.arguments,
@@ -26,13 +29,9 @@ export const APPROVAL_ROUTES: readonly ManagementRoute[] = [
         : null,
     }));
     return { body: { approvals } };
-  }),
-  handle('approveApproval', async (m, a, { params, body }) => {
-    const { expiresAt } = await m.decideApproval(a, params.project, params.id, { approve: true, callHash: body.call_hash });
+  },
+  approveApproval: async (m, a, { params, body }) => {
+    const { expiresAt } = await m.approveApproval(a, params.project, params.id, { callHash: body.call_hash });
     return { body: { id: params.id, status: 'approved', expires_at: iso(expiresAt) } };
-  }),
-  handle('denyApproval', async (m, a, { params }) => {
-    await m.decideApproval(a, params.project, params.id, { approve: false });
-    return { body: { id: params.id, status: 'denied' } };
-  }),
-];
+  },
+} satisfies WireAdapters;

@@ -1,6 +1,9 @@
-/** The routes of a workspace's client governance (docs/management.md "Client governance"). */
+/**
+ * The wire adapters of a workspace's client governance (docs/management.md "Client governance"):
+ * the policy and the clients waiting for approval in the wire's names and times.
+ */
 import type { ClientApproval, ClientPolicy } from '@svc/accounts';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
 const policy = (p: ClientPolicy) => ({ mode: p.mode, allow: p.allow, deny: p.deny, updated_at: iso(p.updatedAt) });
 const approval = (a: ClientApproval) => ({
@@ -13,14 +16,14 @@ const approval = (a: ClientApproval) => ({
   decided_at: iso(a.decidedAt),
 });
 
-export const CLIENT_POLICY_ROUTES: readonly ManagementRoute[] = [
-  handle('clientPolicy', async (m, a, { params }) => ({ body: policy(await m.clientPolicy(a, params.workspace)) })),
-  handle('setClientPolicy', async (m, a, { params, body }) => ({
+export const CLIENT_POLICY_ADAPTERS = {
+  clientPolicy: async (m, a, { params }) => ({ body: policy(await m.clientPolicy(a, params.workspace)) }),
+  setClientPolicy: async (m, a, { params, body }) => ({
     body: policy(await m.setClientPolicy(a, params.workspace, { mode: body.mode, allow: [...body.allow], deny: [...body.deny] })),
-  })),
-  handle('listClientApprovals', async (m, a, { params }) => ({
+  }),
+  listClientApprovals: async (m, a, { params }) => ({
     body: { client_approvals: (await m.listClientApprovals(a, params.workspace)).map(approval) },
-  })),
-  handle('approveClient', async (m, a, { params }) => ({ body: approval(await m.approveClient(a, params.workspace, params.client)) })),
-  handle('denyClient', async (m, a, { params }) => ({ body: approval(await m.denyClient(a, params.workspace, params.client)) })),
-];
+  }),
+  approveClient: async (m, a, { params }) => ({ body: approval(await m.approveClient(a, params.workspace, params.client)) }),
+  denyClient: async (m, a, { params }) => ({ body: approval(await m.denyClient(a, params.workspace, params.client)) }),
+} satisfies WireAdapters;

@@ -1,6 +1,10 @@
-/** The routes of a project's keys (docs/management.md "Operations"). */
+/**
+ * The wire adapters of a project's keys (docs/management.md "Operations"): the list, creation,
+ * limit, allow-list and roll answer in the wire's names and times. Disabling, enabling, the note
+ * and revoking answer as the layer does.
+ */
 import type { KeyRow } from '@svc/management';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
 /** A key as the list answers it. */
 const keyBody = (k: KeyRow) => ({
@@ -18,12 +22,12 @@ const keyBody = (k: KeyRow) => ({
   replaced_by: k.replacedBy,
 });
 
-export const KEY_ROUTES: readonly ManagementRoute[] = [
-  handle('listKeys', async (m, a, { params, query }) => {
-    const r = await m.keys(a, params.project, { status: query.get('status'), q: query.get('q') });
+export const KEY_ADAPTERS = {
+  listKeys: async (m, a, { params, query }) => {
+    const r = await m.listKeys(a, params.project, { status: query.get('status'), q: query.get('q') });
     return { body: { keys: r.keys.map(keyBody), creatable_levels: [...r.creatableLevels] } };
-  }),
-  handle('createKey', async (m, a, { params, body }) => {
+  },
+  createKey: async (m, a, { params, body }) => {
     const k = await m.createKey(a, params.project, {
       name: body.name.trim(),
       level: body.level,
@@ -36,36 +40,20 @@ export const KEY_ROUTES: readonly ManagementRoute[] = [
       status: 201,
       body: { id: k.id, key: k.key, name: k.name, level: body.level, expires_at: iso(k.expiresAt), rate_limit: k.rateLimit },
     };
-  }),
-  handle('setKeyLimit', async (m, a, { params, body }) => {
+  },
+  setKeyLimit: async (m, a, { params, body }) => {
     const k = await m.setKeyLimit(a, params.project, params.id, body.rate_limit);
     return { body: { id: k.id, rate_limit: k.rateLimit } };
-  }),
-  handle('disableKey', async (m, a, { params }) => {
-    const k = await m.setKeyDisabled(a, params.project, params.id, true);
-    return { body: { id: k.id, status: k.status } };
-  }),
-  handle('enableKey', async (m, a, { params }) => {
-    const k = await m.setKeyDisabled(a, params.project, params.id, false);
-    return { body: { id: k.id, status: k.status } };
-  }),
-  handle('setKeyNote', async (m, a, { params, body }) => {
-    const k = await m.setKeyNote(a, params.project, params.id, body.note);
-    return { body: { id: k.id, note: k.note } };
-  }),
-  handle('setKeyAllowedIps', async (m, a, { params, body }) => {
+  },
+  setKeyAllowedIps: async (m, a, { params, body }) => {
     const k = await m.setKeyAllowedIps(a, params.project, params.id, body.allowed_ips);
     return { body: { id: k.id, allowed_ips: k.allowedIps } };
-  }),
-  handle('revokeKey', async (m, a, { params }) => {
-    await m.revokeKey(a, params.project, params.id);
-    return { body: { id: params.id, revoked: true } };
-  }),
-  handle('rollKey', async (m, a, { params, body }) => {
+  },
+  rollKey: async (m, a, { params, body }) => {
     const k = await m.rollKey(a, params.project, params.id, body.overlap);
     return {
       status: 201,
       body: { id: k.id, key: k.key, name: k.name, level: k.level, expires_at: iso(k.expiresAt), old_key_until: iso(k.replacedUntil) },
     };
-  }),
-];
+  },
+} satisfies WireAdapters;

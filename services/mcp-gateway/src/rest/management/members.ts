@@ -1,35 +1,29 @@
-/** The routes of a project's members and invitations (docs/management.md "Operations", "Invitations"). */
-import { handle, iso, type ManagementRoute } from './handle.ts';
+/**
+ * The wire adapters of a project's members (docs/management.md "Operations", "Invitations"): the
+ * list's invitations with the wire's times; putting a member answers the status of its outcome.
+ * Cancelling an invitation and removing a member answer as the layer does.
+ */
+import { iso, type WireAdapters } from './wire.ts';
 
-export const MEMBER_ROUTES: readonly ManagementRoute[] = [
-  handle('listMembers', async (m, a, { params }) => {
-    const { members, invitations } = await m.members(a, params.project);
+/** putMember's status: 200 a role changed, 201 a confirmed account added, 202 an address invited. */
+const PUT_STATUS = { role_changed: 200, added: 201, invited: 202 } as const;
+
+export const MEMBER_ADAPTERS = {
+  listMembers: async (m, a, { params }) => {
+    const { members, invitations } = await m.listMembers(a, params.project);
     return {
       body: {
         members,
         invitations: invitations.map((i) => ({ ...i, createdAt: iso(i.createdAt), expiresAt: iso(i.expiresAt) })),
       },
     };
-  }),
-  handle('putMember', async (m, a, { params, body }) => {
-    const email = body.email.trim();
-    const role = body.role;
-    const existing = (await m.members(a, params.project)).members.find((x) => x.email === email.toLowerCase());
-    if (existing) {
-      await m.setRole(a, params.project, existing.userId, role);
-      return { status: 200, body: { email: email.toLowerCase(), role } };
-    }
+  },
+  putMember: async (m, a, { params, body }) => {
+    const { email, outcome } = await m.putMember(a, params.project, body);
     // An address without a confirmed account is invited (docs/management.md "Invitations"): 202, not a member yet.
-    const { invited } = await m.addMember(a, params.project, { email, role });
-    if (invited) return { status: 202, body: { email: email.toLowerCase(), role, invited: true } };
-    return { status: 201, body: { email: email.toLowerCase(), role } };
-  }),
-  handle('cancelInvitation', async (m, a, { params }) => {
-    await m.cancelInvitation(a, params.project, params.id);
-    return { body: { id: params.id, cancelled: true } };
-  }),
-  handle('removeMember', async (m, a, { params }) => {
-    await m.removeMember(a, params.project, params.user);
-    return { body: { user: params.user, removed: true } };
-  }),
-];
+    return {
+      status: PUT_STATUS[outcome],
+      body: outcome === 'invited' ? { email, role: body.role, invited: true as const } : { email, role: body.role },
+    };
+  },
+} satisfies WireAdapters;

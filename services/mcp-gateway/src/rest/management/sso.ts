@@ -1,7 +1,11 @@
-/** The routes of a workspace's single sign-on settings (docs/management.md "Single sign-on"). */
+/**
+ * The wire adapters of a workspace's single sign-on settings (docs/management.md "Single
+ * sign-on"): the settings and claims as the API shows them (the record to publish, never the
+ * secret); claiming answers 201 for a new claim. Releasing answers as the layer does.
+ */
 import type { DomainClaim, SsoView } from '@svc/sso';
 import { certificateSummary, proofName, proofValue } from '@svc/sso';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
 /** A claim as the API shows it: the record to publish rather than the bare token. */
 const claimOut = (c: DomainClaim) => ({
@@ -31,23 +35,19 @@ const viewOut = (v: SsoView) => ({
   domains: v.claims.map(claimOut),
 });
 
-export const SSO_ROUTES: readonly ManagementRoute[] = [
-  handle('ssoSettings', async (m, a, { params }) => ({ body: viewOut(await m.ssoView(a, params.workspace)) })),
-  handle('configureSsoProvider', async (m, a, { params, body }) => ({
-    body: viewOut(await m.ssoConfigureProvider(a, params.workspace, body)),
-  })),
-  handle('setSsoPolicy', async (m, a, { params, body }) => ({
-    body: viewOut(await m.ssoSetPolicy(a, params.workspace, body)),
-  })),
-  handle('claimSsoDomain', async (m, a, { params, body }) => {
-    const before = (await m.ssoView(a, params.workspace)).claims.length;
-    const claim = await m.ssoClaimDomain(a, params.workspace, body.domain);
-    const after = (await m.ssoView(a, params.workspace)).claims.length;
+export const SSO_ADAPTERS = {
+  ssoSettings: async (m, a, { params }) => ({ body: viewOut(await m.ssoSettings(a, params.workspace)) }),
+  configureSsoProvider: async (m, a, { params, body }) => ({
+    body: viewOut(await m.configureSsoProvider(a, params.workspace, body)),
+  }),
+  setSsoPolicy: async (m, a, { params, body }) => ({
+    body: viewOut(await m.setSsoPolicy(a, params.workspace, body)),
+  }),
+  claimSsoDomain: async (m, a, { params, body }) => {
+    const before = (await m.ssoSettings(a, params.workspace)).claims.length;
+    const claim = await m.claimSsoDomain(a, params.workspace, body.domain);
+    const after = (await m.ssoSettings(a, params.workspace)).claims.length;
     return { status: after > before ? 201 : 200, body: claimOut(claim) };
-  }),
-  handle('verifySsoDomain', async (m, a, { params }) => ({ body: claimOut(await m.ssoVerifyDomain(a, params.workspace, params.domain)) })),
-  handle('releaseSsoDomain', async (m, a, { params }) => {
-    await m.ssoReleaseDomain(a, params.workspace, params.domain);
-    return { body: { domain: params.domain, released: true } };
-  }),
-];
+  },
+  verifySsoDomain: async (m, a, { params }) => ({ body: claimOut(await m.verifySsoDomain(a, params.workspace, params.domain)) }),
+} satisfies WireAdapters;

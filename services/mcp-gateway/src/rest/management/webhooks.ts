@@ -1,6 +1,10 @@
-/** The routes of a workspace's webhook endpoints (docs/webhooks.md). */
+/**
+ * The wire adapters of a workspace's webhook endpoints (docs/webhooks.md): the endpoints, the new
+ * secrets and the delivery log in the wire's names and times. Removing and testing one answer as
+ * the layer does.
+ */
 import type { WebhookRow } from '@svc/management';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
 const answer = (w: WebhookRow) => ({
   id: w.id,
@@ -13,26 +17,22 @@ const answer = (w: WebhookRow) => ({
   created_at: iso(w.createdAt),
 });
 
-export const WEBHOOK_ROUTES: readonly ManagementRoute[] = [
-  handle('listWebhooks', async (m, a, { params }) => ({ body: { webhooks: (await m.webhooks(a, params.workspace)).map(answer) } })),
-  handle('createWebhook', async (m, a, { params, body }) => {
+export const WEBHOOK_ADAPTERS = {
+  listWebhooks: async (m, a, { params }) => ({ body: { webhooks: (await m.listWebhooks(a, params.workspace)).map(answer) } }),
+  createWebhook: async (m, a, { params, body }) => {
     const made = await m.createWebhook(a, params.workspace, { url: body.url, events: body.events, description: body.description });
     return { status: 201, body: { ...answer(made), secret: made.secret } };
-  }),
-  handle('updateWebhook', async (m, a, { params, body }) => ({
+  },
+  updateWebhook: async (m, a, { params, body }) => ({
     body: answer(await m.updateWebhook(a, params.workspace, params.id, body)),
-  })),
-  handle('deleteWebhook', async (m, a, { params }) => {
-    await m.deleteWebhook(a, params.workspace, params.id);
-    return { body: { id: params.id, removed: true } };
   }),
-  handle('rotateWebhookSecret', async (m, a, { params }) => {
+  rotateWebhookSecret: async (m, a, { params }) => {
     const r = await m.rotateWebhookSecret(a, params.workspace, params.id);
     return { body: { id: params.id, secret: r.secret, previous_until: iso(r.previousUntil) } };
-  }),
-  handle('listWebhookDeliveries', async (m, a, { params }) => ({
+  },
+  listWebhookDeliveries: async (m, a, { params }) => ({
     body: {
-      deliveries: (await m.webhookDeliveries(a, params.workspace, params.id)).map((d) => ({
+      deliveries: (await m.listWebhookDeliveries(a, params.workspace, params.id)).map((d) => ({
         at: iso(d.at),
         message_id: d.messageId,
         type: d.type,
@@ -42,9 +42,5 @@ export const WEBHOOK_ROUTES: readonly ManagementRoute[] = [
         error: d.error,
       })),
     },
-  })),
-  handle('testWebhook', async (m, a, { params }) => {
-    await m.testWebhook(a, params.workspace, params.id);
-    return { status: 202, body: { id: params.id, queued: true } };
   }),
-];
+} satisfies WireAdapters;

@@ -1,6 +1,10 @@
-/** The routes of a workspace's workload issuers and their rules (docs/workload-identity.md). */
+/**
+ * The wire adapters of a workspace's workload issuers and their rules (docs/workload-identity.md):
+ * the issuers and rules in the wire's names and times, the body's names as the layer's. Removing
+ * one answers as the layer does.
+ */
 import type { WorkloadIssuer } from '@svc/accounts';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
 const answer = (w: WorkloadIssuer) => ({
   id: w.id,
@@ -13,11 +17,11 @@ const answer = (w: WorkloadIssuer) => ({
   added_at: iso(w.addedAt),
 });
 
-export const WORKLOAD_ISSUER_ROUTES: readonly ManagementRoute[] = [
-  handle('listWorkloadIssuers', async (m, a, { params }) => ({
+export const WORKLOAD_ISSUER_ADAPTERS = {
+  listWorkloadIssuers: async (m, a, { params }) => ({
     body: { workload_issuers: (await m.listWorkloadIssuers(a, params.workspace)).map(answer) },
-  })),
-  handle('addWorkloadIssuer', async (m, a, { params, body }) => {
+  }),
+  addWorkloadIssuer: async (m, a, { params, body }) => {
     const input = {
       kind: body.kind,
       rules: body.rules.map((r) => ({ serviceAccount: r.service_account, claims: r.claims })),
@@ -27,9 +31,5 @@ export const WORKLOAD_ISSUER_ROUTES: readonly ManagementRoute[] = [
       ...(body.jwks_uri === undefined ? {} : { jwksUri: body.jwks_uri }),
     };
     return { status: 201, body: answer(await m.addWorkloadIssuer(a, params.workspace, input)) };
-  }),
-  handle('removeWorkloadIssuer', async (m, a, { params }) => {
-    await m.removeWorkloadIssuer(a, params.workspace, params.id);
-    return { body: { id: params.id, removed: true } };
-  }),
-];
+  },
+} satisfies WireAdapters;

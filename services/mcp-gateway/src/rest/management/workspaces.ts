@@ -1,14 +1,14 @@
-/** The routes of a workspace's projects, usage and audit log, and of a person's own apps and keys. */
+/**
+ * The wire adapters of a workspace's audit log and of a person's apps: the audit log's page with
+ * the wire's times, or its export as a stream of JSON lines (`format=jsonl`); the apps in the
+ * wire's names and times. Creating a project, usage, the factor policy and reset, and revoking an
+ * app or a personal key answer as the layer does.
+ */
 import { ManagementError } from '@svc/management';
-import { handle, iso, type ManagementRoute } from './handle.ts';
+import { iso, type WireAdapters } from './wire.ts';
 
-export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
-  handle('createProject', async (m, a, { params, body }) => {
-    const r = await m.createProject(a, { name: body.name.trim(), workspace: params.workspace });
-    return { status: 201, body: { slug: r.slug } };
-  }),
-  handle('usage', async (m, a, { params, query }) => ({ body: await m.usage(a, params.workspace, { days: query.get('days') }) })),
-  handle('audit', async (m, a, { params, query }) => {
+export const WORKSPACE_ADAPTERS = {
+  audit: async (m, a, { params, query }) => {
     const format = query.get('format');
     const filter = { action: query.get('action'), actor: query.get('actor'), from: query.get('from'), to: query.get('to') };
     if (format === 'jsonl') return { stream: await m.auditExport(a, params.workspace, filter) };
@@ -16,16 +16,13 @@ export const WORKSPACE_ROUTES: readonly ManagementRoute[] = [
       throw new ManagementError(400, 'The format must be jsonl (the export) or json (a page, the default).', 'format');
     const page = await m.audit(a, params.workspace, { ...filter, cursor: query.get('cursor'), limit: query.get('limit') });
     return { body: { entries: page.entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })), next: page.next } };
-  }),
-  handle('factorPolicy', async (m, a, { params }) => ({ body: await m.factorPolicy(a, params.workspace) })),
-  handle('setFactorPolicy', async (m, a, { params, body }) => ({ body: await m.setFactorPolicy(a, params.workspace, body.required) })),
-  handle('resetFactors', async (m, a, { params }) => ({ body: await m.resetFactors(a, params.workspace, params.user) })),
-];
+  },
+} satisfies WireAdapters;
 
-export const ME_ROUTES: readonly ManagementRoute[] = [
-  handle('myApps', async (m, a) => ({
+export const ME_ADAPTERS = {
+  myApps: async (m, a) => ({
     body: {
-      apps: (await m.account(a)).apps.map((x) => ({
+      apps: (await m.myApps(a)).map((x) => ({
         id: x.id,
         client: x.client,
         client_id: x.clientId,
@@ -36,13 +33,5 @@ export const ME_ROUTES: readonly ManagementRoute[] = [
         last_used_at: iso(x.lastUsedAt),
       })),
     },
-  })),
-  handle('revokeApp', async (m, a, { params }) => {
-    await m.revokeApp(a, params.id);
-    return { body: { id: params.id, revoked: true } };
   }),
-  handle('revokePersonalKey', async (m, a, { params }) => {
-    await m.revokePersonalKey(a, params.id);
-    return { body: { id: params.id, revoked: true } };
-  }),
-];
+} satisfies WireAdapters;
