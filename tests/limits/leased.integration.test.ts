@@ -162,3 +162,44 @@ test('N leased replicas with random arrivals and kills never admit past a limit;
   );
   assert.ok(shortWindows > 0, 'the runs reach the limits (else they test nothing)');
 });
+
+test('a window edge crossed while a refill is out refuses nothing far from the limit', async (t) => {
+  // A charge that finds no block waits for its turn's call; another charge arriving after the
+  // edge, before the answer, rolls the blocks to the new window. The answer was for the old one:
+  // the first charge must wait again for the new window's refill, never be refused for it.
+  const cases = [
+    { name: 'minute edge', start: Date.UTC(2026, 0, 15, 12, 0, 59, 990) },
+    { name: 'minute and month edge', start: Date.UTC(2026, 0, 31, 23, 59, 59, 990) },
+  ];
+  for (const { name, start } of cases)
+    for (const lateBy of [10, 500, 30_000]) {
+      await redis.flush();
+      const clock = testClock({ start });
+      const conn = connectRedis(redis.url, { name: 'edge' });
+      const limiter = createLeasedLimiter(conn, { profile: 'current', scale: SCALE, now: clock.now, tickMs: 0 });
+      const charge = (countsAsQuery: boolean): Charge => ({
+        workspace: WS,
+        plan: 'FREE',
+        countsAsQuery,
+        credential: 'key:k1',
+        keyLimit: KEY,
+      });
+      try {
+        const first = [limiter(charge(true)), limiter(charge(false))];
+        // The turn's call is sent in this check phase, before this callback; its answer comes later.
+        await new Promise(setImmediate);
+        clock.advance(lateBy);
+        const second = [limiter(charge(true)), limiter(charge(false))];
+        const outcomes = (await Promise.all([...first, ...second])).map((d) => d.outcome);
+        assert.deepEqual(
+          outcomes,
+          ['allowed', 'allowed', 'allowed', 'allowed'],
+          `${name}, the edge crossed ${lateBy} ms before the answer`,
+        );
+      } finally {
+        await limiter.release();
+        conn.disconnect();
+      }
+    }
+  t.diagnostic('6 edges crossed while a refill was out: every charge admitted');
+});

@@ -96,12 +96,16 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
   function send(p: Payer): void {
     const batch = p.waiting.splice(0, MAX_BATCH);
     p.inflight = true;
+    const sentIn = { minute: p.minute.window, month: p.month.window };
     call(ctx, p, batch, never)
       .then((claimed) => {
         const t = now();
         tickClock(t);
         // At a window's edge the refill was for the old window: who is not decided waits again.
-        const rolled = roll(clock, p);
+        // The edge may have been crossed while the call was out (another charge rolled the
+        // blocks then), so the windows are compared with those the call was sent in.
+        roll(clock, p);
+        const rolled = p.minute.window !== sentIn.minute || p.month.window !== sentIn.month;
         const again: Waiting[] = [];
         let proof = 0;
         for (const w of batch) {
