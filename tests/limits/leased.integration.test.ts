@@ -203,3 +203,44 @@ test('a window edge crossed while a refill is out refuses nothing far from the l
     }
   t.diagnostic('6 edges crossed while a refill was out: every charge admitted');
 });
+
+test('a workspace holding blocks for thousands of callers does not make each request pay for the others', async (t) => {
+  // Each caller has its own tool bucket (docs/operations.md "Limits for agents"), so a workspace's
+  // replica may hold a block for each of the callers it saw this minute. A turn's refill must look
+  // only at the blocks its own charges spend: CPU time per charge stays flat as the others pile up.
+  await redis.flush();
+  const clock = testClock({ start: Date.UTC(2026, 0, 15, 12, 0, 5) });
+  const conn = connectRedis(redis.url, { name: 'many-callers' });
+  const limiter = createLeasedLimiter(conn, { profile: 'current', scale: 100_000, now: clock.now, tickMs: 0 });
+  const charge = (caller: string): Charge => ({
+    workspace: WS,
+    plan: 'FREE',
+    countsAsQuery: false,
+    credential: caller,
+    keyLimit: null,
+    agent: [{ bucket: `tools:${caller}`, share: 1, cost: 1 }],
+  });
+  const callers = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `key:${tag}${i}`);
+  /** The CPU time (µs) of charging each caller once, 50 at a time, all admitted. */
+  const cpuOf = async (who: string[]) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < who.length; i += 50) {
+      const decisions = await Promise.all(who.slice(i, i + 50).map((c) => limiter(charge(c))));
+      assert.ok(decisions.every((d) => d.outcome === 'allowed'));
+    }
+    const used = process.cpuUsage(before);
+    return used.user + used.system;
+  };
+  try {
+    const first = await cpuOf(callers(2_000, 'a'));
+    await cpuOf(callers(20_000, 'b'));
+    const crowded = await cpuOf(callers(2_000, 'c'));
+    t.diagnostic(
+      `2,000 new callers: ${Math.round(first / 1000)} ms of CPU first, ${Math.round(crowded / 1000)} ms among 22,000 held blocks`,
+    );
+    assert.ok(crowded < first * 4, `charges among 22,000 held blocks cost ${crowded} µs against ${first} µs among none`);
+  } finally {
+    await limiter.release();
+    conn.disconnect();
+  }
+});

@@ -150,7 +150,10 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       // Buckets of an ended minute: their blocks lapsed with their counters.
       for (const m of [p.keys, p.agents]) for (const [name, l] of m) if (l.window !== clock.minute) m.delete(name);
       const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
-      const anyIdle = (m: Map<string, Lease>) => [...m.values()].some(idle);
+      const anyIdle = (m: Map<string, Lease>) => {
+        for (const l of m.values()) if (idle(l)) return true;
+        return false;
+      };
       if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
         p.inflight = true;
         calls.push(
@@ -358,29 +361,40 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
     clock.monthTtl,
     count((w) => w.charge.countsAsQuery),
   );
-  for (const [keyId, lease] of p.keys) {
-    const perMinute = batch.find((w) => w.keyLimit?.keyId === keyId)?.keyLimit?.perMinute ?? NO_LIMIT;
-    reserve(
-      K.rateKeyMinute(p.workspace, keyId, clock.minute),
-      lease,
-      perMinute,
-      120,
-      count((w) => w.keyLimit?.keyId === keyId),
-    );
+  // What the batch asks of each key's and each agent bucket's block, in one pass over it. A call
+  // that gives idle blocks back (the tick) looks at every block; one that refills (a turn's
+  // charges) only at those its charges spend: a workspace may hold a block for each of thousands
+  // of credentials, and a request must not pay for the others (docs/operations.md "Limits for agents").
+  const keyDemand = new Map<string, { perMinute: number; demand: number }>();
+  const agentDemand = new Map<string, { share: number; demand: number }>();
+  for (const w of batch) {
+    if (w.keyLimit) {
+      const d = keyDemand.get(w.keyLimit.keyId);
+      if (d) d.demand++;
+      else keyDemand.set(w.keyLimit.keyId, { perMinute: w.keyLimit.perMinute, demand: 1 });
+    }
+    for (const spend of w.charge.agent ?? []) {
+      // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
+      minuteLease(ctx, p.agents, spend.bucket);
+      const d = agentDemand.get(spend.bucket);
+      if (d) d.demand += spend.cost;
+      else agentDemand.set(spend.bucket, { share: spend.share, demand: spend.cost });
+    }
   }
-  // Every bucket the batch spends has its lease (a charge refused before reaching one made none).
-  for (const w of batch) for (const s of w.charge.agent ?? []) minuteLease(ctx, p.agents, s.bucket);
-  for (const [bucket, lease] of p.agents) {
-    let demand = 0;
-    let share = 1;
-    for (const w of batch)
-      for (const s of w.charge.agent ?? [])
-        if (s.bucket === bucket) {
-          demand += s.cost;
-          share = s.share;
-        }
-    const limit = shareOf(limits.requestsPerMinute, share);
-    reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, demand);
+  const giving = back !== never;
+  const keyLeases = giving ? p.keys.keys() : keyDemand.keys();
+  for (const keyId of keyLeases) {
+    const lease = p.keys.get(keyId);
+    if (!lease) continue;
+    const d = keyDemand.get(keyId);
+    reserve(K.rateKeyMinute(p.workspace, keyId, clock.minute), lease, d?.perMinute ?? NO_LIMIT, 120, d?.demand ?? 0);
+  }
+  const agentLeases = giving ? p.agents.keys() : agentDemand.keys();
+  for (const bucket of agentLeases) {
+    const lease = p.agents.get(bucket)!;
+    const d = agentDemand.get(bucket);
+    const limit = shareOf(limits.requestsPerMinute, d?.share ?? 1);
+    reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, d?.demand ?? 0);
   }
   const claims: (string | number)[] = [];
   for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
