@@ -150,7 +150,7 @@ export function toolPage(f: Frame, v: UpstreamView, t: UpstreamTool): SafeHtml {
 <dt>Level</dt><dd>${p.level}</dd><dt>Plan</dt><dd>${p.plan} and above</dd><dt>Surfaces</dt><dd>${p.surfaces.join(', ') || 'none'}</dd>
 <dt>Agents</dt><dd>${p.agents ? 'may call it' : 'may not call it'}</dd><dt>Counts as a query</dt><dd>${p.countsAsQuery ? 'yes' : 'no'}</dd>
 <dt>Offered</dt><dd>${p.enabled ? 'on' : 'off'}</dd>
-<dt>Cost a call</dt><dd>${costForm(f, t)}</dd>
+<dt>Cost per call</dt><dd>${costForm(f, t)}</dd>
 <dt>Approval</dt><dd>${approvalForm(f, t)}</dd></dl>
 <p class="muted">Held calls wait on the project's Approvals page. Change its level and switch it on or off on <a href="${back}">the server's page</a>; plan, surfaces, agents and counting through the API (<code>PATCH …/upstreams/${v.upstream.name}/tools/${t.name}</code>).</p>`;
   const body =
