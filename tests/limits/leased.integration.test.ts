@@ -15,7 +15,7 @@ import { connectRedis, K, WINDOWS } from '@svc/accounts';
 import { createLeasedLimiter } from '@svc/mcp-gateway/ratelimit/leased-limiter.ts';
 import type { Charge, RateDecision } from '@svc/mcp-gateway/ratelimit/rate-limiter.ts';
 import { planLimits } from '@svc/policy';
-import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
+import { startRedis, testClock, waitFor, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
 before(async () => {
@@ -241,6 +241,36 @@ test('a workspace holding blocks for thousands of callers does not make each req
     assert.ok(crowded < first * 4, `charges among 22,000 held blocks cost ${crowded} µs against ${first} µs among none`);
   } finally {
     await limiter.release();
+    conn.disconnect();
+  }
+});
+
+test('usage a replica counted before its Redis connection dropped is written once the connection is back', async () => {
+  // A refill refused before it was written (the connection not writable) wrote nothing: the usage
+  // it carried goes with the next call, counted once (docs/operations.md "Leased or exact limits").
+  await redis.flush();
+  const clock = testClock({ start: Date.UTC(2026, 0, 15, 12, 0, 5) });
+  const conn = connectRedis(redis.url, { name: 'dropped', failFast: true });
+  // A fail-fast client sends nothing before it is connected (no offline queue), as the gateway's.
+  await waitFor(() => conn.status === 'ready', { timeout: 5_000, message: 'the connection' });
+  const limiter = createLeasedLimiter(conn, { profile: 'current', scale: SCALE, now: clock.now, tickMs: 0 });
+  const charge = (): Charge => ({ workspace: WS, plan: 'FREE', countsAsQuery: false, credential: 'key:k1', keyLimit: null });
+  try {
+    // The first charge brings a block; the rest of it is admitted here, counted in memory only.
+    let admitted = 0;
+    do {
+      assert.equal((await limiter(charge())).outcome, 'allowed');
+      admitted++;
+    } while (limiter.held(WS).minute > 0);
+    const id = await conn.client('ID');
+    await redis.client.client('KILL', 'ID', String(id));
+    await waitFor(() => conn.status !== 'ready', { timeout: 5_000, message: 'the connection to drop' });
+    await assert.rejects(limiter(charge()), /Stream isn't writeable/, 'the refill is refused before it is written');
+    await waitFor(() => conn.status === 'ready', { timeout: 5_000, message: 'the connection to come back' });
+    await limiter.release();
+    const usage = await redis.client.hgetall(K.usage(WS, WINDOWS.month(clock.now())));
+    assert.equal(usage['key:k1'], String(admitted), `the ${admitted} admitted requests, counted once`);
+  } finally {
     conn.disconnect();
   }
 });

@@ -310,3 +310,15 @@ export function isStoreError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return err.name === 'MaxRetriesPerRequestError' || STORE_ERROR.test(err.message);
 }
+
+/** Failures raised before a command was written: the connection was not writable or the node was marked stuck. */
+const NOT_SENT = /^(Stream isn't writeable|Redis node stopped answering)/;
+
+/**
+ * True when `err` says the command never reached Redis, so nothing of it ran and it may be sent
+ * again. A command that timed out or lost its connection after being written is not such a
+ * failure: it may still run (docs/operations.md "When Redis stops answering").
+ */
+export function wasNotSent(err: unknown): boolean {
+  return err instanceof Error && NOT_SENT.test(err.message);
+}

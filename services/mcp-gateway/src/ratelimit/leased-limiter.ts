@@ -11,7 +11,7 @@
  * the tick that also gives idle blocks back.
  */
 import type { Redis } from '@svc/accounts';
-import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
+import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS, wasNotSent } from '@svc/accounts';
 import { LEASE, LEASE_SIZING, Lease, runScript, type LeaseSizing } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
@@ -399,11 +399,20 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
   const claims: (string | number)[] = [];
   for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
   const tallies: (string | number)[] = [];
-  for (const [field, n] of p.usage) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
-  p.usage.clear();
+  const counted = p.usage;
+  for (const [field, n] of counted) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
+  p.usage = new Map();
   const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
   const windows = leases.map((l) => l.window);
-  const out = (await runScript(ctx.redis, LEASE, keys, args)) as number[];
+  let out: number[];
+  try {
+    out = (await runScript(ctx.redis, LEASE, keys, args)) as number[];
+  } catch (err) {
+    // A call that never reached Redis wrote nothing: its usage goes with the next call. One that
+    // may have run (timed out once written) is not counted twice.
+    if (wasNotSent(err)) for (const [field, n] of counted) p.usage.set(field, (p.usage.get(field) ?? 0) + n);
+    throw err;
+  }
   // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
   leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
   return out.slice(leases.length * 2);
