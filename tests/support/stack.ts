@@ -10,7 +10,7 @@ import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway } from '@svc/mcp-gateway/server.ts';
 import type { RedisFixture } from '@svc/testkit';
-import { freePort, startRedis, waitFor } from '@svc/testkit';
+import { freePort, limiterModeEnv, startRedis, waitFor } from '@svc/testkit';
 
 export interface Stack {
   authUrl: string;
@@ -70,7 +70,15 @@ async function startParts(env: Record<string, string>, options: StackOptions, st
   const [authPort, gwPort] = [await freePort(), await freePort()];
   const authUrl = `http://${options.authHost ?? '127.0.0.1'}:${authPort}`;
   const baseUrl = `http://127.0.0.1:${gwPort}`;
-  const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redis.url, AUTH_URL: authUrl, BASE_URL: baseUrl, LOG_LEVEL: 'error', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    REDIS_URL: redis.url,
+    AUTH_URL: authUrl,
+    BASE_URL: baseUrl,
+    LOG_LEVEL: 'error',
+    ...limiterModeEnv(),
+    ...env,
+  });
   const logger = createLogger({ service: 'stack', level: 'error', silent: !process.env['SVC_TEST_LOGS'] });
   const auth = await startAuthService({
     config: { ...config, port: authPort },

@@ -13,6 +13,7 @@ import { refuseInUnitSuite, waitForPing } from './redis-process.ts';
 
 export { eventually, GiveUp, waitFor } from './wait.ts';
 export { testClock } from './clock.ts';
+export { limiterModeEnv } from './limiter-mode.ts';
 export { freePort } from './ports.ts';
 export { monitorLoop, outsideLoopBudget } from './loop-monitor.ts';
 export { startSmtpInbox, type SmtpInbox } from './smtp.ts';

@@ -13,7 +13,7 @@ import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import type { Plan, KeyLevel } from '@svc/policy';
 import type { RedisFixture } from '@svc/testkit';
-import { freePort, startRedis, waitFor } from '@svc/testkit';
+import { freePort, limiterModeEnv, startRedis, waitFor } from '@svc/testkit';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 import type { ResolveTxt } from '@svc/sso';
 
@@ -35,6 +35,7 @@ export function testConfig(redisUrl: string, port: number, env: Record<string, s
     BASE_URL: `http://127.0.0.1:${port}`,
     AUTH_URL: 'http://127.0.0.1:1',
     LOG_LEVEL: 'error',
+    ...limiterModeEnv(),
     ...env,
   });
 }
