@@ -344,12 +344,15 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
   const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
   const reservations: (string | number)[] = [];
   const leases: Lease[] = [];
+  /** What each lease gave up locally for this call to return (kept when the call never reaches Redis). */
+  const surrendered: number[] = [];
   const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
     const need = demand > lease.left ? demand : 0;
     if (need === 0 && !(lease.left > 0 && back(lease))) return;
     const returned = lease.surrender();
     reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
     leases.push(lease);
+    surrendered.push(returned);
   };
   const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
   const monthLimit = limits.monthlyQueries === null || limits.fairUse ? NO_LIMIT : limits.monthlyQueries;
@@ -408,9 +411,13 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
   try {
     out = (await runScript(ctx.redis, LEASE, keys, args)) as number[];
   } catch (err) {
-    // A call that never reached Redis wrote nothing: its usage goes with the next call. One that
-    // may have run (timed out once written) is not counted twice.
-    if (wasNotSent(err)) for (const [field, n] of counted) p.usage.set(field, (p.usage.get(field) ?? 0) + n);
+    // A call that never reached Redis wrote nothing: its usage goes with the next call and the
+    // tokens it was to give back stay in their blocks. One that may have run (timed out once
+    // written) is neither counted twice nor given back twice.
+    if (wasNotSent(err)) {
+      for (const [field, n] of counted) p.usage.set(field, (p.usage.get(field) ?? 0) + n);
+      leases.forEach((lease, i) => lease.window === windows[i] && (lease.granted += surrendered[i]!));
+    }
     throw err;
   }
   // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
