@@ -280,3 +280,30 @@ test('usage a replica counted before its Redis connection dropped is written onc
     conn.disconnect();
   }
 });
+
+test('a replica that drains with charges waiting or a refill out counts what they admit and gives the rest back', async () => {
+  // The drain (docs/operations.md "Leased or exact limits") settles what is under way first: a
+  // charge still waiting for its turn's call, or one whose call is out, is decided, counted in the
+  // usage it writes, and the rest of its block goes back.
+  for (const moment of ['waiting for its call', 'its call out'] as const) {
+    await redis.flush();
+    const clock = testClock({ start: Date.UTC(2026, 0, 15, 12, 0, 5) });
+    const conn = connectRedis(redis.url, { name: 'draining' });
+    const limiter = createLeasedLimiter(conn, { profile: 'current', scale: SCALE, now: clock.now, tickMs: 0 });
+    try {
+      const decided = limiter({ workspace: WS, plan: 'FREE', countsAsQuery: false, credential: 'key:k1', keyLimit: null });
+      if (moment === 'its call out') await new Promise(setImmediate);
+      await limiter.release();
+      assert.equal((await decided).outcome, 'allowed', moment);
+      assert.equal(
+        await redis.client.get(K.rateMinute(WS, WINDOWS.minute(clock.now()))),
+        '1',
+        `${moment}: the rest of the block given back`,
+      );
+      const usage = await redis.client.hgetall(K.usage(WS, WINDOWS.month(clock.now())));
+      assert.equal(usage['key:k1'], '1', `${moment}: the admitted request counted`);
+    } finally {
+      conn.disconnect();
+    }
+  }
+});

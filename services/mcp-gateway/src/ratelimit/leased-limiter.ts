@@ -93,11 +93,18 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     return p;
   }
 
+  /** The calls out (each settles, never rejects): a drain waits for them (release). */
+  const running = new Set<Promise<unknown>>();
+  const track = (out: Promise<unknown>): void => {
+    running.add(out);
+    void out.then(() => running.delete(out));
+  };
+
   function send(p: Payer): void {
     const batch = p.waiting.splice(0, MAX_BATCH);
     p.inflight = true;
     const sentIn = { minute: p.minute.window, month: p.month.window };
-    call(ctx, p, batch, never)
+    const out = call(ctx, p, batch, never)
       .then((claimed) => {
         const t = now();
         tickClock(t);
@@ -122,6 +129,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       })
       .catch((err: unknown) => batch.forEach((w) => w.reject(err instanceof Error ? err : new Error(String(err)))))
       .finally(() => settled(p));
+    track(out);
   }
 
   /** The call of `p` is answered: the charges that came meanwhile go in the next. */
@@ -156,11 +164,11 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       };
       if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
         p.inflight = true;
-        calls.push(
-          call(ctx, p, [], idle)
-            .catch(() => undefined)
-            .finally(() => settled(p)),
-        );
+        const out = call(ctx, p, [], idle)
+          .catch(() => undefined)
+          .finally(() => settled(p));
+        track(out);
+        calls.push(out);
       } else if (t - p.seen > FORGET_MS) payers.delete(p.workspace);
     }
     return Promise.all(calls);
@@ -190,9 +198,17 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     });
   }
 
-  /** Gives every block back and writes the usage counted (a draining replica's last call). */
+  /**
+   * Gives every block back and writes the usage counted (a draining replica's last call). The
+   * charges waiting to be sent and the calls out are settled first, so what they admit is counted
+   * and what is left of their blocks given back.
+   */
   async function release(): Promise<void> {
     if (timer) clearInterval(timer);
+    while (running.size > 0 || dirty.size > 0) {
+      flush();
+      await Promise.all(running);
+    }
     await tick(true);
   }
 
