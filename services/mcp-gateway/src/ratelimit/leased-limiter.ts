@@ -68,12 +68,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
   const sizing = options.sizing ?? LEASE_SIZING;
   const payers = new Map<string, Payer>();
   const dirty = new Set<Payer>();
-  const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
-  const limitsOf = (plan: Plan) => {
-    let limits = limitsByPlan.get(plan);
-    if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
-    return limits;
-  };
+  const limitsOf = limitsByPlan(options.profile, options.scale);
   const clock = windowClock();
   const tickClock = (t: number) => clock.at(t);
   const ctx: Ctx = { redis, sizing, clock, limitsOf };
@@ -93,12 +88,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     return p;
   }
 
-  /** The calls out (each settles, never rejects): a drain waits for them (release). */
-  const running = new Set<Promise<unknown>>();
-  const track = (out: Promise<unknown>): void => {
-    running.add(out);
-    void out.then(() => running.delete(out));
-  };
+  const { running, track } = callsOut();
 
   function send(p: Payer): void {
     const batch = p.waiting.splice(0, MAX_BATCH);
@@ -155,14 +145,8 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const calls: Promise<unknown>[] = [];
     for (const p of payers.values()) {
       if (p.inflight || p.waiting.length > 0) continue;
-      // Buckets of an ended minute: their blocks lapsed with their counters.
-      for (const m of [p.keys, p.agents]) for (const [name, l] of m) if (l.window !== clock.minute) m.delete(name);
-      const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
-      const anyIdle = (m: Map<string, Lease>) => {
-        for (const l of m.values()) if (idle(l)) return true;
-        return false;
-      };
-      if (p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents)) {
+      const idle = givingBack(p, clock, t, all);
+      if (idle) {
         p.inflight = true;
         const out = call(ctx, p, [], idle)
           .catch(() => undefined)
@@ -227,6 +211,41 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
   }
 
   return Object.assign(check, { release, abandon, held });
+}
+
+/** The calls out of a limiter (each settles, never rejects): a drain waits for them (release). */
+function callsOut() {
+  const running = new Set<Promise<unknown>>();
+  const track = (out: Promise<unknown>): void => {
+    running.add(out);
+    void out.then(() => running.delete(out));
+  };
+  return { running, track };
+}
+
+/** The plans' limits under one profile and scale, computed once a plan. */
+function limitsByPlan(profile: RateLimitProfile, scale: number): (plan: Plan) => ReturnType<typeof planLimits> {
+  const known = new Map<Plan, ReturnType<typeof planLimits>>();
+  return (plan) => {
+    let limits = known.get(plan);
+    if (!limits) known.set(plan, (limits = planLimits(plan, profile, scale)));
+    return limits;
+  };
+}
+
+/**
+ * What the tick gives back of `p` at `t`: which blocks are idle (all of them with `all`, the drain),
+ * or null when it has nothing to give back or write. The blocks of an ended minute are dropped:
+ * they lapsed with their counters.
+ */
+function givingBack(p: Payer, clock: WindowClock, t: number, all: boolean): ((l: Lease) => boolean) | null {
+  for (const m of [p.keys, p.agents]) for (const [name, l] of m) if (l.window !== clock.minute) m.delete(name);
+  const idle = (l: Lease) => l.left > 0 && (all || t - l.lastTake > IDLE_MS);
+  const anyIdle = (m: Map<string, Lease>) => {
+    for (const l of m.values()) if (idle(l)) return true;
+    return false;
+  };
+  return p.usage.size > 0 || idle(p.minute) || idle(p.month) || anyIdle(p.keys) || anyIdle(p.agents) ? idle : null;
 }
 
 function newPayer(charge: Charge, sizing: LeaseSizing): Payer {
