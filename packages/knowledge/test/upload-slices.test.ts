@@ -9,8 +9,10 @@
  * with their vectors are 28 MB of JSON on their way to Redis.
  *
  * The turns are measured as the loop guard measures them (@svc/testkit monitorLoop: wall time
- * capped by this thread's CPU time, garbage collection's pauses taken out), so a loaded machine
- * does not move them.
+ * capped by this thread's CPU time, garbage collection's pauses taken out). A busy machine still
+ * stretches some turns of some runs (CPU time itself grows when two cores are shared by parallel
+ * test files), so the upload is run up to RUNS times and the least of the runs' longest turns is
+ * the figure: a piece of work too big for its slice stretches a turn in every run.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -25,6 +27,8 @@ import { generatedDocument, prng } from '../../../bench/search-memory.ts';
  * characters and 45-50 ms for the 10,000 sections, whose 28 MB went to Redis in one command.
  */
 const TURN_MS = 3 * SLICE_MS;
+/** How many times the upload is run at most, until one run keeps every turn within TURN_MS. */
+const RUNS = 3;
 
 let redis: RedisFixture;
 before(async () => {
@@ -65,10 +69,17 @@ for (const [shape, document, others] of SHAPES) {
 
     const loop = monitorLoop();
     t.after(() => loop.stop());
-    await uploadDocument(redis.client, k.embedder, 'p', { name: '0.md', content: document(rand) }, { tenant: 'workspace' });
-    assert.ok((await k.search.search('p', 'rotation', 'hybrid', 5, 'workspace')).length > 0);
-    const turn = await loop.worst();
-    t.diagnostic(`longest turn ${turn.ms.toFixed(1)} ms, longest garbage-collection pause ${turn.gcMs.toFixed(1)} ms`);
-    assert.ok(turn.ms <= TURN_MS, `a turn of ${turn.ms.toFixed(1)} ms`);
+    const longest: number[] = [];
+    while (longest.length < RUNS && !longest.some((ms) => ms <= TURN_MS)) {
+      loop.reset();
+      await uploadDocument(redis.client, k.embedder, 'p', { name: '0.md', content: document(rand) }, { tenant: 'workspace' });
+      assert.ok((await k.search.search('p', 'rotation', 'hybrid', 5, 'workspace')).length > 0);
+      const turn = await loop.worst();
+      t.diagnostic(
+        `run ${longest.length + 1}: longest turn ${turn.ms.toFixed(1)} ms, longest garbage-collection pause ${turn.gcMs.toFixed(1)} ms`,
+      );
+      longest.push(turn.ms);
+    }
+    assert.ok(Math.min(...longest) <= TURN_MS, `the longest turns of ${RUNS} runs: ${longest.map((ms) => ms.toFixed(1)).join(', ')} ms`);
   });
 }
