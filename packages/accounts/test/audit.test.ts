@@ -114,9 +114,10 @@ test("entries are kept as long as the plan says: FREE's 30 days, TEAM's 365", as
  * `n` entries written at once (the appends pipelined over the one connection), on the real clock:
  * the trims compare with stream ids, which are Redis's time.
  */
+/** `n` entries, in bursts of 250 appends at once: more than a batch, and each burst one turn's work. */
 async function flood(workspace: string, n: number, action: 'key.created' | 'key.revoked' = 'key.created'): Promise<void> {
-  for (let done = 0; done < n; done += 2_000)
-    await Promise.all(Array.from({ length: Math.min(2_000, n - done) }, (_, i) => live().audit.record(entry(workspace, done + i, action))));
+  for (let done = 0; done < n; done += 250)
+    await Promise.all(Array.from({ length: Math.min(250, n - done) }, (_, i) => live().audit.record(entry(workspace, done + i, action))));
 }
 
 test("a workspace keeps at most its plan's entries, whatever their age; the index follows the log", async () => {

@@ -48,13 +48,9 @@ function describe(e: ErrorObject): InputProblem {
   return { field, problem: e.message ?? 'is invalid' };
 }
 
-/** Checks `value` against `schema`, filling its defaults in place: the first problem, or null when it fits. */
-export function inputProblem(schema: ObjectSchema, value: unknown): InputProblem | null {
-  return checkOf(schema)(value);
-}
-
 /**
- * The check of `schema`, compiled now: a module that declares a schema calls this where it declares
+ * The check of `schema` (`value` checked, its defaults filled in place: the first problem, or null
+ * when it fits), compiled now: a module that declares a schema calls this where it declares
  * it, so the compiling happens at start-up rather than inside the first request it checks (which
  * would hold the event loop for the compile, tens of milliseconds on a loaded machine).
  */

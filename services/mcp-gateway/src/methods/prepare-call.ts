@@ -7,7 +7,6 @@ import { SvcError } from '@svc/errors';
 import type { CallerContext, Decision } from '@svc/policy';
 import { describeRefusal, evaluate, isKeyLevel, roleAtLeast, scopeForLevel } from '@svc/policy';
 import type { RegisteredTool, ToolLookup } from '../tools/registry.ts';
-import { describeArgumentErrors } from '../tools/registry.ts';
 
 /** Why a call is refused before it runs. */
 export type Refusal =
@@ -47,12 +46,11 @@ export function prepareCall(
   else if (decision.allowed === false) prepared.refusal = { kind: 'denied', error: denial(tool.def.name, decision, policy) };
   else if (!isObject(given))
     prepared.refusal = { kind: 'invalid_arguments', message: `Invalid arguments for ${tool.def.name}: "arguments" must be an object` };
-  else if (!tool.validate(args))
-    prepared.refusal = {
-      kind: 'invalid_arguments',
-      message: `Invalid arguments for ${tool.def.name}: ${describeArgumentErrors(tool.validate)}`,
-    };
-  else prepared.countsAsQuery = tool.policy.countsAsQuery;
+  else {
+    const problem = tool.check(args);
+    if (problem) prepared.refusal = { kind: 'invalid_arguments', message: `Invalid arguments for ${tool.def.name}: ${problem}` };
+    else prepared.countsAsQuery = tool.policy.countsAsQuery;
+  }
   return prepared;
 }
 

@@ -10,6 +10,7 @@
 import { keyAgent, type Accounts, type Redis } from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import { countManagementRequest, streamExport, type Management } from '@svc/management';
+import { checkOf } from '@svc/management/check';
 import { KEY_DEFAULTS, REPORT_LEAK, type BodyOf } from '@svc/management/contract';
 import { tokenRole } from '@svc/policy';
 import type { Step } from '../pipeline/exchange.ts';
@@ -128,9 +129,10 @@ export function runManagement(management: Management, route: ManagementRoute): S
 
 /** POST /api/v1/keys/report-leak: the key in the body is revoked; always 202, never limited. */
 export function reportLeak(management: Management): Step {
+  const check = checkOf(REPORT_LEAK.body);
   return async function reportLeakStep(ex) {
     if (ex.parseError) throw ex.parseError;
-    checkBody(REPORT_LEAK.body, ex.body);
+    checkBody(check, ex.body);
     const { key } = ex.body as BodyOf<typeof REPORT_LEAK>;
     if (!key) throw new SvcError('invalid_params', { message: 'Invalid params: send {"key": "<the leaked key>"}', data: { field: 'key' } });
     await management.reportLeak(key, { source: ex.source, requestId: ex.requestId });

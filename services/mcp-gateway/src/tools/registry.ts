@@ -1,17 +1,21 @@
 /**
- * The tools this gateway can call, each joined to its policy row and its compiled argument
- * validator. A definition without a policy row is refused at start-up: the policy table is the one
- * place that decides who may call what.
+ * The tools this gateway can call, each joined to its policy row and its argument check (a
+ * built-in tool's schema compiled whole; an upstream tool's checked at its top level,
+ * upstreams/argument-check.ts). A definition without a policy row is refused at start-up: the
+ * policy table is the one place that decides who may call what.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { CallerContext, ToolPolicy } from '@svc/policy';
 import { evaluate, toolPolicy } from '@svc/policy';
 import type { ToolDefinition, ToolsBeside } from './types.ts';
 
+/** The problem with a call's arguments (one sentence), or null when they fit; defaults may be filled in. */
+export type ArgumentCheck = (args: Record<string, unknown>) => string | null;
+
 export interface RegisteredTool {
   def: ToolDefinition;
   policy: ToolPolicy;
-  validate: ValidateFunction;
+  check: ArgumentCheck;
 }
 
 export interface ListedTool {
@@ -28,12 +32,13 @@ export interface ListedTool {
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
-/** The compiled check of a tool's argument schema, once per schema text. */
-function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+/** The compiled check of a built-in tool's argument schema, once per schema text. */
+function checkOf(schema: Record<string, unknown>): ArgumentCheck {
   const text = JSON.stringify(schema);
   let validate = compiled.get(text);
   if (!validate) compiled.set(text, (validate = ajv.compile(schema)));
-  return validate;
+  const v = validate;
+  return (args) => (v(args) ? null : describeArgumentErrors(v));
 }
 
 /** Where a call finds its tool by name: the built-in registry, or a project's tool set beside it (upstreams/tool-sets.ts). */
@@ -75,7 +80,7 @@ export class ToolRegistry implements ToolLookup {
     for (const def of defs) {
       const policy = toolPolicy(def.name);
       if (!policy) throw new Error(`tool ${def.name} has no row in the policy table`);
-      this.tools.set(def.name, { def, policy, validate: validatorOf(def.inputSchema) });
+      this.tools.set(def.name, { def, policy, check: checkOf(def.inputSchema) });
     }
   }
 
@@ -97,7 +102,7 @@ export class ToolRegistry implements ToolLookup {
 }
 
 /** One readable sentence from ajv's errors for the arguments object. */
-export function describeArgumentErrors(validate: ValidateFunction): string {
+function describeArgumentErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .map((e) => {
       const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';

@@ -3,10 +3,10 @@
  * gateway keeps a project's tool set in memory, read from Redis in one command (the project's
  * upstream hash), dropped when an invalidation message names the project (INVALIDATES.upstreams)
  * and at most UPSTREAM_LIMITS.toolSets.ttlMs old; at most UPSTREAM_LIMITS.toolSets.projects sets
- * are kept, the least recently used going first. An upstream tool is offered only when its row is
- * on and its schema compiles; its policy row is evaluated exactly as a built-in tool's.
+ * are kept, the least recently used going first. An upstream tool is offered when its row is on;
+ * its policy row is evaluated exactly as a built-in tool's, its arguments checked at the top level
+ * of its schema (argument-check.ts).
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { INVALIDATES, type Accounts, type Redis } from '@svc/accounts';
 import type { Config } from '@svc/config';
 import type { Logger } from '@svc/logger';
@@ -25,6 +25,7 @@ import {
 } from '@svc/upstreams';
 import { listed, listKey, type ListedTool, type RegisteredTool, type ToolLookup, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCaller, ToolResult } from '../tools/types.ts';
+import { topLevelCheck } from './argument-check.ts';
 import { forwarder } from './forward.ts';
 
 type Call = (args: Record<string, unknown>, caller: ToolCaller) => Promise<ToolResult>;
@@ -40,29 +41,8 @@ export interface ToolSetDeps {
   now?: () => number;
 }
 
-/**
- * Upstream schemas are the upstream's, not svc's: checked as they are (no defaults filled in, so
- * the upstream receives what the caller sent), compiled once per schema text, a bounded number kept.
- */
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
-const compiled = new Map<string, ValidateFunction>();
-const COMPILED_KEPT = 5_000;
 /** What the invalidation messages about a project's upstreams start with (INVALIDATES.upstreams). */
 const MESSAGE_PREFIX = INVALIDATES.upstreams('');
-
-function validatorOf(schema: Record<string, unknown>): ValidateFunction | null {
-  const text = JSON.stringify(schema);
-  let validate = compiled.get(text);
-  if (validate) return validate;
-  try {
-    validate = ajv.compile(schema);
-  } catch {
-    return null;
-  }
-  compiled.set(text, validate);
-  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
-  return validate;
-}
 
 /**
  * The built-in tools, under the project's own approval rules where its admins set one
@@ -107,19 +87,16 @@ export function projectToolSets(deps: ToolSetDeps) {
   const now = deps.now ?? Date.now;
   const sets = new Map<string, { set: Promise<ProjectToolSet>; until: number }>();
 
-  function build(project: string, read: ProjectUpstreams): ProjectToolSet {
+  function build(read: ProjectUpstreams): ProjectToolSet {
     const byName = new Map(read.upstreams.map((u) => [u.name, u]));
     const tools = new Map<string, RegisteredTool>();
     for (const row of read.tools) {
       const upstream = byName.get(row.upstream);
       const name = listedName(row.upstream, row.name);
       if (!upstream || !name || !offered(row)) continue;
-      const validate = validatorOf(row.descriptor.inputSchema);
-      if (!validate) {
-        deps.logger.warn('upstream tool schema does not compile; not offered', { project, upstream: row.upstream, tool: row.name });
-        continue;
-      }
-      tools.set(name, { def: definition(name, row, deps.forward(upstream, row.name)), policy: policyOf(name, row), validate });
+      // The upstream's schema, checked at its top level only (argument-check.ts): nothing is compiled.
+      const check = topLevelCheck(row.descriptor.inputSchema);
+      tools.set(name, { def: definition(name, row, deps.forward(upstream, row.name)), policy: policyOf(name, row), check });
     }
     return new ProjectToolSet(deps.registry, tools, read.builtins);
   }
@@ -151,7 +128,7 @@ export function projectToolSets(deps: ToolSetDeps) {
       }
       const set = deps.upstreams.read(project).then((read) => {
         refreshDue(project, workspace, read);
-        return build(project, read);
+        return build(read);
       });
       sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs });
       set.catch(() => sets.delete(project));
