@@ -2,6 +2,8 @@
  * What every benchmark starts from: a private redis-server, the gateway's environment (limits
  * scaled out of the way but still counted, a long cache backstop), the account stores, and an
  * ENTERPRISE workspace with one project; and the helpers that run servers as child processes.
+ * BENCH_LIMITER=exact runs the gateways with the exact limiter instead of the shipped leased one
+ * (to compare with a checkout from before the leased limiter, which makes a call per turn).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,7 +24,7 @@ export async function benchStack(project: string) {
     BASE_URL: base,
     AUTH_URL: 'http://127.0.0.1:1',
     RATE_LIMIT_SCALE: '1000000',
-    RATE_LIMIT_MODE: 'leased',
+    RATE_LIMIT_MODE: process.env['BENCH_LIMITER'] ?? 'leased',
     LOG_LEVEL: 'warn',
     AUTH_CACHE_TTL_MS: '60000',
   };
