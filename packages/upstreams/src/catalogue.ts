@@ -21,10 +21,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** The tools of a tools/list answer that svc can offer, each bounded (UPSTREAM_LIMITS). */
 export function checkTools(upstream: string, listed: unknown[]): Discovered {
   const tools = new Map<string, ToolDescriptor>();
-  const left = { name: 0, schema: 0, size: 0, count: 0 };
+  const left = { name: 0, twice: 0, schema: 0, size: 0, count: 0, total: 0 };
+  let bytes = 0;
   for (const raw of listed) {
     if (!isObject(raw) || typeof raw['name'] !== 'string' || !listedName(upstream, raw['name'])) {
       left.name++;
+      continue;
+    }
+    if (tools.has(raw['name'])) {
+      left.twice++;
       continue;
     }
     const input = raw['inputSchema'];
@@ -39,7 +44,8 @@ export function checkTools(upstream: string, listed: unknown[]): Discovered {
       ...(isObject(raw['outputSchema']) ? { outputSchema: raw['outputSchema'] } : {}),
       ...(isObject(raw['annotations']) ? { annotations: raw['annotations'] } : {}),
     };
-    if (Buffer.byteLength(JSON.stringify(descriptor)) > UPSTREAM_LIMITS.descriptorBytes) {
+    const size = Buffer.byteLength(JSON.stringify(descriptor));
+    if (size > UPSTREAM_LIMITS.descriptorBytes) {
       left.size++;
       continue;
     }
@@ -47,14 +53,21 @@ export function checkTools(upstream: string, listed: unknown[]): Discovered {
       left.count++;
       continue;
     }
+    if (bytes + size > UPSTREAM_LIMITS.bytesPerUpstream) {
+      left.total++;
+      continue;
+    }
+    bytes += size;
     tools.set(raw['name'], descriptor);
   }
   const problems: string[] = [];
   if (left.name)
     problems.push(`${left.name} tool(s) left out: a name svc cannot list (letters, digits, _ and -; at most 64 with the prefix)`);
+  if (left.twice) problems.push(`${left.twice} tool(s) left out: a name listed before`);
   if (left.schema) problems.push(`${left.schema} tool(s) left out: no object inputSchema`);
   if (left.size) problems.push(`${left.size} tool(s) left out: larger than ${UPSTREAM_LIMITS.descriptorBytes} bytes`);
   if (left.count) problems.push(`${left.count} tool(s) left out: more than ${UPSTREAM_LIMITS.toolsPerUpstream}`);
+  if (left.total) problems.push(`${left.total} tool(s) left out: past ${UPSTREAM_LIMITS.bytesPerUpstream} bytes of tools for one server`);
   return { tools, problems };
 }
 

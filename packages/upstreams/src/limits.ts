@@ -16,6 +16,13 @@ export const UPSTREAM_LIMITS = {
   toolsPerUpstream: 100,
   /** One tool's description, schemas and annotations as JSON; a larger tool is left out and flagged. */
   descriptorBytes: 16 * 1024,
+  /**
+   * All of one upstream's tools as JSON (the sum of their descriptors): the tools past it, in the
+   * server's order, are left out and flagged. Ten servers a project bound what one project's tool
+   * set costs to read, hold and list (docs/security.md "Shared pools, per-tenant shares"): at 100
+   * tools of 16 KiB a server, a project's tools/list was 16 MB, 35-95 ms of one turn to serialize.
+   */
+  bytesPerUpstream: 256 * 1024,
   /** Pages of tools/list read at discovery (MCP pagination). */
   listPages: 20,
   /** What one call of a tool may spend of its caller's tool budget (docs/operations.md "Limits for agents"). */
@@ -46,6 +53,9 @@ export const UPSTREAM_LIMITS = {
   leaseMs: 30_000,
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
-  /** A gateway keeps this many projects' tool sets in memory (least recently used go first), each for at most `ttlMs`. */
-  toolSets: { projects: 1_000, ttlMs: 30_000 },
+  /**
+   * A gateway keeps this many projects' tool sets in memory, and at most `bytes` of their upstream
+   * tools (their rows as stored), the least recently used going first; each for at most `ttlMs`.
+   */
+  toolSets: { projects: 1_000, bytes: 64 * 1024 * 1024, ttlMs: 30_000 },
 } as const;

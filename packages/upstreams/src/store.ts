@@ -90,15 +90,18 @@ export class UpstreamStore {
     const tools: UpstreamTool[] = [];
     const builtins: BuiltinToolSetting[] = [];
     const raw = new Map(Object.entries(all));
+    let toolBytes = 0;
     for (const [field, text] of raw) {
       const value = parse(text);
       if (!value) continue;
       if (field.startsWith('u:')) upstreams.push(value as unknown as Upstream);
-      else if (field.startsWith('t:')) tools.push(value as unknown as UpstreamTool);
-      else if (field.startsWith('b:')) builtins.push(value as unknown as BuiltinToolSetting);
+      else if (field.startsWith('t:')) {
+        tools.push(value as unknown as UpstreamTool);
+        toolBytes += text.length;
+      } else if (field.startsWith('b:')) builtins.push(value as unknown as BuiltinToolSetting);
     }
     upstreams.sort((a, b) => (a.name < b.name ? -1 : 1));
-    return { upstreams, tools, builtins, raw };
+    return { upstreams, tools, builtins, toolBytes, raw };
   }
 
   async add(upstream: Upstream, tools: UpstreamTool[]): Promise<'added' | 'exists' | 'full'> {

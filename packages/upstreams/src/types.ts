@@ -83,4 +83,6 @@ export interface ProjectUpstreams {
   upstreams: Upstream[];
   tools: UpstreamTool[];
   builtins: BuiltinToolSetting[];
+  /** The tool rows' size as stored (characters of their JSON): what holding them in memory is charged. */
+  toolBytes: number;
 }

@@ -181,16 +181,17 @@ export async function plantAccessToken(
  * (read-only) and `delete_note` (destructive); it records what it received. For the management
  * API's tests of upstream servers; the end-to-end tests use servers built with the official SDKs.
  */
-export async function startPlainUpstream(): Promise<{
+export async function startPlainUpstream(
+  tools: Record<string, unknown>[] = [
+    { name: 'read_notes', description: 'Lists the notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+    { name: 'delete_note', description: 'Deletes a note', inputSchema: { type: 'object', properties: { title: { type: 'string' } } } },
+  ],
+): Promise<{
   url: string;
   received: { method: string; authorization: string }[];
   close(): Promise<void>;
 }> {
   const received: { method: string; authorization: string }[] = [];
-  const tools = [
-    { name: 'read_notes', description: 'Lists the notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
-    { name: 'delete_note', description: 'Deletes a note', inputSchema: { type: 'object', properties: { title: { type: 'string' } } } },
-  ];
   const server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));

@@ -39,6 +39,8 @@ export interface ToolSetDeps {
   /** The call of one upstream tool (forward.ts). */
   forward: (upstream: Upstream, tool: string) => Call;
   now?: () => number;
+  /** The bytes of upstream tools the sets may hold together (UPSTREAM_LIMITS.toolSets.bytes; tests give less). */
+  bytes?: number;
 }
 
 /** What the invalidation messages about a project's upstreams start with (INVALIDATES.upstreams). */
@@ -85,7 +87,30 @@ export class ProjectToolSet implements ToolLookup {
 
 export function projectToolSets(deps: ToolSetDeps) {
   const now = deps.now ?? Date.now;
-  const sets = new Map<string, { set: Promise<ProjectToolSet>; until: number }>();
+  const budget = deps.bytes ?? UPSTREAM_LIMITS.toolSets.bytes;
+  /** Per project, its set (least recently used first) and the bytes of upstream tools it holds, once read. */
+  const sets = new Map<string, CachedSet>();
+  /** The bytes every set read so far holds: `budget` at most, the newest set apart. */
+  let held = 0;
+
+  function drop(project: string): void {
+    const e = sets.get(project);
+    if (!e) return;
+    held -= e.bytes;
+    sets.delete(project);
+  }
+
+  /** The set of `project` is read: its bytes are counted, and the least recently used sets go past the budget. */
+  function charge(project: string, set: Promise<ProjectToolSet>, bytes: number): void {
+    const entry = sets.get(project);
+    if (entry?.set !== set) return;
+    entry.bytes = bytes;
+    held += bytes;
+    for (const oldest of sets.keys()) {
+      if (held <= budget) break;
+      if (oldest !== project) drop(oldest);
+    }
+  }
 
   function build(read: ProjectUpstreams): ProjectToolSet {
     const byName = new Map(read.upstreams.map((u) => [u.name, u]));
@@ -126,13 +151,17 @@ export function projectToolSets(deps: ToolSetDeps) {
         sets.set(project, hit);
         return hit.set;
       }
-      const set = deps.upstreams.read(project).then((read) => {
+      drop(project);
+      const set: Promise<ProjectToolSet> = deps.upstreams.read(project).then((read) => {
         refreshDue(project, workspace, read);
+        charge(project, set, read.toolBytes);
         return build(read);
       });
-      sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs });
-      set.catch(() => sets.delete(project));
-      if (sets.size > UPSTREAM_LIMITS.toolSets.projects) sets.delete(sets.keys().next().value!);
+      sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs, bytes: 0 });
+      set.catch(() => {
+        if (sets.get(project)?.set === set) drop(project);
+      });
+      if (sets.size > UPSTREAM_LIMITS.toolSets.projects) drop(sets.keys().next().value!);
       return set;
     },
 
@@ -143,9 +172,12 @@ export function projectToolSets(deps: ToolSetDeps) {
      */
     follow(subscriber: Redis): void {
       subscriber.on('message', (_channel: string, message: string) => {
-        if (message.startsWith(MESSAGE_PREFIX)) sets.delete(message.slice(MESSAGE_PREFIX.length));
+        if (message.startsWith(MESSAGE_PREFIX)) drop(message.slice(MESSAGE_PREFIX.length));
       });
-      subscriber.on('ready', () => sets.clear());
+      subscriber.on('ready', () => {
+        sets.clear();
+        held = 0;
+      });
     },
 
     /** An upstream said its tools changed (notifications/tools/list_changed): read them again now, by one gateway. */
@@ -156,6 +188,12 @@ export function projectToolSets(deps: ToolSetDeps) {
 }
 
 export type ProjectToolSets = ReturnType<typeof projectToolSets>;
+
+interface CachedSet {
+  set: Promise<ProjectToolSet>;
+  until: number;
+  bytes: number;
+}
 
 /** Offered: on, and not gone from the upstream (a changed tool is offered as it was). */
 const offered = (row: UpstreamTool) => row.policy.enabled && (row.state === 'listed' || row.state === 'changed');
