@@ -51,12 +51,18 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 
-/**
- * The first bound `text` breaks, or null. Counts outside strings only; a comma or an opening
- * bracket counts as one value, which is the number of elements and members to within one per
- * container. Malformed text is left for the parser to name.
- */
+/** The first bound `text` breaks, or null (jsonValues). */
 export function jsonBoundBroken(text: string, bounds: JsonBounds = JSON_BOUNDS): JsonBoundsError | null {
+  const counted = jsonValues(text, bounds);
+  return typeof counted === 'number' ? null : counted;
+}
+
+/**
+ * The values `text` holds, or the first bound it breaks. Counts outside strings only; a comma or
+ * an opening bracket counts as one value, which is the number of elements and members to within
+ * one per container. Malformed text is left for the parser to name.
+ */
+export function jsonValues(text: string, bounds: JsonBounds = JSON_BOUNDS): number | JsonBoundsError {
   let depth = 0;
   let values = 0;
   let inString = false;
@@ -74,7 +80,7 @@ export function jsonBoundBroken(text: string, bounds: JsonBounds = JSON_BOUNDS):
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
     else if (c === COMMA && ++values > bounds.maxValues) return new JsonBoundsError('values', bounds.maxValues);
   }
-  return null;
+  return values;
 }
 
 /** `text` parsed, or JsonBoundsError / JsonSyntaxError: the only way request bodies become values. */

@@ -8,6 +8,7 @@
  * on as it comes; and the answer is had as soon as its response arrives.
  */
 import { StringDecoder } from 'node:string_decoder';
+import { jsonValues } from '@svc/bounds';
 import type { AnswerHead, BodyReader } from '@svc/bounds/guarded-request.ts';
 import { UPSTREAM_LIMITS } from './limits.ts';
 
@@ -59,11 +60,29 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 const notJsonRpc = () => new UpstreamFailure('invalid', 'the upstream answered something that is not JSON-RPC');
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw notJsonRpc();
+/**
+ * The JSON of an answer, parsed within what is left of its bounds (UPSTREAM_LIMITS.answerJson):
+ * each event of a stream spends from the same count, so one answer of many events costs no more
+ * to parse than one of a single message.
+ */
+class AnswerJson {
+  private left: number = UPSTREAM_LIMITS.answerJson.maxValues;
+
+  parse(text: string): unknown {
+    const counted = jsonValues(text, { maxDepth: UPSTREAM_LIMITS.answerJson.maxDepth, maxValues: this.left });
+    if (typeof counted !== 'number')
+      throw new UpstreamFailure(
+        'too_large',
+        counted.bound === 'depth'
+          ? `the upstream answered JSON nested more than ${counted.limit} levels deep`
+          : `the upstream answered more than ${UPSTREAM_LIMITS.answerJson.maxValues} JSON values`,
+      );
+    this.left -= counted;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw notJsonRpc();
+    }
   }
 }
 
@@ -81,6 +100,8 @@ function progressOf(params: unknown, token: number): Progress | null {
 /** The messages of one answer, in order: the response to the request ends them. */
 class Messages {
   listChanged = false;
+  /** The answer's JSON, every message of it parsed within the same bounds. */
+  readonly json = new AnswerJson();
   private readonly expected: Expected;
   constructor(expected: Expected) {
     this.expected = expected;
@@ -110,7 +131,7 @@ class Messages {
 
   /** A JSON body: one message or a batch. */
   fromJson(text: string): Answer | undefined {
-    const value = parseJson(text);
+    const value = this.json.parse(text);
     for (const message of Array.isArray(value) ? value : [value]) {
       const answer = this.take(message);
       if (answer) return answer;
@@ -207,7 +228,7 @@ function eventStream(messages: Messages): BodyReader<Answer> {
     if (++events > UPSTREAM_LIMITS.streamEvents)
       throw new UpstreamFailure('flood', `the upstream sent more than ${UPSTREAM_LIMITS.streamEvents} events before its answer`);
     // An event without data (one that only primes a reconnection with its id) carries no message.
-    return data === '' ? undefined : messages.take(parseJson(data));
+    return data === '' ? undefined : messages.take(messages.json.parse(data));
   };
   return {
     data: (chunk) => lines.feed(decoder.write(chunk), onEvent),
