@@ -136,8 +136,14 @@ for (const scope of TOKEN_SCOPES) {
   }
 }
 
-test('a Grant that records no level (none, `mcp`, empty) acts at VIEWER, whatever the token scope', async () => {
-  for (const grantScope of [null, 'mcp', '']) {
+test('a Grant that records no level (`mcp`, empty) acts at VIEWER, whatever the token scope; one that records nothing for the resource is refused', async () => {
+  for (const scope of ['', 'mcp', 'mcp:admin']) {
+    const token = await plantToken(ownerId, scope, null);
+    const res = await post(f.url, `/mcp/${project}`, call('svc_help'), { Authorization: `Bearer ${token}` });
+    assert.equal(res.status, 401, `a Grant without the resource, token scope ${scope}`);
+    assert.match(res.headers.get('www-authenticate') ?? '', /invalid_token/);
+  }
+  for (const grantScope of ['mcp', '']) {
     for (const scope of ['', 'mcp', 'mcp:admin']) {
       const token = await plantToken(ownerId, scope, grantScope);
       assert.equal((await help(token)).data['role'], 'VIEWER', `grant ${grantScope} scope ${scope}`);

@@ -38,6 +38,10 @@ export function autoProvisionCheck(deps: { redis: Redis }) {
     if (!['true', 'false'].includes(params.get('auto_provision') ?? '')) {
       return sendOAuthError(res, 'invalid_request', 'auto_provision must be a boolean');
     }
+    // The key is for the person's own project, made or found on the consent page: a resource
+    // beside it would name another (docs/auth-service.md "What a token is for").
+    if (params.get('auto_provision') === 'true' && params.has('resource'))
+      return sendOAuthError(res, 'invalid_target', 'auto_provision=true is for your own project: send no resource with it');
     next();
   };
 }

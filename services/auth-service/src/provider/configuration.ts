@@ -156,7 +156,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
           return chosen;
         },
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource, client) => {
+        getResourceServerInfo: async (ctx, resource, client) => {
           const slug = projectOfResource(config.baseUrl, resource);
           if (isServiceAccountClient(client.clientId)) {
             await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
@@ -170,6 +170,12 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
           if (!slug || !(await readProject(accounts, slug))) {
             throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
           }
+          // docs/auth-service.md "What a token is for": a person's token is for the project their
+          // Grant records (the one approved on the consent page), whatever the request named
+          // (a resource repeated at /authorize, or one sent beside auto_provision).
+          const grant = ctx.oidc.route === 'token' ? ctx.oidc.entities.Grant : undefined;
+          if (grant && !grant.getResourceScope(resource))
+            throw new errors.InvalidTarget('resource is not the project approved for this grant');
           return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
         },
       },

@@ -85,8 +85,10 @@ export function createOAuthTokenVerifier(deps: { redis: Redis; baseUrl: string; 
       if (at.expiresWithSession && (!at.sessionUid || !(await deps.redis.exists(oidcSessionUidKey(at.sessionUid))))) return null;
       const ancestors = at.parent === undefined ? [] : await liveAncestors(at);
       if (!ancestors) return null;
-      // The scope the Grant records for the token's resource; absent is read as VIEWER.
+      // The scope the Grant records for the token's resource. A Grant that records none was never
+      // approved for it (docs/auth-service.md "What a token is for"): the token is refused.
       const granted = typeof at.aud === 'string' ? grant.resources[at.aud] : undefined;
+      if (granted === undefined) return null;
       return {
         userId: at.accountId,
         clientId: at.clientId,
