@@ -67,6 +67,15 @@ for (const c of HOSTED_CLIENTS) {
         assert.equal((err as { error?: string }).error, 'invalid_client');
         return true;
       });
+      // A token just used, within the window a public client's retry is answered in: still
+      // refused without the signature (no kept answer skips the client's authentication), and
+      // still good with it (a client that authenticates keeps its token: it does not rotate).
+      await assert.rejects(oc.refreshTokenGrant(unsigned, String(tokens.refresh_token), { resource }), (err: unknown) => {
+        assert.equal((err as { error?: string }).error, 'invalid_client');
+        return true;
+      });
+      const again = await oc.refreshTokenGrant(config, String(tokens.refresh_token), { resource });
+      assert.equal((await mcpCall(stack.baseUrl, who.slug, again.access_token)).status, 200);
     }
   });
 }

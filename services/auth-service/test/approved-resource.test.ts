@@ -56,7 +56,9 @@ async function browser(email: string) {
 }
 
 /** Approves whatever consent page `page` is, choosing `sandbox` where a project is chosen; the page after. */
-async function approve(go: Awaited<ReturnType<typeof browser>>, page: { text: string }, sandbox: string) {
+type Page = { status: number; location: string; text: string };
+
+async function approve(go: Awaited<ReturnType<typeof browser>>, page: Page, sandbox: string): Promise<Page> {
   const action = /action="(\/interaction\/[^"]+\/(?:consent|create-project))"/.exec(page.text)?.[1];
   if (!action) return page;
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
@@ -150,7 +152,7 @@ for (const flow of FLOWS)
           continue;
         }
         const at = await oidcRecords.accessToken(f.client, String(answer.body['access_token']));
-        assert.ok(at, 'the token is stored');
+        assert.ok(at && 'grantId' in at.payload, "a person's token, stored");
         const grant = await oidcRecords.grant(f.client, at.payload.grantId);
         const aud = at.payload.aud;
         assert.equal(typeof aud, 'string', 'a token for one project');

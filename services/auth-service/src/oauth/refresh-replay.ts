@@ -13,6 +13,8 @@
  *   the connection is ready again, so a claim made as Redis stopped does not outlive the outage
  *   (docs/operations.md "When Redis stops answering"); the lease bounds it if this process dies;
  * - a request finding the pair within 30 s of the first use gets that same pair (the same client only);
+ *   only a public client's pair is kept: a client that authenticates (private_key_jwt) has a token
+ *   that does not rotate, and each of its refreshes is authenticated by the provider;
  * - a request finding the token claimed but no pair yet waits for it, polling with a short backoff,
  *   for at most a few seconds, then answers 503 `temporarily_unavailable` rather than reach the provider;
  * - past 30 s the request reaches the provider, whose reuse detection revokes the grant.
@@ -114,9 +116,11 @@ function createClaims(redis: Redis) {
       }, CLAIM_RENEW_MS);
       res.on('close', () => {
         clearInterval(renew);
-        // A response not sent in full (the client left) may still be in the provider's hands: the
-        // lease, no longer renewed, frees the token instead.
-        if (res.writableFinished && res.statusCode !== 200) void release(digest, value).catch(() => {});
+        // A response sent in full: the provider is done. Its pair, when it made one, is kept
+        // already, and decides the later requests; else they go to the provider. One not sent in
+        // full (the client left) may still be in the provider's hands: the lease, no longer
+        // renewed, frees the token instead.
+        if (res.writableFinished) void release(digest, value).catch(() => {});
       });
     },
   };
@@ -195,6 +199,9 @@ export function keepRefreshPair(deps: RefreshReplayDeps) {
     const client = ctx.oidc.entities.Client;
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || !client || !body || typeof body !== 'object') return;
+    // Only a public client's token rotated: a client that authenticates presents its unchanged
+    // token again, and proves itself again, through the provider (rotateRefreshToken).
+    if (client.clientAuthMethod !== 'none') return;
     const kept: KeptPair = { clientId: client.clientId, usedAt: now(), body };
     await deps.redis.set(OK.refreshReplay(digest), seal(token, kept), 'PX', REFRESH_REPLAY_MS);
   };

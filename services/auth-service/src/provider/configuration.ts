@@ -94,10 +94,13 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
     // offline_access; a personal key has none (docs/contract.md "Personal key response").
     issueRefreshToken: async (_ctx, client) => refreshesTokens(clientProfile(client.clientId)) && client.grantTypeAllowed('refresh_token'),
     // OAuth 2.1 §4.3.1 / MCP: public clients' refresh tokens rotate; reuse revokes the grant. A
-    // refresh for a resource the grant lacks is refused before the token rotates (refresh-resource.ts).
+    // client that authenticates (private_key_jwt) proves itself on every refresh instead (RFC 9700
+    // §4.14.2), so its token does not rotate and nothing is kept to answer a retry with
+    // (docs/security.md "Refresh tokens"). A refresh for a resource the grant lacks is refused
+    // before the token rotates (refresh-resource.ts).
     rotateRefreshToken: (ctx) => {
       checkRefreshResource(ctx);
-      return true;
+      return ctx.oidc.client?.clientAuthMethod === 'none';
     },
     // Browser-based MCP clients (MCP Inspector) call the token and registration endpoints.
     clientBasedCORS: () => true,
