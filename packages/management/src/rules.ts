@@ -8,7 +8,10 @@
  * - `confirmed`: a person whose address is not confirmed is refused (403, naming what to do);
  * - `stepUp: 'always'`: a person who has a second factor, or whose workspace requires one, must
  *   have used it within STEP_UP_MINUTES on this credential's session (a dashboard session records
- *   it; a token carries none), else StepUpRequired naming the dashboard page that does the same.
+ *   it; a token carries none), else StepUpRequired naming the dashboard page that does the same;
+ * - `stepUp: 'always'` or a `setting`: a delegated token (RFC 8693, an `act` chain) is refused
+ *   whatever the person's factors: it is not the person present, and a key, a rolled key, a service
+ *   account or a setting it made would outlive it (a delegated token lives an hour at most).
  * A project key is not a person: its level governs it. The operator (svc-admin) is at the server.
  * Who may call (`caller`) is checked by the operation where it finds the project or workspace.
  */
@@ -61,6 +64,13 @@ export function operationRules(accounts: Accounts, now: () => number) {
     async check(op: OperationId, actor: Actor, params: Record<string, string>): Promise<void> {
       if (actor.kind !== 'person') return;
       const { policy, summary } = MANAGEMENT_OPERATIONS[op];
+      // A delegated token is never the person present, and what it would make here (a credential,
+      // a setting) would outlive it and its parent (docs/security.md "Rules on the operation").
+      if (actor.chain?.length && (policy.stepUp === 'always' || 'setting' in policy))
+        throw new ManagementError(
+          403,
+          `A delegated token cannot ${summary}: what it makes would outlive the token. Ask the person to do it themselves.`,
+        );
       if (!policy.confirmed && policy.stepUp === 'never') return;
       const user = await accounts.users.get(actor.userId);
       if (!user) throw new ManagementError(403, 'This account is gone.');

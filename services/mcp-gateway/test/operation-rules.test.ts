@@ -167,6 +167,33 @@ test('the management layer (the dashboard, svc-admin): every operation’s metho
   }
 });
 
+test('the management layer: every operation declared stepUp always or making a setting is refused to a delegated token, even with a recent factor', async () => {
+  const { who } = await withFactor();
+  const person = { kind: 'person', userId: who.userId, label: who.email, source: 'test', requestId: 'test', factorAt: Date.now() } as const;
+  const calls: [string, OperationId][] = [...OPERATIONS.map(([id]) => [id, id] as [string, OperationId]), ...Object.entries(VARIANTS)];
+  let refused = 0;
+  for (const [method, op] of calls) {
+    for (const chain of [undefined, ['sub-agent', 'registered-client']]) {
+      const actor: Actor = chain ? { ...person, chain } : person;
+      const run = (management as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
+      const err = await run(...argsOf(op, actor)).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const { policy } = MANAGEMENT_OPERATIONS[op];
+      const outlives = policy.stepUp === 'always' || 'setting' in policy;
+      const byDelegation = err instanceof Error && /^A delegated token cannot /.test(err.message);
+      assert.equal(
+        byDelegation,
+        outlives && chain !== undefined,
+        `${method} as ${op}, ${chain ? 'delegated' : 'not delegated'}: ${String(err)}`,
+      );
+      if (byDelegation) refused++;
+    }
+  }
+  assert.ok(refused >= 20, `${refused} calls refused`);
+});
+
 /** Makes one setting of each kind in the workspace, as an owner would have before its address was proven. */
 const MAKERS: Record<WorkspaceSetting, (user: User, project: string) => Promise<unknown>> = {
   sso: async (user) => {
