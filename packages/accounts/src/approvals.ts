@@ -98,15 +98,24 @@ export function approvalCallHash(call: {
   project: string;
   tool: string;
   arguments: Record<string, unknown>;
-  caller: Pick<ApprovalCaller, 'type' | 'id'>;
+  caller: Pick<ApprovalCaller, 'type' | 'id' | 'clientId'>;
 }): string {
   const body = {
     project: call.project,
     tool: call.tool,
     arguments: call.arguments,
-    caller: { type: call.caller.type, id: call.caller.id },
+    caller: { type: call.caller.type, id: call.caller.id, clientId: call.caller.clientId },
   };
   return createHash('sha256').update(canonicalJson(body), 'utf8').digest('hex');
+}
+
+/**
+ * Who a held call is bound to (docs/approvals.md): the caller and the client it came through (an
+ * OAuth client, or the key itself), so another app of the same person, or a sub-agent holding a
+ * token delegated from it, neither collects nor withdraws the call the admin approved for this one.
+ */
+export function approvalCallerKey(caller: Pick<ApprovalCaller, 'type' | 'id' | 'clientId'>): string {
+  return `${caller.type}:${caller.id}:${caller.clientId}`;
 }
 
 // KEYS: the record, the project's index. ARGV: id, now, kept-until, max, oldest-kept, then field/value
@@ -220,7 +229,7 @@ export class ApprovalStore {
       tool: call.tool,
       arguments: JSON.stringify(call.arguments),
       caller: JSON.stringify(call.caller),
-      caller_key: `${call.caller.type}:${call.caller.id}`,
+      caller_key: approvalCallerKey(call.caller),
       call_hash: callHash,
       status: 'pending',
       created_at: String(now),
@@ -293,19 +302,24 @@ export class ApprovalStore {
   }
 
   /** The one claim that lets an approved call run, by the caller it is bound to (see CLAIM). */
-  async claim(project: string, id: string, caller: Pick<ApprovalCaller, 'type' | 'id'>, callHash: string): Promise<ClaimOutcome> {
+  async claim(
+    project: string,
+    id: string,
+    caller: Pick<ApprovalCaller, 'type' | 'id' | 'clientId'>,
+    callHash: string,
+  ): Promise<ClaimOutcome> {
     const outcome = await runScript(
       this.ctx.redis,
       CLAIM,
       [K.approval(project, id)],
-      [this.ctx.now(), `${caller.type}:${caller.id}`, callHash],
+      [this.ctx.now(), approvalCallerKey(caller), callHash],
     );
     return String(outcome) as ClaimOutcome;
   }
 
   /** The caller withdraws a call that has not run (see CANCEL). */
-  async cancel(project: string, id: string, caller: Pick<ApprovalCaller, 'type' | 'id'>): Promise<CancelOutcome> {
-    const outcome = await runScript(this.ctx.redis, CANCEL, [K.approval(project, id)], [this.ctx.now(), `${caller.type}:${caller.id}`]);
+  async cancel(project: string, id: string, caller: Pick<ApprovalCaller, 'type' | 'id' | 'clientId'>): Promise<CancelOutcome> {
+    const outcome = await runScript(this.ctx.redis, CANCEL, [K.approval(project, id)], [this.ctx.now(), approvalCallerKey(caller)]);
     return String(outcome) as CancelOutcome;
   }
 

@@ -56,6 +56,7 @@ export { ACCESS_REQUEST_TIMING, cleanReason, DECIDED_REQUESTS_KEPT, MAX_REASON_L
 export type { RequestOutcome } from './access-requests.ts';
 export {
   APPROVAL_TIMING,
+  approvalCallerKey,
   approvalCallHash,
   approvalChallenge,
   type Approval,

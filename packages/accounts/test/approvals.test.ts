@@ -40,11 +40,15 @@ after(async () => {
 const ORIGIN = { source: '192.0.2.1', requestId: 'test' };
 const json = fc.jsonValue({ maxDepth: 2 });
 const args = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json, { maxKeys: 4 });
+/** Callers drawn from few people and clients: the same person through another client is another caller. */
 const caller = fc.record({
   type: fc.constantFrom('user' as const, 'key' as const, 'bot' as const),
-  id: fc.stringMatching(/^[a-z0-9]{1,12}$/),
+  id: fc.constantFrom('ada', 'bob', 'k1'),
+  clientId: fc.constantFrom('client-a', 'client-b', 'svc-key:k1'),
 });
-const labelled = (c: { type: ApprovalCaller['type']; id: string }): ApprovalCaller => ({ ...c, label: c.id, clientId: `svc-key:${c.id}` });
+type Who = { type: ApprovalCaller['type']; id: string; clientId: string };
+const labelled = (c: Who): ApprovalCaller => ({ ...c, label: c.id });
+const same = (x: Who, y: Who) => x.type === y.type && x.id === y.id && x.clientId === y.clientId;
 /** Different as JSON: the member order aside (and -0 as JSON writes it, 0). */
 const differ = (a: unknown, b: unknown) => !isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
@@ -63,7 +67,7 @@ test('the hash is of the canonical call: key order aside, any other argument, to
       const reordered = Object.fromEntries(Object.entries(a).reverse());
       assert.equal(approvalCallHash({ ...base, arguments: reordered }), approvalCallHash(base));
       if (differ(a, b)) assert.notEqual(approvalCallHash({ ...base, arguments: b }), approvalCallHash(base));
-      if (x.type !== y.type || x.id !== y.id) assert.notEqual(approvalCallHash({ ...base, caller: y }), approvalCallHash(base));
+      if (!same(x, y)) assert.notEqual(approvalCallHash({ ...base, caller: y }), approvalCallHash(base));
       assert.notEqual(approvalCallHash({ ...base, tool: 'u' }), approvalCallHash(base));
     }),
     { numRuns: 200 },
@@ -73,7 +77,7 @@ test('the hash is of the canonical call: key order aside, any other argument, to
 test('an approval of other arguments or another caller is refused, and the call stays pending', async () => {
   await fc.assert(
     fc.asyncProperty(args, args, caller, caller, async (a, b, x, y) => {
-      fc.pre(differ(a, b) || x.type !== y.type || x.id !== y.id);
+      fc.pre(differ(a, b) || !same(x, y));
       const held = await hold(a, labelled(x));
       const otherHash = approvalCallHash({ project: held.project, tool: held.tool, arguments: b, caller: y });
       assert.equal(await accounts.approvals.decide(held.project, held.id, { approve: true, callHash: otherHash, by: 'admin' }), 'mismatch');
@@ -86,7 +90,7 @@ test('an approval of other arguments or another caller is refused, and the call 
 test('an approved call is claimed once, by its own caller only; no approval is given or used twice', async () => {
   await fc.assert(
     fc.asyncProperty(args, caller, caller, async (a, x, y) => {
-      fc.pre(x.type !== y.type || x.id !== y.id);
+      fc.pre(!same(x, y));
       const held = await hold(a, labelled(x));
       const decide = () => accounts.approvals.decide(held.project, held.id, { approve: true, callHash: held.callHash, by: 'admin' });
       assert.equal(await decide(), 'ok');
@@ -108,7 +112,7 @@ test('an approved call is claimed once, by its own caller only; no approval is g
 test('of many concurrent decisions one decides, and of many concurrent claims one runs', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(fc.boolean(), { minLength: 2, maxLength: 12 }), fc.integer({ min: 2, max: 16 }), async (votes, claimers) => {
-      const who = labelled({ type: 'key', id: 'racer' });
+      const who = labelled({ type: 'key', id: 'racer', clientId: 'svc-key:racer' });
       const held = await hold({ title: 'race' }, who);
       const decisions = await Promise.all(
         votes.map((approve) => accounts.approvals.decide(held.project, held.id, { approve, callHash: held.callHash, by: 'admin' })),
@@ -127,7 +131,7 @@ test('of many concurrent decisions one decides, and of many concurrent claims on
 test('past its deadline a call is expired: never approved, never run', async () => {
   await fc.assert(
     fc.asyncProperty(args, fc.boolean(), fc.integer({ min: 0, max: 3 * APPROVAL_TIMING.decideWithinMs }), async (a, approveFirst, late) => {
-      const who = labelled({ type: 'user', id: 'late' });
+      const who = labelled({ type: 'user', id: 'late', clientId: 'client-a' });
       const held = await hold(a, who);
       const decide = () => accounts.approvals.decide(held.project, held.id, { approve: true, callHash: held.callHash, by: 'admin' });
       if (approveFirst) assert.equal(await decide(), 'ok');
@@ -144,7 +148,7 @@ test('past its deadline a call is expired: never approved, never run', async () 
 test('a call withdrawn by its caller is final: only its caller withdraws it, and it is never approved or run after', async () => {
   await fc.assert(
     fc.asyncProperty(args, caller, caller, fc.boolean(), async (a, x, y, approveFirst) => {
-      fc.pre(x.type !== y.type || x.id !== y.id);
+      fc.pre(!same(x, y));
       const held = await hold(a, labelled(x));
       const decide = () => accounts.approvals.decide(held.project, held.id, { approve: true, callHash: held.callHash, by: 'admin' });
       if (approveFirst) assert.equal(await decide(), 'ok');

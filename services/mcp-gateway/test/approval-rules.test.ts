@@ -2,7 +2,8 @@
  * Which calls an upstream tool's `approval` holds (docs/approvals.md "The rule"), over MCP with
  * real credentials: `agents` holds a token of a third-party OAuth client and lets an API key run;
  * `below:ADMIN` holds an EDITOR key and lets an ADMIN key run; `none` holds nothing. A held call
- * never reaches the upstream.
+ * never reaches the upstream, and once approved runs only for the client it came through: another
+ * app of the same person neither collects nor withdraws it.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -79,4 +80,31 @@ test('below:ADMIN: an EDITOR key is held, an ADMIN key runs; none holds nothing'
   assert.equal(await outcome({ 'x-api-key': adminKey }), 'ran');
   await rule('none', { headers: { 'x-api-key': owner.key }, expect: 'ran' });
   assert.equal(await outcome({ 'x-api-key': owner.key }), 'ran');
+});
+
+test('an approved call is collected only through the client it came through, not by another app of the same person', async () => {
+  const tokenOf = (clientId: string) =>
+    plantAccessToken(f, { accountId: owner.userId, scope: 'mcp:admin', grantScope: 'mcp:admin', project: owner.project, clientId });
+  const [mine, other] = [await tokenOf('app-one'), await tokenOf('app-two')];
+  await rule('all', { headers: { Authorization: `Bearer ${mine}` }, expect: 'held' });
+  const res = await post(f.url, `/mcp/${owner.project}`, call('notes__read_notes'), { Authorization: `Bearer ${mine}` });
+  const id = String(res.body.error.data.approval_id);
+  const decided = await post(
+    f.url,
+    `/api/v1/projects/${owner.project}/approvals/${id}/approve`,
+    { call_hash: res.body.error.data.call_hash },
+    { 'x-api-key': personal },
+  );
+  assert.equal(decided.status, 200, decided.text);
+  const before = upstream.received.filter((r) => r.method === 'tools/call').length;
+  const stranger = await post(f.url, `/mcp/${owner.project}`, call('svc_approval_status', { approval_id: id }), {
+    Authorization: `Bearer ${other}`,
+  });
+  assert.match(stranger.body.result.content[0].text, /no approval/, stranger.text);
+  assert.equal(upstream.received.filter((r) => r.method === 'tools/call').length, before, 'the other app ran nothing');
+  const ran = await post(f.url, `/mcp/${owner.project}`, call('svc_approval_status', { approval_id: id }), {
+    Authorization: `Bearer ${mine}`,
+  });
+  assert.equal(ran.body.result.structuredContent.status, 'done', ran.text);
+  await rule('none', { headers: { Authorization: `Bearer ${mine}` }, expect: 'ran' });
 });

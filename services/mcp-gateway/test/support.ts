@@ -155,7 +155,7 @@ export const call = (name: string, args: Record<string, unknown> = {}, id: numbe
  */
 export async function plantAccessToken(
   f: GatewayFixture,
-  t: { accountId: string; scope: string; grantScope: string | null; project: string },
+  t: { accountId: string; scope: string; grantScope: string | null; project: string; clientId?: string },
 ): Promise<string> {
   const token = generateCredential('access_token');
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
@@ -167,7 +167,7 @@ export async function plantAccessToken(
     jti: token,
     exp: Math.floor(Date.now() / 1000) + 3600,
     accountId: t.accountId,
-    clientId: 'registered-client',
+    clientId: t.clientId ?? 'registered-client',
     grantId,
     aud,
     scope: t.scope,

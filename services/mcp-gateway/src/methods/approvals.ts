@@ -5,7 +5,15 @@
  * tasks/get runs it, once, with the stored arguments, as that caller (their level checked again by
  * the tool's row), and keeps its answer for later polls; tasks/cancel withdraws it.
  */
-import { AccountError, APPROVAL_TIMING, approvalCallHash, isFirstPartyClient, type Accounts, type Approval } from '@svc/accounts';
+import {
+  AccountError,
+  APPROVAL_TIMING,
+  approvalCallerKey,
+  approvalCallHash,
+  isFirstPartyClient,
+  type Accounts,
+  type Approval,
+} from '@svc/accounts';
 import { SvcError } from '@svc/errors';
 import type { Logger } from '@svc/logger';
 import { approvalNeeded, describeRefusal, evaluate, type CallerContext } from '@svc/policy';
@@ -152,7 +160,7 @@ export function approvalFollower(deps: CollectorDeps) {
     if (!caller.project) throw new ToolFailure('Approvals are followed on a project endpoint (/mcp/<project_slug>)');
     const a = await approvals.get(caller.project, id);
     // Another caller's approval is as unknown as a missing one: it names nothing of theirs.
-    if (!a || a.caller.type !== caller.type || a.caller.id !== caller.id)
+    if (!a || approvalCallerKey(a.caller) !== approvalCallerKey(caller))
       throw new ToolFailure(`There is no approval ${id.slice(0, 80)} of yours on project ${caller.project}.`);
     const denied = `An admin denied this call of ${a.tool}; it will not run.`;
     const expired = `This call of ${a.tool} expired before it ran; it will not run.`;
@@ -201,7 +209,7 @@ export function approvalCanceller(deps: { accounts: Pick<Accounts, 'approvals'> 
   const { approvals } = deps.accounts;
   return async function cancel(id: string, caller: ToolCaller): Promise<void> {
     const a = caller.project ? await approvals.get(caller.project, id) : null;
-    if (!a || a.caller.type !== caller.type || a.caller.id !== caller.id)
+    if (!a || approvalCallerKey(a.caller) !== approvalCallerKey(caller))
       throw new ToolFailure(`There is no approval ${id.slice(0, 80)} of yours on project ${caller.project ?? '(none)'}.`);
     const outcome = await approvals.cancel(a.project, a.id, caller);
     const origin = { ...caller.origin, agent: { clientId: caller.clientId } };
