@@ -34,6 +34,12 @@ export const APPROVAL_TIMING = {
    * would hold 800 MB of one project's data in Redis).
    */
   resultBytes: 256 * 1024,
+  /**
+   * The largest arguments a call may be held with, as JSON: an admin reads them on a page, and the
+   * project's list holds them all (maxOpen of them; at the request body's 512 KiB, 200 held calls
+   * were a list of 104 MB, two seconds of one turn to serialize). A larger call is refused, not held.
+   */
+  argumentBytes: 16 * 1024,
 } as const;
 
 /** The longest a record lives: decided at the deadline, collected at the next, then kept. */
@@ -218,6 +224,12 @@ export class ApprovalStore {
     call: { project: string; workspace: string; tool: string; arguments: Record<string, unknown>; caller: ApprovalCaller },
     origin: ApprovalOrigin,
   ): Promise<Approval> {
+    const argumentsJson = JSON.stringify(call.arguments);
+    if (Buffer.byteLength(argumentsJson) > APPROVAL_TIMING.argumentBytes)
+      throw new AccountError(
+        'invalid',
+        `This call's arguments are more than the ${APPROVAL_TIMING.argumentBytes} bytes an admin is shown to approve; send smaller arguments.`,
+      );
     const now = this.ctx.now();
     const id = newId('apr');
     const callHash = approvalCallHash(call);
@@ -227,7 +239,7 @@ export class ApprovalStore {
       project: call.project,
       workspace: call.workspace,
       tool: call.tool,
-      arguments: JSON.stringify(call.arguments),
+      arguments: argumentsJson,
       caller: JSON.stringify(call.caller),
       caller_key: approvalCallerKey(call.caller),
       call_hash: callHash,

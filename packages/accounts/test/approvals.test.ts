@@ -11,6 +11,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import {
+  AccountError,
   APPROVAL_TIMING,
   approvalCallHash,
   connectRedis,
@@ -160,4 +161,35 @@ test('a call withdrawn by its caller is final: only its caller withdraws it, and
     }),
     { numRuns: 30 },
   );
+});
+
+test("a call is held only with arguments an admin can be shown (APPROVAL_TIMING.argumentBytes); a project's list stays within its bound", async () => {
+  const sized = (bytes: number) => ({ text: 'x'.repeat(Math.max(0, bytes - '{"text":""}'.length)) });
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 1, max: APPROVAL_TIMING.argumentBytes * 4 }), async (bytes) => {
+      await yieldToLoop();
+      const outcome = await hold(sized(bytes), labelled({ type: 'key', id: 'k1', clientId: 'svc-key:k1' })).then(
+        () => 'held',
+        (err: unknown) => (err instanceof AccountError ? err.code : String(err)),
+      );
+      assert.equal(outcome, Math.max(bytes, '{"text":""}'.length) <= APPROVAL_TIMING.argumentBytes ? 'held' : 'invalid', `${bytes} bytes`);
+    }),
+    { numRuns: 40 },
+  );
+  // A project full of held calls at the bound: its list is at most maxOpen calls of the bound and their fields.
+  const project = `p${(projects += 1)}`;
+  for (let i = 0; i < APPROVAL_TIMING.maxOpen; i++)
+    await accounts.approvals.create(
+      {
+        project,
+        workspace: 'acme',
+        tool: 'notes__write_note',
+        arguments: sized(APPROVAL_TIMING.argumentBytes),
+        caller: labelled({ type: 'user', id: 'ada', clientId: `c${i}` }),
+      },
+      ORIGIN,
+    );
+  const listed = await accounts.approvals.list(project);
+  assert.equal(listed.length, APPROVAL_TIMING.maxOpen);
+  assert.ok(JSON.stringify(listed).length <= APPROVAL_TIMING.maxOpen * (APPROVAL_TIMING.argumentBytes + 2_048));
 });

@@ -60,6 +60,8 @@ export function approvalHold(deps: { accounts: Pick<Accounts, 'approvals'> }) {
       )
       .catch((err: unknown) => {
         if (err instanceof AccountError && err.code === 'limit') throw new SvcError('conflict', { message: err.message, inBody: true });
+        if (err instanceof AccountError && err.code === 'invalid')
+          throw new SvcError('invalid_params', { message: `Invalid params: ${err.message}`, inBody: true });
         throw err;
       });
     throw new SvcError('access_denied', {
