@@ -198,11 +198,28 @@ test('the REST door holds the call too: 403 with the same denial, and the approv
   assert.equal(writes(), before + 1);
 });
 
-test('an answer over 256 KB goes whole to the poll that ran it; later polls read a note saying so', async () => {
+test('arguments over 16 KiB are not held; an answer over 256 KB goes whole to the poll that ran it, later polls read a note saying so', async () => {
   const big = 'n'.repeat(300_000);
-  const write = await held({ title: 'big', text: big });
-  assert.equal((await decide(write.id, 'approve', { call_hash: write.callHash })).status, 200);
-  assert.equal((await status(editorKey, write.id)).body['result'].content[0].text, 'saved big');
+  // Arguments this large are never held (APPROVAL_TIMING.argumentBytes): the note is written while
+  // write_note waits for no approval, then the rule is put back.
+  const rule = async (approval: string) =>
+    assert.equal(
+      (await api(owner.key, 'PATCH', `/api/v1/projects/${owner.slug}/upstreams/notes/tools/write_note`, { approval })).status,
+      200,
+    );
+  const refused = await call(editorKey, 'notes__write_note', { title: 'big', text: big });
+  assert.equal(refused.body['error']?.code, -32602, JSON.stringify(refused.body).slice(0, 300));
+  assert.match(String(refused.body['error']?.message), /more than the 16384 bytes an admin is shown/);
+  await rule('none');
+  await waitFor(
+    async () => (await call(editorKey, 'notes__write_note', { title: 'big', text: big })).body['result'] !== undefined,
+    'write_note to run',
+  );
+  await rule('all');
+  await waitFor(
+    async () => (await call(editorKey, 'notes__write_note', { title: 'x', text: 'x' })).body['error']?.data?.gate === 'approval',
+    'write_note held again',
+  );
   const gated = await api(owner.key, 'PATCH', `/api/v1/projects/${owner.slug}/upstreams/notes/tools/read_notes`, { approval: 'all' });
   assert.equal(gated.status, 200, JSON.stringify(gated.body));
   // The gateway's copy of the project's tools follows the change when its invalidation arrives.
