@@ -2,8 +2,9 @@
  * A project's tools: the built-in ones beside its upstream servers' (docs/upstream-servers.md). Each
  * gateway keeps a project's tool set in memory, read from Redis in one command (the project's
  * upstream hash), dropped when an invalidation message names the project (INVALIDATES.upstreams)
- * and at most UPSTREAM_LIMITS.toolSets.ttlMs old; at most UPSTREAM_LIMITS.toolSets.projects sets
- * are kept, the least recently used going first. An upstream tool is offered when its row is on;
+ * and at most UPSTREAM_LIMITS.toolSets.ttlMs old; at most UPSTREAM_LIMITS.toolSets.projects sets,
+ * holding at most UPSTREAM_LIMITS.toolSets.bytes of upstream tools, are kept, the least recently
+ * used going first. An upstream tool is offered when its row is on;
  * its policy row is evaluated exactly as a built-in tool's, its arguments checked at the top level
  * of its schema (argument-check.ts).
  */
