@@ -23,7 +23,9 @@ before(async () => {
   s = await seed(f.accounts, { level: 'ADMIN' });
   token = generateCredential('access_token');
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
-  await store.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify({ kind: 'Grant', accountId: s.userId }));
+  // The Grant records the token's project, as every consent does (docs/auth-service.md "What a token is for").
+  const resources = { [`${f.config.baseUrl}/mcp/${s.project}`]: 'mcp:write' };
+  await store.hset(oidcRecordKey('Grant', grantId), 'payload', JSON.stringify({ kind: 'Grant', accountId: s.userId, resources }));
   const payload = {
     kind: 'AccessToken',
     jti: token,

@@ -116,11 +116,9 @@ function createClaims(redis: Redis) {
       }, CLAIM_RENEW_MS);
       res.on('close', () => {
         clearInterval(renew);
-        // A response sent in full: the provider is done. Its pair, when it made one, is kept
-        // already, and decides the later requests; else they go to the provider. One not sent in
-        // full (the client left) may still be in the provider's hands: the lease, no longer
-        // renewed, frees the token instead.
-        if (res.writableFinished) void release(digest, value).catch(() => {});
+        // A response not sent in full (the client left) may still be in the provider's hands: the
+        // lease, no longer renewed, frees the token instead.
+        if (res.writableFinished && res.statusCode !== 200) void release(digest, value).catch(() => {});
       });
     },
   };
@@ -200,8 +198,12 @@ export function keepRefreshPair(deps: RefreshReplayDeps) {
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || !client || !body || typeof body !== 'object') return;
     // Only a public client's token rotated: a client that authenticates presents its unchanged
-    // token again, and proves itself again, through the provider (rotateRefreshToken).
-    if (client.clientAuthMethod !== 'none') return;
+    // token again, and proves itself again, through the provider (rotateRefreshToken). Its claim
+    // goes now, so its next refresh reaches the provider at once.
+    if (client.clientAuthMethod !== 'none') {
+      await deps.redis.del(OK.refreshClaim(digest));
+      return;
+    }
     const kept: KeptPair = { clientId: client.clientId, usedAt: now(), body };
     await deps.redis.set(OK.refreshReplay(digest), seal(token, kept), 'PX', REFRESH_REPLAY_MS);
   };

@@ -147,41 +147,7 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
         // A document's client name follows the rule of registered clients' (docs/management.md "Names").
         allowClient: async (_ctx, client) => clientNameProblem(client.clientName) === null,
       },
-      resourceIndicators: {
-        enabled: true,
-        // The project chosen on the consent page, for clients that sent no resource (device flow).
-        defaultResource: async (ctx, client, oneOf) => {
-          if (oneOf) return oneOf;
-          // A service account's token is for one project or its team endpoint, named every time.
-          if (isServiceAccountClient(client.clientId))
-            throw new errors.InvalidTarget(`resource is required: ${config.baseUrl}/mcp/<project_slug> or the team endpoint`);
-          const chosen = (ctx.oidc.entities.Interaction?.result as { svc?: { resource?: string } } | undefined)?.svc?.resource;
-          return chosen;
-        },
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (ctx, resource, client) => {
-          const slug = projectOfResource(config.baseUrl, resource);
-          if (isServiceAccountClient(client.clientId)) {
-            await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
-            return {
-              scope: MCP_SCOPES.join(' '),
-              audience: resource,
-              accessTokenFormat: 'opaque',
-              accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
-            };
-          }
-          if (!slug || !(await readProject(accounts, slug))) {
-            throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
-          }
-          // docs/auth-service.md "What a token is for": a person's token is for the project their
-          // Grant records (the one approved on the consent page), whatever the request named
-          // (a resource repeated at /authorize, or one sent beside auto_provision).
-          const grant = ctx.oidc.route === 'token' ? ctx.oidc.entities.Grant : undefined;
-          if (grant && !grant.getResourceScope(resource))
-            throw new errors.InvalidTarget('resource is not the project approved for this grant');
-          return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
-        },
-      },
+      resourceIndicators: resourceIndicators(deps),
     },
     // The provider's error pages are ours: our layout, the security headers set in front of it
     // (app.ts), and a log line (server errors are logged by the `server_error` event).
@@ -200,6 +166,48 @@ export function buildConfiguration(deps: ConfigurationDeps): Configuration {
       const hsts = strictTransportSecurity(deps.config.authUrl);
       if (hsts) ctx.set('Strict-Transport-Security', hsts);
       ctx.body = String(providerErrorPage(out['error_description'] ?? out['error'], out['error']));
+    },
+  };
+}
+
+/**
+ * RFC 8707 resource indicators: every token is for one project's MCP endpoint (or a service
+ * account's team endpoint), and a person's for the project their Grant records.
+ */
+function resourceIndicators(deps: ConfigurationDeps): NonNullable<NonNullable<Configuration['features']>['resourceIndicators']> {
+  const { config, accounts } = deps;
+  return {
+    enabled: true,
+    // The project chosen on the consent page, for clients that sent no resource (device flow).
+    defaultResource: async (ctx, client, oneOf) => {
+      if (oneOf) return oneOf;
+      // A service account's token is for one project or its team endpoint, named every time.
+      if (isServiceAccountClient(client.clientId))
+        throw new errors.InvalidTarget(`resource is required: ${config.baseUrl}/mcp/<project_slug> or the team endpoint`);
+      const chosen = (ctx.oidc.entities.Interaction?.result as { svc?: { resource?: string } } | undefined)?.svc?.resource;
+      return chosen;
+    },
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (ctx, resource, client) => {
+      const slug = projectOfResource(config.baseUrl, resource);
+      if (isServiceAccountClient(client.clientId)) {
+        await checkServiceAccountResource({ accounts, baseUrl: config.baseUrl, clientId: client.clientId, project: slug, resource });
+        return {
+          scope: MCP_SCOPES.join(' '),
+          audience: resource,
+          accessTokenFormat: 'opaque',
+          accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_TTL_SECONDS,
+        };
+      }
+      if (!slug || !(await readProject(accounts, slug))) {
+        throw new errors.InvalidTarget(`resource must be ${config.baseUrl}/mcp/<project_slug> of an existing project`);
+      }
+      // docs/auth-service.md "What a token is for": a person's token is for the project their
+      // Grant records (the one approved on the consent page), whatever the request named
+      // (a resource repeated at /authorize, or one sent beside auto_provision).
+      const grant = ctx.oidc.route === 'token' ? ctx.oidc.entities.Grant : undefined;
+      if (grant && !grant.getResourceScope(resource)) throw new errors.InvalidTarget('resource is not the project approved for this grant');
+      return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: TTL.AccessToken };
     },
   };
 }
