@@ -132,11 +132,14 @@ function upstreamContext(options: UpstreamsOptions) {
     return upstream ? { upstream, tools: all.tools.filter((t) => t.upstream === name).sort(byName) } : null;
   }
 
-  /** Changes one upstream's record and rows from what `plan` makes of a fresh read; retried when a write raced it. */
+  /**
+   * Changes one upstream's record and rows from what `plan` makes of a fresh read (rows to write,
+   * the names of rows to delete); retried when a write raced it.
+   */
   async function change(
     project: string,
     name: string,
-    plan: (current: UpstreamView) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[] }>,
+    plan: (current: UpstreamView) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[]; remove?: string[] }>,
   ): Promise<UpstreamView> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const all = await store.read(project);
@@ -151,6 +154,11 @@ function upstreamContext(options: UpstreamsOptions) {
         const tf = FIELDS.tool(name, t.name);
         edit.read.set(tf, all.raw.get(tf) ?? '');
         edit.set.set(tf, JSON.stringify(t));
+      }
+      for (const tool of next.remove ?? []) {
+        const tf = FIELDS.tool(name, tool);
+        edit.read.set(tf, all.raw.get(tf) ?? '');
+        edit.remove.push(tf);
       }
       if (await store.write(project, edit)) return (await view(project, name))!;
     }
@@ -192,7 +200,7 @@ async function register(ctx: Context, input: RegisterInput): Promise<UpstreamVie
     refreshedAt: at,
     problem: found.problems.join('; ') || null,
   };
-  const tools = mergeTools(input.name, [], found.tools, at, true);
+  const tools = mergeTools(input.name, [], found.tools, at, true).rows;
   const outcome = await ctx.store.add(registered, tools);
   if (outcome === 'exists') throw new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409);
   if (outcome === 'full')
@@ -213,16 +221,17 @@ async function refresh(ctx: Context, project: string, workspace: string, name: s
       const found = await ctx.discover(upstream, workspace);
       const merged = mergeTools(name, tools, found.tools, at, false);
       // mergeTools returns the rows that moved: those now new or changed wait for an admin.
-      flagged = merged.filter((t) => t.state === 'new' || t.state === 'changed').map((t) => t.name);
+      flagged = merged.rows.filter((t) => t.state === 'new' || t.state === 'changed').map((t) => t.name);
       return {
         upstream: {
           ...upstream,
           era: found.era,
           protocolVersion: found.version,
           refreshedAt: at,
-          problem: found.problems.join('; ') || null,
+          problem: [...found.problems, ...merged.problems].join('; ') || null,
         },
-        tools: merged,
+        tools: merged.rows,
+        remove: merged.remove,
       };
     } catch (err) {
       flagged = [];
