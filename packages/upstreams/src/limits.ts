@@ -72,6 +72,15 @@ export const UPSTREAM_LIMITS = {
   refreshEveryMs: 5 * 60_000,
   /** One gateway refreshes an upstream at a time: the others leave it alone this long. */
   leaseMs: 30_000,
+  /**
+   * A gateway keeps one session per upstream (client.ts): for the URL and credential it was opened
+   * with, at most `kept` of them (as many as the tool sets' projects have upstreams), the least
+   * recently used going first; a legacy upstream's session id is at most `idLength` characters
+   * (a longer one is refused as `invalid`). Before, a session was kept for every URL and credential
+   * ever used, updated or removed, and its id whatever the upstream said (12,000 characters were
+   * kept, and sent back on every request).
+   */
+  sessions: { kept: 10_000, idLength: 1_024 },
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
   /**
