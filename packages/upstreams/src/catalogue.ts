@@ -3,7 +3,8 @@
  * tool checked and bounded, then merged into the rows svc keeps. A tool found at registration starts
  * on at its default row; one found later starts off (`new`); a changed description, schema or
  * annotation waits for an admin (`changed`, the old one still offered); a tool no longer listed is
- * `missing` (its row is kept, so an admin's choices survive a redeploy of the upstream).
+ * `missing` (its row is kept, so an admin's choices survive a redeploy of the upstream), within the
+ * rows and bytes an upstream's rows may hold (UPSTREAM_LIMITS.rowsPerUpstream, rowBytesPerUpstream).
  */
 import { defaultPolicy } from './defaults.ts';
 import { UPSTREAM_LIMITS } from './limits.ts';
@@ -86,9 +87,22 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** What a discovery changes of an upstream's rows. */
+export interface Merged {
+  /** The rows that differ from `existing`, to write. */
+  rows: UpstreamTool[];
+  /** The tools whose rows are deleted: `missing` ones past the upstream's bounds, those missing longest. */
+  remove: string[];
+  /** Why tools the upstream lists were left out. */
+  problems: string[];
+}
+
 /**
- * The rows after a discovery: `existing` (this upstream's rows) merged with what was found. Only
- * the rows that differ from `existing` are returned.
+ * The rows after a discovery: `existing` (this upstream's rows) merged with what was found, within
+ * the upstream's bounds (docs/upstream-servers.md "Bounds"). The tools found come first, in the
+ * server's order, each counted with the change it has waiting; one past rowBytesPerUpstream is left
+ * out, as if not listed. Every other row is `missing`, kept while the rows and bytes allow, the
+ * most recently missing first; the rest are deleted.
  */
 export function mergeTools(
   upstream: string,
@@ -96,29 +110,63 @@ export function mergeTools(
   found: ReadonlyMap<string, ToolDescriptor>,
   now: number,
   atRegistration: boolean,
-): UpstreamTool[] {
-  const changed: UpstreamTool[] = [];
+): Merged {
+  const { rowsPerUpstream, rowBytesPerUpstream } = UPSTREAM_LIMITS;
+  const rows: UpstreamTool[] = [];
   const byName = new Map(existing.map((t) => [t.name, t]));
+  const listed = new Set<string>();
+  let bytes = 0;
   for (const [name, descriptor] of found) {
     const row = byName.get(name);
-    if (!row) {
-      changed.push({
-        upstream,
-        name,
-        descriptor,
-        pending: null,
-        policy: defaultPolicy(descriptor, atRegistration),
-        state: atRegistration ? 'listed' : 'new',
-        firstSeen: now,
-      });
+    const next = row
+      ? merged(row.state === 'missing' ? present(row) : row, descriptor)
+      : {
+          upstream,
+          name,
+          descriptor,
+          pending: null,
+          policy: defaultPolicy(descriptor, atRegistration),
+          state: atRegistration ? ('listed' as const) : ('new' as const),
+          firstSeen: now,
+        };
+    const size = rowBytes(next ?? row!);
+    if (bytes + size > rowBytesPerUpstream) continue;
+    bytes += size;
+    listed.add(name);
+    if (next) rows.push(next);
+  }
+  const missing = existing
+    .filter((row) => !listed.has(row.name))
+    .map((row) => (row.state === 'missing' ? row : { ...row, state: 'missing' as const, pending: null, missingSince: now }))
+    .sort((a, b) => (b.missingSince ?? 0) - (a.missingSince ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const remove: string[] = [];
+  let count = listed.size;
+  for (const row of missing) {
+    const size = rowBytes(row);
+    // Once one row goes, every row missing longer goes too.
+    if (remove.length || count >= rowsPerUpstream || bytes + size > rowBytesPerUpstream) {
+      remove.push(row.name);
       continue;
     }
-    const next = merged(row, descriptor);
-    if (next) changed.push(next);
+    count++;
+    bytes += size;
+    if (row !== byName.get(row.name)) rows.push(row);
   }
-  for (const row of existing)
-    if (!found.has(row.name) && row.state !== 'missing') changed.push({ ...row, state: 'missing', pending: null });
-  return changed;
+  const left = found.size - listed.size;
+  const problems = left
+    ? [`${left} tool(s) left out: past ${rowBytesPerUpstream} bytes of rows for one server, changes waiting included`]
+    : [];
+  return { rows, remove, problems };
+}
+
+/** What a row holds of descriptors, as rowBytesPerUpstream counts it: its own and the change waiting. */
+function rowBytes(row: UpstreamTool): number {
+  return Buffer.byteLength(JSON.stringify(row.descriptor)) + (row.pending ? Buffer.byteLength(JSON.stringify(row.pending)) : 0);
+}
+
+/** A `missing` row listed again: no longer missing since. */
+function present({ missingSince: _since, ...row }: UpstreamTool): UpstreamTool {
+  return row;
 }
 
 /** One known tool seen again: its new row, or null when nothing changed. */

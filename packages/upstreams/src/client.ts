@@ -6,8 +6,11 @@
  * 2026-07-28 when the upstream answers `server/discover` with it (no session; `_meta` and the
  * `Mcp-Method`/`Mcp-Name` headers on every request), else 2025-11-25 and earlier (`initialize`,
  * `notifications/initialized`, and the `Mcp-Session-Id` the upstream gives, kept per upstream in
- * this process and opened again when the upstream forgets it).
+ * this process and opened again when the upstream forgets it). One session is kept an upstream, for
+ * the URL and credential it was opened with, and UPSTREAM_LIMITS.sessions.kept in all, the least
+ * recently used going first.
  */
+import { createHash } from 'node:crypto';
 import { BlockList } from 'node:net';
 import {
   CimdFetchRefused,
@@ -32,6 +35,9 @@ const CLIENT_INFO = { name: 'svc-gateway', version: '1' };
 
 /** One upstream as a request to it needs it. */
 export interface Endpoint {
+  /** The project and the name the upstream is registered under: whose session a request takes. */
+  project: string;
+  upstream: string;
   url: string;
   timeoutMs: number;
   /** The static credential's header and value, opened (never logged). */
@@ -54,6 +60,12 @@ interface Session {
   id: string | null;
 }
 
+/** An upstream's session, and what it was opened for: a digest of the URL and credential. */
+interface KeptSession {
+  identity: string;
+  session: Promise<Session>;
+}
+
 /** A CIDR block an operator allows upstreams in (UPSTREAM_ALLOWED_PRIVATE). */
 export interface AllowedBlock {
   address: string;
@@ -68,6 +80,8 @@ export interface ClientOptions {
    * included (the gateway's outbound histogram: docs/operations.md "Latency histograms").
    */
   observe?: ((status: number | null, seconds: number) => void) | undefined;
+  /** The sessions kept at most (UPSTREAM_LIMITS.sessions.kept; tests give less). */
+  sessions?: number;
 }
 
 /** The header svc's forwarded token goes in: Authorization, unless the static credential takes it. */
@@ -76,11 +90,14 @@ const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
 export class UpstreamClient {
   private readonly send: GuardedRequester;
   private readonly observe: ClientOptions['observe'];
-  private readonly sessions = new Map<string, Promise<Session>>();
+  /** Per upstream (sessionKey), least recently used first. */
+  private readonly sessions = new Map<string, KeptSession>();
+  private readonly maxSessions: number;
   private nextId = 1;
 
   constructor(options: ClientOptions) {
     this.observe = options.observe;
+    this.maxSessions = options.sessions ?? UPSTREAM_LIMITS.sessions.kept;
     const allowed = new BlockList();
     for (const b of options.allowedPrivate) allowed.addSubnet(b.address, b.prefix, b.family);
     this.send = createGuardedRequest({
@@ -92,7 +109,7 @@ export class UpstreamClient {
 
   /** Which revision the upstream speaks, learnt afresh (registration and refresh). */
   async handshake(endpoint: Endpoint): Promise<{ era: UpstreamEra; version: string }> {
-    this.sessions.delete(sessionKey(endpoint));
+    this.forget(endpoint.project, endpoint.upstream);
     const session = await this.session({ ...endpoint, era: null, timeoutMs: UPSTREAM_LIMITS.discoveryTimeoutMs });
     return { era: session.era, version: session.version };
   }
@@ -135,21 +152,45 @@ export class UpstreamClient {
       return (await this.post(endpoint, session, method, params, name, relay)).answer;
     } catch (err) {
       if (!(err instanceof UpstreamFailure) || err.reason !== 'session') throw err;
-      this.sessions.delete(sessionKey(endpoint));
+      this.forget(endpoint.project, endpoint.upstream);
       return (await this.post(endpoint, await this.session(endpoint), method, params, name, relay)).answer;
     }
   }
 
-  private session(endpoint: Endpoint): Promise<Session> {
-    const key = sessionKey(endpoint);
-    let session = this.sessions.get(key);
-    if (!session) {
-      session = this.open(endpoint);
-      this.sessions.set(key, session);
-      // A failed opening is not kept: the next request tries again.
-      session.catch(() => this.sessions.delete(key));
+  /** Drops the session kept for an upstream (removed, or refused at registration), or (no name) for every upstream of the project. */
+  forget(project: string, upstream?: string): void {
+    if (upstream !== undefined) {
+      this.sessions.delete(sessionKey(project, upstream));
+      return;
     }
-    return session;
+    const prefix = sessionKey(project, '');
+    for (const key of this.sessions.keys()) if (key.startsWith(prefix)) this.sessions.delete(key);
+  }
+
+  /** How many sessions are kept (their bound's tests). */
+  get sessionsKept(): number {
+    return this.sessions.size;
+  }
+
+  /** The upstream's session, opened for this URL and credential (one an upstream, the least recently used going first). */
+  private session(endpoint: Endpoint): Promise<Session> {
+    const key = sessionKey(endpoint.project, endpoint.upstream);
+    const identity = identityOf(endpoint);
+    const kept = this.sessions.get(key);
+    // Taken out and put back: the map's order is its use.
+    this.sessions.delete(key);
+    if (kept?.identity === identity) {
+      this.sessions.set(key, kept);
+      return kept.session;
+    }
+    const entry: KeptSession = { identity, session: this.open(endpoint) };
+    this.sessions.set(key, entry);
+    // A failed opening is not kept: the next request tries again.
+    entry.session.catch(() => {
+      if (this.sessions.get(key) === entry) this.sessions.delete(key);
+    });
+    if (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
+    return entry.session;
   }
 
   private async open(endpoint: Endpoint): Promise<Session> {
@@ -171,7 +212,17 @@ export class UpstreamClient {
       capabilities: {},
       clientInfo: CLIENT_INFO,
     });
-    const version = typeof answer.result['protocolVersion'] === 'string' ? answer.result['protocolVersion'] : LEGACY_VERSION;
+    const given = answer.result['protocolVersion'];
+    const version = typeof given === 'string' ? given : LEGACY_VERSION;
+    // MCP 2025-11-25 "Lifecycle": a version is a date, YYYY-MM-DD; it is kept and sent back on every request.
+    if (!PROTOCOL_VERSION.test(version))
+      throw new UpstreamFailure('invalid', 'the upstream answered a protocol version that is not a date');
+    // MCP 2025-11-25 "Session Management": visible ASCII; svc keeps and sends back no more than its bound.
+    if (sessionId !== null && !SESSION_ID.test(sessionId))
+      throw new UpstreamFailure(
+        'invalid',
+        `the upstream gave a session id that is not 1 to ${UPSTREAM_LIMITS.sessions.idLength} visible ASCII characters`,
+      );
     const session: Session = { era: 'legacy', version, id: sessionId };
     await this.notify(endpoint, session, 'notifications/initialized');
     return session;
@@ -265,7 +316,16 @@ export class UpstreamClient {
 /** The reader of an answer whose body does not matter. */
 const IGNORED: BodyReader<undefined> = { data: () => undefined, end: () => undefined };
 
-const sessionKey = (e: Endpoint) => `${e.url}\n${e.credential?.header ?? ''}\n${e.credential?.value ?? ''}`;
+const sessionKey = (project: string, upstream: string) => `${project}\n${upstream}`;
+
+/** What a session was opened for, as a digest: the URL and credential are not held twice. */
+const identityOf = (e: Endpoint) =>
+  createHash('sha256')
+    .update(`${e.url}\n${e.credential?.header ?? ''}\n${e.credential?.value ?? ''}`)
+    .digest('base64url');
+
+const PROTOCOL_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+const SESSION_ID = new RegExp(`^[\\x21-\\x7E]{1,${UPSTREAM_LIMITS.sessions.idLength}}$`);
 
 /** A request's failure as the caller may be told it: never an address or a stack. */
 function failureOf(err: unknown, timeoutMs: number): UpstreamFailure {

@@ -23,6 +23,21 @@ export const UPSTREAM_LIMITS = {
    * tools of 16 KiB a server, a project's tools/list was 16 MB, 35-95 ms of one turn to serialize.
    */
   bytesPerUpstream: 256 * 1024,
+  /**
+   * Rows svc keeps of one upstream, `missing` ones included (docs/upstream-servers.md "Policy
+   * rows"): past it, those missing longest are deleted. Before, no row was ever deleted: a server
+   * listing 100 new names at each refresh grew its project's hash by 100 rows a refresh (10,100
+   * rows, 26 MiB, after 100 refreshes; reading them took 60-77 ms of CPU in one turn).
+   */
+  rowsPerUpstream: 300,
+  /**
+   * The descriptors of all one upstream's rows as JSON, a change waiting for an admin (`pending`)
+   * and `missing` rows included. The tools the server lists now come first, in its order: one past
+   * it is left out and the upstream flagged, as past bytesPerUpstream; the `missing` rows take what
+   * is left, those missing longest deleted first. Twice bytesPerUpstream: a server's tools and a
+   * change of each.
+   */
+  rowBytesPerUpstream: 512 * 1024,
   /** Pages of tools/list read at discovery (MCP pagination). */
   listPages: 20,
   /** What one call of a tool may spend of its caller's tool budget (docs/operations.md "Limits for agents"). */
@@ -57,6 +72,15 @@ export const UPSTREAM_LIMITS = {
   refreshEveryMs: 5 * 60_000,
   /** One gateway refreshes an upstream at a time: the others leave it alone this long. */
   leaseMs: 30_000,
+  /**
+   * A gateway keeps one session per upstream (client.ts): for the URL and credential it was opened
+   * with, at most `kept` of them (as many as the tool sets' projects have upstreams), the least
+   * recently used going first; a legacy upstream's session id is at most `idLength` characters
+   * (a longer one is refused as `invalid`). Before, a session was kept for every URL and credential
+   * ever used, updated or removed, and its id whatever the upstream said (12,000 characters were
+   * kept, and sent back on every request).
+   */
+  sessions: { kept: 10_000, idLength: 1_024 },
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
   /**

@@ -63,6 +63,8 @@ export interface UpstreamTool {
   policy: UpstreamToolPolicy;
   state: ToolState;
   firstSeen: number;
+  /** When the upstream stopped listing it (state `missing`); absent on rows written before it. */
+  missingSince?: number;
 }
 
 /**

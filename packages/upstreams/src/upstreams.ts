@@ -109,6 +109,8 @@ function upstreamContext(options: UpstreamsOptions) {
    */
   function endpointOf(u: Upstream, workspace: string, acting: Acting = SVC_ITSELF): Endpoint {
     return {
+      project: u.project,
+      upstream: u.name,
       url: u.url,
       timeoutMs: u.timeoutMs,
       credential: credentialOf(u),
@@ -132,11 +134,14 @@ function upstreamContext(options: UpstreamsOptions) {
     return upstream ? { upstream, tools: all.tools.filter((t) => t.upstream === name).sort(byName) } : null;
   }
 
-  /** Changes one upstream's record and rows from what `plan` makes of a fresh read; retried when a write raced it. */
+  /**
+   * Changes one upstream's record and rows from what `plan` makes of a fresh read (rows to write,
+   * the names of rows to delete); retried when a write raced it.
+   */
   async function change(
     project: string,
     name: string,
-    plan: (current: UpstreamView) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[] }>,
+    plan: (current: UpstreamView) => Promise<{ upstream?: Upstream; tools?: UpstreamTool[]; remove?: string[] }>,
   ): Promise<UpstreamView> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const all = await store.read(project);
@@ -151,6 +156,11 @@ function upstreamContext(options: UpstreamsOptions) {
         const tf = FIELDS.tool(name, t.name);
         edit.read.set(tf, all.raw.get(tf) ?? '');
         edit.set.set(tf, JSON.stringify(t));
+      }
+      for (const tool of next.remove ?? []) {
+        const tf = FIELDS.tool(name, tool);
+        edit.read.set(tf, all.raw.get(tf) ?? '');
+        edit.remove.push(tf);
       }
       if (await store.write(project, edit)) return (await view(project, name))!;
     }
@@ -182,8 +192,13 @@ async function register(ctx: Context, input: RegisterInput): Promise<UpstreamVie
     refreshedAt: null,
     problem: null,
   };
+  // A refused registration leaves no session behind (client.ts keeps one per registered upstream).
+  const refused = <E>(err: E): E => {
+    ctx.client.forget(input.project, input.name);
+    return err;
+  };
   const found = await ctx.discover(upstream, input.workspace).catch((err: unknown) => {
-    throw new UpstreamInputError(`svc could not read the server's tools: ${reasonOf(err)}.`, 'url');
+    throw refused(new UpstreamInputError(`svc could not read the server's tools: ${reasonOf(err)}.`, 'url'));
   });
   const registered: Upstream = {
     ...upstream,
@@ -192,14 +207,15 @@ async function register(ctx: Context, input: RegisterInput): Promise<UpstreamVie
     refreshedAt: at,
     problem: found.problems.join('; ') || null,
   };
-  const tools = mergeTools(input.name, [], found.tools, at, true);
-  const outcome = await ctx.store.add(registered, tools);
-  if (outcome === 'exists') throw new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409);
+  const tools = mergeTools(input.name, [], found.tools, at, true).rows;
+  const outcome = await ctx.store.add(registered, tools).catch((err: unknown) => {
+    throw refused(err);
+  });
+  if (outcome === 'exists')
+    throw refused(new UpstreamInputError(`This project already has an upstream server named ${input.name}.`, 'name', 409));
   if (outcome === 'full')
-    throw new UpstreamInputError(
-      `A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`,
-      'name',
-      409,
+    throw refused(
+      new UpstreamInputError(`A project may have at most ${UPSTREAM_LIMITS.perProject} upstream servers; remove one first.`, 'name', 409),
     );
   return { upstream: registered, tools: tools.sort(byName) };
 }
@@ -213,16 +229,17 @@ async function refresh(ctx: Context, project: string, workspace: string, name: s
       const found = await ctx.discover(upstream, workspace);
       const merged = mergeTools(name, tools, found.tools, at, false);
       // mergeTools returns the rows that moved: those now new or changed wait for an admin.
-      flagged = merged.filter((t) => t.state === 'new' || t.state === 'changed').map((t) => t.name);
+      flagged = merged.rows.filter((t) => t.state === 'new' || t.state === 'changed').map((t) => t.name);
       return {
         upstream: {
           ...upstream,
           era: found.era,
           protocolVersion: found.version,
           refreshedAt: at,
-          problem: found.problems.join('; ') || null,
+          problem: [...found.problems, ...merged.problems].join('; ') || null,
         },
-        tools: merged,
+        tools: merged.rows,
+        remove: merged.remove,
       };
     } catch (err) {
       flagged = [];
@@ -290,8 +307,17 @@ export function createUpstreams(options: UpstreamsOptions) {
     setTool: (project: string, name: string, tool: string, patch: ToolChange) => setTool(ctx, project, name, tool, patch),
     /** Sets the project's rule for a built-in tool, or (null) goes back to the tool's own row. */
     setBuiltin: (project: string, tool: string, setting: BuiltinToolSetting | null) => ctx.store.setBuiltin(project, tool, setting),
-    remove: (project: string, name: string) => ctx.store.remove(project, name),
-    removeAll: (project: string) => ctx.store.removeAll(project),
+    /** Removes an upstream and its rows; this gateway's session with it goes too (other gateways' go as the least recently used). */
+    async remove(project: string, name: string): Promise<Upstream | null> {
+      const removed = await ctx.store.remove(project, name);
+      ctx.client.forget(project, name);
+      return removed;
+    },
+    async removeAll(project: string): Promise<number> {
+      const removed = await ctx.store.removeAll(project);
+      ctx.client.forget(project);
+      return removed;
+    },
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { CallerContext, Decision, ToolPolicy } from '@svc/policy';
 import { TOOL_POLICIES, describeRefusal, evaluate } from '@svc/policy';
-import { keepText } from '../http/json-text.ts';
+import { keepText, sizedJsonText } from '../http/json-text.ts';
 import type { ToolCaller, ToolDefinition, ToolResult, ToolsBeside } from './types.ts';
 import { defineTool, text } from './types.ts';
 
@@ -21,8 +21,49 @@ function callerContext(c: ToolCaller): CallerContext {
   };
 }
 
-/** How many callers' answers are kept: about 5 KB each (the text and its JSON), 5 MB in all. */
-const ANSWERS_KEPT = 1_000;
+/**
+ * Callers' answers kept: at most `count`, and `bytes` of their JSON in all. Most are about 5 KB
+ * (the built-in tools); one on a project with 1,000 upstream tools, each summary cut to 120
+ * characters (upstreams/tool-sets.ts), is 0.30 MB, at most about 1.6 MB (every character escaped).
+ * Before, only their number was bounded: with titles uncut, 1,000 answers of 5 MB each.
+ */
+const ANSWERS_KEPT = { count: 1_000, bytes: 16 * 1024 * 1024 };
+
+/** Whole answers by key, the oldest going first past either bound. */
+export interface KeptAnswers {
+  find(key: string): ToolResult | undefined;
+  keep(key: string, answer: ToolResult): void;
+  readonly count: number;
+  /** The UTF-8 bytes of their JSON. */
+  readonly bytes: number;
+}
+
+/** Answers kept within `limits` (ANSWERS_KEPT; tests give less). */
+export function keptAnswers(limits: { count: number; bytes: number } = ANSWERS_KEPT): KeptAnswers {
+  const answers = new Map<string, { answer: ToolResult; bytes: number }>();
+  let bytes = 0;
+  return {
+    find: (key) => answers.get(key)?.answer,
+    keep(key, answer) {
+      // Its JSON is made now rather than at its first answer, and kept for it (json-text.ts).
+      const size = sizedJsonText(answer).bytes ?? Buffer.byteLength(JSON.stringify(answer));
+      if (size > limits.bytes || answers.has(key)) return;
+      for (const [oldest, kept] of answers) {
+        if (answers.size < limits.count && bytes + size <= limits.bytes) break;
+        answers.delete(oldest);
+        bytes -= kept.bytes;
+      }
+      answers.set(key, { answer, bytes: size });
+      bytes += size;
+    },
+    get count() {
+      return answers.size;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
 
 interface HelpLists {
   available: { name: string; summary: string }[];
@@ -111,11 +152,10 @@ function helpLists(tools: () => ToolDefinition[]) {
   };
 }
 
-export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
+export function svcHelp(tools: () => ToolDefinition[], answers: KeptAnswers = keptAnswers()): ToolDefinition {
   const listsFor = helpLists(tools);
   // Whole answers per caller, serialized once (docs/gateway-pipeline.md "Answers serialized once");
   // the oldest goes first when full. A project's upstream tools are told apart by their map's number.
-  const answers = new Map<string, ToolResult>();
   const setNumbers = new WeakMap<UpstreamTools, number>();
   let lastSet = 0;
   const setNumber = (upstream: UpstreamTools | undefined): number => {
@@ -139,7 +179,7 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
       const upstream = beside?.upstreamTools;
       // Everything the answer says is in its key, so a kept answer is never stale.
       const answerKey = `${key}|${where}|${caller.label}|${caller.ownRole ?? ''}|${setNumber(upstream)}`;
-      const kept = answers.get(answerKey);
+      const kept = answers.find(answerKey);
       if (kept) return kept;
       const lists = listsFor(ctx, key, upstream);
       const { available, unavailable } = lists;
@@ -163,8 +203,7 @@ export function svcHelp(tools: () => ToolDefinition[]): ToolDefinition {
           unavailable,
         }),
       );
-      if (answers.size >= ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
-      answers.set(answerKey, answer);
+      answers.keep(answerKey, answer);
       return answer;
     },
   });

@@ -19,6 +19,7 @@ import {
   UPSTREAM_LIMITS,
   type ProjectUpstreams,
   type BuiltinToolSetting,
+  type ToolDescriptor,
   type Upstream,
   type Upstreams,
   type UpstreamTool,
@@ -46,6 +47,13 @@ export interface ToolSetDeps {
 
 /** What the invalidation messages about a project's upstreams start with (INVALIDATES.upstreams). */
 const MESSAGE_PREFIX = INVALIDATES.upstreams('');
+
+/**
+ * An upstream tool's summary in svc_help, at most this many characters: each caller's answer lists
+ * up to 1,000 upstream tools (docs/upstream-servers.md "Bounds"). Before, a title was used whole:
+ * 1,000 tools of 2,500-character titles made one answer 5 MB.
+ */
+const SUMMARY_LENGTH = 120;
 
 /**
  * The built-in tools, under the project's own approval rules where its admins set one
@@ -113,19 +121,7 @@ export function projectToolSets(deps: ToolSetDeps) {
     }
   }
 
-  function build(read: ProjectUpstreams): ProjectToolSet {
-    const byName = new Map(read.upstreams.map((u) => [u.name, u]));
-    const tools = new Map<string, RegisteredTool>();
-    for (const row of read.tools) {
-      const upstream = byName.get(row.upstream);
-      const name = listedName(row.upstream, row.name);
-      if (!upstream || !name || !offered(row)) continue;
-      // The upstream's schema, checked at its top level only (argument-check.ts): nothing is compiled.
-      const check = topLevelCheck(row.descriptor.inputSchema);
-      tools.set(name, { def: definition(name, row, deps.forward(upstream, row.name)), policy: policyOf(name, row), check });
-    }
-    return new ProjectToolSet(deps.registry, tools, read.builtins);
-  }
+  const build = (read: ProjectUpstreams) => new ProjectToolSet(deps.registry, upstreamToolsOf(read, deps.forward), read.builtins);
 
   /** Reads `u`'s tools again in the background, by one gateway (a lease); what it flags goes to the admins. */
   function refreshInBackground(project: string, workspace: string, u: Upstream, force: boolean): void {
@@ -196,6 +192,21 @@ interface CachedSet {
   bytes: number;
 }
 
+/** The upstream tools a project's read offers, under their listed names, each called through `forward`. */
+export function upstreamToolsOf(read: ProjectUpstreams, forward: ToolSetDeps['forward']): Map<string, RegisteredTool> {
+  const byName = new Map(read.upstreams.map((u) => [u.name, u]));
+  const tools = new Map<string, RegisteredTool>();
+  for (const row of read.tools) {
+    const upstream = byName.get(row.upstream);
+    const name = listedName(row.upstream, row.name);
+    if (!upstream || !name || !offered(row)) continue;
+    // The upstream's schema, checked at its top level only (argument-check.ts): nothing is compiled.
+    const check = topLevelCheck(row.descriptor.inputSchema);
+    tools.set(name, { def: definition(name, row, forward(upstream, row.name)), policy: policyOf(name, row), check });
+  }
+  return tools;
+}
+
 /** Offered: on, and not gone from the upstream (a changed tool is offered as it was). */
 const offered = (row: UpstreamTool) => row.policy.enabled && (row.state === 'listed' || row.state === 'changed');
 
@@ -210,8 +221,16 @@ function policyOf(name: string, row: UpstreamTool): ToolPolicy {
     ...(row.policy.cost === undefined ? {} : { cost: row.policy.cost }),
     ...(row.policy.approval ? { approval: row.policy.approval } : {}),
     endpoints: ['project'],
-    summary: row.descriptor.title ?? (row.descriptor.description.split('\n')[0] ?? '').slice(0, 120),
+    summary: summaryOf(row.descriptor),
   };
+}
+
+/** The first line of the tool's title, else of its description, cut to SUMMARY_LENGTH characters. */
+function summaryOf(d: ToolDescriptor): string {
+  const line = (d.title ?? d.description).split(/[\r\n]/, 1)[0] ?? '';
+  const cut = line.slice(0, SUMMARY_LENGTH);
+  // A character of two UTF-16 units is not cut in half.
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 function definition(name: string, row: UpstreamTool, call: Call): RegisteredTool['def'] {
