@@ -84,6 +84,12 @@ export const UPSTREAM_LIMITS = {
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
   /**
+   * Breaker states a gateway keeps (failing upstreams only): 10,000 in all, 1,000 of one workspace
+   * (a hundred projects' ten servers); past either, the oldest go (docs/security.md "Shared pools,
+   * per-tenant shares").
+   */
+  breakerStates: { entries: 10_000, perTenant: 1_000 },
+  /**
    * A gateway keeps this many projects' tool sets in memory, and at most `bytes` of their upstream
    * tools (their rows as stored), the least recently used going first; each for at most `ttlMs`.
    */
