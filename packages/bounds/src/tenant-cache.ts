@@ -23,12 +23,15 @@ export interface TenantCache<V> {
   /** Sets (or replaces) an entry, dropping the tenant's oldest at its share, then the oldest of all when full. */
   set(tenant: string, key: string, value: V): void;
   delete(tenant: string, key: string): void;
+  /** Every entry, oldest first, as [tenant, key, value]; deleting while walking is safe. */
+  entries(): IterableIterator<[string, string, V]>;
   /** Entries held now: by `tenant`, or in all. */
   held(tenant?: string): number;
 }
 
 interface Entry<V> {
   tenant: string;
+  key: string;
   value: V;
 }
 
@@ -57,12 +60,15 @@ export function createTenantCache<V>(bounds: TenantCacheBounds): TenantCache<V> 
       const own = byTenant.get(tenant);
       if (own && own.size >= bounds.perTenant) drop(own.values().next().value!);
       if (all.size >= bounds.entries) drop(all.keys().next().value!);
-      all.set(entryId, { tenant, value });
+      all.set(entryId, { tenant, key, value });
       let mine = byTenant.get(tenant);
       if (!mine) byTenant.set(tenant, (mine = new Set()));
       mine.add(entryId);
     },
     delete: (tenant, key) => drop(id(tenant, key)),
+    *entries() {
+      for (const e of all.values()) yield [e.tenant, e.key, e.value];
+    },
     held: (tenant) => (tenant === undefined ? all.size : (byTenant.get(tenant)?.size ?? 0)),
   };
 }

@@ -53,6 +53,11 @@ test('whatever tenants set, delete and read, the bounds hold and the cache holds
         if (o.kind === 'delete') cache.delete(o.tenant, o.key);
         assert.equal(cache.get(o.tenant, o.key), m.has(o.tenant, o.key) ? `${o.tenant}/${o.key}` : undefined);
         if (o.kind === 'set') assert.ok(cache.get(o.tenant, o.key) !== undefined, 'the entry just set is held');
+        assert.deepEqual(
+          [...cache.entries()].map(([t, k]) => `${t}/${k}`),
+          m.held().map((e) => `${e.tenant}/${e.key}`),
+          'entries() walks what is held, oldest first',
+        );
         assert.ok(cache.held() <= bounds.entries);
         for (const t of ['t0', 't1', 't2', 't3']) {
           assert.ok(cache.held(t) <= bounds.perTenant, `${t} holds at most its share`);
