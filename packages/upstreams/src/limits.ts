@@ -94,5 +94,14 @@ export const UPSTREAM_LIMITS = {
    * A gateway keeps this many projects' tool sets in memory, and at most `bytes` of their upstream
    * tools (their rows as stored), the least recently used going first; each for at most `ttlMs`.
    */
-  toolSets: { projects: 1_000, bytes: 64 * 1024 * 1024, ttlMs: 30_000 },
+  toolSets: {
+    projects: 1_000,
+    bytes: 64 * 1024 * 1024,
+    ttlMs: 30_000,
+    /**
+     * One workspace's share of them (docs/security.md "Shared pools, per-tenant shares"): past it,
+     * its own least recently used sets go, never another workspace's.
+     */
+    perWorkspace: { projects: 100, bytes: 8 * 1024 * 1024 },
+  },
 } as const;

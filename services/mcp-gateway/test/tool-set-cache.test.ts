@@ -1,7 +1,9 @@
 /**
  * A gateway's cache of project tool sets (upstreams/tool-sets.ts) holds at most its budget of
  * upstream tools' bytes, the least recently used sets going first, so projects whose servers list
- * large tools cannot make a replica hold more (docs/security.md "Shared pools, per-tenant shares").
+ * large tools cannot make a replica hold more; and each workspace at most its share of sets and
+ * bytes, its own least recently used going first, so one workspace's many projects never push out
+ * another's sets (docs/security.md "Shared pools, per-tenant shares").
  * Real upstream servers registered on a real Redis; the store's reads are counted to see which
  * sets were kept.
  */
@@ -66,4 +68,48 @@ test('the sets held stay within the budget of bytes; the least recently used are
   await sets.get('p5', 'w');
   await sets.get('p4', 'w');
   assert.deepEqual(reads.slice(PROJECTS.length), ['p3', 'p4']);
+});
+
+test("a workspace past its share of sets or bytes drops its own least recently used, never another workspace's", async () => {
+  const config = testConfig(redis.url, 1, { UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' });
+  await redis.flush();
+  const upstreams = createUpstreams({
+    redis: redis.client,
+    pepper: config.keyPepper,
+    issuer: config.baseUrl,
+    allowedPrivate: config.upstreamAllowedPrivate,
+  });
+  const churn = Array.from({ length: 8 }, (_, i) => `c${i}`);
+  for (const project of ['victim', ...churn])
+    await upstreams.register({
+      project,
+      workspace: project === 'victim' ? 'v' : 'hostile',
+      name: 'notes',
+      url: server.url,
+      addedBy: 'ada@example.com',
+    });
+  const perSet = (await upstreams.read('victim')).toolBytes;
+  const reads: string[] = [];
+  const counted = { ...upstreams, read: (project: string) => (reads.push(project), upstreams.read(project)) };
+  const sets = projectToolSets({
+    registry: new ToolRegistry([]),
+    upstreams: counted,
+    logger: createLogger({ service: 'mcp-gateway', level: 'error', silent: true }),
+    flag: async () => {},
+    forward: () => async () => ({ content: [] }),
+    // The whole cache has room for three sets and a half; one workspace's share, for two and a half sets' bytes or three sets.
+    bytes: Math.floor(perSet * 3.5),
+    perWorkspace: { projects: 3, bytes: Math.floor(perSet * 2.5) },
+  });
+  await sets.get('victim', 'v');
+  for (const project of churn) await sets.get(project, 'hostile');
+  await sets.get('victim', 'v');
+  assert.equal(reads.filter((p) => p === 'victim').length, 1, "the victim's set was held through the churn");
+  // The hostile workspace holds its two most recent sets (its bytes' share): c6 and c7.
+  reads.length = 0;
+  await sets.get('c7', 'hostile');
+  await sets.get('c6', 'hostile');
+  assert.deepEqual(reads, [], 'its two most recent sets held');
+  await sets.get('c0', 'hostile');
+  assert.deepEqual(reads, ['c0'], 'its oldest was dropped and is read again');
 });

@@ -43,6 +43,8 @@ export interface ToolSetDeps {
   now?: () => number;
   /** The bytes of upstream tools the sets may hold together (UPSTREAM_LIMITS.toolSets.bytes; tests give less). */
   bytes?: number;
+  /** One workspace's share of the sets and bytes (UPSTREAM_LIMITS.toolSets.perWorkspace; tests give less). */
+  perWorkspace?: { projects?: number; bytes?: number };
 }
 
 /** What the invalidation messages about a project's upstreams start with (INVALIDATES.upstreams). */
@@ -97,16 +99,33 @@ export class ProjectToolSet implements ToolLookup {
 export function projectToolSets(deps: ToolSetDeps) {
   const now = deps.now ?? Date.now;
   const budget = deps.bytes ?? UPSTREAM_LIMITS.toolSets.bytes;
+  const share = { ...UPSTREAM_LIMITS.toolSets.perWorkspace, ...deps.perWorkspace };
   /** Per project, its set (least recently used first) and the bytes of upstream tools it holds, once read. */
   const sets = new Map<string, CachedSet>();
   /** The bytes every set read so far holds: `budget` at most, the newest set apart. */
   let held = 0;
+  /** What each workspace's sets hold: within its share (docs/security.md "Shared pools, per-tenant shares"). */
+  const byWorkspace = new Map<string, { sets: number; bytes: number }>();
 
   function drop(project: string): void {
     const e = sets.get(project);
     if (!e) return;
     held -= e.bytes;
     sets.delete(project);
+    const w = byWorkspace.get(e.workspace)!;
+    w.sets--;
+    w.bytes -= e.bytes;
+    if (w.sets === 0) byWorkspace.delete(e.workspace);
+  }
+
+  /** A workspace past its share drops its own least recently used sets, never `keep` nor another workspace's. */
+  function keepToShare(workspace: string, keep: string): void {
+    const w = byWorkspace.get(workspace);
+    if (!w) return;
+    for (const [project, e] of sets) {
+      if (w.sets <= share.projects && w.bytes <= share.bytes) break;
+      if (e.workspace === workspace && project !== keep) drop(project);
+    }
   }
 
   /** The set of `project` is read: its bytes are counted, and the least recently used sets go past the budget. */
@@ -115,6 +134,8 @@ export function projectToolSets(deps: ToolSetDeps) {
     if (entry?.set !== set) return;
     entry.bytes = bytes;
     held += bytes;
+    byWorkspace.get(entry.workspace)!.bytes += bytes;
+    keepToShare(entry.workspace, project);
     for (const oldest of sets.keys()) {
       if (held <= budget) break;
       if (oldest !== project) drop(oldest);
@@ -154,10 +175,14 @@ export function projectToolSets(deps: ToolSetDeps) {
         charge(project, set, read.toolBytes);
         return build(read);
       });
-      sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs, bytes: 0 });
+      sets.set(project, { set, until: now() + UPSTREAM_LIMITS.toolSets.ttlMs, bytes: 0, workspace });
+      const w = byWorkspace.get(workspace) ?? { sets: 0, bytes: 0 };
+      w.sets++;
+      byWorkspace.set(workspace, w);
       set.catch(() => {
         if (sets.get(project)?.set === set) drop(project);
       });
+      keepToShare(workspace, project);
       if (sets.size > UPSTREAM_LIMITS.toolSets.projects) drop(sets.keys().next().value!);
       return set;
     },
@@ -173,6 +198,7 @@ export function projectToolSets(deps: ToolSetDeps) {
       });
       subscriber.on('ready', () => {
         sets.clear();
+        byWorkspace.clear();
         held = 0;
       });
     },
@@ -190,6 +216,8 @@ interface CachedSet {
   set: Promise<ProjectToolSet>;
   until: number;
   bytes: number;
+  /** Whose share it is held in. */
+  workspace: string;
 }
 
 /** The upstream tools a project's read offers, under their listed names, each called through `forward`. */
