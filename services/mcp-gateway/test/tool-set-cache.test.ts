@@ -13,7 +13,7 @@ import { createLogger } from '@svc/logger';
 import { createUpstreams } from '@svc/upstreams';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import { projectToolSets } from '../src/upstreams/tool-sets.ts';
+import { projectToolSets, type ToolSetDeps } from '../src/upstreams/tool-sets.ts';
 import { startPlainUpstream, testConfig } from './support.ts';
 
 let redis: RedisFixture;
@@ -31,6 +31,21 @@ after(async () => {
   await redis.stop();
 });
 
+/** A cache of tool sets over `upstreams`, with the projects it read, in order. */
+function countedSets(upstreams: ReturnType<typeof createUpstreams>, bounds: Pick<ToolSetDeps, 'bytes' | 'perWorkspace'>) {
+  const reads: string[] = [];
+  const counted = { ...upstreams, read: (project: string) => (reads.push(project), upstreams.read(project)) };
+  const sets = projectToolSets({
+    registry: new ToolRegistry([]),
+    upstreams: counted,
+    logger: createLogger({ service: 'mcp-gateway', level: 'error', silent: true }),
+    flag: async () => {},
+    forward: () => async () => ({ content: [] }),
+    ...bounds,
+  });
+  return { sets, reads };
+}
+
 test('the sets held stay within the budget of bytes; the least recently used are read again', async () => {
   const config = testConfig(redis.url, 1, { UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' });
   const upstreams = createUpstreams({
@@ -45,17 +60,8 @@ test('the sets held stay within the budget of bytes; the least recently used are
   assert.equal(one.tools.length, TOOLS.length);
   const perSet = one.toolBytes;
 
-  const reads: string[] = [];
-  const counted = { ...upstreams, read: (project: string) => (reads.push(project), upstreams.read(project)) };
-  const sets = projectToolSets({
-    registry: new ToolRegistry([]),
-    upstreams: counted,
-    logger: createLogger({ service: 'mcp-gateway', level: 'error', silent: true }),
-    flag: async () => {},
-    forward: () => async () => ({ content: [] }),
-    // Room for two sets and a half: the third read pushes out the least recently used.
-    bytes: Math.floor(perSet * 2.5),
-  });
+  // Room for two sets and a half: the third read pushes out the least recently used.
+  const { sets, reads } = countedSets(upstreams, { bytes: Math.floor(perSet * 2.5) });
   for (const project of PROJECTS) assert.equal((await sets.get(project, 'w')).get('notes__t0')?.def.name, 'notes__t0');
   assert.deepEqual(reads, PROJECTS, 'each set read once');
   // The two most recently used are held; p3 went when p5 came.
@@ -89,15 +95,8 @@ test("a workspace past its share of sets or bytes drops its own least recently u
       addedBy: 'ada@example.com',
     });
   const perSet = (await upstreams.read('victim')).toolBytes;
-  const reads: string[] = [];
-  const counted = { ...upstreams, read: (project: string) => (reads.push(project), upstreams.read(project)) };
-  const sets = projectToolSets({
-    registry: new ToolRegistry([]),
-    upstreams: counted,
-    logger: createLogger({ service: 'mcp-gateway', level: 'error', silent: true }),
-    flag: async () => {},
-    forward: () => async () => ({ content: [] }),
-    // The whole cache has room for three sets and a half; one workspace's share, for two and a half sets' bytes or three sets.
+  // The whole cache has room for three sets and a half; one workspace's share, for two and a half sets' bytes or three sets.
+  const { sets, reads } = countedSets(upstreams, {
     bytes: Math.floor(perSet * 3.5),
     perWorkspace: { projects: 3, bytes: Math.floor(perSet * 2.5) },
   });
