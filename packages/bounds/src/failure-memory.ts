@@ -31,6 +31,7 @@ export function rememberFailures<F extends Fetch>(fetch: F, now: () => number = 
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     if (method !== 'GET') return fetch(input, init);
     const url = input instanceof Request ? input.url : String(input);
+    if (!URL.canParse(url)) return fetch(input, init);
     const tenant = tenantOf(new URL(url), init);
     const hit = failed.get(tenant, url);
     if (hit && hit.until > now()) throw again(hit.err);

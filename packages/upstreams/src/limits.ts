@@ -76,8 +76,8 @@ export const UPSTREAM_LIMITS = {
    * A gateway keeps one session per upstream (client.ts): for the URL and credential it was opened
    * with, at most `kept` of them (as many as the tool sets' projects have upstreams) and
    * `perWorkspace` of one workspace's upstreams (docs/security.md "Shared pools, per-tenant
-   * shares"), the least recently used going first (a workspace at its share, its own); a legacy upstream's session id is at most `idLength` characters
-   * (a longer one is refused as `invalid`). Before, a session was kept for every URL and credential
+   * shares"), the least recently used going first (a workspace at its share, its own); a legacy
+   * upstream's session id is at most `idLength` characters (a longer one is refused as `invalid`). Before, a session was kept for every URL and credential
    * ever used, updated or removed, and its id whatever the upstream said (12,000 characters were
    * kept, and sent back on every request).
    */

@@ -40,7 +40,7 @@ export function createIssuerKeys(fetch: FetchLike, now: () => number = Date.now)
 
   async function fromUrl(uri: string, tenant: string | undefined): Promise<IssuerKeys> {
     // Kept in the share of whoever the fetch is for: the workspace, else the URL's host.
-    const owner = tenantOf(new URL(uri), tenant ? { tenant } : undefined);
+    const owner = URL.canParse(uri) ? tenantOf(new URL(uri), tenant ? { tenant } : undefined) : (tenant ?? uri);
     const keep = (keys: IssuerKeys | null, failure: string, seconds: number) =>
       cache.set(owner, uri, { keys, failure, until: now() + seconds * 1000 });
     const hit = cache.get(owner, uri);
