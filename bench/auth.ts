@@ -18,7 +18,7 @@ import { createAccounts, type PublicJwk } from '@svc/accounts';
 import { freePort } from '@svc/testkit';
 import type { AuthServerRequest } from './auth-server.ts';
 import { closedLoop, commandsPerRequest, paced, quantile, redisCommands, redisReads, type Window } from './auth-load.ts';
-import { benchStack } from './stack.ts';
+import { benchStack, machineAnchor } from './stack.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
@@ -321,6 +321,11 @@ if (halfRate) {
   }
 }
 out(`\nload average after: ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
+// The machine's speed in this run (stack.ts machineAnchor): the ratios above are against a fixed
+// external figure, so they move with the host as much as with svc's code.
+out(
+  `machine anchor: a bare node:http server spent ${(await machineAnchor()).toFixed(1)} µs of CPU a request in this run (15.8 on 2026-11-28's quiet machine)`,
+);
 
 await new Promise((done) => (server.once('exit', done), server.kill('SIGTERM')));
 client.disconnect();

@@ -5,12 +5,17 @@
  * again, with a lookup and a connection, by every request (docs/auth-service.md "Client ID
  * Metadata Documents").
  */
-import { CimdFetchRefused, type GuardedInit } from './guarded-fetch.ts';
+import { CimdFetchRefused, tenantOf, type GuardedInit } from './guarded-fetch.ts';
+import { createTenantCache, type TenantCacheBounds } from './tenant-cache.ts';
 
 /** How long a failed URL is refused without a fetch. */
 export const FETCH_FAILURE_MEMORY_MS = 30_000;
-/** Failed URLs remembered at most; the oldest is forgotten first. */
-export const FETCH_FAILURE_MEMORY_MAX = 1_000;
+/**
+ * Failed URLs remembered at most: 1,000 in all, 100 of one tenant (the workspace, else the URL's
+ * host: tenantOf); past either the oldest is forgotten first, so a tenant with many failing URLs
+ * forgets its own, never another's (docs/security.md "Shared pools, per-tenant shares").
+ */
+export const FETCH_FAILURE_MEMORY: TenantCacheBounds = { entries: 1_000, perTenant: 100 };
 
 type Fetch = (url: string | URL | Request, init?: GuardedInit) => Promise<Response>;
 
@@ -20,22 +25,21 @@ type Fetch = (url: string | URL | Request, init?: GuardedInit) => Promise<Respon
  * remembered. An answer with an error status is the caller's to keep (oidc-provider keeps a JWKS
  * URL's for 60 s).
  */
-export function rememberFailures<F extends Fetch>(fetch: F, now: () => number = Date.now): F {
-  const failed = new Map<string, { until: number; err: unknown }>();
+export function rememberFailures<F extends Fetch>(fetch: F, now: () => number = Date.now, bounds = FETCH_FAILURE_MEMORY): F {
+  const failed = createTenantCache<{ until: number; err: unknown }>(bounds);
   const remembering = async (input: string | URL | Request, init?: GuardedInit): Promise<Response> => {
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     if (method !== 'GET') return fetch(input, init);
     const url = input instanceof Request ? input.url : String(input);
-    const hit = failed.get(url);
+    const tenant = tenantOf(new URL(url), init);
+    const hit = failed.get(tenant, url);
     if (hit && hit.until > now()) throw again(hit.err);
-    failed.delete(url);
+    failed.delete(tenant, url);
     try {
       return await fetch(input, init);
     } catch (err) {
-      if (!(err instanceof CimdFetchRefused && err.reason === 'busy')) {
-        if (failed.size >= FETCH_FAILURE_MEMORY_MAX) failed.delete(failed.keys().next().value!);
-        failed.set(url, { until: now() + FETCH_FAILURE_MEMORY_MS, err });
-      }
+      if (!(err instanceof CimdFetchRefused && err.reason === 'busy'))
+        failed.set(tenant, url, { until: now() + FETCH_FAILURE_MEMORY_MS, err });
       throw err;
     }
   };

@@ -47,6 +47,11 @@ export const CIMD_MAX_DOCUMENT_BYTES = 8 * 1024;
  */
 export type GuardedInit = RequestInit & { tenant?: string; timeoutMs?: number };
 
+/** Whose share a fetch takes: the workspace when the caller names one, else the URL's host (docs/security.md "Shared pools, per-tenant shares"). */
+export function tenantOf(url: URL, init: GuardedInit | undefined): string {
+  return init?.tenant ?? `host:${url.hostname}`;
+}
+
 export interface CimdFetchOptions {
   /** Which addresses are refused; default isSpecialUseAddress. Tests of the bounds allow a local server. */
   refuse?: (address: string) => boolean;
@@ -111,8 +116,7 @@ export function createCimdFetch(options: CimdFetchOptions = {}): FetchLike {
   return async function cimdFetch(input, init = {}) {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CimdFetchRefused(`${url.protocol} is not fetched`);
-    // Shared out per workspace when the caller names one, else per host (docs/security.md "Shared pools, per-tenant shares").
-    const tenant = init.tenant ?? `host:${url.hostname}`;
+    const tenant = tenantOf(url, init);
     const deadline = AbortSignal.timeout(init.timeoutMs ?? CIMD_FETCH_TIMEOUT_MS);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const addresses = await abortable(checkedAddresses(guard, bareHost(url.hostname), tenant, signal), signal);

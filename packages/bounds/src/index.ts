@@ -6,3 +6,4 @@
 export * from './json.ts';
 export * from './http-server.ts';
 export * from './drain.ts';
+export * from './tenant-cache.ts';

@@ -19,6 +19,7 @@ import {
   type BodyReader,
   type GuardedRequester,
 } from '@svc/bounds/guarded-request.ts';
+import { createTenantCache, type TenantCache } from '@svc/bounds';
 import { isSpecialUseAddress } from '@svc/bounds/special-use.ts';
 import { answerReader, UpstreamFailure, type Answer, type Progress } from './answer.ts';
 import { UPSTREAM_LIMITS } from './limits.ts';
@@ -80,8 +81,9 @@ export interface ClientOptions {
    * included (the gateway's outbound histogram: docs/operations.md "Latency histograms").
    */
   observe?: ((status: number | null, seconds: number) => void) | undefined;
-  /** The sessions kept at most (UPSTREAM_LIMITS.sessions.kept; tests give less). */
+  /** The sessions kept at most, in all and of one workspace (UPSTREAM_LIMITS.sessions; tests give less). */
   sessions?: number;
+  sessionsPerWorkspace?: number;
 }
 
 /** The header svc's forwarded token goes in: Authorization, unless the static credential takes it. */
@@ -90,14 +92,18 @@ const FORWARDED_TOKEN_HEADER = 'Svc-Forwarded-Token';
 export class UpstreamClient {
   private readonly send: GuardedRequester;
   private readonly observe: ClientOptions['observe'];
-  /** Per upstream (sessionKey), least recently used first. */
-  private readonly sessions = new Map<string, KeptSession>();
-  private readonly maxSessions: number;
+  /**
+   * Per upstream (sessionKey), least recently used first, each under the workspace whose upstream
+   * it is (Endpoint.tenant) within that workspace's share (UPSTREAM_LIMITS.sessions; docs/security.md
+   * "Shared pools, per-tenant shares").
+   */
+  private readonly sessions: TenantCache<KeptSession>;
   private nextId = 1;
 
   constructor(options: ClientOptions) {
     this.observe = options.observe;
-    this.maxSessions = options.sessions ?? UPSTREAM_LIMITS.sessions.kept;
+    const { kept, perWorkspace } = UPSTREAM_LIMITS.sessions;
+    this.sessions = createTenantCache({ entries: options.sessions ?? kept, perTenant: options.sessionsPerWorkspace ?? perWorkspace });
     const allowed = new BlockList();
     for (const b of options.allowedPrivate) allowed.addSubnet(b.address, b.prefix, b.family);
     this.send = createGuardedRequest({
@@ -109,7 +115,7 @@ export class UpstreamClient {
 
   /** Which revision the upstream speaks, learnt afresh (registration and refresh). */
   async handshake(endpoint: Endpoint): Promise<{ era: UpstreamEra; version: string }> {
-    this.forget(endpoint.project, endpoint.upstream);
+    this.drop(endpoint);
     const session = await this.session({ ...endpoint, era: null, timeoutMs: UPSTREAM_LIMITS.discoveryTimeoutMs });
     return { era: session.era, version: session.version };
   }
@@ -152,44 +158,45 @@ export class UpstreamClient {
       return (await this.post(endpoint, session, method, params, name, relay)).answer;
     } catch (err) {
       if (!(err instanceof UpstreamFailure) || err.reason !== 'session') throw err;
-      this.forget(endpoint.project, endpoint.upstream);
+      this.drop(endpoint);
       return (await this.post(endpoint, await this.session(endpoint), method, params, name, relay)).answer;
     }
   }
 
   /** Drops the session kept for an upstream (removed, or refused at registration), or (no name) for every upstream of the project. */
   forget(project: string, upstream?: string): void {
-    if (upstream !== undefined) {
-      this.sessions.delete(sessionKey(project, upstream));
-      return;
-    }
-    const prefix = sessionKey(project, '');
-    for (const key of this.sessions.keys()) if (key.startsWith(prefix)) this.sessions.delete(key);
+    const prefix = sessionKey(project, upstream ?? '');
+    for (const [tenant, key] of this.sessions.entries())
+      if (upstream === undefined ? key.startsWith(prefix) : key === prefix) this.sessions.delete(tenant, key);
+  }
+
+  /** Drops the session kept for the endpoint's upstream: one lookup, whatever else is kept. */
+  private drop(endpoint: Endpoint): void {
+    this.sessions.delete(endpoint.tenant, sessionKey(endpoint.project, endpoint.upstream));
   }
 
   /** How many sessions are kept (their bound's tests). */
   get sessionsKept(): number {
-    return this.sessions.size;
+    return this.sessions.held();
   }
 
   /** The upstream's session, opened for this URL and credential (one an upstream, the least recently used going first). */
   private session(endpoint: Endpoint): Promise<Session> {
     const key = sessionKey(endpoint.project, endpoint.upstream);
+    const { tenant } = endpoint;
     const identity = identityOf(endpoint);
-    const kept = this.sessions.get(key);
-    // Taken out and put back: the map's order is its use.
-    this.sessions.delete(key);
+    const kept = this.sessions.get(tenant, key);
     if (kept?.identity === identity) {
-      this.sessions.set(key, kept);
+      // Set again: the cache's order is its use.
+      this.sessions.set(tenant, key, kept);
       return kept.session;
     }
     const entry: KeptSession = { identity, session: this.open(endpoint) };
-    this.sessions.set(key, entry);
+    this.sessions.set(tenant, key, entry);
     // A failed opening is not kept: the next request tries again.
     entry.session.catch(() => {
-      if (this.sessions.get(key) === entry) this.sessions.delete(key);
+      if (this.sessions.get(tenant, key) === entry) this.sessions.delete(tenant, key);
     });
-    if (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     return entry.session;
   }
 

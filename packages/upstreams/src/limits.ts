@@ -74,15 +74,22 @@ export const UPSTREAM_LIMITS = {
   leaseMs: 30_000,
   /**
    * A gateway keeps one session per upstream (client.ts): for the URL and credential it was opened
-   * with, at most `kept` of them (as many as the tool sets' projects have upstreams), the least
-   * recently used going first; a legacy upstream's session id is at most `idLength` characters
+   * with, at most `kept` of them (as many as the tool sets' projects have upstreams) and
+   * `perWorkspace` of one workspace's upstreams (docs/security.md "Shared pools, per-tenant
+   * shares"), the least recently used going first (a workspace at its share, its own); a legacy upstream's session id is at most `idLength` characters
    * (a longer one is refused as `invalid`). Before, a session was kept for every URL and credential
    * ever used, updated or removed, and its id whatever the upstream said (12,000 characters were
    * kept, and sent back on every request).
    */
-  sessions: { kept: 10_000, idLength: 1_024 },
+  sessions: { kept: 10_000, perWorkspace: 1_000, idLength: 1_024 },
   /** Per upstream and gateway: this many failed calls in a row open its breaker for `openMs`. */
   breaker: { failures: 5, openMs: 30_000 },
+  /**
+   * Breaker states a gateway keeps (failing upstreams only): 10,000 in all, 1,000 of one workspace
+   * (a hundred projects' ten servers); past either, the oldest go (docs/security.md "Shared pools,
+   * per-tenant shares").
+   */
+  breakerStates: { entries: 10_000, perTenant: 1_000 },
   /**
    * A gateway keeps this many projects' tool sets in memory, and at most `bytes` of their upstream
    * tools (their rows as stored), the least recently used going first; each for at most `ttlMs`.

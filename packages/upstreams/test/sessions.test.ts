@@ -194,3 +194,31 @@ test('whatever is added, updated, removed, refused and called, the sessions kept
   assert.equal(reached.kept, KEPT);
   assert.ok(reached.refusedIds > 0);
 });
+
+test("a workspace with sessions past its share drops its own oldest, never another workspace's", async () => {
+  const client = new UpstreamClient({
+    allowedPrivate: [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }],
+    sessions: 8,
+    sessionsPerWorkspace: 3,
+  });
+  const server = servers[0]!;
+  const endpoint = (tenant: string, project: string) => ({
+    project,
+    upstream: 'notes',
+    url: server.url,
+    timeoutMs: 5_000,
+    credential: null,
+    tenant,
+    era: 'legacy' as const,
+    token: () => 'token',
+  });
+  const opened = () => server.opened.size;
+  await client.callTool(endpoint('victim', 'v0'), 'read', {});
+  for (let i = 0; i < 20; i++) await client.callTool(endpoint('churner', `c${i}`), 'read', {});
+  assert.equal(client.sessionsKept, 4, "the churning workspace's share (3) and the victim's one");
+  const before = opened();
+  await client.callTool(endpoint('victim', 'v0'), 'read', {});
+  assert.equal(opened(), before, "the victim's session was kept: no new initialize");
+  await client.callTool(endpoint('churner', 'c0'), 'read', {});
+  assert.equal(opened(), before + 1, "the churning workspace's oldest was dropped and opened again");
+});

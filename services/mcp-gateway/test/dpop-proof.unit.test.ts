@@ -1,14 +1,14 @@
 /**
  * The DPoP proof check on its own (RFC 9449 §4.3; docs/auth-service.md "DPoP"): every allowed
  * algorithm verifies, the thumbprint is RFC 7638's, htu is compared after RFC 3986 normalization,
- * and imported keys are bounded (DPOP_KEY_CACHE_MAX).
+ * and imported keys are bounded, in all and per workspace (DPOP_KEY_CACHE).
  */
 import assert from 'node:assert/strict';
 import { hash, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { createDpopProofCheck, DPOP_KEY_CACHE_MAX, jwkThumbprint, normalizedHtu } from '../src/auth/dpop-proof.ts';
+import { createDpopProofCheck, DPOP_KEY_CACHE, jwkThumbprint, normalizedHtu } from '../src/auth/dpop-proof.ts';
 
 const URL_ = 'https://svc.example/mcp/alpha';
 const TOKEN = 'svc_at_example';
@@ -28,7 +28,8 @@ async function signed(alg: string) {
   return { proof, jkt: await calculateJwkThumbprint(jwk) };
 }
 
-const input = (proof: string, boundJkt: string) => ({
+const input = (proof: string, boundJkt: string, tenant = 'acme') => ({
+  tenant,
   header: proof,
   method: 'POST',
   url: URL_,
@@ -47,14 +48,22 @@ test('a proof signed with each allowed algorithm verifies; the thumbprint is RFC
   }
 });
 
-test(`imported keys are bounded: past the bound (${DPOP_KEY_CACHE_MAX}) the oldest goes`, async () => {
-  assert.equal(DPOP_KEY_CACHE_MAX, 10_000);
-  const check = createDpopProofCheck(2);
+test(`imported keys are bounded in all and per workspace (${DPOP_KEY_CACHE.entries}, ${DPOP_KEY_CACHE.perTenant}): a workspace at its share drops its own oldest`, async () => {
+  assert.deepEqual(DPOP_KEY_CACHE, { entries: 10_000, perTenant: 1_000 });
+  const check = createDpopProofCheck({ entries: 4, perTenant: 2 });
+  const victim = await signed('ES256');
+  await check(input(victim.proof, victim.jkt, 'victim'));
+  for (let i = 0; i < 5; i++) {
+    const { proof, jkt } = await signed('ES256');
+    await check(input(proof, jkt, 'churner'));
+  }
+  assert.equal(check.keysHeld('churner'), 2, 'the churning workspace keeps its share only');
+  assert.equal(check.keysHeld('victim'), 1, "another workspace's key stays");
   for (let i = 0; i < 3; i++) {
     const { proof, jkt } = await signed('ES256');
-    await check(input(proof, jkt));
+    await check(input(proof, jkt, `w${i}`));
   }
-  assert.equal(check.keysHeld(), 2);
+  assert.equal(check.keysHeld(), 4, 'in all, the oldest goes past the whole bound');
 });
 
 test('equivalent URLs normalize alike; others do not', () => {

@@ -6,15 +6,20 @@
  * assertion naming a broken issuer would otherwise be a fetch.
  */
 import type { TrustedIssuer } from '@svc/accounts';
-import { CimdFetchRefused } from '@svc/bounds/guarded-fetch.ts';
+import { createTenantCache, type TenantCacheBounds } from '@svc/bounds';
+import { CimdFetchRefused, tenantOf } from '@svc/bounds/guarded-fetch.ts';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 
 /** A JWKS URL's keys are kept 5 minutes: an identity provider's new key counts within that. */
 export const ID_JAG_JWKS_CACHE_SECONDS = 300;
 /** A JWKS URL that failed is refused for 30 s without a fetch: an issuer's repaired URL counts within that. */
 export const ID_JAG_JWKS_FAILURE_SECONDS = 30;
-/** At most 1,000 JWKS URLs' keys (or failures) are kept (5 issuers per workspace); the oldest goes first. */
-export const ID_JAG_JWKS_CACHE_MAX = 1_000;
+/**
+ * At most 1,000 JWKS URLs' keys (or failures) are kept, 10 of one workspace (it trusts at most 5
+ * issuers); past either the oldest goes first, so one tenant's many workspaces or URLs never push
+ * out another's keys (docs/security.md "Shared pools, per-tenant shares").
+ */
+export const ID_JAG_JWKS_CACHE: TenantCacheBounds = { entries: 1_000, perTenant: 10 };
 
 /**
  * A JWKS document is read up to 64 KiB, past the guarded fetch's 8 KiB for metadata documents:
@@ -31,16 +36,14 @@ export class IssuerKeysUnavailable extends Error {}
 
 export function createIssuerKeys(fetch: FetchLike, now: () => number = Date.now) {
   /** A URL's keys, or why they could not be had, until `until`. */
-  const cache = new Map<string, { keys: IssuerKeys | null; failure: string; until: number }>();
-
-  function keep(uri: string, keys: IssuerKeys | null, failure: string, seconds: number): void {
-    cache.delete(uri);
-    if (cache.size >= ID_JAG_JWKS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(uri, { keys, failure, until: now() + seconds * 1000 });
-  }
+  const cache = createTenantCache<{ keys: IssuerKeys | null; failure: string; until: number }>(ID_JAG_JWKS_CACHE);
 
   async function fromUrl(uri: string, tenant: string | undefined): Promise<IssuerKeys> {
-    const hit = cache.get(uri);
+    // Kept in the share of whoever the fetch is for: the workspace, else the URL's host.
+    const owner = tenantOf(new URL(uri), tenant ? { tenant } : undefined);
+    const keep = (keys: IssuerKeys | null, failure: string, seconds: number) =>
+      cache.set(owner, uri, { keys, failure, until: now() + seconds * 1000 });
+    const hit = cache.get(owner, uri);
     if (hit && hit.until > now()) {
       if (hit.keys) return hit.keys;
       throw new IssuerKeysUnavailable(hit.failure);
@@ -53,10 +56,10 @@ export function createIssuerKeys(fetch: FetchLike, now: () => number = Date.now)
     } catch (err) {
       const failure = err instanceof Error ? err.message : 'unreadable';
       // A full share of the outbound pools says nothing of the URL: asked again next time.
-      if (!(err instanceof CimdFetchRefused && err.reason === 'busy')) keep(uri, null, failure, ID_JAG_JWKS_FAILURE_SECONDS);
+      if (!(err instanceof CimdFetchRefused && err.reason === 'busy')) keep(null, failure, ID_JAG_JWKS_FAILURE_SECONDS);
       throw new IssuerKeysUnavailable(failure);
     }
-    keep(uri, keys, '', ID_JAG_JWKS_CACHE_SECONDS);
+    keep(keys, '', ID_JAG_JWKS_CACHE_SECONDS);
     return keys;
   }
 

@@ -60,6 +60,7 @@ export function createDpopBinding(deps: DpopBindingDeps): DpopBinding {
       url: `${deps.baseUrl}${req.path}`,
       accessToken: credentialFrom(req.headers)?.value ?? '',
       boundJkt: jkt,
+      tenant: caller.payer.workspace,
       nowMs: deps.now(),
     }).then((proven) => ({ replayKey: K.dpopProof(caller.payer.workspace, hash('sha256', `${jkt} ${proven.jti}`, 'base64url')) }));
   };

@@ -10,6 +10,7 @@
 import { createPublicKey, hash, type KeyObject } from 'node:crypto';
 import { DPOP_SIGNING_ALGS } from '@svc/credentials';
 import { SvcError } from '@svc/errors';
+import { createTenantCache, type TenantCacheBounds } from '@svc/bounds';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 
 /** A proof is accepted when its `iat` is at most this many seconds before or after the gateway's clock. */
@@ -20,8 +21,11 @@ export const DPOP_REPLAY_TTL_SECONDS = 2 * DPOP_IAT_WINDOW_SECONDS;
 export const DPOP_PROOF_MAX_LENGTH = 4096;
 /** The longest jti accepted (RFC 9449 §4.2 asks for 96 bits of randomness: 16 base64url characters). */
 export const DPOP_JTI_MAX_LENGTH = 128;
-/** Imported public keys kept, by thumbprint; past it the oldest goes. */
-export const DPOP_KEY_CACHE_MAX = 10_000;
+/**
+ * Imported public keys kept, by workspace and thumbprint: 10,000 in all, 1,000 of one workspace
+ * (docs/security.md "Shared pools, per-tenant shares"); past either the oldest goes.
+ */
+export const DPOP_KEY_CACHE: TenantCacheBounds = { entries: 10_000, perTenant: 1_000 };
 
 /** Members of a JWK that only a private key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
@@ -40,6 +44,8 @@ export interface ProofInput {
   accessToken: string;
   /** The thumbprint the token is bound to (its record's `jkt`). */
   boundJkt: string;
+  /** Whose share of the key cache the key is kept in: the workspace the token's caller acts for. */
+  tenant: string;
   nowMs: number;
 }
 
@@ -52,7 +58,9 @@ export const replayed = () =>
     message: 'Invalid DPoP proof: this proof (its jti) was already used; sign a new one for each request',
   });
 
-export type DpopProofCheck = ((input: ProofInput) => Promise<ProvenRequest>) & { keysHeld(): number };
+export type DpopProofCheck = ((input: ProofInput) => Promise<ProvenRequest>) & { keysHeld(tenant?: string): number };
+
+type KeyOf = (tenant: string, jkt: string, jwk: Record<string, unknown>) => KeyObject;
 
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
 const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
@@ -69,24 +77,23 @@ export function jwkThumbprint(jwk: Record<string, unknown>): string | null {
 }
 
 /** A proof checker with its own cache of imported keys. Throws invalid_dpop_proof (or invalid_token for another key) naming the first check failed. */
-export function createDpopProofCheck(maxKeys = DPOP_KEY_CACHE_MAX): DpopProofCheck {
-  const keys = new Map<string, KeyObject>();
-  const keyOf = (jkt: string, jwk: Record<string, unknown>): KeyObject => {
-    let key = keys.get(jkt);
+export function createDpopProofCheck(bounds: TenantCacheBounds = DPOP_KEY_CACHE): DpopProofCheck {
+  const keys = createTenantCache<KeyObject>(bounds);
+  const keyOf: KeyOf = (tenant, jkt, jwk) => {
+    let key = keys.get(tenant, jkt);
     if (key) return key;
     try {
       key = createPublicKey({ key: jwk as never, format: 'jwk' });
     } catch {
       throw refuse('the jwk header is not a usable public key');
     }
-    if (keys.size >= maxKeys) keys.delete(keys.keys().next().value!);
-    keys.set(jkt, key);
+    keys.set(tenant, jkt, key);
     return key;
   };
-  return Object.assign((input: ProofInput) => checkDpopProof(input, keyOf), { keysHeld: () => keys.size });
+  return Object.assign((input: ProofInput) => checkDpopProof(input, keyOf), { keysHeld: (tenant?: string) => keys.held(tenant) });
 }
 
-async function checkDpopProof(input: ProofInput, keyOf: (jkt: string, jwk: Record<string, unknown>) => KeyObject): Promise<ProvenRequest> {
+async function checkDpopProof(input: ProofInput, keyOf: KeyOf): Promise<ProvenRequest> {
   const proof = input.header;
   if (proof === undefined || proof === '') throw refuse('the DPoP header is missing');
   // RFC 9449 §4.3 (1): exactly one proof; node:http joins repeated unknown headers with ", ".
@@ -113,7 +120,7 @@ async function checkDpopProof(input: ProofInput, keyOf: (jkt: string, jwk: Recor
       remedy: 'Sign the proof with the key the token was issued for.',
       scheme: 'DPoP',
     });
-  const key = keyOf(jkt, jwk as Record<string, unknown>);
+  const key = keyOf(input.tenant, jkt, jwk as Record<string, unknown>);
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(proof, key, { algorithms: [...ALGS], typ: 'dpop+jwt' }));

@@ -32,7 +32,7 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
         inBody: true,
         data: { upstream: upstream.name, reason, ...extra },
       });
-    if (!deps.breakers.allow(breakerKey))
+    if (!deps.breakers.allow(caller.workspace, breakerKey))
       throw failed('breaker', 'the upstream failed repeatedly and is not called for a while; retry in a minute');
     // The level svc lets this caller act at here: what the upstream is told it may do.
     const acting = {
@@ -44,16 +44,16 @@ export function forwarder(deps: ForwardDeps, upstream: Upstream, tool: string) {
       const endpoint = deps.upstreams.endpointOf(upstream, caller.workspace, acting);
       // The caller asked for progress: the upstream is asked for its own, relayed as it comes.
       const answer = await deps.upstreams.client.callTool(endpoint, tool, args, caller.progress);
-      deps.breakers.record(breakerKey, true);
+      deps.breakers.record(caller.workspace, breakerKey, true);
       if (answer.listChanged) deps.onListChanged(upstream, caller.workspace);
       return resultOf(answer.result);
     } catch (err) {
       // svc's own failure, or its own bound (the workspace's share of the tools lane is held: reason
       // `busy`), says nothing of the upstream's health: it neither counts nor keeps a trial call.
-      if (!(err instanceof UpstreamFailure) || err.reason === 'busy') deps.breakers.release(breakerKey);
+      if (!(err instanceof UpstreamFailure) || err.reason === 'busy') deps.breakers.release(caller.workspace, breakerKey);
       if (!(err instanceof UpstreamFailure)) throw err;
       // The upstream's own refusal of the call (a JSON-RPC error) says nothing of its health either.
-      if (err.reason !== 'busy') deps.breakers.record(breakerKey, err.reason === 'rpc');
+      if (err.reason !== 'busy') deps.breakers.record(caller.workspace, breakerKey, err.reason === 'rpc');
       deps.logger.warn('upstream call failed', {
         upstream: upstream.name,
         project: upstream.project,
