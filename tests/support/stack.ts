@@ -121,8 +121,8 @@ export const PASSWORD = 'correct horse battery staple';
 interface PersonOptions {
   /**
    * Their workspace's plan (FREE when not given). A flow that sends one person's requests through
-   * one credential faster than FREE admits asks for a plan that fits it: the gateway admits one
-   * client of a person (a personal key is one too) half the plan's minute, 15 on FREE
+   * one credential faster than FREE admits asks for a plan that fits it: the gateway admits a
+   * workspace 30 requests a minute on FREE, one OAuth client of a person half of them
    * (docs/operations.md "Limits for agents").
    */
   plan?: Plan;

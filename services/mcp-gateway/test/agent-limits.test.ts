@@ -3,7 +3,8 @@
  * limiter mode (docs/operations.md "Leased or exact limits"), of two replicas on one real Redis:
  * one person's agent reconnecting in a storm (a new session per request, through one OAuth client)
  * spends at most its client's share, so the same person's other client is still admitted, to the
- * rest of the person's minute (a refused request counted in none of its buckets); a tool budget is
+ * rest of the person's minute (a refused request counted in none of its buckets); a person's
+ * personal keys spend the person's bucket only, never a client's half; a tool budget is
  * spent by each tool's cost and never by initialize or listings; every refusal carries the limit's
  * data and headers. In exact mode, random concurrent requests of several people, clients, keys and
  * tools never pass any bucket's limit, every counter holds exactly what was admitted, and a
@@ -107,6 +108,17 @@ for (const mode of ['exact', 'leased'] as const) {
       // The storm's refusals counted nothing, so the rest of the person's minute is the other client's.
       const b = await storm(admits, PER_MINUTE, () => person(`ws-storm-${mode}`, 'u1', 'agent-b'), null);
       assert.equal(b.admitted, PER_MINUTE - share, "the person's other client is admitted to the rest of the person's minute");
+      admits.forEach((r) => r.close());
+    });
+
+    test("a person's personal keys are the person, not a client: they may spend the person's whole minute", async () => {
+      const admits = replicas(mode);
+      // A personal key resolves to the person with no OAuth client (the `svc` CLI's key).
+      const viaKey = () => ({ ...person(`ws-key-${mode}`, 'u3', ''), clientId: undefined }) as unknown as ResolvedCaller;
+      const a = await storm(admits, PER_MINUTE + 5, viaKey, null);
+      assert.equal(a.admitted, PER_MINUTE, 'the whole minute, past the half a client of the person gets');
+      assert.match(a.refused[0]!.message, /^Rate limit exceeded/);
+      assert.doesNotMatch(a.refused[0]!.message, /one client of yours/);
       admits.forEach((r) => r.close());
     });
 
