@@ -18,7 +18,9 @@ let env: Record<string, string>;
 
 before(async () => {
   stack = await startStack();
-  owner = await newPerson(stack, 'cli-mgmt');
+  // PRO: the owner's commands that find their workspace (GET /api/v1/me) or project send more
+  // through the one personal key in a minute than FREE admits one client (15).
+  owner = await newPerson(stack, 'cli-mgmt', { plan: 'PRO' });
   const personal = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
   env = { SVC_API_KEY: personal, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir('mgmt') };
 });

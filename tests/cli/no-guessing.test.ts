@@ -20,7 +20,9 @@ let env: Record<string, string>;
 
 before(async () => {
   stack = await startStack();
-  owner = await newPerson(stack, 'cli-newcomer');
+  // PRO: this file's commands, each finding its project (GET /api/v1/projects) or calling a tool,
+  // send more through the one personal key in a minute than FREE admits one client (15).
+  owner = await newPerson(stack, 'cli-newcomer', { plan: 'PRO' });
   const personal = (await stack.accounts.keys.createUserKey({ userId: owner.user.id })).key;
   env = { SVC_API_KEY: personal, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir('newcomer') };
 });

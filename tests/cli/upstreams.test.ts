@@ -42,9 +42,11 @@ after(async () => {
   }
 });
 
-/** A person with a free workspace and one project (so no --project is needed) and their personal key. */
+/** A person with a PRO workspace and one project (so no --project is needed) and their personal key. */
 async function person(prefix: string) {
-  const who = await newPerson(stack, prefix);
+  // PRO: each command finds the default project (GET /api/v1/projects), more in a minute through
+  // the one personal key than FREE admits one client (15).
+  const who = await newPerson(stack, prefix, { plan: 'PRO' });
   const key = (await stack.accounts.keys.createUserKey({ userId: who.user.id })).key;
   const env = { SVC_API_KEY: key, SVC_BASE_URL: stack.baseUrl, SVC_CONFIG_DIR: await tempDir(prefix) };
   const svc = async (args: string[], extra: Record<string, string> = {}, options: RunOptions = {}): Promise<Exit> => {

@@ -73,10 +73,9 @@ const decide = (id: string, verb: 'approve' | 'deny', body: unknown = {}) =>
 
 before(async () => {
   stack = await startStack({ UPSTREAM_ALLOWED_PRIVATE: '127.0.0.1/32' });
-  const person = await newPerson(stack, 'approve');
-  owner = { ...person, key: (await stack.accounts.keys.createUserKey({ userId: person.user.id })).key };
   // FREE's 30 requests a minute is less than this file sends.
-  await stack.accounts.workspaces.setPlan(person.user.workspace, 'TEAM');
+  const person = await newPerson(stack, 'approve', { plan: 'TEAM' });
+  owner = { ...person, key: (await stack.accounts.keys.createUserKey({ userId: person.user.id })).key };
   server = await startSdkV1Upstream({ json: true, verify: { issuer: stack.baseUrl } });
   const added = await api(owner.key, 'POST', `/api/v1/projects/${owner.slug}/upstreams`, { name: 'notes', url: server.url });
   assert.equal(added.status, 201, JSON.stringify(added.body));

@@ -254,9 +254,8 @@ let work: string;
 
 before(async () => {
   stack = await startStack();
-  const person = await newPerson(stack, 'conf');
   // ENTERPRISE: the suite sends a few hundred requests a minute, more than smaller plans allow.
-  await stack.accounts.workspaces.setPlan(person.user.workspace, 'ENTERPRISE');
+  const person = await newPerson(stack, 'conf', { plan: 'ENTERPRISE' });
   const { key } = await stack.accounts.keys.createProjectKey({
     project: person.slug,
     workspace: person.user.workspace,

@@ -35,10 +35,9 @@ let key: string;
 
 before(async () => {
   ({ stack, browser } = await startStackAndBrowser());
-  const person = await newPerson(stack, 'sdkc');
-  ({ email, slug } = person);
   // TEAM: the six flows here send more requests in a minute than FREE allows.
-  await stack.accounts.workspaces.setPlan(person.user.workspace, 'TEAM');
+  const person = await newPerson(stack, 'sdkc', { plan: 'TEAM' });
+  ({ email, slug } = person);
   const issue = (level: 'VIEWER' | 'EDITOR') =>
     stack.accounts.keys.createProjectKey({ project: slug, workspace: person.user.workspace, level, name: `sdk ${level}` });
   key = (await issue('VIEWER')).key;

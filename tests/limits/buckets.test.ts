@@ -1,17 +1,21 @@
 /**
  * The one limiter, bucket by bucket (docs/operations.md "Rate limits"): every named bucket, through
  * the code its service runs, against a real Redis. For each: N concurrent attempts against its
- * limit L admit exactly L (two replicas for the gateway's batched script); a refusal names a wait
- * no longer than the window, and once the window has passed the subject is admitted again; a
- * refunded attempt admits one more; the sign-in backoff doubles its wait.
+ * limit L admit exactly L (two replicas for the gateway's buckets; the agent buckets in each limiter
+ * mode, exact and leased); a refusal names a wait no longer than the window, and once the window
+ * has passed the subject is admitted again; a refunded attempt admits one more; the sign-in
+ * backoff doubles its wait.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { K, WINDOWS } from '@svc/accounts';
 import { createThrottle } from '@svc/auth-service/http/throttle.ts';
-import { BUCKETS, pace, type BucketName, type WindowRule } from '@svc/limits';
+import { BUCKETS, pace, shareLimit, type BucketName, type WindowRule } from '@svc/limits';
+import { createLogger } from '@svc/logger';
 import { countManagementRequest } from '@svc/management';
+import { createAdmit, type Admit } from '@svc/mcp-gateway/ratelimit/admit.ts';
+import { createLeasedLimiter } from '@svc/mcp-gateway/ratelimit/leased-limiter.ts';
 import { createRateLimiter } from '@svc/mcp-gateway/ratelimit/rate-limiter.ts';
 import { planLimits } from '@svc/policy';
 import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
@@ -25,8 +29,8 @@ before(async () => {
 after(() => redis.stop());
 
 interface Row {
-  /** The bucket's name in `BUCKETS`, or the gateway's (numbers from the plan table). */
-  name: BucketName | `gateway ${string}`;
+  /** The bucket's name in `BUCKETS` (an agent bucket's with its limiter mode), or the gateway's (numbers from the plan table). */
+  name: BucketName | `${BucketName} (${string})` | `gateway ${string}`;
   /** L: attempts a subject is admitted in one window. */
   limit: number;
   /** One attempt of `subject`: 0 admitted, else the seconds to wait. */
@@ -87,6 +91,90 @@ const gatewayRow = (name: Row['name'], limit: number, charge: (s: string) => Par
 };
 const KEY_LIMIT = 3;
 
+type ResolvedCaller = Parameters<Admit>[0];
+
+/** An agent bucket's attempt: the caller (an OAuth user through a client, or a key) and what it calls. */
+interface AgentAttempt {
+  type: 'user' | 'key';
+  client?: string;
+  tool?: string;
+  cost?: number;
+}
+
+/**
+ * An agent bucket's row (docs/operations.md "Limits for agents"), through the admit step of two
+ * replicas in `mode`: each attempt of the subject's is `attempt(i)`, and a refusal is the bucket's,
+ * its message naming it (`refusal`), its wait in Retry-After.
+ */
+const agentRow = (
+  mode: 'exact' | 'leased',
+  spec: { name: BucketName; limit: number; refusal: RegExp; attempt: (i: number) => AgentAttempt; prepare?: (s: string) => Promise<void> },
+): Row => {
+  let admits: Admit[] | undefined;
+  let turn = 0;
+  const options = { profile: 'current', scale: 1, now: clock.now } as const;
+  const limiter = () =>
+    mode === 'exact' ? createRateLimiter(redis.client, options) : createLeasedLimiter(redis.client, { ...options, tickMs: 0 });
+  return {
+    name: `${spec.name} (${mode})`,
+    limit: spec.limit,
+    hit: async (s) => {
+      admits ??= [0, 1].map(() =>
+        createAdmit({ limiter: limiter(), logger: createLogger({ service: 't', silent: true }), now: clock.now }),
+      );
+      const a = spec.attempt(turn);
+      const caller = { type: a.type, id: 'u', clientId: a.client, session: 'k', keyHash: a.type === 'key' ? 'h' : '', keyLimit: null };
+      try {
+        const payer = { workspace: s, plan: 'FREE' };
+        await admits[turn++ % 2]!({ ...caller, payer } as unknown as ResolvedCaller, {
+          countsAsQuery: false,
+          tool: a.tool ?? null,
+          cost: a.cost ?? 1,
+        });
+        return 0;
+      } catch (err) {
+        // The gateway's limit refusal (docs/errors.md "Limit refusals").
+        const refusal = err as { code?: unknown; message?: string; headers?: Record<string, string> };
+        assert.equal(refusal.code, 'rate_limited', String(err));
+        assert.match(refusal.message ?? '', spec.refusal);
+        return Number(refusal.headers?.['Retry-After']);
+      }
+    },
+    window: 60,
+    clocked: true,
+    ...(spec.prepare ? { prepare: spec.prepare } : {}),
+  };
+};
+/** The person's bucket is the whole minute: it starts 5 short of it, so it refuses before the workspace's. */
+const PERSON_LEFT = 5;
+/** A tool call's cost: the tool budget (the whole minute, in cost units) admits fewer calls than the minute has requests. */
+const TOOL_COST = 3;
+const AGENT_ROWS = [
+  {
+    name: 'agentPerson',
+    limit: PERSON_LEFT,
+    refusal: /you may make \d+ per minute/,
+    // Each attempt through another client: the client's share never binds.
+    attempt: (i: number): AgentAttempt => ({ type: 'user', client: `client-${i}` }),
+    prepare: async (s: string) => {
+      const used = shareLimit(FREE.requestsPerMinute, BUCKETS.agentPerson.share) - PERSON_LEFT;
+      await redis.client.set(K.rateAgentMinute(s, 'p:u-u', WINDOWS.minute(clock.now())), used);
+    },
+  },
+  {
+    name: 'agentClient',
+    limit: shareLimit(FREE.requestsPerMinute, BUCKETS.agentClient.share),
+    refusal: /one client of yours may make \d+ per minute/,
+    attempt: (): AgentAttempt => ({ type: 'user', client: 'agent' }),
+  },
+  {
+    name: 'agentTools',
+    limit: Math.floor(shareLimit(FREE.requestsPerMinute, BUCKETS.agentTools.share) / TOOL_COST),
+    refusal: /your tool calls may spend \d+ per minute/,
+    attempt: (): AgentAttempt => ({ type: 'key', tool: 'svc_search', cost: TOOL_COST }),
+  },
+] as const;
+
 const ROWS: Row[] = [
   ...WINDOW_BUCKETS.map((name) => windowRow(name, BUCKETS[name])),
   {
@@ -128,6 +216,8 @@ const ROWS: Row[] = [
     credential: 'key:k',
     keyLimit: { keyId: 'k', perMinute: KEY_LIMIT },
   })),
+  // The agent buckets, in each mode: both enforce them the same (docs/operations.md "Leased or exact limits").
+  ...(['exact', 'leased'] as const).flatMap((mode) => AGENT_ROWS.map((spec) => agentRow(mode, spec))),
 ];
 
 async function subjectOf(row: Row): Promise<string> {

@@ -9,6 +9,7 @@ import type { Config } from '@svc/config';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startGateway } from '@svc/mcp-gateway/server.ts';
+import type { Plan } from '@svc/policy';
 import type { RedisFixture } from '@svc/testkit';
 import { freePort, limiterModeEnv, startRedis, waitFor } from '@svc/testkit';
 
@@ -117,11 +118,22 @@ async function startParts(env: Record<string, string>, options: StackOptions, st
 /** The password every test person signs in with. */
 export const PASSWORD = 'correct horse battery staple';
 
-/** A new person with a free workspace and one project of their own (ADMIN there). */
-export async function newPerson(stack: Stack, prefix: string) {
+interface PersonOptions {
+  /**
+   * Their workspace's plan (FREE when not given). A flow that sends one person's requests through
+   * one credential faster than FREE admits asks for a plan that fits it: the gateway admits a
+   * workspace 30 requests a minute on FREE, one OAuth client of a person half of them
+   * (docs/operations.md "Limits for agents").
+   */
+  plan?: Plan;
+}
+
+/** A new person with a workspace (free unless `options.plan`) and one project of their own (ADMIN there). */
+export async function newPerson(stack: Stack, prefix: string, options: PersonOptions = {}) {
   const tag = () => Math.random().toString(36).slice(2, 8);
   const email = `${prefix}-${tag()}@example.com`;
   const user = await stack.accounts.users.create({ emailVerified: true, email, password: PASSWORD });
+  if (options.plan) await stack.accounts.workspaces.setPlan(user.workspace, options.plan);
   const slug = `${prefix}-${tag()}`;
   await stack.accounts.workspaces.createProject({ slug, workspace: user.workspace });
   return { email, user, slug };

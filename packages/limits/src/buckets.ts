@@ -39,6 +39,11 @@ export interface ShareRule {
   share: number;
 }
 
+/** A share bucket's limit: its share of the plan's per-minute limit, at least one request. */
+export function shareLimit(perMinute: number, share: number): number {
+  return Math.max(1, Math.floor(perMinute * share));
+}
+
 /** At most `concurrent` calls in progress at once, per credential and replica. */
 export interface ConcurrencyRule {
   concurrent: number;

@@ -31,17 +31,19 @@ export type Admit = (
 ) => Promise<Record<string, string | number>>;
 
 /**
- * The agent buckets a request spends (docs/operations.md "Limits for agents"): a person's (an
- * OAuth user's) requests, and the same person's through one client, every request counted —
- * initialize, listings and notifications too, since a reconnect storm is made of them; and a
- * tools/call spends its tool's cost of its caller's tool budget, which nothing else touches.
+ * The agent buckets a request spends (docs/operations.md "Limits for agents"): a person's requests
+ * (OAuth tokens and personal keys alike), and the same person's through one OAuth client, every
+ * request counted — initialize, listings and notifications too, since a reconnect storm is made of
+ * them; and a tools/call spends its tool's cost of its caller's tool budget, which nothing else
+ * touches. A personal key is the person acting, not a client of theirs: it spends the person's
+ * bucket only, so one person with `svc` and a personal key keeps the whole minute.
  */
 function agentSpends(caller: ResolvedCaller, tool: string | null, cost: number): AgentSpend[] {
   const spends: AgentSpend[] = [];
   const who = caller.type === 'user' ? `u-${caller.id}` : `k-${caller.session}`;
   if (caller.type === 'user') {
     spends.push({ bucket: `p:${who}`, share: BUCKETS.agentPerson.share, cost: 1 });
-    spends.push({ bucket: `c:${who}:${caller.clientId ?? '-'}`, share: BUCKETS.agentClient.share, cost: 1 });
+    if (caller.clientId) spends.push({ bucket: `c:${who}:${caller.clientId}`, share: BUCKETS.agentClient.share, cost: 1 });
   }
   if (tool !== null) spends.push({ bucket: `t:${who}`, share: BUCKETS.agentTools.share, cost });
   return spends;

@@ -1,22 +1,22 @@
 /**
  * The leased rate limiter, the gateway's default (docs/operations.md "Leased or exact limits"):
  * the same buckets as the exact limiter (rate-limiter.ts) — the workspace's minute and month, a
- * key's own minute — but each replica holds a block of each (bucket, window) reserved in Redis
- * (`@svc/limits` `Lease`, `LEASE`) and admits locally while its block lasts. A charge that finds a
- * block spent, or brings a DPoP proof to claim, waits for the end of this turn of the event loop,
- * when its workspace's waiting charges are sent in one call that refills the blocks they need,
- * claims their proofs and writes the usage counted since the last call; they are then decided in
- * arrival order from the refilled blocks. One call per workspace is in flight at a time. Usage
- * counts (the month's and the day's hash) are written with the next call, or within a second by
- * the tick that also gives idle blocks back.
+ * key's own minute, the agent buckets — but each replica holds a block of each (bucket, window)
+ * reserved in Redis (`@svc/limits` `Lease`, `LEASE`) and admits locally while its block lasts. A
+ * charge that finds a block spent, or brings a DPoP proof to claim, waits for the end of this turn
+ * of the event loop, when its workspace's waiting charges are sent in one call that refills the
+ * blocks they need, claims their proofs and writes the usage counted since the last call; they are
+ * then decided in arrival order from the refilled blocks. One call per workspace is in flight at a
+ * time. Usage counts (the month's and the day's hash) are written with the next call, or within a
+ * second by the tick that also gives idle blocks back.
  */
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS, wasNotSent } from '@svc/accounts';
-import { LEASE, LEASE_SIZING, Lease, runScript, type LeaseSizing } from '@svc/limits';
+import { LEASE, LEASE_SIZING, Lease, runScript, shareLimit, type LeaseSizing } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
 import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
-import { monthEnd, monthTtl, type AgentSpend, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
+import { agentBucketKind, monthEnd, monthTtl, type AgentSpend, type Charge, type RateDecision, type RateOutcome } from './rate-limiter.ts';
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
@@ -340,11 +340,11 @@ function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: boolean): Rate
   else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
   if (outcome !== null && !final) return null;
   const reset = (ctx.clock.minute + 1) * 60;
-  const limit = agent ? shareOf(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
+  const limit = agent ? shareLimit(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
   if (outcome !== null) {
     const until = outcome === 'quota_exhausted' ? monthEnd(t) : reset;
     const d = refusal(outcome, limit, reset, Math.max(1, Math.ceil(until - t / 1000)), limits.monthlyQueries, byKey);
-    if (agent) d.byAgentBucket = agent.bucket.slice(0, agent.bucket.indexOf(':'));
+    if (agent) d.byAgentBucket = agentBucketKind(agent.bucket);
     return d;
   }
   p.minute.take(t);
@@ -431,7 +431,7 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
   for (const bucket of agentLeases) {
     const lease = p.agents.get(bucket)!;
     const d = agentDemand.get(bucket);
-    const limit = shareOf(limits.requestsPerMinute, d?.share ?? 1);
+    const limit = shareLimit(limits.requestsPerMinute, d?.share ?? 1);
     reserve(K.rateAgentMinute(p.workspace, bucket, clock.minute), lease, limit, 120, d?.demand ?? 0);
   }
   const claims: (string | number)[] = [];
@@ -461,8 +461,6 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
 }
 
 const noop = () => undefined;
-/** A bucket's limit: its share of the plan's minute, at least one request. */
-const shareOf = (perMinute: number, share: number) => Math.max(1, Math.floor(perMinute * share));
 const never = () => false;
 
 function refusal(

@@ -6,8 +6,10 @@
  * request increments no counter, so N replicas together admit exactly the limit.
  *
  * The same script keeps a key's own minute counter when the key has a limit below the plan's
- * (docs/management.md "Per-key limits"), and counts each admitted request in the month's usage
- * hash and the day's, per credential and per tool, so usage and its history cost no extra round trip.
+ * (docs/management.md "Per-key limits") and the agent buckets' minute counters a charge spends
+ * (docs/operations.md "Limits for agents": a person's, a person's through one client, a caller's
+ * tool budget), and counts each admitted request in the month's usage hash and the day's, per
+ * credential and per tool, so usage and its history cost no extra round trip.
  *
  * Concurrent requests of one workspace share one call (docs/gateway-pipeline.md "One Redis call
  * per batch"): charges made in the same turn of the event loop are sent together when it ends
@@ -18,7 +20,7 @@
 import { context, trace, type SpanContext, type Tracer } from '@opentelemetry/api';
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS } from '@svc/accounts';
-import { runScript } from '@svc/limits';
+import { runScript, shareLimit } from '@svc/limits';
 import type { Plan, RateLimitProfile } from '@svc/policy';
 import { planLimits } from '@svc/policy';
 import { DPOP_REPLAY_TTL_SECONDS } from '../auth/dpop-proof.ts';
@@ -26,6 +28,8 @@ import { ADMIT } from './admit-script.ts';
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
+
+type PlanLimits = ReturnType<typeof planLimits>;
 
 export type RateOutcome = 'allowed' | 'rate_limited' | 'quota_exhausted' | 'dpop_replayed';
 
@@ -45,7 +49,7 @@ export interface RateDecision {
   overFairUse: boolean;
   /** The refusal came from the key's own limit, not the workspace's. */
   byKeyLimit: boolean;
-  /** The refusal came from this agent bucket (leased mode; docs/operations.md "Limits for agents"). */
+  /** The refusal came from this agent bucket (docs/operations.md "Limits for agents"). */
   byAgentBucket?: string;
 }
 
@@ -72,7 +76,7 @@ export interface Charge {
    * proof seen before is refused and counts nothing (docs/auth-service.md "DPoP").
    */
   proofKey?: string | null;
-  /** The agent buckets spent too (the leased limiter; the exact one keeps the buckets above). */
+  /** The agent buckets spent too, all of them or none (docs/operations.md "Limits for agents"). */
   agent?: readonly AgentSpend[] | null;
 }
 
@@ -105,69 +109,14 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   const now = options.now ?? Date.now;
   /** Batches by workspace; a charge under another plan than its workspace's batch sends that batch first. */
   const waiting = new Map<string, Batch>();
-  const limitsByPlan = new Map<Plan, ReturnType<typeof planLimits>>();
+  const limitsByPlan = new Map<Plan, PlanLimits>();
   const limitsOf = (plan: Plan) => {
     let limits = limitsByPlan.get(plan);
     if (!limits) limitsByPlan.set(plan, (limits = planLimits(plan, options.profile, options.scale)));
     return limits;
   };
 
-  /** One call of the script for a batch: its keys, then its arguments with alike charges as runs. */
-  function call(batch: Batch, t: number): Promise<number[]> {
-    const limits = limitsOf(batch.plan);
-    const minute = WINDOWS.minute(t);
-    const month = WINDOWS.month(t);
-    const keys = [
-      K.rateMinute(batch.workspace, minute),
-      K.rateMonth(batch.workspace, month),
-      K.usage(batch.workspace, month),
-      K.usageDay(batch.workspace, WINDOWS.day(t)),
-    ];
-    const args: (string | number)[] = [
-      limits.requestsPerMinute,
-      120,
-      limits.monthlyQueries ?? -1,
-      limits.fairUse ? '1' : '0',
-      monthTtl(t),
-      0,
-      USAGE_DAY_TTL_SECONDS,
-      DPOP_REPLAY_TTL_SECONDS,
-    ];
-    let runs = 0;
-    for (const { charge, keyLimit } of batch.pending) {
-      let keyIndex = 0;
-      if (keyLimit) {
-        const name = K.rateKeyMinute(batch.workspace, keyLimit.keyId, minute);
-        const found = keys.indexOf(name);
-        // Lua's KEYS count from 1; push returns the new length, the pushed key's position.
-        keyIndex = found >= 0 ? found + 1 : keys.push(name);
-      }
-      const counts = charge.countsAsQuery ? '1' : '0';
-      const klimit = keyLimit ? keyLimit.perMinute : -1;
-      const tool = charge.tool ? USAGE_FIELDS.tool(charge.tool) : '';
-      // A proof is one charge's own: its run is never joined.
-      const proofIndex = charge.proofKey ? keys.push(charge.proofKey) : 0;
-      // The run before, if this charge is alike, counts one more (its count is at `last`).
-      const last = args.length - 7;
-      if (
-        runs > 0 &&
-        proofIndex === 0 &&
-        args[last + 6] === 0 &&
-        args[last + 1] === counts &&
-        args[last + 2] === keyIndex &&
-        args[last + 3] === klimit &&
-        args[last + 4] === charge.credential &&
-        args[last + 5] === tool
-      ) {
-        (args[last] as number)++;
-      } else {
-        runs++;
-        args.push(1, counts, keyIndex, klimit, charge.credential, tool, proofIndex);
-      }
-    }
-    args[5] = runs;
-    return runScript(redis, ADMIT, keys, args) as Promise<number[]>;
-  }
+  const call = (batch: Batch, t: number): Promise<number[]> => admitCall(redis, batch, limitsOf(batch.plan), t);
 
   /**
    * Tracing on and a sampled request in the batch: the call is a span under the batch's first
@@ -199,7 +148,7 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
       .then((out) => {
         // One plan per batch (a charge under another sends the batch first), so one set of limits.
         const limits = limitsOf(batch.plan);
-        batch.pending.forEach((p, i) => p.resolve(decide(out, i * 4, limits, p.keyLimit, t)));
+        batch.pending.forEach((p, i) => p.resolve(decide(out, i * 4, limits, p, t)));
       })
       .catch(fail);
   }
@@ -236,6 +185,88 @@ export function createRateLimiter(redis: Redis, options: RateLimiterOptions) {
   };
 }
 
+/**
+ * One call of the script for a batch: its keys, then its arguments with alike charges as runs
+ * (admit-script.ts spells their layout).
+ */
+function admitCall(redis: Redis, batch: Batch, limits: PlanLimits, t: number): Promise<number[]> {
+  const minute = WINDOWS.minute(t);
+  const month = WINDOWS.month(t);
+  const keys = [
+    K.rateMinute(batch.workspace, minute),
+    K.rateMonth(batch.workspace, month),
+    K.usage(batch.workspace, month),
+    K.usageDay(batch.workspace, WINDOWS.day(t)),
+  ];
+  const args: (string | number)[] = [
+    limits.requestsPerMinute,
+    120,
+    limits.monthlyQueries ?? -1,
+    limits.fairUse ? '1' : '0',
+    monthTtl(t),
+    0,
+    USAGE_DAY_TTL_SECONDS,
+    DPOP_REPLAY_TTL_SECONDS,
+  ];
+  const keyMinute = counterIndexes(keys, (keyId) => K.rateKeyMinute(batch.workspace, keyId, minute));
+  const agentMinute = counterIndexes(keys, (bucket) => K.rateAgentMinute(batch.workspace, bucket, minute));
+  let runs = 0;
+  /** Where the last run's fields start in `args` (its count is the argument before). */
+  let last = 0;
+  for (const { charge, keyLimit } of batch.pending) {
+    const keyIndex = keyLimit ? keyMinute(keyLimit.keyId) : 0;
+    // A proof is one charge's own: its run is never joined.
+    const proofIndex = charge.proofKey ? keys.push(charge.proofKey) : 0;
+    const fields: (string | number)[] = [
+      charge.countsAsQuery ? '1' : '0',
+      keyIndex,
+      keyLimit ? keyLimit.perMinute : -1,
+      charge.credential,
+      charge.tool ? USAGE_FIELDS.tool(charge.tool) : '',
+      proofIndex,
+      ...agentFields(charge.agent, agentMinute, limits),
+    ];
+    // The run before, if this charge is alike, counts one more (a run with a proof differs in it).
+    if (runs > 0 && proofIndex === 0 && sameFields(args, last, fields)) (args[last - 1] as number)++;
+    else {
+      runs++;
+      args.push(1);
+      last = args.length;
+      args.push(...fields);
+    }
+  }
+  args[5] = runs;
+  return runScript(redis, ADMIT, keys, args) as Promise<number[]>;
+}
+
+/**
+ * The index in Lua's KEYS (from 1) of a counter the batch shares (a key's own minute by the key's
+ * id, an agent bucket's by its name), each in `keys` once however many charges spend it.
+ */
+function counterIndexes(keys: string[], keyOf: (id: string) => string): (id: string) => number {
+  const known = new Map<string, number>();
+  return (id) => {
+    let index = known.get(id);
+    // push returns the new length: the pushed key's position counted from 1.
+    if (index === undefined) known.set(id, (index = keys.push(keyOf(id))));
+    return index;
+  };
+}
+
+/** A run's agent fields: how many buckets, then each one's counter index, limit and cost. */
+function agentFields(spends: readonly AgentSpend[] | null | undefined, index: (bucket: string) => number, limits: PlanLimits) {
+  const fields: number[] = [spends?.length ?? 0];
+  for (const s of spends ?? []) fields.push(index(s.bucket), shareLimit(limits.requestsPerMinute, s.share), s.cost);
+  return fields;
+}
+
+/** Whether the last run of `args`, its fields from `at` to the end, has exactly `fields`. */
+function sameFields(args: readonly (string | number)[], at: number, fields: readonly (string | number)[]): boolean {
+  if (args.length - at !== fields.length) return false;
+  for (let i = 0; i < fields.length; i++) if (args[at + i] !== fields[i]) return false;
+  return true;
+}
+
 /** Seconds the month's counters live: to the 1st of next month (UTC), plus a day. */
 export function monthTtl(t: number): number {
   return Math.ceil(monthEnd(t) - t / 1000) + 86_400;
@@ -248,13 +279,7 @@ export function monthEnd(t: number): number {
 }
 
 /** The decision on one charge from its four numbers in the script's output, starting at `at`. */
-function decide(
-  out: number[],
-  at: number,
-  limits: ReturnType<typeof planLimits>,
-  keyLimit: { perMinute: number } | null,
-  t: number,
-): RateDecision {
+function decide(out: number[], at: number, limits: PlanLimits, { charge, keyLimit }: Pending, t: number): RateDecision {
   const status = out[at]!;
   const used = out[at + 1]!;
   const q = out[at + 2]!;
@@ -262,12 +287,14 @@ function decide(
   const reset = (WINDOWS.minute(t) + 1) * 60;
   const outcome: RateOutcome =
     status === 1 ? 'allowed' : status === 2 ? 'quota_exhausted' : status === 4 ? 'dpop_replayed' : 'rate_limited';
+  // 5 + i: the charge's i-th agent bucket refused it (admit-script.ts).
+  const agent = status >= 5 ? charge.agent?.[status - 5] : undefined;
   const planRemaining = Math.max(0, limits.requestsPerMinute - used);
   const keyRemaining = keyLimit ? Math.max(0, keyLimit.perMinute - Math.max(0, kused)) : Infinity;
-  return {
+  const decision: RateDecision = {
     outcome,
-    limit: keyLimit ? keyLimit.perMinute : limits.requestsPerMinute,
-    remaining: Math.min(planRemaining, keyRemaining),
+    limit: agent ? shareLimit(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute,
+    remaining: agent ? 0 : Math.min(planRemaining, keyRemaining),
     reset,
     retryAfter: Math.max(1, Math.ceil((outcome === 'quota_exhausted' ? monthEnd(t) : reset) - t / 1000)),
     monthlyUsed: q >= 0 ? q : null,
@@ -275,6 +302,13 @@ function decide(
     overFairUse: limits.fairUse && limits.monthlyQueries !== null && q > limits.monthlyQueries,
     byKeyLimit: status === 3,
   };
+  if (agent) decision.byAgentBucket = agentBucketKind(agent.bucket);
+  return decision;
+}
+
+/** An agent bucket's kind, the prefix of its name (`p`, `c`, `t`: admit.ts `agentSpends`), which names it in a refusal. */
+export function agentBucketKind(bucket: string): string {
+  return bucket.slice(0, bucket.indexOf(':'));
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
