@@ -1,6 +1,33 @@
-/** Writing responses on node:http: the pipeline's writers (pipeline/run.ts) end here. */
+/**
+ * Writing responses on node:http: the pipeline's writers (pipeline/run.ts) end here. A complete
+ * answer's status and headers are settled at once; its bytes are sent at the end of the event
+ * loop's turn, with every other answer of that turn (docs/gateway-pipeline.md "Answers sent per
+ * turn").
+ */
 import type { ServerResponse } from 'node:http';
 import { jsonText } from './json-text.ts';
+
+/** The answers settled in this turn of the event loop, sent when its poll phase is done. */
+let ending: { res: ServerResponse; body: string | Buffer | undefined }[] = [];
+
+/** Sends `body` as the end of `res` once this turn has read and answered all it polled. */
+function endThisTurn(res: ServerResponse, body?: string | Buffer): void {
+  if (ending.length === 0) setImmediate(endAll);
+  ending.push({ res, body });
+}
+
+function endAll(): void {
+  const answers = ending;
+  ending = [];
+  for (const { res, body } of answers) {
+    try {
+      res.end(body);
+    } catch {
+      // Its connection broke in a way node:http reports by throwing: nothing more can be sent on it.
+      res.destroy();
+    }
+  }
+}
 
 export type Headers = Record<string, string | number>;
 
@@ -33,10 +60,10 @@ export function sendJsonText(
     'Content-Length': length,
     'Cache-Control': headers['Cache-Control'] ?? 'no-store',
   });
-  res.end(payload);
+  endThisTurn(res, payload);
 }
 
 export function sendEmpty(res: ServerResponse, status: number, headers: Headers = {}): void {
   res.writeHead(status, headers);
-  res.end();
+  endThisTurn(res);
 }

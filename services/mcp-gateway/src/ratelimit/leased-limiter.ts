@@ -7,8 +7,12 @@
  * of the event loop, when its workspace's waiting charges are sent in one call that refills the
  * blocks they need, claims their proofs and writes the usage counted since the last call; they are
  * then decided in arrival order from the refilled blocks. One call per workspace is in flight at a
- * time. Usage counts (the month's and the day's hash) are written with the next call, or within a
- * second by the tick that also gives idle blocks back.
+ * time, and it holds up only the charges it answers: a call gives up the blocks it refills until
+ * it returns (Lease.surrender), and a charge whose blocks hold its tokens is decided at once, call
+ * or no call. A waiting charge is refused only by a block its own call refilled (Redis had no more
+ * to grant); one short of another block, whose tokens went meanwhile to charges decided at once,
+ * waits for the next call. Usage counts (the month's and the day's hash) are written with the next
+ * call, or within a second by the tick that also gives idle blocks back.
  */
 import type { Redis } from '@svc/accounts';
 import { K, USAGE_DAY_TTL_SECONDS, USAGE_FIELDS, WINDOWS, wasNotSent } from '@svc/accounts';
@@ -95,7 +99,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     p.inflight = true;
     const sentIn = { minute: p.minute.window, month: p.month.window };
     const out = call(ctx, p, batch, never)
-      .then((claimed) => {
+      .then(({ claimed, refilled }) => {
         const t = now();
         tickClock(t);
         // At a window's edge the refill was for the old window: who is not decided waits again.
@@ -103,19 +107,8 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
         // blocks then), so the windows are compared with those the call was sent in.
         roll(clock, p);
         const rolled = p.minute.window !== sentIn.minute || p.month.window !== sentIn.month;
-        const again: Waiting[] = [];
-        let proof = 0;
-        for (const w of batch) {
-          if (w.charge.proofKey && !w.claimed && claimed[proof++] === 0) {
-            w.resolve(refusal('dpop_replayed', 0, 0, 0, null, false));
-            continue;
-          }
-          w.claimed = true;
-          const d = decide(ctx, p, w, t, !rolled);
-          if (d) w.resolve(d);
-          else again.push(w);
-        }
-        p.waiting.unshift(...again);
+        // Redis's answer is final for the blocks this call refilled, in the window it was sent in.
+        decideAnswered(ctx, p, batch, claimed, t, (lease) => !rolled && refilled.has(lease));
       })
       .catch((err: unknown) => batch.forEach((w) => w.reject(err instanceof Error ? err : new Error(String(err)))))
       .finally(() => settled(p));
@@ -170,8 +163,8 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const p = payerOf(charge);
     p.seen = t;
     const w: Waiting = { charge, keyLimit, resolve: noop, reject: noop, claimed: false };
-    if (!p.inflight && p.waiting.length === 0 && !charge.proofKey) {
-      const d = decide(ctx, p, w, t, false);
+    if (!charge.proofKey) {
+      const d = decide(ctx, p, w, t, never);
       if (d) return Promise.resolve(d);
     }
     return new Promise((resolve, reject) => {
@@ -316,29 +309,57 @@ function shortAgent(ctx: Ctx, p: Payer, spends: readonly AgentSpend[]): AgentSpe
   return null;
 }
 
+/**
+ * Decides the charges of a call just answered (`claimed`: its answers to their proofs); those it
+ * cannot decide yet wait again, first in line.
+ */
+function decideAnswered(ctx: Ctx, p: Payer, batch: Waiting[], claimed: number[], t: number, final: (spent: Lease) => boolean): void {
+  const again: Waiting[] = [];
+  let proof = 0;
+  for (const w of batch) {
+    if (w.charge.proofKey && !w.claimed && claimed[proof++] === 0) {
+      w.resolve(refusal('dpop_replayed', 0, 0, 0, null, false));
+      continue;
+    }
+    w.claimed = true;
+    const d = decide(ctx, p, w, t, final);
+    if (d) w.resolve(d);
+    else again.push(w);
+  }
+  p.waiting.unshift(...again);
+}
+
 function tally(p: Payer, field: string): void {
   p.usage.set(field, (p.usage.get(field) ?? 0) + 1);
 }
 
 /**
  * Decides one charge from the blocks held: allowed (tokens taken, usage counted) or the bucket
- * that refuses; null when a block is spent and `final` is false (the charge waits for a refill).
+ * that refuses; null when a block is spent and Redis's answer about it is not `final` (the charge
+ * waits for a refill).
  */
-function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: boolean): RateDecision | null {
+function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: (spent: Lease) => boolean): RateDecision | null {
   const { charge, keyLimit } = w;
   const limits = ctx.limitsOf(p.plan);
   const key = keyLimit ? minuteLease(ctx, p.keys, keyLimit.keyId) : null;
   const spends = charge.agent ?? null;
   let outcome: RateOutcome | null = null;
+  let spent: Lease = p.minute;
   let byKey = false;
   let agent: AgentSpend | null = null;
   if (p.minute.left === 0) outcome = 'rate_limited';
   else if (key && key.left === 0) {
     outcome = 'rate_limited';
+    spent = key;
     byKey = true;
-  } else if (spends && (agent = shortAgent(ctx, p, spends))) outcome = 'rate_limited';
-  else if (charge.countsAsQuery && p.month.left === 0) outcome = 'quota_exhausted';
-  if (outcome !== null && !final) return null;
+  } else if (spends && (agent = shortAgent(ctx, p, spends))) {
+    outcome = 'rate_limited';
+    spent = p.agents.get(agent.bucket)!;
+  } else if (charge.countsAsQuery && p.month.left === 0) {
+    outcome = 'quota_exhausted';
+    spent = p.month;
+  }
+  if (outcome !== null && !final(spent)) return null;
   const reset = (ctx.clock.minute + 1) * 60;
   const limit = agent ? shareLimit(limits.requestsPerMinute, agent.share) : keyLimit ? keyLimit.perMinute : limits.requestsPerMinute;
   if (outcome !== null) {
@@ -371,14 +392,22 @@ function decide(ctx: Ctx, p: Payer, w: Waiting, t: number, final: boolean): Rate
 /**
  * One call for `p`: refills the blocks `batch` needs (what is left of such a block goes back in
  * the same call and the whole demand is asked for), claims its proofs, writes the usage counted
- * so far, and gives back the blocks `back` names. Returns the claims' answers.
+ * so far, and gives back the blocks `back` names. Returns the claims' answers and the blocks
+ * refilled for the windows they were asked in.
  */
-async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => boolean): Promise<number[]> {
+async function call(
+  ctx: Ctx,
+  p: Payer,
+  batch: Waiting[],
+  back: (l: Lease) => boolean,
+): Promise<{ claimed: number[]; refilled: Set<Lease> }> {
   const { clock, sizing } = ctx;
   const limits = ctx.limitsOf(p.plan);
   const keys: string[] = [K.usage(p.workspace, clock.month), K.usageDay(p.workspace, clock.day)];
   const reservations: (string | number)[] = [];
   const leases: Lease[] = [];
+  /** Whether each lease asked for tokens (a refill) rather than only giving its unused ones back. */
+  const needed: boolean[] = [];
   /** What each lease gave up locally for this call to return (kept when the call never reaches Redis). */
   const surrendered: number[] = [];
   const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
@@ -387,6 +416,7 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
     const returned = lease.surrender();
     reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
     leases.push(lease);
+    needed.push(need > 0);
     surrendered.push(returned);
   };
   const count = (f: (w: Waiting) => boolean) => batch.reduce((n, w) => n + (f(w) ? 1 : 0), 0);
@@ -456,8 +486,13 @@ async function call(ctx: Ctx, p: Payer, batch: Waiting[], back: (l: Lease) => bo
     throw err;
   }
   // A grant for a window that has ended meanwhile is not used in the next (it lapses, unused).
-  leases.forEach((lease, i) => lease.window === windows[i] && lease.refilled(out[i * 2]!, out[i * 2 + 1]!));
-  return out.slice(leases.length * 2);
+  const refilled = new Set<Lease>();
+  leases.forEach((lease, i) => {
+    if (lease.window !== windows[i]) return;
+    lease.refilled(out[i * 2]!, out[i * 2 + 1]!);
+    if (needed[i]) refilled.add(lease);
+  });
+  return { claimed: out.slice(leases.length * 2), refilled };
 }
 
 const noop = () => undefined;
