@@ -6,7 +6,8 @@
  * - a SHA-256 of the X-API-Key and an in-process cache lookup;
  * - the JSON-RPC envelope's fields checked;
  * - one call of the gateway's own admit script (the exact limiter, the month's and the day's
- *   usage) per workspace and turn of the event loop, on an auto-pipelined client;
+ *   usage, the caller's tool budget: docs/operations.md "Limits for agents") per workspace and
+ *   turn of the event loop, on an auto-pipelined client;
  * - the answer with the gateway's headers (the request id, the five rate-limit fields) around a
  *   result of the same size.
  * No policy, no tools, no metrics, no error paths: what the gateway does beyond this is what it
@@ -53,8 +54,12 @@ function flush(): void {
     K.rateMonth(WORKSPACE, month),
     K.usage(WORKSPACE, month),
     K.usageDay(WORKSPACE, WINDOWS.day(t)),
+    K.rateAgentMinute(WORKSPACE, 't:k-floor', WINDOWS.minute(t)),
   ];
-  const args = [LIMIT, 120, -1, '0', 40 * 86_400, 1, USAGE_DAY_TTL_SECONDS, 600, batch.length, '0', 0, -1, 'key:floor', 'tool:svc_help', 0];
+  // One run of the batch's charges, alike: the key's field, the tool's, no proof, and the one agent
+  // bucket a key's tools/call spends (its caller's tool budget: index 5 in KEYS, its limit, cost 1).
+  const args = [LIMIT, 120, -1, '0', 40 * 86_400, 1, USAGE_DAY_TTL_SECONDS, 600];
+  args.push(batch.length, '0', 0, -1, 'key:floor', 'tool:svc_help', 0, 1, 5, LIMIT, 1);
   (runScript(redis, ADMIT, keys, args) as Promise<number[]>).then(
     (out) => batch.forEach((answer, i) => answer(out[i * 4 + 1]!)),
     () => batch.forEach((answer) => answer(null)),
