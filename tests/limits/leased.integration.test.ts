@@ -89,7 +89,8 @@ async function run(seed: number, replicas: number) {
         credential: 'key:k1',
         keyLimit: random() < 0.3 ? KEY : null,
       };
-      pending.push(live[Math.floor(random() * live.length)]!.limiter(c).then((d) => ({ d, c })));
+      const decided = live[Math.floor(random() * live.length)]!.limiter(c);
+      pending.push(Promise.resolve(decided).then((d) => ({ d, c })));
       // Arrivals spread over turns of the event loop (no timer: the next turn).
       if (random() < 0.3) await new Promise(setImmediate);
     }

@@ -77,7 +77,8 @@ const person = (workspace: string, id: string, client: string) =>
 async function storm(admits: ReturnType<typeof replicas>, n: number, caller: () => ResolvedCaller, tool: string | null, cost = 1) {
   const results = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      admits[i % admits.length]!.admit(caller(), { countsAsQuery: false, tool, cost }).then(
+      // An admission decided at once answers (or throws) at once: taken as a promise either way.
+      (async () => admits[i % admits.length]!.admit(caller(), { countsAsQuery: false, tool, cost }))().then(
         () => null,
         (err: unknown) => err,
       ),
@@ -181,9 +182,11 @@ test('exact mode: concurrent requests from two replicas never pass an agent buck
           requests
             .filter((r) => r.wave === wave)
             .map((r) =>
-              admits[r.replica]!(callerOf(workspace, r), { countsAsQuery: false, tool: r.tool, cost: r.cost }).catch((err: unknown) => {
-                assert.ok(err instanceof SvcError && err.code === 'rate_limited', String(err));
-              }),
+              (async () => admits[r.replica]!(callerOf(workspace, r), { countsAsQuery: false, tool: r.tool, cost: r.cost }))().catch(
+                (err: unknown) => {
+                  assert.ok(err instanceof SvcError && err.code === 'rate_limited', String(err));
+                },
+              ),
             ),
         );
       }

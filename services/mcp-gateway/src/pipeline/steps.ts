@@ -145,20 +145,21 @@ export const resolvePolicy: Step = function resolvePolicy(ex) {
  * consumed nothing; a tools/call counts a monthly query when its tool does.
  */
 export function admit(admitFn: Admit, redis: Redis): Step {
-  return async function admitStep(ex) {
+  const settle = (ex: Exchange, headers: Record<string, string | number>): void => {
+    ex.headers = { ...ex.headers, ...headers };
+  };
+  return function admitStep(ex) {
     const proof = ex.proof;
     ex.proof = null;
     // A refused call is charged nothing, but its DPoP proof is still used up (RFC 9449 §11.1).
-    if (ex.prepared?.refusal) {
-      if (proof) await claimProof(redis, proof);
-      return;
-    }
-    const headers = await admitFn(callerOf(ex), {
+    if (ex.prepared?.refusal) return proof ? claimProof(redis, proof) : undefined;
+    const headers = admitFn(callerOf(ex), {
       countsAsQuery: ex.prepared?.countsAsQuery ?? false,
       tool: ex.prepared?.tool ? ex.prepared.name : null,
       cost: ex.prepared?.tool?.policy.cost ?? 1,
       proofKey: proof?.replayKey ?? null,
     });
-    ex.headers = { ...ex.headers, ...headers };
+    // Admitted at once (a leased block held its tokens): no promise, no microtask turn.
+    return headers instanceof Promise ? headers.then((h) => settle(ex, h)) : settle(ex, headers);
   };
 }

@@ -24,11 +24,15 @@ export interface AdmitDeps {
   now?: () => number;
 }
 
-/** What is admitted: a tools/call names its tool, whether it counts a monthly query, and what it costs. */
+/**
+ * What is admitted: a tools/call names its tool, whether it counts a monthly query, and what it
+ * costs. The rate-limit headers of an admitted charge, at once when the limiter decided it at once
+ * (no promise, no microtask turn), else when its Redis call is answered; a refusal is thrown.
+ */
 export type Admit = (
   caller: ResolvedCaller,
   call: { countsAsQuery: boolean; tool: string | null; cost?: number; proofKey?: string | null },
-) => Promise<Record<string, string | number>>;
+) => Record<string, string | number> | Promise<Record<string, string | number>>;
 
 /**
  * The agent buckets a request spends (docs/operations.md "Limits for agents"): a person's requests
@@ -59,26 +63,16 @@ const AGENT_REFUSALS: Record<string, { what: string; remedy: string }> = {
   t: { what: 'your tool calls may spend', remedy: 'Wait until the window resets (Retry-After); costly tools spend more of the budget.' },
 };
 
+const storeUnreachable = (err: unknown): never => {
+  throw new SvcError('service_unavailable', {
+    message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
+    detail: String(err),
+  });
+};
+
 export function createAdmit(deps: AdmitDeps): Admit {
-  return async (caller, call) => {
-    let decision;
-    try {
-      decision = await deps.limiter({
-        workspace: caller.payer.workspace,
-        plan: caller.payer.plan,
-        countsAsQuery: call.countsAsQuery,
-        credential: caller.keyHash ? USAGE_FIELDS.key(caller.session) : USAGE_FIELDS.user(caller.id),
-        keyLimit: caller.keyLimit ? { keyId: caller.session, perMinute: caller.keyLimit } : null,
-        tool: call.tool,
-        proofKey: call.proofKey ?? null,
-        agent: agentSpends(caller, call.tool, call.cost ?? 1),
-      });
-    } catch (err) {
-      throw new SvcError('service_unavailable', {
-        message: 'Service temporarily unavailable: the rate limiter cannot reach its store',
-        detail: String(err),
-      });
-    }
+  /** The headers of an admitted charge, or the refusal it got. */
+  const answered = (caller: ResolvedCaller, decision: RateDecision): Record<string, string | number> => {
     const headers = rateLimitHeaders(decision, (deps.now ?? Date.now)());
     const crossed = quotaThresholdCrossed(decision.monthlyUsed, decision.monthlyLimit);
     if (crossed !== null) deps.onQuotaThreshold?.(caller.payer.workspace, crossed, decision.monthlyUsed!, decision.monthlyLimit!);
@@ -107,6 +101,26 @@ export function createAdmit(deps: AdmitDeps): Admit {
             }
           : {}),
     });
+  };
+  return (caller, call) => {
+    let decision: RateDecision | Promise<RateDecision>;
+    try {
+      decision = deps.limiter({
+        workspace: caller.payer.workspace,
+        plan: caller.payer.plan,
+        countsAsQuery: call.countsAsQuery,
+        credential: caller.keyHash ? USAGE_FIELDS.key(caller.session) : USAGE_FIELDS.user(caller.id),
+        keyLimit: caller.keyLimit ? { keyId: caller.session, perMinute: caller.keyLimit } : null,
+        tool: call.tool,
+        proofKey: call.proofKey ?? null,
+        agent: agentSpends(caller, call.tool, call.cost ?? 1),
+      });
+    } catch (err) {
+      return storeUnreachable(err);
+    }
+    // A charge the limiter decided at once (a leased block held its tokens) is answered at once.
+    if (decision instanceof Promise) return decision.then((d) => answered(caller, d), storeUnreachable);
+    return answered(caller, decision);
   };
 }
 

@@ -155,7 +155,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
   timer?.unref();
 
   /** Checks and counts one request (docs/contract.md "Rate limits"). */
-  function check(charge: Charge): Promise<RateDecision> {
+  function check(charge: Charge): RateDecision | Promise<RateDecision> {
     const t = now();
     tickClock(t);
     const limits = limitsOf(charge.plan);
@@ -165,7 +165,7 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     const w: Waiting = { charge, keyLimit, resolve: noop, reject: noop, claimed: false };
     if (!charge.proofKey) {
       const d = decide(ctx, p, w, t, never);
-      if (d) return Promise.resolve(d);
+      if (d) return d;
     }
     return new Promise((resolve, reject) => {
       w.resolve = resolve;

@@ -311,7 +311,8 @@ export function agentBucketKind(bucket: string): string {
   return bucket.slice(0, bucket.indexOf(':'));
 }
 
-export type RateLimiter = ReturnType<typeof createRateLimiter>;
+/** A limiter's charge: decided at once when it can be (a leased block held its tokens), else when its call is answered. */
+export type RateLimiter = (charge: Charge) => RateDecision | Promise<RateDecision>;
 
 /** The response headers of a decision: GitHub's X-RateLimit-* and the IETF RateLimit fields. */
 export function rateLimitHeaders(d: RateDecision, nowMs: number = Date.now()): Record<string, string | number> {

@@ -6,14 +6,19 @@
  */
 import type { Step } from '../pipeline/exchange.ts';
 import { callerOf } from '../pipeline/exchange.ts';
-import type { ProjectToolSets } from './tool-sets.ts';
+import type { ProjectToolSet, ProjectToolSets } from './tool-sets.ts';
 
 /** `nameOf`: the tool a request calls (a tools/call's name, the REST route's path), or null for a list. */
 export function loadToolSet(sets: ProjectToolSets, nameOf: (ex: Parameters<Step>[0]) => string | null | undefined): Step {
-  return async function loadToolSet(ex) {
+  const keep = (ex: Parameters<Step>[0], set: ProjectToolSet): void => {
+    ex.toolSet = set;
+  };
+  return function loadToolSet(ex) {
     if (ex.target.kind !== 'project') return;
     if (nameOf(ex) === undefined) return;
-    ex.toolSet = await sets.get(ex.target.slug, callerOf(ex).workspace);
+    const set = sets.get(ex.target.slug, callerOf(ex).workspace);
+    // A set held and read is taken at once: no promise, no microtask turn.
+    return set instanceof Promise ? set.then((s) => keep(ex, s)) : keep(ex, set);
   };
 }
 
