@@ -4,7 +4,7 @@ import { DEFAULT_KEY_LEVEL } from '@svc/policy';
 import { normalizeAllowedIps } from './key-controls.ts';
 import { addLive } from './collection-limits.ts';
 import type { StoreContext } from './context.ts';
-import { invalidate, newId } from './context.ts';
+import { invalidate, newId, writeInSlices } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
 import { pepperStatus, rehashKey } from './pepper-status.ts';
@@ -286,7 +286,7 @@ export class ApiKeyStore {
     if (lastUsed.size === 0) return;
     // One command per key (auto-pipelined by the client): a MULTI or pipeline would span slots on Cluster.
     // Not waited for (docs/operations.md "Write durability"): a WAIT that runs out holds the request
-    // commands queued behind it on the same connection.
-    await Promise.all([...lastUsed].map(([hash, at]) => this.ctx.unconfirmed.hset(K.apiKey(hash), 'lastUsedAt', String(at))));
+    // commands queued behind it on the same connection. A slice at a time, for the same reason.
+    await writeInSlices([...lastUsed], ([hash, at]) => this.ctx.unconfirmed.hset(K.apiKey(hash), 'lastUsedAt', String(at)));
   }
 }

@@ -36,4 +36,17 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomSecret(16)}`;
 }
 
+/**
+ * The most commands a background write (last-used times) sends at once on a connection that also
+ * carries requests: the next slice goes when this one is answered, so a request's command waits
+ * behind at most one slice, never behind the whole write (100,000 keys used within a flush would
+ * otherwise queue 100,000 commands ahead of it, past the request commands' timeout).
+ */
+export const BACKGROUND_WRITE_SLICE = 500;
+
+/** Runs `write` over `items` a slice at a time (BACKGROUND_WRITE_SLICE), each slice's writes together. */
+export async function writeInSlices<T>(items: readonly T[], write: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += BACKGROUND_WRITE_SLICE) await Promise.all(items.slice(i, i + BACKGROUND_WRITE_SLICE).map(write));
+}
+
 export const num = (s: string | undefined): number | null => (s === undefined || s === '' ? null : Number(s));

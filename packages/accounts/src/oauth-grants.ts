@@ -7,7 +7,7 @@
  * (token exchange)") ends with it, and so on down the chain.
  */
 import type { StoreContext } from './context.ts';
-import { invalidate } from './context.ts';
+import { invalidate, writeInSlices } from './context.ts';
 import { INVALIDATES } from './keys.ts';
 import { addToRecordSet } from './oidc-record-writes.ts';
 import {
@@ -96,13 +96,11 @@ export class OAuthGrantStore {
    * last use is not.
    */
   async touch(uses: ReadonlyMap<string, ReadonlyMap<string, number>>): Promise<void> {
-    await Promise.all(
-      [...uses].map(async ([userId, grants]) => {
-        const key = oidcAccountGrantUseKey(userId);
-        await this.ctx.unconfirmed.hset(key, Object.fromEntries([...grants].map(([id, at]) => [id, String(at)])));
-        await this.ctx.unconfirmed.expire(key, GRANT_USE_KEPT_SECONDS);
-      }),
-    );
+    await writeInSlices([...uses], async ([userId, grants]) => {
+      const key = oidcAccountGrantUseKey(userId);
+      await this.ctx.unconfirmed.hset(key, Object.fromEntries([...grants].map(([id, at]) => [id, String(at)])));
+      await this.ctx.unconfirmed.expire(key, GRANT_USE_KEPT_SECONDS);
+    });
   }
 
   /**
