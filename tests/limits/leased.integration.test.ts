@@ -209,9 +209,12 @@ test('a workspace holding blocks for thousands of callers does not make each req
   // Each caller has its own tool bucket (docs/operations.md "Limits for agents"), so a workspace's
   // replica may hold a block for each of the callers it saw this minute. A turn's refill must look
   // only at the blocks its own charges spend: CPU time per charge stays flat as the others pile up.
+  // And giving them all back (the drain) goes a bounded call at a time: one call for every block
+  // had more arguments than a function call takes, which on the gateway's auto-pipelined
+  // connection threw inside the client and stopped the process.
   await redis.flush();
   const clock = testClock({ start: Date.UTC(2026, 0, 15, 12, 0, 5) });
-  const conn = connectRedis(redis.url, { name: 'many-callers' });
+  const conn = connectRedis(redis.url, { name: 'many-callers', autoPipelining: true });
   const limiter = createLeasedLimiter(conn, { profile: 'current', scale: 100_000, now: clock.now, tickMs: 0 });
   const charge = (caller: string): Charge => ({
     workspace: WS,
@@ -240,6 +243,12 @@ test('a workspace holding blocks for thousands of callers does not make each req
       `2,000 new callers: ${Math.round(first / 1000)} ms of CPU first, ${Math.round(crowded / 1000)} ms among 22,000 held blocks`,
     );
     assert.ok(crowded < first * 4, `charges among 22,000 held blocks cost ${crowded} µs against ${first} µs among none`);
+    await limiter.release();
+    // Every unused token went back: each counter holds exactly what was admitted.
+    const minute = WINDOWS.minute(clock.now());
+    assert.equal(Number(await redis.client.get(K.rateMinute(WS, minute))), 24_000);
+    for (const caller of ['key:a0', 'key:b19999', 'key:c1999'])
+      assert.equal(Number(await redis.client.get(K.rateAgentMinute(WS, `tools:${caller}`, minute))), 1, caller);
   } finally {
     await limiter.release();
     conn.disconnect();

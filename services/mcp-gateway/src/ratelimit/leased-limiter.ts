@@ -24,6 +24,14 @@ import { agentBucketKind, monthEnd, monthTtl, type AgentSpend, type Charge, type
 
 /** The most charges one call decides (bounds the script's time in Redis). */
 const MAX_BATCH = 256;
+/**
+ * The most blocks one call gives back, and the most usage fields it writes: a call's arguments
+ * stay a few thousand whatever a workspace holds (a block for each of 100,000 callers seen this
+ * minute made one call of 600,000 arguments, past what a function call can be given). The rest go
+ * with the next call: the next tick's, or the drain's next.
+ */
+const MAX_GIVE_BACKS = 256;
+const MAX_TALLIES = 2_048;
 /** A block untouched this long is given back by the tick. */
 const IDLE_MS = 1_000;
 /** The tick: usage written, idle blocks given back, long-idle workspaces forgotten. */
@@ -131,24 +139,29 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
     dirty.add(p);
   }
 
-  /** Gives idle blocks back and writes usage; forgets workspaces idle for long. */
-  function tick(all: boolean): Promise<unknown> {
+  /**
+   * Gives idle blocks back and writes usage, a bounded call per workspace; forgets workspaces idle
+   * for long. Whether it sent any call and every one was answered.
+   */
+  async function tick(all: boolean): Promise<boolean> {
     const t = now();
     tickClock(t);
-    const calls: Promise<unknown>[] = [];
+    const calls: Promise<boolean>[] = [];
     for (const p of payers.values()) {
       if (p.inflight || p.waiting.length > 0) continue;
       const idle = givingBack(p, clock, t, all);
       if (idle) {
         p.inflight = true;
-        const out = call(ctx, p, [], idle)
-          .catch(() => undefined)
-          .finally(() => settled(p));
-        track(out);
+        const out = call(ctx, p, [], idle).then(
+          () => true,
+          () => false,
+        );
+        track(out.finally(() => settled(p)));
         calls.push(out);
       } else if (t - p.seen > FORGET_MS) payers.delete(p.workspace);
     }
-    return Promise.all(calls);
+    const answered = await Promise.all(calls);
+    return answered.length > 0 && answered.every(Boolean);
   }
   const tickMs = options.tickMs ?? TICK_MS;
   const timer = tickMs > 0 ? setInterval(() => void tick(false), tickMs) : null;
@@ -186,7 +199,8 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       flush();
       await Promise.all(running);
     }
-    await tick(true);
+    // A bounded call at a time, until nothing is held or written, or a call fails (Redis gone).
+    while (await tick(true));
   }
 
   /** Stops the tick without giving anything back: a replica killed mid-block (tests). */
@@ -410,9 +424,11 @@ async function call(
   const needed: boolean[] = [];
   /** What each lease gave up locally for this call to return (kept when the call never reaches Redis). */
   const surrendered: number[] = [];
+  let returning = 0;
   const reserve = (key: string, lease: Lease, limit: number, ttl: number, demand: number) => {
     const need = demand > lease.left ? demand : 0;
-    if (need === 0 && !(lease.left > 0 && back(lease))) return;
+    if (need === 0 && !(lease.left > 0 && returning < MAX_GIVE_BACKS && back(lease))) return;
+    if (need === 0) returning++;
     const returned = lease.surrender();
     reservations.push(keys.push(key), limit, ttl, need, need > 0 ? lease.want(need) : 0, returned);
     leases.push(lease);
@@ -467,9 +483,13 @@ async function call(
   const claims: (string | number)[] = [];
   for (const w of batch) if (w.charge.proofKey && !w.claimed) claims.push(keys.push(w.charge.proofKey), DPOP_REPLAY_TTL_SECONDS);
   const tallies: (string | number)[] = [];
-  const counted = p.usage;
-  for (const [field, n] of counted) tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
-  p.usage = new Map();
+  const counted = new Map<string, number>();
+  for (const [field, n] of p.usage) {
+    if (counted.size === MAX_TALLIES) break;
+    counted.set(field, n);
+    tallies.push(1, field, n, clock.monthTtl, 2, field, n, USAGE_DAY_TTL_SECONDS);
+  }
+  for (const field of counted.keys()) p.usage.delete(field);
   const args = [sizing.share, leases.length, ...reservations, claims.length / 2, ...claims, tallies.length / 4, ...tallies];
   const windows = leases.map((l) => l.window);
   let out: number[];
