@@ -152,11 +152,13 @@ export function createLeasedLimiter(redis: Redis, options: LeasedLimiterOptions)
       const idle = givingBack(p, clock, t, all);
       if (idle) {
         p.inflight = true;
-        const out = call(ctx, p, [], idle).then(
-          () => true,
-          () => false,
-        );
-        track(out.finally(() => settled(p)));
+        const out = call(ctx, p, [], idle)
+          .then(
+            () => true,
+            () => false,
+          )
+          .finally(() => settled(p));
+        track(out);
         calls.push(out);
       } else if (t - p.seen > FORGET_MS) payers.delete(p.workspace);
     }
