@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import * as oc from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { outputDir } from '@svc/testkit';
+import { outputDir, outsideLoopBudget } from '@svc/testkit';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ARGS = [
@@ -28,7 +28,16 @@ export async function launchBrowser(): Promise<Browser> {
 
 export async function shot(page: Page, name: string): Promise<void> {
   const dir = await outputDir('screenshots');
-  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  await screenshotAt(page, join(dir, `${name}.png`));
+}
+
+/**
+ * A full-page screenshot saved at `path`. The picture comes back to this process as one message
+ * of megabytes to decode and write: the test's own work, not a request the services serve, so it
+ * is kept outside the loop budget (docs/conventions.md "Tests").
+ */
+export async function screenshotAt(page: Page, path: string): Promise<void> {
+  await outsideLoopBudget(() => page.screenshot({ path, fullPage: true }));
 }
 
 /**

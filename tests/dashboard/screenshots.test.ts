@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { User } from '@svc/accounts';
-import { signInOnPage, startStackAndBrowser, stopStackAndBrowser } from '../auth/browser.ts';
+import { screenshotAt, signInOnPage, startStackAndBrowser, stopStackAndBrowser } from '../auth/browser.ts';
 import { axeViolations } from '../support/axe.ts';
 import { PASSWORD, type Stack } from '../support/stack.ts';
 import { noteTools, startSdkV1Upstream, type TestUpstream } from '../support/upstream-servers.ts';
@@ -120,7 +120,7 @@ after(async () => {
 /** axe at this size, then the screenshot; the page's violations fail the test after the picture is kept. */
 async function capture(page: Page, name: string, tag: string, problems: string[]): Promise<void> {
   const violations = await axeViolations(page, { wcag22: true });
-  await page.screenshot({ path: join(DIR, `${name}-${tag}.png`), fullPage: true });
+  await screenshotAt(page, join(DIR, `${name}-${tag}.png`));
   if (violations.length) problems.push(`${name}-${tag}:\n${violations.join('\n')}`);
 }
 

@@ -9,6 +9,7 @@
  */
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
+import { outsideLoopBudget } from '@svc/testkit';
 
 interface Violation {
   id: string;
@@ -22,6 +23,12 @@ interface Violation {
  * `wcag22`, also WCAG 2.2 AA's rules: target-size (24 by 24 CSS pixels, or spaced as far).
  */
 export async function axeViolations(page: Page, opts: { wcag22?: boolean } = {}): Promise<string[]> {
+  // Half a megabyte of axe's source sent, and its findings read back: the test's own checking,
+  // kept outside the loop budget (docs/conventions.md "Tests"); the page is still while axe runs.
+  return outsideLoopBudget(() => runAxe(page, opts));
+}
+
+async function runAxe(page: Page, opts: { wcag22?: boolean }): Promise<string[]> {
   const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice', ...(opts.wcag22 ? ['wcag22aa'] : [])];
   // Added as a script element's text by the test harness, not by the page: the dashboard's
   // Content-Security-Policy allows only its own script, so the page itself could not load axe.
