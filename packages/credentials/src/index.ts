@@ -8,6 +8,8 @@
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
+export { pooledRandomBytes } from './random-pool.ts';
+
 export type CredentialKind =
   'project_key' | 'bot_key' | 'user_key' | 'scim_token' | 'access_token' | 'refresh_token' | 'legacy_project_key' | 'legacy_team_key';
 

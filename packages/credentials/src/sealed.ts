@@ -4,7 +4,8 @@
  * was exchanged for under that token (docs/security.md "Refresh tokens"); single sign-on seals a
  * workspace's client secret under COOKIE_KEYS (docs/auth-service.md "Single sign-on").
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.ts';
 
 const INFO = 'svc refresh replay v1';
 const IV_BYTES = 12;
@@ -19,7 +20,7 @@ function keyOf(refreshToken: string, info: string): Buffer {
  * `info` separates the uses of one secret (HKDF's info, RFC 5869 §3.2).
  */
 export function seal(refreshToken: string, value: unknown, info = INFO): string {
-  const iv = randomBytes(IV_BYTES);
+  const iv = pooledRandomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', keyOf(refreshToken, info), iv);
   const text = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), text]).toString('base64url');

@@ -19,7 +19,6 @@
  *   for at most a few seconds, then answers 503 `temporarily_unavailable` rather than reach the provider;
  * - past 30 s the request reaches the provider, whose reuse detection revokes the grant.
  */
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -28,7 +27,7 @@ import { runScript, script } from '@svc/limits';
 import { OK } from '../store/redis-keys.ts';
 import { oauthParams } from './body.ts';
 import { sendOAuthError } from '../http/oauth-error.ts';
-import { seal, unseal } from '@svc/credentials';
+import { pooledRandomBytes, seal, unseal } from '@svc/credentials';
 
 /** How long a used refresh token still answers with the pair it was exchanged for. */
 const REFRESH_REPLAY_MS = 30_000;
@@ -147,7 +146,7 @@ export function refreshReplay(deps: RefreshReplayDeps) {
     const token = params.get('refresh_token');
     if (params.get('grant_type') !== 'refresh_token' || !token || token.length > MAX_TOKEN_LENGTH) return next();
     const digest = oidcDigest(token);
-    const claimValue = randomBytes(16).toString('base64url');
+    const claimValue = pooledRandomBytes(16).toString('base64url');
     const deadline = Date.now() + WAIT_MS;
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
       // The kept pair's read, the claim and then the token's record read are sent together (one
