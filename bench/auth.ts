@@ -4,7 +4,10 @@
  * interleaved in rounds as `pnpm bench` does (each round starting one case later), each reporting
  * its median round by requests per CPU-second of the auth-service process (process.cpuUsage read
  * over IPC before and after the window), p50/p99, and Redis commands per request (INFO
- * commandstats before and after; nothing else uses this Redis during a window).
+ * commandstats before and after; nothing else uses this Redis during a window). The refresh case
+ * has a baseline in the same rounds: oidc-provider alone (bench/provider-alone-server.ts) answering
+ * the same grant from records in a Map, its CPU per grant read the same way; the ratio of the two
+ * is printed (what the auth-service adds costs, whatever the host's speed).
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
  *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
@@ -37,38 +40,54 @@ const port = await freePort();
 const auth = `http://127.0.0.1:${port}`;
 const resource = `${env.BASE_URL}/mcp/bench`;
 
-const server = spawn(
-  process.execPath,
-  [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), 'bench/auth-server.ts'],
-  {
-    cwd: resolve(import.meta.dirname, '..'),
-    env: { ...process.env, ...env, AUTH_URL: auth },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  },
-);
-const waiting = new Map<number, (reply: { value?: unknown; error?: string }) => void>();
-server.on('message', (m: { id: number; value?: unknown; error?: string }) => waiting.get(m.id)?.(m));
-let nextId = 1;
 /** A request without its id (Omit distributed over the union). */
 type Ask = AuthServerRequest extends infer R ? (R extends AuthServerRequest ? Omit<R, 'id'> : never) : never;
-async function ask<T>(req: Ask): Promise<T> {
-  const id = nextId++;
-  const reply = await new Promise<{ value?: unknown; error?: string }>((done) => {
-    waiting.set(id, done);
-    server.send({ ...req, id });
-  });
-  waiting.delete(id);
-  if (reply.error) throw new Error(reply.error);
-  return reply.value as T;
-}
-await new Promise<void>((ready) => waiting.set(0, () => ready()));
-const cpuSeconds = async () => {
-  const u = await ask<NodeJS.CpuUsage>({ op: 'cpu' });
-  return (u.user + u.system) / 1e6;
-};
 
-async function form(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${auth}${path}`, {
+/** A server process of the bench with its IPC channel (bench/auth-server.ts's protocol), once it listens. */
+async function startServer(script: string, authUrl: string) {
+  const child = spawn(
+    process.execPath,
+    [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), script],
+    {
+      cwd: resolve(import.meta.dirname, '..'),
+      env: { ...process.env, ...env, AUTH_URL: authUrl },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  // A bench that fails leaves no server behind (each holds the bench's stderr open).
+  process.once('exit', () => child.kill('SIGKILL'));
+  const waiting = new Map<number, (reply: { value?: unknown; error?: string }) => void>();
+  child.on('message', (m: { id: number; value?: unknown; error?: string }) => waiting.get(m.id)?.(m));
+  let nextId = 1;
+  async function ask<T>(req: Ask): Promise<T> {
+    const id = nextId++;
+    const reply = await new Promise<{ value?: unknown; error?: string }>((done) => {
+      waiting.set(id, done);
+      child.send({ ...req, id });
+    });
+    waiting.delete(id);
+    if (reply.error) throw new Error(reply.error);
+    return reply.value as T;
+  }
+  await new Promise<void>((ready, fail) => {
+    waiting.set(0, () => ready());
+    child.once('exit', (code) => fail(new Error(`${script} stopped before it listened (exit code ${code})`)));
+  });
+  return {
+    ask,
+    /** The process's own CPU time so far (user + system), in seconds. */
+    cpuSeconds: async () => {
+      const u = await ask<NodeJS.CpuUsage>({ op: 'cpu' });
+      return (u.user + u.system) / 1e6;
+    },
+    stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))),
+  };
+}
+const server = await startServer('bench/auth-server.ts', auth);
+const { ask, cpuSeconds } = server;
+
+async function form(path: string, body: Record<string, string>, headers: Record<string, string> = {}, origin = auth) {
+  const res = await fetch(`${origin}${path}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -95,6 +114,22 @@ async function refresh(c: number): Promise<boolean> {
   return true;
 }
 for (let c = 0; c < connections; c++) await refresh(c);
+
+// The refresh case's baseline: the same grant by oidc-provider alone (bench/provider-alone-server.ts).
+const aloneUrl = `http://127.0.0.1:${await freePort()}`;
+const alone = await startServer('bench/provider-alone-server.ts', aloneUrl);
+const aloneFamilies = await alone.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource });
+async function refreshAlone(c: number): Promise<boolean> {
+  const r = await form(
+    '/api/oauth/token',
+    { grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: aloneFamilies[c]! },
+    {},
+    aloneUrl,
+  );
+  expect(r.status === 200 && typeof r.body['access_token'] === 'string', 'refresh by oidc-provider alone', r.body);
+  aloneFamilies[c] = r.body['refresh_token']!;
+  return true;
+}
 
 // Authorization code + PKCE: a registered public client; codes seeded through the provider's models.
 const redirectUri = 'http://127.0.0.1:9/callback';
@@ -205,16 +240,25 @@ interface Case {
   /** Keycloak's sizing figure per vCPU for the same operation, when it gives one. */
   keycloak?: number;
   prepare?: () => Promise<void>;
+  /** The CPU time of the process this case loads; the auth-service's unless said. */
+  cpuSeconds?: () => Promise<number>;
   run: () => Promise<Window>;
   /** The same requests at a fixed rate (requests/s in all), for the p99 below capacity. */
   atRate?: (rate: number) => Promise<Window>;
 }
+const REFRESH_CASE = 'refresh grant (rotating, own family per client)';
+const REFRESH_ALONE = 'refresh grant, oidc-provider alone (records in a Map, no Redis)';
 const allCases: Case[] = [
   {
-    name: 'refresh grant (rotating, own family per client)',
+    name: REFRESH_CASE,
     keycloak: 120,
     run: () => closedLoop(connections, seconds, refresh),
     atRate: (rate) => closedLoop(connections, seconds, refresh, rate),
+  },
+  {
+    name: REFRESH_ALONE,
+    cpuSeconds: alone.cpuSeconds,
+    run: () => closedLoop(connections, seconds, refreshAlone),
   },
   {
     name: 'authorization code + PKCE exchange',
@@ -264,9 +308,10 @@ interface Row {
 }
 async function measure(c: Case, run = c.run): Promise<Row> {
   await c.prepare?.();
-  const [cpu0, cmd0, reads0] = [await cpuSeconds(), await redisCommands(client), await redisReads(client)];
+  const cpu = c.cpuSeconds ?? cpuSeconds;
+  const [cpu0, cmd0, reads0] = [await cpu(), await redisCommands(client), await redisReads(client)];
   const w = await run();
-  const [cpu1, cmd1, reads1] = [await cpuSeconds(), await redisCommands(client), await redisReads(client)];
+  const [cpu1, cmd1, reads1] = [await cpu(), await redisCommands(client), await redisReads(client)];
   const sorted = w.latencies.sort((a, b) => a - b);
   const commands = commandsPerRequest(cmd0, cmd1, w.requests);
   return {
@@ -307,6 +352,14 @@ for (const c of cases) {
     `| ${c.name} | ${m.rps.toFixed(0)} | ${m.perCore.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.cmds.toFixed(1)} | ${m.reads.toFixed(1)} | ${m.errors} | ${c.keycloak ?? 'n/a'} | ${ratio} |`,
   );
 }
+const refreshCase = cases.find((c) => c.name === REFRESH_CASE);
+const aloneCase = cases.find((c) => c.name === REFRESH_ALONE);
+if (refreshCase && aloneCase) {
+  const [svc, lib] = [median(refreshCase).perCore, median(aloneCase).perCore];
+  out(
+    `\nrefresh grant, the auth-service / oidc-provider alone: ${(svc / lib).toFixed(2)} (${(1e6 / svc).toFixed(0)} and ${(1e6 / lib).toFixed(0)} µs of CPU a grant; the auth-service spends ${((1e6 * (lib - svc)) / (lib * svc)).toFixed(0)} µs a grant beyond the library)`,
+  );
+}
 out('\nRedis commands per request, median round:');
 for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
 if (halfRate) {
@@ -327,7 +380,7 @@ out(
   `machine anchor: a bare node:http server spent ${(await machineAnchor()).toFixed(1)} µs of CPU a request in this run (15.8 on 2026-11-28's quiet machine)`,
 );
 
-await new Promise((done) => (server.once('exit', done), server.kill('SIGTERM')));
+await Promise.all([server.stop(), alone.stop()]);
 client.disconnect();
 await redis.stop();
 process.exit(0);
