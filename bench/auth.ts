@@ -7,7 +7,9 @@
  * commandstats before and after; nothing else uses this Redis during a window). The refresh case
  * has a baseline in the same rounds: oidc-provider alone (bench/provider-alone-server.ts) answering
  * the same grant from records in a Map, its CPU per grant read the same way; the ratio of the two
- * is printed (what the auth-service adds costs, whatever the host's speed).
+ * is printed (what the auth-service adds costs, whatever the host's speed). BENCH_OTHER=<path of
+ * another checkout, set up> adds that checkout's auth-service on the same Redis, its refresh grant
+ * in the same rounds, and prints this / other per round: a change measured side by side.
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
  *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
@@ -44,12 +46,12 @@ const resource = `${env.BASE_URL}/mcp/bench`;
 type Ask = AuthServerRequest extends infer R ? (R extends AuthServerRequest ? Omit<R, 'id'> : never) : never;
 
 /** A server process of the bench with its IPC channel (bench/auth-server.ts's protocol), once it listens. */
-async function startServer(script: string, authUrl: string) {
+async function startServer(script: string, authUrl: string, checkout = resolve(import.meta.dirname, '..')) {
   const child = spawn(
     process.execPath,
-    [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=test-output/profile'] : []), script],
+    [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve('test-output/profile')}`] : []), script],
     {
-      cwd: resolve(import.meta.dirname, '..'),
+      cwd: checkout,
       env: { ...process.env, ...env, AUTH_URL: authUrl },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
@@ -119,6 +121,23 @@ for (let c = 0; c < connections; c++) await refresh(c);
 const aloneUrl = `http://127.0.0.1:${await freePort()}`;
 const alone = await startServer('bench/provider-alone-server.ts', aloneUrl);
 const aloneFamilies = await alone.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource });
+
+// BENCH_OTHER: another checkout's auth-service on the same Redis, its refresh grant in the same rounds.
+const otherCheckout = process.env['BENCH_OTHER'];
+const otherUrl = `http://127.0.0.1:${await freePort()}`;
+const other = otherCheckout ? await startServer('bench/auth-server.ts', otherUrl, resolve(otherCheckout)) : null;
+const otherFamilies = other ? await other.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource }) : [];
+async function refreshOther(c: number): Promise<boolean> {
+  const r = await form(
+    '/api/oauth/token',
+    { grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: otherFamilies[c]! },
+    {},
+    otherUrl,
+  );
+  expect(r.status === 200, 'refresh by the other checkout', r.body);
+  otherFamilies[c] = r.body['refresh_token']!;
+  return true;
+}
 async function refreshAlone(c: number): Promise<boolean> {
   const r = await form(
     '/api/oauth/token',
@@ -248,6 +267,7 @@ interface Case {
 }
 const REFRESH_CASE = 'refresh grant (rotating, own family per client)';
 const REFRESH_ALONE = 'refresh grant, oidc-provider alone (records in a Map, no Redis)';
+const REFRESH_OTHER = 'refresh grant, BENCH_OTHER checkout';
 const allCases: Case[] = [
   {
     name: REFRESH_CASE,
@@ -260,6 +280,9 @@ const allCases: Case[] = [
     cpuSeconds: alone.cpuSeconds,
     run: () => closedLoop(connections, seconds, refreshAlone),
   },
+  ...(other
+    ? [{ name: REFRESH_OTHER, keycloak: 120, cpuSeconds: other.cpuSeconds, run: () => closedLoop(connections, seconds, refreshOther) }]
+    : []),
   {
     name: 'authorization code + PKCE exchange',
     prepare: async () => {
@@ -360,6 +383,13 @@ if (refreshCase && aloneCase) {
     `\nrefresh grant, the auth-service / oidc-provider alone: ${(svc / lib).toFixed(2)} (${(1e6 / svc).toFixed(0)} and ${(1e6 / lib).toFixed(0)} µs of CPU a grant; the auth-service spends ${((1e6 * (lib - svc)) / (lib * svc)).toFixed(0)} µs a grant beyond the library)`,
   );
 }
+const otherCase = cases.find((c) => c.name === REFRESH_OTHER);
+if (refreshCase && otherCase) {
+  const pairs = results.get(refreshCase)!.map((row, i) => row.perCore / results.get(otherCase)![i]!.perCore);
+  out(
+    `refresh grant, this checkout / BENCH_OTHER: median of the rounds' ratios ${[...pairs].sort((a, b) => a - b)[Math.floor(pairs.length / 2)]!.toFixed(3)} (rounds: ${pairs.map((r) => r.toFixed(3)).join(', ')})`,
+  );
+}
 out('\nRedis commands per request, median round:');
 for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
 if (halfRate) {
@@ -380,7 +410,7 @@ out(
   `machine anchor: a bare node:http server spent ${(await machineAnchor()).toFixed(1)} µs of CPU a request in this run (15.8 on 2026-11-28's quiet machine)`,
 );
 
-await Promise.all([server.stop(), alone.stop()]);
+await Promise.all([server.stop(), alone.stop(), other?.stop()]);
 client.disconnect();
 await redis.stop();
 process.exit(0);

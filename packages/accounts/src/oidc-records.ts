@@ -15,7 +15,7 @@
  * it knows only when it has the expected type, and answers null for a payload that is not a JSON
  * object: a damaged record reads as absent, never as a thrown error.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Redis } from './redis.ts';
 
 const OIDC_PREFIX = 'svc:oidc:';
@@ -24,9 +24,9 @@ export const OIDC_PAYLOAD_FIELD = 'payload';
 /** The hash field holding the epoch second a record was consumed. */
 export const OIDC_CONSUMED_FIELD = 'consumed';
 
-/** base64url SHA-256 of a record id. */
+/** base64url SHA-256 of a record id (one-shot: a token grant takes several, no hash object each). */
 export function oidcDigest(id: string): string {
-  return createHash('sha256').update(id).digest('base64url');
+  return hash('sha256', id, 'base64url');
 }
 
 /** The hash holding one oidc-provider model instance: {payload (JSON), consumed (epoch s)}. */

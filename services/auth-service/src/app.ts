@@ -1,6 +1,7 @@
 /**
  * createApp(deps): the auth host `{auth_url}` as an Express 5 app with oidc-provider mounted last
- * (since oidc-provider 9 every route under its mount ends the request). Our steps in front of it
+ * (since oidc-provider 9 every route under its mount ends the request), and also at the end of the
+ * token endpoint's own steps, so a grant skips the page routes. Our steps in front of it
  * are small and named (docs/conventions.md "Shape": a request is a pipeline of small named steps).
  */
 import express, { type Request, type Response } from 'express';
@@ -90,6 +91,13 @@ export function createApp(deps: AppDeps): AuthApp {
     tracer,
   });
 
+  const providerCallback = provider.callback();
+  /** The last step of every request the provider serves: its own resolved addresses, the body read once. */
+  function oidcProvider(req: Request, res: Response): void {
+    forwardedAsResolved(req);
+    void providerCallback(providerRequest(req), res);
+  }
+
   const app = express();
   mountFrontSteps(app, { config, redis, metrics, tracer, draining: deps.draining ?? (() => false) });
 
@@ -104,7 +112,8 @@ export function createApp(deps: AppDeps): AuthApp {
   app.post(ROUTES.device_authorization.path, autoProvisionCheck({ redis }), defaultDeviceScope);
   app.get(ROUTES.authorization.path, defaultAuthorizeScope);
   // One storage scope per token request: reads started ahead, writes awaited before the answer
-  // (docs/auth-service.md "Storage round trips").
+  // (docs/auth-service.md "Storage round trips"). Then straight to the provider: no page route
+  // below serves the token endpoint, so a grant does not walk them.
   const ahead = { redis, accounts, baseUrl: config.baseUrl };
   app.post(
     ROUTES.token.path,
@@ -112,6 +121,7 @@ export function createApp(deps: AppDeps): AuthApp {
     devicePollThrottle({ redis }),
     readClientCredentialsAhead(ahead),
     refreshReplay({ redis, readAhead: (token) => readRefreshAhead(ahead, token), ...(deps.now ? { now: deps.now } : {}) }),
+    oidcProvider,
   );
   app.options(ROUTES.registration.path, registrationCors);
   app.post(
@@ -155,10 +165,6 @@ export function createApp(deps: AppDeps): AuthApp {
     }),
   );
   app.use(pageErrors({ redis, logger }));
-  const providerCallback = provider.callback();
-  app.use(function oidcProvider(req: Request, res: Response) {
-    forwardedAsResolved(req);
-    void providerCallback(providerRequest(req), res);
-  });
+  app.use(oidcProvider);
   return { app, provider, metrics, sweepKeyExpiries: () => management.sweepKeyExpiries() };
 }
