@@ -24,9 +24,32 @@ export const OIDC_PAYLOAD_FIELD = 'payload';
 /** The hash field holding the epoch second a record was consumed. */
 export const OIDC_CONSUMED_FIELD = 'consumed';
 
-/** base64url SHA-256 of a record id (one-shot: a token grant takes several, no hash object each). */
+/**
+ * The digests computed last, by id: a token grant takes the digest of the one refresh token (and of
+ * each token it issues) in several steps, the claim, the read, the consumption, the kept pair. A
+ * memo of a pure function: a miss only computes again, so it is no share any caller can take from
+ * another; it holds at most 512 short ids (about 100 KB), the oldest half going when it is full.
+ */
+const recentDigests = new Map<string, string>();
+const RECENT_DIGESTS_MAX = 512;
+/** Longer ids are not kept (ours are about 50 characters; a client may send anything up to the body limit). */
+const RECENT_DIGEST_ID_MAX = 128;
+
+/** base64url SHA-256 of a record id. */
 export function oidcDigest(id: string): string {
-  return hash('sha256', id, 'base64url');
+  if (id.length > RECENT_DIGEST_ID_MAX) return hash('sha256', id, 'base64url');
+  let digest = recentDigests.get(id);
+  if (digest !== undefined) return digest;
+  digest = hash('sha256', id, 'base64url');
+  if (recentDigests.size >= RECENT_DIGESTS_MAX) {
+    let drop = RECENT_DIGESTS_MAX / 2;
+    for (const old of recentDigests.keys()) {
+      recentDigests.delete(old);
+      if (--drop === 0) break;
+    }
+  }
+  recentDigests.set(id, digest);
+  return digest;
 }
 
 /** The hash holding one oidc-provider model instance: {payload (JSON), consumed (epoch s)}. */

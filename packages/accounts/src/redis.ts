@@ -184,13 +184,25 @@ const SWITCH_MASTER = '+switch-master';
 function dropConnectionOnTimeout(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
-    const sent = send(command, stream);
-    command.promise.catch((err: unknown) => {
+    onTimeout(command, () => {
       // A Cluster node's client has no stream until its first connection.
       const stream = redis.stream as Redis['stream'] | undefined;
-      if (err instanceof Error && err.message === COMMAND_TIMED_OUT && stream && !stream.destroyed) stream.destroy();
+      if (stream && !stream.destroyed) stream.destroy();
     });
-    return sent;
+    return send(command, stream);
+  };
+}
+
+/**
+ * Runs `then` when ioredis times `command` out: its timer rejects the command through
+ * `command.reject`, which is wrapped here (a function a command, where a `catch` on its promise
+ * would be a promise and a reaction a command, on every command of every request).
+ */
+function onTimeout(command: Command, then: () => void): void {
+  const reject = command.reject;
+  command.reject = (err: Error) => {
+    reject(err);
+    if (err instanceof Error && err.message === COMMAND_TIMED_OUT) then();
   };
 }
 
@@ -223,14 +235,12 @@ function dropStuckNodes(cluster: Cluster): void {
         command.reject(new Error(NODE_STUCK));
         return command.promise;
       }
-      const sent = send(command, stream);
-      command.promise.catch((err: unknown) => {
-        if (!(err instanceof Error) || err.message !== COMMAND_TIMED_OUT) return;
+      onTimeout(command, () => {
         stuckSince.set(address, performance.now());
         const nodeStream = node.stream as Redis['stream'] | undefined;
         if (nodeStream && !nodeStream.destroyed) nodeStream.destroy();
       });
-      return sent;
+      return send(command, stream);
     };
   });
 }

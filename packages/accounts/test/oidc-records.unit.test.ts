@@ -5,8 +5,25 @@
  * tests/repo/one-owner.unit.test.ts.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { parseAccessToken, parseGrant, parseOidcPayload, parseSession } from '../src/oidc-records.ts';
+import fc from 'fast-check';
+import { oidcDigest, parseAccessToken, parseGrant, parseOidcPayload, parseSession } from '../src/oidc-records.ts';
+
+test('a record id digest is the SHA-256 of the id, however many ids came before (the memo of recent ones)', () => {
+  const sha256 = (id: string) => createHash('sha256').update(id).digest('base64url');
+  // Runs of ids long enough to fill the memo several times over, each id asked again at random.
+  fc.assert(
+    fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 160 }), { minLength: 1, maxLength: 1_500 }), fc.nat(), (ids, seed) => {
+      for (const [i, id] of ids.entries()) {
+        assert.equal(oidcDigest(id), sha256(id));
+        const again = ids[(seed + i * 7) % (i + 1)]!;
+        assert.equal(oidcDigest(again), sha256(again));
+      }
+    }),
+    { numRuns: 30 },
+  );
+});
 
 test('a payload that is not a JSON object reads as absent', () => {
   for (const text of ['', 'not json', '[]', '"x"', '1', 'null', '{"a":']) assert.equal(parseOidcPayload(text), null, text);
