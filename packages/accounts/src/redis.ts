@@ -195,8 +195,8 @@ function dropConnectionOnTimeout(redis: Redis): void {
 
 /**
  * Runs `then` when ioredis times `command` out: its timer rejects the command through
- * `command.reject`, which is wrapped here (a function a command, where a `catch` on its promise
- * would be a promise and a reaction a command, on every command of every request).
+ * `command.reject`, which is wrapped here. One closure per command, where a `catch` on the command's
+ * promise made a promise and a reaction for every command of every request.
  */
 function onTimeout(command: Command, then: () => void): void {
   const reject = command.reject;

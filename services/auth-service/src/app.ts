@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): AuthApp {
   });
 
   const providerCallback = provider.callback();
-  /** The last step of every request the provider serves: its own resolved addresses, the body read once. */
+  /** The last step of every request the provider serves: the addresses Express resolved, and the body our steps read handed on (replay-body.ts). */
   function oidcProvider(req: Request, res: Response): void {
     forwardedAsResolved(req);
     void providerCallback(providerRequest(req), res);
