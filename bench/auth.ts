@@ -9,7 +9,8 @@
  * the same grant from records in a Map, its CPU per grant read the same way; the ratio of the two
  * is printed (what the auth-service adds costs, whatever the host's speed). BENCH_OTHER=<path of
  * another checkout, set up> adds that checkout's auth-service on the same Redis, its refresh grant
- * in the same rounds, and prints this / other per round: a change measured side by side.
+ * in the same rounds, and prints this / other per round: a change measured side by side
+ * (BENCH_OTHER_FLAGS: node options for that side only, to compare a flag within one checkout).
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
  *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
@@ -46,10 +47,10 @@ const resource = `${env.BASE_URL}/mcp/bench`;
 type Ask = AuthServerRequest extends infer R ? (R extends AuthServerRequest ? Omit<R, 'id'> : never) : never;
 
 /** A server process of the bench with its IPC channel (bench/auth-server.ts's protocol), once it listens. */
-async function startServer(script: string, authUrl: string, checkout = resolve(import.meta.dirname, '..')) {
+async function startServer(script: string, authUrl: string, checkout = resolve(import.meta.dirname, '..'), nodeFlags: string[] = []) {
   const child = spawn(
     process.execPath,
-    [...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve('test-output/profile')}`] : []), script],
+    [...nodeFlags, ...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve('test-output/profile')}`] : []), script],
     {
       cwd: checkout,
       env: { ...process.env, ...env, AUTH_URL: authUrl },
@@ -125,7 +126,8 @@ const aloneFamilies = await alone.ask<string[]>({ op: 'refresh', n: connections,
 // BENCH_OTHER: another checkout's auth-service on the same Redis, its refresh grant in the same rounds.
 const otherCheckout = process.env['BENCH_OTHER'];
 const otherUrl = `http://127.0.0.1:${await freePort()}`;
-const other = otherCheckout ? await startServer('bench/auth-server.ts', otherUrl, resolve(otherCheckout)) : null;
+const otherFlags = process.env['BENCH_OTHER_FLAGS']?.split(' ').filter(Boolean) ?? [];
+const other = otherCheckout ? await startServer('bench/auth-server.ts', otherUrl, resolve(otherCheckout), otherFlags) : null;
 const otherFamilies = other ? await other.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource }) : [];
 async function refreshOther(c: number): Promise<boolean> {
   const r = await form(
