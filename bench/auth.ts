@@ -393,7 +393,7 @@ if (refreshCase && otherCase) {
   );
 }
 out('\nRedis commands per request, median round:');
-for (const c of cases) out(`  ${c.name}: ${median(c).top}`);
+for (const c of cases) if (median(c).top) out(`  ${c.name}: ${median(c).top}`);
 if (halfRate) {
   out('\nAt half the median requests/s, held fixed:');
   for (const c of cases) {
