@@ -75,8 +75,11 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     enableAutoPipelining: options.autoPipelining ?? false,
   };
   const commandTimeout = options.commandTimeoutMs ?? (options.failFast ? REQUEST_COMMAND_TIMEOUT_MS : undefined);
-  if (commandTimeout !== undefined) opts.commandTimeout = commandTimeout;
-  if (options.sentinel) return connectSentinel(url, options.sentinel, opts, options.failFast === true);
+  // A request client's timeout is kept by commandDeadlines (one sweep per connection); another
+  // client's by ioredis (a timer per command: its offline queue holds commands no sweep sees).
+  const deadline = options.failFast ? commandTimeout : undefined;
+  if (commandTimeout !== undefined && deadline === undefined) opts.commandTimeout = commandTimeout;
+  if (options.sentinel) return connectSentinel(url, options.sentinel, opts, deadline);
   if (options.cluster) {
     const nodes = url.split(',').map((u) => {
       const parsed = new URL(u.trim());
@@ -92,7 +95,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
         // Each node fails fast as the cluster does: a node whose connection was dropped refuses
         // commands at once instead of queueing them (see dropConnectionOnTimeout).
         ...(options.failFast ? { enableOfflineQueue: false } : {}),
-        ...(commandTimeout !== undefined ? { commandTimeout } : {}),
+        ...(opts.commandTimeout !== undefined ? { commandTimeout: opts.commandTimeout } : {}),
         maxRetriesPerRequest: opts.maxRetriesPerRequest ?? null,
         ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
         ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
@@ -100,14 +103,14 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
       },
     });
     cluster.on('error', () => {});
-    if (options.failFast && commandTimeout !== undefined) dropStuckNodes(cluster);
+    if (deadline !== undefined) dropStuckNodes(cluster, deadline);
     // Cluster speaks the same command API; the stores only use commands both offer.
     return cluster as unknown as Redis;
   }
   const redis = new Redis(url, opts);
   // ioredis emits 'error' on every failed reconnect; the owner logs state changes itself.
   redis.on('error', () => {});
-  if (options.failFast && commandTimeout !== undefined) dropConnectionOnTimeout(redis);
+  if (deadline !== undefined) dropConnectionOnTimeout(redis, deadline);
   return redis;
 }
 
@@ -118,7 +121,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
  * write refused as READONLY (a demoted master still reached) reconnects too. Each reconnection
  * asks the sentinels for the master again.
  */
-function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions, failFast: boolean): Redis {
+function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions, deadline: number | undefined): Redis {
   const parsed = new URL(url);
   const db = Number(parsed.pathname.replace(/^\//, '') || 0);
   const tls = parsed.protocol === 'rediss:';
@@ -137,7 +140,7 @@ function connectSentinel(url: string, target: SentinelTarget, opts: RedisOptions
     ...(tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
   });
   redis.on('error', () => {});
-  if (failFast && opts.commandTimeout !== undefined) dropConnectionOnTimeout(redis);
+  if (deadline !== undefined) dropConnectionOnTimeout(redis, deadline);
   watchSwitchMaster(redis, target, tls);
   return redis;
 }
@@ -181,29 +184,50 @@ const SWITCH_MASTER = '+switch-master';
  * command fails at once until Redis answers a new connection's ready check. Without this each
  * command of a request waits out its own timeout, one after the other.
  */
-function dropConnectionOnTimeout(redis: Redis): void {
-  const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
-    onTimeout(command, () => {
-      // A Cluster node's client has no stream until its first connection.
-      const stream = redis.stream as Redis['stream'] | undefined;
-      if (stream && !stream.destroyed) stream.destroy();
-    });
-    return send(command, stream);
-  };
+function dropConnectionOnTimeout(redis: Redis, timeoutMs: number): void {
+  commandDeadlines(redis, timeoutMs, () => {
+    // A Cluster node's client has no stream until its first connection.
+    const stream = redis.stream as Redis['stream'] | undefined;
+    if (stream && !stream.destroyed) stream.destroy();
+  });
 }
 
+/** When a command was handed to its connection (performance.now()); a command sent again keeps its first. */
+const SENT_AT = Symbol('svc.sentAt');
+type SentCommand = Command & { [SENT_AT]?: number };
+
+/** How often a connection's oldest unanswered command is looked at: a command fails at most this long past its timeout. */
+const DEADLINE_SWEEP_MS = 50;
+
 /**
- * Runs `then` when ioredis times `command` out: its timer rejects the command through
- * `command.reject`, which is wrapped here. One closure per command, where a `catch` on the command's
- * promise made a promise and a reaction for every command of every request.
+ * A request client's command timeout, kept by one sweep per connection where ioredis's
+ * `commandTimeout` sets and clears a timer for every command (docs/benchmarks.md "2026-12-07
+ * (third entry)"). Redis answers a connection's commands in the order they were written, so its
+ * oldest unanswered command is the head of ioredis's queue of written commands: when that one has
+ * waited `timeoutMs`, it fails with "Command timed out" and `stuck` runs (which drops the
+ * connection, failing the others). A command fails between `timeoutMs` and `timeoutMs` +
+ * DEADLINE_SWEEP_MS after it was written, where ioredis's timer failed it at `timeoutMs`. Only for
+ * clients without an offline queue: a command that is not written fails at once, so none waits
+ * anywhere but in that queue.
  */
-function onTimeout(command: Command, then: () => void): void {
-  const reject = command.reject;
-  command.reject = (err: Error) => {
-    reject(err);
-    if (err instanceof Error && err.message === COMMAND_TIMED_OUT) then();
+function commandDeadlines(redis: Redis, timeoutMs: number, stuck: () => void): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command: SentCommand, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    command[SENT_AT] ??= performance.now();
+    return send(command, stream);
   };
+  const sweep = setInterval(
+    () => {
+      const oldest = redis.commandQueue.peekFront()?.command as SentCommand | undefined;
+      const sentAt = oldest?.[SENT_AT];
+      if (sentAt === undefined || performance.now() - sentAt < timeoutMs) return;
+      oldest!.reject(new Error(COMMAND_TIMED_OUT));
+      stuck();
+    },
+    Math.min(DEADLINE_SWEEP_MS, timeoutMs),
+  );
+  sweep.unref();
+  redis.once('end', () => clearInterval(sweep));
 }
 
 const COMMAND_TIMED_OUT = 'Command timed out';
@@ -224,10 +248,15 @@ const STUCK_NODE_PROBE_MS = 500;
  * it is tried again. The other nodes are not affected. (ioredis replaces a dropped node's client by a new one on the next command, so
  * without this each command would wait out its own timeout.)
  */
-function dropStuckNodes(cluster: Cluster): void {
+function dropStuckNodes(cluster: Cluster, timeoutMs: number): void {
   const stuckSince = new Map<string, number>();
   cluster.on('+node', (node: Redis) => {
     const address = `${node.options.host}:${node.options.port}`;
+    commandDeadlines(node, timeoutMs, () => {
+      stuckSince.set(address, performance.now());
+      const nodeStream = node.stream as Redis['stream'] | undefined;
+      if (nodeStream && !nodeStream.destroyed) nodeStream.destroy();
+    });
     const send = node.sendCommand.bind(node);
     node.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
       const since = stuckSince.get(address);
@@ -235,11 +264,6 @@ function dropStuckNodes(cluster: Cluster): void {
         command.reject(new Error(NODE_STUCK));
         return command.promise;
       }
-      onTimeout(command, () => {
-        stuckSince.set(address, performance.now());
-        const nodeStream = node.stream as Redis['stream'] | undefined;
-        if (nodeStream && !nodeStream.destroyed) nodeStream.destroy();
-      });
       return send(command, stream);
     };
   });
