@@ -7,7 +7,7 @@
  * - the JSON-RPC envelope's fields checked;
  * - one call of the gateway's own admit script (the exact limiter, the month's and the day's
  *   usage, the caller's tool budget: docs/operations.md "Limits for agents") per workspace and
- *   turn of the event loop, on an auto-pipelined client;
+ *   turn of the event loop, on a client that batches each turn's writes;
  * - the answer with the gateway's headers (the request id, the five rate-limit fields) around a
  *   result of the same size.
  * No policy, no tools, no metrics, no error paths: what the gateway does beyond this is what it
@@ -27,9 +27,7 @@ const size = Number(process.argv[2] ?? 600);
 const port = Number(process.argv[3] ?? 0);
 
 const LOCAL = process.env['FLOOR_LIMITER'] === 'local';
-const redis = LOCAL
-  ? null
-  : connectRedis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { autoPipelining: true, name: 'bench-floor' });
+const redis = LOCAL ? null : connectRedis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { batchWrites: true, name: 'bench-floor' });
 const LIMIT = 2_000_000_000;
 let counted = 0;
 const WORKSPACE = 'bench-floor';

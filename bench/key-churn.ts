@@ -20,7 +20,7 @@ export interface ChurnKeys {
   seconds: number;
 }
 
-/** Creates `n` project keys through @svc/accounts, 2,000 at a time (auto-pipelined client). */
+/** Creates `n` project keys through @svc/accounts, 2,000 at a time (a client batching each turn's writes). */
 export async function seedChurnKeys(accounts: Accounts, workspace: string, project: string, n: number): Promise<ChurnKeys> {
   const started = Date.now();
   await accounts.workspaces.createProject({ slug: project, workspace });

@@ -210,11 +210,11 @@ test('a workspace holding blocks for thousands of callers does not make each req
   // replica may hold a block for each of the callers it saw this minute. A turn's refill must look
   // only at the blocks its own charges spend: CPU time per charge stays flat as the others pile up.
   // And giving them all back (the drain) goes a bounded call at a time: one call for every block
-  // had more arguments than a function call takes, which on the gateway's auto-pipelined
-  // connection threw inside the client and stopped the process.
+  // had more arguments than a function call takes, which on the gateway's connection (then
+  // ioredis's auto-pipelining) threw inside the client and stopped the process.
   await redis.flush();
   const clock = testClock({ start: Date.UTC(2026, 0, 15, 12, 0, 5) });
-  const conn = connectRedis(redis.url, { name: 'many-callers', autoPipelining: true });
+  const conn = connectRedis(redis.url, { name: 'many-callers', batchWrites: true });
   const limiter = createLeasedLimiter(conn, { profile: 'current', scale: 100_000, now: clock.now, tickMs: 0 });
   const charge = (caller: string): Charge => ({
     workspace: WS,

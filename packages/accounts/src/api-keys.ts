@@ -284,7 +284,7 @@ export class ApiKeyStore {
   /** Records last use for many keys at once (the gateway batches these off the request path). */
   async touch(lastUsed: ReadonlyMap<string, number>): Promise<void> {
     if (lastUsed.size === 0) return;
-    // One command per key (auto-pipelined by the client): a MULTI or pipeline would span slots on Cluster.
+    // One command per key (written together by a batching client): a MULTI or pipeline would span slots on Cluster.
     // Not waited for (docs/operations.md "Write durability"): a WAIT that runs out holds the request
     // commands queued behind it on the same connection. A slice at a time, for the same reason.
     await writeInSlices([...lastUsed], ([hash, at]) => this.ctx.unconfirmed.hset(K.apiKey(hash), 'lastUsedAt', String(at)));

@@ -1,7 +1,7 @@
 /**
  * The oidc-provider records' writes (docs/auth-service.md "Storage round trips"): each a one-key
- * script, so an operation's commands leave in one write on an auto-pipelined connection and run on
- * Redis Cluster. The record shapes and keys are in oidc-records.ts.
+ * script, so an operation's commands leave in one write on a connection that batches each
+ * turn's writes, and run on Redis Cluster. The record shapes and keys are in oidc-records.ts.
  */
 import { runScript, script } from '@svc/limits';
 import { OIDC_CONSUMED_FIELD, encodeOidcPayload, OIDC_PAYLOAD_FIELD, type OidcPayload } from './oidc-records.ts';
@@ -9,9 +9,8 @@ import type { Redis } from './redis.ts';
 
 /**
  * KEYS[1] the record; ARGV[1] its payload; ARGV[2] seconds (0: none). The payload and its lifetime
- * in one command (a record is never left without it), a script rather than a MULTI so that it
- * leaves in the same write as the rest of an operation's commands on an auto-pipelined connection
- * (ioredis sends a MULTI on its own).
+ * in one command (a record is never left without it), a script rather than a MULTI (three
+ * commands where a script is one).
  */
 const WRITE = script(
   `redis.call('HSET', KEYS[1], '${OIDC_PAYLOAD_FIELD}', ARGV[1]) local s = tonumber(ARGV[2]) ` +

@@ -9,8 +9,11 @@ export interface RedisConnectOptions {
    * is better than a request that hangs until Redis returns).
    */
   failFast?: boolean;
-  /** Batch the commands issued in one event-loop tick into one write (request paths under load). */
-  autoPipelining?: boolean;
+  /**
+   * Send the commands issued in one turn of the event loop in one socket write per connection
+   * (request paths under load: writePerTurn).
+   */
+  batchWrites?: boolean;
   name?: string;
   /** Treat `url` as a comma-separated list of Redis Cluster seed nodes (REDIS_CLUSTER=on). */
   cluster?: boolean;
@@ -72,14 +75,17 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     reconnectOnError: () => false,
     // A command that failed is never sent again behind the caller's back (it may have landed).
     autoResendUnfulfilledCommands: !options.failFast,
-    enableAutoPipelining: options.autoPipelining ?? false,
   };
   const commandTimeout = options.commandTimeoutMs ?? (options.failFast ? REQUEST_COMMAND_TIMEOUT_MS : undefined);
   // A request client's timeout is kept by commandDeadlines (one sweep per connection); another
   // client's by ioredis (a timer per command: its offline queue holds commands no sweep sees).
   const deadline = options.failFast ? commandTimeout : undefined;
   if (commandTimeout !== undefined && deadline === undefined) opts.commandTimeout = commandTimeout;
-  if (options.sentinel) return connectSentinel(url, options.sentinel, opts, deadline);
+  if (options.sentinel) {
+    const redis = connectSentinel(url, options.sentinel, opts, deadline);
+    if (options.batchWrites) writePerTurn(redis);
+    return redis;
+  }
   if (options.cluster) {
     const nodes = url.split(',').map((u) => {
       const parsed = new URL(u.trim());
@@ -88,7 +94,6 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     const first = new URL(url.split(',')[0]!.trim());
     const cluster = new Cluster(nodes, {
       enableOfflineQueue: opts.enableOfflineQueue ?? true,
-      enableAutoPipelining: opts.enableAutoPipelining ?? false,
       clusterRetryStrategy: opts.retryStrategy,
       redisOptions: {
         connectionName: opts.connectionName,
@@ -104,6 +109,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
     });
     cluster.on('error', () => {});
     if (deadline !== undefined) dropStuckNodes(cluster, deadline);
+    if (options.batchWrites) cluster.on('+node', (node: Redis) => writePerTurn(node));
     // Cluster speaks the same command API; the stores only use commands both offer.
     return cluster as unknown as Redis;
   }
@@ -111,6 +117,7 @@ export function connectRedis(url: string, options: RedisConnectOptions = {}): Re
   // ioredis emits 'error' on every failed reconnect; the owner logs state changes itself.
   redis.on('error', () => {});
   if (deadline !== undefined) dropConnectionOnTimeout(redis, deadline);
+  if (options.batchWrites) writePerTurn(redis);
   return redis;
 }
 
@@ -190,6 +197,36 @@ function dropConnectionOnTimeout(redis: Redis, timeoutMs: number): void {
     const stream = redis.stream as Redis['stream'] | undefined;
     if (stream && !stream.destroyed) stream.destroy();
   });
+}
+
+/**
+ * The commands a client is given in one turn of the event loop leave in one socket write
+ * (docs/auth-service.md "Storage round trips"): the turn's first command corks the connection,
+ * and the turn's end (setImmediate: after the turn's I/O callbacks) uncorks it, so Node writes
+ * what was buffered at once. ioredis's auto-pipelining batches the same way at several times the
+ * cost per command (a pipeline, two promises and a deferred callback for each, docs/benchmarks.md
+ * "2026-12-07 (third entry)"), and it holds a turn's commands back while the previous batch awaits
+ * its replies. Commands written before the connection is ready (its handshake) are not held.
+ */
+function writePerTurn(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  let corked: Redis['stream'] | null = null;
+  const uncork = (): void => {
+    const stream = corked;
+    corked = null;
+    stream?.uncork();
+  };
+  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    if (corked === null && stream === undefined && redis.status === 'ready') {
+      const own = redis.stream as Redis['stream'] | undefined;
+      if (own?.writable) {
+        corked = own;
+        own.cork();
+        setImmediate(uncork);
+      }
+    }
+    return send(command, stream);
+  };
 }
 
 /** When a command was handed to its connection (performance.now()); a command sent again keeps its first. */

@@ -55,7 +55,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     connectRedis(config.redisUrl, {
       failFast: true,
       // An operation's commands, sent together, leave in one write (docs/auth-service.md "Storage round trips").
-      autoPipelining: true,
+      batchWrites: true,
       cluster: config.redisCluster,
       sentinel: config.redisSentinel,
       name: 'auth-service',

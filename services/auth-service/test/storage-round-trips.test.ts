@@ -20,8 +20,8 @@ let RefreshToken: { new (model: string): InstanceType<ReturnType<typeof createRe
 
 before(async () => {
   redis = await startRedis();
-  // As the auth-service connects (server.ts): fail-fast and auto-pipelined.
-  conn = connectRedis(redis.url, { failFast: true, autoPipelining: true, name: 'round-trips' });
+  // As the auth-service connects (server.ts): fail-fast, each turn's writes batched.
+  conn = connectRedis(redis.url, { failFast: true, batchWrites: true, name: 'round-trips' });
   const accounts = createAccounts(conn, { pepper: 'p'.repeat(32), bcryptCost: 4 });
   RefreshToken = createRedisAdapter({ redis: conn, grants: accounts.oauthGrants });
 });

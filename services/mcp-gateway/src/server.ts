@@ -44,7 +44,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<RunningGa
     opts.redis ??
     connectRedis(config.redisUrl, {
       failFast: true,
-      autoPipelining: true,
+      batchWrites: true,
       cluster: config.redisCluster,
       sentinel: config.redisSentinel,
       name: 'mcp-gateway',

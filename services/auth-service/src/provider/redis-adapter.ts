@@ -108,8 +108,8 @@ export function createRedisAdapter(deps: AdapterDeps) {
     }
 
     /**
-     * The record and every index of it, sent together (one write on an auto-pipelined connection,
-     * one round trip) rather than one after another: each piece is one command on one key (the
+     * The record and every index of it, sent together (one write on a connection that batches
+     * each turn's writes, one round trip) rather than one after another: each piece is one command on one key (the
      * record's script, a set's script), so none spans two keys and it runs on Redis Cluster. What a
      * grant issues in a token request is written behind: the response waits for it
      * (store/request-storage.ts), and a later find, consume or destroy of the request waits first.
