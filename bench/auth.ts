@@ -12,6 +12,7 @@
  * in the same rounds, and prints this / other per round: a change measured side by side
  * (BENCH_OTHER_FLAGS: node options for that side only, to compare a flag within one checkout).
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
+ *   BENCH_WARMUP (default 1: rounds run before those counted, in the same order, not counted),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
  *   BENCH_HALF_RATE=1 (then the refresh and client-credentials grants again at half their median
  *   requests/s, held fixed: their p50/p99 below capacity), BENCH_CASES=refresh,credentials (only
@@ -29,6 +30,8 @@ import { benchStack, machineAnchor } from './stack.ts';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
+/** Rounds run first and not counted (BENCH_WARMUP, default 1). */
+const warmUp = Math.max(0, Number(process.env['BENCH_WARMUP'] ?? 1));
 const devices = Number(process.env['BENCH_DEVICES'] ?? 1000);
 const halfRate = process.env['BENCH_HALF_RATE'] === '1';
 /** BENCH_CASES: a comma-separated list of words; only the cases whose name holds one of them run. */
@@ -355,16 +358,21 @@ async function measure(c: Case, run = c.run): Promise<Row> {
 
 const load = await import('node:os').then((os) => os.loadavg()[0]!.toFixed(1));
 out(
-  `auth-service: ${seconds} s a case, ${connections} virtual clients, ${rounds} rounds; load average ${load} on ${navigator.hardwareConcurrency} cores`,
+  `auth-service: ${seconds} s a case, ${connections} virtual clients, ${rounds} rounds after ${warmUp} of warm-up; load average ${load} on ${navigator.hardwareConcurrency} cores`,
 );
 const results = new Map<Case, Row[]>(cases.map((c) => [c, []]));
-for (let round = 1; round <= rounds; round++) {
-  for (const c of cases.map((_, i) => cases[(i + round - 1) % cases.length]!)) {
+// Rounds up to 0 warm the processes up (their code compiled, their caches filled) and are not
+// counted: a long-running service answers from a warm process.
+for (let round = 1 - warmUp; round <= rounds; round++) {
+  const warm: Row[] = [];
+  for (const c of cases.map((_, i) => cases[(((i + round - 1) % cases.length) + cases.length) % cases.length]!)) {
     const row = await measure(c);
-    results.get(c)!.push(row);
+    if (round > 0) results.get(c)!.push(row);
+    else warm.push(row);
     if (row.firstError) out(`  ${c.name}: ${row.errors} errors, first: ${row.firstError}`);
   }
-  out(`  round ${round}: ${cases.map((c) => results.get(c)!.at(-1)!.perCore.toFixed(0)).join(' / ')} req/CPU-s`);
+  if (round <= 0) out(`  warm-up round (not counted): ${warm.map((r) => r.perCore.toFixed(0)).join(' / ')} req/CPU-s`);
+  else out(`  round ${round}: ${cases.map((c) => results.get(c)!.at(-1)!.perCore.toFixed(0)).join(' / ')} req/CPU-s`);
 }
 out(`\n| case | req/s | req/s per core | p50 ms | p99 ms | Redis cmds/req | Redis reads/req | errors | Keycloak per vCPU | ratio |`);
 out(`| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
