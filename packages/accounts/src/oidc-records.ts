@@ -17,6 +17,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Redis } from './redis.ts';
+import { recentMemo } from './recent-memo.ts';
 
 const OIDC_PREFIX = 'svc:oidc:';
 /** The hash field holding a record's JSON payload. */
@@ -25,32 +26,12 @@ export const OIDC_PAYLOAD_FIELD = 'payload';
 export const OIDC_CONSUMED_FIELD = 'consumed';
 
 /**
- * The digests computed last, by id: a token grant takes the digest of the one refresh token (and of
- * each token it issues) in several steps, the claim, the read, the consumption, the kept pair. A
- * memo of a pure function: a miss only computes again, so it is no share any caller can take from
- * another; it holds at most 512 short ids (about 100 KB), the oldest half going when it is full.
+ * base64url SHA-256 of a record id. A grant takes the digest of its refresh token (and of each token
+ * it issues) in several steps, the claim, the read, the consumption, the kept pair: the digests of
+ * the 512 ids asked for last are kept (about 100 KB). Ours are about 50 characters; a client may
+ * send anything up to the body limit, and ids longer than 128 are never kept.
  */
-const recentDigests = new Map<string, string>();
-const RECENT_DIGESTS_MAX = 512;
-/** Longer ids are not kept (ours are about 50 characters; a client may send anything up to the body limit). */
-const RECENT_DIGEST_ID_MAX = 128;
-
-/** base64url SHA-256 of a record id. */
-export function oidcDigest(id: string): string {
-  if (id.length > RECENT_DIGEST_ID_MAX) return hash('sha256', id, 'base64url');
-  let digest = recentDigests.get(id);
-  if (digest !== undefined) return digest;
-  digest = hash('sha256', id, 'base64url');
-  if (recentDigests.size >= RECENT_DIGESTS_MAX) {
-    let drop = RECENT_DIGESTS_MAX / 2;
-    for (const old of recentDigests.keys()) {
-      recentDigests.delete(old);
-      if (--drop === 0) break;
-    }
-  }
-  recentDigests.set(id, digest);
-  return digest;
-}
+export const oidcDigest = recentMemo((id: string) => hash('sha256', id, 'base64url'), { max: 512, maxKeyLength: 128 });
 
 /** The hash holding one oidc-provider model instance: {payload (JSON), consumed (epoch s)}. */
 export function oidcRecordKey(model: string, id: string): string {

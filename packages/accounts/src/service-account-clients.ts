@@ -10,6 +10,7 @@ import type { StoreContext } from './context.ts';
 import { invalidate } from './context.ts';
 import { AccountError } from './errors.ts';
 import { INVALIDATES, K } from './keys.ts';
+import { recentMemo } from './recent-memo.ts';
 import { SERVICE_ACCOUNT_KEY_LIMITS } from './service-account-key-limits.ts';
 
 /** Signature algorithms a key may name (`alg`), the ones oidc-provider verifies assertions with. */
@@ -94,6 +95,23 @@ function publicMembers(key: Record<string, unknown>): PublicJwk {
   return Object.fromEntries(keep.filter((m) => key[m] !== undefined).map((m) => [m, key[m]])) as PublicJwk;
 }
 
+/**
+ * Whether stored keys, as read back, pass the checks they passed when set (each key parsed as a
+ * public key: a value written to Redis by other means is refused). Every client-credentials grant
+ * reads them, so the verdicts on the 256 texts read last are kept (`recentMemo`: the text is the
+ * key, so keys that changed are checked anew). Each read still parses its own copy.
+ */
+const storedKeysValid = recentMemo(
+  (text: string): boolean => {
+    try {
+      return serviceAccountKeysProblem(JSON.parse(text)) === null;
+    } catch {
+      return false;
+    }
+  },
+  { max: 256, maxKeyLength: SERVICE_ACCOUNT_KEY_LIMITS.maxJwksBytes },
+);
+
 export class ServiceAccountClientStore {
   private readonly ctx: StoreContext;
 
@@ -114,13 +132,7 @@ export class ServiceAccountClientStore {
 
   async getKeys(botId: string): Promise<ServiceAccountKeys | null> {
     const text = await this.ctx.redis.get(K.botClientKeys(botId));
-    if (!text) return null;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      return serviceAccountKeysProblem(parsed) === null ? (parsed as ServiceAccountKeys) : null;
-    } catch {
-      return null;
-    }
+    return text && storedKeysValid(text) ? (JSON.parse(text) as ServiceAccountKeys) : null;
   }
 
   /** Removes the keys: the client stops authenticating at once (its tokens live on until revoked). */

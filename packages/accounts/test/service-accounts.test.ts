@@ -3,8 +3,9 @@
  * project key's roll does, and a revoked service account stays revoked, its keys all refused.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
-import { AccountError, connectRedis, createAccounts, K, scanKeys, type Accounts, type Redis } from '@svc/accounts';
+import { AccountError, connectRedis, createAccounts, K, scanKeys, type Accounts, type PublicJwk, type Redis } from '@svc/accounts';
 import { startRedis, testClock, type RedisFixture } from '@svc/testkit';
 
 let redis: RedisFixture;
@@ -103,4 +104,26 @@ test('rotations of one service account sent at once: one is made, every other re
     assert.equal(await accounts.keys.verify(made[0]!.key), null, `round ${round}`);
     assert.equal(await accounts.keys.verify(first.key), null, `round ${round}`);
   }
+});
+
+test('stored client keys are checked again as they are read: keys altered in Redis are refused, even right after a good read', async () => {
+  const { bot } = await accounts.bots.create({ workspace: 'acme', name: 'signer' });
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' } as PublicJwk;
+  await accounts.serviceAccountClients.setKeys(bot.id, { jwks: { keys: [jwk] } });
+  const good = await client.get(K.botClientKeys(bot.id));
+  assert.deepEqual(await accounts.serviceAccountClients.getKeys(bot.id), { jwks: { keys: [jwk] } });
+  // Written by other means: a private key's members, then a key that is no key.
+  const withPrivate = { jwks: { keys: [{ ...jwk, d: privateKey.export({ format: 'jwk' }).d }] } };
+  const notAKey = { jwks: { keys: [{ ...jwk, x: 'AAAA' }] } };
+  for (const altered of [withPrivate, notAKey]) {
+    await client.set(K.botClientKeys(bot.id), JSON.stringify(altered));
+    assert.equal(await accounts.serviceAccountClients.getKeys(bot.id), null, JSON.stringify(altered));
+  }
+  await client.set(K.botClientKeys(bot.id), good!);
+  const again = await accounts.serviceAccountClients.getKeys(bot.id);
+  assert.deepEqual(again, { jwks: { keys: [jwk] } });
+  // Each read is its own copy: changing one changes no later read.
+  (again as { jwks: { keys: PublicJwk[] } }).jwks.keys.length = 0;
+  assert.deepEqual(await accounts.serviceAccountClients.getKeys(bot.id), { jwks: { keys: [jwk] } });
 });
