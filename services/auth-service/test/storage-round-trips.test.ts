@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { connectRedis, createAccounts, INVALIDATION_CHANNEL, oidcRecordKey, type Redis } from '@svc/accounts';
+import { connectRedis, createAccounts, INVALIDATION_CHANNEL, oidcRecordKey, waitReady, type Redis } from '@svc/accounts';
 import { eventually, startRedis, type RedisFixture } from '@svc/testkit';
 import type { Request, Response } from 'express';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
@@ -22,6 +22,8 @@ before(async () => {
   redis = await startRedis();
   // As the auth-service connects (server.ts): fail-fast, each turn's writes batched.
   conn = connectRedis(redis.url, { failFast: true, batchWrites: true, name: 'round-trips' });
+  // A fail-fast client sends nothing before it is connected (no offline queue): the service waits too.
+  await waitReady(conn);
   const accounts = createAccounts(conn, { pepper: 'p'.repeat(32), bcryptCost: 4 });
   RefreshToken = createRedisAdapter({ redis: conn, grants: accounts.oauthGrants });
 });
