@@ -109,10 +109,11 @@ export function createRedisAdapter(deps: AdapterDeps) {
 
     /**
      * The record and every index of it, sent together (one write on a connection that batches
-     * each turn's writes, one round trip) rather than one after another: each piece is one command on one key (the
-     * record's script, a set's script), so none spans two keys and it runs on Redis Cluster. What a
-     * grant issues in a token request is written behind: the response waits for it
-     * (store/request-storage.ts), and a later find, consume or destroy of the request waits first.
+     * each turn's writes, one round trip) rather than one after another: each piece is one command
+     * on one key (the record's script, a set's script), so none spans two keys and it runs on Redis
+     * Cluster. What a grant issues in a token request is written behind: the response waits for
+     * it (store/request-storage.ts), and a later find, consume or destroy of the request waits
+     * first.
      */
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (WRITTEN_BEHIND.has(this.model)) return writeBehind(this.write(id, payload, expiresIn));
