@@ -5,9 +5,10 @@
  * its median round by requests per CPU-second of the auth-service process (process.cpuUsage read
  * over IPC before and after the window), p50/p99, and Redis commands per request (INFO
  * commandstats before and after; nothing else uses this Redis during a window). The refresh case
- * has a baseline in the same rounds: oidc-provider alone (bench/provider-alone-server.ts) answering
- * the same grant from records in a Map, its CPU per grant read the same way; the ratio of the two
- * is printed (what the auth-service adds costs, whatever the host's speed). BENCH_OTHER=<path of
+ * has two baselines in the same rounds: oidc-provider alone (bench/provider-alone-server.ts)
+ * answering the same grant from records in a Map, and the same with its records in Redis through a
+ * plain adapter, their CPU per grant read the same way; the ratios are printed (what the
+ * auth-service adds costs, whatever the host's speed, and how much of it storage alone costs). BENCH_OTHER=<path of
  * another checkout, set up> adds that checkout's auth-service on the same Redis, its refresh grant
  * in the same rounds, and prints this / other per round: a change measured side by side
  * (BENCH_OTHER_FLAGS: node options for that side only, to compare a flag within one checkout).
@@ -50,13 +51,19 @@ const resource = `${env.BASE_URL}/mcp/bench`;
 type Ask = AuthServerRequest extends infer R ? (R extends AuthServerRequest ? Omit<R, 'id'> : never) : never;
 
 /** A server process of the bench with its IPC channel (bench/auth-server.ts's protocol), once it listens. */
-async function startServer(script: string, authUrl: string, checkout = resolve(import.meta.dirname, '..'), nodeFlags: string[] = []) {
+async function startServer(
+  script: string,
+  authUrl: string,
+  checkout = resolve(import.meta.dirname, '..'),
+  nodeFlags: string[] = [],
+  extraEnv: Record<string, string> = {},
+) {
   const child = spawn(
     process.execPath,
     [...nodeFlags, ...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve('test-output/profile')}`] : []), script],
     {
       cwd: checkout,
-      env: { ...process.env, ...env, AUTH_URL: authUrl },
+      env: { ...process.env, ...env, ...extraEnv, AUTH_URL: authUrl },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );
@@ -125,6 +132,10 @@ for (let c = 0; c < connections; c++) await refresh(c);
 const aloneUrl = `http://127.0.0.1:${await freePort()}`;
 const alone = await startServer('bench/provider-alone-server.ts', aloneUrl);
 const aloneFamilies = await alone.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource });
+// And the same library with its records in Redis (ALONE_STORE=redis): what storage costs it.
+const onRedisUrl = `http://127.0.0.1:${await freePort()}`;
+const onRedis = await startServer('bench/provider-alone-server.ts', onRedisUrl, undefined, [], { ALONE_STORE: 'redis' });
+const onRedisFamilies = await onRedis.ask<string[]>({ op: 'refresh', n: connections, accountId: owner.id, resource });
 
 // BENCH_OTHER: another checkout's auth-service on the same Redis, its refresh grant in the same rounds.
 const otherCheckout = process.env['BENCH_OTHER'];
@@ -143,15 +154,11 @@ async function refreshOther(c: number): Promise<boolean> {
   otherFamilies[c] = r.body['refresh_token']!;
   return true;
 }
-async function refreshAlone(c: number): Promise<boolean> {
-  const r = await form(
-    '/api/oauth/token',
-    { grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: aloneFamilies[c]! },
-    {},
-    aloneUrl,
-  );
-  expect(r.status === 200 && typeof r.body['access_token'] === 'string', 'refresh by oidc-provider alone', r.body);
-  aloneFamilies[c] = r.body['refresh_token']!;
+/** A refresh grant of family `c` by a baseline server (oidc-provider alone, its records in `families`' server). */
+async function refreshBaseline(families: string[], url: string, c: number): Promise<boolean> {
+  const r = await form('/api/oauth/token', { grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: families[c]! }, {}, url);
+  expect(r.status === 200 && typeof r.body['access_token'] === 'string', `refresh by oidc-provider alone at ${url}`, r.body);
+  families[c] = r.body['refresh_token']!;
   return true;
 }
 
@@ -272,6 +279,7 @@ interface Case {
 }
 const REFRESH_CASE = 'refresh grant (rotating, own family per client)';
 const REFRESH_ALONE = 'refresh grant, oidc-provider alone (records in a Map, no Redis)';
+const REFRESH_ON_REDIS = 'refresh grant, oidc-provider alone with its records in Redis (a plain adapter)';
 const REFRESH_OTHER = 'refresh grant, BENCH_OTHER checkout';
 const allCases: Case[] = [
   {
@@ -283,7 +291,12 @@ const allCases: Case[] = [
   {
     name: REFRESH_ALONE,
     cpuSeconds: alone.cpuSeconds,
-    run: () => closedLoop(connections, seconds, refreshAlone),
+    run: () => closedLoop(connections, seconds, (c) => refreshBaseline(aloneFamilies, aloneUrl, c)),
+  },
+  {
+    name: REFRESH_ON_REDIS,
+    cpuSeconds: onRedis.cpuSeconds,
+    run: () => closedLoop(connections, seconds, (c) => refreshBaseline(onRedisFamilies, onRedisUrl, c)),
   },
   ...(other
     ? [{ name: REFRESH_OTHER, keycloak: 120, cpuSeconds: other.cpuSeconds, run: () => closedLoop(connections, seconds, refreshOther) }]
@@ -386,11 +399,17 @@ for (const c of cases) {
   );
 }
 const refreshCase = cases.find((c) => c.name === REFRESH_CASE);
-const aloneCase = cases.find((c) => c.name === REFRESH_ALONE);
-if (refreshCase && aloneCase) {
-  const [svc, lib] = [median(refreshCase).perCore, median(aloneCase).perCore];
+const baselines: [string, string][] = [
+  [REFRESH_ALONE, 'oidc-provider alone'],
+  [REFRESH_ON_REDIS, 'oidc-provider on Redis'],
+];
+if (refreshCase) out('');
+for (const [name, short] of baselines) {
+  const base = cases.find((c) => c.name === name);
+  if (!refreshCase || !base) continue;
+  const [svc, lib] = [median(refreshCase).perCore, median(base).perCore];
   out(
-    `\nrefresh grant, the auth-service / oidc-provider alone: ${(svc / lib).toFixed(2)} (${(1e6 / svc).toFixed(0)} and ${(1e6 / lib).toFixed(0)} µs of CPU a grant; the auth-service spends ${((1e6 * (lib - svc)) / (lib * svc)).toFixed(0)} µs a grant beyond the library)`,
+    `refresh grant, the auth-service / ${short}: ${(svc / lib).toFixed(2)} (${(1e6 / svc).toFixed(0)} and ${(1e6 / lib).toFixed(0)} µs of CPU a grant; the auth-service spends ${((1e6 * (lib - svc)) / (lib * svc)).toFixed(0)} µs a grant beyond it)`,
   );
 }
 const otherCase = cases.find((c) => c.name === REFRESH_OTHER);
@@ -420,7 +439,7 @@ out(
   `machine anchor: a bare node:http server spent ${(await machineAnchor()).toFixed(1)} µs of CPU a request in this run (15.8 on 2026-11-28's quiet machine)`,
 );
 
-await Promise.all([server.stop(), alone.stop(), other?.stop()]);
+await Promise.all([server.stop(), alone.stop(), onRedis.stop(), other?.stop()]);
 client.disconnect();
 await redis.stop();
 process.exit(0);

@@ -7,12 +7,19 @@
  * auth-service spends beyond this on the same host in the same run is the price of what it adds
  * (shared storage, the guarantees of docs/security.md "Refresh tokens", the front steps), whatever
  * the host's speed; the bench prints the ratio.
+ * With ALONE_STORE=redis the same library keeps its records in Redis instead (REDIS_URL, keys under
+ * `bench-alone:`), through the Redis client the auth-service's request paths use and an adapter
+ * written the plain way (a hash per record, a set per grant), with none of the auth-service's
+ * storage work (no read-ahead, no write-behind, no scripts): what storing the grant in Redis costs
+ * the library, so the bench can tell that from what svc adds around it.
  * IPC as bench/auth-server.ts: `cpu` answers process.cpuUsage(), `refresh` seeds `n` families.
- *   env: AUTH_URL (the issuer, whose port it listens on)
+ *   env: AUTH_URL (the issuer, whose port it listens on), ALONE_STORE (map, the default, or redis),
+ *   REDIS_URL (with ALONE_STORE=redis)
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { type Adapter, type AdapterPayload } from 'oidc-provider';
+import { connectRedis, waitReady } from '@svc/accounts';
 
 const issuer = process.env['AUTH_URL'] ?? 'http://127.0.0.1:0';
 const LIFETIME = 86_400;
@@ -56,6 +63,52 @@ class MapAdapter implements Adapter {
   }
 }
 
+/** The same records in Redis: a hash per record (its payload, then `consumed`), a set of a grant's record keys. */
+const redis =
+  process.env['ALONE_STORE'] === 'redis' ? connectRedis(process.env['REDIS_URL'] ?? '', { failFast: true, batchWrites: true }) : null;
+class RedisAdapter implements Adapter {
+  readonly model: string;
+  constructor(model: string) {
+    this.model = model;
+  }
+  private key(id: string): string {
+    return `bench-alone:${this.model}:${id}`;
+  }
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const key = this.key(id);
+    const writes = [redis!.hset(key, 'payload', JSON.stringify(payload)), redis!.expire(key, expiresIn)];
+    if (payload.grantId) {
+      const grant = `bench-alone:grant:${payload.grantId}`;
+      writes.push(redis!.sadd(grant, key), redis!.expire(grant, expiresIn));
+    }
+    await Promise.all(writes);
+  }
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const record = await redis!.hgetall(this.key(id));
+    if (!record['payload']) return undefined;
+    const payload = JSON.parse(record['payload']) as AdapterPayload;
+    return record['consumed'] ? { ...payload, consumed: Number(record['consumed']) } : payload;
+  }
+  async findByUid(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+  async consume(id: string): Promise<void> {
+    await redis!.hset(this.key(id), 'consumed', Math.floor(Date.now() / 1000));
+  }
+  async destroy(id: string): Promise<void> {
+    await redis!.del(this.key(id));
+  }
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const grant = `bench-alone:grant:${grantId}`;
+    const keys = await redis!.smembers(grant);
+    await redis!.del(grant, ...keys);
+  }
+}
+if (redis) await waitReady(redis);
+
 /** One ES256 signing key, as the auth-service has (the library's development keys would be logged as a warning). */
 const signingKey = {
   ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }),
@@ -65,7 +118,7 @@ const signingKey = {
 };
 
 const provider = new Provider(issuer, {
-  adapter: MapAdapter,
+  adapter: redis ? RedisAdapter : MapAdapter,
   jwks: { keys: [signingKey] },
   clients: [
     {

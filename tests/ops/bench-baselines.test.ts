@@ -4,8 +4,9 @@
  * layout that the floor does not follow makes every floor answer a 503, and the bench stops), and
  * the floor with a local limiter. Each is started as the bench starts it and sent the bench's
  * request; the shared floor's counters in Redis must hold exactly the requests it answered. The
- * baseline of `pnpm bench:auth`'s refresh case (oidc-provider alone) rotates a family's refresh
- * token as the auth-service does, and refuses a rotated token.
+ * baselines of `pnpm bench:auth`'s refresh case (oidc-provider alone, its records in a Map or in
+ * Redis) rotate a family's refresh token as the auth-service does, and refuse a rotated token; the
+ * one on Redis keeps its records there.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -71,41 +72,45 @@ for (const baseline of BASELINES)
     child.kill('SIGTERM');
   });
 
-test("the bench's oidc-provider alone rotates a refresh token on every grant", async () => {
-  const auth = `http://127.0.0.1:${await freePort()}`;
-  const child = spawn(resolve(ROOT, 'scripts/node'), ['bench/provider-alone-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, AUTH_URL: auth },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  stops.push(() => child.kill('SIGKILL'));
-  const replies = new Map<number, (reply: { value?: unknown; error?: string }) => void>();
-  child.on('message', (m: { id: number; value?: unknown; error?: string }) => replies.get(m.id)?.(m));
-  const reply = (id: number) => new Promise<{ value?: unknown; error?: string }>((done) => replies.set(id, done));
-  await reply(0);
-  const seeded = reply(1);
-  child.send({ id: 1, op: 'refresh', n: 1, accountId: 'person', resource: 'http://127.0.0.1:9/mcp/bench' });
-  const { value, error } = await seeded;
-  assert.equal(error, undefined);
-  let token = (value as string[])[0]!;
-  let previous = token;
-  const refresh = (refreshToken: string) =>
-    fetch(`${auth}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: refreshToken }),
+for (const store of ['map', 'redis'] as const)
+  test(`the bench's oidc-provider alone (records in ${store}) rotates a refresh token on every grant`, async () => {
+    const auth = `http://127.0.0.1:${await freePort()}`;
+    const child = spawn(resolve(ROOT, 'scripts/node'), ['bench/provider-alone-server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, AUTH_URL: auth, ALONE_STORE: store, REDIS_URL: redis.url },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-  for (let i = 0; i < REQUESTS; i++) {
-    const res = await refresh(token);
-    const body = (await res.json()) as { access_token?: string; refresh_token?: string };
-    assert.equal(res.status, 200, `grant ${i + 1}: ${JSON.stringify(body)}`);
-    assert.equal(typeof body.access_token, 'string');
-    assert.notEqual(body.refresh_token, token, 'the refresh token rotated');
-    previous = token;
-    token = body.refresh_token!;
-  }
-  const reused = await refresh(previous);
-  assert.equal(reused.status, 400, 'a rotated token is refused');
-  assert.equal(((await reused.json()) as { error?: string }).error, 'invalid_grant');
-  child.kill('SIGTERM');
-});
+    stops.push(() => child.kill('SIGKILL'));
+    const replies = new Map<number, (reply: { value?: unknown; error?: string }) => void>();
+    child.on('message', (m: { id: number; value?: unknown; error?: string }) => replies.get(m.id)?.(m));
+    const reply = (id: number) => new Promise<{ value?: unknown; error?: string }>((done) => replies.set(id, done));
+    await reply(0);
+    const seeded = reply(1);
+    child.send({ id: 1, op: 'refresh', n: 1, accountId: 'person', resource: 'http://127.0.0.1:9/mcp/bench' });
+    const { value, error } = await seeded;
+    assert.equal(error, undefined);
+    let token = (value as string[])[0]!;
+    let previous = token;
+    const refresh = (refreshToken: string) =>
+      fetch(`${auth}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'svc-mcp', refresh_token: refreshToken }),
+      });
+    for (let i = 0; i < REQUESTS; i++) {
+      const res = await refresh(token);
+      const body = (await res.json()) as { access_token?: string; refresh_token?: string };
+      assert.equal(res.status, 200, `grant ${i + 1}: ${JSON.stringify(body)}`);
+      assert.equal(typeof body.access_token, 'string');
+      assert.notEqual(body.refresh_token, token, 'the refresh token rotated');
+      previous = token;
+      token = body.refresh_token!;
+    }
+    // Every token of the family, before the reuse below revokes the grant (and deletes them).
+    const stored = await redis.client.keys('bench-alone:RefreshToken:*');
+    assert.equal(stored.length, store === 'redis' ? REQUESTS + 1 : 0, 'the records are where the store says');
+    const reused = await refresh(previous);
+    assert.equal(reused.status, 400, 'a rotated token is refused');
+    assert.equal(((await reused.json()) as { error?: string }).error, 'invalid_grant');
+    child.kill('SIGTERM');
+  });
