@@ -70,7 +70,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
   const drain = createDrain();
   // Started before the app is built: the request spans and the traced adapter exist only when on.
   const tracing = await startTracing(config.tracing, 'auth-service');
-  const { app, provider, metrics, sweepKeyExpiries } = createApp({
+  const { handler, provider, metrics, sweepKeyExpiries } = createApp({
     config,
     tracing,
     draining: () => drain.draining,
@@ -84,7 +84,7 @@ export async function startAuthService(opts: StartAuthServiceOptions): Promise<R
     ...(opts.resolveTxt ? { resolveTxt: opts.resolveTxt } : {}),
   });
 
-  const server = createBoundedServer(app, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
+  const server = createBoundedServer(handler, { ...HTTP_SERVER_BOUNDS, ...opts.httpBounds });
   drain.attach(server);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

@@ -3,7 +3,7 @@
  * a request meets them: its trace span, its one client address, its count and time, the headers every
  * answer carries, the health routes, the Origin check and the Redis outage guard.
  */
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Tracer } from '@opentelemetry/api';
 import type { Redis } from '@svc/accounts';
 import { clientAddress, strictTransportSecurity, trustFunction, type Config } from '@svc/config';
@@ -23,22 +23,31 @@ export interface FrontStepsDeps {
   draining: () => boolean;
 }
 
-/** Mounts the front steps on `app`, before any route. */
-export function mountFrontSteps(app: Express, deps: FrontStepsDeps): void {
+/**
+ * Mounts the front steps on `app`, before any route, and returns them in order without the health
+ * routes (which answer only GET on their own paths): every request past those meets exactly these,
+ * and the token endpoint's direct route (direct-route.ts) runs the same list.
+ */
+export function mountFrontSteps(app: Express, deps: FrontStepsDeps): RequestHandler[] {
   const { config, metrics, tracer } = deps;
   app.disable('x-powered-by');
   // docs/operations.md "Proxies": only the named proxies' X-Forwarded-For is read.
   const trusted = trustFunction(config.trustProxy);
   app.set('trust proxy', trusted);
+  const steps: RequestHandler[] = [];
+  const use = (step: RequestHandler): void => {
+    app.use(step);
+    steps.push(step);
+  };
   // First, so every later step runs inside the request's span; absent when tracing is off.
-  if (tracer) app.use(traceRequests(tracer));
+  if (tracer) use(traceRequests(tracer));
   // req.ip is the one client address every throttle and audit entry uses, decided as the gateway
   // decides it (clientAddress of @svc/config).
-  app.use(function resolveClientAddress(req, _res, next) {
+  use(function resolveClientAddress(req, _res, next) {
     Object.defineProperty(req, 'ip', { value: clientAddress(req, trusted), configurable: true });
     next();
   });
-  app.use(function countRequests(req, res, next) {
+  use(function countRequests(req, res, next) {
     const start = performance.now();
     // Told from the path as it arrived: a later step may rewrite req.url (the device grant's alias).
     const route = routeClass(req.path);
@@ -49,13 +58,14 @@ export function mountFrontSteps(app: Express, deps: FrontStepsDeps): void {
     next();
   });
   const hsts = strictTransportSecurity(config.authUrl);
-  app.use(function securityHeaders(req, res, next) {
+  use(function securityHeaders(req, res, next) {
     if (hsts) res.set('Strict-Transport-Security', hsts);
     // oidc-provider's own HTML under /api/ (its error page) sets them in renderError.
     if (!req.path.startsWith('/api/') && !req.path.startsWith('/.well-known/')) res.set(PAGE_HEADERS);
     next();
   });
   mountHealth(app, { redis: deps.redis, metrics, draining: deps.draining });
-  app.use(originCheck({ authUrl: config.authUrl }));
-  app.use(storeOutageGuard(deps.redis));
+  use(originCheck({ authUrl: config.authUrl }));
+  use(storeOutageGuard(deps.redis));
+  return steps;
 }

@@ -1,0 +1,111 @@
+/**
+ * The token endpoint's direct route (docs/auth-service.md "The token endpoint's direct route")
+ * runs exactly the steps the app's router would run for the same request, in the same order. The
+ * list is read from the router's own layers, so a step mounted ahead of the token route is on the
+ * direct route the day it is mounted, or this fails. Then, through the running service: a grant
+ * taken by the direct route meets the front steps (counted, its headers set), and a request the
+ * direct route does not take reaches the same steps through the app.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Express, RequestHandler } from 'express';
+import { connectRedis, createAccounts, waitReady, type Redis } from '@svc/accounts';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/logger';
+import { startRedis, type RedisFixture } from '@svc/testkit';
+import { createApp } from '../src/app.ts';
+import { ROUTES } from '../src/http/routes.ts';
+import { loadSigningKeys } from '../src/provider/signing-keys.ts';
+import { startAuth, type AuthFixture } from './support.ts';
+
+interface RouterLayer {
+  handle: RequestHandler & { length: number };
+  route?: { _handlesMethod(method: string): boolean; stack: { method?: string; handle: RequestHandler }[] };
+  match(path: string): boolean;
+}
+
+/** The handlers Express's router runs for `method path` until the first route that takes it, in order. */
+function routerSteps(app: Express, method: string, path: string): RequestHandler[] {
+  const stack = (app as unknown as { router: { stack: RouterLayer[] } }).router.stack;
+  const steps: RequestHandler[] = [];
+  for (const layer of stack) {
+    if (!layer.match(path)) continue;
+    if (!layer.route) {
+      // An error step (four parameters) runs only once a step failed.
+      if (layer.handle.length !== 4) steps.push(layer.handle);
+      continue;
+    }
+    if (!layer.route._handlesMethod(method)) continue;
+    for (const inner of layer.route.stack) if (!inner.method || inner.method === method.toLowerCase()) steps.push(inner.handle);
+    // The route that takes the request and ends it: its last step is the provider.
+    if (layer.route.stack.length > 1) return steps;
+  }
+  return steps;
+}
+
+let redisServer: RedisFixture;
+let redis: Redis;
+before(async () => {
+  redisServer = await startRedis();
+  redis = connectRedis(redisServer.url, { failFast: true, name: 'direct-route-test' });
+  await waitReady(redis);
+});
+after(async () => {
+  redis.disconnect();
+  await redisServer.stop();
+});
+
+for (const tracing of [false, true])
+  test(`the token endpoint's direct route runs the router's steps for it, in its order (tracing ${tracing ? 'on' : 'off'})`, async () => {
+    const url = 'http://127.0.0.1:3998';
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      REDIS_URL: redisServer.url,
+      AUTH_URL: url,
+      BASE_URL: 'http://127.0.0.1:3999',
+      LOG_LEVEL: 'error',
+    });
+    const logger = createLogger({ service: 'direct-route-test', level: 'error', silent: true });
+    const { trace } = await import('@opentelemetry/api');
+    const built = createApp({
+      config,
+      redis,
+      accounts: createAccounts(redis, { pepper: config.keyPepper, bcryptCost: 4 }),
+      logger,
+      jwks: await loadSigningKeys(redis),
+      ...(tracing ? { tracing: { tracer: trace.getTracer('direct-route-test') } as never } : {}),
+    });
+    const expected = routerSteps(built.app, 'POST', ROUTES.token.path);
+    const names = (steps: readonly RequestHandler[]) => steps.map((s) => s.name || '(anonymous)');
+    assert.ok(expected.length >= 8, `the router's steps for the token endpoint: ${names(expected).join(', ')}`);
+    assert.deepEqual(names(built.tokenRoute.steps), names(expected));
+    built.tokenRoute.steps.forEach((step, i) => assert.equal(step, expected[i], `step ${i + 1} (${step.name}) is the app's own`));
+  });
+
+let f: AuthFixture;
+test('a grant through the direct route meets the front steps; other spellings of the path reach the same answer', async (t) => {
+  f = await startAuth();
+  t.after(() => f.close());
+  const requests = async () => {
+    const text = await (await fetch(`${f.url}${ROUTES.metrics.path}`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('svc_auth_http_requests_total{method="POST",status="400"}'));
+    return Number(line?.split(' ')[1] ?? 0);
+  };
+  const before = await requests();
+  // The first goes by the direct route, the others (another spelling of the path) through the app.
+  const paths = [ROUTES.token.path, `${ROUTES.token.path}?x=1`, ROUTES.token.path.toUpperCase(), `${ROUTES.token.path}/`];
+  const answers: string[] = [];
+  for (const path of paths) {
+    const res = await fetch(`${f.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=nope&client_id=svc-mcp',
+    });
+    const body = (await res.json()) as { error?: string; error_description?: string };
+    assert.equal(res.headers.get('x-powered-by'), null, path);
+    answers.push(`${res.status} ${res.headers.get('cache-control')} ${body.error} ${body.error_description}`);
+  }
+  assert.match(answers[0]!, /^400 no-store unsupported_grant_type /);
+  assert.deepEqual(new Set(answers).size, 1, answers.join('\n'));
+  assert.equal((await requests()) - before, paths.length, 'every request counted once by the front steps');
+});
