@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import fc from 'fast-check';
 import type { Express, RequestHandler } from 'express';
 import { connectRedis, createAccounts, waitReady, type Redis } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
@@ -108,4 +109,30 @@ test('a grant through the direct route meets the front steps; other spellings of
   assert.match(answers[0]!, /^400 no-store unsupported_grant_type /);
   assert.deepEqual(new Set(answers).size, 1, answers.join('\n'));
   assert.equal((await requests()) - before, paths.length, 'every request counted once by the front steps');
+
+  // Any spelling of the path a client may send, with any query: the same answer either way.
+  const canonical = answers[0]!;
+  const spelling = fc.record({
+    upper: fc.array(fc.boolean(), { minLength: ROUTES.token.path.length, maxLength: ROUTES.token.path.length }),
+    slash: fc.boolean(),
+    query: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }), { nil: undefined }),
+  });
+  await fc.assert(
+    fc.asyncProperty(spelling, async ({ upper, slash, query }) => {
+      const path = [...ROUTES.token.path].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('') + (slash ? '/' : '');
+      const search = query === undefined ? '' : `?${new URLSearchParams(query).toString()}`;
+      const res = await fetch(`${f.url}${path}${search}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=nope&client_id=svc-mcp',
+      });
+      const body = (await res.json()) as { error?: string; error_description?: string };
+      assert.equal(
+        `${res.status} ${res.headers.get('cache-control')} ${body.error} ${body.error_description}`,
+        canonical,
+        `${path}${search}`,
+      );
+    }),
+    { numRuns: 40 },
+  );
 });

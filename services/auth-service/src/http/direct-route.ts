@@ -50,12 +50,19 @@ function run(
   let i = 0;
   let failed = false;
   const fail = (err: unknown): void => {
-    // As Express: an error is handed to the error step once; a second one is ended as it ended.
+    // An error goes to the error step once; a step failing after that finds the answer decided.
     if (failed) return;
     failed = true;
-    errors(err, req, res, () => {
+    const last = (): void => {
       if (!res.headersSent) res.status(500).end();
-    });
+      else res.destroy();
+    };
+    // The error step passing it on, or failing itself, ends the answer as Express's final handler would.
+    try {
+      errors(err, req, res, last);
+    } catch {
+      last();
+    }
   };
   const next: NextFunction = (err?: unknown) => {
     // No step of a direct route skips the rest with next('route') or next('router'): both would be
