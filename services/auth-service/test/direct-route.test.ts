@@ -1,10 +1,11 @@
 /**
  * The token endpoint's direct route (docs/auth-service.md "The token endpoint's direct route")
- * runs exactly the steps the app's router would run for the same request, in the same order. The
- * list is read from the router's own layers, so a step mounted ahead of the token route is on the
- * direct route the day it is mounted, or this fails. Then, through the running service: a grant
- * taken by the direct route meets the front steps (counted, its headers set), and a request the
- * direct route does not take reaches the same steps through the app.
+ * runs exactly the steps the app's router would run for the same request, in the same order, and
+ * hands a failure to the error step the router would call. Both are read from the router's own
+ * layers, so a step mounted ahead of the token route is on the direct route the day it is mounted,
+ * or this fails. Then, through the running service: a grant taken by the direct route meets the
+ * front steps (counted, its headers set), and a request the direct route does not take (any other
+ * spelling of the path, fast-check drawing them) gets the same answer through the app.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -25,23 +26,32 @@ interface RouterLayer {
   match(path: string): boolean;
 }
 
-/** The handlers Express's router runs for `method path` until the first route that takes it, in order. */
-function routerSteps(app: Express, method: string, path: string): RequestHandler[] {
+/**
+ * The handlers Express's router runs for `method path` until the first route that takes it, in
+ * order, and the error step it would call when one of them fails (the first after that route).
+ */
+function routerSteps(app: Express, method: string, path: string): { steps: RequestHandler[]; errors: unknown } {
   const stack = (app as unknown as { router: { stack: RouterLayer[] } }).router.stack;
   const steps: RequestHandler[] = [];
+  let routed = false;
   for (const layer of stack) {
     if (!layer.match(path)) continue;
+    // An error step (four parameters) runs only once a step failed.
+    const isErrorStep = !layer.route && layer.handle.length === 4;
+    if (routed) {
+      if (isErrorStep) return { steps, errors: layer.handle };
+      continue;
+    }
     if (!layer.route) {
-      // An error step (four parameters) runs only once a step failed.
-      if (layer.handle.length !== 4) steps.push(layer.handle);
+      if (!isErrorStep) steps.push(layer.handle);
       continue;
     }
     if (!layer.route._handlesMethod(method)) continue;
     for (const inner of layer.route.stack) if (!inner.method || inner.method === method.toLowerCase()) steps.push(inner.handle);
     // The route that takes the request and ends it: its last step is the provider.
-    if (layer.route.stack.length > 1) return steps;
+    routed = layer.route.stack.length > 1;
   }
-  return steps;
+  return { steps, errors: null };
 }
 
 let redisServer: RedisFixture;
@@ -57,7 +67,7 @@ after(async () => {
 });
 
 for (const tracing of [false, true])
-  test(`the token endpoint's direct route runs the router's steps for it, in its order (tracing ${tracing ? 'on' : 'off'})`, async () => {
+  test(`the token endpoint's direct route runs the router's steps for it, in its order, and its error step (tracing ${tracing ? 'on' : 'off'})`, async () => {
     const url = 'http://127.0.0.1:3998';
     const config = loadConfig({
       NODE_ENV: 'test',
@@ -76,7 +86,8 @@ for (const tracing of [false, true])
       jwks: await loadSigningKeys(redis),
       ...(tracing ? { tracing: { tracer: trace.getTracer('direct-route-test') } as never } : {}),
     });
-    const expected = routerSteps(built.app, 'POST', ROUTES.token.path);
+    const { steps: expected, errors } = routerSteps(built.app, 'POST', ROUTES.token.path);
+    assert.equal(built.tokenRoute.errors, errors, 'a failing step goes to the error step the router would call');
     const names = (steps: readonly RequestHandler[]) => steps.map((s) => s.name || '(anonymous)');
     assert.ok(expected.length >= 8, `the router's steps for the token endpoint: ${names(expected).join(', ')}`);
     assert.deepEqual(names(built.tokenRoute.steps), names(expected));
