@@ -5,17 +5,22 @@
  * layers, so a step mounted ahead of the token route is on the direct route the day it is mounted,
  * or this fails. Then, through the running service: a grant taken by the direct route meets the
  * front steps (counted, its headers set), and a request the direct route does not take (any other
- * spelling of the path, fast-check drawing them) gets the same answer through the app.
+ * spelling of the path, fast-check drawing them) gets the same answer through the app. Last, each
+ * way a step can fail (thrown, rejected, passed on, after answering), with the error step failing
+ * or not: the direct route answers as the router does.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import type { Express, RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { connectRedis, createAccounts, waitReady, type Redis } from '@svc/accounts';
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/logger';
 import { startRedis, type RedisFixture } from '@svc/testkit';
 import { createApp } from '../src/app.ts';
+import { withDirectRoute } from '../src/http/direct-route.ts';
 import { ROUTES } from '../src/http/routes.ts';
 import { loadSigningKeys } from '../src/provider/signing-keys.ts';
 import { startAuth, type AuthFixture } from './support.ts';
@@ -147,3 +152,50 @@ test('a grant through the direct route meets the front steps; other spellings of
     { numRuns: 40 },
   );
 });
+
+// Each way a step can fail, and an error step that fails itself: the direct route answers as the
+// app's router does for the same request.
+const FAILURES: Record<string, RequestHandler> = {
+  'a step throws': () => {
+    throw new Error('thrown');
+  },
+  'a step rejects': () => Promise.reject(new Error('rejected')),
+  'a step rejects with nothing': () => Promise.reject(undefined as unknown as Error),
+  'a step passes an error on': (_req, _res, next) => next(new Error('passed on')),
+  'a step answers, then fails': (_req, res) => {
+    res.status(201).send('sent');
+    throw new Error('after the answer');
+  },
+};
+for (const [name, failing] of Object.entries(FAILURES))
+  for (const errorStepFails of [false, true])
+    test(`the direct route fails as the router does: ${name}${errorStepFails ? ', and the error step fails too' : ''}`, async (t) => {
+      const app = express();
+      const front: RequestHandler = (_req, res, next) => {
+        res.set('x-front', 'seen');
+        next();
+      };
+      app.use(front);
+      app.post('/t', failing);
+      const errors: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+        if (errorStepFails) throw new Error('the error step failed');
+        if (!res.headersSent) res.status(418).send(`caught: ${err instanceof Error ? err.message : String(err)}`);
+      };
+      app.use(errors);
+      const server = createServer(withDirectRoute(app, { method: 'POST', path: '/t', steps: [front, failing], errors }));
+      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      t.after(() => server.close());
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const answer = async (path: string) => {
+        const res = await fetch(`${base}${path}`, { method: 'POST' }).catch(() => null);
+        return res ? `${res.status} ${res.headers.get('x-front')} ${await res.text().catch(() => '(cut)')}` : '(no answer)';
+      };
+      // '/t' is taken by the direct route, '/T' (the router matches case-insensitively) by the app.
+      const [direct, routed] = [await answer('/t'), await answer('/T')];
+      assert.notEqual(direct, '(no answer)');
+      if (!errorStepFails) return assert.equal(direct, routed);
+      // Where Express's final handler prints the error and its stack (outside production), the
+      // direct route ends the answer with the same status and nothing in it.
+      assert.equal(direct.split(' ').slice(0, 2).join(' '), routed.split(' ').slice(0, 2).join(' '));
+      assert.doesNotMatch(direct, / at /);
+    });

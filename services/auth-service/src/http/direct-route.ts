@@ -57,7 +57,9 @@ function run(
       if (!res.headersSent) res.status(500).end();
       else res.destroy();
     };
-    // The error step passing it on, or failing itself, ends the answer as Express's final handler would.
+    // The error step passing it on, or failing itself, ends the answer with the status Express's final
+    // handler would give, and never with the error's text or stack (which that handler prints
+    // outside production).
     try {
       errors(err, req, res, last);
     } catch {
@@ -72,8 +74,8 @@ function run(
     if (!step) return;
     try {
       const pending = step(req, res, next) as unknown;
-      // Express 5: a step's rejected promise is its error.
-      if (pending instanceof Promise) pending.catch(fail);
+      // Express 5: a step's rejected promise is its error (one rejected with nothing, a plain one).
+      if (pending instanceof Promise) pending.catch((err: unknown) => fail(err ?? new Error('Rejected promise')));
     } catch (thrown) {
       fail(thrown);
     }
