@@ -5,7 +5,7 @@
  * are small and named (docs/conventions.md "Shape": a request is a pipeline of small named steps).
  */
 import type { RequestListener } from 'node:http';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Accounts, Redis } from '@svc/accounts';
 import { observeCommands } from '@svc/accounts';
 import type { Config } from '@svc/config';
@@ -16,6 +16,7 @@ import { mountFrontSteps } from './http/front-steps.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { pageErrors } from './http/page-errors.ts';
 import { withDirectRoute, type DirectRoute } from './http/direct-route.ts';
+import { sendOAuthError } from './http/oauth-error.ts';
 import { forwardedAsResolved } from './http/forwarded-headers.ts';
 import { createThrottle, DEFAULT_LIMITS, type ThrottleLimits } from './http/throttle.ts';
 import { postBodies, ROUTES } from './http/routes.ts';
@@ -74,6 +75,29 @@ export interface AuthApp {
   sweepKeyExpiries(): Promise<{ warned: number; expired: number }>;
 }
 
+/** docs/contract.md "Hosts and endpoints": the device grant is also accepted at its alias. */
+function deviceTokenAlias(req: Request, _res: Response, next: NextFunction): void {
+  const alias = ROUTES.deviceToken.path;
+  if (req.path === alias) req.url = ROUTES.token.path + req.url.slice(alias.length);
+  next();
+}
+
+/**
+ * The token endpoint's own steps, the provider last: one storage scope per token request, reads
+ * started ahead and writes awaited before the answer (docs/auth-service.md "Storage round trips").
+ */
+function tokenEndpointSteps(deps: AppDeps, oidcProvider: RequestHandler): RequestHandler[] {
+  const { redis, accounts, config } = deps;
+  const ahead = { redis, accounts, baseUrl: config.baseUrl };
+  return [
+    tokenRequestScope,
+    devicePollThrottle({ redis }),
+    readClientCredentialsAhead(ahead),
+    refreshReplay({ redis, readAhead: (token) => readRefreshAhead(ahead, token), ...(deps.now ? { now: deps.now } : {}) }),
+    oidcProvider,
+  ];
+}
+
 /** The auth host: the front steps, the OAuth steps before oidc-provider, the pages, their error page, then oidc-provider. */
 export function createApp(deps: AppDeps): AuthApp {
   const { config, redis, accounts, logger } = deps;
@@ -107,28 +131,13 @@ export function createApp(deps: AppDeps): AuthApp {
   const app = express();
   const frontSteps = mountFrontSteps(app, { config, redis, metrics, tracer, draining: deps.draining ?? (() => false) });
 
-  // docs/contract.md "Hosts and endpoints": the device grant is also accepted here.
-  const alias = ROUTES.deviceToken.path;
-  const deviceTokenAlias: RequestHandler = function deviceTokenAlias(req, _res, next) {
-    if (req.path === alias) req.url = ROUTES.token.path + req.url.slice(alias.length);
-    next();
-  };
   app.use(deviceTokenAlias);
   // docs/auth-service.md "Bodies": the endpoints that take a form also take JSON.
   app.post(postBodies('oauth'), oauthFormBody);
   app.post(ROUTES.device_authorization.path, autoProvisionCheck({ redis }), defaultDeviceScope);
   app.get(ROUTES.authorization.path, defaultAuthorizeScope);
-  // One storage scope per token request: reads started ahead, writes awaited before the answer
-  // (docs/auth-service.md "Storage round trips"). Then straight to the provider: no page route
-  // below serves the token endpoint, so a grant does not walk them.
-  const ahead = { redis, accounts, baseUrl: config.baseUrl };
-  const tokenSteps = [
-    tokenRequestScope,
-    devicePollThrottle({ redis }),
-    readClientCredentialsAhead(ahead),
-    refreshReplay({ redis, readAhead: (token) => readRefreshAhead(ahead, token), ...(deps.now ? { now: deps.now } : {}) }),
-    oidcProvider,
-  ];
+  // Straight to the provider: no page route below serves the token endpoint, so a grant does not walk them.
+  const tokenSteps = tokenEndpointSteps(deps, oidcProvider);
   app.post(ROUTES.token.path, ...tokenSteps);
   app.options(ROUTES.registration.path, registrationCors);
   app.post(
@@ -181,6 +190,7 @@ export function createApp(deps: AppDeps): AuthApp {
     path: ROUTES.token.path,
     steps: [...frontSteps, deviceTokenAlias, oauthFormBody, ...tokenSteps],
     errors,
+    unanswered: (res) => sendOAuthError(res, 'server_error', 'the request failed; try again'),
   };
   return {
     app,

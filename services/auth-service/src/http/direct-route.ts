@@ -17,26 +17,23 @@ export interface DirectRoute {
   steps: readonly RequestHandler[];
   /** The app's error step for this route (the one Express would call). */
   errors: ErrorRequestHandler;
+  /** The answer when the error step fails too, or passes the error on (Express's final handler's place). */
+  unanswered: (res: Response) => void;
 }
 
 /** The request listener: `route` run directly, anything else handed to `app`. */
 export function withDirectRoute(app: Express, route: DirectRoute): RequestListener {
-  const { method, path, steps, errors } = route;
+  const { method, path } = route;
   const withQuery = `${path}?`;
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '';
     if (req.method !== method || (url !== path && !url.startsWith(withQuery))) return void app(req, res);
-    run(app, req, res, steps, errors);
+    run(app, req, res, route);
   };
 }
 
-function run(
-  app: Express,
-  rawReq: IncomingMessage,
-  rawRes: ServerResponse,
-  steps: readonly RequestHandler[],
-  errors: ErrorRequestHandler,
-): void {
+function run(app: Express, rawReq: IncomingMessage, rawRes: ServerResponse, route: DirectRoute): void {
+  const { steps, errors, unanswered } = route;
   // What Express's app.handle and its router set up before the first layer (express/lib/application.js,
   // router/index.js): the request and answer as Express's own, with their locals.
   const req = Object.setPrototypeOf(rawReq, app.request) as Request;
@@ -54,12 +51,11 @@ function run(
     if (failed) return;
     failed = true;
     const last = (): void => {
-      if (!res.headersSent) res.status(500).end();
+      if (!res.headersSent) unanswered(res);
       else res.destroy();
     };
-    // The error step passing it on, or failing itself, ends the answer with the status Express's final
-    // handler would give, and never with the error's text or stack (which that handler prints
-    // outside production).
+    // The error step passing it on, or failing itself: the route's own last answer, never the
+    // error's text or stack (which Express's final handler prints outside production).
     try {
       errors(err, req, res, last);
     } catch {
