@@ -57,6 +57,16 @@ async function waitShown(page: Page, selector: string, name: string): Promise<vo
   }
 }
 
+/**
+ * Opens a dashboard key's row menu (a <details>) and follows one of its actions, returning once the
+ * action's page has loaded: a check run while the old page is still being replaced reads no document.
+ */
+export async function openKeyAction(page: Page, id: string, action: string): Promise<void> {
+  const link = page.locator(`a[href$="/keys/${id}/${action}"]`);
+  await page.locator('tr', { has: link }).locator('details.menu summary').click();
+  await Promise.all([page.waitForURL((url) => url.pathname.endsWith(`/keys/${id}/${action}`)), link.click()]);
+}
+
 export async function signInOnPage(page: Page, email: string, password: string, shotName?: string): Promise<void> {
   await page.waitForSelector('form[action="/signin"]');
   await page.fill('#email', email);

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AUDIT_EXPORT_END, oidcRecordKey } from '@svc/accounts';
 import { MANAGEMENT_PER_MINUTE } from '@svc/management';
 import { waitFor } from '@svc/testkit';
-import { runDeviceFlow, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import { runDeviceFlow, openKeyAction, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
 import { mcpCall } from '../auth/gateway-call.ts';
 import { REVEAL_TTL_SECONDS } from '../../services/auth-service/src/dashboard/reveal.ts';
 import { axeViolations } from '../support/axe.ts';
@@ -102,13 +102,6 @@ async function revisitReveal(page: Page, key: string, count: () => Promise<numbe
 async function csrfOf(page: Page, slug: string): Promise<string> {
   await page.goto(`${stack.authUrl}/dashboard/projects/${slug}/keys/new`);
   return page.$eval('input[name=csrf]', (i) => (i as HTMLInputElement).value);
-}
-
-/** Opens a key's row menu (a <details>) and follows one of its actions. */
-async function openKeyAction(page: Page, id: string, action: string): Promise<void> {
-  const link = page.locator(`a[href$="/keys/${id}/${action}"]`);
-  await page.locator('tr', { has: link }).locator('details.menu summary').click();
-  await link.click();
 }
 
 const projectKeyCount = async () => (await stack.accounts.keys.listForProject(owner.slug)).length;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { waitFor } from '@svc/testkit';
-import { startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
+import { openKeyAction, startStackAndBrowser, stopStackAndBrowser, shot, signInOnPage } from '../auth/browser.ts';
 import { axeViolations } from '../support/axe.ts';
 import { newPerson, PASSWORD, type Stack } from '../support/stack.ts';
 
@@ -49,13 +49,6 @@ const newKey = (name: string) =>
     level: 'VIEWER',
     expiresInSeconds: 30 * 86_400,
   });
-
-/** Opens a key's row menu (a <details>) and follows one of its actions. */
-async function openKeyAction(page: Page, id: string, action: string): Promise<void> {
-  const link = page.locator(`a[href$="/keys/${id}/${action}"]`);
-  await page.locator('tr', { has: link }).locator('details.menu summary').click();
-  await link.click();
-}
 
 for (const [size, viewport] of Object.entries(SIZES)) {
   test(`a key's controls at ${size} size: disable and enable, note, allow-list, filter, replaced by`, async () => {
