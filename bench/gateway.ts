@@ -374,6 +374,15 @@ out(
   `bare / gateway CPU per request (the ratio if each server had a core to itself): ${(cpuOf(cases[0]!) / cpuOf(cases[1]!)).toFixed(2)} (2025-11-25)` +
     `${modernCase ? `, ${(cpuOf(cases[0]!) / cpuOf(modernCase)).toFixed(2)} (${V})` : ''}`,
 );
+// What 0.8 of bare leaves for everything the gateway does beyond the contract's minimum
+// (docs/benchmarks.md "2026-12-07 (fourth entry)").
+const localFloorCpu = cpuOf(cases.find((c) => c.name === LOCAL_FLOOR)!);
+const allowed = cpuOf(cases[0]!) / 0.8;
+out(
+  `CPU a request at 0.8 of bare: ${allowed.toFixed(1)} µs; the floor with a local limiter (the contract's minimum) spends ` +
+    `${localFloorCpu.toFixed(1)}, leaving ${(allowed - localFloorCpu).toFixed(1)} for all the gateway does beyond it, which costs ` +
+    `${(cpuOf(cases[1]!) - localFloorCpu).toFixed(1)} (2025-11-25)${modernCase ? `, ${(cpuOf(modernCase) - localFloorCpu).toFixed(1)} (${V})` : ''}`,
+);
 out(`ratio gateway / SDK server, 2025-11-25: ${verdict(gwRow.rps / sdkRow.rps, 3)}`);
 if (modernRow) out(`ratio gateway / SDK server, ${V}: ${verdict(modernRow.rps / sdkRow.rps, 3)}`);
 out(
