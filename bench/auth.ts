@@ -8,10 +8,11 @@
  * has two baselines in the same rounds: oidc-provider alone (bench/provider-alone-server.ts)
  * answering the same grant from records in a Map, and the same with its records in Redis through a
  * plain adapter, their CPU per grant read the same way; the ratios are printed (what the
- * auth-service adds costs, whatever the host's speed, and how much of it storage alone costs). BENCH_OTHER=<path of
- * another checkout, set up> adds that checkout's auth-service on the same Redis, its refresh grant
- * in the same rounds, and prints this / other per round: a change measured side by side
- * (BENCH_OTHER_FLAGS: node options for that side only, to compare a flag within one checkout).
+ * auth-service adds costs, whatever the host's speed, and how much of it storage alone costs).
+ * BENCH_OTHER=<path of another checkout, set up> adds that checkout's auth-service on the same
+ * Redis, its refresh grant in the same rounds, and prints this / other per round: a change measured
+ * side by side (BENCH_OTHER_FLAGS: node options for that side only, to compare a flag within one
+ * checkout).
  *   BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 16), BENCH_ROUNDS (default 3),
  *   BENCH_WARMUP (default 1: rounds run before those counted, in the same order, not counted),
  *   BENCH_DEVICES (default 1000: devices polling every 5 s), BENCH_PROFILE=1 (--cpu-prof),
